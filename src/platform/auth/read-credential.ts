@@ -1,0 +1,32 @@
+// Extracts the presented secret: `Authorization: Bearer <x>` wins over `x-api-key`.
+import type { IncomingHttpHeaders } from 'node:http';
+import { platformProblem } from '../problem/platform-problems.ts';
+
+export interface PresentedCredential {
+  readonly secret: string;
+  readonly header: 'authorization' | 'x-api-key';
+}
+
+export function readCredential(
+  headers: IncomingHttpHeaders,
+  options: { rejectBoth?: boolean } = {},
+): PresentedCredential {
+  const authorization = headers.authorization;
+  const apiKey = headers['x-api-key'];
+  if (options.rejectBoth && authorization !== undefined && apiKey !== undefined) {
+    throw platformProblem('auth.multiple_credentials', 'Send either Authorization or x-api-key, not both.');
+  }
+  if (authorization !== undefined) {
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(authorization);
+    if (!match?.[1]) {
+      throw platformProblem('auth.malformed_credential', 'Expected `Authorization: Bearer <credential>`.');
+    }
+    return { secret: match[1], header: 'authorization' };
+  }
+  if (typeof apiKey === 'string') {
+    const secret = apiKey.trim();
+    if (secret === '') throw platformProblem('auth.malformed_credential', 'The x-api-key header is empty.');
+    return { secret, header: 'x-api-key' };
+  }
+  throw platformProblem('auth.missing_credential', 'Send `Authorization: Bearer <credential>`.');
+}

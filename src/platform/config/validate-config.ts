@@ -1,0 +1,156 @@
+// Schema validation of a parsed config: every issue at once with its dotted path, unknown keys with a hint.
+import type { z } from 'zod';
+import { ConfigError, type ConfigIssue, joinPath } from './config-error.ts';
+import { hint } from './did-you-mean.ts';
+
+export interface LegacyKey {
+  /** Path pattern of the object holding the key; `*` matches any array index or key. */
+  readonly at: string;
+  readonly key: string;
+  readonly message: string;
+}
+
+export function validateConfig<S extends z.ZodType>(
+  schema: S,
+  raw: unknown,
+  legacy: readonly LegacyKey[] = [],
+): z.infer<S> {
+  const issues: ConfigIssue[] = [...findLegacyKeys(raw, legacy)];
+  const legacyPaths = new Set(issues.map((issue) => issue.path));
+  const result = schema.safeParse(raw);
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const path = joinPath(issue.path);
+      if (issue.code === 'unrecognized_keys') {
+        const known = knownKeysAt(schema, issue.path);
+        for (const key of issue.keys) {
+          const keyPath = path === '' ? key : `${path}.${key}`;
+          if (legacyPaths.has(keyPath)) continue;
+          issues.push({
+            path: keyPath,
+            code: 'config.parse_error',
+            message: `unknown key \`${key}\`${hint(key, known)}`,
+          });
+        }
+      } else {
+        issues.push({ path, code: 'config.validation_error', message: describe(issue) });
+      }
+    }
+  }
+  if (issues.length > 0) throw new ConfigError(issues);
+  return deepFreeze(result.data as z.infer<S>);
+}
+
+function describe(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_value' && 'values' in issue) {
+    return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+  }
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
+  return issue.message;
+}
+
+function findLegacyKeys(raw: unknown, legacy: readonly LegacyKey[]): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  for (const rule of legacy) {
+    const segments = rule.at === '' ? [] : rule.at.split('.');
+    for (const [path, node] of walkPattern(raw, segments, [])) {
+      if (node && typeof node === 'object' && !Array.isArray(node) && rule.key in node) {
+        issues.push({
+          path: joinPath([...path, rule.key]),
+          code: 'config.parse_error',
+          message: rule.message,
+        });
+      }
+    }
+  }
+  return issues;
+}
+
+function* walkPattern(
+  node: unknown,
+  segments: string[],
+  path: PropertyKey[],
+): Generator<[PropertyKey[], unknown]> {
+  if (segments.length === 0) {
+    yield [path, node];
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const [head, ...rest] = segments as [string, ...string[]];
+  const record = node as Record<string, unknown>;
+  const keys = head === '*' ? Object.keys(record) : [head];
+  for (const key of keys) {
+    if (key in record) yield* walkPattern(record[key], rest, [...path, key]);
+  }
+}
+
+/** Keys an object schema accepts at a path, walking through wrappers, arrays, records and unions. */
+export function knownKeysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let nodes: unknown[] = [schema];
+  for (const segment of path) {
+    nodes = nodes.flatMap((node) => childSchemas(unwrap(node), segment));
+  }
+  return [...new Set(nodes.flatMap((node) => objectKeys(unwrap(node))))];
+}
+
+interface Def {
+  type?: string;
+  innerType?: unknown;
+  in?: unknown;
+  out?: unknown;
+  shape?: Record<string, unknown>;
+  element?: unknown;
+  valueType?: unknown;
+  options?: unknown[];
+  getter?: () => unknown;
+}
+
+function defOf(node: unknown): Def {
+  return ((node as { _zod?: { def?: Def } })?._zod?.def ?? {}) as Def;
+}
+
+function unwrap(node: unknown): unknown[] {
+  const def = defOf(node);
+  switch (def.type) {
+    case 'optional':
+    case 'nullable':
+    case 'default':
+    case 'prefault':
+    case 'readonly':
+    case 'catch':
+      return unwrap(def.innerType);
+    case 'pipe':
+      return unwrap(def.in);
+    case 'lazy':
+      return def.getter ? unwrap(def.getter()) : [];
+    case 'union':
+      return (def.options ?? []).flatMap(unwrap);
+    default:
+      return [node];
+  }
+}
+
+function childSchemas(nodes: unknown[], segment: PropertyKey): unknown[] {
+  return nodes.flatMap((node) => {
+    const def = defOf(node);
+    if (def.type === 'object') return def.shape?.[String(segment)] ?? [];
+    if (def.type === 'array') return [def.element];
+    if (def.type === 'record') return [def.valueType];
+    return [];
+  });
+}
+
+function objectKeys(nodes: unknown[]): string[] {
+  return nodes.flatMap((node) => {
+    const def = defOf(node);
+    return def.type === 'object' ? Object.keys(def.shape ?? {}) : [];
+  });
+}
+
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

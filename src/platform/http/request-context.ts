@@ -1,0 +1,26 @@
+// Per-request state shared by the stages of a route: who is calling and what the audit record should say.
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../auth/principal.ts';
+
+export interface RequestContext {
+  readonly requestId: string;
+  readonly startedAt: number;
+  /** Correlation id the caller sent in `x-request-id`; logged, never trusted as our id. */
+  readonly clientRequestId: string | undefined;
+  principal: Principal | undefined;
+  /** Route-specific audit facts, filled by the stages (dataset, entity, scopes used, row count...). */
+  audit: Record<string, unknown>;
+  /** Problem code when the response is an error. */
+  errorCode: string | undefined;
+  timer: NodeJS.Timeout | undefined;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    ctx: RequestContext;
+  }
+}
+
+export function contextOf(request: FastifyRequest): RequestContext {
+  return request.ctx;
+}

@@ -1,0 +1,124 @@
+// Problems raised by the shared platform: authentication, HTTP limits, audit and internal failures.
+import { createProblemFactory, type ProblemCatalog } from './problem.ts';
+
+export const PLATFORM_PROBLEMS = {
+  'auth.missing_credential': {
+    status: 401,
+    title: 'Missing credential',
+    description: 'No `Authorization: Bearer` or `x-api-key` credential was sent.',
+  },
+  'auth.malformed_credential': {
+    status: 401,
+    title: 'Malformed credential',
+    description: 'The credential header is not of the form `Bearer <token>` or is empty.',
+  },
+  'auth.invalid_credential': {
+    status: 401,
+    title: 'Invalid credential',
+    description: 'The API key or token is not recognised.',
+  },
+  'auth.multiple_credentials': {
+    status: 400,
+    title: 'Multiple credentials',
+    description: 'Both `Authorization` and `x-api-key` were sent where only one is accepted (verifier).',
+  },
+  'auth.token_expired': { status: 401, title: 'Token expired', description: 'The bearer token has expired.' },
+  'auth.token_not_yet_valid': {
+    status: 401,
+    title: 'Token not yet valid',
+    description: 'The bearer token `nbf` or `iat` lies in the future beyond the allowed leeway.',
+  },
+  'auth.token_signature_invalid': {
+    status: 401,
+    title: 'Token signature invalid',
+    description: 'The bearer token signature does not verify against the issuer keys.',
+  },
+  'auth.issuer_mismatch': {
+    status: 401,
+    title: 'Issuer mismatch',
+    description: 'The bearer token `iss` is not the configured issuer.',
+  },
+  'auth.audience_mismatch': {
+    status: 401,
+    title: 'Audience mismatch',
+    description: 'The bearer token `aud` contains none of the configured audiences.',
+  },
+  'auth.kid_unknown': {
+    status: 401,
+    title: 'Unknown key id',
+    description: 'The bearer token `kid` is not in the issuer JWKS, even after a refresh.',
+  },
+  'auth.algorithm_not_allowed': {
+    status: 401,
+    title: 'Algorithm not allowed',
+    description: 'The bearer token is signed with an algorithm outside `allowed_algorithms`.',
+  },
+  'auth.token_type_not_allowed': {
+    status: 401,
+    title: 'Token type not allowed',
+    description: 'The bearer token `typ` header is not in `allowed_token_types`.',
+  },
+  'auth.client_not_allowed': {
+    status: 403,
+    title: 'Client not allowed',
+    description: 'The token was issued to a client outside `allowed_clients`.',
+  },
+  'auth.jwks_unavailable': {
+    status: 503,
+    title: 'Issuer keys unavailable',
+    description: 'The issuer JWKS could not be fetched to verify the bearer token.',
+  },
+  'auth.scope_denied': {
+    status: 403,
+    title: 'Scope denied',
+    description: 'The credential lacks the scope the route requires (or the resource is not visible to it).',
+  },
+  'auth.purpose_required': {
+    status: 400,
+    title: 'Purpose required',
+    description: 'The `Data-Purpose` header is missing or blank where the entity or aggregate requires it.',
+  },
+  'http.not_found': { status: 404, title: 'Not found', description: 'No route matches the method and path.' },
+  'http.invalid_body': {
+    status: 400,
+    title: 'Invalid request body',
+    description: 'The request body is not valid JSON or has the wrong content type.',
+  },
+  'http.unsupported_media_type': {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'The request body has a content type the route does not accept.',
+  },
+  'http.cors_denied': {
+    status: 403,
+    title: 'Origin not allowed',
+    description: 'A CORS preflight came from an origin outside `server.cors.allowed_origins`.',
+  },
+  'internal.payload_too_large': {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The request body exceeds 1 MiB.',
+  },
+  'internal.uri_too_long': {
+    status: 414,
+    title: 'URI too long',
+    description: 'The request URI exceeds 8 KiB.',
+  },
+  'internal.timeout': {
+    status: 504,
+    title: 'Request timed out',
+    description: 'The request did not complete within `server.request_timeout`.',
+  },
+  'internal.unhandled': {
+    status: 500,
+    title: 'Internal error',
+    description: 'An unexpected failure; the detail is generic and the cause is logged with the request id.',
+  },
+  'audit.write_failed': {
+    status: 503,
+    title: 'Audit unavailable',
+    description: 'The audit record could not be written and `audit.write_policy` is `fail_closed`.',
+  },
+} as const satisfies ProblemCatalog;
+
+export const platformProblem = createProblemFactory(PLATFORM_PROBLEMS);

@@ -1,0 +1,307 @@
+// The relay config schema: the single source of the config types, their validation and docs/configuration.md.
+import { z } from 'zod';
+import { durationMs } from '../../platform/config/duration.ts';
+
+export const ID_PATTERN = /^[a-z][a-z0-9_]*$/;
+const id = (what: string) => z.string().regex(ID_PATTERN, `${what} must match ^[a-z][a-z0-9_]*$`);
+const MIB = 1024 * 1024;
+
+export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'date', 'timestamp'] as const;
+export const FILTER_OPS = ['eq', 'in', 'gte', 'lte', 'between'] as const;
+export const SCOPE_LEVELS = ['metadata', 'rows', 'evidence_verification', 'aggregate', 'admin'] as const;
+export const ADMIN_SCOPES = ['relay:admin', 'relay:ops_read', 'relay:metrics_read'] as const;
+
+const bindAddress = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, for example 127.0.0.1:4242');
+
+const server = z.strictObject({
+  bind: bindAddress.describe('Data-plane listen address, host:port. `--bind` overrides it.'),
+  openapi_requires_auth: z.boolean().default(true).describe('When false, /openapi.json is public.'),
+  max_source_file_bytes: z
+    .number()
+    .int()
+    .positive()
+    .default(256 * MIB)
+    .describe('Largest CSV or Parquet file loaded.'),
+  xlsx_max_file_bytes: z
+    .number()
+    .int()
+    .positive()
+    .default(256 * MIB)
+    .describe('Largest XLSX file loaded.'),
+  request_timeout: durationMs({ min: 1 }).default(30_000).describe('Requests running longer answer 504.'),
+  max_connections: z.number().int().positive().default(1024),
+  cursor_secret_env: z
+    .string()
+    .optional()
+    .describe(
+      'Environment variable holding the cursor signing secret (>= 32 bytes); random per process if unset.',
+    ),
+  cors: z
+    .strictObject({ allowed_origins: z.array(z.url()).default([]) })
+    .default({ allowed_origins: [] })
+    .describe('CORS is denied unless the origin is listed.'),
+  trust_proxy: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      trusted_proxies: z.array(z.string().min(1)).default([]),
+    })
+    .default({ enabled: false, trusted_proxies: [] })
+    .describe('X-Forwarded-For is honoured only from these addresses or CIDRs.'),
+});
+
+const catalog = z.strictObject({
+  title: z.string().min(1),
+  description: z.string().optional(),
+  base_url: z.url().describe('Public base URL of this relay, used in links.'),
+  publisher: z.string().min(1),
+  participant_id: z.string().optional(),
+  publisher_iri: z.string().optional(),
+  authority_type: z.string().optional(),
+  default_spatial_coverage: z.string().optional(),
+});
+
+const apiKey = z.strictObject({
+  id: id('api key id'),
+  fingerprint: z.strictObject({
+    provider: z.literal('env'),
+    name: z.string().min(1).describe('Environment variable holding sha256:<64 hex> of the raw key.'),
+    commitment: z
+      .string()
+      .regex(/^sha256:[0-9a-f]{64}$/)
+      .optional(),
+  }),
+  scopes: z.array(z.string()).default([]),
+});
+
+const oidc = z.strictObject({
+  issuer: z.url(),
+  audiences: z.array(z.string().min(1)).min(1),
+  jwks_url: z.url().optional(),
+  discovery_url: z.url().optional(),
+  allowed_algorithms: z
+    .array(z.enum(['RS256', 'ES256', 'EdDSA']))
+    .min(1)
+    .default(['RS256', 'ES256', 'EdDSA']),
+  jwks_cache_ttl: durationMs({ min: 1000, max: 86_400_000 }).default(600_000),
+  leeway: durationMs({ min: 0, max: 300_000 }).default(30_000),
+  scope_claim: z.string().trim().min(1).default('scope'),
+  scope_map: z.record(z.string(), z.union([z.string(), z.array(z.string())])).default({}),
+  allowed_clients: z.array(z.string().min(1)).default([]),
+  allowed_token_types: z.array(z.string().min(1)).min(1).default(['JWT', 'at+jwt']),
+  allow_dev_insecure_fetch_urls: z.boolean().default(false),
+});
+
+const auth = z.strictObject({
+  mode: z.enum(['api_key', 'oidc']),
+  api_keys: z.array(apiKey).optional(),
+  oidc: oidc.optional(),
+});
+
+const audit = z.strictObject({
+  sink: z.enum(['stdout', 'file', 'jsonl']),
+  format: z.literal('jsonl').default('jsonl'),
+  path: z
+    .string()
+    .optional()
+    .describe('Audit file for the `file` and `jsonl` sinks, relative to the config file.'),
+  hash_secret_env: z
+    .string()
+    .min(1)
+    .describe('Environment variable holding the audit HMAC secret (>= 32 bytes).'),
+  include_health: z.boolean().default(false),
+  write_policy: z.enum(['fail_closed', 'availability_first']).default('fail_closed'),
+  rotate: z
+    .strictObject({
+      max_size_mb: z.number().positive().default(100),
+      max_files: z.number().int().positive().default(10),
+    })
+    .optional(),
+});
+
+const csvFormat = z.strictObject({
+  header_row: z.boolean().default(true),
+  delimiter: z.string().length(1).default(','),
+  quote: z.string().length(1).default('"'),
+});
+const xlsxFormat = z.strictObject({
+  sheet: z.string().optional(),
+  header_row: z.number().int().positive().default(1),
+  data_range: z
+    .string()
+    .regex(/^[A-Z]+[0-9]+:[A-Z]+[0-9]+$/, 'must be an A1 range such as A5:E10')
+    .optional(),
+});
+const sourceFormat = z
+  .strictObject({
+    csv: csvFormat.optional(),
+    xlsx: xlsxFormat.optional(),
+    parquet: z.strictObject({}).optional(),
+  })
+  .refine((f) => [f.csv, f.xlsx, f.parquet].filter((x) => x !== undefined).length === 1, {
+    message: 'choose exactly one of csv, xlsx, parquet',
+  });
+
+const fileSource = z.strictObject({
+  type: z.literal('file'),
+  path: z.string().min(1).describe('Relative to the config file.'),
+  format: sourceFormat.optional().describe('Inferred from the file extension when omitted.'),
+});
+
+const tableField = z.strictObject({
+  name: z.string().min(1),
+  type: z.enum(FIELD_TYPES),
+  nullable: z.boolean().default(true),
+  sensitive: z.boolean().default(false),
+  concept_uri: z.string().optional(),
+  codelist: z.string().optional(),
+  unit: z.string().optional(),
+  language: z.string().optional(),
+  description: z.string().optional(),
+});
+
+const table = z.strictObject({
+  id: id('table id'),
+  source: fileSource,
+  primary_key: z.string().min(1),
+  schema: z.strictObject({
+    strict: z
+      .boolean()
+      .default(true)
+      .describe('Reject source columns not declared here (else they are dropped).'),
+    fields: z.array(tableField).min(1),
+  }),
+});
+
+const entityField = z.strictObject({
+  name: id('field name'),
+  from: z.string().optional().describe('Table column; defaults to the field name.'),
+  sensitive: z.boolean().optional().describe('Overrides the table column flag. Redacts audit values only.'),
+  concept_uri: z.string().optional(),
+  codelist: z.string().optional(),
+  unit: z.string().optional(),
+  language: z.string().optional(),
+  description: z.string().optional(),
+});
+
+const relationship = z.strictObject({
+  name: id('relationship name'),
+  kind: z.enum(['belongs_to', 'has_many', 'has_one']),
+  target: id('target entity'),
+  foreign_key: z.string().min(1).describe('belongs_to: field of this entity; has_*: field of the target.'),
+  concept_uri: z.string().optional(),
+});
+
+const entity = z.strictObject({
+  name: id('entity name'),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  table: id('table id'),
+  concept_uri: z.string().optional(),
+  fields: z.array(entityField).optional().describe('Public fields; all table columns when omitted.'),
+  relationships: z.array(relationship).default([]),
+  access: z
+    .strictObject({
+      metadata_scope: z.string().optional(),
+      read_scope: z.string().optional(),
+      aggregate_scope: z.string().optional(),
+      evidence_verification_scope: z.string().optional(),
+    })
+    .default({}),
+  api: z
+    .strictObject({
+      default_limit: z.number().int().min(1).max(10_000).default(50),
+      max_limit: z.number().int().min(1).max(10_000).default(1000),
+      require_purpose_header: z.boolean().default(false),
+      required_filters: z.array(z.string()).default([]),
+      allowed_filters: z
+        .array(z.strictObject({ field: z.string(), ops: z.array(z.enum(FILTER_OPS)).min(1) }))
+        .default([]),
+      allowed_expansions: z.array(z.string()).default([]),
+    })
+    .default({
+      default_limit: 50,
+      max_limit: 1000,
+      require_purpose_header: false,
+      required_filters: [],
+      allowed_filters: [],
+      allowed_expansions: [],
+    }),
+});
+
+const dataset = z.strictObject({
+  id: id('dataset id'),
+  title: z.string().min(1),
+  description: z.string().default(''),
+  owner: z.string().optional(),
+  sensitivity: z.enum(['public', 'internal', 'personal', 'confidential', 'secret']).default('internal'),
+  access_rights: z.enum(['public', 'restricted', 'non_public']).default('restricted'),
+  update_frequency: z
+    .enum([
+      'continuous',
+      'daily',
+      'weekly',
+      'termly',
+      'monthly',
+      'quarterly',
+      'annual',
+      'irregular',
+      'as_needed',
+      'unknown',
+    ])
+    .default('unknown'),
+  conforms_to: z.array(z.string()).default([]),
+  applicable_legislation: z.array(z.string()).default([]),
+  spatial_coverage: z.string().optional(),
+  status: z.string().optional(),
+  tables: z.array(table).default([]),
+  entities: z.array(entity).default([]),
+});
+
+export const relayConfigSchema = z.strictObject({
+  instance: z
+    .strictObject({
+      id: z.string().default('ambit-relay-local'),
+      environment: z.string().optional(),
+      owner: z.string().optional(),
+      jurisdiction: z.string().optional(),
+    })
+    .optional(),
+  server,
+  catalog,
+  vocabularies: z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.url()).default({}),
+  auth,
+  audit,
+  datasets: z.array(dataset),
+});
+
+export type RelayConfig = z.infer<typeof relayConfigSchema>;
+export type DatasetConfig = RelayConfig['datasets'][number];
+export type TableConfig = DatasetConfig['tables'][number];
+export type TableFieldConfig = TableConfig['schema']['fields'][number];
+export type EntityConfig = DatasetConfig['entities'][number];
+export type FieldType = (typeof FIELD_TYPES)[number];
+export type FilterOp = (typeof FILTER_OPS)[number];
+export type OidcConfig = NonNullable<RelayConfig['auth']['oidc']>;
+export type AuditConfig = RelayConfig['audit'];
+
+/** Keys the reference accepted that we reject, each with how to move on. */
+export const LEGACY_KEYS = [
+  { at: 'auth.oidc', key: 'audience', message: '`audience` was renamed: use `audiences` (a list)' },
+  { at: 'auth.oidc', key: 'algorithms', message: '`algorithms` was renamed: use `allowed_algorithms`' },
+  { at: 'auth.oidc', key: 'token_types', message: '`token_types` was renamed: use `allowed_token_types`' },
+  {
+    at: 'datasets.*.entities.*',
+    key: 'aggregates',
+    message:
+      'entity-level aggregates are not served: declare them under `datasets[].aggregates` with `source_entity` set to this entity',
+  },
+  {
+    at: 'datasets.*.entities.*',
+    key: 'row_scope',
+    message: '`row_scope` is not supported: there is no row-level authorisation',
+  },
+  { at: 'datasets.*.tables.*', key: 'access', message: 'table-level `access` moved to `entities[].access`' },
+  { at: 'datasets.*.tables.*', key: 'api', message: 'table-level `api` moved to `entities[].api`' },
+] as const;
