@@ -1,0 +1,335 @@
+// Cross-field rules of the relay config, each a small named check; all issues are collected.
+import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import { hint } from '../../platform/config/did-you-mean.ts';
+import { unknownPrefix } from '../catalog/expand-iri.ts';
+import {
+  ADMIN_SCOPES,
+  type DatasetConfig,
+  type EntityConfig,
+  type RelayConfig,
+  SCOPE_LEVELS,
+} from './schema.ts';
+
+const RESERVED_ENTITY_NAMES = new Set(['catalog', 'admin', 'health', 'ready', 'openapi.json']);
+const RESERVED_RELATIONSHIP_NAMES = new Set(['aggregates', 'schema', 'verify', 'exports']);
+
+type Check = (config: RelayConfig) => ConfigIssue[];
+
+export const RELAY_CONFIG_CHECKS: readonly Check[] = [
+  checkAuthMode,
+  checkUniqueIds,
+  checkApiKeyScopes,
+  checkIriPrefixes,
+  checkTables,
+  checkEntities,
+  checkTrustProxy,
+];
+
+export function checkRelayConfig(config: RelayConfig): ConfigIssue[] {
+  return RELAY_CONFIG_CHECKS.flatMap((check) => check(config));
+}
+
+const issue = (path: string, message: string, code = 'config.validation_error'): ConfigIssue => ({
+  path,
+  code,
+  message,
+});
+
+function checkAuthMode(config: RelayConfig): ConfigIssue[] {
+  const { auth } = config;
+  const issues: ConfigIssue[] = [];
+  if (auth.mode === 'api_key') {
+    if (auth.oidc)
+      issues.push(issue('auth.oidc', 'must be absent when auth.mode is api_key (one mode per deployment)'));
+    if (!auth.api_keys) issues.push(issue('auth.api_keys', 'is required when auth.mode is api_key'));
+  } else {
+    if (auth.api_keys)
+      issues.push(issue('auth.api_keys', 'must be absent when auth.mode is oidc (one mode per deployment)'));
+    const oidc = auth.oidc;
+    if (!oidc) return [...issues, issue('auth.oidc', 'is required when auth.mode is oidc')];
+    if ((oidc.jwks_url === undefined) === (oidc.discovery_url === undefined)) {
+      issues.push(issue('auth.oidc', 'set exactly one of jwks_url and discovery_url'));
+    }
+    for (const key of ['issuer', 'jwks_url', 'discovery_url'] as const) {
+      const url = oidc[key];
+      if (url && !url.startsWith('https://') && !(oidc.allow_dev_insecure_fetch_urls && isLoopback(url))) {
+        issues.push(
+          issue(
+            `auth.oidc.${key}`,
+            'must use https (http only on loopback with allow_dev_insecure_fetch_urls)',
+          ),
+        );
+      }
+    }
+    if (oidc.scope_claim === 'aud') issues.push(issue('auth.oidc.scope_claim', 'cannot be `aud`'));
+  }
+  return issues;
+}
+
+function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+}
+
+function checkUniqueIds(config: RelayConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const duplicates = (items: readonly { id?: string; name?: string }[], path: string, what: string) => {
+    const seen = new Set<string>();
+    items.forEach((item, index) => {
+      const key = item.id ?? item.name ?? '';
+      if (seen.has(key))
+        issues.push(issue(`${path}.${index}`, `duplicate ${what} \`${key}\``, 'config.duplicate_id'));
+      seen.add(key);
+    });
+  };
+  duplicates(config.datasets, 'datasets', 'dataset id');
+  duplicates(config.auth.api_keys ?? [], 'auth.api_keys', 'api key id');
+  config.datasets.forEach((dataset, d) => {
+    duplicates(dataset.tables, `datasets.${d}.tables`, 'table id');
+    duplicates(dataset.entities, `datasets.${d}.entities`, 'entity name');
+    dataset.tables.forEach((table, t) => {
+      duplicates(table.schema.fields, `datasets.${d}.tables.${t}.schema.fields`, 'field name');
+    });
+    dataset.entities.forEach((entity, e) => {
+      duplicates(entity.fields ?? [], `datasets.${d}.entities.${e}.fields`, 'field name');
+      duplicates(entity.relationships, `datasets.${d}.entities.${e}.relationships`, 'relationship name');
+    });
+  });
+  return issues;
+}
+
+function checkApiKeyScopes(config: RelayConfig): ConfigIssue[] {
+  const datasetIds = new Set(config.datasets.map((dataset) => dataset.id));
+  const issues: ConfigIssue[] = [];
+  (config.auth.api_keys ?? []).forEach((key, k) => {
+    key.scopes.forEach((scope, s) => {
+      const problem = scopeProblem(scope, datasetIds);
+      if (problem) issues.push(issue(`auth.api_keys.${k}.scopes.${s}`, problem));
+    });
+  });
+  return issues;
+}
+
+export function scopeProblem(scope: string, datasetIds: ReadonlySet<string>): string | undefined {
+  if ((ADMIN_SCOPES as readonly string[]).includes(scope)) return undefined;
+  const [datasetId, level, ...rest] = scope.split(':');
+  if (datasetId === 'relay') return `unknown admin scope \`${scope}\`${hint(scope, ADMIN_SCOPES)}`;
+  if (rest.length > 0 || !datasetId || !level) return `\`${scope}\` is not of the form <dataset_id>:<level>`;
+  if (!datasetIds.has(datasetId))
+    return `scope names unknown dataset \`${datasetId}\`${hint(datasetId, datasetIds)}`;
+  if (!(SCOPE_LEVELS as readonly string[]).includes(level)) {
+    return `unknown scope level \`${level}\`${hint(level, SCOPE_LEVELS)}`;
+  }
+  return undefined;
+}
+
+function checkIriPrefixes(config: RelayConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const check = (path: string, value: string | undefined) => {
+    if (value === undefined) return;
+    const prefix = unknownPrefix(value, config.vocabularies);
+    if (prefix !== undefined) {
+      issues.push(
+        issue(
+          path,
+          `\`${value}\` uses unknown vocabulary prefix \`${prefix}\`${hint(prefix, Object.keys(config.vocabularies))}`,
+        ),
+      );
+    }
+  };
+  check('catalog.publisher_iri', config.catalog.publisher_iri);
+  check('catalog.authority_type', config.catalog.authority_type);
+  check('catalog.default_spatial_coverage', config.catalog.default_spatial_coverage);
+  config.datasets.forEach((dataset, d) => {
+    check(`datasets.${d}.spatial_coverage`, dataset.spatial_coverage);
+    dataset.conforms_to.forEach((value, i) => check(`datasets.${d}.conforms_to.${i}`, value));
+    dataset.tables.forEach((table, t) => {
+      table.schema.fields.forEach((field, f) => {
+        check(`datasets.${d}.tables.${t}.schema.fields.${f}.concept_uri`, field.concept_uri);
+      });
+    });
+    dataset.entities.forEach((entity, e) => {
+      const base = `datasets.${d}.entities.${e}`;
+      check(`${base}.concept_uri`, entity.concept_uri);
+      entity.fields?.forEach((field, f) => check(`${base}.fields.${f}.concept_uri`, field.concept_uri));
+      entity.relationships.forEach((rel, r) =>
+        check(`${base}.relationships.${r}.concept_uri`, rel.concept_uri),
+      );
+    });
+  });
+  return issues;
+}
+
+function checkTables(config: RelayConfig): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  config.datasets.forEach((dataset, d) => {
+    dataset.tables.forEach((table, t) => {
+      const names = table.schema.fields.map((field) => field.name);
+      if (!names.includes(table.primary_key)) {
+        issues.push(
+          issue(
+            `datasets.${d}.tables.${t}.primary_key`,
+            `\`${table.primary_key}\` is not a declared field${hint(table.primary_key, names)}`,
+          ),
+        );
+      }
+    });
+  });
+  return issues;
+}
+
+function checkEntities(config: RelayConfig): ConfigIssue[] {
+  return config.datasets.flatMap((dataset, d) =>
+    dataset.entities.flatMap((entity, e) => checkEntity(dataset, entity, `datasets.${d}.entities.${e}`)),
+  );
+}
+
+function publicFields(
+  dataset: DatasetConfig,
+  entity: EntityConfig,
+): Map<string, { column: string; type?: string }> {
+  const table = dataset.tables.find((candidate) => candidate.id === entity.table);
+  const types = new Map(table?.schema.fields.map((field) => [field.name, field.type]));
+  const fields =
+    entity.fields ?? table?.schema.fields.map((field) => ({ name: field.name, from: undefined })) ?? [];
+  return new Map(
+    fields.map((field) => {
+      const column = field.from ?? field.name;
+      return [field.name, { column, type: types.get(column) }];
+    }),
+  );
+}
+
+function checkEntity(dataset: DatasetConfig, entity: EntityConfig, base: string): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  const table = dataset.tables.find((candidate) => candidate.id === entity.table);
+  if (RESERVED_ENTITY_NAMES.has(entity.name))
+    issues.push(issue(`${base}.name`, `\`${entity.name}\` is reserved`));
+  if (!table) {
+    return [
+      ...issues,
+      issue(
+        `${base}.table`,
+        `unknown table \`${entity.table}\`${hint(
+          entity.table,
+          dataset.tables.map((t) => t.id),
+        )}`,
+      ),
+    ];
+  }
+  const columns = table.schema.fields.map((field) => field.name);
+  entity.fields?.forEach((field, f) => {
+    const column = field.from ?? field.name;
+    if (!columns.includes(column)) {
+      issues.push(
+        issue(
+          `${base}.fields.${f}`,
+          `table \`${table.id}\` has no column \`${column}\`${hint(column, columns)}`,
+        ),
+      );
+    }
+  });
+  const fields = publicFields(dataset, entity);
+  const pkExposed = [...fields.values()].filter((field) => field.column === table.primary_key).length;
+  if (pkExposed !== 1) {
+    issues.push(
+      issue(`${base}.fields`, `exactly one field must expose the table primary key \`${table.primary_key}\``),
+    );
+  }
+  for (const [key, scope] of Object.entries(entity.access)) {
+    if (scope !== undefined && !scope.startsWith(`${dataset.id}:`)) {
+      issues.push(issue(`${base}.access.${key}`, `scope \`${scope}\` must start with \`${dataset.id}:\``));
+    }
+  }
+  const api = entity.api;
+  if (api.default_limit > api.max_limit)
+    issues.push(issue(`${base}.api.default_limit`, 'must not exceed max_limit'));
+  const allowed = new Map(api.allowed_filters.map((filter) => [filter.field, filter.ops]));
+  api.allowed_filters.forEach((filter, i) => {
+    if (!fields.has(filter.field)) {
+      issues.push(
+        issue(
+          `${base}.api.allowed_filters.${i}.field`,
+          `unknown field \`${filter.field}\`${hint(filter.field, fields.keys())}`,
+        ),
+      );
+    }
+  });
+  api.required_filters.forEach((name, i) => {
+    if (!allowed.get(name)?.includes('eq')) {
+      issues.push(
+        issue(
+          `${base}.api.required_filters.${i}`,
+          `\`${name}\` must be an allowed filter with the eq operator`,
+        ),
+      );
+    }
+  });
+  const relNames = new Set(entity.relationships.map((rel) => rel.name));
+  api.allowed_expansions.forEach((name, i) => {
+    if (!relNames.has(name)) {
+      issues.push(
+        issue(`${base}.api.allowed_expansions.${i}`, `no relationship \`${name}\`${hint(name, relNames)}`),
+      );
+    }
+  });
+  entity.relationships.forEach((rel, r) =>
+    issues.push(...checkRelationship(dataset, entity, rel, `${base}.relationships.${r}`)),
+  );
+  return issues;
+}
+
+function checkRelationship(
+  dataset: DatasetConfig,
+  entity: EntityConfig,
+  rel: EntityConfig['relationships'][number],
+  path: string,
+): ConfigIssue[] {
+  if (RESERVED_RELATIONSHIP_NAMES.has(rel.name))
+    return [issue(`${path}.name`, `\`${rel.name}\` is reserved`)];
+  const own = publicFields(dataset, entity);
+  if (own.has(rel.name))
+    return [issue(`${path}.name`, `\`${rel.name}\` collides with a field of the entity`)];
+  const target = dataset.entities.find((candidate) => candidate.name === rel.target);
+  if (!target) {
+    return [
+      issue(
+        `${path}.target`,
+        `unknown entity \`${rel.target}\`${hint(
+          rel.target,
+          dataset.entities.map((e) => e.name),
+        )}`,
+      ),
+    ];
+  }
+  const targetFields = publicFields(dataset, target);
+  const holder = rel.kind === 'belongs_to' ? own : targetFields;
+  const keyField = holder.get(rel.foreign_key);
+  if (!keyField) {
+    return [
+      issue(
+        `${path}.foreign_key`,
+        `\`${rel.foreign_key}\` is not a field of the ${rel.kind === 'belongs_to' ? 'entity' : 'target'}${hint(rel.foreign_key, holder.keys())}`,
+      ),
+    ];
+  }
+  const referenced = rel.kind === 'belongs_to' ? target : entity;
+  const referencedTable = dataset.tables.find((t) => t.id === referenced.table);
+  const pkType = referencedTable?.schema.fields.find((f) => f.name === referencedTable.primary_key)?.type;
+  if (pkType !== undefined && keyField.type !== undefined && pkType !== keyField.type) {
+    return [
+      issue(
+        `${path}.foreign_key`,
+        `type ${keyField.type} does not match the referenced primary key type ${pkType}`,
+      ),
+    ];
+  }
+  return [];
+}
+
+function checkTrustProxy(config: RelayConfig): ConfigIssue[] {
+  const proxy = config.server.trust_proxy;
+  return proxy.enabled && proxy.trusted_proxies.length === 0
+    ? [issue('server.trust_proxy.trusted_proxies', 'list the proxies to trust when trust_proxy is enabled')]
+    : [];
+}

@@ -1,0 +1,98 @@
+// Reads the secrets the config names from the environment: key fingerprints, audit and cursor secrets.
+import { randomBytes } from 'node:crypto';
+import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platform/auth/api-key.ts';
+import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import type { RelayConfig } from './schema.ts';
+
+export const RELAY_PRODUCT = 'ambit-relay';
+const MIN_SECRET_BYTES = 32;
+
+export interface RelaySecrets {
+  readonly apiKeys: readonly ApiKeyEntry[];
+  readonly auditSecret: Buffer;
+  readonly cursorSecret: Buffer;
+  /** True when no cursor secret was configured and a per-process one was generated. */
+  readonly cursorSecretGenerated: boolean;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function resolveRelaySecrets(
+  config: RelayConfig,
+  env: Env,
+): { secrets: RelaySecrets; issues: ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  const apiKeys: ApiKeyEntry[] = [];
+  const seen = new Map<string, string>();
+  (config.auth.api_keys ?? []).forEach((key, k) => {
+    const path = `auth.api_keys.${k}.fingerprint`;
+    const value = env[key.fingerprint.name]?.trim();
+    if (value === undefined || value === '') {
+      issues.push({
+        path,
+        code: 'config.missing_secret',
+        message: `environment variable ${key.fingerprint.name} is not set`,
+      });
+      return;
+    }
+    if (!FINGERPRINT_PATTERN.test(value)) {
+      issues.push({
+        path,
+        code: 'config.validation_error',
+        message: `${key.fingerprint.name} must hold sha256:<64 lowercase hex> (see \`ambit keys generate\`)`,
+      });
+      return;
+    }
+    const commitment = key.fingerprint.commitment;
+    if (commitment !== undefined && commitment !== commitmentOf(RELAY_PRODUCT, key.id, value)) {
+      issues.push({
+        path: `${path}.commitment`,
+        code: 'config.validation_error',
+        message: `the fingerprint in ${key.fingerprint.name} does not match the commitment`,
+      });
+      return;
+    }
+    const other = seen.get(value);
+    if (other !== undefined) {
+      issues.push({
+        path,
+        code: 'config.validation_error',
+        message: `api keys \`${other}\` and \`${key.id}\` share one fingerprint`,
+      });
+      return;
+    }
+    seen.set(value, key.id);
+    apiKeys.push({ id: key.id, fingerprint: value, scopes: key.scopes });
+  });
+
+  const auditSecret = readSecret(env, config.audit.hash_secret_env, 'audit.hash_secret_env', issues);
+  const cursorEnv = config.server.cursor_secret_env;
+  const cursorSecret = cursorEnv ? readSecret(env, cursorEnv, 'server.cursor_secret_env', issues) : undefined;
+  return {
+    secrets: {
+      apiKeys,
+      auditSecret: auditSecret ?? Buffer.alloc(0),
+      cursorSecret: cursorSecret ?? randomBytes(32),
+      cursorSecretGenerated: cursorSecret === undefined,
+    },
+    issues,
+  };
+}
+
+function readSecret(env: Env, name: string, path: string, issues: ConfigIssue[]): Buffer | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') {
+    issues.push({ path, code: 'config.missing_secret', message: `environment variable ${name} is not set` });
+    return undefined;
+  }
+  const bytes = Buffer.from(value, 'utf8');
+  if (bytes.length < MIN_SECRET_BYTES) {
+    issues.push({
+      path,
+      code: 'config.validation_error',
+      message: `${name} must hold at least ${MIN_SECRET_BYTES} bytes`,
+    });
+    return undefined;
+  }
+  return bytes;
+}

@@ -1,0 +1,54 @@
+// Range index: row numbers ordered by cell value, searched by binary search for gte/lte/between filters.
+import { type CellKey, type Column, cellKey } from './column.ts';
+
+export interface SortedIndex {
+  /** Non-null rows ordered by value (ties by row). */
+  readonly rows: Int32Array;
+  readonly keys: CellKey[];
+}
+
+export function buildSortedIndex(column: Column, rowCount: number): SortedIndex {
+  const rows: number[] = [];
+  for (let row = 0; row < rowCount; row++) if (cellKey(column, row) !== null) rows.push(row);
+  const key = (row: number) => cellKey(column, row) as CellKey;
+  rows.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    return ka < kb ? -1 : ka > kb ? 1 : a - b;
+  });
+  return { rows: Int32Array.from(rows), keys: rows.map(key) };
+}
+
+/** Row numbers whose value lies in [lower, upper] (either bound optional), in ascending row order. */
+export function rangeRows(
+  index: SortedIndex,
+  lower: CellKey | undefined,
+  upper: CellKey | undefined,
+): Int32Array {
+  const start = lower === undefined ? 0 : firstAtLeast(index.keys, lower);
+  const end = upper === undefined ? index.keys.length : firstAbove(index.keys, upper);
+  if (end <= start) return new Int32Array(0);
+  return index.rows.slice(start, end).sort();
+}
+
+function firstAtLeast(keys: CellKey[], value: CellKey): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as CellKey) < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function firstAbove(keys: CellKey[], value: CellKey): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((keys[mid] as CellKey) <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -1,0 +1,69 @@
+// A loaded table: typed columns in primary-key order, its content version and lazily built indexes.
+import type { TableConfig } from '../config/schema.ts';
+import { type CellKey, type Column, cellKey } from './column.ts';
+import { buildHashIndex, type HashIndex } from './hash-index.ts';
+import { buildSortedIndex, type SortedIndex } from './sorted-index.ts';
+
+export interface TableSnapshot {
+  readonly id: string;
+  readonly config: TableConfig;
+  readonly rowCount: number;
+  /** Column by table field name; rows are stored in ascending primary-key order. */
+  readonly columns: ReadonlyMap<string, Column>;
+  readonly primaryKey: string;
+  /** Content hash of the source bytes and the declared schema: equal data gives equal versions on every replica. */
+  readonly version: string;
+  readonly loadedAt: number;
+  readonly byteSize: number;
+  rowOf(key: CellKey): number | undefined;
+  hashIndex(column: string): HashIndex;
+  sortedIndex(column: string): SortedIndex;
+}
+
+export function createTableSnapshot(init: {
+  config: TableConfig;
+  rowCount: number;
+  columns: Map<string, Column>;
+  version: string;
+  loadedAt: number;
+  byteSize: number;
+}): TableSnapshot {
+  const hashIndexes = new Map<string, HashIndex>();
+  const sortedIndexes = new Map<string, SortedIndex>();
+  const pkColumn = init.columns.get(init.config.primary_key) as Column;
+  const pkIndex = new Map<CellKey, number>();
+  for (let row = 0; row < init.rowCount; row++) pkIndex.set(cellKey(pkColumn, row) as CellKey, row);
+
+  const columnOrThrow = (name: string): Column => {
+    const column = init.columns.get(name);
+    if (!column) throw new TypeError(`table ${init.config.id} has no column ${name}`);
+    return column;
+  };
+  return {
+    id: init.config.id,
+    config: init.config,
+    rowCount: init.rowCount,
+    columns: init.columns,
+    primaryKey: init.config.primary_key,
+    version: init.version,
+    loadedAt: init.loadedAt,
+    byteSize: init.byteSize,
+    rowOf: (key) => pkIndex.get(key),
+    hashIndex(name) {
+      let index = hashIndexes.get(name);
+      if (!index) {
+        index = buildHashIndex(columnOrThrow(name), init.rowCount);
+        hashIndexes.set(name, index);
+      }
+      return index;
+    },
+    sortedIndex(name) {
+      let index = sortedIndexes.get(name);
+      if (!index) {
+        index = buildSortedIndex(columnOrThrow(name), init.rowCount);
+        sortedIndexes.set(name, index);
+      }
+      return index;
+    },
+  };
+}
