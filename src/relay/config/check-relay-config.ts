@@ -128,7 +128,14 @@ function checkIriPrefixes(config: RelayConfig): ConfigIssue[] {
   const check = (path: string, value: string | undefined) => {
     if (value === undefined) return;
     const prefix = unknownPrefix(value, config.vocabularies);
-    if (prefix !== undefined) {
+    if (prefix === '(none)') {
+      issues.push(
+        issue(
+          path,
+          `\`${value}\` is not an IRI (use https://... or a vocabularies prefix such as prefix:term)`,
+        ),
+      );
+    } else if (prefix !== undefined) {
       issues.push(
         issue(
           path,
@@ -142,7 +149,7 @@ function checkIriPrefixes(config: RelayConfig): ConfigIssue[] {
   check('catalog.default_spatial_coverage', config.catalog.default_spatial_coverage);
   config.datasets.forEach((dataset, d) => {
     check(`datasets.${d}.spatial_coverage`, dataset.spatial_coverage);
-    dataset.conforms_to.forEach((value, i) => check(`datasets.${d}.conforms_to.${i}`, value));
+    for (const [i, value] of dataset.conforms_to.entries()) check(`datasets.${d}.conforms_to.${i}`, value);
     dataset.tables.forEach((table, t) => {
       table.schema.fields.forEach((field, f) => {
         check(`datasets.${d}.tables.${t}.schema.fields.${f}.concept_uri`, field.concept_uri);
@@ -151,10 +158,11 @@ function checkIriPrefixes(config: RelayConfig): ConfigIssue[] {
     dataset.entities.forEach((entity, e) => {
       const base = `datasets.${d}.entities.${e}`;
       check(`${base}.concept_uri`, entity.concept_uri);
-      entity.fields?.forEach((field, f) => check(`${base}.fields.${f}.concept_uri`, field.concept_uri));
-      entity.relationships.forEach((rel, r) =>
-        check(`${base}.relationships.${r}.concept_uri`, rel.concept_uri),
-      );
+      for (const [f, field] of (entity.fields ?? []).entries())
+        check(`${base}.fields.${f}.concept_uri`, field.concept_uri);
+      for (const [r, rel] of entity.relationships.entries()) {
+        check(`${base}.relationships.${r}.concept_uri`, rel.concept_uri);
+      }
     });
   });
   return issues;
@@ -273,9 +281,9 @@ function checkEntity(dataset: DatasetConfig, entity: EntityConfig, base: string)
       );
     }
   });
-  entity.relationships.forEach((rel, r) =>
-    issues.push(...checkRelationship(dataset, entity, rel, `${base}.relationships.${r}`)),
-  );
+  for (const [r, rel] of entity.relationships.entries()) {
+    issues.push(...checkRelationship(dataset, entity, rel, `${base}.relationships.${r}`));
+  }
   return issues;
 }
 

@@ -1,8 +1,8 @@
 // Turns source rows into a table snapshot: every row coerced and checked against the declared schema.
 import type { TableConfig, TableFieldConfig } from '../config/schema.ts';
 import { SourceError } from '../sources/source-error.ts';
-import { type CellKey, type Column, columnKindOf } from './column.ts';
 import { coerceCell } from './coerce-cell.ts';
+import { type CellKey, type Column, columnKindOf } from './column.ts';
 import { createTableSnapshot, type TableSnapshot } from './table-snapshot.ts';
 
 export interface BuildTableInput {

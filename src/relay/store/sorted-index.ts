@@ -19,15 +19,19 @@ export function buildSortedIndex(column: Column, rowCount: number): SortedIndex 
   return { rows: Int32Array.from(rows), keys: rows.map(key) };
 }
 
-/** Row numbers whose value lies in [lower, upper] (either bound optional), in ascending row order. */
-export function rangeRows(
+/** Positions [start, end) in the index whose values lie in [lower, upper] (either bound optional). */
+export function rangeBounds(
   index: SortedIndex,
   lower: CellKey | undefined,
   upper: CellKey | undefined,
-): Int32Array {
+): [start: number, end: number] {
   const start = lower === undefined ? 0 : firstAtLeast(index.keys, lower);
   const end = upper === undefined ? index.keys.length : firstAbove(index.keys, upper);
-  if (end <= start) return new Int32Array(0);
+  return [start, Math.max(start, end)];
+}
+
+/** The rows of a bound range in ascending row (primary-key) order. */
+export function rowsInRange(index: SortedIndex, [start, end]: [number, number]): Int32Array {
   return index.rows.slice(start, end).sort();
 }
 

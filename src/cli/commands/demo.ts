@@ -1,0 +1,69 @@
+// `ambit demo` (npm start): the demo relay on bundled data with generated keys, and requests to try.
+import { fileURLToPath } from 'node:url';
+import { systemClock } from '../../platform/clock.ts';
+import { createLogger } from '../../platform/log.ts';
+import { systemRandom } from '../../platform/random.ts';
+import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
+import { startRelay } from '../../relay/start-relay.ts';
+import type { Command } from '../cli-io.ts';
+import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from '../demo-keys.ts';
+import { reportStartupError } from './relay-serve.ts';
+
+const DEMO_DIR = fileURLToPath(new URL('../../../demo/', import.meta.url));
+
+export const demo: Command = async (_args, io) => {
+  const keysPath = `${DEMO_DIR}var/demo-keys.env`;
+  const keys = ensureDemoKeys(keysPath);
+  const env = { ...io.env, ...keys.env };
+  const logger = createLogger({ name: 'ambit-demo', level: io.env.AMBIT_LOG_LEVEL ?? 'warn' });
+  try {
+    const loaded = loadRelayConfig(`${DEMO_DIR}relay.yaml`, env);
+    const running = await startRelay(loaded, { logger, clock: systemClock, random: systemRandom });
+    printWelcome(io.out, running.url, keys.env, keys.created ? 'generated' : 'reused', keysPath);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await running.close();
+    return 0;
+  } catch (error) {
+    return reportStartupError(error, io.err);
+  }
+};
+
+function printWelcome(
+  out: (line: string) => void,
+  url: string,
+  env: Record<string, string>,
+  how: string,
+  path: string,
+) {
+  const key = (id: string) => env[personaVar(id, 'KEY')] ?? '';
+  out(`Ambit Relay demo listening on ${url}`);
+  out(`Demo API keys (${how}, stored in ${path}):`);
+  for (const persona of DEMO_PERSONAS) out(`  ${persona.id.padEnd(17)} ${key(persona.id)}  (${persona.can})`);
+  const caseworker = key('caseworker');
+  const viewer = key('catalog_viewer');
+  const purpose = 'https://demo.example.gov/purpose/benefit-eligibility';
+  out('');
+  out('Try:');
+  out(`  curl -s ${url}/ready`);
+  out(`  curl -s -H "Authorization: Bearer ${viewer}" ${url}/v1/datasets`);
+  out(
+    `  curl -s -H "Authorization: Bearer ${caseworker}" "${url}/v1/datasets/social_protection/entities/households/records?district=willowbank&limit=5"`,
+  );
+  out(
+    `  curl -s -H "Authorization: Bearer ${caseworker}" "${url}/v1/datasets/social_protection/entities/households/records/hh-1033?expand=members"`,
+  );
+  out(
+    `  curl -s -H "Authorization: Bearer ${caseworker}" -H "Data-Purpose: ${purpose}" "${url}/v1/datasets/civil_registry/entities/persons/records?person_id=per-10001"`,
+  );
+  out(
+    `  curl -s -H "Authorization: Bearer ${caseworker}" "${url}/v1/datasets/civil_registry/entities/persons/records"   # 400 auth.purpose_required`,
+  );
+  out(
+    `  curl -s -H "Authorization: Bearer ${viewer}" "${url}/v1/datasets/social_protection/entities/households/records"   # 403 auth.scope_denied`,
+  );
+  out(`  open ${url}/docs   (paste a key to browse the API)`);
+  out('Press Ctrl+C to stop.');
+}

@@ -1,0 +1,54 @@
+// The `ambit` CLI: a dispatch table from command words to command modules.
+import { type CliIo, type Command, processIo } from './cli-io.ts';
+import { auditVerify } from './commands/audit-verify.ts';
+import { configCheck } from './commands/config-check.ts';
+import { demo } from './commands/demo.ts';
+import { keysGenerate } from './commands/keys-generate.ts';
+import { relayServe } from './commands/relay-serve.ts';
+
+const COMMANDS: Record<string, { run: Command; summary: string }> = {
+  'relay serve': {
+    run: relayServe,
+    summary: 'Serve the relay: --config F (or AMBIT_RELAY_CONFIG) [--env-file F] [--bind host:port]',
+  },
+  'config check': {
+    run: configCheck,
+    summary: 'Validate a config and list every problem: --config F [--env-file F]',
+  },
+  'keys generate': {
+    run: keysGenerate,
+    summary: 'Create an API key: --id ID (prints the key once, and its fingerprint)',
+  },
+  'audit verify': {
+    run: auditVerify,
+    summary: 'Verify an audit file hash chain: --file F --secret-env VAR [--rotated]',
+  },
+  demo: { run: demo, summary: 'Run the demo stack on bundled data with generated demo keys' },
+};
+
+export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    io.out(usage());
+    return argv.length === 0 ? 2 : 0;
+  }
+  for (const words of [2, 1]) {
+    const entry = COMMANDS[argv.slice(0, words).join(' ')];
+    if (entry) {
+      const rest = argv.slice(words);
+      if (rest.includes('--help') || rest.includes('-h')) {
+        io.out(`ambit ${argv.slice(0, words).join(' ')}: ${entry.summary}`);
+        return 0;
+      }
+      return entry.run(rest, io);
+    }
+  }
+  io.err(`unknown command: ${argv.join(' ')}\n\n${usage()}`);
+  return 2;
+}
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(
+    ([name, entry]) => `  ambit ${name.padEnd(14)} ${entry.summary}`,
+  );
+  return ['Ambit: registry relay and evidence verifier', '', 'Commands:', ...lines].join('\n');
+}

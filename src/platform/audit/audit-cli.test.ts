@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fixedClock } from '../clock.ts';
+import { rotatedFiles, verifyAuditFile } from './audit-cli.ts';
+import { makeTempDir, recordingLogger, sequenceRandom, TEST_SECRET } from './audit-test-support.ts';
+import { createAuditWriter } from './create-audit-writer.ts';
+
+async function writeRecords(path: string, records: Record<string, unknown>[]): Promise<void> {
+  const writer = createAuditWriter({
+    sink: 'jsonl',
+    path,
+    secret: TEST_SECRET,
+    writePolicy: 'fail_closed',
+    clock: fixedClock('2025-01-01T00:00:00.000Z'),
+    random: sequenceRandom(),
+    logger: recordingLogger().logger,
+  });
+  for (const record of records) writer.write(record);
+  await writer.close();
+}
+
+/** Writes one chain, then spreads its lines over files as a rotation would have (oldest file first). */
+async function writeSplit(path: string, parts: [file: string, count: number][]): Promise<void> {
+  const total = parts.reduce((sum, [, count]) => sum + count, 0);
+  await writeRecords(
+    path,
+    Array.from({ length: total }, (_, i) => ({ n: i + 1 })),
+  );
+  const lines = readFileSync(path, 'utf8').split('\n').slice(0, total);
+  rmSync(path);
+  let at = 0;
+  for (const [file, count] of parts) {
+    writeFileSync(
+      file,
+      lines
+        .slice(at, at + count)
+        .map((line) => `${line}\n`)
+        .join(''),
+    );
+    at += count;
+  }
+}
+
+describe('verifyAuditFile', () => {
+  it('streams files larger than its read chunk, including lines spanning chunks', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    const records = Array.from({ length: 300 }, (_, n) => ({
+      n,
+      pad: 'q'.repeat(n % 7 === 0 ? 70_000 : 300),
+    }));
+    await writeRecords(path, records);
+    const result = verifyAuditFile(path, TEST_SECRET, { startPrevHash: null });
+    assert.equal(result.ok && result.count, 300);
+  });
+
+  it('reports the file and the line within it', async (t) => {
+    const dir = makeTempDir(t);
+    const path = join(dir, 'audit.jsonl');
+    await writeSplit(path, [
+      [`${path}.2`, 3],
+      [`${path}.1`, 2],
+      [path, 1],
+    ]);
+    assert.deepEqual(rotatedFiles(path), [`${path}.2`, `${path}.1`]);
+    const intact = verifyAuditFile(path, TEST_SECRET, { includeRotated: true, startPrevHash: null });
+    assert.equal(intact.ok && intact.count, 6);
+    // Without the rotated files the current file alone verifies from whatever it links to.
+    assert.equal(verifyAuditFile(path, TEST_SECRET).ok, true);
+
+    const middle = `${path}.1`;
+    writeFileSync(middle, readFileSync(middle, 'utf8').replace('{"n":5}', '{"n":7}'));
+    const tampered = verifyAuditFile(path, TEST_SECRET, { includeRotated: true });
+    assert.deepEqual(tampered.ok === false && [tampered.file, tampered.line], [middle, 2]);
+  });
+
+  it('tolerates gaps in rotated numbering and a missing current file', async (t) => {
+    const dir = makeTempDir(t);
+    const path = join(dir, 'audit.jsonl');
+    await writeSplit(path, [
+      [`${path}.4`, 1],
+      [`${path}.1`, 1],
+    ]);
+    writeFileSync(join(dir, 'audit.jsonl.bak'), 'ignored');
+    const result = verifyAuditFile(path, TEST_SECRET, { includeRotated: true, startPrevHash: null });
+    assert.deepEqual(result.ok && result.files, [`${path}.4`, `${path}.1`]);
+    assert.throws(() => verifyAuditFile(path, TEST_SECRET), { code: 'ENOENT' });
+  });
+
+  it('flags an unterminated or blank last line', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    await writeRecords(path, [{ n: 1 }, { n: 2 }]);
+    const content = readFileSync(path, 'utf8');
+    writeFileSync(path, content.slice(0, -1));
+    const cut = verifyAuditFile(path, TEST_SECRET);
+    assert.deepEqual(cut.ok === false && cut.line, 2);
+    assert.match(cut.ok === false ? cut.reason : '', /not terminated/);
+    writeFileSync(path, content);
+    appendFileSync(path, '\n');
+    const blank = verifyAuditFile(path, TEST_SECRET);
+    assert.deepEqual(blank.ok === false && blank.line, 3);
+  });
+});

@@ -1,0 +1,119 @@
+// Offline verification of an audit file and, on request, its rotated predecessors (oldest first).
+import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { verifyAuditChain } from './audit-envelope.ts';
+
+export type AuditFileVerification =
+  | { ok: true; count: number; lastHash: string | null; files: string[] }
+  | { ok: false; line: number; reason: string; file: string };
+
+export interface VerifyAuditFileOptions {
+  /** Also verify `<path>.N` … `<path>.1` before `<path>`, as one chain. */
+  readonly includeRotated?: boolean;
+  /** Anchor for the first record (see verifyAuditChain); by default the oldest file's first prev_hash. */
+  readonly startPrevHash?: string | null;
+}
+
+/** Streams the files line by line, so large audit files are never held in memory at once. */
+export function verifyAuditFile(
+  path: string,
+  secret: Buffer,
+  options: VerifyAuditFileOptions = {},
+): AuditFileVerification {
+  const rotated = options.includeRotated ? rotatedFiles(path) : [];
+  const files = [...rotated, path];
+  let anchor = options.startPrevHash;
+  let count = 0;
+  const verified: string[] = [];
+  for (const file of files) {
+    const lines = new LineReader(file);
+    // A rotation interrupted before the first new write leaves no current file; the rotated ones still count.
+    if (file === path && rotated.length > 0 && !lines.exists()) continue;
+    const result = verifyAuditChain(lines, secret, anchor);
+    if (!result.ok) return { ok: false, line: result.line, reason: result.reason, file };
+    if (lines.endsWithEmptyLine) {
+      return { ok: false, line: lines.count, reason: 'empty line at the end of the file', file };
+    }
+    if (lines.unterminated) {
+      return { ok: false, line: lines.count, reason: 'last line is not terminated (truncated write)', file };
+    }
+    if (result.count > 0) anchor = result.lastHash;
+    count += result.count;
+    verified.push(file);
+  }
+  return { ok: true, count, lastHash: anchor ?? null, files: verified };
+}
+
+/** `<path>.N` files next to `path`, highest number (oldest) first; gaps in the numbering are tolerated. */
+export function rotatedFiles(path: string): string[] {
+  const directory = dirname(path);
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(directory);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names
+    .filter((name) => name.startsWith(prefix) && /^[1-9][0-9]*$/.test(name.slice(prefix.length)))
+    .map((name) => ({ name, index: Number(name.slice(prefix.length)) }))
+    .sort((a, b) => b.index - a.index)
+    .map(({ name }) => join(directory, name));
+}
+
+const CHUNK = 64 * 1024;
+
+class LineReader implements Iterable<string> {
+  readonly path: string;
+  count = 0;
+  unterminated = false;
+  endsWithEmptyLine = false;
+
+  constructor(path: string) {
+    this.path = path;
+  }
+
+  exists(): boolean {
+    try {
+      closeSync(openSync(this.path, 'r'));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw error;
+    }
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    const fd = openSync(this.path, 'r');
+    try {
+      const chunk = Buffer.alloc(CHUNK);
+      let pending: Buffer[] = [];
+      for (;;) {
+        const read = readSync(fd, chunk, 0, CHUNK, null);
+        if (read === 0) break;
+        let start = 0;
+        for (let nl = chunk.indexOf(0x0a, start); nl !== -1 && nl < read; nl = chunk.indexOf(0x0a, start)) {
+          pending.push(chunk.subarray(start, nl));
+          yield this.emit(Buffer.concat(pending).toString('utf8'));
+          pending = [];
+          start = nl + 1;
+        }
+        // Copy the unfinished line: the chunk buffer is reused by the next read.
+        if (start < read) pending.push(Buffer.from(chunk.subarray(start, read)));
+      }
+      if (pending.length > 0) {
+        this.unterminated = true;
+        yield this.emit(Buffer.concat(pending).toString('utf8'));
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  private emit(line: string): string {
+    this.count++;
+    this.endsWithEmptyLine = line === '';
+    return line;
+  }
+}

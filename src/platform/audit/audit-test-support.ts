@@ -1,0 +1,61 @@
+// Test helpers for the audit writer: deterministic ids, temp folders and a logger that records calls.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '../log.ts';
+import { encodeUlid, type Random } from '../random.ts';
+
+export const TEST_SECRET = Buffer.alloc(32, 0x5a);
+export const OTHER_SECRET = Buffer.alloc(32, 0x33);
+
+/** ULIDs whose entropy is a counter, so ids are unique and repeatable. */
+export function sequenceRandom(): Random {
+  let counter = 0;
+  return {
+    ulid(nowMs) {
+      counter++;
+      const entropy = Buffer.alloc(10);
+      entropy.writeUInt32BE(counter, 6);
+      return encodeUlid(nowMs, entropy);
+    },
+    bytes: (length) => Buffer.alloc(length, counter & 0xff),
+  };
+}
+
+export function makeTempDir(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'ambit-audit-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface LoggedCall {
+  level: 'error' | 'warn' | 'info';
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+export function recordingLogger(): { logger: Logger; calls: LoggedCall[] } {
+  const calls: LoggedCall[] = [];
+  const at =
+    (level: LoggedCall['level']) =>
+    (fields: Record<string, unknown>, message: string): void => {
+      calls.push({ level, fields, message });
+    };
+  const logger = { error: at('error'), warn: at('warn'), info: at('info') } as unknown as Logger;
+  return { logger, calls };
+}
+
+export function sampleRecord(n: number): Record<string, unknown> {
+  return {
+    ts: new Date(Date.UTC(2025, 0, 1, 0, 0, n)).toISOString(),
+    request_id: `req-${n}`,
+    principal_id: 'key-1',
+    method: 'GET',
+    path: '/datasets/{dataset}/entities/{entity}/records/{id}',
+    status_code: 200,
+    scopes_used: ['read'],
+    query_params: { 'district.in': { op: 'in' } },
+    purpose: null,
+    duration_ms: n * 1.5,
+  };
+}

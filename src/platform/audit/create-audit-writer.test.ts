@@ -1,0 +1,261 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fixedClock } from '../clock.ts';
+import { ConfigError } from '../config/config-error.ts';
+import { isProblem } from '../problem/problem.ts';
+import { verifyAuditFile } from './audit-cli.ts';
+import type { AuditEnvelope } from './audit-envelope.ts';
+import {
+  makeTempDir,
+  OTHER_SECRET,
+  recordingLogger,
+  sampleRecord,
+  sequenceRandom,
+  TEST_SECRET,
+} from './audit-test-support.ts';
+import { createChainWriter } from './chain-writer.ts';
+import { type AuditWriterOptions, createAuditWriter } from './create-audit-writer.ts';
+import type { AuditSink } from './sinks/audit-sink.ts';
+
+function options(overrides: Partial<AuditWriterOptions>): AuditWriterOptions {
+  return {
+    sink: 'jsonl',
+    secret: TEST_SECRET,
+    writePolicy: 'fail_closed',
+    clock: fixedClock('2025-01-01T00:00:00.000Z'),
+    random: sequenceRandom(),
+    logger: recordingLogger().logger,
+    ...overrides,
+  };
+}
+
+function readEnvelopes(path: string): AuditEnvelope[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as AuditEnvelope);
+}
+
+function isConfigError(code: string) {
+  return (error: unknown) =>
+    error instanceof ConfigError && error.issues.some((issue) => issue.code === code);
+}
+
+function isWriteFailed(error: unknown): boolean {
+  return isProblem(error) && error.code === 'audit.write_failed' && error.status === 503;
+}
+
+/** A sink that fails while `failing` is set and keeps what it accepted. */
+function flakySink(): AuditSink & { failing: boolean; lines: string[] } {
+  const sink = {
+    failing: false,
+    lines: [] as string[],
+    append(line: string) {
+      if (sink.failing) throw Object.assign(new Error('disk on fire'), { code: 'EIO' });
+      sink.lines.push(line);
+    },
+    close: async () => {},
+  };
+  return sink;
+}
+
+describe('createAuditWriter (jsonl)', () => {
+  it('writes one chained envelope line per record', async (t) => {
+    const path = join(makeTempDir(t), 'nested', 'audit.jsonl');
+    const writer = createAuditWriter(options({ path }));
+    assert.equal(writer.lastHash, null);
+    for (let n = 1; n <= 3; n++) writer.write(sampleRecord(n));
+    await writer.close();
+    const envelopes = readEnvelopes(path);
+    assert.equal(envelopes.length, 3);
+    assert.equal(envelopes[0]?.prev_hash, null);
+    assert.equal(envelopes[1]?.prev_hash, envelopes[0]?.record_hash);
+    assert.deepEqual(envelopes[2]?.record, sampleRecord(3));
+    assert.equal(writer.lastHash, envelopes[2]?.record_hash);
+    assert.deepEqual(verifyAuditFile(path, TEST_SECRET, { startPrevHash: null }), {
+      ok: true,
+      count: 3,
+      lastHash: writer.lastHash,
+      files: [path],
+    });
+  });
+
+  it('resumes the chain from the last record after a restart', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    const first = createAuditWriter(options({ path }));
+    first.write(sampleRecord(1));
+    first.write(sampleRecord(2));
+    await first.close();
+    const lastOld = first.lastHash;
+
+    const second = createAuditWriter(options({ path, random: sequenceRandom() }));
+    assert.equal(second.lastHash, lastOld);
+    second.write(sampleRecord(3));
+    await second.close();
+    const envelopes = readEnvelopes(path);
+    assert.equal(envelopes[2]?.prev_hash, lastOld);
+    assert.equal(verifyAuditFile(path, TEST_SECRET, { startPrevHash: null }).ok, true);
+  });
+
+  it('resumes from a last line longer than the tail window', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    const first = createAuditWriter(options({ path }));
+    first.write(sampleRecord(1));
+    first.write({ ...sampleRecord(2), purpose: 'p'.repeat(50_000) });
+    await first.close();
+    const second = createAuditWriter(options({ path }));
+    assert.equal(second.lastHash, first.lastHash);
+    await second.close();
+  });
+
+  it('refuses to start on a tampered, truncated or foreign tail instead of starting a new chain', async (t) => {
+    const dir = makeTempDir(t);
+    const path = join(dir, 'audit.jsonl');
+    const writer = createAuditWriter(options({ path }));
+    writer.write(sampleRecord(1));
+    writer.write(sampleRecord(2));
+    await writer.close();
+    const original = readFileSync(path, 'utf8');
+
+    writeFileSync(path, original.replace('"req-2"', '"req-9"'));
+    assert.throws(() => createAuditWriter(options({ path })), isConfigError('audit.chain_invalid'));
+
+    writeFileSync(path, original);
+    truncateSync(path, original.length - 10);
+    assert.throws(() => createAuditWriter(options({ path })), isConfigError('audit.chain_invalid'));
+
+    writeFileSync(path, original);
+    appendFileSync(path, 'garbage\n');
+    assert.throws(() => createAuditWriter(options({ path })), isConfigError('audit.chain_invalid'));
+
+    writeFileSync(path, original);
+    assert.throws(
+      () => createAuditWriter(options({ path, secret: OTHER_SECRET })),
+      isConfigError('audit.chain_invalid'),
+    );
+    // Nothing was appended by the refused starts.
+    assert.equal(readFileSync(path, 'utf8'), original);
+  });
+
+  it('needs a path for the file and jsonl sinks', () => {
+    assert.throws(() => createAuditWriter(options({ sink: 'jsonl' })), isConfigError('audit.path_required'));
+    assert.throws(
+      () => createAuditWriter(options({ sink: 'file', path: '' })),
+      isConfigError('audit.path_required'),
+    );
+  });
+
+  it('reports a path that cannot be opened as a config error', (t) => {
+    const dir = makeTempDir(t);
+    const blocker = join(dir, 'not-a-dir');
+    writeFileSync(blocker, 'x');
+    assert.throws(
+      () => createAuditWriter(options({ path: join(blocker, 'audit.jsonl') })),
+      isConfigError('audit.sink_unavailable'),
+    );
+  });
+});
+
+describe('write policy', () => {
+  it('fail_closed: a failed append throws audit.write_failed and the chain does not advance', () => {
+    const sink = flakySink();
+    const { logger, calls } = recordingLogger();
+    const clock = fixedClock('2025-01-01T00:00:00.000Z');
+    const writer = createChainWriter(sink, {
+      secret: TEST_SECRET,
+      writePolicy: 'fail_closed',
+      clock,
+      random: sequenceRandom(),
+      logger,
+      prevHash: null,
+    });
+    writer.write(sampleRecord(1));
+    const before = writer.lastHash;
+    sink.failing = true;
+    assert.throws(() => writer.write(sampleRecord(2)), isWriteFailed);
+    assert.throws(() => writer.write(sampleRecord(3)), isWriteFailed);
+    assert.equal(writer.lastHash, before);
+    assert.equal(calls.filter((c) => c.level === 'error').length, 1);
+    assert.ok(!JSON.stringify(calls).includes('req-2'), 'the record must not be logged');
+
+    sink.failing = false;
+    writer.write(sampleRecord(4));
+    const resumed = JSON.parse(sink.lines[1] as string) as AuditEnvelope;
+    assert.equal(resumed.prev_hash, before);
+    assert.equal(calls.at(-1)?.level, 'warn');
+    assert.equal(calls.at(-1)?.fields.failed_writes, 2);
+  });
+
+  it('availability_first: failures do not throw, are logged once per burst and leave the chain intact', () => {
+    const sink = flakySink();
+    const { logger, calls } = recordingLogger();
+    const writer = createChainWriter(sink, {
+      secret: TEST_SECRET,
+      writePolicy: 'availability_first',
+      clock: fixedClock('2025-01-01T00:00:00.000Z'),
+      random: sequenceRandom(),
+      logger,
+      prevHash: null,
+    });
+    writer.write(sampleRecord(1));
+    sink.failing = true;
+    for (let n = 2; n <= 5; n++) writer.write(sampleRecord(n));
+    sink.failing = false;
+    writer.write(sampleRecord(6));
+    sink.failing = true;
+    writer.write(sampleRecord(7));
+    const errors = calls.filter((c) => c.level === 'error');
+    assert.equal(errors.length, 2, 'one error per burst');
+    assert.equal(errors[0]?.fields.err_code, 'EIO');
+    assert.ok(!JSON.stringify(calls).includes('req-'), 'the record must not be logged');
+    // Lost records leave no gap in the links: record 6 follows record 1 directly.
+    const [one, six] = sink.lines.map((line) => JSON.parse(line) as AuditEnvelope);
+    assert.equal(sink.lines.length, 2);
+    assert.equal(six?.prev_hash, one?.record_hash);
+    assert.equal(writer.lastHash, six?.record_hash);
+  });
+
+  it('fail_closed with a real file on a full disk (/dev/full)', async () => {
+    const writer = createAuditWriter(options({ path: '/dev/full' }));
+    assert.throws(
+      () => writer.write(sampleRecord(1)),
+      (error: unknown) => {
+        return (
+          isWriteFailed(error) && (error as Error & { cause?: { code?: string } }).cause?.code === 'ENOSPC'
+        );
+      },
+    );
+    assert.equal(writer.lastHash, null);
+    await writer.close();
+  });
+
+  it('fail_closed after the writer was closed', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    const writer = createAuditWriter(options({ path }));
+    writer.write(sampleRecord(1));
+    const before = writer.lastHash;
+    await writer.close();
+    assert.throws(() => writer.write(sampleRecord(2)), isWriteFailed);
+    assert.equal(writer.lastHash, before);
+    assert.equal(readEnvelopes(path).length, 1);
+  });
+
+  it('fail_closed when a rotation hits a removed folder, and availability_first carries on', async (t) => {
+    for (const writePolicy of ['fail_closed', 'availability_first'] as const) {
+      const dir = join(makeTempDir(t), 'gone');
+      const path = join(dir, 'audit.jsonl');
+      const writer = createAuditWriter(
+        options({ sink: 'file', path, rotate: { max_size_mb: 0.0001, max_files: 2 }, writePolicy }),
+      );
+      writer.write(sampleRecord(1));
+      const before = writer.lastHash;
+      rmSync(dir, { recursive: true, force: true });
+      if (writePolicy === 'fail_closed') assert.throws(() => writer.write(sampleRecord(2)), isWriteFailed);
+      else writer.write(sampleRecord(2));
+      assert.equal(writer.lastHash, before);
+      await writer.close();
+    }
+  });
+});

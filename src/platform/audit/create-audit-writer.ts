@@ -1,0 +1,108 @@
+// Opens the configured audit sink and resumes its hash chain from the last record already stored.
+import type { Clock } from '../clock.ts';
+import { ConfigError } from '../config/config-error.ts';
+import type { Logger } from '../log.ts';
+import type { Random } from '../random.ts';
+import { verifyEnvelopeLine } from './audit-envelope.ts';
+import { type AuditWritePolicy, type AuditWriter, createChainWriter } from './chain-writer.ts';
+import { readTailLine } from './read-tail-line.ts';
+import type { AuditSink } from './sinks/audit-sink.ts';
+import { createFileSink, DEFAULT_ROTATE, type RotateOptions, rotatedPath } from './sinks/file-sink.ts';
+import { createJsonlSink } from './sinks/jsonl-sink.ts';
+import { createStdoutSink } from './sinks/stdout-sink.ts';
+
+export type { AuditWriter } from './chain-writer.ts';
+
+export interface AuditWriterOptions {
+  sink: 'stdout' | 'file' | 'jsonl';
+  path?: string;
+  rotate?: RotateOptions;
+  /** >= 32 bytes, validated by the caller. */
+  secret: Buffer;
+  writePolicy: AuditWritePolicy;
+  clock: Clock;
+  random: Random;
+  logger: Logger;
+}
+
+/**
+ * Throws ConfigError when the sink cannot be opened or when the stored chain's last record does not verify
+ * with this secret (tampered or truncated tail, or a changed secret): a silent fresh chain would hide that.
+ * Standard output keeps no history, so a stdout chain starts anew with each process.
+ */
+export function createAuditWriter(options: AuditWriterOptions): AuditWriter {
+  const prevHash = options.sink === 'stdout' ? null : resumeChain(options);
+  const sink = openSink(options);
+  return createChainWriter(sink, {
+    secret: options.secret,
+    writePolicy: options.writePolicy,
+    clock: options.clock,
+    random: options.random,
+    logger: options.logger,
+    prevHash,
+  });
+}
+
+function requirePath(options: AuditWriterOptions): string {
+  if (options.path === undefined || options.path === '') {
+    throw new ConfigError([
+      {
+        path: 'audit.path',
+        code: 'audit.path_required',
+        message: `the ${options.sink} audit sink needs a path`,
+      },
+    ]);
+  }
+  return options.path;
+}
+
+function openSink(options: AuditWriterOptions): AuditSink {
+  if (options.sink === 'stdout') return createStdoutSink();
+  const path = requirePath(options);
+  try {
+    return options.sink === 'file'
+      ? createFileSink(path, options.rotate ?? DEFAULT_ROTATE)
+      : createJsonlSink(path);
+  } catch (error) {
+    throw sinkUnavailable(path, error);
+  }
+}
+
+function resumeChain(options: AuditWriterOptions): string | null {
+  const path = requirePath(options);
+  // After a rotation the current file may still be empty; the chain then ends in the newest rotated file.
+  const candidates = options.sink === 'file' ? [path, rotatedPath(path, 1)] : [path];
+  for (const file of candidates) {
+    let tail: ReturnType<typeof readTailLine>;
+    try {
+      tail = readTailLine(file);
+    } catch (error) {
+      throw sinkUnavailable(file, error);
+    }
+    if (tail.kind === 'empty') continue;
+    if (tail.kind === 'unterminated') throw chainInvalid(file, 'the file does not end with a complete line');
+    const checked = verifyEnvelopeLine(tail.line, options.secret);
+    if (!checked.ok) throw chainInvalid(file, checked.reason);
+    return checked.envelope.record_hash;
+  }
+  return null;
+}
+
+function chainInvalid(file: string, reason: string): ConfigError {
+  return new ConfigError([
+    {
+      path: 'audit.path',
+      code: 'audit.chain_invalid',
+      message:
+        `the last audit record in ${file} does not verify (${reason}); ` +
+        'check the file and the audit secret, or move the file aside to start a new chain',
+    },
+  ]);
+}
+
+function sinkUnavailable(file: string, error: unknown): ConfigError {
+  const detail = error instanceof Error ? error.message : String(error);
+  return new ConfigError([
+    { path: 'audit.path', code: 'audit.sink_unavailable', message: `cannot open ${file}: ${detail}` },
+  ]);
+}

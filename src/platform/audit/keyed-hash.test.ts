@@ -1,0 +1,111 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { OTHER_SECRET, TEST_SECRET } from './audit-test-support.ts';
+import { keyedHash, redactQueryParams } from './keyed-hash.ts';
+
+describe('keyedHash', () => {
+  it('is HMAC-SHA256 over domain:value with a hmac-sha256: prefix', () => {
+    const expected = createHmac('sha256', TEST_SECRET).update('primary_key:census:person:P-17').digest('hex');
+    assert.equal(keyedHash(TEST_SECRET, 'primary_key:census:person', 'P-17'), `hmac-sha256:${expected}`);
+  });
+
+  it('is deterministic per secret and differs per secret and per domain', () => {
+    const a = keyedHash(TEST_SECRET, 'query:census:person:nid', '123');
+    assert.equal(keyedHash(TEST_SECRET, 'query:census:person:nid', '123'), a);
+    assert.notEqual(keyedHash(OTHER_SECRET, 'query:census:person:nid', '123'), a);
+    assert.notEqual(keyedHash(TEST_SECRET, 'query:census:person:name', '123'), a);
+    assert.notEqual(keyedHash(TEST_SECRET, 'query:census:person:nid', '124'), a);
+    assert.match(a, /^hmac-sha256:[0-9a-f]{64}$/);
+  });
+});
+
+describe('redactQueryParams', () => {
+  const options = {
+    sensitive: (field: string) => field === 'national_id' || field === 'name',
+    secret: TEST_SECRET,
+    domain: 'query:census:person',
+  };
+
+  it('splits names into field and op, hashing only sensitive fields', () => {
+    const out = redactQueryParams(
+      { district: 'North', 'district.in': 'North,South', national_id: 'NID-998877', 'name.like': 'Amina' },
+      options,
+    );
+    assert.deepEqual(out, {
+      district: { op: 'eq' },
+      'district.in': { op: 'in' },
+      national_id: {
+        op: 'eq',
+        value_hash: keyedHash(TEST_SECRET, 'query:census:person:national_id', 'NID-998877'),
+      },
+      'name.like': { op: 'like', value_hash: keyedHash(TEST_SECRET, 'query:census:person:name', 'Amina') },
+    });
+  });
+
+  it('records reserved parameters and secret-looking names without values', () => {
+    const out = redactQueryParams(
+      {
+        limit: '50',
+        cursor: 'c2VjcmV0LWN1cnNvcg',
+        fields: 'name,age',
+        expand: 'household',
+        access_token: 'tok-abc',
+        API_KEY: 'k-123',
+        client_secret: 's3',
+        'Password.eq': 'hunter2',
+        session_token: 'zzz',
+      },
+      options,
+    );
+    assert.deepEqual(out, {
+      limit: { op: 'param' },
+      cursor: { op: 'param' },
+      fields: { op: 'param' },
+      expand: { op: 'param' },
+      access_token: { op: 'redacted' },
+      API_KEY: { op: 'redacted' },
+      client_secret: { op: 'redacted' },
+      'Password.eq': { op: 'redacted' },
+      session_token: { op: 'redacted' },
+    });
+  });
+
+  it('never contains a raw value, whichever kind of parameter carried it', () => {
+    const raw = {
+      national_id: 'RAW-NID-1',
+      'name.in': ['RAW-NAME-A', 'RAW-NAME-B'],
+      district: 'RAW-DISTRICT',
+      'age.gte': '4242',
+      limit: '9191',
+      cursor: 'RAW-CURSOR',
+      token: 'RAW-TOKEN',
+      'household.key': 'RAW-HH-KEY',
+    };
+    const json = JSON.stringify(redactQueryParams(raw, options));
+    for (const value of Object.values(raw).flat()) {
+      assert.ok(!json.includes(value), `raw value ${value} leaked into ${json}`);
+    }
+  });
+
+  it('hashes a repeated parameter differently from one comma list', () => {
+    const repeated = redactQueryParams({ national_id: ['a', 'b'] }, options).national_id;
+    const single = redactQueryParams({ national_id: 'a,b' }, options).national_id;
+    const once = redactQueryParams({ national_id: ['a'] }, options).national_id;
+    assert.notEqual(repeated?.value_hash, single?.value_hash);
+    assert.equal(once?.value_hash, redactQueryParams({ national_id: 'a' }, options).national_id?.value_hash);
+  });
+
+  it('keeps a parameter named __proto__ as data', () => {
+    const params = JSON.parse('{"__proto__":"x","other":"y"}') as Record<string, string>;
+    const out = redactQueryParams(params, options);
+    assert.equal(Object.getPrototypeOf(out), Object.prototype);
+    assert.deepEqual(Object.keys(out), ['__proto__', 'other']);
+    assert.equal(JSON.stringify(out), '{"__proto__":{"op":"eq"},"other":{"op":"eq"}}');
+  });
+
+  it('accepts a custom reserved set', () => {
+    const out = redactQueryParams({ sort: 'name', limit: '5' }, { ...options, reserved: new Set(['sort']) });
+    assert.deepEqual(out, { sort: { op: 'param' }, limit: { op: 'eq' } });
+  });
+});

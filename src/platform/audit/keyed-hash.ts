@@ -1,0 +1,59 @@
+// Keyed hashes that let audit records correlate sensitive values and ids without revealing them (§2.12).
+import { createHmac } from 'node:crypto';
+
+export type RedactedQueryParam = { op: string; value_hash?: string };
+
+export interface RedactQueryOptions {
+  /** Whether a field's values are sensitive (hashed) rather than dropped. */
+  readonly sensitive: (field: string) => boolean;
+  readonly secret: Buffer;
+  /** Hash domain prefix, e.g. `query:<dataset>:<entity>`; the field name is appended to it. */
+  readonly domain: string;
+  /** Parameter names recorded as `{op: 'param'}`; defaults to `limit`, `cursor`, `fields`, `expand`. */
+  readonly reserved?: ReadonlySet<string>;
+}
+
+const DEFAULT_RESERVED: ReadonlySet<string> = new Set(['limit', 'cursor', 'fields', 'expand']);
+// Substrings of names that probably carry credentials; `api_key` and `access_token` are covered by these.
+const SECRET_NAME = /token|key|secret|password/i;
+
+/** `hmac-sha256:<hex>` over `domain:value`, so equal values in different domains do not correlate. */
+export function keyedHash(secret: Buffer, domain: string, value: string): string {
+  return `hmac-sha256:${createHmac('sha256', secret).update(`${domain}:${value}`, 'utf8').digest('hex')}`;
+}
+
+/**
+ * Audit form of a query string: `{name: {op}}`, plus `value_hash` for sensitive fields. Raw values are
+ * never kept. `district.in` is field `district`, op `in`; a name without a suffix is op `eq`.
+ */
+export function redactQueryParams(
+  params: Readonly<Record<string, string | readonly string[]>>,
+  options: RedactQueryOptions,
+): Record<string, RedactedQueryParam> {
+  const reserved = options.reserved ?? DEFAULT_RESERVED;
+  const out: Record<string, RedactedQueryParam> = {};
+  for (const [name, value] of Object.entries(params)) {
+    let entry: RedactedQueryParam;
+    if (SECRET_NAME.test(name)) {
+      entry = { op: 'redacted' };
+    } else if (reserved.has(name)) {
+      entry = { op: 'param' };
+    } else {
+      const dot = name.lastIndexOf('.');
+      const field = dot > 0 ? name.slice(0, dot) : name;
+      const op = dot > 0 ? name.slice(dot + 1) : 'eq';
+      entry = options.sensitive(field)
+        ? { op, value_hash: keyedHash(options.secret, `${options.domain}:${field}`, joinValues(value)) }
+        : { op };
+    }
+    // defineProperty keeps a parameter literally named `__proto__` as data instead of changing the prototype.
+    Object.defineProperty(out, name, { value: entry, enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+/** A repeated parameter hashes as a JSON array so `a=x,y` and `a=x&a=y` stay distinguishable. */
+function joinValues(value: string | readonly string[]): string {
+  if (typeof value === 'string') return value;
+  return value.length === 1 ? (value[0] as string) : JSON.stringify(value);
+}

@@ -1,0 +1,57 @@
+// An append-only file held open for the process lifetime, with its size tracked in memory (no per-write stat).
+import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { writeFully } from './write-fully.ts';
+
+export interface AppendFile {
+  readonly path: string;
+  /** Bytes in the file, counted from the size at open plus every successful append. */
+  readonly size: number;
+  append(data: Buffer): void;
+  close(): void;
+}
+
+export function openAppendFile(path: string): AppendFile {
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, 'a', 0o640);
+  let size: number;
+  try {
+    size = fstatSync(fd).size;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  let closed = false;
+  return {
+    path,
+    get size() {
+      return size;
+    },
+    append(data) {
+      // Refuse instead of writing to a closed descriptor number that the process may have reused.
+      if (closed) throw new Error(`audit file ${path} is closed`);
+      try {
+        writeFully(fd, data);
+      } catch (error) {
+        // Cut a partial line off again so the file stays a valid chain for the next append and the next start.
+        try {
+          ftruncateSync(fd, size);
+        } catch {
+          // Not every target can be truncated (character devices); the original error is what matters.
+        }
+        throw error;
+      }
+      size += data.length;
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      try {
+        fdatasyncSync(fd);
+      } catch {
+        // Devices and pipes may not support syncing; closing still releases the descriptor.
+      }
+      closeSync(fd);
+    },
+  };
+}

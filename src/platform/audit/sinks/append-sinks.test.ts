@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { makeTempDir } from '../audit-test-support.ts';
+import { createJsonlSink } from './jsonl-sink.ts';
+import { createStdoutSink } from './stdout-sink.ts';
+
+describe('jsonl sink', () => {
+  it('creates parent folders and appends to existing content', async (t) => {
+    const path = join(makeTempDir(t), 'a', 'b', 'audit.jsonl');
+    const first = createJsonlSink(path);
+    first.append('{"n":1}');
+    await first.close();
+    const second = createJsonlSink(path);
+    second.append('{"n":2}');
+    await second.close();
+    assert.equal(readFileSync(path, 'utf8'), '{"n":1}\n{"n":2}\n');
+    assert.throws(() => second.append('{"n":3}'), /closed/);
+  });
+
+  it('throws when the write fails (full device)', async () => {
+    const sink = createJsonlSink('/dev/full');
+    assert.throws(() => sink.append('{"n":1}'), { code: 'ENOSPC' });
+    await sink.close();
+  });
+});
+
+describe('stdout sink', () => {
+  it('writes each line and a newline to the descriptor and leaves the descriptor open on close', async (t) => {
+    const path = join(makeTempDir(t), 'out.txt');
+    const fd = openSync(path, 'w');
+    t.after(() => closeSync(fd));
+    const sink = createStdoutSink(fd);
+    sink.append('{"a":1}');
+    sink.append('{"b":"é"}');
+    await sink.close();
+    assert.throws(() => sink.append('{}'), /closed/);
+    writeSync(fd, 'still open\n');
+    assert.equal(readFileSync(path, 'utf8'), '{"a":1}\n{"b":"é"}\nstill open\n');
+  });
+
+  it('throws when the descriptor cannot be written', (t) => {
+    const fd = openSync('/dev/full', 'w');
+    t.after(() => closeSync(fd));
+    const sink = createStdoutSink(fd);
+    assert.throws(() => sink.append('{}'), { code: 'ENOSPC' });
+  });
+});

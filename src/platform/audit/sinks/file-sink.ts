@@ -1,0 +1,64 @@
+// Rotating JSONL audit sink: `audit.jsonl` → `.1` → `.2` … when the next line would pass `max_size_mb`.
+import { renameSync } from 'node:fs';
+import { type AppendFile, openAppendFile } from './append-file.ts';
+import type { AuditSink } from './audit-sink.ts';
+
+export interface RotateOptions {
+  readonly max_size_mb: number;
+  /** How many rotated files (`.1` … `.max_files`) are kept next to the current one. */
+  readonly max_files: number;
+}
+
+export const DEFAULT_ROTATE: RotateOptions = { max_size_mb: 100, max_files: 10 };
+
+export function rotatedPath(path: string, index: number): string {
+  return `${path}.${index}`;
+}
+
+export function createFileSink(path: string, rotate: RotateOptions = DEFAULT_ROTATE): AuditSink {
+  const maxBytes = Math.max(1, Math.floor(rotate.max_size_mb * 1024 * 1024));
+  const maxFiles = Math.max(1, Math.floor(rotate.max_files));
+  // null after a rotation whose reopen failed; the next append retries the open without rotating again.
+  let file: AppendFile | null = openAppendFile(path);
+  let closed = false;
+
+  const rotateNow = (current: AppendFile): void => {
+    // Renaming onto `.max_files` replaces the oldest file, which is how files beyond the limit are dropped.
+    for (let index = maxFiles - 1; index >= 1; index--) {
+      renameIfPresent(rotatedPath(path, index), rotatedPath(path, index + 1));
+    }
+    renameSync(path, rotatedPath(path, 1));
+    // The chain continues in memory, so the new file simply starts with the next envelope.
+    file = null;
+    current.close();
+    file = openAppendFile(path);
+  };
+
+  return {
+    append(line) {
+      if (closed) throw new Error(`audit file ${path} is closed`);
+      const data = Buffer.from(`${line}\n`, 'utf8');
+      let current = file ?? openAppendFile(path);
+      file = current;
+      // A line larger than the limit still goes into an empty file rather than rotating forever.
+      if (current.size > 0 && current.size + data.length > maxBytes) {
+        rotateNow(current);
+        current = file as AppendFile;
+      }
+      current.append(data);
+    },
+    async close() {
+      closed = true;
+      file?.close();
+      file = null;
+    },
+  };
+}
+
+function renameIfPresent(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}

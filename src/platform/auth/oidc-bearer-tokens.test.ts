@@ -1,0 +1,245 @@
+// OIDC bearer checks on hand-made tokens: the cases a real provider will not produce on request.
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import { base64url, SignJWT, UnsecuredJWT } from 'jose';
+import {
+  claimsAt,
+  expectProblem,
+  jsonResponse,
+  jwksOf,
+  makeSigner,
+  oidcTestOptions,
+  signToken,
+  stubFetch,
+  T0,
+  T0_SECONDS,
+  TEST_JWKS_URL,
+  type TestSigner,
+} from '../../../test/helpers/oidc-test-tokens.ts';
+import { fixedClock } from '../clock.ts';
+import { createOidcAuthenticator, type OidcOptions } from './oidc-bearer.ts';
+
+describe('OIDC bearer checks on hand-made tokens', () => {
+  let rs: TestSigner;
+  let es: TestSigner;
+  let ed: TestSigner;
+  let impostor: TestSigner;
+
+  before(async () => {
+    rs = await makeSigner('RS256', 'k-rs');
+    es = await makeSigner('ES256', 'k-es');
+    ed = await makeSigner('EdDSA', 'k-ed');
+    // Same kid as the published RSA key, different private key.
+    impostor = await makeSigner('RS256', 'k-rs');
+  });
+
+  const setup = (overrides: Partial<OidcOptions> = {}) => {
+    const net = stubFetch({ [TEST_JWKS_URL]: () => jsonResponse(jwksOf(rs, es, ed)) });
+    const clock = fixedClock(T0);
+    const auth = createOidcAuthenticator(oidcTestOptions(overrides), { clock, fetch: net.fetch });
+    return { auth, net, clock };
+  };
+
+  it('accepts RS256, ES256 and EdDSA tokens signed by published keys', async () => {
+    const { auth, net } = setup();
+    for (const signer of [rs, es, ed]) {
+      const principal = await auth.authenticate(await signToken(signer));
+      assert.equal(principal.id, 'client-1');
+      assert.deepEqual([...principal.scopes], ['relay:read']);
+    }
+    assert.equal(net.calls.length, 1);
+  });
+
+  it('rejects algorithms outside allowed_algorithms before fetching keys', async () => {
+    const { auth, net } = setup({ allowed_algorithms: ['RS256'] });
+    const hs = await new SignJWT(claimsAt())
+      .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+      .sign(new TextEncoder().encode('a-shared-secret-of-thirty-two-bytes!'));
+    await expectProblem(auth.authenticate(hs), 'auth.algorithm_not_allowed');
+    await expectProblem(auth.authenticate(await signToken(es)), 'auth.algorithm_not_allowed');
+    const none = new UnsecuredJWT(claimsAt()).encode();
+    await expectProblem(auth.authenticate(none), 'auth.algorithm_not_allowed');
+    assert.deepEqual(net.calls, []);
+  });
+
+  it('rejects a bad signature, whether from another key or a tampered payload', async () => {
+    const { auth } = setup();
+    const forged = await signToken(impostor);
+    const problem = await expectProblem(auth.authenticate(forged), 'auth.token_signature_invalid');
+    assert.equal((problem.cause as { code?: string }).code, 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED');
+
+    const [header, , signature] = (await signToken(rs)).split('.');
+    const payload = base64url.encode(JSON.stringify(claimsAt({ sub: 'admin' })));
+    await expectProblem(
+      auth.authenticate(`${header}.${payload}.${signature}`),
+      'auth.token_signature_invalid',
+    );
+  });
+
+  it('checks typ against allowed_token_types, case-insensitively, with a missing typ meaning JWT', async () => {
+    const atOnly = setup({ allowed_token_types: ['at+jwt'] }).auth;
+    await expectProblem(
+      atOnly.authenticate(await signToken(rs, claimsAt(), { typ: 'JWT' })),
+      'auth.token_type_not_allowed',
+    );
+    await expectProblem(
+      atOnly.authenticate(await signToken(rs, claimsAt(), { typ: undefined })),
+      'auth.token_type_not_allowed',
+    );
+    await expectProblem(
+      atOnly.authenticate(await signToken(rs, claimsAt(), { typ: 'dpop+jwt' })),
+      'auth.token_type_not_allowed',
+    );
+    assert.equal(
+      (await atOnly.authenticate(await signToken(rs, claimsAt(), { typ: 'AT+JWT' }))).id,
+      'client-1',
+    );
+    assert.equal(
+      (await atOnly.authenticate(await signToken(rs, claimsAt(), { typ: 'application/at+jwt' }))).id,
+      'client-1',
+    );
+
+    const jwtOnly = setup({ allowed_token_types: ['JWT'] }).auth;
+    assert.equal(
+      (await jwtOnly.authenticate(await signToken(rs, claimsAt(), { typ: undefined }))).id,
+      'client-1',
+    );
+    await expectProblem(jwtOnly.authenticate(await signToken(rs)), 'auth.token_type_not_allowed');
+  });
+
+  it('rejects nbf or iat in the future beyond the leeway', async () => {
+    const { auth } = setup();
+    await expectProblem(
+      auth.authenticate(await signToken(rs, claimsAt({ nbf: T0_SECONDS + 31 }))),
+      'auth.token_not_yet_valid',
+    );
+    await expectProblem(
+      auth.authenticate(await signToken(rs, claimsAt({ iat: T0_SECONDS + 31 }))),
+      'auth.token_not_yet_valid',
+    );
+    assert.equal(
+      (await auth.authenticate(await signToken(rs, claimsAt({ nbf: T0_SECONDS + 30 })))).id,
+      'client-1',
+    );
+    assert.equal(
+      (await auth.authenticate(await signToken(rs, claimsAt({ iat: T0_SECONDS + 30 })))).id,
+      'client-1',
+    );
+    const strict = setup({ leeway: 0 }).auth;
+    await expectProblem(
+      strict.authenticate(await signToken(rs, claimsAt({ nbf: T0_SECONDS + 1 }))),
+      'auth.token_not_yet_valid',
+    );
+  });
+
+  it('rejects expired tokens and tokens without exp', async () => {
+    const { auth } = setup();
+    await expectProblem(
+      auth.authenticate(await signToken(rs, claimsAt({ exp: T0_SECONDS - 30 }))),
+      'auth.token_expired',
+    );
+    assert.equal(
+      (await auth.authenticate(await signToken(rs, claimsAt({ exp: T0_SECONDS - 29 })))).id,
+      'client-1',
+    );
+    await expectProblem(
+      auth.authenticate(await signToken(rs, claimsAt({ exp: undefined }))),
+      'auth.invalid_credential',
+    );
+    await expectProblem(
+      auth.authenticate(await signToken(rs, claimsAt({ exp: 'tomorrow' }))),
+      'auth.malformed_credential',
+    );
+  });
+
+  it('enforces allowed_clients on azp or client_id', async () => {
+    const { auth } = setup({ allowed_clients: ['good-client'] });
+    const byAzp = await auth.authenticate(await signToken(rs, claimsAt({ azp: 'good-client' })));
+    assert.equal(byAzp.id, 'client-1');
+    const byClientId = await auth.authenticate(
+      await signToken(rs, claimsAt({ azp: 'bad', client_id: 'good-client' })),
+    );
+    assert.equal(byClientId.id, 'client-1');
+    const problem = await expectProblem(
+      auth.authenticate(await signToken(rs, claimsAt({ azp: 'bad', client_id: 'worse' }))),
+      'auth.client_not_allowed',
+    );
+    assert.equal(problem.status, 403);
+    await expectProblem(auth.authenticate(await signToken(rs, claimsAt())), 'auth.client_not_allowed');
+  });
+
+  it('reads the scope claim as a string, an array or an object, and applies scope_map', async () => {
+    const scope_map = {
+      admin: ['registry_relay:admin', 'registry_relay:ops_read'],
+      viewer: 'people:metadata',
+    };
+    const { auth } = setup({ scope_claim: 'roles', scope_map });
+    const scopesOf = async (roles: unknown) =>
+      [
+        ...(await auth.authenticate(await signToken(rs, claimsAt({ roles, scope: 'ignored' })))).scopes,
+      ].sort();
+    assert.deepEqual(await scopesOf('viewer  extra'), ['extra', 'people:metadata']);
+    assert.deepEqual(await scopesOf(['admin', 7, 'extra', null]), [
+      'extra',
+      'registry_relay:admin',
+      'registry_relay:ops_read',
+    ]);
+    assert.deepEqual(await scopesOf({ viewer: { org: '1' }, other: {} }), ['other', 'people:metadata']);
+    assert.deepEqual(await scopesOf(undefined), []);
+    assert.deepEqual(await scopesOf(42), []);
+    // Names that exist on Object.prototype are ordinary scopes, not map lookups.
+    assert.deepEqual(await scopesOf('constructor toString'), ['constructor', 'toString']);
+  });
+
+  it('takes the principal id from sub, then client_id, then azp', async () => {
+    const { auth } = setup();
+    const idOf = async (claims: Record<string, unknown>) =>
+      (await auth.authenticate(await signToken(rs, claimsAt({ sub: undefined, ...claims })))).id;
+    assert.equal(await idOf({ sub: 's', client_id: 'c', azp: 'a' }), 's');
+    assert.equal(await idOf({ client_id: 'c', azp: 'a' }), 'c');
+    assert.equal(await idOf({ azp: 'a' }), 'a');
+    assert.equal(await idOf({ sub: '', client_id: 'c' }), 'c');
+    await expectProblem(idOf({}), 'auth.invalid_credential');
+  });
+
+  it('rejects malformed tokens as malformed credentials', async () => {
+    const { auth, net } = setup();
+    const valid = await signToken(rs);
+    const [header, payload] = valid.split('.');
+    const notJson = base64url.encode('not json');
+    for (const token of [
+      'not-a-jwt',
+      'a.b',
+      `${valid}.extra.parts`,
+      `${notJson}.${payload}.c2ln`,
+      `${header}.${notJson}.c2ln`,
+      `${header}.${payload}.sig+nature`,
+      '',
+    ]) {
+      await expectProblem(auth.authenticate(token), 'auth.malformed_credential');
+    }
+    assert.deepEqual(net.calls, []);
+  });
+
+  it('tries each key when the token has no kid and several keys could match', async () => {
+    const first = await makeSigner('RS256', undefined);
+    const second = await makeSigner('RS256', undefined);
+    const net = stubFetch({ [TEST_JWKS_URL]: () => jsonResponse(jwksOf(first, second)) });
+    const auth = createOidcAuthenticator(oidcTestOptions(), { clock: fixedClock(T0), fetch: net.fetch });
+    assert.equal((await auth.authenticate(await signToken(second))).id, 'client-1');
+    assert.equal((await auth.authenticate(await signToken(first, claimsAt({ sub: 'other' })))).id, 'other');
+    await expectProblem(
+      auth.authenticate(await signToken(await makeSigner('RS256', undefined))),
+      'auth.token_signature_invalid',
+    );
+  });
+
+  it('binds the credential tag to issuer and principal, never to the token', async () => {
+    const { auth } = setup();
+    const a = await auth.authenticate(await signToken(rs, claimsAt({ jti: '1' })));
+    const b = await auth.authenticate(await signToken(es, claimsAt({ jti: '2' })));
+    const c = await auth.authenticate(await signToken(rs, claimsAt({ sub: 'client-2' })));
+    assert.equal(a.credentialTag, b.credentialTag);
+    assert.notEqual(a.credentialTag, c.credentialTag);
+  });
+});

@@ -1,0 +1,282 @@
+// OIDC bearer tokens: verifies a JWT access token against the issuer keys and turns its claims into a Principal.
+import { createHash } from 'node:crypto';
+import {
+  type CryptoKey,
+  decodeJwt,
+  decodeProtectedHeader,
+  type JWSHeaderParameters,
+  type JWTPayload,
+  type JWTVerifyOptions,
+  jwtVerify,
+} from 'jose';
+import type { Clock } from '../clock.ts';
+import { platformProblem } from '../problem/platform-problems.ts';
+import { isProblem, type Problem } from '../problem/problem.ts';
+import { createOidcKeySource } from './oidc-key-source.ts';
+import type { Principal } from './principal.ts';
+
+export { isLoopbackUrl } from './is-loopback-url.ts';
+
+export type OidcAlgorithm = 'RS256' | 'ES256' | 'EdDSA';
+
+/** Same member names as the relay's `auth.oidc` config block; durations are milliseconds. */
+export interface OidcOptions {
+  readonly issuer: string;
+  readonly audiences: readonly string[];
+  readonly jwks_url?: string;
+  readonly discovery_url?: string;
+  readonly allowed_algorithms: readonly OidcAlgorithm[];
+  readonly jwks_cache_ttl: number;
+  readonly leeway: number;
+  readonly scope_claim: string;
+  readonly scope_map: Readonly<Record<string, string | readonly string[]>>;
+  readonly allowed_clients: readonly string[];
+  readonly allowed_token_types: readonly string[];
+}
+
+export interface OidcAuthenticator {
+  authenticate(token: string): Promise<Principal>;
+}
+
+export interface OidcAuthenticatorDeps {
+  readonly clock: Clock;
+  readonly fetch?: typeof fetch;
+}
+
+/** Verified tokens kept so a busy client pays one signature check per token, not per request. */
+const TOKEN_CACHE_MAX = 10_000;
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+interface CachedToken {
+  readonly principal: Principal;
+  readonly exp: number;
+}
+
+export function createOidcAuthenticator(
+  options: OidcOptions,
+  deps: OidcAuthenticatorDeps,
+): OidcAuthenticator {
+  const { clock } = deps;
+  const keys = createOidcKeySource(options, { clock, fetch: deps.fetch ?? globalThis.fetch });
+  const algorithms = new Set<string>(options.allowed_algorithms);
+  const tokenTypes = new Set(options.allowed_token_types.map(normaliseTyp));
+  const clients = new Set(options.allowed_clients);
+  const leewaySeconds = options.leeway / 1000;
+  const cache = new Map<string, CachedToken>();
+
+  const isExpired = (exp: number, now: number) => exp <= Math.floor(now / 1000) - leewaySeconds;
+
+  const verify = async (token: string, header: JWSHeaderParameters, now: number): Promise<JWTPayload> => {
+    const candidates = await keys.keysFor(header);
+    const verifyOptions: JWTVerifyOptions = {
+      issuer: options.issuer,
+      audience: [...options.audiences],
+      algorithms: [...algorithms],
+      requiredClaims: ['exp'],
+      clockTolerance: leewaySeconds,
+      currentDate: new Date(now),
+    };
+    try {
+      return await verifyWithAny(token, candidates, verifyOptions);
+    } catch (error) {
+      throw toProblem(error);
+    }
+  };
+
+  return {
+    async authenticate(token) {
+      const now = clock.now();
+      const cached = cache.get(token);
+      if (cached) {
+        if (!isExpired(cached.exp, now)) return cached.principal;
+        cache.delete(token);
+        throw platformProblem('auth.token_expired', 'The bearer token has expired.');
+      }
+      const header = checkHeader(token, algorithms, tokenTypes);
+      const payload = await verify(token, header, now);
+      // jose checks `iat` only together with maxTokenAge; a token minted in the future is not yet valid.
+      if (typeof payload.iat === 'number' && payload.iat > Math.floor(now / 1000) + leewaySeconds) {
+        throw platformProblem('auth.token_not_yet_valid', 'The bearer token `iat` lies in the future.');
+      }
+      if (clients.size > 0) {
+        const presented = [stringClaim(payload, 'azp'), stringClaim(payload, 'client_id')];
+        if (!presented.some((client) => client !== undefined && clients.has(client))) {
+          throw platformProblem(
+            'auth.client_not_allowed',
+            'The token was issued to a client that is not allowed.',
+          );
+        }
+      }
+      const principal = toPrincipal(payload, options);
+      remember(cache, token, { principal, exp: payload.exp as number });
+      return principal;
+    },
+  };
+}
+
+/** Header checks that need no key: shape, then algorithm, then token type. */
+function checkHeader(token: string, algorithms: ReadonlySet<string>, tokenTypes: ReadonlySet<string>) {
+  let header: JWSHeaderParameters;
+  try {
+    if (!COMPACT_JWS.test(token)) throw new TypeError('not a compact JWS');
+    header = decodeProtectedHeader(token) as JWSHeaderParameters;
+    decodeJwt(token);
+  } catch (cause) {
+    throw platformProblem('auth.malformed_credential', 'The bearer token is not a well-formed JWT.', {
+      cause,
+    });
+  }
+  if (typeof header.alg !== 'string' || !algorithms.has(header.alg)) {
+    throw platformProblem(
+      'auth.algorithm_not_allowed',
+      `Tokens signed with ${shown(header.alg)} are not accepted.`,
+    );
+  }
+  const typ = header.typ ?? 'JWT';
+  if (typeof typ !== 'string' || !tokenTypes.has(normaliseTyp(typ))) {
+    throw platformProblem('auth.token_type_not_allowed', `Tokens of type ${shown(typ)} are not accepted.`);
+  }
+  return header;
+}
+
+/** Header values are attacker-chosen: quote and shorten them before they reach a problem detail. */
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? 'undefined';
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
+/** `typ` compares case-insensitively and may carry the `application/` prefix (RFC 7515 §4.1.9). */
+function normaliseTyp(typ: string): string {
+  const lower = typ.toLowerCase();
+  return lower.startsWith('application/') && lower.indexOf('/') === lower.lastIndexOf('/')
+    ? lower.slice('application/'.length)
+    : lower;
+}
+
+/** Tries each candidate key; with no `kid` several keys may match and only one signed the token. */
+async function verifyWithAny(
+  token: string,
+  candidates: readonly CryptoKey[],
+  verifyOptions: JWTVerifyOptions,
+): Promise<JWTPayload> {
+  let lastError: unknown;
+  for (const key of candidates) {
+    try {
+      return (await jwtVerify(token, key, verifyOptions)).payload;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') throw error;
+      lastError = error;
+    }
+  }
+  throw lastError;
+}
+
+/** Maps jose failures by their stable `code` (and `claim`/`reason`), keeping the original as `cause`. */
+function toProblem(error: unknown): Problem {
+  if (isProblem(error)) return error;
+  const { code, claim, reason } = error as { code?: unknown; claim?: unknown; reason?: unknown };
+  const options = { cause: error };
+  switch (code) {
+    case 'ERR_JWT_EXPIRED':
+      return platformProblem('auth.token_expired', 'The bearer token has expired.', options);
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return platformProblem('auth.token_signature_invalid', 'The token signature does not verify.', options);
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return platformProblem('auth.algorithm_not_allowed', 'The token algorithm is not accepted.', options);
+    case 'ERR_JWS_INVALID':
+    case 'ERR_JWT_INVALID':
+      return platformProblem(
+        'auth.malformed_credential',
+        'The bearer token is not a well-formed JWT.',
+        options,
+      );
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (claim === 'iss')
+        return platformProblem('auth.issuer_mismatch', 'The token `iss` is not accepted.', options);
+      if (claim === 'aud') {
+        return platformProblem(
+          'auth.audience_mismatch',
+          'The token `aud` names no accepted audience.',
+          options,
+        );
+      }
+      if (reason === 'invalid') {
+        return platformProblem(
+          'auth.malformed_credential',
+          `The token \`${String(claim)}\` is malformed.`,
+          options,
+        );
+      }
+      if (claim === 'nbf' || claim === 'iat') {
+        return platformProblem('auth.token_not_yet_valid', 'The bearer token is not valid yet.', options);
+      }
+      if (reason === 'missing') {
+        return platformProblem(
+          'auth.invalid_credential',
+          `The token has no \`${String(claim)}\` claim.`,
+          options,
+        );
+      }
+      return platformProblem('auth.invalid_credential', 'The token claims are not accepted.', options);
+    default:
+      if (typeof code === 'string' && code.startsWith('ERR_J')) {
+        return platformProblem('auth.invalid_credential', 'The bearer token is not accepted.', options);
+      }
+      throw error;
+  }
+}
+
+function stringClaim(payload: JWTPayload, name: string): string | undefined {
+  const value = Object.hasOwn(payload, name) ? payload[name] : undefined;
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function toPrincipal(payload: JWTPayload, options: OidcOptions): Principal {
+  const id = stringClaim(payload, 'sub') ?? stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp');
+  if (id === undefined) {
+    throw platformProblem(
+      'auth.invalid_credential',
+      'The token names no subject (`sub`, `client_id` or `azp`).',
+    );
+  }
+  const tag = createHash('sha256')
+    .update(JSON.stringify([payload.iss, id]), 'utf8')
+    .digest('hex');
+  return {
+    id,
+    authMode: 'oidc',
+    scopes: oidcScopes(payload, options.scope_claim, options.scope_map),
+    credentialTag: `sha256:${tag.slice(0, 16)}`,
+  };
+}
+
+/** Reads the scope claim (space-separated string, string array, or object whose keys are scopes) and renames. */
+function oidcScopes(
+  payload: JWTPayload,
+  claim: string,
+  scopeMap: Readonly<Record<string, string | readonly string[]>>,
+): Set<string> {
+  const value = Object.hasOwn(payload, claim) ? payload[claim] : undefined;
+  let raw: string[] = [];
+  if (typeof value === 'string') raw = value.split(/\s+/);
+  else if (Array.isArray(value)) raw = value.filter((entry): entry is string => typeof entry === 'string');
+  else if (typeof value === 'object' && value !== null) raw = Object.keys(value);
+  const scopes = new Set<string>();
+  for (const name of raw) {
+    if (name === '') continue;
+    const mapped = Object.hasOwn(scopeMap, name) ? scopeMap[name] : undefined;
+    if (mapped === undefined) scopes.add(name);
+    else if (typeof mapped === 'string') scopes.add(mapped);
+    else for (const scope of mapped) scopes.add(scope);
+  }
+  return scopes;
+}
+
+function remember(cache: Map<string, CachedToken>, token: string, entry: CachedToken): void {
+  if (cache.size >= TOKEN_CACHE_MAX) {
+    // Oldest insertion first: Map iteration order is insertion order.
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
+  cache.set(token, entry);
+}

@@ -1,0 +1,21 @@
+// Strong content ETags and If-None-Match evaluation (a list, `*`, and weak `W/` forms all match).
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+
+export function strongEtag(parts: readonly unknown[]): string {
+  return `"sha256:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}"`;
+}
+
+export function etagOfBody(prefix: string, body: string): string {
+  return `"sha256:${createHash('sha256').update(prefix).update(body).digest('hex')}"`;
+}
+
+export function isNotModified(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (header === undefined) return false;
+  for (const raw of header.split(',')) {
+    const tag = raw.trim();
+    if (tag === '*' || tag === etag || (tag.startsWith('W/') && tag.slice(2) === etag)) return true;
+  }
+  return false;
+}

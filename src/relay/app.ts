@@ -1,0 +1,109 @@
+// createRelayApp: the relay's composition root, readable top to bottom.
+import { resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { createAuditWriter } from '../platform/audit/create-audit-writer.ts';
+import type { Clock } from '../platform/clock.ts';
+import { createHttpServerApp } from '../platform/http/create-server.ts';
+import type { Logger } from '../platform/log.ts';
+import type { Random } from '../platform/random.ts';
+import { buildRelayAuditRecord } from './audit/build-relay-audit-record.ts';
+import { buildCatalog } from './catalog/build-catalog.ts';
+import type { LoadedRelayConfig } from './config/load-relay-config.ts';
+import { createAuthenticator } from './create-authenticator.ts';
+import { createCursorCodec } from './query/cursor.ts';
+import type { RelayRuntime } from './relay-runtime.ts';
+import type { RelayState } from './relay-state.ts';
+import { registerDatasetRoutes } from './routes/datasets.ts';
+import { registerHealthRoutes } from './routes/health.ts';
+import { registerOpenApiRoutes } from './routes/openapi.ts';
+import { registerRecordRoutes } from './routes/records.ts';
+import { registerRelationshipRoutes } from './routes/relationships.ts';
+import { loadGeneration } from './store/load-generation.ts';
+
+export interface RelayDeps {
+  readonly logger: Logger;
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly fetch?: typeof fetch;
+}
+
+export interface RelayApp {
+  readonly app: FastifyInstance;
+  readonly runtime: RelayRuntime;
+  /** Resolves when every source is loaded; rejects with the first load failure. */
+  readonly loaded: Promise<void>;
+  close(): Promise<void>;
+}
+
+export function createRelayApp(loaded: LoadedRelayConfig, deps: RelayDeps): RelayApp {
+  const { config, secrets, baseDir } = loaded;
+  const catalog = buildCatalog(config);
+  const tableCount = config.datasets.reduce((sum, dataset) => sum + dataset.tables.length, 0);
+  const state: RelayState = { generation: undefined, readiness: { total: tableCount, loaded: 0, failed: 0 } };
+  const audit = createAuditWriter({
+    sink: config.audit.sink,
+    ...(config.audit.path === undefined ? {} : { path: resolve(baseDir, config.audit.path) }),
+    ...(config.audit.rotate === undefined ? {} : { rotate: config.audit.rotate }),
+    secret: secrets.auditSecret,
+    writePolicy: config.audit.write_policy,
+    clock: deps.clock,
+    random: deps.random,
+    logger: deps.logger,
+  });
+  const runtime: RelayRuntime = {
+    catalog,
+    state,
+    cursors: createCursorCodec(secrets.cursorSecret),
+    authenticate: createAuthenticator(config, secrets, deps),
+  };
+  const app = createHttpServerApp({
+    logger: deps.logger,
+    clock: deps.clock,
+    random: deps.random,
+    requestTimeoutMs: config.server.request_timeout,
+    corsAllowedOrigins: config.server.cors.allowed_origins,
+    trustProxy: config.server.trust_proxy.enabled ? config.server.trust_proxy.trusted_proxies : false,
+    maxConnections: config.server.max_connections,
+    beforeSend(request, reply) {
+      const kind = (request.ctx.audit as { endpointKind?: string }).endpointKind;
+      if (!config.audit.include_health && (kind === 'health' || kind === 'ready')) return;
+      audit.write(
+        buildRelayAuditRecord(request, reply, { secret: secrets.auditSecret, now: deps.clock.now() }),
+      );
+    },
+  });
+
+  registerHealthRoutes(app, runtime);
+  registerOpenApiRoutes(app, runtime);
+  registerDatasetRoutes(app, runtime);
+  registerRecordRoutes(app, runtime);
+  registerRelationshipRoutes(app, runtime);
+
+  const loadedPromise = loadGeneration(config, {
+    baseDir,
+    clock: deps.clock,
+    onTableLoaded: (datasetId, table) => {
+      state.readiness.loaded++;
+      deps.logger.info({ dataset_id: datasetId, table_id: table.id, rows: table.rowCount }, 'table loaded');
+    },
+  }).then(
+    (generation) => {
+      state.generation = generation;
+    },
+    (error: unknown) => {
+      state.readiness.failed++;
+      throw error;
+    },
+  );
+  loadedPromise.catch(() => {});
+
+  return {
+    app,
+    runtime,
+    loaded: loadedPromise,
+    async close() {
+      await app.close();
+      await audit.close();
+    },
+  };
+}

@@ -1,0 +1,73 @@
+// The relay's audit record (relay contract §2.12 field set): ids and sensitive values only as keyed hashes.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { keyedHash, redactQueryParams } from '../../platform/audit/keyed-hash.ts';
+import type { RelayAuditFacts } from '../relay-runtime.ts';
+
+export interface RelayAuditContext {
+  readonly secret: Buffer;
+  readonly now: number;
+}
+
+export function buildRelayAuditRecord(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: RelayAuditContext,
+): Record<string, unknown> {
+  const ctx = request.ctx;
+  const facts = ctx.audit as RelayAuditFacts;
+  const entity = facts.entity;
+  const status = reply.statusCode;
+  const path = (request.url.split('?')[0] ?? '').replace(
+    /(\/records\/)[^/]+/,
+    (_match, prefix: string) => `${prefix}{id}`,
+  );
+  return {
+    ts: new Date(context.now).toISOString(),
+    request_id: ctx.requestId,
+    client_request_id: ctx.clientRequestId ?? null,
+    principal_id: ctx.principal?.id ?? null,
+    auth_mode: ctx.principal?.authMode ?? null,
+    remote_addr: request.ip,
+    method: request.method,
+    path,
+    endpoint_kind: facts.endpointKind ?? 'other',
+    dataset_id: facts.datasetId ?? null,
+    entity_name: entity?.name ?? null,
+    table_id_hash: entity
+      ? keyedHash(context.secret, 'table', `${entity.datasetId}/${entity.tableId}`)
+      : null,
+    relationship: facts.relationship ?? null,
+    aggregate_id: null,
+    primary_key:
+      facts.recordId !== undefined && entity
+        ? keyedHash(context.secret, `primary_key:${entity.datasetId}:${entity.name}`, facts.recordId)
+        : null,
+    scopes_used: facts.scopesUsed ?? [],
+    query_params: facts.query ? redactedQuery(facts, context.secret) : {},
+    purpose: rawPurpose(request),
+    status_code: status,
+    row_count: facts.rowCount ?? null,
+    suppressed_groups: null,
+    duration_ms: Math.max(0, context.now - ctx.startedAt),
+    error_code: status >= 400 ? (ctx.errorCode ?? null) : null,
+  };
+}
+
+function redactedQuery(facts: RelayAuditFacts, secret: Buffer) {
+  const entity = facts.entity;
+  const params: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(facts.query ?? {}))
+    if (value !== undefined) params[name] = value;
+  return redactQueryParams(params, {
+    secret,
+    domain: entity ? `query:${entity.datasetId}:${entity.name}` : 'query',
+    // Unknown names are treated as sensitive: their values are hashed, never kept.
+    sensitive: (field) => entity?.fieldByName.get(field)?.sensitive ?? true,
+  });
+}
+
+/** `Data-Purpose` is recorded verbatim, as sent. */
+function rawPurpose(request: FastifyRequest): string | null {
+  const value = request.headers['data-purpose'];
+  return typeof value === 'string' ? value : null;
+}

@@ -1,0 +1,39 @@
+// The one auth mode of a deployment as a request stage: API key or OIDC bearer token.
+import type { FastifyRequest } from 'fastify';
+import { createApiKeyAuthenticator } from '../platform/auth/api-key.ts';
+import { createOidcAuthenticator } from '../platform/auth/oidc-bearer.ts';
+import type { Principal } from '../platform/auth/principal.ts';
+import { readCredential } from '../platform/auth/read-credential.ts';
+import type { Clock } from '../platform/clock.ts';
+import { platformProblem } from '../platform/problem/platform-problems.ts';
+import type { RelaySecrets } from './config/resolve-relay-secrets.ts';
+import type { RelayConfig } from './config/schema.ts';
+
+export function createAuthenticator(
+  config: RelayConfig,
+  secrets: RelaySecrets,
+  deps: { clock: Clock; fetch?: typeof fetch },
+): (request: FastifyRequest) => Promise<Principal> {
+  if (config.auth.mode === 'api_key') {
+    const check = createApiKeyAuthenticator(secrets.apiKeys);
+    return async (request) => {
+      const principal = check(readCredential(request.headers).secret);
+      request.ctx.principal = principal;
+      return principal;
+    };
+  }
+  const oidc = createOidcAuthenticator(config.auth.oidc as NonNullable<RelayConfig['auth']['oidc']>, deps);
+  return async (request) => {
+    const credential = readCredential(request.headers);
+    if (credential.header !== 'authorization') {
+      // OIDC deployments take bearer tokens only; an API-key header is a credential of the wrong kind.
+      throw platformProblem(
+        'auth.malformed_credential',
+        'this relay accepts `Authorization: Bearer <access token>`',
+      );
+    }
+    const principal = await oidc.authenticate(credential.secret);
+    request.ctx.principal = principal;
+    return principal;
+  };
+}

@@ -1,0 +1,99 @@
+// The runtime OpenAPI 3.1 document, generated from the catalogue and limited to what the caller may see.
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { Catalog, CatalogEntity } from '../catalog/catalog.ts';
+import { entityPaths } from './entity-paths.ts';
+import { problemResponse, recordSchema } from './openapi-schemas.ts';
+
+/** Visible entities: those whose metadata scope the caller holds (all of them for a public document). */
+export function buildOpenApi(catalog: Catalog, principal: Principal | undefined, version: string) {
+  const entities = [...catalog.datasets.values()].flatMap((dataset) =>
+    [...dataset.entities.values()].filter(
+      (entity) => !principal || principal.scopes.has(entity.scopes.metadata),
+    ),
+  );
+  const paths: Record<string, unknown> = { ...commonPaths() };
+  const schemas: Record<string, unknown> = { Problem: problemSchema(), Pagination: paginationSchema() };
+  for (const entity of entities) {
+    schemas[schemaName(entity)] = recordSchema(entity);
+    Object.assign(paths, entityPaths(entity, schemaName(entity)));
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: `${catalog.config.catalog.title} (Ambit Relay)`,
+      version,
+      description:
+        'Read-only, scoped consultation API. This document lists only what the presented credential may see.',
+    },
+    servers: [{ url: catalog.config.catalog.base_url }],
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'API key or OIDC access token' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+      },
+      schemas,
+    },
+  };
+}
+
+export function schemaName(entity: CatalogEntity): string {
+  const pascal = (text: string) => text.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase());
+  return `${pascal(entity.datasetId)}${pascal(entity.name)}`;
+}
+
+function commonPaths() {
+  const open = { security: [] };
+  return {
+    '/healthz': {
+      get: {
+        ...open,
+        operationId: 'healthz',
+        summary: 'Liveness probe',
+        responses: { 200: { description: 'Alive' } },
+      },
+    },
+    '/ready': {
+      get: {
+        ...open,
+        operationId: 'ready',
+        summary: 'Readiness probe: 503 until every source is loaded',
+        responses: { 200: { description: 'Ready' }, 503: problemResponse('Still loading') },
+      },
+    },
+    '/v1/datasets': {
+      get: {
+        operationId: 'listDatasets',
+        summary: 'Datasets visible to the caller',
+        responses: { 200: { description: 'Dataset summaries' }, 401: problemResponse('Not authenticated') },
+      },
+    },
+  };
+}
+
+function problemSchema() {
+  return {
+    type: 'object',
+    required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
+    properties: {
+      type: { type: 'string', format: 'uri' },
+      title: { type: 'string' },
+      status: { type: 'integer' },
+      detail: { type: 'string' },
+      code: { type: 'string', description: 'Stable machine code; branch on this, not on text.' },
+      request_id: { type: 'string' },
+    },
+  };
+}
+
+function paginationSchema() {
+  return {
+    type: 'object',
+    required: ['has_more'],
+    properties: {
+      has_more: { type: 'boolean' },
+      next_cursor: { type: 'string', description: 'Opaque; pass as `cursor`.' },
+    },
+  };
+}

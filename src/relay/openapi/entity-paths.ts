@@ -1,0 +1,156 @@
+// OpenAPI path items of one entity: schema, collection (with its filters), record and relationships.
+import type { CatalogEntity } from '../catalog/catalog.ts';
+import { fieldSchema, problemResponse } from './openapi-schemas.ts';
+
+const errors = {
+  400: problemResponse('Invalid request (filter, limit, cursor, purpose)'),
+  401: problemResponse('Not authenticated'),
+  403: problemResponse('Scope denied'),
+  404: problemResponse('Unknown resource'),
+};
+
+export function entityPaths(entity: CatalogEntity, schema: string): Record<string, unknown> {
+  const base = `/v1/datasets/${entity.datasetId}/entities/${entity.name}`;
+  const ref = { $ref: `#/components/schemas/${schema}` };
+  const purpose = {
+    name: 'Data-Purpose',
+    in: 'header',
+    required: entity.api.requirePurpose,
+    description: 'Purpose URI or controlled string, recorded verbatim in the audit trail.',
+    schema: { type: 'string' },
+  };
+  const tag = `${entity.datasetId}.${entity.name}`;
+  const paths: Record<string, unknown> = {
+    [`${base}/schema`]: {
+      get: {
+        tags: [tag],
+        operationId: `${tag}.schema`,
+        summary: `Schema of ${entity.name}`,
+        responses: { 200: { description: 'Entity schema' }, ...errors },
+      },
+    },
+    [`${base}/records`]: {
+      get: {
+        tags: [tag],
+        operationId: `${tag}.records`,
+        summary: `List ${entity.title}`,
+        description: entity.api.requiredFilters.length
+          ? `Requires an equality filter on one of: ${entity.api.requiredFilters.join(', ')}.`
+          : undefined,
+        parameters: [purpose, ...pagingParameters(entity), ...filterParameters(entity)],
+        responses: {
+          200: {
+            description: 'A page of records',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['data', 'pagination'],
+                  properties: {
+                    data: { type: 'array', items: ref },
+                    pagination: { $ref: '#/components/schemas/Pagination' },
+                  },
+                },
+              },
+            },
+          },
+          304: { description: 'Not modified' },
+          413: problemResponse('Too many filter values'),
+          ...errors,
+        },
+      },
+    },
+    [`${base}/records/{id}`]: {
+      get: {
+        tags: [tag],
+        operationId: `${tag}.record`,
+        summary: `One ${entity.name} record by ${entity.primaryKey.name}`,
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: fieldSchema(entity.primaryKey) },
+          purpose,
+          {
+            name: 'fields',
+            in: 'query',
+            schema: { type: 'string' },
+            description: 'Comma-separated projection',
+          },
+          ...expandParameter(entity),
+        ],
+        responses: {
+          200: { description: 'The record', content: { 'application/json': { schema: ref } } },
+          304: { description: 'Not modified' },
+          ...errors,
+        },
+      },
+    },
+  };
+  for (const rel of entity.relationships.values()) {
+    paths[`${base}/records/{id}/relationships/${rel.name}`] = {
+      get: {
+        tags: [tag],
+        operationId: `${tag}.${rel.name}`,
+        summary: `${rel.kind} ${rel.target}`,
+        parameters: [
+          { name: 'id', in: 'path', required: true, schema: fieldSchema(entity.primaryKey) },
+          purpose,
+          ...(rel.kind === 'has_many'
+            ? [
+                { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 } },
+                { name: 'cursor', in: 'query', schema: { type: 'string' } },
+              ]
+            : []),
+        ],
+        responses: { 200: { description: 'Related record(s)' }, ...errors },
+      },
+    };
+  }
+  return paths;
+}
+
+function pagingParameters(entity: CatalogEntity) {
+  return [
+    {
+      name: 'limit',
+      in: 'query',
+      schema: { type: 'integer', minimum: 1, maximum: entity.api.maxLimit, default: entity.api.defaultLimit },
+    },
+    {
+      name: 'cursor',
+      in: 'query',
+      schema: { type: 'string' },
+      description: 'Opaque `next_cursor` of the previous page',
+    },
+    { name: 'fields', in: 'query', schema: { type: 'string' }, description: 'Comma-separated projection' },
+    ...expandParameter(entity),
+  ];
+}
+
+function expandParameter(entity: CatalogEntity) {
+  if (entity.api.allowedExpansions.size === 0) return [];
+  return [
+    {
+      name: 'expand',
+      in: 'query',
+      schema: { type: 'string' },
+      description: `Comma-separated: ${[...entity.api.allowedExpansions].join(', ')}`,
+    },
+  ];
+}
+
+function filterParameters(entity: CatalogEntity) {
+  return [...entity.api.allowedFilters].flatMap(([name, ops]) => {
+    const field = entity.fieldByName.get(name);
+    if (!field) return [];
+    return [...ops].map((op) => ({
+      name: op === 'eq' ? name : `${name}.${op}`,
+      in: 'query',
+      schema: op === 'in' || op === 'between' ? { type: 'string' } : fieldSchema(field),
+      description:
+        op === 'in'
+          ? 'Comma-separated values (at most 100)'
+          : op === 'between'
+            ? 'lower,upper (inclusive)'
+            : `${op} filter`,
+    }));
+  });
+}

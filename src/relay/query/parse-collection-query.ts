@@ -1,0 +1,151 @@
+// Parses the query string of a collection read: filters, limit, cursor, projection and expansions.
+import { hint } from '../../platform/config/did-you-mean.ts';
+import type { CatalogEntity, CatalogField } from '../catalog/catalog.ts';
+import { FILTER_OPS, type FilterOp } from '../config/schema.ts';
+import { relayProblem } from '../problems.ts';
+import { parseFilterValue } from '../store/coerce-cell.ts';
+import type { CellKey } from '../store/column.ts';
+
+export const MAX_FILTER_PARAMS = 20;
+export const MAX_IN_VALUES = 100;
+const RESERVED = new Set(['limit', 'cursor', 'fields', 'expand']);
+
+export interface Filter {
+  readonly field: CatalogField;
+  readonly op: FilterOp;
+  /** eq: one value; in: 1..100 values; gte/lte: one bound; between: [lower, upper]. */
+  readonly values: readonly CellKey[];
+}
+
+export interface CollectionQuery {
+  readonly filters: readonly Filter[];
+  readonly limit: number;
+  readonly cursor: string | undefined;
+  readonly fields: readonly CatalogField[] | undefined;
+  readonly expand: readonly string[];
+}
+
+export type QueryParams = Readonly<Record<string, string | string[] | undefined>>;
+
+export function parseCollectionQuery(entity: CatalogEntity, params: QueryParams): CollectionQuery {
+  const names = Object.keys(params).filter((name) => !RESERVED.has(name));
+  if (names.length > MAX_FILTER_PARAMS) {
+    throw relayProblem(
+      'filter.too_many_filters',
+      `at most ${MAX_FILTER_PARAMS} filter parameters are accepted`,
+    );
+  }
+  const filters = names.map((name) => parseFilter(entity, name, single(params, name)));
+  checkRequiredFilters(entity, filters);
+  return {
+    filters,
+    limit: parseLimit(params, entity.api.defaultLimit, entity.api.maxLimit),
+    cursor: optional(params, 'cursor'),
+    fields: parseFields(entity, optional(params, 'fields')),
+    expand: parseExpand(entity, optional(params, 'expand')),
+  };
+}
+
+/** A repeated parameter is ambiguous, so it is rejected rather than silently collapsed. */
+export function single(params: QueryParams, name: string): string {
+  const value = params[name];
+  if (Array.isArray(value)) throw relayProblem('filter.invalid_value', `parameter \`${name}\` is repeated`);
+  return value ?? '';
+}
+
+export function optional(params: QueryParams, name: string): string | undefined {
+  return params[name] === undefined ? undefined : single(params, name);
+}
+
+function parseFilter(entity: CatalogEntity, name: string, raw: string): Filter {
+  const dot = name.lastIndexOf('.');
+  const fieldName = dot < 0 ? name : name.slice(0, dot);
+  const op = dot < 0 ? 'eq' : name.slice(dot + 1);
+  if (!(FILTER_OPS as readonly string[]).includes(op)) {
+    throw relayProblem('filter.unsupported_op', `\`.${op}\` is not an operator${hint(op, FILTER_OPS)}`);
+  }
+  const allowed = entity.api.allowedFilters;
+  const ops = allowed.get(fieldName);
+  if (!ops?.has(op as FilterOp)) {
+    const detail = ops
+      ? `\`${fieldName}\` accepts ${[...ops].join(', ')}`
+      : `\`${fieldName}\` is not a filter of this entity${hint(fieldName, allowed.keys())}`;
+    throw relayProblem('filter.not_allowed', detail);
+  }
+  const field = entity.fieldByName.get(fieldName) as CatalogField;
+  const texts = op === 'in' || op === 'between' ? splitList(raw) : [raw];
+  if (op === 'in' && texts.length > MAX_IN_VALUES) {
+    throw relayProblem('filter.too_many_values', `\`${name}\` accepts at most ${MAX_IN_VALUES} values`);
+  }
+  if (op === 'between' && texts.length !== 2) {
+    throw relayProblem('filter.invalid_range', `\`${name}\` takes exactly two values: lower,upper`);
+  }
+  if (texts.length === 0) throw relayProblem('filter.invalid_value', `\`${name}\` has no value`);
+  const values = texts.map((text) => {
+    const parsed = parseFilterValue(text, field.type);
+    if (!parsed.ok || parsed.value === null) {
+      const reason = field.sensitive || parsed.ok ? `not a valid ${field.type}` : parsed.reason;
+      throw relayProblem('filter.invalid_value', `\`${name}\`: ${reason}`);
+    }
+    return parsed.value;
+  });
+  if (op === 'between' && (values[0] as CellKey) > (values[1] as CellKey)) {
+    throw relayProblem('filter.invalid_range', `\`${name}\`: the lower bound is above the upper bound`);
+  }
+  return { field, op: op as FilterOp, values: op === 'in' ? [...new Set(values)] : values };
+}
+
+function splitList(raw: string): string[] {
+  return raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
+}
+
+/** Satisfied only by an equality on one of the listed fields (an `.in` or a range does not narrow enough). */
+function checkRequiredFilters(entity: CatalogEntity, filters: readonly Filter[]): void {
+  const required = entity.api.requiredFilters;
+  if (required.length === 0) return;
+  const satisfied = filters.some((filter) => filter.op === 'eq' && required.includes(filter.field.name));
+  if (!satisfied) throw relayProblem('entity.filter_required', `one of: ${required.join(', ')}`);
+}
+
+export function parseLimit(params: QueryParams, defaultLimit: number, maxLimit: number): number {
+  const raw = optional(params, 'limit');
+  if (raw === undefined) return defaultLimit;
+  const limit = /^\d{1,6}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(limit >= 1 && limit <= maxLimit)) {
+    throw relayProblem('filter.limit_out_of_range', `limit must be an integer from 1 to ${maxLimit}`);
+  }
+  return limit;
+}
+
+export function parseFields(entity: CatalogEntity, raw: string | undefined): CatalogField[] | undefined {
+  if (raw === undefined) return undefined;
+  const names = splitList(raw);
+  if (names.length === 0) throw relayProblem('filter.unknown_field', '`fields` is empty');
+  return [...new Set(names)].map((name) => {
+    const field = entity.fieldByName.get(name);
+    if (!field)
+      throw relayProblem(
+        'filter.unknown_field',
+        `unknown field \`${name}\`${hint(name, entity.fieldByName.keys())}`,
+      );
+    return field;
+  });
+}
+
+export function parseExpand(entity: CatalogEntity, raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  const names = [...new Set(splitList(raw))];
+  for (const name of names) {
+    if (!entity.api.allowedExpansions.has(name)) {
+      const why =
+        name.includes('.') || name === '*'
+          ? 'nested and wildcard expansions are not supported'
+          : `\`${name}\` is not expandable${hint(name, entity.api.allowedExpansions)}`;
+      throw relayProblem('expand.not_allowed', why);
+    }
+  }
+  return names;
+}

@@ -1,0 +1,131 @@
+// Executes a filtered, keyset-paginated read over a snapshot using its indexes.
+import type { CellKey, Column } from '../store/column.ts';
+import { cellKey } from '../store/column.ts';
+import { lookup } from '../store/hash-index.ts';
+import { rangeBounds, rowsInRange } from '../store/sorted-index.ts';
+import type { TableSnapshot } from '../store/table-snapshot.ts';
+import type { Filter } from './parse-collection-query.ts';
+
+export interface CollectionPage {
+  /** Row numbers in primary-key order. */
+  readonly rows: readonly number[];
+  readonly hasMore: boolean;
+}
+
+interface Predicate {
+  readonly column: Column;
+  readonly filter: Filter;
+}
+
+/** Rows after `afterRow` (exclusive) that satisfy every filter, at most `limit`. */
+export function runCollection(
+  table: TableSnapshot,
+  filters: readonly Filter[],
+  afterRow: number,
+  limit: number,
+): CollectionPage {
+  const predicates: Predicate[] = filters.map((filter) => ({
+    column: table.columns.get(filter.field.column) as Column,
+    filter,
+  }));
+  // Drive the scan from the smallest candidate list; the other filters are checked row by row.
+  let driver: Int32Array | undefined;
+  let driverIndex = -1;
+  predicates.forEach((predicate, index) => {
+    const candidates = candidateRows(table, predicate.filter);
+    if (candidates && (!driver || candidates.length < driver.length)) {
+      driver = candidates;
+      driverIndex = index;
+    }
+  });
+  const others = predicates.filter((_, index) => index !== driverIndex);
+  const rows: number[] = [];
+  const accept = (row: number): boolean => {
+    for (const predicate of others) if (!matches(predicate, row)) return false;
+    rows.push(row);
+    return rows.length > limit;
+  };
+  if (driver) {
+    for (let i = firstAfter(driver, afterRow); i < driver.length; i++) {
+      if (accept(driver[i] as number)) break;
+    }
+  } else {
+    for (let row = afterRow + 1; row < table.rowCount; row++) {
+      if (accept(row)) break;
+    }
+  }
+  const hasMore = rows.length > limit;
+  if (hasMore) rows.pop();
+  return { rows, hasMore };
+}
+
+function candidateRows(table: TableSnapshot, filter: Filter): Int32Array | undefined {
+  const column = filter.field.column;
+  switch (filter.op) {
+    case 'eq':
+      return lookup(table.hashIndex(column), filter.values[0] as CellKey);
+    case 'in':
+      return unionSorted(filter.values.map((value) => lookup(table.hashIndex(column), value)));
+    case 'gte':
+      return boundedRange(table, column, filter.values[0], undefined);
+    case 'lte':
+      return boundedRange(table, column, undefined, filter.values[0]);
+    case 'between':
+      return boundedRange(table, column, filter.values[0], filter.values[1]);
+  }
+}
+
+// A wide range is cheaper to check row by row than to gather and sort.
+function boundedRange(
+  table: TableSnapshot,
+  column: string,
+  lower?: CellKey,
+  upper?: CellKey,
+): Int32Array | undefined {
+  const index = table.sortedIndex(column);
+  const bounds = rangeBounds(index, lower, upper);
+  return bounds[1] - bounds[0] > table.rowCount / 4 ? undefined : rowsInRange(index, bounds);
+}
+
+function matches(predicate: Predicate, row: number): boolean {
+  const value = cellKey(predicate.column, row);
+  if (value === null) return false;
+  const { op, values } = predicate.filter;
+  switch (op) {
+    case 'eq':
+      return value === values[0];
+    case 'in':
+      return values.includes(value);
+    case 'gte':
+      return value >= (values[0] as CellKey);
+    case 'lte':
+      return value <= (values[0] as CellKey);
+    case 'between':
+      return value >= (values[0] as CellKey) && value <= (values[1] as CellKey);
+  }
+}
+
+function firstAfter(rows: Int32Array, afterRow: number): number {
+  let lo = 0;
+  let hi = rows.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((rows[mid] as number) <= afterRow) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function unionSorted(lists: Int32Array[]): Int32Array {
+  if (lists.length === 1) return lists[0] as Int32Array;
+  const total = lists.reduce((sum, list) => sum + list.length, 0);
+  const merged = new Int32Array(total);
+  let offset = 0;
+  for (const list of lists) {
+    merged.set(list, offset);
+    offset += list.length;
+  }
+  merged.sort();
+  // Values are distinct per list and a row holds one value, so the union has no duplicates.
+  return merged;
+}

@@ -1,0 +1,30 @@
+// What route groups receive from the composition root: the catalogue, live state and the request stages.
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../platform/auth/principal.ts';
+import type { Catalog, CatalogEntity } from './catalog/catalog.ts';
+import type { CursorCodec } from './query/cursor.ts';
+import type { RelayState } from './relay-state.ts';
+
+export interface RelayRuntime {
+  readonly catalog: Catalog;
+  readonly state: RelayState;
+  readonly cursors: CursorCodec;
+  authenticate(request: FastifyRequest): Promise<Principal>;
+}
+
+/** Facts a route records for its audit event; redaction happens when the record is built. */
+export interface RelayAuditFacts {
+  endpointKind?: string;
+  datasetId?: string;
+  entity?: CatalogEntity;
+  relationship?: string;
+  recordId?: string;
+  scopesUsed?: string[];
+  query?: Readonly<Record<string, string | string[] | undefined>>;
+  purpose?: string;
+  rowCount?: number;
+}
+
+export function auditFacts(request: FastifyRequest): RelayAuditFacts {
+  return request.ctx.audit as RelayAuditFacts;
+}

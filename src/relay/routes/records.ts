@@ -1,0 +1,211 @@
+// Entity record reads: the paginated collection and a single record by primary key.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
+import type { CatalogEntity } from '../catalog/catalog.ts';
+import { relayProblem } from '../problems.ts';
+import { intentDigest } from '../query/cursor.ts';
+import { expandRow, type Related, relatedOf } from '../query/expand-rows.ts';
+import {
+  type CollectionQuery,
+  optional,
+  parseCollectionQuery,
+  parseExpand,
+  parseFields,
+  type QueryParams,
+} from '../query/parse-collection-query.ts';
+import { rowJson, rowObject } from '../query/render-rows.ts';
+import { runCollection } from '../query/run-collection.ts';
+import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
+import { parseFilterValue } from '../store/coerce-cell.ts';
+import type { Generation } from '../store/generation.ts';
+import { renderPage } from './render-page.ts';
+import { readPurpose, requireGeneration, resolveEntity } from './resolve-entity.ts';
+
+interface EntityParams {
+  dataset_id: string;
+  entity: string;
+  id?: string;
+}
+
+export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime): void {
+  app.get<{ Params: EntityParams }>(
+    '/v1/datasets/:dataset_id/entities/:entity/records',
+    async (request, reply) => {
+      const facts = auditFacts(request);
+      facts.endpointKind = 'rows';
+      const principal = await runtime.authenticate(request);
+      const entity = resolveEntity(
+        runtime.catalog,
+        principal,
+        request.params.dataset_id,
+        request.params.entity,
+        'rows',
+      );
+      facts.datasetId = entity.datasetId;
+      facts.entity = entity;
+      const params = request.query as QueryParams;
+      facts.query = params;
+      // Purpose precedes query parsing: a caller without one learns nothing about the filter rules.
+      readPurpose(request, [entity]);
+      const query = parseCollectionQuery(entity, params);
+      const expansions = authorizeExpansions(runtime, principal.scopes, entity, query.expand);
+      const purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
+      facts.purpose = purpose;
+      facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
+      const generation = requireGeneration(runtime.state);
+      const table = generation.table(entity.datasetId, entity.tableId);
+      const intent = intentDigest([
+        'records',
+        entity.datasetId,
+        entity.name,
+        query.filters.map((filter) => [filter.field.name, filter.op, filter.values]),
+        query.fields?.map((field) => field.name) ?? null,
+        query.expand,
+        purpose ?? null,
+        principal.credentialTag,
+      ]);
+      const afterRow =
+        query.cursor === undefined ? -1 : runtime.cursors.decode(query.cursor, intent, table.version);
+      const etag = strongEtag([
+        'records',
+        entity.datasetId,
+        entity.name,
+        versionsOf(generation, entity, expansions),
+        sortedQuery(params),
+      ]);
+      if (isNotModified(request, etag)) return notModified(reply, etag);
+      const page = runCollection(table, query.filters, afterRow, query.limit);
+      facts.rowCount = page.rows.length;
+      const last = page.rows[page.rows.length - 1];
+      const nextCursor =
+        page.hasMore && last !== undefined
+          ? runtime.cursors.encode({ i: intent, g: table.version, p: last })
+          : undefined;
+      const items = page.rows.map((row) => renderRow(generation, entity, query, expansions, row));
+      reply.header('etag', etag);
+      if (nextCursor) reply.header('link', `<${nextLink(request, nextCursor)}>; rel="next"`);
+      return sendJson(reply, renderPage(items, page.hasMore, nextCursor));
+    },
+  );
+
+  app.get<{ Params: EntityParams & { id: string } }>(
+    '/v1/datasets/:dataset_id/entities/:entity/records/:id',
+    async (request, reply) => {
+      const facts = auditFacts(request);
+      facts.endpointKind = 'rows';
+      const principal = await runtime.authenticate(request);
+      const entity = resolveEntity(
+        runtime.catalog,
+        principal,
+        request.params.dataset_id,
+        request.params.entity,
+        'rows',
+      );
+      facts.datasetId = entity.datasetId;
+      facts.entity = entity;
+      facts.recordId = request.params.id;
+      const params = request.query as QueryParams;
+      facts.query = params;
+      for (const name of Object.keys(params)) {
+        if (name !== 'fields' && name !== 'expand') {
+          throw relayProblem(
+            'filter.not_allowed',
+            `a record read accepts only \`fields\` and \`expand\`, not \`${name}\``,
+          );
+        }
+      }
+      const fields = parseFields(entity, optional(params, 'fields'));
+      const expand = parseExpand(entity, optional(params, 'expand'));
+      const expansions = authorizeExpansions(runtime, principal.scopes, entity, expand);
+      facts.purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
+      facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
+      const generation = requireGeneration(runtime.state);
+      const row = findRow(entity, generation, request.params.id);
+      const etag = strongEtag([
+        'record',
+        entity.datasetId,
+        entity.name,
+        request.params.id,
+        versionsOf(generation, entity, expansions),
+        sortedQuery(params),
+      ]);
+      if (isNotModified(request, etag)) return notModified(reply, etag);
+      facts.rowCount = 1;
+      reply.header('etag', etag);
+      return sendJson(reply, renderRow(generation, entity, { fields, expand }, expansions, row));
+    },
+  );
+}
+
+export function findRow(entity: CatalogEntity, generation: Generation, id: string): number {
+  const table = generation.table(entity.datasetId, entity.tableId);
+  const key = parseFilterValue(id, entity.primaryKey.type);
+  const row = key.ok && key.value !== null ? table.rowOf(key.value) : undefined;
+  if (row === undefined)
+    throw relayProblem('schema.unknown_resource', `no ${entity.name} record with that id`);
+  return row;
+}
+
+export function authorizeExpansions(
+  runtime: RelayRuntime,
+  scopes: ReadonlySet<string>,
+  entity: CatalogEntity,
+  names: readonly string[],
+): Related[] {
+  return names.map((name) => {
+    const related = relatedOf(runtime.catalog, entity, name);
+    if (!scopes.has(related.target.scopes.rows)) {
+      throw relayProblem(
+        'expand.not_allowed',
+        `expanding \`${name}\` requires scope ${related.target.scopes.rows}`,
+      );
+    }
+    return related;
+  });
+}
+
+export function renderRow(
+  generation: Generation,
+  entity: CatalogEntity,
+  query: Pick<CollectionQuery, 'fields' | 'expand'>,
+  expansions: readonly Related[],
+  row: number,
+): string {
+  const table = generation.table(entity.datasetId, entity.tableId);
+  if (query.fields === undefined && expansions.length === 0) return rowJson(entity, table, generation, row);
+  const object = rowObject(table, query.fields ?? entity.fields, row);
+  return JSON.stringify(expandRow(generation, entity, expansions, object, row));
+}
+
+export function versionsOf(
+  generation: Generation,
+  entity: CatalogEntity,
+  expansions: readonly Related[],
+): string[] {
+  return [entity, ...expansions.map((related) => related.target)].map(
+    (e) => generation.table(e.datasetId, e.tableId).version,
+  );
+}
+
+export function sortedQuery(params: QueryParams): [string, unknown][] {
+  return Object.keys(params)
+    .sort()
+    .map((name) => [name, params[name]]);
+}
+
+export function notModified(reply: FastifyReply, etag: string): FastifyReply {
+  return reply.code(304).header('etag', etag).send();
+}
+
+export function sendJson(reply: FastifyReply, body: string): FastifyReply {
+  return reply.header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
+/** The same path and parameters with the cursor replaced, parameters sorted by name. */
+export function nextLink(request: FastifyRequest, cursor: string): string {
+  const url = new URL(request.url, 'http://relay.invalid');
+  const params = [...url.searchParams.entries()].filter(([name]) => name !== 'cursor');
+  params.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  params.push(['cursor', cursor]);
+  return `${url.pathname}?${new URLSearchParams(params).toString()}`;
+}

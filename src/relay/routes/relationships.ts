@@ -1,0 +1,119 @@
+// Relationship reads: belongs_to and has_one return one record, has_many a paginated collection.
+import type { FastifyInstance } from 'fastify';
+import { requireScope } from '../../platform/auth/require-scope.ts';
+import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
+import { relayProblem } from '../problems.ts';
+import { intentDigest } from '../query/cursor.ts';
+import { relatedOf, relatedRows } from '../query/expand-rows.ts';
+import { optional, parseLimit, type QueryParams } from '../query/parse-collection-query.ts';
+import { rowJson } from '../query/render-rows.ts';
+import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
+import { findRow, nextLink, notModified, sendJson, sortedQuery } from './records.ts';
+import { renderPage } from './render-page.ts';
+import { readPurpose, requireGeneration, resolveEntity } from './resolve-entity.ts';
+
+interface RelationshipParams {
+  dataset_id: string;
+  entity: string;
+  id: string;
+  relationship: string;
+}
+
+export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayRuntime): void {
+  app.get<{ Params: RelationshipParams }>(
+    '/v1/datasets/:dataset_id/entities/:entity/records/:id/relationships/:relationship',
+    async (request, reply) => {
+      const facts = auditFacts(request);
+      facts.endpointKind = 'rows';
+      const principal = await runtime.authenticate(request);
+      const { dataset_id, entity: entityName, id, relationship: name } = request.params;
+      const entity = resolveEntity(runtime.catalog, principal, dataset_id, entityName, 'rows');
+      facts.datasetId = entity.datasetId;
+      facts.entity = entity;
+      facts.recordId = id;
+      facts.relationship = name;
+      if (!entity.relationships.has(name)) {
+        throw relayProblem('schema.unknown_resource', `entity ${entity.name} has no relationship ${name}`);
+      }
+      const related = relatedOf(runtime.catalog, entity, name);
+      requireScope(principal, related.target.scopes.rows);
+      facts.scopesUsed = [entity.scopes.rows, related.target.scopes.rows];
+      const params = request.query as QueryParams;
+      facts.query = params;
+      const many = related.relationship.kind === 'has_many';
+      for (const param of Object.keys(params)) {
+        if (!many || (param !== 'limit' && param !== 'cursor')) {
+          throw relayProblem(
+            'filter.not_allowed',
+            `parameter \`${param}\` is not accepted on this relationship`,
+          );
+        }
+      }
+      const limit = parseLimit(params, related.target.api.defaultLimit, related.target.api.maxLimit);
+      const cursor = optional(params, 'cursor');
+      const purpose = readPurpose(request, [entity, related.target]);
+      facts.purpose = purpose;
+      const generation = requireGeneration(runtime.state);
+      const row = findRow(entity, generation, id);
+      const target = generation.table(related.target.datasetId, related.target.tableId);
+      const source = generation.table(entity.datasetId, entity.tableId);
+      const rows = relatedRows(generation, entity, related, row);
+      if (!many) {
+        const first = rows[0];
+        if (first === undefined)
+          throw relayProblem('schema.unknown_resource', `no related ${related.target.name} record`);
+        const etag = strongEtag([
+          'relationship',
+          entity.datasetId,
+          entity.name,
+          id,
+          name,
+          source.version,
+          target.version,
+        ]);
+        if (isNotModified(request, etag)) return notModified(reply, etag);
+        facts.rowCount = 1;
+        reply.header('etag', etag);
+        return sendJson(reply, rowJson(related.target, target, generation, first));
+      }
+      const intent = intentDigest([
+        'relationship',
+        entity.datasetId,
+        entity.name,
+        id,
+        name,
+        purpose ?? null,
+        principal.credentialTag,
+      ]);
+      const afterRow =
+        cursor === undefined
+          ? -1
+          : runtime.cursors.decode(cursor, intent, `${source.version}.${target.version}`);
+      const etag = strongEtag([
+        'relationship',
+        entity.datasetId,
+        entity.name,
+        id,
+        name,
+        source.version,
+        target.version,
+        sortedQuery(params),
+      ]);
+      if (isNotModified(request, etag)) return notModified(reply, etag);
+      let start = 0;
+      while (start < rows.length && (rows[start] as number) <= afterRow) start++;
+      const pageRows = Array.from(rows.subarray(start, start + limit));
+      const hasMore = start + limit < rows.length;
+      facts.rowCount = pageRows.length;
+      const last = pageRows[pageRows.length - 1];
+      const nextCursor =
+        hasMore && last !== undefined
+          ? runtime.cursors.encode({ i: intent, g: `${source.version}.${target.version}`, p: last })
+          : undefined;
+      reply.header('etag', etag);
+      if (nextCursor) reply.header('link', `<${nextLink(request, nextCursor)}>; rel="next"`);
+      const items = pageRows.map((r) => rowJson(related.target, target, generation, r));
+      return sendJson(reply, renderPage(items, hasMore, nextCursor));
+    },
+  );
+}

@@ -1,0 +1,131 @@
+// Opens a table's file source: resolves the path, picks the format, enforces the size guard, then hands off to
+// the CSV, XLSX or Parquet reader.
+import { stat } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import type { TableConfig } from '../config/schema.ts';
+import { readCsv } from './read-csv.ts';
+import { readParquet } from './read-parquet.ts';
+import { readXlsx } from './read-xlsx.ts';
+import { SourceError } from './source-error.ts';
+import { fileAccessError, type SourceFile } from './source-file.ts';
+
+export interface SourceRows {
+  /** Column names as found in the source, or synthesised `column_1..n` when there is no header row. */
+  readonly columns: readonly string[];
+  /**
+   * Data rows in source order, in batches (arrays of rows; each row is an array aligned with `columns`).
+   * Iterating may throw a SourceError (CSV and Parquet are decoded while iterating). Each iteration reads the
+   * file again from the start, after checking it has not changed since it was opened.
+   */
+  readonly batches: AsyncIterable<unknown[][]>;
+  /** Bytes of the file, for metrics. */
+  readonly byteSize: number;
+}
+
+export interface OpenSourceOptions {
+  /** Directory of the config file: `source.path` is resolved against it. */
+  baseDir: string;
+  /** `server.max_source_file_bytes`: largest CSV or Parquet file. */
+  maxFileBytes: number;
+  /** `server.xlsx_max_file_bytes`: largest XLSX file. */
+  xlsxMaxFileBytes: number;
+}
+
+type SourceConfig = TableConfig['source'];
+type FormatConfig = NonNullable<SourceConfig['format']>;
+export type CsvFormat = NonNullable<FormatConfig['csv']>;
+export type XlsxFormat = NonNullable<FormatConfig['xlsx']>;
+
+type ChosenFormat =
+  | { readonly kind: 'csv'; readonly options: CsvFormat }
+  | { readonly kind: 'xlsx'; readonly options: XlsxFormat }
+  | { readonly kind: 'parquet' };
+
+/**
+ * What each reader yields (coercion to the declared schema is the store's job):
+ * - CSV: every cell is the string exactly as in the file; an empty field stays ''.
+ * - XLSX: string (trimmed by read-excel-file) | number | boolean | Date (date-formatted cells) | null (empty).
+ *   A date typed into a cell without a date format arrives as its numeric Excel serial.
+ * - Parquet: as hyparquet decodes them: string, number, bigint (INT64), boolean, Date (DATE/TIMESTAMP), null,
+ *   and for nested columns arrays or objects.
+ */
+export async function openFileSource(
+  tableId: string,
+  source: SourceConfig,
+  options: OpenSourceOptions,
+): Promise<SourceRows> {
+  const format = chooseFormat(tableId, source);
+  const limit = format.kind === 'xlsx' ? options.xlsxMaxFileBytes : options.maxFileBytes;
+  const limitKey = format.kind === 'xlsx' ? 'server.xlsx_max_file_bytes' : 'server.max_source_file_bytes';
+  const file = await statWithinLimit(
+    tableId,
+    source.path,
+    resolve(options.baseDir, source.path),
+    limit,
+    limitKey,
+  );
+  switch (format.kind) {
+    case 'csv':
+      return readCsv(file, format.options);
+    case 'xlsx':
+      return readXlsx(file, format.options);
+    case 'parquet':
+      return readParquet(file);
+  }
+}
+
+function chooseFormat(tableId: string, source: SourceConfig): ChosenFormat {
+  const given = source.format;
+  if (given !== undefined) {
+    if (given.csv !== undefined) return { kind: 'csv', options: given.csv };
+    if (given.xlsx !== undefined) return { kind: 'xlsx', options: given.xlsx };
+    if (given.parquet !== undefined) return { kind: 'parquet' };
+  } else {
+    switch (extname(source.path).toLowerCase()) {
+      case '.csv':
+        return { kind: 'csv', options: { header_row: true, delimiter: ',', quote: '"' } };
+      case '.tsv':
+        return { kind: 'csv', options: { header_row: true, delimiter: '\t', quote: '"' } };
+      case '.xlsx':
+        return { kind: 'xlsx', options: { header_row: 1 } };
+      case '.parquet':
+        return { kind: 'parquet' };
+    }
+  }
+  throw new SourceError({
+    tableId,
+    code: 'ingest.unsupported_format',
+    detail: `cannot tell the format of ${source.path}: use a .csv, .tsv, .xlsx or .parquet file or set source.format`,
+  });
+}
+
+/** The size guard runs on metadata only, before any byte is decoded; anything it cannot size is refused. */
+async function statWithinLimit(
+  tableId: string,
+  displayPath: string,
+  absolutePath: string,
+  limit: number,
+  limitKey: string,
+): Promise<SourceFile> {
+  let stats: { size: number; mtimeMs: number; isFile(): boolean };
+  try {
+    stats = await stat(absolutePath);
+  } catch (error) {
+    throw fileAccessError({ tableId, displayPath }, error);
+  }
+  if (!stats.isFile() || !Number.isSafeInteger(stats.size) || stats.size < 0) {
+    throw new SourceError({
+      tableId,
+      code: 'ingest.file_size_unknown',
+      detail: `${displayPath} is not a regular file, so its size cannot be checked`,
+    });
+  }
+  if (!(Number.isFinite(limit) && limit > 0) || stats.size > limit) {
+    throw new SourceError({
+      tableId,
+      code: 'ingest.file_too_large',
+      detail: `${displayPath} is ${stats.size} bytes, over the ${limitKey} limit of ${limit}`,
+    });
+  }
+  return { tableId, absolutePath, displayPath, byteSize: stats.size, mtimeMs: stats.mtimeMs };
+}

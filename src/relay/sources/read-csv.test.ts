@@ -1,0 +1,179 @@
+// CSV reading: delimiters, quotes, header handling, BOM, malformed input, limits and batching.
+import assert from 'node:assert/strict';
+import { appendFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { TableConfig } from '../config/schema.ts';
+import { openFileSource, type SourceRows } from './open-file-source.ts';
+import { CSV_LIMITS, readCsv } from './read-csv.ts';
+import { SourceError } from './source-error.ts';
+import { BATCH_ROWS, type SourceFile } from './source-file.ts';
+
+let dir = '';
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ambit-csv-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const LIMITS = { maxFileBytes: 256 * 1024 * 1024, xlsxMaxFileBytes: 256 * 1024 * 1024 };
+type Csv = { header_row?: boolean; delimiter?: string; quote?: string };
+
+async function open(name: string, content: string, csv?: Csv): Promise<SourceRows> {
+  await writeFile(join(dir, name), content);
+  const source: TableConfig['source'] = { type: 'file', path: name };
+  if (csv !== undefined) {
+    source.format = { csv: { header_row: true, delimiter: ',', quote: '"', ...csv } };
+  }
+  return openFileSource('people', source, { baseDir: dir, ...LIMITS });
+}
+
+const DEFAULT_CSV = { header_row: true, delimiter: ',', quote: '"' };
+
+async function fileOf(name: string): Promise<SourceFile> {
+  const { size, mtimeMs } = await stat(join(dir, name));
+  return { tableId: 'people', absolutePath: join(dir, name), displayPath: name, byteSize: size, mtimeMs };
+}
+
+async function rowsOf(source: SourceRows): Promise<unknown[][]> {
+  const rows: unknown[][] = [];
+  for await (const batch of source.batches) rows.push(...batch);
+  return rows;
+}
+
+async function sourceErrorOf(work: () => Promise<unknown>): Promise<SourceError> {
+  try {
+    await work();
+  } catch (error) {
+    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected a SourceError');
+}
+
+describe('readCsv', () => {
+  it('reads a well-formed file with cells exactly as written', async () => {
+    const source = await open(
+      'people.csv',
+      'id,name,note\n1,Ada, padded \n2,"Lovelace, A","said ""hi""\nthen left"\n3,,\n',
+    );
+    assert.deepEqual(source.columns, ['id', 'name', 'note']);
+    assert.deepEqual(await rowsOf(source), [
+      ['1', 'Ada', ' padded '],
+      ['2', 'Lovelace, A', 'said "hi"\nthen left'],
+      ['3', '', ''],
+    ]);
+    assert.ok(source.byteSize > 0);
+  });
+
+  it('infers a tab delimiter from .tsv', async () => {
+    const source = await open('people.tsv', 'id\tname\n1\tA, B\n');
+    assert.deepEqual(source.columns, ['id', 'name']);
+    assert.deepEqual(await rowsOf(source), [['1', 'A, B']]);
+  });
+
+  it('uses the configured delimiter and quote', async () => {
+    const semicolon = await open('semi.csv', 'id;name\n1;"a;b"\n', { delimiter: ';' });
+    assert.deepEqual(await rowsOf(semicolon), [['1', 'a;b']]);
+    const single = await open('single.csv', "id,name\n1,'it''s, fine'\n", { quote: "'" });
+    assert.deepEqual(await rowsOf(single), [['1', "it's, fine"]]);
+  });
+
+  it('synthesises column names when there is no header row', async () => {
+    const source = await open('bare.csv', '1,Ada\n2,Grace\n', { header_row: false });
+    assert.deepEqual(source.columns, ['column_1', 'column_2']);
+    assert.deepEqual(await rowsOf(source), [
+      ['1', 'Ada'],
+      ['2', 'Grace'],
+    ]);
+  });
+
+  it('strips a UTF-8 BOM and accepts CRLF line ends', async () => {
+    const source = await open('bom.csv', '\uFEFFid,name\r\n1,Ada\r\n');
+    assert.deepEqual(source.columns, ['id', 'name']);
+    assert.deepEqual(await rowsOf(source), [['1', 'Ada']]);
+  });
+
+  it('names the data row of an inconsistent record', async () => {
+    const source = await open('ragged.csv', 'id,name\n1,a\n2,b\n3,c,extra\n4,d\n');
+    const error = await sourceErrorOf(() => rowsOf(source));
+    assert.equal(error.code, 'ingest.parse_error');
+    assert.equal(error.tableId, 'people');
+    assert.equal(error.row, 3);
+    assert.match(error.message, /table people/);
+    assert.match(error.message, /data row 3/);
+    assert.match(error.message, /ragged\.csv/);
+    assert.doesNotMatch(error.message, /extra/, 'cell values stay out of the message');
+  });
+
+  it('rejects an unterminated quote, naming the row', async () => {
+    const source = await open('open-quote.csv', 'id,name\n1,a\n2,"s3cret value\n');
+    const error = await sourceErrorOf(() => rowsOf(source));
+    assert.equal(error.code, 'ingest.parse_error');
+    assert.equal(error.row, 2);
+    assert.match(error.message, /quoted field is never closed/);
+    assert.doesNotMatch(error.message, /s3cret/);
+  });
+
+  it('treats an empty file and a header-only file as zero rows', async () => {
+    const empty = await open('empty.csv', '');
+    assert.deepEqual(empty.columns, []);
+    assert.deepEqual(await rowsOf(empty), []);
+    const headerOnly = await open('header.csv', 'id,name\n');
+    assert.deepEqual(headerOnly.columns, ['id', 'name']);
+    assert.deepEqual(await rowsOf(headerOnly), []);
+  });
+
+  it('yields 20,000 rows in several bounded batches, in order', async () => {
+    const lines = ['id,value'];
+    for (let index = 1; index <= 20_000; index++) lines.push(`${index},v${index}`);
+    const source = await open('many.csv', `${lines.join('\n')}\n`);
+    const sizes: number[] = [];
+    const ids: unknown[] = [];
+    for await (const batch of source.batches) {
+      sizes.push(batch.length);
+      for (const row of batch) ids.push(row[0]);
+    }
+    assert.ok(sizes.length > 1, `expected several batches, got ${sizes.length}`);
+    assert.ok(sizes.every((size) => size <= BATCH_ROWS));
+    assert.equal(ids.length, 20_000);
+    assert.equal(ids[0], '1');
+    assert.equal(ids[19_999], '20000');
+  });
+
+  it('can be iterated twice with the same result', async () => {
+    const source = await open('twice.csv', 'id\n1\n2\n');
+    assert.deepEqual(await rowsOf(source), await rowsOf(source));
+  });
+
+  it('caps columns at 65,536 and cells at 10,000,000 by default', () => {
+    assert.deepEqual(CSV_LIMITS, { maxColumns: 65_536, maxCells: 10_000_000 });
+  });
+
+  it('refuses too many columns before reading any row', async () => {
+    await writeFile(join(dir, 'wide.csv'), 'a,b,c,d\n1,2,3,4\n');
+    const file = await fileOf('wide.csv');
+    const error = await sourceErrorOf(() => readCsv(file, DEFAULT_CSV, { maxColumns: 3, maxCells: 100 }));
+    assert.equal(error.code, 'ingest.column_limit');
+    assert.match(error.message, /4 columns, over the limit of 3/);
+  });
+
+  it('stops at the cell cap, naming the first row past it', async () => {
+    await writeFile(join(dir, 'cells.csv'), 'a,b\n1,2\n3,4\n5,6\n7,8\n');
+    const source = await readCsv(await fileOf('cells.csv'), DEFAULT_CSV, { maxColumns: 10, maxCells: 6 });
+    const error = await sourceErrorOf(() => rowsOf(source));
+    assert.equal(error.code, 'ingest.column_limit');
+    assert.equal(error.row, 4);
+    const exact = await readCsv(await fileOf('cells.csv'), DEFAULT_CSV, { maxColumns: 10, maxCells: 8 });
+    assert.equal((await rowsOf(exact)).length, 4);
+  });
+
+  it('refuses to decode a file that changed after it was opened', async () => {
+    const source = await open('moving.csv', 'id\n1\n');
+    await appendFile(join(dir, 'moving.csv'), '2\n');
+    const error = await sourceErrorOf(() => rowsOf(source));
+    assert.equal(error.code, 'ingest.file_changed');
+  });
+});

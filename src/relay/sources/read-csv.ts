@@ -1,0 +1,178 @@
+// Streams a CSV/TSV file through csv-parse: header first (a short read), then rows in batches on iteration.
+import { createReadStream } from 'node:fs';
+import { type Parser, parse } from 'csv-parse';
+import { batchStream } from './batch-stream.ts';
+import type { CsvFormat, SourceRows } from './open-file-source.ts';
+import { SourceError } from './source-error.ts';
+import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
+
+export interface CsvLimits {
+  readonly maxColumns: number;
+  readonly maxCells: number;
+}
+
+export const CSV_LIMITS: CsvLimits = { maxColumns: 65_536, maxCells: 10_000_000 };
+
+/** Cells are strings exactly as in the file (an empty field stays ''); no trimming, no type casting. */
+export async function readCsv(
+  file: SourceFile,
+  format: CsvFormat,
+  limits: CsvLimits = CSV_LIMITS,
+): Promise<SourceRows> {
+  const first = await readFirstRecord(file, format);
+  if (first !== undefined && first.length > limits.maxColumns) {
+    throw sourceError(
+      file,
+      'ingest.column_limit',
+      `${file.displayPath} has ${first.length} columns, over the limit of ${limits.maxColumns}`,
+    );
+  }
+  const columns =
+    first === undefined ? [] : format.header_row ? first : first.map((_, index) => `column_${index + 1}`);
+  return {
+    columns,
+    byteSize: file.byteSize,
+    batches: { [Symbol.asyncIterator]: () => iterateBatches(file, format, columns, limits.maxCells) },
+  };
+}
+
+interface OpenParser {
+  readonly parser: Parser;
+  close(): void;
+}
+
+function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly = false): OpenParser {
+  const parser: Parser = parse({
+    ...(firstRecordOnly ? { to: 1 } : {}),
+    delimiter: format.delimiter,
+    quote: format.quote,
+    // A quote inside a quoted field is written twice, whatever the quote character is.
+    escape: format.quote,
+    bom: true,
+    // A blank line (often a trailing one) is not a record.
+    skip_empty_lines: true,
+    // A stray quote inside an unquoted field is kept as text; unclosed quotes still fail.
+    relax_quotes: true,
+  });
+  if (file.byteSize === 0) {
+    parser.end();
+    return { parser, close: () => parser.destroy() };
+  }
+  // Never read past the size that passed the guard, even if the file grows meanwhile.
+  const input = createReadStream(file.absolutePath, { start: 0, end: file.byteSize - 1 });
+  input.on('error', (error) => parser.destroy(error));
+  input.pipe(parser);
+  return {
+    parser,
+    close() {
+      input.destroy();
+      parser.destroy();
+    },
+  };
+}
+
+async function readFirstRecord(file: SourceFile, format: CsvFormat): Promise<string[] | undefined> {
+  const { parser, close } = openParser(file, format, true);
+  try {
+    for await (const record of parser as AsyncIterable<string[]>) return record;
+    return undefined;
+  } catch (error) {
+    throw csvError(file, error, format.header_row, 0);
+  } finally {
+    close();
+  }
+}
+
+async function* iterateBatches(
+  file: SourceFile,
+  format: CsvFormat,
+  columns: readonly string[],
+  maxCells: number,
+): AsyncGenerator<unknown[][]> {
+  if (columns.length === 0) return;
+  await assertUnchanged(file);
+  const { parser, close } = openParser(file, format);
+  const maxRows = Math.floor(maxCells / columns.length);
+  let first = true;
+  let dataRows = 0;
+  try {
+    for await (const records of batchStream<string[]>(parser, BATCH_ROWS)) {
+      let rows: unknown[][] = records;
+      if (first) {
+        first = false;
+        if (records[0] === undefined || !sameFirstRecord(records[0], columns, format.header_row)) {
+          throw sourceError(
+            file,
+            'ingest.file_changed',
+            `${file.displayPath} changed while it was being read`,
+          );
+        }
+        if (format.header_row) rows = records.slice(1);
+      }
+      if (dataRows + rows.length > maxRows) {
+        throw sourceError(
+          file,
+          'ingest.column_limit',
+          `${file.displayPath} has more than ${maxCells} cells (${columns.length} columns × ${maxRows} rows)`,
+          { row: maxRows + 1 },
+        );
+      }
+      dataRows += rows.length;
+      if (rows.length > 0) yield rows;
+    }
+  } catch (error) {
+    throw csvError(file, error, format.header_row, dataRows);
+  } finally {
+    close();
+  }
+}
+
+function sameFirstRecord(record: readonly string[], columns: readonly string[], headerRow: boolean): boolean {
+  if (record.length !== columns.length) return false;
+  return !headerRow || record.every((value, index) => value === columns[index]);
+}
+
+const CSV_PROBLEMS: Readonly<Record<string, string>> = {
+  CSV_QUOTE_NOT_CLOSED: 'a quoted field is never closed',
+  CSV_RECORD_INCONSISTENT_FIELDS_LENGTH: 'the number of fields differs from the first row',
+  CSV_RECORD_INCONSISTENT_COLUMNS: 'the number of fields differs from the first row',
+  CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by something other than a delimiter or line end',
+  CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: 'a closing quote is followed by unexpected characters',
+  CSV_MAX_RECORD_SIZE: 'a record is too large',
+};
+
+/**
+ * csv-parse errors carry the offending record; only their code and position are kept so no cell value reaches
+ * a log. `dataRowsSoFar` locates errors raised by this reader itself.
+ */
+function csvError(file: SourceFile, error: unknown, headerRow: boolean, dataRowsSoFar: number): SourceError {
+  if (error instanceof SourceError) return error;
+  const parsed = error as { code?: unknown; records?: unknown; lines?: unknown } | undefined;
+  const code = typeof parsed?.code === 'string' ? parsed.code : undefined;
+  if (code === undefined || !code.startsWith('CSV_')) {
+    return code?.startsWith('E') ? fileAccessError(file, error) : unexpected(file, dataRowsSoFar);
+  }
+  const recordsBefore = typeof parsed?.records === 'number' ? parsed.records : undefined;
+  const line = typeof parsed?.lines === 'number' ? ` at line ${parsed.lines}` : '';
+  const what = CSV_PROBLEMS[code] ?? `malformed record (${code})`;
+  if (recordsBefore === undefined) {
+    return sourceError(file, 'ingest.parse_error', `${file.displayPath} is not valid CSV${line}: ${what}`);
+  }
+  const row = recordsBefore + 1 - (headerRow ? 1 : 0);
+  if (row < 1) {
+    return sourceError(
+      file,
+      'ingest.parse_error',
+      `${file.displayPath} has a malformed header${line}: ${what}`,
+    );
+  }
+  return sourceError(file, 'ingest.parse_error', `${file.displayPath} is not valid CSV${line}: ${what}`, {
+    row,
+  });
+}
+
+function unexpected(file: SourceFile, dataRowsSoFar: number): SourceError {
+  return sourceError(file, 'ingest.parse_error', `${file.displayPath} could not be decoded as CSV`, {
+    row: dataRowsSoFar + 1,
+  });
+}

@@ -1,0 +1,198 @@
+// Parquet reading: values round-trip through snappy, gzip and zstd files; framing checks; limits and batching.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
+import { type ColumnSource, parquetWriteBuffer } from 'hyparquet-writer';
+import { openFileSource, type SourceRows } from './open-file-source.ts';
+import { PARQUET_MAX_COLUMNS } from './read-parquet.ts';
+import { SourceError } from './source-error.ts';
+import { BATCH_ROWS } from './source-file.ts';
+
+let dir = '';
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ambit-parquet-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const LIMITS = { maxFileBytes: 64 * 1024 * 1024, xlsxMaxFileBytes: 64 * 1024 * 1024 };
+type Codec = 'SNAPPY' | 'GZIP' | 'ZSTD' | 'UNCOMPRESSED';
+
+const COLUMNS: ColumnSource[] = [
+  { name: 'id', data: [1, 2, 3], type: 'INT32' },
+  { name: 'name', data: ['Ada', null, 'Grace'], type: 'STRING' },
+  { name: 'amount', data: [1.5, 2, null], type: 'DOUBLE' },
+  { name: 'active', data: [true, false, null], type: 'BOOLEAN' },
+  { name: 'seen', data: [1_700_000_000_000n, null, 3n], type: 'INT64' },
+  { name: 'joined', data: [new Date(Date.UTC(2024, 0, 2)), null, new Date(0)], type: 'TIMESTAMP' },
+];
+const EXPECTED = [
+  [1, 'Ada', 1.5, true, 1_700_000_000_000n, new Date(Date.UTC(2024, 0, 2))],
+  [2, null, 2, false, null, null],
+  [3, 'Grace', null, null, 3n, new Date(0)],
+];
+
+/** Zstandard frame made of raw (stored) blocks: valid input for any decoder, no compressor needed. */
+function zstdStored(input: Uint8Array): Uint8Array {
+  const blocks: number[] = [0x28, 0xb5, 0x2f, 0xfd, 0xa0];
+  blocks.push(
+    input.length & 0xff,
+    (input.length >>> 8) & 0xff,
+    (input.length >>> 16) & 0xff,
+    input.length >>> 24,
+  );
+  let offset = 0;
+  do {
+    const size = Math.min(input.length - offset, 128 * 1024);
+    const last = offset + size >= input.length ? 1 : 0;
+    const header = (size << 3) | last;
+    blocks.push(
+      header & 0xff,
+      (header >>> 8) & 0xff,
+      (header >>> 16) & 0xff,
+      ...input.subarray(offset, offset + size),
+    );
+    offset += size;
+  } while (offset < input.length);
+  return Uint8Array.from(blocks);
+}
+
+async function writeParquet(
+  name: string,
+  columnData: ColumnSource[],
+  codec: Codec = 'SNAPPY',
+  rowGroupSize?: number,
+) {
+  const bytes = parquetWriteBuffer({
+    columnData,
+    codec,
+    compressors: { GZIP: (input) => gzipSync(input), ZSTD: zstdStored },
+    ...(rowGroupSize === undefined ? {} : { rowGroupSize }),
+  });
+  await writeFile(join(dir, name), new Uint8Array(bytes));
+}
+
+function openParquet(name: string): Promise<SourceRows> {
+  return openFileSource('facilities', { type: 'file', path: name }, { baseDir: dir, ...LIMITS });
+}
+
+async function rowsOf(source: SourceRows): Promise<unknown[][]> {
+  const rows: unknown[][] = [];
+  for await (const batch of source.batches) rows.push(...batch);
+  return rows;
+}
+
+async function sourceErrorOf(work: () => Promise<unknown>): Promise<SourceError> {
+  try {
+    await work();
+  } catch (error) {
+    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected a SourceError');
+}
+
+describe('readParquet', () => {
+  for (const codec of ['SNAPPY', 'GZIP', 'ZSTD', 'UNCOMPRESSED'] as const) {
+    it(`reads a ${codec} file back equal`, async () => {
+      await writeParquet(`values-${codec}.parquet`, COLUMNS, codec);
+      const source = await openParquet(`values-${codec}.parquet`);
+      assert.deepEqual(source.columns, ['id', 'name', 'amount', 'active', 'seen', 'joined']);
+      assert.deepEqual(await rowsOf(source), EXPECTED);
+    });
+  }
+
+  it('keeps row order across row groups and bounds every batch', async () => {
+    const count = BATCH_ROWS * 2 + 500;
+    const ids = Array.from({ length: count }, (_, index) => index);
+    await writeParquet('groups.parquet', [{ name: 'id', data: ids, type: 'INT32' }], 'SNAPPY', 3000);
+    const source = await openParquet('groups.parquet');
+    const seen: unknown[] = [];
+    let batches = 0;
+    for await (const batch of source.batches) {
+      batches += 1;
+      assert.ok(batch.length > 0 && batch.length <= BATCH_ROWS);
+      for (const row of batch) seen.push(row[0]);
+    }
+    assert.ok(batches > 2);
+    assert.deepEqual(seen, ids);
+  });
+
+  it('rejects a file without the PAR1 magic at either end', async () => {
+    await writeParquet('good.parquet', COLUMNS);
+    const good = await readFile(join(dir, 'good.parquet'));
+    const badHead = Buffer.from(good);
+    badHead.write('XXXX', 0, 'latin1');
+    await writeFile(join(dir, 'bad-head.parquet'), badHead);
+    const badTail = Buffer.from(good);
+    badTail.write('XXXX', badTail.length - 4, 'latin1');
+    await writeFile(join(dir, 'bad-tail.parquet'), badTail);
+    for (const name of ['bad-head.parquet', 'bad-tail.parquet']) {
+      const error = await sourceErrorOf(() => openParquet(name));
+      assert.equal(error.code, 'ingest.parse_error');
+      assert.match(error.message, /PAR1/);
+      assert.match(error.message, /table facilities/);
+    }
+  });
+
+  it('rejects a footer over 32 MiB or pointing outside the file, and a file too short', async () => {
+    const good = await readFile(join(dir, 'good.parquet'));
+    const huge = Buffer.from(good);
+    huge.writeUInt32LE(32 * 1024 * 1024 + 1, huge.length - 8);
+    await writeFile(join(dir, 'huge-footer.parquet'), huge);
+    const outside = Buffer.from(good);
+    outside.writeUInt32LE(good.length, outside.length - 8);
+    await writeFile(join(dir, 'outside-footer.parquet'), outside);
+    await writeFile(join(dir, 'short.parquet'), 'PAR1PAR1');
+    const garbled = Buffer.from(good);
+    garbled.fill(0xff, garbled.length - 8 - garbled.readUInt32LE(garbled.length - 8), garbled.length - 8);
+    await writeFile(join(dir, 'garbled-footer.parquet'), garbled);
+    const expectations: [string, RegExp][] = [
+      ['huge-footer.parquet', /over the limit of 33554432/],
+      ['outside-footer.parquet', /outside the file/],
+      ['short.parquet', /too short/],
+      ['garbled-footer.parquet', /footer cannot be decoded/],
+    ];
+    for (const [name, reason] of expectations) {
+      const error = await sourceErrorOf(() => openParquet(name));
+      assert.equal(error.code, 'ingest.parse_error', name);
+      assert.match(error.message, reason);
+    }
+  });
+
+  it('rejects more than 4096 columns', async () => {
+    const columns = Array.from({ length: PARQUET_MAX_COLUMNS + 1 }, (_, index) => ({
+      name: `c${index}`,
+      data: [index],
+      type: 'INT32' as const,
+    }));
+    await writeParquet('wide.parquet', columns, 'UNCOMPRESSED');
+    const error = await sourceErrorOf(() => openParquet('wide.parquet'));
+    assert.equal(error.code, 'ingest.column_limit');
+    assert.match(error.message, /4097 columns/);
+  });
+
+  it('reports a corrupt column chunk while iterating', async () => {
+    const ids = Array.from({ length: 2000 }, (_, index) => `value-${index}`);
+    await writeParquet('chunk.parquet', [{ name: 'id', data: ids, type: 'STRING' }], 'GZIP');
+    const bytes = await readFile(join(dir, 'chunk.parquet'));
+    bytes.fill(0x55, 4, 200);
+    await writeFile(join(dir, 'chunk.parquet'), bytes);
+    const source = await openParquet('chunk.parquet');
+    const error = await sourceErrorOf(() => rowsOf(source));
+    assert.equal(error.code, 'ingest.parse_error');
+    assert.match(error.message, /row group 1/);
+  });
+
+  it('refuses to decode a file replaced after it was opened', async () => {
+    await writeParquet('moving.parquet', COLUMNS);
+    const source = await openParquet('moving.parquet');
+    await writeParquet('moving.parquet', COLUMNS.slice(0, 2));
+    const error = await sourceErrorOf(() => rowsOf(source));
+    assert.equal(error.code, 'ingest.file_changed');
+  });
+});

@@ -1,0 +1,203 @@
+// Reads a Parquet file with hyparquet: footer checks at open, then one row group at a time on iteration.
+import { type FileHandle, open } from 'node:fs/promises';
+import { type AsyncBuffer, type FileMetaData, parquetMetadata, parquetRead, parquetSchema } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import type { SourceRows } from './open-file-source.ts';
+import { SourceError } from './source-error.ts';
+import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
+
+export const PARQUET_MAX_FOOTER_BYTES = 32 * 1024 * 1024;
+export const PARQUET_MAX_COLUMNS = 4096;
+const MAGIC = 'PAR1';
+
+/**
+ * Cells are as hyparquet decodes them: string, number, bigint (INT64), boolean, Date (DATE and TIMESTAMP),
+ * null, and arrays or objects for nested columns.
+ */
+export async function readParquet(file: SourceFile): Promise<SourceRows> {
+  const metadata = await withFile(file, (handle) => readMetadata(file, handle));
+  const leaves = metadata.schema.filter((element) => !element.num_children).length;
+  if (leaves > PARQUET_MAX_COLUMNS) {
+    throw sourceError(
+      file,
+      'ingest.column_limit',
+      `${file.displayPath} has ${leaves} columns, over the limit of ${PARQUET_MAX_COLUMNS}`,
+    );
+  }
+  const columns = parquetSchema(metadata).children.map((child) => child.element.name);
+  return {
+    columns,
+    byteSize: file.byteSize,
+    batches: { [Symbol.asyncIterator]: () => iterateBatches(file, metadata, columns) },
+  };
+}
+
+/** Checks the framing by hand before hyparquet sees the footer, so a hostile length cannot make it allocate. */
+async function readMetadata(file: SourceFile, handle: FileHandle): Promise<FileMetaData> {
+  const size = file.byteSize;
+  if (size < 12) throw notParquet(file, 'it is too short to be a Parquet file');
+  const head = await readExactly(handle, 0, 4);
+  const tail = await readExactly(handle, size - 8, 8);
+  if (head.toString('latin1') !== MAGIC || tail.toString('latin1', 4) !== MAGIC) {
+    throw notParquet(file, 'the PAR1 magic bytes are missing');
+  }
+  const footerLength = tail.readUInt32LE(0);
+  if (footerLength > PARQUET_MAX_FOOTER_BYTES) {
+    throw notParquet(
+      file,
+      `its footer is ${footerLength} bytes, over the limit of ${PARQUET_MAX_FOOTER_BYTES}`,
+    );
+  }
+  if (footerLength > size - 12) throw notParquet(file, 'its footer length points outside the file');
+  const footer = await readExactly(handle, size - 8 - footerLength, footerLength + 8);
+  try {
+    return parquetMetadata(footer, { geoparquet: false });
+  } catch (error) {
+    throw notParquet(file, 'its footer cannot be decoded', error);
+  }
+}
+
+async function* iterateBatches(
+  file: SourceFile,
+  metadata: FileMetaData,
+  columns: readonly string[],
+): AsyncGenerator<unknown[][]> {
+  await assertUnchanged(file);
+  let handle: FileHandle;
+  try {
+    handle = await open(file.absolutePath, 'r');
+  } catch (error) {
+    throw fileAccessError(file, error);
+  }
+  try {
+    const buffer = fileBuffer(handle, file.byteSize);
+    let groupStart = 0;
+    for (const [groupIndex, group] of metadata.row_groups.entries()) {
+      const groupRows = Number(group.num_rows);
+      const data = await readRowGroup(file, buffer, metadata, columns, groupIndex, groupStart, groupRows);
+      for (let offset = 0; offset < groupRows; offset += BATCH_ROWS) {
+        const end = Math.min(offset + BATCH_ROWS, groupRows);
+        const batch: unknown[][] = new Array(end - offset);
+        for (let row = offset; row < end; row++) {
+          const values: unknown[] = new Array(columns.length);
+          for (let column = 0; column < columns.length; column++)
+            values[column] = data[column]?.[row] ?? null;
+          batch[row - offset] = values;
+        }
+        yield batch;
+      }
+      groupStart += groupRows;
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Column-oriented read of one row group through `onChunk`: hyparquet skips its own row transposition and the
+ * rows are built per batch above, so only one row group of decoded columns is held at a time.
+ */
+async function readRowGroup(
+  file: SourceFile,
+  buffer: AsyncBuffer,
+  metadata: FileMetaData,
+  columns: readonly string[],
+  groupIndex: number,
+  groupStart: number,
+  groupRows: number,
+): Promise<ArrayLike<unknown>[]> {
+  const chunks = new Map<string, { rowStart: number; data: ArrayLike<unknown> }[]>();
+  try {
+    await parquetRead({
+      file: buffer,
+      metadata,
+      rowStart: groupStart,
+      rowEnd: groupStart + groupRows,
+      compressors,
+      geoparquet: false,
+      onChunk(chunk) {
+        const list = chunks.get(chunk.columnName) ?? [];
+        list.push({ rowStart: chunk.rowStart, data: chunk.columnData });
+        chunks.set(chunk.columnName, list);
+      },
+    });
+  } catch (error) {
+    if (error instanceof SourceError) throw error;
+    throw notParquet(file, `row group ${groupIndex + 1} cannot be decoded`, error);
+  }
+  return columns.map((name) => {
+    const list = chunks.get(name) ?? [];
+    const only = list[0];
+    if (
+      list.length === 1 &&
+      only !== undefined &&
+      only.rowStart === groupStart &&
+      only.data.length === groupRows
+    ) {
+      return only.data;
+    }
+    const assembled: unknown[] = new Array(groupRows).fill(null);
+    for (const { rowStart, data } of list) {
+      for (let index = 0; index < data.length; index++) {
+        const at = rowStart - groupStart + index;
+        if (at >= 0 && at < groupRows) assembled[at] = data[index];
+      }
+    }
+    return assembled;
+  });
+}
+
+/** An AsyncBuffer over one open handle: positioned reads, no stream per slice. */
+function fileBuffer(handle: FileHandle, size: number): AsyncBuffer {
+  return {
+    byteLength: size,
+    async slice(start: number, end?: number): Promise<ArrayBuffer> {
+      const bytes = new ArrayBuffer(Math.max((end ?? size) - start, 0));
+      await readInto(handle, start, new Uint8Array(bytes));
+      return bytes;
+    },
+  };
+}
+
+async function readExactly(handle: FileHandle, position: number, length: number): Promise<Buffer> {
+  const bytes = Buffer.alloc(length);
+  await readInto(handle, position, bytes);
+  return bytes;
+}
+
+async function readInto(handle: FileHandle, position: number, target: Uint8Array): Promise<void> {
+  let filled = 0;
+  while (filled < target.length) {
+    const { bytesRead } = await handle.read(target, filled, target.length - filled, position + filled);
+    if (bytesRead === 0) throw new Error('unexpected end of file');
+    filled += bytesRead;
+  }
+}
+
+async function withFile<T>(file: SourceFile, use: (handle: FileHandle) => Promise<T>): Promise<T> {
+  let handle: FileHandle;
+  try {
+    handle = await open(file.absolutePath, 'r');
+  } catch (error) {
+    throw fileAccessError(file, error);
+  }
+  try {
+    return await use(handle);
+  } catch (error) {
+    if (error instanceof SourceError) throw error;
+    throw notParquet(file, 'it cannot be read', error);
+  } finally {
+    await handle.close();
+  }
+}
+
+function notParquet(file: SourceFile, why: string, cause?: unknown): SourceError {
+  return sourceError(
+    file,
+    'ingest.parse_error',
+    `${file.displayPath} is not a readable Parquet file: ${why}`,
+    {
+      cause,
+    },
+  );
+}

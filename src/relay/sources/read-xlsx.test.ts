@@ -1,0 +1,256 @@
+// XLSX reading: sheet choice, header_row and data_range, cell types, formula rejection, corrupt files, limits.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { strToU8, zipSync } from 'fflate';
+import writeXlsxFile, { type SheetData } from 'write-excel-file/node';
+import type { TableConfig } from '../config/schema.ts';
+import { columnLetters, columnNumber } from './find-formula-cell.ts';
+import { openFileSource, type SourceRows } from './open-file-source.ts';
+import { SourceError } from './source-error.ts';
+
+let dir = '';
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ambit-xlsx-'));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const LIMITS = { maxFileBytes: 64 * 1024 * 1024, xlsxMaxFileBytes: 64 * 1024 * 1024 };
+const JOINED = new Date(Date.UTC(2024, 0, 2));
+const date = (value: Date) => ({ type: Date, value, format: 'yyyy-mm-dd' });
+
+async function writeSheets(name: string, sheets: { sheet: string; data: SheetData }[]): Promise<void> {
+  await writeFile(join(dir, name), await writeXlsxFile(sheets).toBuffer());
+}
+
+type Xlsx = { sheet?: string; header_row?: number; data_range?: string };
+
+function openXlsx(name: string, xlsx?: Xlsx): Promise<SourceRows> {
+  const source: TableConfig['source'] = { type: 'file', path: name };
+  if (xlsx !== undefined) source.format = { xlsx: { header_row: 1, ...xlsx } };
+  return openFileSource('households', source, { baseDir: dir, ...LIMITS });
+}
+
+async function rowsOf(source: SourceRows): Promise<unknown[][]> {
+  const rows: unknown[][] = [];
+  for await (const batch of source.batches) rows.push(...batch);
+  return rows;
+}
+
+async function sourceErrorOf(work: () => Promise<unknown>): Promise<SourceError> {
+  try {
+    await work();
+  } catch (error) {
+    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected a SourceError');
+}
+
+/** A minimal workbook written part by part, for XML that write-excel-file does not produce. */
+async function writeRawXlsx(name: string, sheetXml: string): Promise<void> {
+  const parts = {
+    '[Content_Types].xml':
+      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+    '_rels/.rels':
+      '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+    'xl/workbook.xml':
+      '<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data &amp; more" sheetId="1" r:id="rId1"/></sheets></workbook>',
+    'xl/_rels/workbook.xml.rels':
+      '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="/xl/worksheets/sheet1.xml"/></Relationships>',
+    'xl/worksheets/sheet1.xml': sheetXml,
+  };
+  const entries = Object.fromEntries(Object.entries(parts).map(([path, text]) => [path, strToU8(text)]));
+  await writeFile(join(dir, name), zipSync(entries));
+}
+
+const inline = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
+const sheetXml = (rows: string) =>
+  `<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows}</sheetData></worksheet>`;
+
+describe('readXlsx', () => {
+  before(async () => {
+    await writeSheets('two-sheets.xlsx', [
+      {
+        sheet: 'summary',
+        data: [
+          ['id', 'name', 'size', 'active', 'joined', 'serial'],
+          ['hh-1', 'North', 4, true, date(JOINED), 45293],
+          ['hh-2', 'South', 2.5, false, null, null],
+        ],
+      },
+      { sheet: 'details', data: [['code'], ['x'], ['y']] },
+    ]);
+  });
+
+  it('reads the first sheet with typed cells', async () => {
+    const source = await openXlsx('two-sheets.xlsx');
+    assert.deepEqual(source.columns, ['id', 'name', 'size', 'active', 'joined', 'serial']);
+    assert.deepEqual(await rowsOf(source), [
+      ['hh-1', 'North', 4, true, JOINED, 45293],
+      ['hh-2', 'South', 2.5, false, null, null],
+    ]);
+  });
+
+  it('reads a named sheet', async () => {
+    const source = await openXlsx('two-sheets.xlsx', { sheet: 'details' });
+    assert.deepEqual(source.columns, ['code']);
+    assert.deepEqual(await rowsOf(source), [['x'], ['y']]);
+  });
+
+  it('lists the available sheets when the named one is missing', async () => {
+    const error = await sourceErrorOf(() => openXlsx('two-sheets.xlsx', { sheet: 'Details ' }));
+    assert.equal(error.code, 'ingest.sheet_not_found');
+    assert.match(error.message, /available sheets: "summary", "details"/);
+  });
+
+  it('ignores rows above header_row and skips blank rows', async () => {
+    await writeSheets('notes.xlsx', [
+      {
+        sheet: 'data',
+        data: [
+          ['Exported for review', null, null, null, null, null, 'far note'],
+          [],
+          ['id', 'amount'],
+          ['a', 1],
+          [],
+          ['b', 2],
+        ],
+      },
+    ]);
+    const source = await openXlsx('notes.xlsx', { header_row: 3 });
+    assert.deepEqual(source.columns, ['id', 'amount']);
+    assert.deepEqual(await rowsOf(source), [
+      ['a', 1],
+      ['b', 2],
+    ]);
+  });
+
+  it('restricts to data_range, its first row being the header', async () => {
+    await writeSheets('range.xlsx', [
+      {
+        sheet: 'data',
+        data: [
+          ['note 1'],
+          ['note 2'],
+          ['note 3'],
+          ['note 4'],
+          ['left', 'id', 'name', '', 'right'],
+          ['x', 1, 'one', true, 'x'],
+          ['x', 2, null, false, 'x'],
+          ['x', 3, 'three', null, 'x'],
+          ['x', 4, 'outside', null, 'x'],
+        ],
+      },
+    ]);
+    const source = await openXlsx('range.xlsx', { header_row: 5, data_range: 'B5:D8' });
+    assert.deepEqual(source.columns, ['id', 'name', 'column_3']);
+    assert.deepEqual(await rowsOf(source), [
+      [1, 'one', true],
+      [2, null, false],
+      [3, 'three', null],
+    ]);
+    const defaultHeader = await openXlsx('range.xlsx', { data_range: 'B5:C6' });
+    assert.deepEqual(defaultHeader.columns, ['id', 'name']);
+    assert.deepEqual(await rowsOf(defaultHeader), [[1, 'one']]);
+  });
+
+  it('rejects a data_range that selects nothing below the header', async () => {
+    const error = await sourceErrorOf(() => openXlsx('range.xlsx', { header_row: 9, data_range: 'B5:D8' }));
+    assert.equal(error.code, 'ingest.parse_error');
+  });
+
+  it('rejects a formula cell inside the data region, naming the cell', async () => {
+    await writeSheets('formula.xlsx', [
+      {
+        sheet: 'data',
+        data: [
+          ['a', 'b', 'c'],
+          [1, 2, 3],
+          [4, 5, { type: 'Formula', value: '=A3*2' }],
+        ],
+      },
+    ]);
+    const error = await sourceErrorOf(() => openXlsx('formula.xlsx'));
+    assert.equal(error.code, 'ingest.formula_cell');
+    assert.equal(error.cell, 'C3');
+    assert.equal(error.row, 2);
+    assert.match(error.message, /C3/);
+    assert.match(error.message, /table households/);
+    const outside = await openXlsx('formula.xlsx', { data_range: 'A1:B3' });
+    assert.deepEqual(await rowsOf(outside), [
+      [1, 2],
+      [4, 5],
+    ]);
+  });
+
+  it('rejects formulas with cached values, shared formulas and prefixed markup; allows them above the header', async () => {
+    const cached = sheetXml(
+      `<row r="1">${inline('A1', 'id')}${inline('B1', 'total')}</row><row r="2"><c r="A2"><v>1</v></c><c r="B2"><f>A2*10</f><v>10</v></c></row>`,
+    );
+    await writeRawXlsx('cached.xlsx', cached);
+    const first = await sourceErrorOf(() => openXlsx('cached.xlsx'));
+    assert.equal(first.code, 'ingest.formula_cell');
+    assert.equal(first.cell, 'B2');
+
+    const prefixed = cached
+      .replace('<worksheet xmlns=', '<x:worksheet xmlns:x=')
+      .replace('</worksheet>', '</x:worksheet>')
+      .replaceAll(/<(\/?)(sheetData|row|c|is|t|v|f)([ >])/g, '<$1x:$2$3')
+      .replace('<x:f>A2*10</x:f>', '<x:f t="shared" si="0"/>');
+    await writeRawXlsx('prefixed.xlsx', prefixed);
+    const second = await sourceErrorOf(() => openXlsx('prefixed.xlsx'));
+    assert.equal(second.code, 'ingest.formula_cell');
+    assert.equal(second.cell, 'B2');
+
+    await writeRawXlsx(
+      'title-formula.xlsx',
+      sheetXml(
+        `<row r="1"><c r="A1" t="str"><f>"Report "&amp;YEAR(TODAY())</f><v>Report 2024</v></c></row><row r="2">${inline('A2', 'id')}</row><row r="3"><c r="A3"><v>7</v></c></row>`,
+      ),
+    );
+    const source = await openXlsx('title-formula.xlsx', { header_row: 2 });
+    assert.deepEqual(source.columns, ['id']);
+    assert.deepEqual(await rowsOf(source), [[7]]);
+  });
+
+  it('rejects corrupt, truncated and non-workbook files as parse errors', async () => {
+    await writeFile(join(dir, 'garbage.xlsx'), 'this is not a zip file at all');
+    const whole = await readFile(join(dir, 'two-sheets.xlsx'));
+    await writeFile(join(dir, 'truncated.xlsx'), whole.subarray(0, Math.floor(whole.length / 2)));
+    await writeFile(join(dir, 'plain.xlsx'), zipSync({ 'readme.txt': strToU8('hello') }));
+    await writeRawXlsx('broken-xml.xlsx', '<worksheet><sheetData><row><c r="A1"><v>1</v></row>');
+    for (const name of ['garbage.xlsx', 'truncated.xlsx', 'plain.xlsx', 'broken-xml.xlsx']) {
+      const error = await sourceErrorOf(() => openXlsx(name));
+      assert.equal(error.code, 'ingest.parse_error', name);
+      assert.match(error.message, new RegExp(name.replace('.', '\\.')));
+    }
+  });
+
+  it('caps the data region at 10,000,000 cells', async () => {
+    await writeSheets('tall.xlsx', [
+      { sheet: 'data', data: Array.from({ length: 700 }, (_, index) => [index]) },
+    ]);
+    const error = await sourceErrorOf(() => openXlsx('tall.xlsx', { data_range: 'A1:XFD700' }));
+    assert.equal(error.code, 'ingest.column_limit');
+    const fine = await openXlsx('tall.xlsx', { data_range: 'A1:A700' });
+    assert.equal((await rowsOf(fine)).length, 699);
+  });
+
+  it('converts between column letters and numbers', () => {
+    for (const [letters, number] of [
+      ['A', 1],
+      ['Z', 26],
+      ['AA', 27],
+      ['AZ', 52],
+      ['XFD', 16_384],
+    ] as const) {
+      assert.equal(columnNumber(letters), number);
+      assert.equal(columnLetters(number), letters);
+    }
+  });
+});

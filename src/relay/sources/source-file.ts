@@ -1,0 +1,60 @@
+// The size-checked source file handed to each format reader, plus the checks shared by the readers.
+import { stat } from 'node:fs/promises';
+import { SourceError, type SourceErrorInit } from './source-error.ts';
+
+export interface SourceFile {
+  readonly tableId: string;
+  readonly absolutePath: string;
+  /** The path as written in the config (relative to the config dir): the only form put in messages. */
+  readonly displayPath: string;
+  readonly byteSize: number;
+  readonly mtimeMs: number;
+}
+
+/** Rows per yielded batch: large enough to amortise async overhead, small enough to keep memory flat. */
+export const BATCH_ROWS = 4096;
+
+export function sourceError(
+  file: SourceFile,
+  code: string,
+  detail: string,
+  extra: Omit<SourceErrorInit, 'tableId' | 'code' | 'detail'> = {},
+): SourceError {
+  return new SourceError({ tableId: file.tableId, code, detail, ...extra });
+}
+
+/**
+ * Readers that read lazily (CSV, Parquet) stat again before the second pass: the header or footer read at open
+ * time must describe the bytes being decoded, and the size guard must still hold.
+ */
+export async function assertUnchanged(file: SourceFile): Promise<void> {
+  let now: { size: number; mtimeMs: number };
+  try {
+    now = await stat(file.absolutePath);
+  } catch (error) {
+    throw fileAccessError(file, error);
+  }
+  if (now.size !== file.byteSize || now.mtimeMs !== file.mtimeMs) {
+    throw sourceError(file, 'ingest.file_changed', `${file.displayPath} changed while it was being read`);
+  }
+}
+
+/** Maps an fs error to a SourceError; the OS message is left out because it carries the absolute path. */
+export function fileAccessError(
+  file: Pick<SourceFile, 'tableId' | 'displayPath'>,
+  error: unknown,
+): SourceError {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') {
+    return new SourceError({
+      tableId: file.tableId,
+      code: 'ingest.file_not_found',
+      detail: `${file.displayPath} does not exist`,
+    });
+  }
+  return new SourceError({
+    tableId: file.tableId,
+    code: 'ingest.file_unreadable',
+    detail: `${file.displayPath} cannot be read (${code ?? 'unknown error'})`,
+  });
+}
