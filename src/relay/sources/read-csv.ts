@@ -1,7 +1,6 @@
 // Streams a CSV/TSV file through csv-parse: header first (a short read), then rows in batches on iteration.
 import { createReadStream } from 'node:fs';
 import { type Parser, parse } from 'csv-parse';
-import { batchStream } from './batch-stream.ts';
 import type { CsvFormat, SourceRows } from './open-file-source.ts';
 import { SourceError } from './source-error.ts';
 import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
@@ -93,33 +92,32 @@ async function* iterateBatches(
   await assertUnchanged(file);
   const { parser, close } = openParser(file, format);
   const maxRows = Math.floor(maxCells / columns.length);
-  let first = true;
+  let seen = 0;
   let dataRows = 0;
+  let batch: unknown[][] = [];
   try {
-    for await (const records of batchStream<string[]>(parser, BATCH_ROWS)) {
-      let rows: unknown[][] = records;
-      if (first) {
-        first = false;
-        if (records[0] === undefined || !sameFirstRecord(records[0], columns, format.header_row)) {
-          throw sourceError(
-            file,
-            'ingest.file_changed',
-            `${file.displayPath} changed while it was being read`,
-          );
-        }
-        if (format.header_row) rows = records.slice(1);
+    for await (const record of parser as AsyncIterable<string[]>) {
+      seen += 1;
+      if (seen === 1 && !sameFirstRecord(record, columns, format.header_row)) {
+        throw sourceError(file, 'ingest.file_changed', `${file.displayPath} changed while it was being read`);
       }
-      if (dataRows + rows.length > maxRows) {
+      if (seen === 1 && format.header_row) continue;
+      dataRows += 1;
+      if (dataRows > maxRows) {
         throw sourceError(
           file,
           'ingest.column_limit',
           `${file.displayPath} has more than ${maxCells} cells (${columns.length} columns × ${maxRows} rows)`,
-          { row: maxRows + 1 },
+          { row: dataRows },
         );
       }
-      dataRows += rows.length;
-      if (rows.length > 0) yield rows;
+      batch.push(record);
+      if (batch.length >= BATCH_ROWS) {
+        yield batch;
+        batch = [];
+      }
     }
+    if (batch.length > 0) yield batch;
   } catch (error) {
     throw csvError(file, error, format.header_row, dataRows);
   } finally {
