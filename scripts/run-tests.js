@@ -15,7 +15,10 @@ const walk = (dir) => {
     else if (name.endsWith('.test.ts')) files.push(path);
   }
 };
-for (const root of roots) walk(root);
+for (const root of roots) {
+  if (statSync(root).isDirectory()) walk(root);
+  else files.push(root);
+}
 files.sort();
 if (files.length === 0) {
   console.error(`no test files under ${roots.join(', ')}`);

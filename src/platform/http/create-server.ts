@@ -87,7 +87,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       reply.code(problem.status);
       reply.header('content-type', PROBLEM_MEDIA_TYPE);
       reply.removeHeader('etag');
-      return JSON.stringify(renderProblemJson(problem, request.id));
+      return Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
     }
   });
 
@@ -130,7 +130,8 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, proble
   return reply
     .code(problem.status)
     .header('content-type', PROBLEM_MEDIA_TYPE)
-    .send(JSON.stringify(renderProblemJson(problem, request.id)));
+    // A Buffer keeps the media type exactly application/problem+json (no charset parameter appended).
+    .send(Buffer.from(JSON.stringify(renderProblemJson(problem, request.id))));
 }
 
 const FASTIFY_CODES: Record<string, () => Problem> = {

@@ -14,8 +14,9 @@ export interface SourceRows {
   readonly columns: readonly string[];
   /**
    * Data rows in source order, in batches (arrays of rows; each row is an array aligned with `columns`).
-   * Iterating may throw a SourceError (CSV and Parquet are decoded while iterating). Each iteration reads the
-   * file again from the start, after checking it has not changed since it was opened.
+   * Iterating may throw a SourceError: CSV and Parquet are decoded while iterating, and each iteration reads the
+   * file again from the start after checking it has not changed since it was opened (`ingest.file_changed`).
+   * XLSX is decoded when opened and iterated from memory.
    */
   readonly batches: AsyncIterable<unknown[][]>;
   /** Bytes of the file, for metrics. */

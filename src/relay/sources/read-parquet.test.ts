@@ -122,6 +122,13 @@ describe('readParquet', () => {
     assert.deepEqual(seen, ids);
   });
 
+  it('reads a file with no rows as zero rows', async () => {
+    await writeParquet('empty.parquet', [{ name: 'id', data: [], type: 'INT32' }]);
+    const source = await openParquet('empty.parquet');
+    assert.deepEqual(source.columns, ['id']);
+    assert.deepEqual(await rowsOf(source), []);
+  });
+
   it('rejects a file without the PAR1 magic at either end', async () => {
     await writeParquet('good.parquet', COLUMNS);
     const good = await readFile(join(dir, 'good.parquet'));

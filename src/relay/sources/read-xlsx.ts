@@ -12,16 +12,15 @@ const RANGE = /^([A-Z]+)([0-9]+):([A-Z]+)([0-9]+)$/;
 
 /**
  * Cells are what read-excel-file gives: string (trimmed) | number | boolean | Date | null. A cell is a Date only
- * when it carries a date number format; a date typed as a plain number arrives as its Excel serial, which the
- * store converts for `date`/`timestamp` columns. Rows that are empty across the whole region are skipped.
+ * when it carries a date number format; a date stored as a plain number arrives as its Excel serial, and turning
+ * that into a date for `date`/`timestamp` columns is the store's job. Rows empty across the region are skipped.
  * The file-size guard bounds the workbook, so it is read whole.
  */
 export async function readXlsx(file: SourceFile, format: XlsxFormat): Promise<SourceRows> {
   const region = sheetRegion(file, format);
   const bytes = await readWhole(file);
-  const workbook = openXlsxPackage(file, bytes, format.sheet);
-  rejectFormulas(file, workbook.sheetName, workbook.sheetXml, region);
-  const sheet = await decodeSheet(file, bytes, workbook.sheetName);
+  const sheetName = checkedSheetName(file, bytes, format.sheet, region);
+  const sheet = await decodeSheet(file, bytes, sheetName);
   const { columns, rows } = cutRegion(file, sheet, region);
   return {
     columns,
@@ -62,19 +61,25 @@ function sheetRegion(file: SourceFile, format: XlsxFormat): SheetRegion {
   return region;
 }
 
+/** Picks the sheet and scans its XML for formulas; only the name is kept so the XML text can be collected. */
+function checkedSheetName(
+  file: SourceFile,
+  bytes: Buffer,
+  sheet: string | undefined,
+  region: SheetRegion,
+): string {
+  const { sheetName, sheetXml } = openXlsxPackage(file, bytes, sheet);
+  rejectFormulas(file, sheetName, sheetXml, region);
+  return sheetName;
+}
+
 function rejectFormulas(file: SourceFile, sheetName: string, sheetXml: string, region: SheetRegion): void {
   let formula: ReturnType<typeof findFormulaCell>;
   try {
     formula = findFormulaCell(sheetXml, region);
   } catch (error) {
-    throw sourceError(
-      file,
-      'ingest.parse_error',
-      `sheet ${JSON.stringify(sheetName)} is not well-formed XML`,
-      {
-        cause: error,
-      },
-    );
+    const detail = `sheet ${JSON.stringify(sheetName)} is not well-formed XML`;
+    throw sourceError(file, 'ingest.parse_error', detail, { cause: error });
   }
   if (formula === undefined) return;
   const dataRow = formula.row - region.firstRow;
@@ -140,8 +145,9 @@ function cutRegion(
 }
 
 function lastFilled(row: readonly unknown[]): number {
-  for (let index = row.length - 1; index >= 0; index--)
+  for (let index = row.length - 1; index >= 0; index--) {
     if (row[index] !== null && row[index] !== undefined) return index;
+  }
   return -1;
 }
 
