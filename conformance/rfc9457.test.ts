@@ -29,9 +29,14 @@ describe('RFC 9457 problem details (relay)', () => {
       relay.get(`${households}?limit=0`, { as: 'caseworker' }),
       relay.get(`${households}?district.like=x`, { as: 'caseworker' }),
       relay.get(`${households}?cursor=garbage`, { as: 'caseworker' }),
-      relay.get(`${households}?district.in=${Array.from({ length: 101 }, (_, i) => `d${i}`).join(',')}`, { as: 'caseworker' }),
+      relay.get(`${households}?district.in=${Array.from({ length: 101 }, (_, i) => `d${i}`).join(',')}`, {
+        as: 'caseworker',
+      }),
       relay.get('/v1/datasets/civil_registry/entities/persons/records', { as: 'caseworker' }),
-      relay.get('/v1/datasets/civil_registry/entities/persons/records', { as: 'caseworker', headers: { 'data-purpose': PURPOSE } }),
+      relay.get('/v1/datasets/civil_registry/entities/persons/records', {
+        as: 'caseworker',
+        headers: { 'data-purpose': PURPOSE },
+      }),
       relay.get(`/x${'a'.repeat(9000)}`),
       relay.get('/no/such/route'),
     ];
@@ -42,7 +47,8 @@ describe('RFC 9457 problem details (relay)', () => {
   it('the official examples pass the validator used for our errors', () => {
     const examples = readStandardJson('rfc9457/examples.json') as { valid: { body: unknown }[] };
     assert.ok(examples.valid.length >= 2);
-    for (const example of examples.valid) assert.equal(validate(example.body), true, JSON.stringify(validate.errors));
+    for (const example of examples.valid)
+      assert.equal(validate(example.body), true, JSON.stringify(validate.errors));
   });
 
   it('every error response is a valid problem with the exact media type and matching status', () => {
@@ -68,7 +74,8 @@ describe('RFC 9457 problem details (relay)', () => {
       seen.add(body.title);
       titles.set(body.type, seen);
     }
-    for (const [type, seen] of titles) assert.equal(seen.size, 1, `${type} has titles ${[...seen].join(' | ')}`);
+    for (const [type, seen] of titles)
+      assert.equal(seen.size, 1, `${type} has titles ${[...seen].join(' | ')}`);
     assert.ok(titles.size >= 10, 'the sample covers at least ten problem types');
   });
 });

@@ -39,7 +39,8 @@ describe('architecture', () => {
       const text = readFileSync(file, 'utf8');
       for (const match of text.matchAll(/from\s+'(\.{1,2}\/[^']+)'/g)) {
         const target = areaOf(resolve(file, '..', match[1] as string));
-        if (target && (FORBIDDEN[from] ?? AREAS).includes(target)) crossings.push(`${relative(SRC, file)} -> ${match[1]}`);
+        if (target && (FORBIDDEN[from] ?? AREAS).includes(target))
+          crossings.push(`${relative(SRC, file)} -> ${match[1]}`);
       }
     }
     assert.deepEqual(crossings, []);

@@ -12,7 +12,9 @@ import { reportStartupError } from './relay-serve.ts';
 const DEMO_DIR = fileURLToPath(new URL('../../../demo/', import.meta.url));
 
 export const demo: Command = async (_args, io) => {
-  const keysPath = `${DEMO_DIR}var/demo-keys.env`;
+  // AMBIT_DEMO_STATE_DIR moves the generated keys and the audit file (tests use a temporary folder).
+  const stateDir = io.env.AMBIT_DEMO_STATE_DIR ?? `${DEMO_DIR}var`;
+  const keysPath = `${stateDir}/demo-keys.env`;
   const keys = ensureDemoKeys(keysPath);
   const env = { ...io.env, ...keys.env };
   const logger = createLogger({ name: 'ambit-demo', level: io.env.AMBIT_LOG_LEVEL ?? 'warn' });

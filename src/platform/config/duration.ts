@@ -11,7 +11,7 @@ export function parseDuration(text: string): number | undefined {
 
 /** A duration string, validated and turned into milliseconds, with optional bounds. */
 export function durationMs(options: { min?: number; max?: number } = {}) {
-  return z.string().transform((text, ctx) => {
+  return z.string({ error: 'must be a duration with a unit, such as 500ms, 30s, 10m, 1h or 7d' }).transform((text, ctx) => {
     const ms = parseDuration(text);
     if (ms === undefined) {
       ctx.addIssue({
@@ -21,9 +21,23 @@ export function durationMs(options: { min?: number; max?: number } = {}) {
       return z.NEVER;
     }
     if ((options.min !== undefined && ms < options.min) || (options.max !== undefined && ms > options.max)) {
-      ctx.addIssue({ code: 'custom', message: `\`${text}\` is out of range` });
+      ctx.addIssue({ code: 'custom', message: `\`${text}\` is out of range (${rangeText(options)})` });
       return z.NEVER;
     }
     return ms;
   });
+}
+
+function rangeText({ min, max }: { min?: number; max?: number }): string {
+  if (min !== undefined && max !== undefined) return `${formatDuration(min)} to ${formatDuration(max)}`;
+  return min !== undefined ? `at least ${formatDuration(min)}` : `at most ${formatDuration(max ?? 0)}`;
+}
+
+/** The shortest exact spelling of a duration: 300000 -> `5m`, 1500 -> `1500ms`. */
+export function formatDuration(ms: number): string {
+  for (const unit of ['d', 'h', 'm', 's'] as const) {
+    const size = UNITS[unit] as number;
+    if (ms !== 0 && ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${ms}ms`;
 }

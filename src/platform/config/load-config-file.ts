@@ -38,7 +38,8 @@ export function parseConfigText(text: string, env: Readonly<Record<string, strin
     issues.push({
       path: line ? `line ${line.line}` : '',
       code: 'config.parse_error',
-      message: error.message.split('\n')[0] ?? error.message,
+      // The first line of a pretty error ends in `line L, column C:` before the excerpt; keep it, drop the colon.
+      message: (error.message.split('\n')[0] ?? error.message).replace(/:$/, ''),
     });
   }
   if (issues.length > 0) throw new ConfigError(issues);

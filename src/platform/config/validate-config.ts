@@ -17,7 +17,11 @@ export function validateConfig<S extends z.ZodType>(
 ): z.infer<S> {
   const issues: ConfigIssue[] = [...findLegacyKeys(raw, legacy)];
   const legacyPaths = new Set(issues.map((issue) => issue.path));
-  const result = schema.safeParse(raw);
+  if (raw === null || raw === undefined) {
+    throw new ConfigError([{ path: '', code: 'config.parse_error', message: 'the config is empty' }]);
+  }
+  // reportInput lets messages tell a missing key from a value of the wrong type, and suggest enum values.
+  const result = schema.safeParse(raw, { reportInput: true });
   if (!result.success) {
     for (const issue of result.error.issues) {
       const path = joinPath(issue.path);
@@ -43,10 +47,25 @@ export function validateConfig<S extends z.ZodType>(
 
 function describe(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_value' && 'values' in issue) {
-    return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    const values = issue.values.map((v) => String(v));
+    const guess = typeof issue.input === 'string' ? hint(issue.input, values) : '';
+    return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}${guess}`;
   }
-  if (issue.code === 'invalid_type' && issue.input === undefined) return 'is required';
+  if (issue.code === 'invalid_type') {
+    if (issue.input === undefined) return 'is required';
+    // A schema's own message (`z.string({ error })`) says more than the generic one.
+    if (!issue.message.startsWith('Invalid input')) return issue.message;
+    return `must be ${issue.expected}, not ${kindOf(issue.input)}`;
+  }
   return issue.message;
+}
+
+// Names the kind only: the value itself may have come from an expanded secret.
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return typeof value;
 }
 
 function findLegacyKeys(raw: unknown, legacy: readonly LegacyKey[]): ConfigIssue[] {

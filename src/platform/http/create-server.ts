@@ -31,26 +31,10 @@ export interface HttpServerOptions {
 
 export function createHttpServerApp(options: HttpServerOptions): FastifyInstance {
   const { clock, random, logger } = options;
-  const app = Fastify({
-    logger: false,
-    bodyLimit: MAX_BODY_BYTES,
-    trustProxy: options.trustProxy === false ? false : [...options.trustProxy],
-    genReqId: () => random.ulid(clock.now()),
-    requestIdHeader: false,
-    return503OnClosing: true,
-    serverFactory: (handler) => {
-      // Headers up to 64 KiB reach us, so an overlong URI gets our 414 problem rather than Node's bare 431.
-      const server = createHttpServer({ maxHeaderSize: 64 * 1024 }, handler);
-      if (options.maxConnections) server.maxConnections = options.maxConnections;
-      return server;
-    },
-  });
-
   const allowedOrigins = new Set(options.corsAllowedOrigins);
 
-  app.decorateRequest('ctx', null as unknown as RequestContext);
-
-  app.addHook('onRequest', async (request, reply) => {
+  /** Per-request state and the CORS echo: the first step of every request, routed or not. */
+  const beginRequest = (request: FastifyRequest, reply: FastifyReply): void => {
     const clientRequestId = request.headers['x-request-id'];
     request.ctx = {
       requestId: request.id,
@@ -66,13 +50,10 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       reply.header('access-control-allow-origin', origin);
       reply.header('vary', 'Origin');
     }
-    if ((request.raw.url ?? '').length > MAX_URI_BYTES) throw platformProblem('internal.uri_too_long');
-    request.ctx.timer = setTimeout(() => {
-      if (!reply.sent) sendProblem(request, reply, platformProblem('internal.timeout'));
-    }, options.requestTimeoutMs);
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  /** Headers every response carries, then `beforeSend`; returns the payload to write (a problem if it threw). */
+  const finishResponse = (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
       if (!reply.hasHeader(name)) reply.header(name, value);
     }
@@ -86,10 +67,48 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       request.ctx.errorCode = problem.code;
       reply.code(problem.status);
       reply.header('content-type', PROBLEM_MEDIA_TYPE);
+      // Nothing of the replaced response may survive: its validator and its next-page cursor included.
       reply.removeHeader('etag');
+      reply.removeHeader('link');
       return Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
     }
+  };
+
+  const app = Fastify({
+    logger: false,
+    bodyLimit: MAX_BODY_BYTES,
+    trustProxy: options.trustProxy === false ? false : [...options.trustProxy],
+    genReqId: () => random.ulid(clock.now()),
+    requestIdHeader: false,
+    return503OnClosing: true,
+    // A path parameter may be as long as the URI limit allows; longer ones are answered by frameworkErrors.
+    routerOptions: { maxParamLength: MAX_URI_BYTES },
+    // The router answers undecodable paths and overlong parameters itself, outside every hook; give those
+    // responses the same request id, headers, audit record and problem body as any other.
+    frameworkErrors: (error, request, reply) => {
+      beginRequest(request, reply);
+      const body = renderProblemBody(request, reply, toProblem(error, logger, request));
+      reply.send(finishResponse(request, reply, body));
+    },
+    serverFactory: (handler) => {
+      // Headers up to 64 KiB reach us, so an overlong URI gets our 414 problem rather than Node's bare 431.
+      const server = createHttpServer({ maxHeaderSize: 64 * 1024 }, handler);
+      if (options.maxConnections) server.maxConnections = options.maxConnections;
+      return server;
+    },
   });
+
+  app.decorateRequest('ctx', null as unknown as RequestContext);
+
+  app.addHook('onRequest', async (request, reply) => {
+    beginRequest(request, reply);
+    if ((request.raw.url ?? '').length > MAX_URI_BYTES) throw platformProblem('internal.uri_too_long');
+    request.ctx.timer = setTimeout(() => {
+      if (!reply.sent) sendProblem(request, reply, platformProblem('internal.timeout'));
+    }, options.requestTimeoutMs);
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => finishResponse(request, reply, payload));
 
   app.addHook('onResponse', async (request) => {
     if (request.ctx?.timer) clearTimeout(request.ctx.timer);
@@ -122,16 +141,19 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
 }
 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
+  return reply.send(renderProblemBody(request, reply, problem));
+}
+
+/** Status, headers and error code of a problem response; returns its body. */
+function renderProblemBody(request: FastifyRequest, reply: FastifyReply, problem: Problem): Buffer {
   if (request.ctx) request.ctx.errorCode = problem.code;
   for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
   if (problem.status === 401 && !reply.hasHeader('www-authenticate')) {
     reply.header('www-authenticate', 'Bearer realm="ambit"');
   }
-  return reply
-    .code(problem.status)
-    .header('content-type', PROBLEM_MEDIA_TYPE)
-    // A Buffer keeps the media type exactly application/problem+json (no charset parameter appended).
-    .send(Buffer.from(JSON.stringify(renderProblemJson(problem, request.id))));
+  reply.code(problem.status).header('content-type', PROBLEM_MEDIA_TYPE);
+  // A Buffer keeps the media type exactly application/problem+json (no charset parameter appended).
+  return Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
 }
 
 const FASTIFY_CODES: Record<string, () => Problem> = {
@@ -140,6 +162,9 @@ const FASTIFY_CODES: Record<string, () => Problem> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => platformProblem('http.invalid_body', 'Invalid Content-Length.'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => platformProblem('http.invalid_body', 'The JSON body is empty.'),
   FST_ERR_CTP_INVALID_JSON_BODY: () => platformProblem('http.invalid_body', 'The body is not valid JSON.'),
+  // No route can match a path that does not percent-decode.
+  FST_ERR_BAD_URL: () => platformProblem('http.not_found', 'The path is not valid percent-encoding.'),
+  FST_ERR_MAX_PARAM_LENGTH: () => platformProblem('internal.uri_too_long'),
 };
 
 /** Map anything thrown to a catalogued problem: foreign errors by code, unknown ones to a generic 500. */

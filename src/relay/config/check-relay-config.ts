@@ -1,4 +1,5 @@
 // Cross-field rules of the relay config, each a small named check; all issues are collected.
+import { isLoopbackUrl } from '../../platform/auth/is-loopback-url.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
@@ -52,7 +53,7 @@ function checkAuthMode(config: RelayConfig): ConfigIssue[] {
     }
     for (const key of ['issuer', 'jwks_url', 'discovery_url'] as const) {
       const url = oidc[key];
-      if (url && !url.startsWith('https://') && !(oidc.allow_dev_insecure_fetch_urls && isLoopback(url))) {
+      if (url && !isAllowedFetchUrl(url, oidc.allow_dev_insecure_fetch_urls)) {
         issues.push(
           issue(
             `auth.oidc.${key}`,
@@ -66,9 +67,10 @@ function checkAuthMode(config: RelayConfig): ConfigIssue[] {
   return issues;
 }
 
-function isLoopback(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '[::1]' || host.startsWith('127.');
+function isAllowedFetchUrl(url: string, allowDevInsecure: boolean): boolean {
+  // Parsed, not prefix-matched: `HTTPS://` is https, and `http://127.example.org` is not loopback.
+  const protocol = new URL(url).protocol;
+  return protocol === 'https:' || (protocol === 'http:' && allowDevInsecure && isLoopbackUrl(url));
 }
 
 function checkUniqueIds(config: RelayConfig): ConfigIssue[] {
@@ -239,7 +241,8 @@ function checkEntity(dataset: DatasetConfig, entity: EntityConfig, base: string)
   });
   const fields = publicFields(dataset, entity);
   const pkExposed = [...fields.values()].filter((field) => field.column === table.primary_key).length;
-  if (pkExposed !== 1) {
+  // An undeclared primary key is reported once, on the table, not again on every entity over it.
+  if (pkExposed !== 1 && columns.includes(table.primary_key)) {
     issues.push(
       issue(`${base}.fields`, `exactly one field must expose the table primary key \`${table.primary_key}\``),
     );

@@ -35,15 +35,34 @@ export function parseCollectionQuery(entity: CatalogEntity, params: QueryParams)
       `at most ${MAX_FILTER_PARAMS} filter parameters are accepted`,
     );
   }
+  rejectEqualityTwice(names);
   const filters = names.map((name) => parseFilter(entity, name, single(params, name)));
-  checkRequiredFilters(entity, filters);
-  return {
+  const query = {
     filters,
     limit: parseLimit(params, entity.api.defaultLimit, entity.api.maxLimit),
     cursor: optional(params, 'cursor'),
     fields: parseFields(entity, optional(params, 'fields')),
     expand: parseExpand(entity, optional(params, 'expand')),
   };
+  // Every parameter is validated before the required-filter rule, so a malformed request is reported as such.
+  checkRequiredFilters(entity, filters);
+  return query;
+}
+
+/** `field` and `field.eq` are one parameter spelled two ways; sending both is a repeat. */
+function rejectEqualityTwice(names: readonly string[]): void {
+  const seen = new Set<string>();
+  for (const name of names) {
+    const field = name.endsWith('.eq') ? name.slice(0, -'.eq'.length) : name;
+    if (field.includes('.')) continue;
+    if (seen.has(field)) {
+      throw relayProblem(
+        'filter.invalid_value',
+        `parameter \`${field}\` is repeated (as \`${field}\` and \`${field}.eq\`)`,
+      );
+    }
+    seen.add(field);
+  }
 }
 
 /** A repeated parameter is ambiguous, so it is rejected rather than silently collapsed. */
@@ -73,7 +92,8 @@ function parseFilter(entity: CatalogEntity, name: string, raw: string): Filter {
     throw relayProblem('filter.not_allowed', detail);
   }
   const field = entity.fieldByName.get(fieldName) as CatalogField;
-  const texts = op === 'in' || op === 'between' ? splitList(raw) : [raw];
+  // A blank value is treated as empty: it can never be a meaningful equality or bound.
+  const texts = op === 'in' || op === 'between' ? splitList(raw) : raw.trim() === '' ? [] : [raw];
   if (op === 'in' && texts.length > MAX_IN_VALUES) {
     throw relayProblem('filter.too_many_values', `\`${name}\` accepts at most ${MAX_IN_VALUES} values`);
   }

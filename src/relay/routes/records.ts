@@ -106,6 +106,8 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       facts.recordId = request.params.id;
       const params = request.query as QueryParams;
       facts.query = params;
+      // Purpose precedes parameter checks, as on the collection route.
+      readPurpose(request, [entity]);
       for (const name of Object.keys(params)) {
         if (name !== 'fields' && name !== 'expand') {
           throw relayProblem(

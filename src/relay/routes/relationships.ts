@@ -10,7 +10,7 @@ import { rowJson } from '../query/render-rows.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
 import { findRow, nextLink, notModified, sendJson, sortedQuery } from './records.ts';
 import { renderPage } from './render-page.ts';
-import { readPurpose, requireGeneration, resolveEntity } from './resolve-entity.ts';
+import { lookupEntity, readPurpose, requireGeneration } from './resolve-entity.ts';
 
 interface RelationshipParams {
   dataset_id: string;
@@ -27,7 +27,8 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
       facts.endpointKind = 'rows';
       const principal = await runtime.authenticate(request);
       const { dataset_id, entity: entityName, id, relationship: name } = request.params;
-      const entity = resolveEntity(runtime.catalog, principal, dataset_id, entityName, 'rows');
+      // An unknown relationship name is reported like an unknown entity: before the read scope.
+      const entity = lookupEntity(runtime.catalog, principal, dataset_id, entityName, 'rows');
       facts.datasetId = entity.datasetId;
       facts.entity = entity;
       facts.recordId = id;
@@ -35,11 +36,14 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
       if (!entity.relationships.has(name)) {
         throw relayProblem('schema.unknown_resource', `entity ${entity.name} has no relationship ${name}`);
       }
+      requireScope(principal, entity.scopes.rows);
       const related = relatedOf(runtime.catalog, entity, name);
       requireScope(principal, related.target.scopes.rows);
       facts.scopesUsed = [entity.scopes.rows, related.target.scopes.rows];
       const params = request.query as QueryParams;
       facts.query = params;
+      const purpose = readPurpose(request, [entity, related.target]);
+      facts.purpose = purpose;
       const many = related.relationship.kind === 'has_many';
       for (const param of Object.keys(params)) {
         if (!many || (param !== 'limit' && param !== 'cursor')) {
@@ -51,8 +55,6 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
       }
       const limit = parseLimit(params, related.target.api.defaultLimit, related.target.api.maxLimit);
       const cursor = optional(params, 'cursor');
-      const purpose = readPurpose(request, [entity, related.target]);
-      facts.purpose = purpose;
       const generation = requireGeneration(runtime.state);
       const row = findRow(entity, generation, id);
       const target = generation.table(related.target.datasetId, related.target.tableId);

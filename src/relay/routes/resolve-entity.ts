@@ -33,11 +33,23 @@ export function resolveEntity(
   entityName: string,
   scope: keyof EntityScopes,
 ): CatalogEntity {
+  const entity = lookupEntity(catalog, principal, datasetId, entityName, scope);
+  requireScope(principal, entity.scopes[scope]);
+  return entity;
+}
+
+/** The entity by name, without its own scope check (for callers that must report other unknown names first). */
+export function lookupEntity(
+  catalog: Catalog,
+  principal: Principal,
+  datasetId: string,
+  entityName: string,
+  scope: keyof EntityScopes,
+): CatalogEntity {
   const dataset = resolveDataset(catalog, principal, datasetId, scopeLevel(scope));
   const entity = dataset.entities.get(entityName);
   if (!entity)
     throw relayProblem('schema.unknown_resource', `dataset ${datasetId} has no entity ${entityName}`);
-  requireScope(principal, entity.scopes[scope]);
   return entity;
 }
 
