@@ -1,0 +1,126 @@
+// Runtime OpenAPI: auth-gated by default, limited to what the caller may see, public when configured.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { systemClock } from '../../src/platform/clock.ts';
+import { silentLogger } from '../../src/platform/log.ts';
+import { systemRandom } from '../../src/platform/random.ts';
+import { createRelayApp } from '../../src/relay/app.ts';
+import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
+import {
+  DEMO_DIR,
+  demoConfigText,
+  demoEnv,
+  startDemoRelay,
+  TEST_KEYS,
+  type TestRelay,
+} from '../helpers/relay-harness.ts';
+
+const STORAGE_ONLY = [
+  'street_address',
+  'phone',
+  'registrar_notes',
+  'case_notes',
+  'bank_account_hint',
+  'exact_latitude',
+  'internal_notes',
+];
+
+describe('GET /openapi.json', () => {
+  let relay: TestRelay;
+  before(async () => {
+    relay = await startDemoRelay();
+  });
+  after(() => relay.close());
+
+  it('requires a credential by default', async () => {
+    const response = await relay.get('/openapi.json');
+    assert.equal(response.statusCode, 401);
+    assert.equal(response.json().code, 'auth.missing_credential');
+  });
+
+  it('lists only the entities whose metadata scope the caller holds', async () => {
+    const planner = (await relay.get('/openapi.json', { as: 'health_planner' })).json();
+    assert.equal(planner.openapi, '3.1.0');
+    const plannerPaths = Object.keys(planner.paths);
+    assert.ok(plannerPaths.includes('/v1/datasets/health_facilities/entities/facilities/records'));
+    assert.ok(
+      !plannerPaths.some((path) => path.includes('social_protection') || path.includes('civil_registry')),
+    );
+
+    const caseworker = (await relay.get('/openapi.json', { as: 'caseworker' })).json();
+    const paths = Object.keys(caseworker.paths);
+    assert.ok(
+      paths.includes('/v1/datasets/social_protection/entities/households/records/{id}/relationships/members'),
+    );
+    assert.ok(!paths.some((path) => path.includes('health_facilities')));
+    const list = caseworker.paths['/v1/datasets/social_protection/entities/households/records'].get;
+    const names = list.parameters.map((parameter: { name: string }) => parameter.name);
+    assert.ok(
+      names.includes('district') && names.includes('district.in') && names.includes('household_size.between'),
+    );
+    const persons = caseworker.paths['/v1/datasets/civil_registry/entities/persons/records'].get;
+    const purpose = persons.parameters.find(
+      (parameter: { name: string }) => parameter.name === 'Data-Purpose',
+    );
+    assert.equal(purpose.required, true);
+
+    const operator = (await relay.get('/openapi.json', { as: 'operator' })).json();
+    assert.ok(!Object.keys(operator.paths).some((path) => path.includes('/entities/')));
+  });
+
+  it('never names storage-only columns', async () => {
+    const text = (await relay.get('/openapi.json', { as: 'caseworker' })).body;
+    for (const column of STORAGE_ONLY) assert.ok(!text.includes(column), column);
+  });
+});
+
+describe('openapi_requires_auth: false', () => {
+  it('serves the whole document without a credential', async () => {
+    const relay = await startDemoRelay({
+      edit: (text) =>
+        text.replace('  cursor_secret_env:', '  openapi_requires_auth: false\n  cursor_secret_env:'),
+    });
+    try {
+      const response = await relay.get('/openapi.json');
+      assert.equal(response.statusCode, 200);
+      const paths = Object.keys(response.json().paths);
+      assert.ok(paths.some((path) => path.includes('health_facilities')));
+      assert.ok(paths.some((path) => path.includes('civil_registry')));
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
+describe('GET /ready while loading', () => {
+  it('answers 503 with counts until every table is loaded, then 200', async () => {
+    const loaded = loadRelayConfigText(demoConfigText('/dev/null'), demoEnv(), DEMO_DIR);
+    const relay = createRelayApp(loaded, {
+      logger: silentLogger(),
+      clock: systemClock,
+      random: systemRandom,
+    });
+    try {
+      const early = await relay.app.inject({ method: 'GET', url: '/ready' });
+      assert.equal(early.statusCode, 503);
+      assert.equal(early.json().code, 'schema.resource_unavailable');
+      assert.equal(early.json().total_count, 5);
+      assert.ok(early.headers['retry-after']);
+      const data = await relay.app.inject({
+        method: 'GET',
+        url: '/v1/datasets/social_protection/entities/households/records',
+        headers: { authorization: `Bearer ${TEST_KEYS.caseworker}` },
+      });
+      assert.equal(data.statusCode, 503);
+      assert.equal(data.json().code, 'schema.resource_unavailable');
+      await relay.loaded;
+      const ready = await relay.app.inject({ method: 'GET', url: '/ready' });
+      assert.equal(ready.statusCode, 200);
+      assert.deepEqual(ready.json(), { status: 'ok', checks: { total: 5, ok: 5, failed: 0 } });
+      const health = await relay.app.inject({ method: 'GET', url: '/healthz' });
+      assert.deepEqual(health.json(), { status: 'ok' });
+    } finally {
+      await relay.close();
+    }
+  });
+});
