@@ -1,0 +1,103 @@
+// `ambit relay serve` as an operator runs it: a bad source stops startup with table, row and column.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const KEY = 'serve-test-key-000000000000000000001';
+
+function config(dir: string): string {
+  const path = join(dir, 'relay.yaml');
+  writeFileSync(
+    path,
+    `server:
+  bind: 127.0.0.1:0
+catalog: { title: Test, base_url: "http://127.0.0.1", publisher: Test }
+auth:
+  mode: api_key
+  api_keys:
+    - { id: reader, fingerprint: { provider: env, name: READER_HASH }, scopes: ["people:rows"] }
+audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
+datasets:
+  - id: people
+    title: People
+    tables:
+      - id: people_table
+        source: { type: file, path: people.csv }
+        primary_key: id
+        schema:
+          fields:
+            - { name: id, type: integer, nullable: false }
+            - { name: born, type: date }
+    entities:
+      - { name: person, table: people_table }
+`,
+  );
+  return path;
+}
+
+function run(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, ['bin/ambit.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (chunk) => {
+    out += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    out += chunk;
+  });
+  return { child, output: () => out };
+}
+
+describe('ambit relay serve', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ambit-serve-'));
+  const env = { READER_HASH: fingerprintOf(KEY), AUDIT_SECRET: 'serve-test-audit-secret-0123456789abcdef' };
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('fails startup on a bad row, naming table, data row and column', async () => {
+    writeFileSync(join(dir, 'people.csv'), 'id,born\n1,2001-02-03\n2,2001-02-30\n');
+    const { child, output } = run(['relay', 'serve', '--config', config(dir)], env);
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    assert.equal(code, 1);
+    assert.match(output(), /ingest\.type_mismatch: table people_table \(data row 2, column "born"\)/);
+  });
+
+  it('reports every config problem and exits 1 before loading anything', async () => {
+    const { child, output } = run(['relay', 'serve', '--config', config(dir)], {});
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    assert.equal(code, 1);
+    assert.match(output(), /config\.missing_secret at auth\.api_keys\.0\.fingerprint/);
+    assert.match(output(), /config\.missing_secret at audit\.hash_secret_env/);
+  });
+
+  it('serves, answers a scoped read, and drains on SIGTERM', async () => {
+    writeFileSync(join(dir, 'people.csv'), 'id,born\n1,2001-02-03\n2,\n');
+    const { child, output } = run(['relay', 'serve', '--config', config(dir)], env);
+    const deadline = Date.now() + 20_000;
+    while (!/listening on (http:\S+)/.test(output()) && Date.now() < deadline && child.exitCode === null) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const url = /listening on (http:\S+)/.exec(output())?.[1];
+    assert.ok(url, output());
+    const response = await fetch(`${url}/v1/datasets/people/entities/person/records?limit=1`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    assert.equal(response.status, 200);
+    const body = await response.json();
+    assert.deepEqual(body.data, [{ id: 1, born: '2001-02-03' }]);
+    assert.equal(body.pagination.has_more, true);
+    assert.ok(response.headers.get('link')?.includes(`cursor=${body.pagination.next_cursor}`));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+    assert.match(output(), /draining/);
+  });
+});
