@@ -15,12 +15,43 @@ export const FACILITY_ROWS = 1_000_000;
 export const ROWS_PER_HOUSEHOLD = 10;
 
 const DISTRICTS = [
-  'north_hills', 'river_bend', 'east_plain', 'west_coast', 'lake_side', 'old_town', 'new_town', 'mountain_pass',
-  'green_valley', 'sun_coast', 'red_rock', 'pine_forest', 'south_gate', 'harbour', 'high_plateau', 'delta',
-  'stone_bridge', 'market_square', 'airport', 'border_lands',
+  'north_hills',
+  'river_bend',
+  'east_plain',
+  'west_coast',
+  'lake_side',
+  'old_town',
+  'new_town',
+  'mountain_pass',
+  'green_valley',
+  'sun_coast',
+  'red_rock',
+  'pine_forest',
+  'south_gate',
+  'harbour',
+  'high_plateau',
+  'delta',
+  'stone_bridge',
+  'market_square',
+  'airport',
+  'border_lands',
 ] as const;
 const FACILITY_TYPES = ['hospital', 'health_centre', 'health_post', 'clinic', 'dispensary', 'maternity_home'];
-const GIVEN = ['Amara', 'Bo', 'Chen', 'Dana', 'Eli', 'Farah', 'Gus', 'Hana', 'Ines', 'Jon', 'Kofi', 'Lena', 'Mika'];
+const GIVEN = [
+  'Amara',
+  'Bo',
+  'Chen',
+  'Dana',
+  'Eli',
+  'Farah',
+  'Gus',
+  'Hana',
+  'Ines',
+  'Jon',
+  'Kofi',
+  'Lena',
+  'Mika',
+];
 const FAMILY = ['Abara', 'Bello', 'Costa', 'Diallo', 'Evans', 'Fofana', 'Garcia', 'Haddad', 'Ito', 'Jensen'];
 const DAY_MS = 86_400_000;
 

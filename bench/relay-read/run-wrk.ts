@@ -84,7 +84,8 @@ export function parseWrkOutput(text: string): WrkResult {
 /** A wrk script that sends these headers on every request; values go in Lua long brackets, unescaped. */
 export function writeHeaderScript(path: string, headers: Readonly<Record<string, string>>): void {
   const lines = Object.entries(headers).map(([name, value]) => {
-    if (value.includes(']]') || name.includes(']]')) throw new Error(`header ${name} cannot be quoted for Lua`);
+    if (value.includes(']]') || name.includes(']]'))
+      throw new Error(`header ${name} cannot be quoted for Lua`);
     return `wrk.headers[ [[${name}]] ] = [[${value}]]`;
   });
   writeFileSync(path, `${lines.join('\n')}\n`);

@@ -6,6 +6,9 @@ export function resolveEnv(
   envFile: string | undefined,
 ): Record<string, string | undefined> {
   if (!envFile) return { ...env };
-  // Real environment variables win over the file, so an operator can override one value.
-  return { ...readEnvFile(envFile), ...env };
+  // Real environment variables win over the file, so an operator can override one value; an unset
+  // (undefined) entry does not hide the file's value.
+  const merged: Record<string, string | undefined> = readEnvFile(envFile);
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) merged[name] = value;
+  return merged;
 }

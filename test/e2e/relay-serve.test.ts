@@ -91,7 +91,10 @@ describe('ambit relay serve', () => {
       headers: { authorization: `Bearer ${KEY}` },
     });
     assert.equal(response.status, 200);
-    const body = await response.json();
+    const body = (await response.json()) as {
+      data: unknown;
+      pagination: { has_more: boolean; next_cursor: string };
+    };
     assert.deepEqual(body.data, [{ id: 1, born: '2001-02-03' }]);
     assert.equal(body.pagination.has_more, true);
     assert.ok(response.headers.get('link')?.includes(`cursor=${body.pagination.next_cursor}`));

@@ -43,7 +43,10 @@ export function demoEnv(overrides: Record<string, string> = {}): Record<string, 
 
 /** The demo config text with the audit file moved to `auditPath` and optional text edits applied. */
 export function demoConfigText(auditPath: string, edit: (text: string) => string = (text) => text): string {
-  const text = readFileSync(join(DEMO_DIR, 'relay.yaml'), 'utf8').replace('path: ${AMBIT_DEMO_STATE_DIR:-var}/audit.jsonl', `path: ${auditPath}`);
+  const text = readFileSync(join(DEMO_DIR, 'relay.yaml'), 'utf8').replace(
+    'path: ${AMBIT_DEMO_STATE_DIR:-var}/audit.jsonl',
+    `path: ${auditPath}`,
+  );
   return edit(text);
 }
 
@@ -63,7 +66,11 @@ export async function startDemoRelay(
   const dir = mkdtempSync(join(tmpdir(), 'ambit-relay-test-'));
   const auditPath = join(dir, 'audit.jsonl');
   const loaded = loadRelayConfigText(demoConfigText(auditPath, options.edit), demoEnv(options.env), DEMO_DIR);
-  const relay = createRelayApp(loaded, { logger: silentLogger(), clock: options.clock ?? systemClock, random: systemRandom });
+  const relay = createRelayApp(loaded, {
+    logger: silentLogger(),
+    clock: options.clock ?? systemClock,
+    random: systemRandom,
+  });
   await relay.loaded;
   await relay.app.ready();
   return {

@@ -2,7 +2,12 @@
 import assert from 'node:assert/strict';
 import type { Response } from 'light-my-request';
 
-export function assertProblem(response: Response, status: number, code: string, detail?: string | RegExp): void {
+export function assertProblem(
+  response: Response,
+  status: number,
+  code: string,
+  detail?: string | RegExp,
+): void {
   const context = `${response.statusCode} ${response.body.slice(0, 300)}`;
   assert.equal(response.statusCode, status, context);
   assert.match(String(response.headers['content-type']), /^application\/problem\+json/, context);

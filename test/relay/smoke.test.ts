@@ -11,9 +11,12 @@ describe('demo relay harness', () => {
   after(() => relay.close());
 
   it('serves a filtered household page to the caseworker', async () => {
-    const response = await relay.get('/v1/datasets/social_protection/entities/households/records?district=willowbank', {
-      as: 'caseworker',
-    });
+    const response = await relay.get(
+      '/v1/datasets/social_protection/entities/households/records?district=willowbank',
+      {
+        as: 'caseworker',
+      },
+    );
     assert.equal(response.statusCode, 200);
     const body = response.json();
     assert.equal(body.data.length, 10);

@@ -28,8 +28,16 @@ export async function walkPages(
     const body = response.json();
     const link = response.headers.link as string | undefined;
     const nextCursor: string | undefined = body.pagination.next_cursor;
-    assert.equal(body.pagination.has_more, nextCursor !== undefined, 'next_cursor is present exactly when has_more');
-    assert.equal(link !== undefined, nextCursor !== undefined, 'Link is present exactly when there is a next page');
+    assert.equal(
+      body.pagination.has_more,
+      nextCursor !== undefined,
+      'next_cursor is present exactly when has_more',
+    );
+    assert.equal(
+      link !== undefined,
+      nextCursor !== undefined,
+      'Link is present exactly when there is a next page',
+    );
     pages.push({ data: body.data, link, nextCursor });
     if (nextCursor === undefined) path = undefined;
     else if (options.follow === 'cursor') path = withCursor(path, nextCursor);

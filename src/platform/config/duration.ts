@@ -11,21 +11,26 @@ export function parseDuration(text: string): number | undefined {
 
 /** A duration string, validated and turned into milliseconds, with optional bounds. */
 export function durationMs(options: { min?: number; max?: number } = {}) {
-  return z.string({ error: 'must be a duration with a unit, such as 500ms, 30s, 10m, 1h or 7d' }).transform((text, ctx) => {
-    const ms = parseDuration(text);
-    if (ms === undefined) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `\`${text}\` is not a duration like 500ms, 30s, 10m, 1h or 7d`,
-      });
-      return z.NEVER;
-    }
-    if ((options.min !== undefined && ms < options.min) || (options.max !== undefined && ms > options.max)) {
-      ctx.addIssue({ code: 'custom', message: `\`${text}\` is out of range (${rangeText(options)})` });
-      return z.NEVER;
-    }
-    return ms;
-  });
+  return z
+    .string({ error: 'must be a duration with a unit, such as 500ms, 30s, 10m, 1h or 7d' })
+    .transform((text, ctx) => {
+      const ms = parseDuration(text);
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `\`${text}\` is not a duration like 500ms, 30s, 10m, 1h or 7d`,
+        });
+        return z.NEVER;
+      }
+      if (
+        (options.min !== undefined && ms < options.min) ||
+        (options.max !== undefined && ms > options.max)
+      ) {
+        ctx.addIssue({ code: 'custom', message: `\`${text}\` is out of range (${rangeText(options)})` });
+        return z.NEVER;
+      }
+      return ms;
+    });
 }
 
 function rangeText({ min, max }: { min?: number; max?: number }): string {

@@ -33,8 +33,14 @@ export function parseConfigText(text: string, env: Readonly<Record<string, strin
   const expanded = expandEnv(text, env);
   const document = parseDocument(expanded.text, { prettyErrors: true, uniqueKeys: true });
   const issues: ConfigIssue[] = [...expanded.issues];
+  const linesSeen = new Set<number>();
   for (const error of document.errors) {
     const line = error.linePos?.[0];
+    // One mistake often trips several parser rules on the same line; the first names the cause.
+    if (line) {
+      if (linesSeen.has(line.line)) continue;
+      linesSeen.add(line.line);
+    }
     issues.push({
       path: line ? `line ${line.line}` : '',
       code: 'config.parse_error',

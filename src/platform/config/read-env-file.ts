@@ -9,14 +9,10 @@ export function parseEnvFile(text: string): Record<string, string> {
     if (line === '' || line.startsWith('#')) continue;
     const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
     if (!match) continue;
-    let value = match[2] ?? '';
-    const quote = value[0];
-    if ((quote === '"' || quote === "'") && value.endsWith(quote) && value.length >= 2) {
-      value = value.slice(1, -1);
-    } else {
-      value = value.replace(/\s+#.*$/, '');
-    }
-    values[match[1] as string] = value;
+    const value = match[2] ?? '';
+    // A quoted value keeps `#` and spaces inside the quotes and may be followed by a comment.
+    const quoted = /^(["'])(.*?)\1\s*(?:#.*)?$/.exec(value);
+    values[match[1] as string] = quoted ? (quoted[2] ?? '') : value.replace(/\s+#.*$/, '');
   }
   return values;
 }

@@ -57,7 +57,25 @@ function describe(issue: z.core.$ZodIssue): string {
     if (!issue.message.startsWith('Invalid input')) return issue.message;
     return `must be ${issue.expected}, not ${kindOf(issue.input)}`;
   }
+  if (issue.code === 'too_small' || issue.code === 'too_big') return describeBound(issue);
+  if (issue.code === 'invalid_format' && issue.format === 'url') return 'must be an absolute URL';
   return issue.message;
+}
+
+function describeBound(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
+  const small = issue.code === 'too_small';
+  const limit = small ? issue.minimum : issue.maximum;
+  if (issue.origin === 'string') {
+    if (issue.exact) return `must be exactly ${limit} character${limit === 1 ? '' : 's'}`;
+    if (small && limit === 1) return 'must not be empty';
+    return `must be at ${small ? 'least' : 'most'} ${limit} characters`;
+  }
+  if (issue.origin === 'array' || issue.origin === 'set') {
+    if (small && limit === 1) return 'must list at least one item';
+    return `must list at ${small ? 'least' : 'most'} ${limit} items`;
+  }
+  const operator = small ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';
+  return `must be ${operator} ${limit}`;
 }
 
 // Names the kind only: the value itself may have come from an expanded secret.

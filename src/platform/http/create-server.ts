@@ -53,7 +53,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   };
 
   /** Headers every response carries, then `beforeSend`; returns the payload to write (a problem if it threw). */
-  const finishResponse = (request: FastifyRequest, reply: FastifyReply, payload: unknown): unknown => {
+  const finishResponse = <T>(request: FastifyRequest, reply: FastifyReply, payload: T): T | Buffer => {
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
       if (!reply.hasHeader(name)) reply.header(name, value);
     }
@@ -85,7 +85,8 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     routerOptions: { maxParamLength: MAX_URI_BYTES },
     // The router answers undecodable paths and overlong parameters itself, outside every hook; give those
     // responses the same request id, headers, audit record and problem body as any other.
-    frameworkErrors: (error, request, reply) => {
+    frameworkErrors: (error, request, routeReply) => {
+      const reply = routeReply as FastifyReply;
       beginRequest(request, reply);
       const body = renderProblemBody(request, reply, toProblem(error, logger, request));
       reply.send(finishResponse(request, reply, body));

@@ -12,6 +12,22 @@ interface Renderer {
 }
 
 const renderers = new WeakMap<TableSnapshot, Map<CatalogEntity, Renderer>>();
+// generation.rowCache keys by a composed string; remembering its answer per entity object skips that per row.
+const rowCaches = new WeakMap<Generation, Map<CatalogEntity, (string | undefined)[]>>();
+
+function rowCacheOf(generation: Generation, entity: CatalogEntity): (string | undefined)[] {
+  let byEntity = rowCaches.get(generation);
+  if (!byEntity) {
+    byEntity = new Map();
+    rowCaches.set(generation, byEntity);
+  }
+  let cache = byEntity.get(entity);
+  if (!cache) {
+    cache = generation.rowCache(entity);
+    byEntity.set(entity, cache);
+  }
+  return cache;
+}
 
 function rendererOf(entity: CatalogEntity, table: TableSnapshot): Renderer {
   let byEntity = renderers.get(table);
@@ -37,14 +53,18 @@ export function rowJson(
   generation: Generation,
   row: number,
 ): string {
-  const cache = generation.rowCache(entity);
+  const cache = rowCacheOf(generation, entity);
   const cached = cache[row];
   if (cached !== undefined) return cached;
   const { columns, keys } = rendererOf(entity, table);
-  let json = '';
-  for (let i = 0; i < columns.length; i++)
-    json += keys[i] + JSON.stringify(cellJson(columns[i] as Column, row));
-  json += '}';
+  // Joined rather than appended with +=: join yields one flat string, which later page joins and socket
+  // writes copy cheaply, where += would cache a rope that is walked again on every request.
+  const parts: string[] = [];
+  for (let i = 0; i < columns.length; i++) {
+    parts.push(keys[i] as string, JSON.stringify(cellJson(columns[i] as Column, row)));
+  }
+  parts.push('}');
+  const json = parts.join('');
   cache[row] = json;
   return json;
 }

@@ -24,34 +24,40 @@ export function runCollection(
   afterRow: number,
   limit: number,
 ): CollectionPage {
-  const predicates: Predicate[] = filters.map((filter) => ({
-    column: table.columns.get(filter.field.column) as Column,
-    filter,
-  }));
+  // Plain loops, no per-call closures: this runs on every collection read.
+  const predicates: Predicate[] = [];
+  for (const filter of filters) {
+    predicates.push({ column: table.columns.get(filter.field.column) as Column, filter });
+  }
   // Drive the scan from the smallest candidate list; the other filters are checked row by row.
   let driver: Int32Array | undefined;
   let driverIndex = -1;
-  predicates.forEach((predicate, index) => {
-    const candidates = candidateRows(table, predicate.filter);
+  for (let index = 0; index < predicates.length; index++) {
+    const candidates = candidateRows(table, (predicates[index] as Predicate).filter);
     if (candidates && (!driver || candidates.length < driver.length)) {
       driver = candidates;
       driverIndex = index;
     }
-  });
-  const others = predicates.filter((_, index) => index !== driverIndex);
+  }
+  const others: Predicate[] = [];
+  for (let index = 0; index < predicates.length; index++) {
+    if (index !== driverIndex) others.push(predicates[index] as Predicate);
+  }
   const rows: number[] = [];
-  const accept = (row: number): boolean => {
-    for (const predicate of others) if (!matches(predicate, row)) return false;
-    rows.push(row);
-    return rows.length > limit;
-  };
   if (driver) {
     for (let i = firstAfter(driver, afterRow); i < driver.length; i++) {
-      if (accept(driver[i] as number)) break;
+      const row = driver[i] as number;
+      if (matchesAll(others, row)) {
+        rows.push(row);
+        if (rows.length > limit) break;
+      }
     }
   } else {
     for (let row = afterRow + 1; row < table.rowCount; row++) {
-      if (accept(row)) break;
+      if (matchesAll(others, row)) {
+        rows.push(row);
+        if (rows.length > limit) break;
+      }
     }
   }
   const hasMore = rows.length > limit;
@@ -85,6 +91,11 @@ function boundedRange(
   const index = table.sortedIndex(column);
   const bounds = rangeBounds(index, lower, upper);
   return bounds[1] - bounds[0] > table.rowCount / 4 ? undefined : rowsInRange(index, bounds);
+}
+
+function matchesAll(predicates: readonly Predicate[], row: number): boolean {
+  for (const predicate of predicates) if (!matches(predicate, row)) return false;
+  return true;
 }
 
 function matches(predicate: Predicate, row: number): boolean {

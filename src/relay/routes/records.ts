@@ -18,6 +18,7 @@ import { runCollection } from '../query/run-collection.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { Generation } from '../store/generation.ts';
+import type { TableSnapshot } from '../store/table-snapshot.ts';
 import { renderPage } from './render-page.ts';
 import { readPurpose, requireGeneration, resolveEntity } from './resolve-entity.ts';
 
@@ -54,18 +55,13 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
       const generation = requireGeneration(runtime.state);
       const table = generation.table(entity.datasetId, entity.tableId);
-      const intent = intentDigest([
-        'records',
-        entity.datasetId,
-        entity.name,
-        query.filters.map((filter) => [filter.field.name, filter.op, filter.values]),
-        query.fields?.map((field) => field.name) ?? null,
-        query.expand,
-        purpose ?? null,
-        principal.credentialTag,
-      ]);
-      const afterRow =
-        query.cursor === undefined ? -1 : runtime.cursors.decode(query.cursor, intent, table.version);
+      // Only cursors need the intent digest; most reads (and every 304) have neither a cursor nor a next page.
+      let intent: string | undefined;
+      let afterRow = -1;
+      if (query.cursor !== undefined) {
+        intent = recordsIntent(entity, query, purpose, principal.credentialTag);
+        afterRow = runtime.cursors.decode(query.cursor, intent, table.version);
+      }
       const etag = strongEtag([
         'records',
         entity.datasetId,
@@ -77,11 +73,12 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       const page = runCollection(table, query.filters, afterRow, query.limit);
       facts.rowCount = page.rows.length;
       const last = page.rows[page.rows.length - 1];
-      const nextCursor =
-        page.hasMore && last !== undefined
-          ? runtime.cursors.encode({ i: intent, g: table.version, p: last })
-          : undefined;
-      const items = page.rows.map((row) => renderRow(generation, entity, query, expansions, row));
+      let nextCursor: string | undefined;
+      if (page.hasMore && last !== undefined) {
+        intent ??= recordsIntent(entity, query, purpose, principal.credentialTag);
+        nextCursor = runtime.cursors.encode({ i: intent, g: table.version, p: last });
+      }
+      const items = page.rows.map((row) => renderRow(generation, entity, query, expansions, row, table));
       reply.header('etag', etag);
       if (nextCursor) reply.header('link', `<${nextLink(request, nextCursor)}>; rel="next"`);
       return sendJson(reply, renderPage(items, page.hasMore, nextCursor));
@@ -139,6 +136,25 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
   );
 }
 
+/** What a records cursor is bound to: the query, its purpose and the caller's credential. */
+function recordsIntent(
+  entity: CatalogEntity,
+  query: CollectionQuery,
+  purpose: string | undefined,
+  credentialTag: string,
+): string {
+  return intentDigest([
+    'records',
+    entity.datasetId,
+    entity.name,
+    query.filters.map((filter) => [filter.field.name, filter.op, filter.values]),
+    query.fields?.map((field) => field.name) ?? null,
+    query.expand,
+    purpose ?? null,
+    credentialTag,
+  ]);
+}
+
 export function findRow(entity: CatalogEntity, generation: Generation, id: string): number {
   const table = generation.table(entity.datasetId, entity.tableId);
   const key = parseFilterValue(id, entity.primaryKey.type);
@@ -172,8 +188,9 @@ export function renderRow(
   query: Pick<CollectionQuery, 'fields' | 'expand'>,
   expansions: readonly Related[],
   row: number,
+  // Callers rendering many rows pass the entity's table once instead of a lookup per row.
+  table: TableSnapshot = generation.table(entity.datasetId, entity.tableId),
 ): string {
-  const table = generation.table(entity.datasetId, entity.tableId);
   if (query.fields === undefined && expansions.length === 0) return rowJson(entity, table, generation, row);
   const object = rowObject(table, query.fields ?? entity.fields, row);
   return JSON.stringify(expandRow(generation, entity, expansions, object, row));

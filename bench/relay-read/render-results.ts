@@ -1,0 +1,169 @@
+// The relay read bench results: their JSON shape, medians, and the markdown tables printed after a run.
+import type { ParquetLoadRun } from './measure-parquet-load.ts';
+import type { ScenarioName } from './prepare-scenarios.ts';
+
+export type Target = 'relay' | 'bare';
+
+export interface MeasuredRun {
+  readonly round: number;
+  readonly target: Target;
+  readonly rps: number;
+  readonly requests: number;
+  readonly latencyP50Ms: number | undefined;
+  readonly latencyP99Ms: number | undefined;
+  readonly cpuUsPerRequest: number;
+  readonly instructionsPerRequest: number | undefined;
+}
+
+export interface ScenarioResult {
+  readonly name: ScenarioName;
+  readonly description: string;
+  readonly path: string;
+  readonly status: number;
+  readonly bodyBytes: number;
+  readonly targetRatio: number;
+  readonly runs: readonly MeasuredRun[];
+}
+
+export interface ParquetResult {
+  readonly rows: number;
+  readonly columns: number;
+  readonly fileBytes: number;
+  readonly runs: readonly ParquetLoadRun[];
+  readonly targetReadyMs: number;
+  readonly targetRssBytes: number;
+}
+
+export interface BenchResults {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly machine: {
+    readonly node: string;
+    readonly cpus: number;
+    readonly cpuModel: string;
+    /** One-minute load averages sampled before each measured run. */
+    readonly loadAverages: readonly number[];
+    readonly instructionsCountable: boolean;
+  };
+  readonly method: {
+    readonly rounds: number;
+    readonly warmupS: number;
+    readonly durationS: number;
+    readonly connections: number;
+  };
+  readonly scenarios: readonly ScenarioResult[];
+  readonly parquet: ParquetResult | undefined;
+}
+
+export interface ScenarioSummary {
+  readonly relayRps: number;
+  readonly bareRps: number;
+  /** Median over rounds of relay rps / bare rps measured in the same round. */
+  readonly ratio: number;
+  readonly ratios: readonly number[];
+  readonly relayCpuUsPerRequest: number;
+  readonly bareCpuUsPerRequest: number;
+  readonly relayInstructionsPerRequest: number | undefined;
+  readonly bareInstructionsPerRequest: number | undefined;
+  readonly met: boolean;
+}
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1
+    ? (sorted[middle] as number)
+    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+export function summarizeScenario(result: ScenarioResult): ScenarioSummary {
+  const of = (target: Target) => result.runs.filter((run) => run.target === target);
+  const relay = of('relay');
+  const bare = of('bare');
+  const ratios = relay.flatMap((run) => {
+    const paired = bare.find((other) => other.round === run.round);
+    return paired ? [run.rps / paired.rps] : [];
+  });
+  const instructions = (runs: readonly MeasuredRun[]) => {
+    const counted = runs.flatMap((run) =>
+      run.instructionsPerRequest === undefined ? [] : [run.instructionsPerRequest],
+    );
+    return counted.length === 0 ? undefined : median(counted);
+  };
+  const ratio = median(ratios);
+  return {
+    relayRps: median(relay.map((run) => run.rps)),
+    bareRps: median(bare.map((run) => run.rps)),
+    ratio,
+    ratios,
+    relayCpuUsPerRequest: median(relay.map((run) => run.cpuUsPerRequest)),
+    bareCpuUsPerRequest: median(bare.map((run) => run.cpuUsPerRequest)),
+    relayInstructionsPerRequest: instructions(relay),
+    bareInstructionsPerRequest: instructions(bare),
+    met: ratio >= result.targetRatio,
+  };
+}
+
+export function renderResults(results: BenchResults): string {
+  const lines = [
+    `Relay read bench, ${results.startedAt} (node ${results.machine.node}, ${results.machine.cpus} CPUs, ` +
+      `load average ${formatRange(results.machine.loadAverages)})`,
+    '',
+    '| scenario | body B | relay rps | bare rps | relay/bare (per round) | target | met | CPU µs/req relay / bare | k-instr/req relay / bare |',
+    '|---|---:|---:|---:|---|---:|---|---:|---:|',
+  ];
+  for (const scenario of results.scenarios) {
+    const s = summarizeScenario(scenario);
+    lines.push(
+      `| ${scenario.name} | ${scenario.bodyBytes} | ${thousands(s.relayRps)} | ${thousands(s.bareRps)} | ` +
+        `**${percent(s.ratio)}** (${s.ratios.map(percent).join(' / ')}) | ≥ ${percent(scenario.targetRatio)} | ` +
+        `${s.met ? 'yes' : 'NO'} | ${s.relayCpuUsPerRequest.toFixed(1)} / ${s.bareCpuUsPerRequest.toFixed(1)} | ` +
+        `${kilo(s.relayInstructionsPerRequest)} / ${kilo(s.bareInstructionsPerRequest)} |`,
+    );
+  }
+  if (results.parquet) lines.push('', ...renderParquet(results.parquet));
+  return lines.join('\n');
+}
+
+export function parquetMet(parquet: ParquetResult): { ready: boolean; rss: boolean } {
+  return {
+    ready: median(parquet.runs.map((run) => run.readyMs)) <= parquet.targetReadyMs,
+    rss: Math.max(...parquet.runs.map((run) => run.rssBytes)) <= parquet.targetRssBytes,
+  };
+}
+
+function renderParquet(parquet: ParquetResult): string[] {
+  const met = parquetMet(parquet);
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
+  return [
+    `Parquet load: ${thousands(parquet.rows)} rows × ${parquet.columns} columns, ${mb(parquet.fileBytes)} MB file, ` +
+      `fresh process per run. Target: ready ≤ ${parquet.targetReadyMs / 1000} s (median; ${met.ready ? 'met' : 'MISSED'}), ` +
+      `RSS ≤ ${mb(parquet.targetRssBytes)} MB (worst run; ${met.rss ? 'met' : 'MISSED'}).`,
+    '',
+    '| run | spawn → /ready 200 | startRelay → loaded | RSS after GC | heap used |',
+    '|---:|---:|---:|---:|---:|',
+    ...parquet.runs.map(
+      (run, index) =>
+        `| ${index + 1} | ${(run.readyMs / 1000).toFixed(2)} s | ${(run.loadMs / 1000).toFixed(2)} s | ` +
+        `${mb(run.rssBytes)} MB | ${mb(run.heapUsedBytes)} MB |`,
+    ),
+  ];
+}
+
+function formatRange(values: readonly number[]): string {
+  if (values.length === 0) return 'n/a';
+  return `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}, median ${median(values).toFixed(2)}`;
+}
+
+function percent(ratio: number): string {
+  return `${(ratio * 100).toFixed(0)}%`;
+}
+
+function thousands(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+function kilo(value: number | undefined): string {
+  return value === undefined ? 'n/a' : (value / 1000).toFixed(0);
+}

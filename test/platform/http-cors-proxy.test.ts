@@ -1,0 +1,130 @@
+// CORS (deny by default, echo for listed origins) and X-Forwarded-For only from listed proxies, on the demo relay.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Response } from 'light-my-request';
+import { assertProblem, assertRequestId, assertSecurityHeaders } from '../helpers/http-checks.ts';
+import { startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
+
+const LISTED = 'https://app.example.org';
+const UNLISTED = 'https://evil.example.net';
+const CASEWORKER = { authorization: `Bearer ${TEST_KEYS.caseworker}` };
+
+/** Adds `server.cors` and `server.trust_proxy` blocks to the demo config. */
+function withServerBlocks(text: string): string {
+  const blocks =
+    'server:\n' +
+    `  cors:\n    allowed_origins: ["${LISTED}"]\n` +
+    '  trust_proxy:\n    enabled: true\n    trusted_proxies: ["127.0.0.1", "10.0.0.0/8"]\n';
+  assert.ok(text.includes('\nserver:\n'));
+  return text.replace('\nserver:\n', `\n${blocks}`);
+}
+
+function preflight(relay: TestRelay, origin?: string): Promise<Response> {
+  return relay.inject({
+    method: 'OPTIONS',
+    url: '/v1/datasets',
+    headers: {
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'authorization',
+      ...(origin === undefined ? {} : { origin }),
+    },
+  });
+}
+
+/** The remote_addr audited for a catalogue read from `peer` with the given X-Forwarded-For. */
+async function auditedAddress(relay: TestRelay, peer: string, forwardedFor?: string): Promise<unknown> {
+  const response = await relay.inject({
+    method: 'GET',
+    url: '/v1/datasets',
+    remoteAddress: peer,
+    headers: { ...CASEWORKER, ...(forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor }) },
+  });
+  assert.equal(response.statusCode, 200);
+  const id = assertRequestId(response);
+  const record = relay.auditRecords().find((entry) => entry.request_id === id);
+  assert.ok(record, 'request audited');
+  return record.remote_addr;
+}
+
+describe('default server settings', () => {
+  let relay: TestRelay;
+  before(async () => {
+    relay = await startDemoRelay();
+  });
+  after(() => relay.close());
+
+  it('sends no access-control-allow-origin to any origin', async () => {
+    for (const origin of [LISTED, UNLISTED, 'null']) {
+      const response = await relay.get('/v1/datasets', { as: 'caseworker', headers: { origin } });
+      assert.equal(response.statusCode, 200);
+      assert.equal(response.headers['access-control-allow-origin'], undefined);
+    }
+  });
+
+  it('refuses every preflight with 403 http.cors_denied', async () => {
+    for (const origin of [LISTED, UNLISTED, undefined]) {
+      const response = await preflight(relay, origin);
+      assertProblem(response, 403, 'http.cors_denied');
+      assertSecurityHeaders(response);
+      assert.equal(response.headers['access-control-allow-origin'], undefined);
+      assert.equal(response.headers['access-control-allow-methods'], undefined);
+    }
+  });
+
+  it('ignores X-Forwarded-For', async () => {
+    assert.equal(await auditedAddress(relay, '127.0.0.1', '203.0.113.7'), '127.0.0.1');
+    assert.equal(await auditedAddress(relay, '10.1.2.3', '203.0.113.7'), '10.1.2.3');
+  });
+});
+
+describe('configured CORS origins and trusted proxies', () => {
+  let relay: TestRelay;
+  before(async () => {
+    relay = await startDemoRelay({ edit: withServerBlocks });
+  });
+  after(() => relay.close());
+
+  it('echoes a listed origin on the preflight', async () => {
+    const response = await preflight(relay, LISTED);
+    assert.equal(response.statusCode, 204);
+    assert.equal(response.body, '');
+    assert.equal(response.headers['access-control-allow-origin'], LISTED);
+    assert.match(String(response.headers.vary), /Origin/);
+    assert.match(String(response.headers['access-control-allow-methods']), /GET/);
+    assert.match(String(response.headers['access-control-allow-headers']), /authorization/);
+    assert.match(String(response.headers['access-control-expose-headers']), /x-request-id/);
+    assertSecurityHeaders(response);
+  });
+
+  it('echoes a listed origin on GET, success or error', async () => {
+    const ok = await relay.get('/v1/datasets', { as: 'caseworker', headers: { origin: LISTED } });
+    assert.equal(ok.statusCode, 200);
+    assert.equal(ok.headers['access-control-allow-origin'], LISTED);
+    assert.match(String(ok.headers.vary), /Origin/);
+    const denied = await relay.get('/v1/datasets', { headers: { origin: LISTED } });
+    assertProblem(denied, 401, 'auth.missing_credential');
+    assert.equal(denied.headers['access-control-allow-origin'], LISTED);
+  });
+
+  it('refuses an unlisted origin, including look-alikes', async () => {
+    for (const origin of [UNLISTED, `${LISTED}.evil.net`, 'http://app.example.org', `${LISTED}:8443`]) {
+      assertProblem(await preflight(relay, origin), 403, 'http.cors_denied');
+      const get = await relay.get('/v1/datasets', { as: 'caseworker', headers: { origin } });
+      assert.equal(get.statusCode, 200);
+      assert.equal(get.headers['access-control-allow-origin'], undefined, origin);
+    }
+    assertProblem(await preflight(relay), 403, 'http.cors_denied');
+  });
+
+  it('honours X-Forwarded-For from a listed peer only', async () => {
+    assert.equal(await auditedAddress(relay, '127.0.0.1', '203.0.113.7'), '203.0.113.7');
+    assert.equal(await auditedAddress(relay, '10.20.30.40', '203.0.113.8'), '203.0.113.8');
+    // The client is the nearest address that is not itself a trusted proxy.
+    assert.equal(
+      await auditedAddress(relay, '127.0.0.1', '198.51.100.1, 203.0.113.9, 10.0.0.5'),
+      '203.0.113.9',
+    );
+    assert.equal(await auditedAddress(relay, '192.0.2.50', '203.0.113.7'), '192.0.2.50');
+    assert.equal(await auditedAddress(relay, '127.0.0.1'), '127.0.0.1');
+  });
+});

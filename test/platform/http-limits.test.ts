@@ -1,0 +1,312 @@
+// The HTTP bootstrap seen from outside: request ids, problem bodies, security headers, size limits and timeouts.
+import assert from 'node:assert/strict';
+import { Readable, Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { systemClock } from '../../src/platform/clock.ts';
+import { createHttpServerApp, MAX_BODY_BYTES, MAX_URI_BYTES } from '../../src/platform/http/create-server.ts';
+import { createLogger, silentLogger } from '../../src/platform/log.ts';
+import { systemRandom } from '../../src/platform/random.ts';
+import {
+  assertProblem,
+  assertRequestId,
+  assertSecurityHeaders,
+  listenLocal,
+  rawRequest,
+  ULID_PATTERN,
+} from '../helpers/http-checks.ts';
+import { startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
+
+const HOUSEHOLDS = '/v1/datasets/social_protection/entities/households/records';
+const SCHEMA = '/v1/datasets/social_protection/entities/households/schema';
+
+function bareApp(requestTimeoutMs = 5_000): FastifyInstance {
+  return createHttpServerApp({
+    logger: silentLogger(),
+    clock: systemClock,
+    random: systemRandom,
+    requestTimeoutMs,
+    corsAllowedOrigins: [],
+    trustProxy: false,
+  });
+}
+
+/** A JSON object body of exactly `bytes` bytes. */
+function jsonOfSize(bytes: number): string {
+  const shell = '{"pad":""}';
+  return `{"pad":"${'x'.repeat(bytes - shell.length)}"}`;
+}
+
+describe('request ids and problem bodies (demo relay)', () => {
+  let relay: TestRelay;
+  before(async () => {
+    relay = await startDemoRelay();
+  });
+  after(() => relay.close());
+
+  it('gives every response its own ULID, equal to the problem request_id and to the audit record', async () => {
+    const ok = await relay.get(`${HOUSEHOLDS}?limit=1`, { as: 'caseworker' });
+    assert.equal(ok.statusCode, 200);
+    const ids = [assertRequestId(ok)];
+    const tooMany = Array.from({ length: 101 }, (_, i) => `d${i}`).join(',');
+    const problems = [
+      [await relay.get(HOUSEHOLDS), 401, 'auth.missing_credential'],
+      [await relay.get(HOUSEHOLDS, { as: 'catalog_viewer' }), 403, 'auth.scope_denied'],
+      [await relay.get('/no/such/route', { as: 'caseworker' }), 404, 'http.not_found'],
+      [await relay.get(`${HOUSEHOLDS}?limit=0`, { as: 'caseworker' }), 400, 'filter.limit_out_of_range'],
+      [
+        await relay.get(`${HOUSEHOLDS}?district.in=${tooMany}`, { as: 'caseworker' }),
+        413,
+        'filter.too_many_values',
+      ],
+    ] as const;
+    for (const [response, status, code] of problems) {
+      const body = assertProblem(response, status, code);
+      ids.push(body.request_id as string);
+    }
+    assert.equal(new Set(ids).size, ids.length, 'request ids repeat');
+    const records = relay.auditRecords();
+    for (const id of ids) assert.equal(records.filter((record) => record.request_id === id).length, 1, id);
+  });
+
+  it('never adopts the caller x-request-id, but records it as client_request_id', async () => {
+    const callerUlid = '01ARZ3NDEKTSV4RRFFQ69G5FAV';
+    const ok = await relay.get(`${HOUSEHOLDS}?limit=1`, {
+      as: 'caseworker',
+      headers: { 'x-request-id': callerUlid },
+    });
+    const okId = assertRequestId(ok);
+    assert.notEqual(okId, callerUlid);
+    const denied = await relay.get(HOUSEHOLDS, { headers: { 'x-request-id': 'caller-correlation-42' } });
+    const body = assertProblem(denied, 401, 'auth.missing_credential');
+    assert.notEqual(body.request_id, 'caller-correlation-42');
+    const plain = await relay.get(`${HOUSEHOLDS}?limit=1`, { as: 'caseworker' });
+    const long = await relay.get(`${HOUSEHOLDS}?limit=1`, {
+      as: 'caseworker',
+      headers: { 'x-request-id': 'c'.repeat(300) },
+    });
+
+    const byId = new Map(relay.auditRecords().map((record) => [record.request_id, record]));
+    assert.equal(byId.get(okId)?.client_request_id, callerUlid);
+    assert.equal(byId.get(body.request_id)?.client_request_id, 'caller-correlation-42');
+    assert.equal(byId.get(assertRequestId(plain))?.client_request_id, null);
+    assert.equal(byId.get(assertRequestId(long))?.client_request_id, 'c'.repeat(128));
+  });
+
+  it('sets the security headers on success, error and 304 responses', async () => {
+    const ok = await relay.get(SCHEMA, { as: 'caseworker' });
+    assert.equal(ok.statusCode, 200);
+    assertSecurityHeaders(ok);
+    const etag = ok.headers.etag;
+    assert.equal(typeof etag, 'string');
+    const notModified = await relay.get(SCHEMA, {
+      as: 'caseworker',
+      headers: { 'if-none-match': String(etag) },
+    });
+    assert.equal(notModified.statusCode, 304);
+    assert.equal(notModified.body, '');
+    assertSecurityHeaders(notModified);
+    for (const response of [
+      await relay.get(SCHEMA),
+      await relay.get(SCHEMA, { as: 'health_planner' }),
+      await relay.get('/nowhere'),
+      await relay.inject({ method: 'HEAD', url: '/healthz' }),
+    ]) {
+      assertSecurityHeaders(response);
+    }
+  });
+
+  it('answers a JSON body over 1 MiB with 413 internal.payload_too_large, declared or streamed', async () => {
+    const big = jsonOfSize(MAX_BODY_BYTES + 1);
+    const declared = await relay.inject({
+      method: 'POST',
+      url: '/v1/datasets',
+      payload: big,
+      headers: { 'content-type': 'application/json' },
+    });
+    assertProblem(declared, 413, 'internal.payload_too_large');
+    assertSecurityHeaders(declared);
+    // Without Content-Length the limit is enforced while the body streams in.
+    const streamed = await relay.inject({
+      method: 'POST',
+      url: '/v1/datasets',
+      payload: Readable.from([Buffer.from(big)]),
+      headers: { 'content-type': 'application/json' },
+    });
+    assertProblem(streamed, 413, 'internal.payload_too_large');
+    const small = await relay.inject({ method: 'POST', url: '/v1/datasets', payload: { small: true } });
+    assertProblem(small, 404, 'http.not_found');
+  });
+
+  it('answers an unknown route or method with the 404 http.not_found problem', async () => {
+    for (const response of [
+      await relay.get('/v2/datasets', { as: 'caseworker' }),
+      await relay.inject({ method: 'DELETE', url: '/v1/datasets' }),
+      await relay.get('/v1/datasets/social_protection/entities/households/records/hh-1001/extra/x'),
+    ]) {
+      const body = assertProblem(response, 404, 'http.not_found');
+      assert.equal(body.title, 'Not found');
+    }
+  });
+});
+
+describe('body limit on a POST route', () => {
+  const app = bareApp();
+  app.post('/echo', async (request) => ({ bytes: JSON.stringify(request.body).length }));
+  after(() => app.close());
+
+  it('accepts exactly 1 MiB and refuses one byte more', async () => {
+    const atLimit = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: jsonOfSize(MAX_BODY_BYTES),
+      headers: { 'content-type': 'application/json' },
+    });
+    assert.equal(atLimit.statusCode, 200);
+    assert.equal(atLimit.json().bytes, MAX_BODY_BYTES);
+    const over = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: jsonOfSize(MAX_BODY_BYTES + 1),
+      headers: { 'content-type': 'application/json' },
+    });
+    assertProblem(over, 413, 'internal.payload_too_large');
+    const broken = await app.inject({
+      method: 'POST',
+      url: '/echo',
+      payload: '{"pad":',
+      headers: { 'content-type': 'application/json' },
+    });
+    assertProblem(broken, 400, 'http.invalid_body');
+  });
+});
+
+describe('URI limits over a real socket', () => {
+  let relay: TestRelay;
+  let port: number;
+  before(async () => {
+    relay = await startDemoRelay();
+    port = await listenLocal(relay.app);
+  });
+  after(() => relay.close());
+
+  /** A request target of exactly `length` bytes on an unknown route. */
+  const targetOf = (length: number) => {
+    const prefix = '/nowhere?pad=';
+    return prefix + 'a'.repeat(length - prefix.length);
+  };
+
+  it('answers a URI over 8 KiB, and one of 20 KiB, with 414 internal.uri_too_long', async () => {
+    for (const length of [MAX_URI_BYTES + 1, 20 * 1024]) {
+      const response = await rawRequest(port, targetOf(length));
+      assertProblem(response, 414, 'internal.uri_too_long');
+      assertSecurityHeaders(response);
+    }
+    const viaRoute = await rawRequest(port, `${HOUSEHOLDS}?district=${'w'.repeat(MAX_URI_BYTES)}`);
+    assertProblem(viaRoute, 414, 'internal.uri_too_long');
+    const records = relay.auditRecords().filter((record) => record.error_code === 'internal.uri_too_long');
+    assert.equal(records.length, 3);
+  });
+
+  it('lets a URI of exactly 8 KiB through to routing', async () => {
+    const response = await rawRequest(port, targetOf(MAX_URI_BYTES));
+    assertProblem(response, 404, 'http.not_found');
+  });
+
+  it('takes long record ids to the route and refuses an overlong path segment with the 414 problem', async () => {
+    const longId = await rawRequest(port, `${HOUSEHOLDS}/${'h'.repeat(300)}`, {
+      headers: { authorization: 'Bearer test-key-caseworker-0000000000000001' },
+    });
+    assertProblem(longId, 404, 'schema.unknown_resource');
+    const overlong = await rawRequest(port, `${HOUSEHOLDS}/${'h'.repeat(MAX_URI_BYTES + 10)}`);
+    assertProblem(overlong, 414, 'internal.uri_too_long');
+    assertSecurityHeaders(overlong);
+  });
+
+  it('answers a path that does not percent-decode with an audited 404 problem', async () => {
+    const before = relay.auditRecords().length;
+    const response = await rawRequest(port, '/v1/datasets/%E0%A4%A');
+    const body = assertProblem(response, 404, 'http.not_found');
+    assertSecurityHeaders(response);
+    const records = relay.auditRecords();
+    assert.equal(records.length, before + 1);
+    assert.equal(records.at(-1)?.request_id, body.request_id);
+    assert.equal(records.at(-1)?.error_code, 'http.not_found');
+  });
+});
+
+describe('request timeout', () => {
+  const app = bareApp(50);
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  app.get('/slow', async () => {
+    await released;
+    return { late: true };
+  });
+  app.get('/fast', async () => ({ fast: true }));
+  after(() => app.close());
+
+  it('answers 504 internal.timeout when the handler is still running, and nothing twice', async () => {
+    const slow = await app.inject({ method: 'GET', url: '/slow' });
+    assertProblem(slow, 504, 'internal.timeout');
+    assertSecurityHeaders(slow);
+    release();
+    await released;
+    const fast = await app.inject({ method: 'GET', url: '/fast' });
+    assert.equal(fast.statusCode, 200);
+    assert.deepEqual(fast.json(), { fast: true });
+    assert.match(String(fast.headers['x-request-id']), ULID_PATTERN);
+  });
+});
+
+describe('error boundary', () => {
+  const lines: string[] = [];
+  const app = createHttpServerApp({
+    logger: createLogger({
+      name: 'http-limits-test',
+      level: 'error',
+      destination: new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    }),
+    clock: systemClock,
+    random: systemRandom,
+    requestTimeoutMs: 5_000,
+    corsAllowedOrigins: [],
+    trustProxy: false,
+  });
+  app.get('/boom', async () => {
+    throw new Error('db password=hunter2 at /srv/registry/secret.db');
+  });
+  app.get('/teapot', async () => {
+    // A status code on a foreign error is not trusted: it is still an internal failure.
+    throw Object.assign(new TypeError('upstream said 418'), { statusCode: 418 });
+  });
+  after(() => app.close());
+
+  it('turns a thrown non-Problem error into a generic 500 internal.unhandled and logs the cause', async () => {
+    for (const url of ['/boom', '/teapot']) {
+      const response = await app.inject({ method: 'GET', url });
+      const body = assertProblem(response, 500, 'internal.unhandled');
+      assertSecurityHeaders(response);
+      assert.equal(body.detail, 'An internal error occurred.');
+      assert.deepEqual(Object.keys(body).sort(), ['code', 'detail', 'request_id', 'status', 'title', 'type']);
+      for (const leak of ['hunter2', '/srv/registry', 'upstream said', 'Error', 'stack', '    at ']) {
+        assert.ok(!response.body.includes(leak), `${url} leaks ${leak}`);
+      }
+      const logged = lines
+        .map((line) => JSON.parse(line))
+        .find((entry) => entry.request_id === body.request_id);
+      assert.ok(logged, 'the cause is logged with the request id');
+    }
+    assert.ok(
+      lines.some((line) => line.includes('hunter2')),
+      'the server log keeps the real message',
+    );
+  });
+});
