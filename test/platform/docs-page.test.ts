@@ -1,10 +1,10 @@
 // Real-browser check of /docs: Swagger UI renders the OpenAPI document offline, behind a credential or public.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createHttpServerApp } from '../../src/platform/http/create-server.ts';
 import { DOCS_ASSET_CACHE_CONTROL, registerDocsPage } from '../../src/platform/http/docs-page.ts';
@@ -12,18 +12,8 @@ import { DOCS_CSP } from '../../src/platform/http/security-headers.ts';
 import { silentLogger } from '../../src/platform/log.ts';
 import { platformProblem } from '../../src/platform/problem/platform-problems.ts';
 import { systemRandom } from '../../src/platform/random.ts';
+import { launchChromium } from '../helpers/chromium.ts';
 
-const CHROMIUM_PATH = process.env.AMBIT_CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const KEY = 'test-key';
 const UI_TIMEOUT_MS = 8_000;
 
@@ -138,14 +128,8 @@ describe('docs page in a real browser', { timeout: 60_000 }, () => {
   const servers = new Map<OpenapiMode, Server>();
 
   before(async () => {
-    if (!existsSync(CHROMIUM_PATH)) {
-      assert.fail(
-        `Chromium is required for this test but ${CHROMIUM_PATH} does not exist: run \`apt-get install chromium\` ` +
-          '(or scripts/install-system-deps.sh).',
-      );
-    }
     const [launched] = await Promise.all([
-      chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS }),
+      launchChromium(),
       ...(['protected', 'public', 'unavailable'] as const).map(async (mode) => {
         servers.set(mode, await startServer(mode));
       }),

@@ -2,24 +2,15 @@
 import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
 import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
 import type { Command } from '../cli-io.ts';
-import { flagError, parseFlags } from '../parse-flags.ts';
+import { readConfigFlags } from '../read-config-flags.ts';
 import { resolveEnv } from '../resolve-env.ts';
 
 export const configCheck: Command = async (args, io) => {
-  let flags: { config?: string; 'env-file'?: string };
+  const flags = readConfigFlags(args, io, {}, 'AMBIT_RELAY_CONFIG');
+  if (flags === 2) return 2;
+  const path = flags.config;
   try {
-    flags = parseFlags(args, { config: { type: 'string' }, 'env-file': { type: 'string' } });
-  } catch (error) {
-    io.err(flagError(error));
-    return 2;
-  }
-  const path = flags.config ?? io.env.AMBIT_RELAY_CONFIG;
-  if (!path) {
-    io.err('--config is required (or set AMBIT_RELAY_CONFIG)');
-    return 2;
-  }
-  try {
-    const loaded = loadRelayConfig(path, resolveEnv(io.env, flags['env-file']));
+    const loaded = loadRelayConfig(path, resolveEnv(io.env, flags.envFile));
     const datasets = loaded.config.datasets;
     const entities = datasets.reduce((sum, dataset) => sum + dataset.entities.length, 0);
     io.out(

@@ -7,45 +7,29 @@ import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
 import { SourceError } from '../../relay/sources/source-error.ts';
 import { startRelay } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
-import { flagError, parseFlags } from '../parse-flags.ts';
+import { readConfigFlags } from '../read-config-flags.ts';
 import { resolveEnv } from '../resolve-env.ts';
 
 const BIND = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
 
 export const relayServe: Command = async (args, io) => {
-  let flags: { config?: string; 'env-file'?: string; bind?: string };
-  try {
-    flags = parseFlags(args, {
-      config: { type: 'string' },
-      'env-file': { type: 'string' },
-      bind: { type: 'string' },
-    });
-  } catch (error) {
-    io.err(flagError(error));
-    return 2;
-  }
-  const path = flags.config ?? io.env.AMBIT_RELAY_CONFIG;
-  if (!path) {
-    io.err('--config is required (or set AMBIT_RELAY_CONFIG)');
-    return 2;
-  }
-  if (flags.bind !== undefined && !BIND.test(flags.bind)) {
+  const flags = readConfigFlags(args, io, { bind: { type: 'string' } }, 'AMBIT_RELAY_CONFIG');
+  if (flags === 2) return 2;
+  const path = flags.config;
+  const bind = flags.values.bind as string | undefined;
+  if (bind !== undefined && !BIND.test(bind)) {
     io.err('--bind must be host:port');
     return 2;
   }
   const logger = createLogger({ name: 'ambit-relay' });
   try {
-    const loaded = loadRelayConfig(path, resolveEnv(io.env, flags['env-file']));
+    const loaded = loadRelayConfig(path, resolveEnv(io.env, flags.envFile));
     if (loaded.secrets.cursorSecretGenerated) {
       logger.warn(
         'server.cursor_secret_env is not set: cursors are signed with a per-process secret and break on restart',
       );
     }
-    const running = await startRelay(
-      loaded,
-      { logger, clock: systemClock, random: systemRandom },
-      flags.bind,
-    );
+    const running = await startRelay(loaded, { logger, clock: systemClock, random: systemRandom }, bind);
     io.out(`ambit relay listening on ${running.url}`);
     await waitForSignal();
     io.out('shutting down: draining in-flight requests');
