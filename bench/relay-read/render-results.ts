@@ -50,6 +50,8 @@ export interface BenchResults {
     readonly warmupS: number;
     readonly durationS: number;
     readonly connections: number;
+    /** True when the relay ran with --cpu-prof: its numbers are then slower than a plain run's. */
+    readonly profiled: boolean;
   };
   readonly scenarios: readonly ScenarioResult[];
   readonly parquet: ParquetResult | undefined;
@@ -63,6 +65,8 @@ export interface ScenarioSummary {
   readonly ratios: readonly number[];
   readonly relayCpuUsPerRequest: number;
   readonly bareCpuUsPerRequest: number;
+  /** Bare CPU time per request over the relay's (medians): the throughput ratio a saturated core would give. */
+  readonly cpuRatio: number;
   readonly relayInstructionsPerRequest: number | undefined;
   readonly bareInstructionsPerRequest: number | undefined;
   readonly met: boolean;
@@ -92,13 +96,16 @@ export function summarizeScenario(result: ScenarioResult): ScenarioSummary {
     return counted.length === 0 ? undefined : median(counted);
   };
   const ratio = median(ratios);
+  const relayCpu = median(relay.map((run) => run.cpuUsPerRequest));
+  const bareCpu = median(bare.map((run) => run.cpuUsPerRequest));
   return {
     relayRps: median(relay.map((run) => run.rps)),
     bareRps: median(bare.map((run) => run.rps)),
     ratio,
     ratios,
-    relayCpuUsPerRequest: median(relay.map((run) => run.cpuUsPerRequest)),
-    bareCpuUsPerRequest: median(bare.map((run) => run.cpuUsPerRequest)),
+    relayCpuUsPerRequest: relayCpu,
+    bareCpuUsPerRequest: bareCpu,
+    cpuRatio: bareCpu / relayCpu,
     relayInstructionsPerRequest: instructions(relay),
     bareInstructionsPerRequest: instructions(bare),
     met: ratio >= result.targetRatio,
@@ -110,8 +117,8 @@ export function renderResults(results: BenchResults): string {
     `Relay read bench, ${results.startedAt} (node ${results.machine.node}, ${results.machine.cpus} CPUs, ` +
       `load average ${formatRange(results.machine.loadAverages)})`,
     '',
-    '| scenario | body B | relay rps | bare rps | relay/bare (per round) | target | met | CPU µs/req relay / bare | k-instr/req relay / bare |',
-    '|---|---:|---:|---:|---|---:|---|---:|---:|',
+    '| scenario | body B | relay rps | bare rps | relay/bare (per round) | target | met | CPU µs/req relay / bare | CPU ratio | k-instr/req relay / bare |',
+    '|---|---:|---:|---:|---|---:|---|---:|---:|---:|',
   ];
   for (const scenario of results.scenarios) {
     const s = summarizeScenario(scenario);
@@ -119,6 +126,7 @@ export function renderResults(results: BenchResults): string {
       `| ${scenario.name} | ${scenario.bodyBytes} | ${thousands(s.relayRps)} | ${thousands(s.bareRps)} | ` +
         `**${percent(s.ratio)}** (${s.ratios.map(percent).join(' / ')}) | ≥ ${percent(scenario.targetRatio)} | ` +
         `${s.met ? 'yes' : 'NO'} | ${s.relayCpuUsPerRequest.toFixed(1)} / ${s.bareCpuUsPerRequest.toFixed(1)} | ` +
+        `${percent(s.cpuRatio)} | ` +
         `${kilo(s.relayInstructionsPerRequest)} / ${kilo(s.bareInstructionsPerRequest)} |`,
     );
   }

@@ -84,7 +84,7 @@ try {
       loadAverages,
       instructionsCountable: perfEnabled,
     },
-    method: { rounds, warmupS, durationS, connections },
+    method: { rounds, warmupS, durationS, connections, profiled: options['cpu-prof-dir'] !== undefined },
     scenarios,
     parquet,
   };

@@ -12,4 +12,25 @@ export const CONFIG_ISSUE_CODES = {
   'config.duplicate_id': 'Two datasets, tables, entities, fields, relationships or API keys share an id.',
   'config.missing_secret':
     'An environment variable the config names for a secret or key fingerprint is not set.',
+  'metadata.manifest.file_not_found':
+    'The metadata manifest named by `metadata.source.path` does not exist or cannot be read.',
+  'metadata.manifest.parse_failed':
+    'The metadata manifest is not valid YAML (the path is the manifest line).',
+  'metadata.manifest.version_unsupported': 'The manifest `schema_version` is not `registry-manifest/v1`.',
+  'metadata.manifest.validation_failed':
+    'A manifest value has the wrong shape, an unknown key, a duplicate id, an unknown vocabulary prefix or a reference to something the manifest does not declare (paths start with `manifest.`).',
+  'metadata.manifest.digest_invalid': '`metadata.source.digest` is not `sha256:<64 lowercase hex>`.',
+  'metadata.manifest.digest_mismatch':
+    'The manifest file does not have the digest pinned in `metadata.source.digest`.',
+  'runtime.binding.dataset_missing': 'A manifest dataset is not a dataset of the relay config.',
+  'runtime.binding.entity_missing': 'A manifest entity is not an entity of that dataset in the relay config.',
+  'runtime.binding.field_missing': 'A manifest field is not a public field of the relay entity.',
+  'runtime.binding.field_type_mismatch':
+    'A manifest field type differs from the relay field type (`code` binds to `string`).',
+  'runtime.binding.relationship_missing':
+    'A manifest relationship is not a relationship of the relay entity with the same target.',
+  'runtime.binding.filter_missing':
+    'An evidence offering lookup key is not an allowed `eq` filter of the relay entity.',
+  'runtime.binding.unsupported_evidence_offering':
+    'An evidence offering `access.kind` is not `verifier`: the relay only describes offerings verified elsewhere.',
 } as const satisfies Record<string, string>;
