@@ -5,6 +5,7 @@ import { fixedClock } from '../clock.ts';
 import {
   type AuditEnvelope,
   buildEnvelope,
+  buildEnvelopeLine,
   serializeEnvelope,
   verifyAuditChain,
   verifyEnvelopeLine,
@@ -64,7 +65,7 @@ describe('buildEnvelope', () => {
     assert.equal(envelope.timestamp_unix_ms, Date.parse('2025-03-04T05:06:07.089Z'));
     assert.match(envelope.envelope_id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
     assert.equal(envelope.prev_hash, null);
-    const body = `{"envelope_id":"${envelope.envelope_id}","prev_hash":null,"record":{"a":"x","b":2},"timestamp_unix_ms":${envelope.timestamp_unix_ms}}`;
+    const body = `{"envelope_id":"${envelope.envelope_id}","timestamp_unix_ms":${envelope.timestamp_unix_ms},"prev_hash":null,"record":{"b":2,"a":"x"}}`;
     assert.equal(envelope.record_hash, createHmac('sha256', TEST_SECRET).update(body).digest('hex'));
     const line = serializeEnvelope(envelope);
     assert.deepEqual(Object.keys(JSON.parse(line)), [
@@ -74,8 +75,17 @@ describe('buildEnvelope', () => {
       'record_hash',
       'record',
     ]);
-    // The record keeps its own key order on the line; only the hash input is sorted.
+    // The record keeps its own key order, on the line and in the hash input.
     assert.ok(line.endsWith('"record":{"b":2,"a":"x"}}'));
+    const fast = buildEnvelopeLine({
+      record: { b: 2, a: 'x' },
+      prevHash: null,
+      secret: TEST_SECRET,
+      clock,
+      random: sequenceRandom(),
+    });
+    assert.equal(fast.line, line);
+    assert.equal(fast.recordHash, envelope.record_hash);
   });
 });
 

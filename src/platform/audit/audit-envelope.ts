@@ -2,14 +2,16 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Random } from '../random.ts';
-import { canonicalJson } from './canonical-json.ts';
 
 export interface AuditEnvelope {
   readonly envelope_id: string;
   readonly timestamp_unix_ms: number;
   /** The previous envelope's `record_hash`, or null for the first record of a chain. */
   readonly prev_hash: string | null;
-  /** Lowercase hex HMAC-SHA256 (audit secret) over canonical JSON of the other four fields. */
+  /**
+   * Lowercase hex HMAC-SHA256 (audit secret) over the JSON of the other four fields, in the order
+   * envelope_id, timestamp_unix_ms, prev_hash, record, with the record's keys in the order they are written.
+   */
   readonly record_hash: string;
   readonly record: Record<string, unknown>;
 }
@@ -49,12 +51,19 @@ export function computeRecordHash(
   prevHash: string | null,
   record: Record<string, unknown>,
 ): string {
-  const body = canonicalJson({
-    envelope_id: envelopeId,
-    timestamp_unix_ms: timestampUnixMs,
-    prev_hash: prevHash,
-    record,
-  });
+  return hashBody(secret, envelopeId, timestampUnixMs, prevHash, JSON.stringify(record));
+}
+
+function hashBody(
+  secret: Buffer,
+  id: string,
+  timestamp: number,
+  prevHash: string | null,
+  recordJson: string,
+): string {
+  // The ULID and the hex hash need no JSON escaping, so the body is assembled without a second stringify.
+  const prev = prevHash === null ? 'null' : `"${prevHash}"`;
+  const body = `{"envelope_id":"${id}","timestamp_unix_ms":${timestamp},"prev_hash":${prev},"record":${recordJson}}`;
   return createHmac('sha256', secret).update(body, 'utf8').digest('hex');
 }
 
@@ -67,6 +76,17 @@ export function serializeEnvelope(envelope: AuditEnvelope): string {
     record_hash: envelope.record_hash,
     record: envelope.record,
   });
+}
+
+/** The writer's fast path: the envelope line and its hash, stringifying the record once. */
+export function buildEnvelopeLine(input: BuildEnvelopeInput): { line: string; recordHash: string } {
+  const timestamp = input.clock.now();
+  const id = input.random.ulid(timestamp);
+  const recordJson = JSON.stringify(input.record);
+  const recordHash = hashBody(input.secret, id, timestamp, input.prevHash, recordJson);
+  const prev = input.prevHash === null ? 'null' : `"${input.prevHash}"`;
+  const line = `{"envelope_id":"${id}","timestamp_unix_ms":${timestamp},"prev_hash":${prev},"record_hash":"${recordHash}","record":${recordJson}}`;
+  return { line, recordHash };
 }
 
 /** Parses one line and checks its shape and its own record_hash (not its link to a predecessor). */

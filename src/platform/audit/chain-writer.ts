@@ -3,7 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
 import type { Random } from '../random.ts';
-import { type AuditEnvelope, buildEnvelope, serializeEnvelope } from './audit-envelope.ts';
+import { buildEnvelopeLine } from './audit-envelope.ts';
 import type { AuditSink } from './sinks/audit-sink.ts';
 
 export type AuditWritePolicy = 'fail_closed' | 'availability_first';
@@ -35,10 +35,11 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
 
   return {
     write(record) {
-      let envelope: AuditEnvelope;
+      let recordHash: string;
       try {
-        envelope = buildEnvelope({ record, prevHash, secret, clock, random });
-        sink.append(serializeEnvelope(envelope));
+        const built = buildEnvelopeLine({ record, prevHash, secret, clock, random });
+        recordHash = built.recordHash;
+        sink.append(built.line);
       } catch (error) {
         if (failedWrites === 0) {
           // The record itself is never logged: it is exactly what could not be stored safely.
@@ -59,7 +60,7 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
         logger.warn({ failed_writes: failedWrites, write_policy: writePolicy }, 'audit writes recovered');
         failedWrites = 0;
       }
-      prevHash = envelope.record_hash;
+      prevHash = recordHash;
     },
     close() {
       closing ??= sink.close();

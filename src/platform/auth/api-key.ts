@@ -1,5 +1,5 @@
 // API-key authentication: only SHA-256 fingerprints are held; the presented key is hashed and compared in constant time.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 import { platformProblem } from '../problem/platform-problems.ts';
 import type { Principal } from './principal.ts';
 
@@ -33,7 +33,7 @@ export function createApiKeyAuthenticator(entries: readonly ApiKeyEntry[]): (sec
     } satisfies Principal,
   }));
   return (secret) => {
-    const presented = createHash('sha256').update(secret, 'utf8').digest();
+    const presented = hash('sha256', secret, 'buffer');
     let found: Principal | undefined;
     // Compare against every key without an early exit so timing does not reveal which key matched.
     for (const key of keys) {

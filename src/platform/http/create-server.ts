@@ -8,6 +8,7 @@ import { isProblem, type Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import type { Random } from '../random.ts';
 import type { RequestContext } from './request-context.ts';
+import { createRequestWatchdog } from './request-watchdog.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -32,6 +33,9 @@ export interface HttpServerOptions {
 export function createHttpServerApp(options: HttpServerOptions): FastifyInstance {
   const { clock, random, logger } = options;
   const allowedOrigins = new Set(options.corsAllowedOrigins);
+  const watchdog = createRequestWatchdog(options.requestTimeoutMs, (request, reply) => {
+    if (!reply.sent) sendProblem(request, reply, platformProblem('internal.timeout'));
+  });
 
   /** Per-request state and the CORS echo: the first step of every request, routed or not. */
   const beginRequest = (request: FastifyRequest, reply: FastifyReply): void => {
@@ -43,7 +47,6 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       principal: undefined,
       audit: {},
       errorCode: undefined,
-      timer: undefined,
     };
     const origin = request.headers.origin;
     if (origin !== undefined && allowedOrigins.has(origin)) {
@@ -101,18 +104,29 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Hooks take callbacks rather than promises: they run on every request, and each promise costs a microtask.
+  app.addHook('onRequest', (request, reply, done) => {
     beginRequest(request, reply);
-    if ((request.raw.url ?? '').length > MAX_URI_BYTES) throw platformProblem('internal.uri_too_long');
-    request.ctx.timer = setTimeout(() => {
-      if (!reply.sent) sendProblem(request, reply, platformProblem('internal.timeout'));
-    }, options.requestTimeoutMs);
+    if ((request.raw.url ?? '').length > MAX_URI_BYTES) {
+      done(platformProblem('internal.uri_too_long'));
+      return;
+    }
+    watchdog.watch(request, reply);
+    done();
   });
 
-  app.addHook('onSend', async (request, reply, payload) => finishResponse(request, reply, payload));
+  app.addHook('onSend', (request, reply, payload, done) => {
+    done(null, finishResponse(request, reply, payload));
+  });
 
-  app.addHook('onResponse', async (request) => {
-    if (request.ctx?.timer) clearTimeout(request.ctx.timer);
+  app.addHook('onResponse', (request, _reply, done) => {
+    watchdog.release(request);
+    done();
+  });
+
+  app.addHook('onClose', (_instance, done) => {
+    watchdog.stop();
+    done();
   });
 
   app.setErrorHandler((error, request, reply) => {

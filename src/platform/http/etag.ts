@@ -1,9 +1,9 @@
 // Strong content ETags and If-None-Match evaluation (a list, `*`, and weak `W/` forms all match).
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 
 export function strongEtag(parts: readonly unknown[]): string {
-  return `"sha256:${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}"`;
+  return `"sha256:${hash('sha256', JSON.stringify(parts))}"`;
 }
 
 export function etagOfBody(prefix: string, body: string): string {

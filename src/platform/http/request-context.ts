@@ -12,7 +12,6 @@ export interface RequestContext {
   audit: Record<string, unknown>;
   /** Problem code when the response is an error. */
   errorCode: string | undefined;
-  timer: NodeJS.Timeout | undefined;
 }
 
 declare module 'fastify' {

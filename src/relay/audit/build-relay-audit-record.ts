@@ -1,7 +1,7 @@
 // The relay's audit record (relay contract §2.12 field set): ids and sensitive values only as keyed hashes.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { keyedHash, redactQueryParams } from '../../platform/audit/keyed-hash.ts';
-import type { RelayAuditFacts } from '../relay-runtime.ts';
+import type { AggregateAuditFacts } from '../aggregates/authorize-aggregate.ts';
 
 export interface RelayAuditContext {
   readonly secret: Buffer;
@@ -14,13 +14,10 @@ export function buildRelayAuditRecord(
   context: RelayAuditContext,
 ): Record<string, unknown> {
   const ctx = request.ctx;
-  const facts = ctx.audit as RelayAuditFacts;
+  const facts = ctx.audit as AggregateAuditFacts;
   const entity = facts.entity;
   const status = reply.statusCode;
-  const path = (request.url.split('?')[0] ?? '').replace(
-    /(\/records\/)[^/]+/,
-    (_match, prefix: string) => `${prefix}{id}`,
-  );
+  const path = templatedPath(request);
   return {
     ts: new Date(context.now).toISOString(),
     request_id: ctx.requestId,
@@ -33,11 +30,9 @@ export function buildRelayAuditRecord(
     endpoint_kind: facts.endpointKind ?? 'other',
     dataset_id: facts.datasetId ?? null,
     entity_name: entity?.name ?? null,
-    table_id_hash: entity
-      ? keyedHash(context.secret, 'table', `${entity.datasetId}/${entity.tableId}`)
-      : null,
+    table_id_hash: entity ? tableHash(context.secret, entity) : null,
     relationship: facts.relationship ?? null,
-    aggregate_id: null,
+    aggregate_id: facts.aggregate?.id ?? null,
     primary_key:
       facts.recordId !== undefined && entity
         ? keyedHash(context.secret, `primary_key:${entity.datasetId}:${entity.name}`, facts.recordId)
@@ -47,14 +42,17 @@ export function buildRelayAuditRecord(
     purpose: rawPurpose(request),
     status_code: status,
     row_count: facts.rowCount ?? null,
-    suppressed_groups: null,
+    suppressed_groups: facts.suppressedGroups ?? null,
     duration_ms: Math.max(0, context.now - ctx.startedAt),
     error_code: status >= 400 ? (ctx.errorCode ?? null) : null,
   };
 }
 
-function redactedQuery(facts: RelayAuditFacts, secret: Buffer) {
+const AGGREGATE_PARAMS: ReadonlySet<string> = new Set(['f', 'group_by', 'measures', 'max_rows']);
+
+function redactedQuery(facts: AggregateAuditFacts, secret: Buffer) {
   const entity = facts.entity;
+  const aggregate = facts.aggregate;
   const params: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(facts.query ?? {}))
     if (value !== undefined) params[name] = value;
@@ -62,7 +60,11 @@ function redactedQuery(facts: RelayAuditFacts, secret: Buffer) {
     secret,
     domain: entity ? `query:${entity.datasetId}:${entity.name}` : 'query',
     // Unknown names are treated as sensitive: their values are hashed, never kept.
-    sensitive: (field) => entity?.fieldByName.get(field)?.sensitive ?? true,
+    sensitive: (field) =>
+      (aggregate
+        ? aggregate.allowedFilters.get(field)?.path.field.sensitive
+        : entity?.fieldByName.get(field)?.sensitive) ?? true,
+    ...(aggregate ? { reserved: AGGREGATE_PARAMS } : {}),
   });
 }
 
@@ -70,4 +72,26 @@ function redactedQuery(facts: RelayAuditFacts, secret: Buffer) {
 function rawPurpose(request: FastifyRequest): string | null {
   const value = request.headers['data-purpose'];
   return typeof value === 'string' ? value : null;
+}
+
+/** The route pattern with dataset and entity filled in and the record id left as `{id}`. */
+function templatedPath(request: FastifyRequest): string {
+  const pattern = request.routeOptions.url;
+  if (pattern === undefined) return request.url.split('?')[0] ?? '';
+  const params = request.params as Record<string, string | undefined>;
+  return pattern.replace(/:([a-z_]+)/g, (whole, name: string) =>
+    name === 'id' ? '{id}' : (params[name] ?? whole),
+  );
+}
+
+const tableHashes = new WeakMap<object, string>();
+
+// The table id behind an entity never changes, so its keyed hash is computed once per entity.
+function tableHash(secret: Buffer, entity: { datasetId: string; tableId: string }): string {
+  let hash = tableHashes.get(entity);
+  if (hash === undefined) {
+    hash = keyedHash(secret, 'table', `${entity.datasetId}/${entity.tableId}`);
+    tableHashes.set(entity, hash);
+  }
+  return hash;
 }
