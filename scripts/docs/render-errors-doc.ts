@@ -3,12 +3,14 @@ import { PLATFORM_PROBLEMS } from '../../src/platform/problem/platform-problems.
 import type { ProblemCatalog } from '../../src/platform/problem/problem.ts';
 import { problemTypeUri } from '../../src/platform/problem/problem.ts';
 import { RELAY_PROBLEMS } from '../../src/relay/problems.ts';
+import { VERIFIER_PROBLEMS } from '../../src/verifier/problems.ts';
 import { markdownTable } from './markdown-table.ts';
 
 /** The catalogues documented, by the component that raises their codes. */
 export const PROBLEM_CATALOGUES: readonly { readonly source: string; readonly catalog: ProblemCatalog }[] = [
   { source: 'platform', catalog: PLATFORM_PROBLEMS },
   { source: 'relay', catalog: RELAY_PROBLEMS },
+  { source: 'verifier', catalog: VERIFIER_PROBLEMS },
 ];
 
 export function renderErrorsDoc(): string {

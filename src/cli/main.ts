@@ -4,16 +4,25 @@ import { auditVerify } from './commands/audit-verify.ts';
 import { configCheck } from './commands/config-check.ts';
 import { demo } from './commands/demo.ts';
 import { keysGenerate } from './commands/keys-generate.ts';
+import { metadataPublish } from './commands/metadata-publish.ts';
+import { metadataServe } from './commands/metadata-serve.ts';
+import { metadataValidate } from './commands/metadata-validate.ts';
 import { relayServe } from './commands/relay-serve.ts';
+import { verifierServe } from './commands/verifier-serve.ts';
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
   'relay serve': {
     run: relayServe,
     summary: 'Serve the relay: --config F (or AMBIT_RELAY_CONFIG) [--env-file F] [--bind host:port]',
   },
+  'verifier serve': {
+    run: verifierServe,
+    summary: 'Serve the verifier: --config F (or AMBIT_VERIFIER_CONFIG) [--env-file F] [--bind host:port]',
+  },
   'config check': {
     run: configCheck,
-    summary: 'Validate a config and list every problem: --config F [--env-file F]',
+    summary:
+      'Validate a relay or verifier config and list every problem: --config F [--env-file F] [--kind K]',
   },
   'keys generate': {
     run: keysGenerate,
@@ -22,6 +31,18 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   'audit verify': {
     run: auditVerify,
     summary: 'Verify an audit file hash chain: --file F --secret-env VAR [--rotated]',
+  },
+  'metadata publish': {
+    run: metadataPublish,
+    summary: 'Write the static metadata publication: --manifest F --out DIR [--base-url URL]',
+  },
+  'metadata validate': {
+    run: metadataValidate,
+    summary: 'Check a metadata manifest and list every problem: --manifest F',
+  },
+  'metadata serve': {
+    run: metadataServe,
+    summary: 'Serve a static metadata publication, unauthenticated: --dir DIR [--bind host:port]',
   },
   demo: { run: demo, summary: 'Run the demo stack on bundled data with generated demo keys' },
 };

@@ -1,21 +1,42 @@
-// `ambit config check --config F`: validates a relay config and prints every problem with its path.
+// `ambit config check --config F [--kind relay|verifier]`: validates a relay or verifier config (detected from its
+// top-level keys unless `--kind` says) and prints every problem with its path.
+import { dirname, resolve } from 'node:path';
 import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
+import { loadConfigFile } from '../../platform/config/load-config-file.ts';
 import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
+import { loadVerifierConfigValue } from '../../verifier/config/load-verifier-config.ts';
 import type { Command } from '../cli-io.ts';
-import { readConfigFlags } from '../read-config-flags.ts';
+import { flagError, parseFlags } from '../parse-flags.ts';
 import { resolveEnv } from '../resolve-env.ts';
 
+type Kind = 'relay' | 'verifier';
+
 export const configCheck: Command = async (args, io) => {
-  const flags = readConfigFlags(args, io, {}, 'AMBIT_RELAY_CONFIG');
-  if (flags === 2) return 2;
-  const path = flags.config;
+  let flags: { config?: string; 'env-file'?: string; kind?: string };
   try {
-    const loaded = loadRelayConfig(path, resolveEnv(io.env, flags.envFile));
-    const datasets = loaded.config.datasets;
-    const entities = datasets.reduce((sum, dataset) => sum + dataset.entities.length, 0);
-    io.out(
-      `ok: ${path} (${datasets.length} datasets, ${entities} entities, auth ${loaded.config.auth.mode})`,
-    );
+    flags = parseFlags(args, {
+      config: { type: 'string' },
+      'env-file': { type: 'string' },
+      kind: { type: 'string' },
+    });
+  } catch (error) {
+    io.err(flagError(error));
+    return 2;
+  }
+  if (flags.kind !== undefined && flags.kind !== 'relay' && flags.kind !== 'verifier') {
+    io.err('--kind must be relay or verifier');
+    return 2;
+  }
+  const path = flags.config ?? io.env.AMBIT_RELAY_CONFIG ?? io.env.AMBIT_VERIFIER_CONFIG;
+  if (!path) {
+    io.err('--config is required (or set AMBIT_RELAY_CONFIG)');
+    return 2;
+  }
+  try {
+    const env = resolveEnv(io.env, flags['env-file']);
+    const file = loadConfigFile(path, env);
+    const kind = (flags.kind as Kind | undefined) ?? detectKind(file.raw);
+    io.out(kind === 'relay' ? checkRelay(path, env) : checkVerifier(file.raw, path, env));
     return 0;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
@@ -24,3 +45,26 @@ export const configCheck: Command = async (args, io) => {
     return 1;
   }
 };
+
+/** A verifier config has `evidence` and no `datasets`; anything else is checked as a relay config. */
+function detectKind(raw: unknown): Kind {
+  const keys = raw !== null && typeof raw === 'object' ? Object.keys(raw) : [];
+  return keys.includes('evidence') && !keys.includes('datasets') ? 'verifier' : 'relay';
+}
+
+function checkRelay(path: string, env: Record<string, string | undefined>): string {
+  const loaded = loadRelayConfig(path, env);
+  const datasets = loaded.config.datasets;
+  const entities = datasets.reduce((sum, dataset) => sum + dataset.entities.length, 0);
+  return `ok: ${path} (${datasets.length} datasets, ${entities} entities, auth ${loaded.config.auth.mode})`;
+}
+
+function checkVerifier(raw: unknown, path: string, env: Record<string, string | undefined>): string {
+  const loaded = loadVerifierConfigValue(raw, env, dirname(resolve(path)));
+  const { evidence, auth } = loaded.config;
+  const lines = [
+    `ok: ${path} (verifier, ${evidence.claims.length} claims, ${Object.keys(evidence.source_connections).length} source connections, auth ${auth.mode})`,
+    ...loaded.warnings.map((warning) => `  warning: ${warning}`),
+  ];
+  return lines.join('\n');
+}

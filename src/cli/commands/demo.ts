@@ -66,6 +66,19 @@ function printWelcome(
   out(
     `  curl -s -H "Authorization: Bearer ${viewer}" "${url}/v1/datasets/social_protection/entities/households/records"   # 403 auth.scope_denied`,
   );
+  const analyst = key('analyst');
+  const aggregates = `${url}/v1/datasets/social_protection/aggregates`;
+  out('Aggregates (analyst: aggregate scopes, no rows), as JSON, CSV and SDMX-JSON 2.1:');
+  out(`  curl -s -H "Authorization: Bearer ${analyst}" "${aggregates}"`);
+  out(
+    `  curl -s -H "Authorization: Bearer ${analyst}" "${aggregates}/payments_by_district?group_by=district,payment_status"   # small groups masked`,
+  );
+  out(
+    `  curl -s -H "Authorization: Bearer ${analyst}" -H "Accept: text/csv" "${url}/v1/datasets/health_facilities/aggregates/beds_by_district"`,
+  );
+  out(
+    `  curl -s -H "Authorization: Bearer ${analyst}" "${aggregates}/households_by_district?f=sdmx-json"   # small groups omitted`,
+  );
   out(`  open ${url}/docs   (paste a key to browse the API)`);
   out('Press Ctrl+C to stop.');
 }

@@ -1,0 +1,52 @@
+// `ambit metadata publish --manifest F --out DIR`: writes the static metadata publication, one line per file.
+import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
+import { publishMetadata } from '../../publisher/publish-metadata.ts';
+import { PublishError } from '../../publisher/write-publication.ts';
+import type { Command } from '../cli-io.ts';
+import { flagError, parseFlags } from '../parse-flags.ts';
+
+export const metadataPublish: Command = async (args, io) => {
+  let flags: { manifest?: string; out?: string; 'base-url'?: string };
+  try {
+    flags = parseFlags(args, {
+      manifest: { type: 'string' },
+      out: { type: 'string' },
+      'base-url': { type: 'string' },
+    });
+  } catch (error) {
+    io.err(flagError(error));
+    return 2;
+  }
+  if (!flags.manifest || !flags.out) {
+    io.err('--manifest and --out are required');
+    return 2;
+  }
+  const baseUrl = flags['base-url'];
+  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
+    io.err('--base-url must be an absolute http(s) URL');
+    return 2;
+  }
+  try {
+    const artefacts = publishMetadata(flags.manifest, flags.out, {
+      baseUrl,
+      onWritten: (artefact) => io.out(`wrote ${artefact.path} (${artefact.body.length} bytes)`),
+    });
+    io.out(`published ${artefacts.length} files to ${flags.out}`);
+    return 0;
+  } catch (error) {
+    return reportMetadataError(error, flags.manifest, io.err);
+  }
+};
+
+export function reportMetadataError(error: unknown, manifest: string, err: (line: string) => void): number {
+  if (error instanceof ConfigError) {
+    err(`${manifest}: ${error.issues.length} problem${error.issues.length === 1 ? '' : 's'}`);
+    for (const issue of error.issues) err(`  ${formatIssue(issue)}`);
+    return 1;
+  }
+  if (error instanceof PublishError) {
+    err(`publish failed: ${error.message}`);
+    return 1;
+  }
+  throw error;
+}

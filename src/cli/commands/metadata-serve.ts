@@ -1,0 +1,69 @@
+// `ambit metadata serve --dir DIR [--bind host:port]`: serves a static publication, unauthenticated, until a signal.
+import { existsSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { systemClock } from '../../platform/clock.ts';
+import { createLogger } from '../../platform/log.ts';
+import { systemRandom } from '../../platform/random.ts';
+import { createStaticMetadataApp } from '../../publisher/serve-static-metadata.ts';
+import { splitBind } from '../../relay/start-relay.ts';
+import type { Command } from '../cli-io.ts';
+import { flagError, parseFlags } from '../parse-flags.ts';
+
+const BIND = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
+export const DEFAULT_METADATA_BIND = '127.0.0.1:4380';
+
+export const metadataServe: Command = async (args, io) => {
+  let flags: { dir?: string; bind?: string };
+  try {
+    flags = parseFlags(args, { dir: { type: 'string' }, bind: { type: 'string' } });
+  } catch (error) {
+    io.err(flagError(error));
+    return 2;
+  }
+  if (!flags.dir) {
+    io.err('--dir is required');
+    return 2;
+  }
+  const bind = flags.bind ?? DEFAULT_METADATA_BIND;
+  if (!BIND.test(bind)) {
+    io.err('--bind must be host:port');
+    return 2;
+  }
+  if (!existsSync(flags.dir) || !statSync(flags.dir).isDirectory()) {
+    io.err(`${flags.dir} is not a directory`);
+    return 1;
+  }
+  if (!existsSync(join(flags.dir, 'metadata', 'index.json'))) {
+    io.err(`${flags.dir} has no metadata/index.json: run \`ambit metadata publish\` first`);
+    return 1;
+  }
+  const app = createStaticMetadataApp(flags.dir, {
+    logger: createLogger({ name: 'ambit-metadata' }),
+    clock: systemClock,
+    random: systemRandom,
+  });
+  const { host, port } = splitBind(bind);
+  try {
+    await app.listen({ host, port });
+  } catch (error) {
+    io.err(`cannot listen on ${bind}: ${error instanceof Error ? error.message : String(error)}`);
+    await app.close();
+    return 1;
+  }
+  const address = app.server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  io.out(
+    `ambit metadata serving ${flags.dir} on http://${host.includes(':') ? `[${host}]` : host}:${actualPort}`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await app.close();
+  return 0;
+};

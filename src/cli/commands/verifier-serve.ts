@@ -1,0 +1,67 @@
+// `ambit verifier serve`: validate the config, serve until SIGINT/SIGTERM, then drain.
+import { systemClock } from '../../platform/clock.ts';
+import { createLogger } from '../../platform/log.ts';
+import { systemRandom } from '../../platform/random.ts';
+import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.ts';
+import { startVerifier } from '../../verifier/start-verifier.ts';
+import type { Command } from '../cli-io.ts';
+import { flagError, parseFlags } from '../parse-flags.ts';
+import { resolveEnv } from '../resolve-env.ts';
+import { reportStartupError } from './relay-serve.ts';
+
+const BIND = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
+
+export const verifierServe: Command = async (args, io) => {
+  let flags: { config?: string; 'env-file'?: string; bind?: string };
+  try {
+    flags = parseFlags(args, {
+      config: { type: 'string' },
+      'env-file': { type: 'string' },
+      bind: { type: 'string' },
+    });
+  } catch (error) {
+    io.err(flagError(error));
+    return 2;
+  }
+  const path = flags.config ?? io.env.AMBIT_VERIFIER_CONFIG;
+  if (!path) {
+    io.err('--config is required (or set AMBIT_VERIFIER_CONFIG)');
+    return 2;
+  }
+  if (flags.bind !== undefined && !BIND.test(flags.bind)) {
+    io.err('--bind must be host:port');
+    return 2;
+  }
+  const logger = createLogger({ name: 'ambit-verifier' });
+  try {
+    const loaded = loadVerifierConfig(path, resolveEnv(io.env, flags['env-file']));
+    for (const warning of loaded.warnings) logger.warn(warning);
+    if (loaded.config.state.storage === 'memory') {
+      logger.warn('state.storage is memory: stored evaluations live in this process only');
+    }
+    const running = await startVerifier(
+      loaded,
+      { logger, clock: systemClock, random: systemRandom },
+      flags.bind,
+    );
+    io.out(`ambit verifier listening on ${running.url}`);
+    await waitForSignal();
+    io.out('shutting down: draining in-flight requests');
+    await running.close();
+    return 0;
+  } catch (error) {
+    return reportStartupError(error, io.err);
+  }
+};
+
+function waitForSignal(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

@@ -1,0 +1,121 @@
+// Applies a claim's rule to what was read for it (and its dependencies' values), then checks the value type.
+import type { ClaimConfig, ValueType } from '../config/schema.ts';
+import { FailureReason } from '../connectors/failure-reason.ts';
+import type { EvaluationTarget } from '../evaluation/parse-evaluation-request.ts';
+import { verifierProblem } from '../problems.ts';
+import { CelEvaluationError, type CelEvaluator } from './create-cel-evaluator.ts';
+
+export interface RuleInputs {
+  /** Binding alias -> the one record read for it. */
+  readonly rows: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
+  /** Dependency claim id -> its value. */
+  readonly dependencies: ReadonlyMap<string, { readonly value: unknown; readonly version: string }>;
+  readonly target: EvaluationTarget;
+  readonly purpose: string;
+  /** The evaluation date, YYYY-MM-DD (injected clock). */
+  readonly today: string;
+}
+
+export async function applyRule(claim: ClaimConfig, inputs: RuleInputs, cel: CelEvaluator): Promise<unknown> {
+  const rule = claim.rule;
+  let value: unknown;
+  switch (rule.type) {
+    case 'exists':
+      // The read already failed unless exactly one record matched.
+      value = inputs.rows.has(rule.source);
+      break;
+    case 'extract': {
+      const row = inputs.rows.get(rule.source) ?? {};
+      if (!Object.hasOwn(row, rule.field)) {
+        throw ruleFailed('source.field_missing', `the source record has no field ${rule.field}`);
+      }
+      value = row[rule.field];
+      break;
+    }
+    case 'cel':
+      value = await evaluateCel(claim, rule, inputs, cel);
+      break;
+    default:
+      throw verifierProblem(
+        'claim.operation_unsupported',
+        `Claim ${claim.id} uses a rule type with no implementation.`,
+      );
+  }
+  const mismatch = typeMismatch(value, claim.value.type);
+  if (mismatch) throw ruleFailed('claim.value_type_mismatch', mismatch);
+  return value;
+}
+
+async function evaluateCel(
+  claim: ClaimConfig,
+  rule: Extract<ClaimConfig['rule'], { type: 'cel' }>,
+  inputs: RuleInputs,
+  cel: CelEvaluator,
+): Promise<unknown> {
+  const aliases = Object.entries(rule.bindings.claims);
+  // Without explicit aliases every dependency is bound under its own id (`claims['age-over-18']` if need be).
+  const pairs =
+    aliases.length > 0
+      ? aliases.map(([alias, ref]) => [alias, ref.claim] as const)
+      : claim.depends_on.map((id) => [id, id] as const);
+  const claims: Record<string, unknown> = {};
+  for (const [alias, id] of pairs) {
+    const dependency = inputs.dependencies.get(id);
+    claims[alias] = {
+      claim_id: id,
+      version: dependency?.version ?? null,
+      value: dependency?.value ?? null,
+      satisfied: typeof dependency?.value === 'boolean' ? dependency.value : null,
+    };
+  }
+  const bindings = {
+    claims,
+    source: Object.fromEntries(inputs.rows),
+    ctx: {
+      purpose: inputs.purpose,
+      today: inputs.today,
+      target: {
+        type: inputs.target.type,
+        id: inputs.target.id ?? null,
+        identifiers: Object.fromEntries(inputs.target.identifiers),
+        attributes: inputs.target.attributes,
+      },
+    },
+  };
+  try {
+    return await cel.evaluate(rule.expression, bindings);
+  } catch (error) {
+    if (error instanceof CelEvaluationError) throw ruleFailed(`cel.${error.reason}`, error.message);
+    throw error;
+  }
+}
+
+function typeMismatch(value: unknown, type: ValueType): string | undefined {
+  if (type === 'any' || value === null) return undefined;
+  const ok = (() => {
+    switch (type) {
+      case 'boolean':
+        return typeof value === 'boolean';
+      case 'integer':
+        return Number.isSafeInteger(value);
+      case 'number':
+        return typeof value === 'number' && Number.isFinite(value);
+      case 'string':
+        return typeof value === 'string';
+      case 'date':
+        return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value);
+      case 'array':
+        return Array.isArray(value);
+      default:
+        return typeof value === 'object' && !Array.isArray(value);
+    }
+  })();
+  return ok ? undefined : `the value is not of the declared type ${type}`;
+}
+
+function ruleFailed(code: string, message: string) {
+  // The detail stays generic: a CEL message can quote values taken from source records.
+  return verifierProblem('claim.rule_evaluation_failed', 'The claim rule could not be evaluated.', {
+    cause: new FailureReason(code, message),
+  });
+}

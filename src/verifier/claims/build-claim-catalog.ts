@@ -1,0 +1,73 @@
+// Validated config -> frozen claim catalogue: each claim with its transitive dependencies, scopes and lookup inputs.
+import type { Principal } from '../../platform/auth/principal.ts';
+import { deepFreeze } from '../../platform/config/validate-config.ts';
+import type { ClaimConfig, VerifierConfig } from '../config/schema.ts';
+
+export interface CatalogClaim {
+  readonly id: string;
+  readonly config: ClaimConfig;
+  /** The claim and its transitive dependencies, dependencies first. */
+  readonly closure: readonly string[];
+  /** Every scope a caller needs to evaluate the claim: its own, its bindings' and its dependencies'. */
+  readonly requiredScopes: readonly string[];
+  /** Request paths (`target.identifiers.national_id`) the claim and its dependencies look subjects up by. */
+  readonly targetInputs: readonly string[];
+  /** True when the claim or a dependency has a `plugin` rule, which cannot be evaluated. */
+  readonly needsPlugin: boolean;
+}
+
+export interface ClaimCatalog {
+  readonly claims: ReadonlyMap<string, CatalogClaim>;
+  /** Claims in configuration order. */
+  readonly ordered: readonly CatalogClaim[];
+}
+
+export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
+  const byId = new Map(config.evidence.claims.map((claim) => [claim.id, claim]));
+  const closures = new Map<string, string[]>();
+
+  const closureOf = (id: string): string[] => {
+    const known = closures.get(id);
+    if (known) return known;
+    const claim = byId.get(id);
+    const order: string[] = [];
+    for (const dependency of claim?.depends_on ?? []) {
+      for (const member of closureOf(dependency)) if (!order.includes(member)) order.push(member);
+    }
+    order.push(id);
+    closures.set(id, order);
+    return order;
+  };
+
+  const ordered = config.evidence.claims.map((claim): CatalogClaim => {
+    const closure = closureOf(claim.id);
+    const members = closure.map((id) => byId.get(id) as ClaimConfig);
+    const scopes = new Set<string>();
+    const inputs = new Set<string>();
+    for (const member of members) {
+      for (const scope of member.required_scopes) scopes.add(scope);
+      for (const binding of Object.values(member.source_bindings)) {
+        if (binding.required_scope) scopes.add(binding.required_scope);
+        inputs.add(binding.lookup.input);
+      }
+    }
+    return {
+      id: claim.id,
+      config: claim,
+      closure,
+      requiredScopes: [...scopes].sort(),
+      targetInputs: [...inputs].sort(),
+      needsPlugin: members.some((member) => member.rule.type === 'plugin'),
+    };
+  });
+  return deepFreeze({ claims: new Map(ordered.map((claim) => [claim.id, claim])), ordered });
+}
+
+/** A claim is visible to (and may be evaluated by) a caller holding every scope it requires. */
+export function isClaimVisible(claim: CatalogClaim, principal: Principal): boolean {
+  return claim.requiredScopes.every((scope) => principal.scopes.has(scope));
+}
+
+export function visibleClaims(catalog: ClaimCatalog, principal: Principal): CatalogClaim[] {
+  return catalog.ordered.filter((claim) => isClaimVisible(claim, principal));
+}

@@ -1,0 +1,59 @@
+// Conversions between JSON values and CEL values: integers become CEL ints, results come back as plain JSON.
+import { type CelValue, isCelList, isCelMap, isCelUint } from '@bufbuild/cel';
+
+/** JSON as CEL input: whole numbers are CEL `int` (so `age >= 18` compares ints), other numbers `double`. */
+export function toCelInput(value: unknown): unknown {
+  if (typeof value === 'number') {
+    return Number.isSafeInteger(value) ? BigInt(value) : value;
+  }
+  if (Array.isArray(value)) return value.map(toCelInput);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(value)) out[key] = toCelInput(entry);
+    return out;
+  }
+  return value;
+}
+
+export class CelResultError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CelResultError';
+  }
+}
+
+/** A CEL result as JSON; ints outside the safe integer range, bytes, types and messages are refused. */
+export function fromCelValue(value: CelValue | unknown): unknown {
+  if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new CelResultError('the result is not a finite number');
+    return value;
+  }
+  if (typeof value === 'bigint') return safeInteger(value);
+  if (isCelUint(value)) return safeInteger((value as unknown as { value: bigint }).value);
+  if (isCelList(value)) return [...value].map(fromCelValue);
+  if (isCelMap(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, entry] of value) {
+      if (typeof key !== 'string') throw new CelResultError('a result map key is not a string');
+      Object.defineProperty(out, key, { value: fromCelValue(entry), enumerable: true, writable: true });
+    }
+    return out;
+  }
+  const typeName = (value as { $typeName?: unknown } | undefined)?.$typeName;
+  if (typeName === 'google.protobuf.Timestamp')
+    return timestampText(value as { seconds: bigint; nanos: number });
+  throw new CelResultError(`the result type is not supported (${typeName ?? typeof value})`);
+}
+
+function safeInteger(value: bigint): number {
+  if (value > BigInt(Number.MAX_SAFE_INTEGER) || value < BigInt(Number.MIN_SAFE_INTEGER)) {
+    throw new CelResultError('the result integer is outside the JSON-safe range');
+  }
+  return Number(value);
+}
+
+function timestampText(timestamp: { seconds: bigint; nanos: number }): string {
+  const ms = Number(timestamp.seconds) * 1000 + Math.floor(timestamp.nanos / 1_000_000);
+  return new Date(ms).toISOString();
+}

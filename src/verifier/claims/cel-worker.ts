@@ -1,0 +1,47 @@
+// Worker thread that evaluates CEL expressions, so a runaway expression can be stopped by terminating the thread.
+import { parentPort } from 'node:worker_threads';
+import { type CelInput, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { CelResultError, fromCelValue, toCelInput } from './cel-values.ts';
+
+export interface CelTask {
+  readonly id: number;
+  readonly expression: string;
+  readonly bindings: Readonly<Record<string, unknown>>;
+}
+
+export type CelTaskResult =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly id: number; readonly ok: false; readonly message: string };
+
+type Program = ReturnType<typeof plan>;
+const MAX_PROGRAMS = 1000;
+const env = celEnv();
+const programs = new Map<string, Program>();
+
+function programFor(expression: string): Program {
+  let program = programs.get(expression);
+  if (!program) {
+    program = plan(env, parse(expression));
+    if (programs.size >= MAX_PROGRAMS) programs.clear();
+    programs.set(expression, program);
+  }
+  return program;
+}
+
+export function runCelTask(task: CelTask): CelTaskResult {
+  try {
+    const bindings = toCelInput(task.bindings) as Record<string, CelInput>;
+    const result = programFor(task.expression)(bindings);
+    if (isCelError(result)) return { id: task.id, ok: false, message: result.message };
+    return { id: task.id, ok: true, value: fromCelValue(result) };
+  } catch (error) {
+    const message = error instanceof CelResultError || error instanceof Error ? error.message : String(error);
+    return { id: task.id, ok: false, message };
+  }
+}
+
+parentPort?.on('message', (task: CelTask) => {
+  parentPort?.postMessage(runCelTask(task));
+});
+// Tells the pool the module graph is loaded: evaluation time limits start only after this.
+parentPort?.postMessage({ ready: true });

@@ -1,0 +1,88 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { CelEvaluationError, createCelEvaluator } from './create-cel-evaluator.ts';
+
+const LIMITS = {
+  eval_timeout: 2000,
+  worker_count: 2,
+  worker_memory_mb: 64,
+  max_binding_json_bytes: 4096,
+  max_result_json_bytes: 256,
+};
+
+async function rejection(promise: Promise<unknown>): Promise<CelEvaluationError> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(error instanceof CelEvaluationError, String(error));
+    return error;
+  }
+  assert.fail('expected a rejection');
+}
+
+describe('CEL evaluator (worker pool)', () => {
+  const cel = createCelEvaluator(LIMITS);
+  after(() => cel.close());
+
+  it('evaluates with claims, source and ctx bindings; whole numbers compare as ints', async () => {
+    const bindings = {
+      claims: { alive: { value: true, satisfied: true } },
+      source: { hh: { household_size: 5, enrollment_status: 'enrolled', score: 3.5 } },
+      ctx: { purpose: 'p', today: '2026-01-01' },
+    };
+    assert.equal(
+      await cel.evaluate(
+        "claims.alive.value && source.hh.household_size >= 4 && source.hh.enrollment_status == 'enrolled'",
+        bindings,
+      ),
+      true,
+    );
+    assert.equal(
+      await cel.evaluate('source.hh.score < 4.0 && source.hh.household_size + 1 == 6', bindings),
+      true,
+    );
+    assert.deepEqual(await cel.evaluate("{'n': source.hh.household_size * 2, 'l': [ctx.today]}", bindings), {
+      n: 10,
+      l: ['2026-01-01'],
+    });
+  });
+
+  it('reports CEL errors (unknown field, no overload) as rejections', async () => {
+    const error = await rejection(cel.evaluate('source.missing.x', { source: {} }));
+    assert.equal(error.reason, 'error');
+    assert.equal((await rejection(cel.evaluate("1 + 'a'", {}))).reason, 'error');
+  });
+
+  it('refuses inputs and results over their size limits', async () => {
+    const big = { source: { s: 'x'.repeat(5000) } };
+    assert.equal((await rejection(cel.evaluate('true', big))).reason, 'too_large');
+    assert.equal(
+      (await rejection(cel.evaluate("'y'.size() > 0 ? 'y' + 'y'.repeat(1) : ''", {}))).reason,
+      'error',
+    );
+    const longResult = `[${Array.from({ length: 100 }, (_, i) => i).join(',')}]`;
+    assert.equal((await rejection(cel.evaluate(longResult, {}))).reason, 'too_large');
+  });
+
+  it('stops a runaway expression at the time limit and keeps serving afterwards', async () => {
+    const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 150, worker_count: 1 });
+    try {
+      const list = Array.from({ length: 400 }, (_, i) => i);
+      const started = Date.now();
+      const error = await rejection(
+        slow.evaluate('l.all(a, l.all(b, l.all(c, a + b + c >= 0)))', { l: list }),
+      );
+      assert.equal(error.reason, 'timeout');
+      assert.ok(Date.now() - started < 5000);
+      assert.equal(await slow.evaluate('1 + 1 == 2', {}), true);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('rejects after close', async () => {
+    const closed = createCelEvaluator(LIMITS);
+    await closed.close();
+    assert.equal((await rejection(closed.evaluate('true', {}))).reason, 'worker_failed');
+  });
+});

@@ -1,0 +1,119 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fingerprintOf } from '../../platform/auth/api-key.ts';
+import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
+import type { SourceLookup, SourceReader } from '../connectors/source-reader.ts';
+import { buildClaimCatalog } from './build-claim-catalog.ts';
+import type { CelEvaluator } from './create-cel-evaluator.ts';
+import { evaluateClaims } from './evaluate-claims.ts';
+
+const binding = (connection: string, dataset: string) =>
+  `connector: registry_data_api, connection: ${connection}, dataset: ${dataset}, entity: e, lookup: { input: target.id, field: id }, fields: [ok]`;
+
+const TEXT = `
+auth: { mode: api_key, api_keys: [{ id: c, fingerprint: { provider: env, name: H } }] }
+audit: { sink: stdout, hash_secret_env: S }
+evidence:
+  service_id: t
+  claims:
+    - { id: a, title: A, version: "1", subject_type: p, value: { type: boolean },
+        source_bindings: { s: {${binding('one', 'd1')} } }, rule: { type: extract, source: s, field: ok } }
+    - { id: b, title: B, version: "1", subject_type: p, value: { type: boolean },
+        source_bindings: { s: {${binding('two', 'd2')} } }, rule: { type: extract, source: s, field: ok } }
+    - { id: a_again, title: A again, version: "1", subject_type: p, value: { type: boolean },
+        source_bindings: { s: {${binding('one', 'd1')} } }, rule: { type: exists, source: s } }
+    - { id: both, title: Both, version: "3", subject_type: p, value: { type: boolean }, depends_on: [a, b, a_again],
+        rule: { type: cel, expression: "claims.a.value && claims.b.value && claims.a_again.value" } }
+`;
+
+function setup() {
+  const loaded = loadVerifierConfigText(TEXT, { H: fingerprintOf('k'), S: 's'.repeat(32) }, '/tmp');
+  const catalog = buildClaimCatalog(loaded.config);
+  let inFlight = 0;
+  let peak = 0;
+  const lookups: SourceLookup[] = [];
+  const reader: SourceReader = {
+    async read(lookup) {
+      lookups.push(lookup);
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      inFlight--;
+      const { connection, dataset, entity } = lookup.binding;
+      return { row: { ok: true }, sourceId: `${connection}/${dataset}/${entity}` };
+    },
+    close() {},
+  };
+  const cel: CelEvaluator = {
+    warm() {},
+    async evaluate(_expression, bindings) {
+      const claims = bindings.claims as Record<string, { value: unknown }>;
+      return Object.values(claims).every((claim) => claim.value === true);
+    },
+    async close() {},
+  };
+  return { catalog, reader, cel, lookups, peak: () => peak };
+}
+
+const CONTEXT = {
+  target: { type: 'p', id: 'x1', identifiers: new Map<string, string>(), attributes: {} },
+  purpose: 'https://p.example/x',
+  requestId: 'r1',
+  today: '2026-01-01',
+};
+
+describe('claim evaluation over the dependency graph', () => {
+  it('reads independent sub-claims in parallel, shares identical reads, counts distinct sources', async () => {
+    const { catalog, reader, cel, lookups, peak } = setup();
+    const trace = { sourceReads: 0 };
+    const outcomes = await evaluateClaims(
+      { catalog, reader, cel, bindingConcurrency: 8 },
+      ['both', 'a'],
+      CONTEXT,
+      trace,
+    );
+    assert.equal(outcomes.get('both')?.value, true);
+    assert.equal(outcomes.get('both')?.sources.size, 2);
+    assert.equal(outcomes.get('a')?.sources.size, 1);
+    // a and a_again read the same record: one request.
+    assert.equal(lookups.length, 2);
+    assert.equal(trace.sourceReads, 2);
+    assert.equal(peak(), 2);
+    assert.deepEqual(
+      lookups.map((lookup) => [lookup.value, lookup.purpose, lookup.requestId]),
+      [
+        ['x1', 'https://p.example/x', 'r1'],
+        ['x1', 'https://p.example/x', 'r1'],
+      ],
+    );
+  });
+
+  it('keeps to the binding concurrency limit', async () => {
+    const { catalog, reader, cel, peak } = setup();
+    await evaluateClaims({ catalog, reader, cel, bindingConcurrency: 1 }, ['both'], CONTEXT, {
+      sourceReads: 0,
+    });
+    assert.equal(peak(), 1);
+  });
+
+  it('reports the first failure after every started read has finished', async () => {
+    const { catalog, cel } = setup();
+    let finished = 0;
+    const failing: SourceReader = {
+      async read(lookup) {
+        await new Promise((resolve) => setTimeout(resolve, lookup.binding.connection === 'one' ? 1 : 20));
+        finished++;
+        if (lookup.binding.connection === 'one') throw new Error('boom');
+        return { row: { ok: true }, sourceId: 's' };
+      },
+      close() {},
+    };
+    await assert.rejects(
+      evaluateClaims({ catalog, reader: failing, cel, bindingConcurrency: 8 }, ['both'], CONTEXT, {
+        sourceReads: 0,
+      }),
+      /boom/,
+    );
+    assert.equal(finished, 2);
+  });
+});

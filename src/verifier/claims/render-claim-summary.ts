@@ -1,0 +1,31 @@
+// The public description of a claim (verifier contract §2.4): no connection, dataset or source field names.
+import type { CatalogClaim } from './build-claim-catalog.ts';
+
+export function renderClaimSummary(claim: CatalogClaim): Record<string, unknown> {
+  const config = claim.config;
+  return {
+    id: config.id,
+    title: config.title,
+    ...(config.description === undefined ? {} : { description: config.description }),
+    version: config.version,
+    subject_type: config.subject_type,
+    value: config.value,
+    operations: config.operations,
+    formats: config.formats,
+    disclosure: config.disclosure,
+    depends_on: config.depends_on,
+    ...(config.purpose === undefined ? {} : { purpose: config.purpose }),
+    target_inputs: claim.targetInputs.map((path) => ({ path, ...inputKind(path) })),
+    cccev: config.cccev ?? null,
+    ...(config.cccev?.evidence_type_iri === undefined
+      ? {}
+      : { evidence_type_iri: config.cccev.evidence_type_iri }),
+  };
+}
+
+function inputKind(path: string): { kind: 'id' | 'identifier' | 'attribute'; name: string } {
+  if (path === 'target.id') return { kind: 'id', name: 'id' };
+  if (path.startsWith('target.identifiers.'))
+    return { kind: 'identifier', name: path.slice('target.identifiers.'.length) };
+  return { kind: 'attribute', name: path.slice('target.attributes.'.length) };
+}

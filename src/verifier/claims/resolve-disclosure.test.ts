@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isProblem } from '../../platform/problem/problem.ts';
+import type { ClaimConfig, DisclosureLevel } from '../config/schema.ts';
+import { resolveDisclosure, viewClaim } from './resolve-disclosure.ts';
+
+function claim(
+  allowed: DisclosureLevel[],
+  fallback: DisclosureLevel,
+  downgrade: 'deny' | 'default' | 'redacted',
+) {
+  return { id: 'c', disclosure: { default: fallback, allowed, downgrade } } as unknown as ClaimConfig;
+}
+
+describe('disclosure policy', () => {
+  it('uses the claim default when nothing is requested, and an allowed level as requested', () => {
+    assert.equal(
+      resolveDisclosure(claim(['predicate', 'value'], 'predicate', 'deny'), undefined),
+      'predicate',
+    );
+    assert.equal(resolveDisclosure(claim(['predicate', 'value'], 'predicate', 'deny'), 'value'), 'value');
+  });
+
+  it('downgrade matrix: deny -> 403, default -> the default, redacted -> redacted', () => {
+    const matrix: [
+      DisclosureLevel[],
+      DisclosureLevel,
+      'deny' | 'default' | 'redacted',
+      DisclosureLevel,
+      string | DisclosureLevel,
+    ][] = [
+      [['predicate'], 'predicate', 'deny', 'value', 'claim.disclosure_not_allowed'],
+      [['predicate'], 'predicate', 'default', 'value', 'predicate'],
+      [['predicate'], 'predicate', 'redacted', 'value', 'redacted'],
+      [['redacted'], 'redacted', 'deny', 'predicate', 'claim.disclosure_not_allowed'],
+      [['redacted'], 'redacted', 'default', 'value', 'redacted'],
+      [['value', 'predicate'], 'value', 'redacted', 'redacted', 'redacted'],
+    ];
+    for (const [allowed, fallback, downgrade, requested, expected] of matrix) {
+      let outcome: string;
+      try {
+        outcome = resolveDisclosure(claim(allowed, fallback, downgrade), requested);
+      } catch (error) {
+        assert.ok(isProblem(error));
+        assert.equal(error.status, 403);
+        outcome = error.code;
+      }
+      assert.equal(outcome, expected, `${allowed}/${downgrade} asked ${requested}`);
+    }
+  });
+
+  it('views: value shows the value, predicate only the outcome, redacted neither', () => {
+    const c = claim(['value'], 'value', 'deny');
+    assert.deepEqual(viewClaim(c, true, 'value'), { value: true, satisfied: true, disclosure: 'value' });
+    assert.deepEqual(viewClaim(c, 42, 'value'), { value: 42, satisfied: null, disclosure: 'value' });
+    assert.deepEqual(viewClaim(c, false, 'predicate'), {
+      value: false,
+      satisfied: false,
+      disclosure: 'predicate',
+    });
+    assert.deepEqual(viewClaim(c, true, 'redacted'), {
+      value: null,
+      satisfied: null,
+      disclosure: 'redacted',
+      redacted_fields: ['c'],
+    });
+  });
+});

@@ -1,0 +1,48 @@
+// The disclosure a claim is answered with: the requested level if the claim allows it, else its downgrade policy.
+import type { ClaimConfig, DisclosureLevel } from '../config/schema.ts';
+import { verifierProblem } from '../problems.ts';
+
+export function resolveDisclosure(
+  claim: ClaimConfig,
+  requested: DisclosureLevel | undefined,
+): DisclosureLevel {
+  const policy = claim.disclosure;
+  if (requested === undefined) return policy.default;
+  if (policy.allowed.includes(requested)) return requested;
+  switch (policy.downgrade) {
+    case 'default':
+      return policy.default;
+    case 'redacted':
+      // Redacting discloses nothing, so it is always a safe answer even when not listed.
+      return 'redacted';
+    default:
+      throw verifierProblem(
+        'claim.disclosure_not_allowed',
+        `Claim ${claim.id} allows disclosure ${policy.allowed.join(', ')}, not ${requested}.`,
+      );
+  }
+}
+
+export interface ClaimView {
+  readonly value: unknown;
+  readonly satisfied: boolean | null;
+  readonly disclosure: DisclosureLevel;
+  readonly redacted_fields?: readonly string[];
+}
+
+/**
+ * What the client sees of an evaluated value. `predicate` states only whether the predicate holds (boolean
+ * claims only, enforced at load); `redacted` discloses neither the value nor the outcome.
+ */
+export function viewClaim(claim: ClaimConfig, value: unknown, disclosure: DisclosureLevel): ClaimView {
+  switch (disclosure) {
+    case 'value':
+      return { value, satisfied: typeof value === 'boolean' ? value : null, disclosure };
+    case 'predicate': {
+      const satisfied = value === true;
+      return { value: satisfied, satisfied, disclosure };
+    }
+    default:
+      return { value: null, satisfied: null, disclosure, redacted_fields: [claim.id] };
+  }
+}

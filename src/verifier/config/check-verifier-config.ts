@@ -1,0 +1,316 @@
+// Cross-field rules of the verifier config, each a small named check; all issues are collected.
+import { parse as parseCel } from '@bufbuild/cel';
+import { isLoopbackUrl } from '../../platform/auth/is-loopback-url.ts';
+import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import { hint } from '../../platform/config/did-you-mean.ts';
+import { findDependencyCycle } from '../claims/find-dependency-cycle.ts';
+import { addressDenial, isMetadataHostName, schemeDenial } from '../connectors/classify-address.ts';
+import { type ClaimConfig, SD_JWT_MEDIA_TYPE, type VerifierConfig } from './schema.ts';
+
+type Check = (config: VerifierConfig) => ConfigIssue[];
+
+export const VERIFIER_CONFIG_CHECKS: readonly Check[] = [
+  checkAuthMode,
+  checkCredentialIds,
+  checkAuditPath,
+  checkClaimIds,
+  checkClaimGraph,
+  checkClaims,
+  checkConnections,
+  checkSigning,
+  checkState,
+];
+
+export function checkVerifierConfig(config: VerifierConfig): ConfigIssue[] {
+  return VERIFIER_CONFIG_CHECKS.flatMap((check) => check(config));
+}
+
+/** Things that start but deserve a line in the log: claims whose source is not configured, plugin rules. */
+export function verifierConfigWarnings(config: VerifierConfig): string[] {
+  const warnings: string[] = [];
+  for (const claim of config.evidence.claims) {
+    for (const [alias, binding] of Object.entries(claim.source_bindings)) {
+      if (!Object.hasOwn(config.evidence.source_connections, binding.connection)) {
+        warnings.push(
+          `claim ${claim.id}: source ${alias} names connection ${binding.connection}, which is not configured; evaluations answer source.unavailable`,
+        );
+      }
+    }
+    if (claim.rule.type === 'plugin') {
+      warnings.push(`claim ${claim.id}: plugin rules are not implemented; evaluations answer 501`);
+    }
+  }
+  return warnings;
+}
+
+const issue = (path: string, message: string, code = 'config.validation_error'): ConfigIssue => ({
+  path,
+  code,
+  message,
+});
+
+function checkAuthMode(config: VerifierConfig): ConfigIssue[] {
+  const { auth } = config;
+  const issues: ConfigIssue[] = [];
+  if (auth.mode === 'api_key') {
+    if (auth.oidc) issues.push(issue('auth.oidc', 'must be absent when auth.mode is api_key'));
+    if (auth.api_keys.length + auth.bearer_tokens.length === 0) {
+      issues.push(
+        issue('auth', 'configure at least one of api_keys and bearer_tokens (the verifier fails closed)'),
+      );
+    }
+    return issues;
+  }
+  if (auth.api_keys.length > 0) issues.push(issue('auth.api_keys', 'must be empty when auth.mode is oidc'));
+  if (auth.bearer_tokens.length > 0)
+    issues.push(issue('auth.bearer_tokens', 'must be empty when auth.mode is oidc'));
+  const oidc = auth.oidc;
+  if (!oidc) return [...issues, issue('auth.oidc', 'is required when auth.mode is oidc')];
+  if ((oidc.jwks_url === undefined) === (oidc.discovery_url === undefined)) {
+    issues.push(issue('auth.oidc', 'set exactly one of jwks_url and discovery_url'));
+  }
+  for (const name of ['issuer', 'jwks_url', 'discovery_url'] as const) {
+    const url = oidc[name];
+    if (url === undefined) continue;
+    const https = new URL(url).protocol === 'https:';
+    if (!https && !(oidc.allow_dev_insecure_fetch_urls && isLoopbackUrl(url))) {
+      issues.push(
+        issue(
+          `auth.oidc.${name}`,
+          'must use https (http only on loopback with allow_dev_insecure_fetch_urls)',
+        ),
+      );
+    }
+  }
+  return issues;
+}
+
+function checkCredentialIds(config: VerifierConfig): ConfigIssue[] {
+  const seen = new Set<string>();
+  const issues: ConfigIssue[] = [];
+  for (const list of ['api_keys', 'bearer_tokens'] as const) {
+    config.auth[list].forEach((credential, index) => {
+      if (seen.has(credential.id)) {
+        issues.push(
+          issue(
+            `auth.${list}.${index}.id`,
+            `duplicate credential id \`${credential.id}\``,
+            'config.duplicate_id',
+          ),
+        );
+      }
+      seen.add(credential.id);
+    });
+  }
+  return issues;
+}
+
+function checkAuditPath(config: VerifierConfig): ConfigIssue[] {
+  const { sink, path } = config.audit;
+  return sink !== 'stdout' && (path === undefined || path === '')
+    ? [issue('audit.path', `is required for the ${sink} sink`)]
+    : [];
+}
+
+function checkClaimIds(config: VerifierConfig): ConfigIssue[] {
+  const seen = new Set<string>();
+  const issues: ConfigIssue[] = [];
+  config.evidence.claims.forEach((claim, index) => {
+    if (seen.has(claim.id)) {
+      issues.push(
+        issue(`evidence.claims.${index}.id`, `duplicate claim id \`${claim.id}\``, 'config.duplicate_id'),
+      );
+    }
+    seen.add(claim.id);
+  });
+  return issues;
+}
+
+function checkClaimGraph(config: VerifierConfig): ConfigIssue[] {
+  const ids = config.evidence.claims.map((claim) => claim.id);
+  const issues: ConfigIssue[] = [];
+  config.evidence.claims.forEach((claim, c) => {
+    claim.depends_on.forEach((dependency, d) => {
+      if (!ids.includes(dependency)) {
+        issues.push(
+          issue(
+            `evidence.claims.${c}.depends_on.${d}`,
+            `unknown claim \`${dependency}\`${hint(dependency, ids)}`,
+          ),
+        );
+      }
+    });
+  });
+  const cycle = findDependencyCycle(
+    new Map(config.evidence.claims.map((claim) => [claim.id, claim.depends_on])),
+  );
+  if (cycle) {
+    const index = ids.indexOf(cycle[0] as string);
+    issues.push(issue(`evidence.claims.${index}.depends_on`, `dependency cycle: ${cycle.join(' -> ')}`));
+  }
+  return issues;
+}
+
+function checkClaims(config: VerifierConfig): ConfigIssue[] {
+  return config.evidence.claims.flatMap((claim, c) => checkClaim(config, claim, `evidence.claims.${c}`));
+}
+
+function checkClaim(config: VerifierConfig, claim: ClaimConfig, base: string): ConfigIssue[] {
+  const issues = [...checkRule(config, claim, base), ...checkDisclosure(claim, base)];
+  claim.credential_profiles.forEach((profile, p) => {
+    const profiles = Object.keys(config.evidence.credential_profiles);
+    if (!profiles.includes(profile)) {
+      issues.push(
+        issue(
+          `${base}.credential_profiles.${p}`,
+          `unknown credential profile \`${profile}\`${hint(profile, profiles)}`,
+        ),
+      );
+    }
+  });
+  if (claim.formats.includes(SD_JWT_MEDIA_TYPE) && claim.credential_profiles.length === 0) {
+    issues.push(issue(`${base}.formats`, `${SD_JWT_MEDIA_TYPE} needs at least one credential profile`));
+  }
+  return issues;
+}
+
+function checkRule(config: VerifierConfig, claim: ClaimConfig, base: string): ConfigIssue[] {
+  const rule = claim.rule;
+  const aliases = Object.keys(claim.source_bindings);
+  const issues: ConfigIssue[] = [];
+  if (rule.type === 'exists' || rule.type === 'extract') {
+    const binding = claim.source_bindings[rule.source];
+    if (!binding) {
+      issues.push(
+        issue(`${base}.rule.source`, `no source binding \`${rule.source}\`${hint(rule.source, aliases)}`),
+      );
+    } else if (rule.type === 'extract' && !binding.fields.includes(rule.field)) {
+      issues.push(
+        issue(
+          `${base}.rule.field`,
+          `\`${rule.field}\` must be listed in source_bindings.${rule.source}.fields`,
+        ),
+      );
+    }
+    for (const alias of aliases) {
+      if (alias !== rule.source)
+        issues.push(issue(`${base}.source_bindings.${alias}`, `is not read by the ${rule.type} rule`));
+    }
+    if (rule.type === 'exists' && !['boolean', 'any'].includes(claim.value.type)) {
+      issues.push(issue(`${base}.value.type`, 'an exists rule yields a boolean'));
+    }
+  }
+  if (rule.type === 'cel') {
+    const limit = config.cel.max_expression_bytes;
+    if (Buffer.byteLength(rule.expression, 'utf8') > limit) {
+      issues.push(issue(`${base}.rule.expression`, `is longer than cel.max_expression_bytes (${limit})`));
+    } else {
+      try {
+        parseCel(rule.expression);
+      } catch (error) {
+        issues.push(
+          issue(`${base}.rule.expression`, `does not parse: ${(error as Error).message.split('\n')[0]}`),
+        );
+      }
+    }
+    for (const [alias, ref] of Object.entries(rule.bindings.claims)) {
+      if (!claim.depends_on.includes(ref.claim)) {
+        issues.push(
+          issue(
+            `${base}.rule.bindings.claims.${alias}.claim`,
+            `\`${ref.claim}\` must be listed in depends_on`,
+          ),
+        );
+      }
+    }
+  }
+  return issues;
+}
+
+function checkDisclosure(claim: ClaimConfig, base: string): ConfigIssue[] {
+  const { disclosure } = claim;
+  const issues: ConfigIssue[] = [];
+  if (!disclosure.allowed.includes(disclosure.default)) {
+    issues.push(
+      issue(`${base}.disclosure.default`, `\`${disclosure.default}\` must be one of disclosure.allowed`),
+    );
+  }
+  if (claim.value.type !== 'boolean' && disclosure.allowed.includes('predicate')) {
+    issues.push(
+      issue(`${base}.disclosure.allowed`, '`predicate` needs value.type boolean (a predicate holds or not)'),
+    );
+  }
+  return issues;
+}
+
+function checkConnections(config: VerifierConfig): ConfigIssue[] {
+  return Object.entries(config.evidence.source_connections).flatMap(([id, connection]) => {
+    const path = `evidence.source_connections.${id}.base_url`;
+    const url = new URL(connection.base_url);
+    const issues: ConfigIssue[] = [];
+    const scheme = schemeDenial(url, connection);
+    if (scheme) issues.push(issue(path, scheme));
+    if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+      issues.push(issue(path, 'must not carry a query, fragment or credentials'));
+    }
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const literal = /^[\d.]+$/.test(host) || host.includes(':');
+    const denial = literal ? addressDenial(host, connection) : undefined;
+    if (denial) issues.push(issue(path, denial));
+    if (!literal && isMetadataHostName(host) && !connection.allow_link_local) {
+      issues.push(issue(path, 'names a cloud metadata host'));
+    }
+    if (connection.retry.base_delay > connection.retry.max_delay) {
+      issues.push(
+        issue(`evidence.source_connections.${id}.retry.base_delay`, 'must not exceed retry.max_delay'),
+      );
+    }
+    return issues;
+  });
+}
+
+function checkSigning(config: VerifierConfig): ConfigIssue[] {
+  const { signing_keys: keys, credential_profiles: profiles, claims } = config.evidence;
+  const issues: ConfigIssue[] = [];
+  for (const [id, signingKey] of Object.entries(keys)) {
+    const path = `evidence.signing_keys.${id}`;
+    if (signingKey.provider === 'local_jwk_env' && !signingKey.private_jwk_env) {
+      issues.push(issue(`${path}.private_jwk_env`, 'is required for the local_jwk_env provider'));
+    }
+    if (signingKey.provider === 'file_watch' && !signingKey.path) {
+      issues.push(issue(`${path}.path`, 'is required for the file_watch provider'));
+    }
+  }
+  const claimIds = claims.map((claim) => claim.id);
+  for (const [id, profile] of Object.entries(profiles)) {
+    const path = `evidence.credential_profiles.${id}`;
+    if (!Object.hasOwn(keys, profile.signing_key)) {
+      issues.push(
+        issue(
+          `${path}.signing_key`,
+          `unknown signing key \`${profile.signing_key}\`${hint(profile.signing_key, Object.keys(keys))}`,
+        ),
+      );
+    }
+    if (profile.validity_seconds > config.evidence.max_credential_validity_seconds) {
+      issues.push(issue(`${path}.validity_seconds`, 'exceeds evidence.max_credential_validity_seconds'));
+    }
+    profile.allowed_claims.forEach((claim, c) => {
+      if (!claimIds.includes(claim))
+        issues.push(
+          issue(`${path}.allowed_claims.${c}`, `unknown claim \`${claim}\`${hint(claim, claimIds)}`),
+        );
+    });
+  }
+  return issues;
+}
+
+function checkState(config: VerifierConfig): ConfigIssue[] {
+  if (config.state.storage !== 'postgresql') return [];
+  const issues = [
+    issue('state.storage', '`postgresql` state storage is not available in this build yet: use `memory`'),
+  ];
+  if (!config.state.postgresql)
+    issues.push(issue('state.postgresql', 'is required when state.storage is postgresql'));
+  return issues;
+}

@@ -1,0 +1,208 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fingerprintOf } from '../../platform/auth/api-key.ts';
+import { ConfigError } from '../../platform/config/config-error.ts';
+import { loadVerifierConfigText } from './load-verifier-config.ts';
+
+const ENV = {
+  CALLER_HASH: fingerprintOf('caller-key'),
+  AUDIT_SECRET: 'a'.repeat(32),
+  RELAY_TOKEN: 'relay-token',
+};
+
+const BASE = `
+auth:
+  mode: api_key
+  api_keys:
+    - { id: caller, fingerprint: { provider: env, name: CALLER_HASH }, scopes: [civil:evidence] }
+audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }
+evidence:
+  service_id: test.verifier
+  source_connections:
+    relay: { base_url: "http://127.0.0.1:4242", token_env: RELAY_TOKEN, allow_insecure_localhost: true }
+  claims:
+    - id: alive
+      title: Alive
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+      source_bindings:
+        p:
+          connector: registry_data_api
+          connection: relay
+          required_scope: civil:evidence
+          dataset: civil_registry
+          entity: persons
+          lookup: { input: target.identifiers.national_id, field: national_id }
+          fields: [deceased]
+      rule: { type: cel, expression: "!source.p.deceased" }
+      disclosure: { default: predicate, allowed: [predicate, redacted] }
+`;
+
+function issuesOf(
+  text: string,
+  env: Record<string, string> = ENV,
+): { path: string; code: string; message: string }[] {
+  try {
+    loadVerifierConfigText(text, env, '/tmp');
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, String(error));
+    return [...error.issues];
+  }
+  assert.fail('expected a ConfigError');
+}
+
+describe('verifier config', () => {
+  it('loads a minimal config with defaults and frozen values', () => {
+    const { config, secrets, warnings } = loadVerifierConfigText(BASE, ENV, '/tmp');
+    assert.equal(config.server.bind, '127.0.0.1:8081');
+    assert.equal(config.state.storage, 'memory');
+    assert.equal(config.state.evaluation_retention, 900_000);
+    assert.equal(config.cel.eval_timeout, 2000);
+    const claim = config.evidence.claims[0];
+    assert.deepEqual(claim?.formats, [
+      'application/vnd.ambit.claim-result+json',
+      'application/ld+json; profile="cccev"',
+    ]);
+    assert.equal(claim?.operations.evaluate.enabled, true);
+    assert.equal(secrets.sourceTokens.get('relay'), 'relay-token');
+    assert.equal(secrets.apiKeys[0]?.fingerprint, ENV.CALLER_HASH);
+    assert.deepEqual(warnings, []);
+    assert.ok(Object.isFrozen(config.evidence.claims));
+  });
+
+  it('starts without any source connection, warning that the claim source is not configured', () => {
+    const text = BASE.replace(/ {2}source_connections:\n.*\n/, '');
+    const { warnings } = loadVerifierConfigText(text, ENV, '/tmp');
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] as string, /connection relay, which is not configured/);
+  });
+
+  it('rejects unknown keys with a hint, and lists every problem at once', () => {
+    const text = BASE.replace(
+      'service_id: test.verifier',
+      'service_id: test.verifier\n  servce_id: x',
+    ).replace('subject_type: person', 'subject_type: person\n      depends_on: [nope]');
+    const issues = issuesOf(text, { ...ENV, AUDIT_SECRET: 'short' });
+    const byPath = new Map(issues.map((i) => [i.path, i.message]));
+    assert.match(
+      byPath.get('evidence.servce_id') ?? '',
+      /unknown key `servce_id` \(did you mean `service_id`\?\)/,
+    );
+    // Shape errors stop before the semantic checks, as for the relay.
+    assert.equal(issues.length, 1);
+    const semantic = issuesOf(
+      BASE.replace('subject_type: person', 'subject_type: person\n      depends_on: [nope]'),
+      {
+        ...ENV,
+        AUDIT_SECRET: 'short',
+        RELAY_TOKEN: '',
+      },
+    );
+    const paths = semantic.map((i) => i.path).sort();
+    assert.deepEqual(paths, [
+      'audit.hash_secret_env',
+      'evidence.claims.0.depends_on.0',
+      'evidence.source_connections.relay.token_env',
+    ]);
+  });
+
+  it('rejects dependency cycles at load', () => {
+    const claim = (id: string, dep: string) => `
+    - id: ${id}
+      title: ${id}
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+      depends_on: [${dep}]
+      rule: { type: cel, expression: "claims.${dep}.value" }`;
+    const text = `${BASE}${claim('a', 'b')}${claim('b', 'c')}${claim('c', 'a')}`;
+    const issues = issuesOf(text).filter((i) => i.message.startsWith('dependency cycle'));
+    assert.equal(issues.length, 1);
+    assert.match(issues[0]?.message ?? '', /a -> b -> c -> a/);
+  });
+
+  it('checks rules: binding aliases, extract fields, CEL syntax and claim bindings, predicate on non-booleans', () => {
+    const text = BASE.replace(
+      'rule: { type: cel, expression: "!source.p.deceased" }',
+      'rule: { type: extract, source: q, field: x }',
+    )
+      .replace('value: { type: boolean }', 'value: { type: string }')
+      .concat(`
+    - id: broken_cel
+      title: Broken
+      version: "1"
+      subject_type: person
+      rule: { type: cel, expression: "1 +", bindings: { claims: { a: { claim: alive } } } }
+`);
+    const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);
+    assert.ok(
+      messages.some((m) => /rule\.source: no source binding `q` \(did you mean `p`\?\)/.test(m)),
+      messages.join('\n'),
+    );
+    assert.ok(messages.some((m) => /source_bindings\.p: is not read by the extract rule/.test(m)));
+    assert.ok(
+      messages.some((m) => /claims\.0\.disclosure\.allowed: `predicate` needs value\.type boolean/.test(m)),
+    );
+    assert.ok(messages.some((m) => /claims\.1\.rule\.expression: does not parse/.test(m)));
+    assert.ok(
+      messages.some((m) => /bindings\.claims\.a\.claim: `alive` must be listed in depends_on/.test(m)),
+    );
+  });
+
+  it('guards source URLs: metadata and link-local addresses, plain http without a flag', () => {
+    const text = BASE.replace(
+      'relay: { base_url: "http://127.0.0.1:4242", token_env: RELAY_TOKEN, allow_insecure_localhost: true }',
+      `relay: { base_url: "http://127.0.0.1:4242", token_env: RELAY_TOKEN }
+    meta: { base_url: "https://169.254.169.254", token_env: RELAY_TOKEN }
+    mapped: { base_url: "https://[::ffff:169.254.169.254]", token_env: RELAY_TOKEN }
+    gcp: { base_url: "https://metadata.google.internal", token_env: RELAY_TOKEN }`,
+    );
+    const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);
+    assert.ok(
+      messages.some((m) => /relay\.base_url: http needs allow_insecure_localhost/.test(m)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => /relay\.base_url: loopback addresses need allow_insecure_localhost/.test(m)),
+    );
+    assert.ok(messages.some((m) => /meta\.base_url: metadata addresses need allow_link_local/.test(m)));
+    assert.ok(messages.some((m) => /mapped\.base_url: metadata addresses need allow_link_local/.test(m)));
+    assert.ok(messages.some((m) => /gcp\.base_url: names a cloud metadata host/.test(m)));
+  });
+
+  it('fails closed without caller credentials, and keeps one auth mode', () => {
+    const none = BASE.replace(/ {2}api_keys:\n.*\n/, '');
+    assert.ok(issuesOf(none).some((i) => i.path === 'auth' && /at least one/.test(i.message)));
+    const both = BASE.replace('mode: api_key', 'mode: oidc');
+    const paths = issuesOf(both).map((i) => i.path);
+    assert.ok(paths.includes('auth.api_keys') && paths.includes('auth.oidc'));
+  });
+
+  it('validates signing keys, credential profiles and the state block', () => {
+    const text = BASE.concat(`  signing_keys:
+    k1: { provider: local_jwk_env, kid: "did:web:v.example#k1" }
+  credential_profiles:
+    p1:
+      format: application/dc+sd-jwt
+      issuer: did:web:v.example
+      signing_key: k2
+      vct: https://v.example/credentials/alive/v1
+      allowed_claims: [alive, ghost]
+state: { storage: postgresql }
+`);
+    const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);
+    for (const expected of [
+      /signing_keys\.k1\.private_jwk_env: is required/,
+      /p1\.signing_key: unknown signing key `k2` \(did you mean `k1`\?\)/,
+      /p1\.allowed_claims\.1: unknown claim `ghost`/,
+      /state\.storage: `postgresql` state storage is not available/,
+      /state\.postgresql: is required/,
+    ]) {
+      assert.ok(
+        messages.some((m) => expected.test(m)),
+        `${expected} not in\n${messages.join('\n')}`,
+      );
+    }
+  });
+});

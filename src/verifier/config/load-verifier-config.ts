@@ -1,0 +1,38 @@
+// Loads, validates and checks a verifier config file: shape errors first, then every semantic and secret issue.
+import { dirname, resolve } from 'node:path';
+import { ConfigError } from '../../platform/config/config-error.ts';
+import { loadConfigFile, parseConfigText } from '../../platform/config/load-config-file.ts';
+import { validateConfig } from '../../platform/config/validate-config.ts';
+import { checkVerifierConfig, verifierConfigWarnings } from './check-verifier-config.ts';
+import { resolveVerifierSecrets, type VerifierSecrets } from './resolve-verifier-secrets.ts';
+import { LEGACY_KEYS, type VerifierConfig, verifierConfigSchema } from './schema.ts';
+
+export interface LoadedVerifierConfig {
+  readonly config: VerifierConfig;
+  readonly secrets: VerifierSecrets;
+  /** Directory relative audit paths resolve against. */
+  readonly baseDir: string;
+  /** Startup notes that do not stop the service (for example a claim whose source is not configured). */
+  readonly warnings: readonly string[];
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function loadVerifierConfig(path: string, env: Env): LoadedVerifierConfig {
+  const file = loadConfigFile(path, env);
+  return loadVerifierConfigValue(file.raw, env, dirname(resolve(path)));
+}
+
+export function loadVerifierConfigText(text: string, env: Env, baseDir: string): LoadedVerifierConfig {
+  return loadVerifierConfigValue(parseConfigText(text, env), env, baseDir);
+}
+
+/** For a config already parsed from YAML (used when `config check` has read the file to detect its kind). */
+export function loadVerifierConfigValue(raw: unknown, env: Env, baseDir: string): LoadedVerifierConfig {
+  const config = validateConfig(verifierConfigSchema, raw, LEGACY_KEYS);
+  const issues = checkVerifierConfig(config);
+  const { secrets, issues: secretIssues } = resolveVerifierSecrets(config, env);
+  issues.push(...secretIssues);
+  if (issues.length > 0) throw new ConfigError(issues);
+  return { config, secrets, baseDir, warnings: verifierConfigWarnings(config) };
+}

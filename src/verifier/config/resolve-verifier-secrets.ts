@@ -1,0 +1,114 @@
+// Reads the secrets the verifier config names from the environment: credential fingerprints, audit secret, source tokens.
+import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platform/auth/api-key.ts';
+import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import type { VerifierConfig } from './schema.ts';
+
+export const VERIFIER_PRODUCT = 'ambit-verifier';
+const MIN_SECRET_BYTES = 32;
+
+export interface VerifierSecrets {
+  /** Credentials accepted in `x-api-key` or `Authorization: Bearer`. */
+  readonly apiKeys: readonly ApiKeyEntry[];
+  /** Credentials accepted in `Authorization: Bearer` only. */
+  readonly bearerTokens: readonly ApiKeyEntry[];
+  readonly auditSecret: Buffer;
+  /** Bearer token per source connection id. */
+  readonly sourceTokens: ReadonlyMap<string, string>;
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+type Credential = VerifierConfig['auth']['api_keys'][number];
+
+export function resolveVerifierSecrets(
+  config: VerifierConfig,
+  env: Env,
+): { secrets: VerifierSecrets; issues: ConfigIssue[] } {
+  const issues: ConfigIssue[] = [];
+  const seen = new Map<string, string>();
+  const read = (list: 'api_keys' | 'bearer_tokens') =>
+    config.auth[list].flatMap((credential, index) => {
+      const entry = readFingerprint(credential, `auth.${list}.${index}.fingerprint`, env, seen, issues);
+      return entry ? [entry] : [];
+    });
+  const apiKeys = read('api_keys');
+  const bearerTokens = read('bearer_tokens');
+  const auditSecret = readSecret(env, config.audit.hash_secret_env, 'audit.hash_secret_env', issues);
+  const sourceTokens = new Map<string, string>();
+  for (const [id, connection] of Object.entries(config.evidence.source_connections)) {
+    const token = env[connection.token_env]?.trim();
+    if (token === undefined || token === '') {
+      issues.push({
+        path: `evidence.source_connections.${id}.token_env`,
+        code: 'config.missing_secret',
+        message: `environment variable ${connection.token_env} is not set`,
+      });
+    } else {
+      sourceTokens.set(id, token);
+    }
+  }
+  return {
+    secrets: { apiKeys, bearerTokens, auditSecret: auditSecret ?? Buffer.alloc(0), sourceTokens },
+    issues,
+  };
+}
+
+function readFingerprint(
+  credential: Credential,
+  path: string,
+  env: Env,
+  seen: Map<string, string>,
+  issues: ConfigIssue[],
+): ApiKeyEntry | undefined {
+  const name = credential.fingerprint.name;
+  const value = env[name]?.trim();
+  if (value === undefined || value === '') {
+    issues.push({ path, code: 'config.missing_secret', message: `environment variable ${name} is not set` });
+    return undefined;
+  }
+  if (!FINGERPRINT_PATTERN.test(value)) {
+    issues.push({
+      path,
+      code: 'config.validation_error',
+      message: `${name} must hold sha256:<64 lowercase hex> (see \`ambit keys generate\`)`,
+    });
+    return undefined;
+  }
+  const commitment = credential.fingerprint.commitment;
+  if (commitment !== undefined && commitment !== commitmentOf(VERIFIER_PRODUCT, credential.id, value)) {
+    issues.push({
+      path: `${path}.commitment`,
+      code: 'config.validation_error',
+      message: `the fingerprint in ${name} does not match the commitment`,
+    });
+    return undefined;
+  }
+  const other = seen.get(value);
+  if (other !== undefined) {
+    issues.push({
+      path,
+      code: 'config.validation_error',
+      message: `credentials \`${other}\` and \`${credential.id}\` share one fingerprint`,
+    });
+    return undefined;
+  }
+  seen.set(value, credential.id);
+  return { id: credential.id, fingerprint: value, scopes: credential.scopes };
+}
+
+function readSecret(env: Env, name: string, path: string, issues: ConfigIssue[]): Buffer | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') {
+    issues.push({ path, code: 'config.missing_secret', message: `environment variable ${name} is not set` });
+    return undefined;
+  }
+  const bytes = Buffer.from(value, 'utf8');
+  if (bytes.length < MIN_SECRET_BYTES) {
+    issues.push({
+      path,
+      code: 'config.validation_error',
+      message: `${name} must hold at least ${MIN_SECRET_BYTES} bytes`,
+    });
+    return undefined;
+  }
+  return bytes;
+}

@@ -1,0 +1,341 @@
+// The verifier config schema: the single source of the config types and their validation (verifier contract §3).
+import { z } from 'zod';
+import { durationMs } from '../../platform/config/duration.ts';
+
+export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
+export const KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
+const key = (what: string) => z.string().regex(KEY_PATTERN, `${what} must match ^[a-z][a-z0-9_]*$`);
+
+export const DISCLOSURE_LEVELS = ['value', 'predicate', 'redacted'] as const;
+export const VALUE_TYPES = [
+  'boolean',
+  'integer',
+  'number',
+  'string',
+  'date',
+  'object',
+  'array',
+  'any',
+] as const;
+export const CLAIM_RESULT_MEDIA_TYPE = 'application/vnd.ambit.claim-result+json';
+export const CCCEV_MEDIA_TYPE = 'application/ld+json; profile="cccev"';
+export const SD_JWT_MEDIA_TYPE = 'application/dc+sd-jwt';
+export const CLAIM_FORMATS = [CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE, SD_JWT_MEDIA_TYPE] as const;
+
+const bindAddress = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, for example 127.0.0.1:8081');
+
+const server = z.strictObject({
+  bind: bindAddress.default('127.0.0.1:8081').describe('Listen address, host:port. `--bind` overrides it.'),
+  openapi_requires_auth: z.boolean().default(true).describe('When false, /openapi.json is public.'),
+  request_timeout: durationMs({ min: 1 }).default(30_000).describe('Requests running longer answer 504.'),
+  max_connections: z.number().int().positive().default(1024),
+  cors: z
+    .strictObject({ allowed_origins: z.array(z.url()).default([]) })
+    .default({ allowed_origins: [] })
+    .describe('CORS is denied unless the origin is listed.'),
+  trust_proxy: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      trusted_proxies: z.array(z.string().min(1)).default([]),
+    })
+    .default({ enabled: false, trusted_proxies: [] }),
+});
+
+const fingerprint = z.strictObject({
+  provider: z.literal('env'),
+  name: z.string().min(1).describe('Environment variable holding sha256:<64 hex> of the raw credential.'),
+  commitment: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/)
+    .optional(),
+});
+
+const staticCredential = z.strictObject({
+  id: key('credential id'),
+  fingerprint,
+  scopes: z.array(z.string().min(1)).default([]),
+});
+
+const oidc = z.strictObject({
+  issuer: z.url(),
+  audiences: z.array(z.string().min(1)).min(1),
+  jwks_url: z.url().optional(),
+  discovery_url: z.url().optional(),
+  allowed_algorithms: z
+    .array(z.enum(['RS256', 'ES256', 'EdDSA']))
+    .min(1)
+    .default(['RS256', 'ES256', 'EdDSA']),
+  jwks_cache_ttl: durationMs({ min: 1000, max: 86_400_000 }).default(600_000),
+  leeway: durationMs({ min: 0, max: 300_000 }).default(30_000),
+  scope_claim: z.string().trim().min(1).default('scope'),
+  scope_map: z.record(z.string(), z.union([z.string(), z.array(z.string())])).default({}),
+  allowed_clients: z.array(z.string().min(1)).default([]),
+  allowed_token_types: z.array(z.string().min(1)).min(1).default(['JWT', 'at+jwt']),
+  allow_dev_insecure_fetch_urls: z.boolean().default(false),
+});
+
+const auth = z.strictObject({
+  mode: z
+    .enum(['api_key', 'oidc'])
+    .describe('`api_key`: static API keys and bearer tokens by fingerprint; `oidc`: JWT access tokens.'),
+  api_keys: z
+    .array(staticCredential)
+    .default([])
+    .describe('Accepted in `x-api-key` or `Authorization: Bearer`.'),
+  bearer_tokens: z.array(staticCredential).default([]).describe('Accepted in `Authorization: Bearer` only.'),
+  oidc: oidc.optional(),
+});
+
+const audit = z.strictObject({
+  sink: z.enum(['stdout', 'file', 'jsonl']),
+  path: z
+    .string()
+    .optional()
+    .describe('Audit file for the `file` and `jsonl` sinks, relative to the config file.'),
+  hash_secret_env: z
+    .string()
+    .min(1)
+    .describe('Environment variable holding the audit HMAC secret (>= 32 bytes).'),
+  include_health: z.boolean().default(false),
+  write_policy: z.enum(['fail_closed', 'availability_first']).default('fail_closed'),
+  rotate: z
+    .strictObject({
+      max_size_mb: z.number().positive().default(100),
+      max_files: z.number().int().positive().default(10),
+    })
+    .optional(),
+});
+
+const lookup = z.strictObject({
+  input: z
+    .string()
+    .regex(
+      /^target\.(id|identifiers\.[A-Za-z0-9_.:-]+|attributes\.[A-Za-z0-9_]+)$/,
+      'must be target.id, target.identifiers.<scheme> or target.attributes.<name>',
+    ),
+  field: z.string().min(1).describe('Relay filter field the input is matched against (equality).'),
+});
+
+const sourceBinding = z.strictObject({
+  connector: z.literal('registry_data_api'),
+  connection: key('connection id').describe('A key of `evidence.source_connections`.'),
+  required_scope: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Caller scope needed to evaluate (and see) the claim.'),
+  dataset: z.string().min(1),
+  entity: z.string().min(1),
+  lookup,
+  fields: z
+    .array(z.string().min(1))
+    .default([])
+    .describe('Fields read from the record (`fields=` upstream).'),
+});
+
+const claimRef = z.strictObject({ claim: z.string().regex(CLAIM_ID_PATTERN) });
+
+const rule = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('exists'), source: key('binding alias') }),
+  z.strictObject({ type: z.literal('extract'), source: key('binding alias'), field: z.string().min(1) }),
+  z.strictObject({
+    type: z.literal('cel'),
+    expression: z.string().min(1),
+    bindings: z
+      .strictObject({ claims: z.record(z.string().regex(KEY_PATTERN), claimRef).default({}) })
+      .default({ claims: {} }),
+  }),
+  z.strictObject({ type: z.literal('plugin'), plugin: z.string().min(1) }),
+]);
+
+const disclosure = z.strictObject({
+  default: z.enum(DISCLOSURE_LEVELS).default('redacted'),
+  allowed: z.array(z.enum(DISCLOSURE_LEVELS)).min(1).default(['redacted']),
+  downgrade: z.enum(['deny', 'default', 'redacted']).default('deny'),
+});
+
+const claim = z.strictObject({
+  id: z.string().regex(CLAIM_ID_PATTERN, 'claim id must match ^[a-z][a-z0-9_.-]*$'),
+  title: z.string().min(1),
+  description: z.string().optional(),
+  version: z.string().min(1),
+  subject_type: z.string().min(1),
+  value: z
+    .strictObject({ type: z.enum(VALUE_TYPES).default('any'), unit: z.string().optional() })
+    .default({ type: 'any' }),
+  purpose: z.string().min(1).optional().describe('When set, the only purpose this claim is evaluated for.'),
+  required_scopes: z.array(z.string().min(1)).default([]),
+  depends_on: z.array(z.string().regex(CLAIM_ID_PATTERN)).default([]),
+  source_bindings: z.record(z.string().regex(KEY_PATTERN), sourceBinding).default({}),
+  rule,
+  operations: z
+    .strictObject({
+      evaluate: z.strictObject({ enabled: z.boolean().default(true) }).default({ enabled: true }),
+      batch_evaluate: z
+        .strictObject({
+          enabled: z.boolean().default(false),
+          max_subjects: z.number().int().min(1).max(1000).default(100),
+        })
+        .default({ enabled: false, max_subjects: 100 }),
+    })
+    .default({ evaluate: { enabled: true }, batch_evaluate: { enabled: false, max_subjects: 100 } }),
+  disclosure: disclosure.default({ default: 'redacted', allowed: ['redacted'], downgrade: 'deny' }),
+  formats: z.array(z.enum(CLAIM_FORMATS)).min(1).default([CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE]),
+  credential_profiles: z.array(key('credential profile id')).default([]),
+  cccev: z
+    .strictObject({
+      requirement: z.string().optional(),
+      evidence_type: z.string().optional(),
+      evidence_type_iri: z.url().optional(),
+    })
+    .optional(),
+});
+
+const sourceConnection = z.strictObject({
+  base_url: z.url().describe('Relay base URL; https unless an allow_insecure_* flag permits http.'),
+  token_env: z.string().min(1).describe('Environment variable holding the bearer token sent to this source.'),
+  allow_insecure_localhost: z.boolean().default(false).describe('Allow http and loopback addresses.'),
+  allow_insecure_private_network: z
+    .boolean()
+    .default(false)
+    .describe('Allow http and private (RFC 1918, ULA, CGNAT) addresses.'),
+  allow_link_local: z
+    .boolean()
+    .default(false)
+    .describe('Allow link-local addresses, cloud metadata endpoints included. Almost never right.'),
+  max_in_flight: z.number().int().min(1).max(256).default(8),
+  timeout: durationMs({ min: 1, max: 120_000 }).default(5_000).describe('Per attempt.'),
+  retry: z
+    .strictObject({
+      max_attempts: z.number().int().min(1).max(10).default(3),
+      base_delay: durationMs({ min: 1, max: 60_000 }).default(100),
+      max_delay: durationMs({ min: 1, max: 60_000 }).default(2_000),
+      max_retry_after: durationMs({ min: 0, max: 300_000 })
+        .default(5_000)
+        .describe('A longer `Retry-After` is not waited for: the read fails at once.'),
+    })
+    .default({ max_attempts: 3, base_delay: 100, max_delay: 2_000, max_retry_after: 5_000 }),
+});
+
+const signingKey = z.strictObject({
+  provider: z.enum(['local_jwk_env', 'file_watch']),
+  alg: z.enum(['EdDSA', 'ES256']).default('EdDSA'),
+  kid: z.string().min(1),
+  status: z.enum(['active', 'publish_only', 'disabled']).default('active'),
+  private_jwk_env: z.string().min(1).optional(),
+  public_jwk_env: z.string().min(1).optional(),
+  path: z.string().min(1).optional(),
+});
+
+const credentialProfile = z.strictObject({
+  format: z.literal(SD_JWT_MEDIA_TYPE),
+  issuer: z.string().min(1),
+  signing_key: key('signing key id'),
+  vct: z.url(),
+  validity_seconds: z.number().int().min(1).default(600),
+  holder_binding: z
+    .strictObject({
+      mode: z.enum(['none', 'did']).default('did'),
+      proof_of_possession: z.enum(['required', 'optional']).default('required'),
+      allowed_did_methods: z.array(z.literal('did:jwk')).default(['did:jwk']),
+    })
+    .default({ mode: 'did', proof_of_possession: 'required', allowed_did_methods: ['did:jwk'] }),
+  allowed_claims: z.array(z.string().regex(CLAIM_ID_PATTERN)).min(1),
+  disclosure: z
+    .strictObject({ allowed: z.array(z.enum(DISCLOSURE_LEVELS)).default([]) })
+    .default({ allowed: [] }),
+});
+
+const evidence = z.strictObject({
+  service_id: z.string().min(1).describe('Names this verifier in results, provenance and audit.'),
+  api_version: z.string().default('2026-05'),
+  api_base_url: z.url().optional().describe('Public base URL, shown in discovery.'),
+  allowed_purposes: z
+    .array(z.string().min(1))
+    .default([])
+    .describe('When non-empty, the only purposes accepted.'),
+  inline_batch_limit: z.number().int().min(1).max(1000).default(100),
+  max_credential_validity_seconds: z.number().int().min(1).default(600),
+  concurrency: z
+    .strictObject({
+      subjects: z.number().int().min(1).max(256).default(16),
+      bindings: z.number().int().min(1).max(256).default(8),
+    })
+    .default({ subjects: 16, bindings: 8 }),
+  claims: z.array(claim).default([]),
+  source_connections: z.record(z.string().regex(KEY_PATTERN), sourceConnection).default({}),
+  signing_keys: z.record(z.string().regex(KEY_PATTERN), signingKey).default({}),
+  credential_profiles: z.record(z.string().regex(KEY_PATTERN), credentialProfile).default({}),
+});
+
+const state = z.strictObject({
+  storage: z.enum(['memory', 'postgresql']).default('memory'),
+  evaluation_retention: durationMs({ min: 1000, max: 86_400_000 })
+    .default(900_000)
+    .describe('How long a stored evaluation can be rendered or issued from.'),
+  max_memory_evaluations: z
+    .number()
+    .int()
+    .min(1)
+    .default(100_000)
+    .describe('Memory store: oldest dropped past this.'),
+  postgresql: z
+    .strictObject({
+      url_env: z.string().min(1),
+      max_connections: z.number().int().min(1).max(256).default(16),
+    })
+    .optional(),
+});
+
+const cel = z.strictObject({
+  eval_timeout: durationMs({ min: 10, max: 60_000 }).default(2_000),
+  worker_count: z.number().int().min(1).max(64).default(2),
+  worker_memory_mb: z.number().int().min(16).max(4096).default(128),
+  max_expression_bytes: z.number().int().min(16).max(1_048_576).default(8_192),
+  max_binding_json_bytes: z.number().int().min(256).default(65_536),
+  max_result_json_bytes: z.number().int().min(16).default(16_384),
+});
+
+export const verifierConfigSchema = z.strictObject({
+  instance: z
+    .strictObject({ id: z.string().default('ambit-verifier-local'), environment: z.string().optional() })
+    .optional(),
+  server: server.prefault({}),
+  auth,
+  audit,
+  evidence,
+  state: state.prefault({}),
+  cel: cel.prefault({}),
+});
+
+export type VerifierConfig = z.infer<typeof verifierConfigSchema>;
+export type ClaimConfig = VerifierConfig['evidence']['claims'][number];
+export type RuleConfig = ClaimConfig['rule'];
+export type SourceBindingConfig = ClaimConfig['source_bindings'][string];
+export type SourceConnectionConfig = VerifierConfig['evidence']['source_connections'][string];
+export type CelConfig = VerifierConfig['cel'];
+export type DisclosureLevel = (typeof DISCLOSURE_LEVELS)[number];
+export type ValueType = (typeof VALUE_TYPES)[number];
+export type ClaimFormat = (typeof CLAIM_FORMATS)[number];
+
+/** Keys of the reference's configs that we reject, each with how to move on. */
+export const LEGACY_KEYS = [
+  {
+    at: 'evidence',
+    key: 'enabled',
+    message: '`evidence.enabled` is gone: the verifier always serves evidence',
+  },
+  {
+    at: 'auth.api_keys.*',
+    key: 'hash_env',
+    message: '`hash_env` moved to `fingerprint: {provider: env, name}`',
+  },
+  { at: 'auth.api_keys.*', key: 'token_env', message: 'raw tokens are not accepted: use `fingerprint`' },
+  {
+    at: 'evidence.source_connections.*',
+    key: 'retry_on_5xx',
+    message: 'use `retry.max_attempts` (1 disables)',
+  },
+] as const;

@@ -1,0 +1,100 @@
+// SSRF guard: classifies an IP address and decides whether a source connection may reach it.
+import { BlockList, isIP } from 'node:net';
+
+export type AddressClass = 'public' | 'loopback' | 'private' | 'link_local' | 'metadata' | 'reserved';
+
+export interface AddressPolicy {
+  readonly allow_insecure_localhost: boolean;
+  readonly allow_insecure_private_network: boolean;
+  readonly allow_link_local: boolean;
+}
+
+function blockList(entries: readonly string[]): BlockList {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address, prefix] = entry.split('/') as [string, string | undefined];
+    const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (prefix === undefined) list.addAddress(address, type);
+    else list.addSubnet(address, Number(prefix), type);
+  }
+  return list;
+}
+
+// Cloud instance-metadata endpoints (AWS, GCP, Azure, Oracle: 169.254.169.254; AWS IPv6; Alibaba).
+const METADATA = blockList(['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', '100.100.100.200']);
+const LOOPBACK = blockList(['127.0.0.0/8', '::1/128']);
+const LINK_LOCAL = blockList(['169.254.0.0/16', 'fe80::/10']);
+const PRIVATE = blockList(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7']);
+const RESERVED = blockList([
+  '0.0.0.0/8',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+  '::/128',
+  'ff00::/8',
+  '64:ff9b::/96',
+  '2001:db8::/32',
+]);
+
+/** IPv4-mapped IPv6 (`::ffff:a9fe:a9fe`, `::ffff:169.254.169.254`) is judged as the IPv4 address it carries. */
+export function normaliseAddress(address: string): string {
+  const bare = address.replace(/^\[|\]$/g, '').toLowerCase();
+  const dotted = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(bare);
+  if (dotted) return dotted[1] as string;
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(bare);
+  if (hex) {
+    const high = Number.parseInt(hex[1] as string, 16);
+    const low = Number.parseInt(hex[2] as string, 16);
+    return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  }
+  return bare;
+}
+
+export function classifyAddress(address: string): AddressClass {
+  const ip = normaliseAddress(address);
+  const family = isIP(ip);
+  if (family === 0) return 'reserved';
+  const type = family === 6 ? 'ipv6' : 'ipv4';
+  if (METADATA.check(ip, type)) return 'metadata';
+  if (LOOPBACK.check(ip, type)) return 'loopback';
+  if (LINK_LOCAL.check(ip, type)) return 'link_local';
+  if (PRIVATE.check(ip, type)) return 'private';
+  if (RESERVED.check(ip, type)) return 'reserved';
+  return 'public';
+}
+
+/** Undefined when the address may be reached under the policy, else the reason it may not. */
+export function addressDenial(address: string, policy: AddressPolicy): string | undefined {
+  const kind = classifyAddress(address);
+  switch (kind) {
+    case 'public':
+      return undefined;
+    case 'loopback':
+      return policy.allow_insecure_localhost ? undefined : 'loopback addresses need allow_insecure_localhost';
+    case 'private':
+      return policy.allow_insecure_private_network
+        ? undefined
+        : 'private addresses need allow_insecure_private_network';
+    case 'link_local':
+    case 'metadata':
+      return policy.allow_link_local
+        ? undefined
+        : `${kind.replace('_', '-')} addresses need allow_link_local`;
+    default:
+      return 'reserved, multicast or unspecified addresses are never reached';
+  }
+}
+
+/** The scheme rule: https always; http only where an insecure flag allows it. */
+export function schemeDenial(url: URL, policy: AddressPolicy): string | undefined {
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol !== 'http:') return `scheme ${url.protocol} is not supported`;
+  return policy.allow_insecure_localhost || policy.allow_insecure_private_network
+    ? undefined
+    : 'http needs allow_insecure_localhost or allow_insecure_private_network (use https)';
+}
+
+/** Host names that resolve to metadata endpoints without an IP literal. */
+export function isMetadataHostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'metadata.google.internal' || name === 'metadata' || name === 'instance-data.ec2.internal';
+}

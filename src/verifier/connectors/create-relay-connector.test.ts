@@ -1,0 +1,272 @@
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { systemClock } from '../../platform/clock.ts';
+import { isProblem, type Problem } from '../../platform/problem/problem.ts';
+import { systemRandom } from '../../platform/random.ts';
+import type { SourceBindingConfig, SourceConnectionConfig } from '../config/schema.ts';
+import { createRelayConnector } from './create-relay-connector.ts';
+import { auditCodeOf } from './failure-reason.ts';
+import type { SourceLookup } from './source-reader.ts';
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+const json = (
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) => {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+};
+
+const BINDING: SourceBindingConfig = {
+  connector: 'registry_data_api',
+  connection: 'relay',
+  dataset: 'civil registry',
+  entity: 'persons',
+  lookup: { input: 'target.identifiers.national_id', field: 'national_id' },
+  fields: ['deceased', 'birth_date'],
+};
+
+function connection(port: number, overrides: Partial<SourceConnectionConfig> = {}): SourceConnectionConfig {
+  return {
+    base_url: `http://127.0.0.1:${port}/relay/`,
+    token_env: 'T',
+    allow_insecure_localhost: true,
+    allow_insecure_private_network: false,
+    allow_link_local: false,
+    max_in_flight: 8,
+    timeout: 2000,
+    retry: { max_attempts: 3, base_delay: 100, max_delay: 1000, max_retry_after: 5000 },
+    ...overrides,
+  };
+}
+
+const LOOKUP: SourceLookup = {
+  binding: BINDING,
+  value: 'FAKE-1',
+  purpose: 'https://p.example/x',
+  requestId: 'corr-1',
+};
+
+async function failure(promise: Promise<unknown>): Promise<Problem> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.ok(isProblem(error), String(error));
+    return error;
+  }
+  assert.fail('expected a problem');
+}
+
+describe('registry_data_api connector', () => {
+  let server: Server;
+  let port: number;
+  let handler: Handler;
+  let requests: IncomingMessage[];
+  let sleeps: number[];
+
+  before(async () => {
+    server = createServer((request, response) => {
+      requests.push(request);
+      handler(request, response);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  beforeEach(() => {
+    requests = [];
+    sleeps = [];
+  });
+
+  const connector = (overrides: Partial<SourceConnectionConfig> = {}) =>
+    createRelayConnector({ relay: connection(port, overrides) }, new Map([['relay', 'relay-secret']]), {
+      clock: systemClock,
+      random: systemRandom,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    });
+
+  it('reads one record with the lookup filter, sorted fields, limit=2, bearer, purpose and request id', async () => {
+    handler = (_request, response) =>
+      json(response, 200, { data: [{ national_id: 'FAKE-1', deceased: false }] });
+    const reader = connector();
+    const record = await reader.read(LOOKUP);
+    reader.close();
+    assert.deepEqual(record.row, { national_id: 'FAKE-1', deceased: false });
+    assert.equal(record.sourceId, 'relay/civil registry/persons');
+    const [request] = requests;
+    assert.ok(request);
+    const url = new URL(request.url ?? '', 'http://x');
+    assert.equal(url.pathname, '/relay/v1/datasets/civil%20registry/entities/persons/records');
+    assert.deepEqual(Object.fromEntries(url.searchParams), {
+      national_id: 'FAKE-1',
+      fields: 'birth_date,deceased,national_id',
+      limit: '2',
+    });
+    assert.equal(request.headers.authorization, 'Bearer relay-secret');
+    assert.equal(request.headers['data-purpose'], 'https://p.example/x');
+    assert.equal(request.headers['x-request-id'], 'corr-1');
+  });
+
+  it('collapses no record and several records into 409 evidence.not_available, keeping the reason for audit', async () => {
+    const reader = connector();
+    handler = (_request, response) => json(response, 200, { data: [] });
+    const none = await failure(reader.read(LOOKUP));
+    handler = (_request, response) => json(response, 200, { data: [{ a: 1 }, { a: 2 }] });
+    const several = await failure(reader.read(LOOKUP));
+    reader.close();
+    for (const problem of [none, several]) {
+      assert.equal(problem.status, 409);
+      assert.equal(problem.code, 'evidence.not_available');
+      assert.equal(problem.detail, 'No single source record matches the target.');
+    }
+    assert.equal(auditCodeOf(none), 'target.not_found');
+    assert.equal(auditCodeOf(several), 'target.match_ambiguous');
+  });
+
+  it('retries 503 after the Retry-After the source asked for, then succeeds', async () => {
+    let calls = 0;
+    handler = (_request, response) => {
+      calls++;
+      if (calls === 1) json(response, 503, {}, { 'retry-after': '1' });
+      else json(response, 200, { data: [{ deceased: true }] });
+    };
+    const reader = connector();
+    assert.deepEqual((await reader.read(LOOKUP)).row, { deceased: true });
+    reader.close();
+    assert.equal(requests.length, 2);
+    assert.deepEqual(sleeps, [1000]);
+  });
+
+  it('gives up after max_attempts of 429 with jittered backoff: 503 source.unavailable', async () => {
+    handler = (_request, response) => json(response, 429, {});
+    const reader = connector();
+    const problem = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.equal(problem.code, 'source.unavailable');
+    assert.equal(auditCodeOf(problem), 'source.rate_limited');
+    assert.equal(requests.length, 3);
+    assert.equal(sleeps.length, 2);
+    assert.ok((sleeps[0] as number) < 100 && (sleeps[1] as number) < 200, String(sleeps));
+  });
+
+  it('does not wait for a Retry-After longer than max_retry_after, and passes it on', async () => {
+    handler = (_request, response) => json(response, 503, {}, { 'retry-after': '60' });
+    const reader = connector();
+    const problem = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.equal(requests.length, 1);
+    assert.deepEqual(sleeps, []);
+    assert.equal(problem.headers['retry-after'], '60');
+  });
+
+  it('does not retry other failures, and never follows a redirect', async () => {
+    handler = (_request, response) => {
+      response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' });
+      response.end();
+    };
+    const reader = connector();
+    const redirect = await failure(reader.read(LOOKUP));
+    handler = (_request, response) => json(response, 500, {});
+    const broken = await failure(reader.read(LOOKUP));
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end('{"rows": []}');
+    };
+    const shape = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.equal(requests.length, 3);
+    assert.deepEqual(
+      [redirect, broken, shape].map((p) => [p.code, auditCodeOf(p)]),
+      [
+        ['source.unavailable', 'source.redirect_refused'],
+        ['source.unavailable', 'source.http_500'],
+        ['source.unavailable', 'source.invalid_response'],
+      ],
+    );
+  });
+
+  it('times out a silent upstream per attempt and retries', async () => {
+    handler = () => {};
+    const reader = connector({
+      timeout: 100,
+      retry: { max_attempts: 2, base_delay: 1, max_delay: 1, max_retry_after: 0 },
+    });
+    const problem = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.equal(auditCodeOf(problem), 'source.timeout');
+    assert.equal(requests.length, 2);
+  });
+
+  it('retries transport errors (connection refused)', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadPort = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const reader = createRelayConnector({ relay: connection(deadPort) }, new Map([['relay', 't']]), {
+      clock: systemClock,
+      random: systemRandom,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    });
+    const problem = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.equal(auditCodeOf(problem), 'source.network');
+    assert.equal(sleeps.length, 2);
+  });
+
+  it('answers source.unavailable for a connection that is not configured', async () => {
+    const reader = connector();
+    const problem = await failure(reader.read({ ...LOOKUP, binding: { ...BINDING, connection: 'other' } }));
+    reader.close();
+    assert.equal(problem.status, 503);
+    assert.equal(auditCodeOf(problem), 'source.not_configured');
+    assert.equal(requests.length, 0);
+  });
+
+  it('refuses loopback addresses, by literal and by DNS name, unless allowed', async () => {
+    handler = (_request, response) => json(response, 200, { data: [{}] });
+    const guarded = connector({ allow_insecure_localhost: false, allow_insecure_private_network: true });
+    const literal = await failure(guarded.read(LOOKUP));
+    guarded.close();
+    const named = createRelayConnector(
+      {
+        relay: {
+          ...connection(port, { allow_insecure_localhost: false, allow_insecure_private_network: true }),
+          base_url: `http://localhost:${port}`,
+        },
+      },
+      new Map([['relay', 't']]),
+      { clock: systemClock, random: systemRandom },
+    );
+    const byName = await failure(named.read(LOOKUP));
+    named.close();
+    assert.equal(requests.length, 0);
+    for (const problem of [literal, byName]) assert.equal(auditCodeOf(problem), 'source.address_denied');
+  });
+
+  it('keeps at most max_in_flight requests open per connection', async () => {
+    let open = 0;
+    let peak = 0;
+    handler = (_request, response) => {
+      open++;
+      peak = Math.max(peak, open);
+      setTimeout(() => {
+        open--;
+        json(response, 200, { data: [{}] });
+      }, 20);
+    };
+    const reader = connector({ max_in_flight: 2 });
+    await Promise.all(Array.from({ length: 6 }, () => reader.read(LOOKUP)));
+    reader.close();
+    assert.equal(requests.length, 6);
+    assert.equal(peak, 2);
+  });
+});

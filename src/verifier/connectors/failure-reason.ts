@@ -1,0 +1,18 @@
+// The precise reason an evaluation failed (source read, rule): kept for the audit event, never shown to the client.
+import { isProblem } from '../../platform/problem/problem.ts';
+
+export class FailureReason extends Error {
+  /** Granular audit code such as `target.not_found`, `target.match_ambiguous` or `source.timeout`. */
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'FailureReason';
+    this.code = code;
+  }
+}
+
+/** The code an audit event records for a failure: the granular one when there is one, else the problem code. */
+export function auditCodeOf(error: unknown): string | undefined {
+  if (!isProblem(error)) return undefined;
+  return error.cause instanceof FailureReason ? error.cause.code : error.code;
+}

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isProblem } from '../../platform/problem/problem.ts';
+import { negotiateFormat } from './negotiate-format.ts';
+
+const RESULT = 'application/vnd.ambit.claim-result+json';
+const CCCEV = 'application/ld+json; profile="cccev"';
+
+function rejected(accept: string | undefined, format?: string): void {
+  assert.throws(
+    () => negotiateFormat(accept, format),
+    (error: unknown) =>
+      isProblem(error) && error.code === 'claim.format_not_supported' && error.status === 406,
+  );
+}
+
+describe('evaluation format negotiation', () => {
+  it('defaults to the claim-result media type without Accept, with */* and application/*', () => {
+    for (const accept of [undefined, '', '*/*', 'application/*', 'text/html, */*;q=0.1']) {
+      assert.equal(negotiateFormat(accept, undefined), RESULT, String(accept));
+    }
+  });
+
+  it('selects CCCEV JSON-LD with the profile quoted or unquoted, in any case and spacing', () => {
+    for (const accept of [
+      CCCEV,
+      'application/ld+json;profile=cccev',
+      'APPLICATION/LD+JSON ; Profile="CCCEV"',
+      `${RESULT};q=0.5, application/ld+json; profile=cccev`,
+    ]) {
+      assert.equal(negotiateFormat(accept, undefined), CCCEV, accept);
+    }
+  });
+
+  it('answers 406 for anything else, including q=0 and JSON-LD without the profile', () => {
+    for (const accept of [
+      'application/json',
+      'text/html',
+      'application/ld+json',
+      'application/ld+json; profile="other"',
+      `${RESULT};q=0`,
+      '*/*;q=0',
+      'garbage',
+    ]) {
+      rejected(accept);
+    }
+  });
+
+  it('takes the body format when Accept permits it', () => {
+    assert.equal(negotiateFormat(undefined, CCCEV), CCCEV);
+    assert.equal(negotiateFormat('*/*', 'application/ld+json;profile=cccev'), CCCEV);
+    assert.equal(negotiateFormat(`${RESULT}, ${CCCEV}`, RESULT), RESULT);
+    rejected(RESULT, CCCEV);
+    rejected(undefined, 'application/dc+sd-jwt');
+    rejected(undefined, '*/*');
+  });
+});

@@ -1,0 +1,131 @@
+// Result format negotiation for evaluations: `Accept` (q-values, wildcards, parameters compared by meaning)
+// and the optional body `format`, which `Accept` must then permit.
+import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE } from '../config/schema.ts';
+import { verifierProblem } from '../problems.ts';
+
+export type ResultFormat = typeof CLAIM_RESULT_MEDIA_TYPE | typeof CCCEV_MEDIA_TYPE;
+
+interface MediaRange {
+  readonly type: string;
+  readonly subtype: string;
+  readonly params: ReadonlyMap<string, string>;
+  readonly q: number;
+  readonly order: number;
+}
+
+/** Offered formats in preference order: the first is what `*` and a missing `Accept` get. */
+const OFFERED: readonly { format: ResultFormat; range: MediaRange }[] = [
+  CLAIM_RESULT_MEDIA_TYPE,
+  CCCEV_MEDIA_TYPE,
+].map((format) => ({ format: format as ResultFormat, range: parseRange(format, 0) as MediaRange }));
+
+export function parseRange(text: string, order: number): MediaRange | undefined {
+  const [mediaType = '', ...rawParams] = splitOutsideQuotes(text, ';');
+  const match = /^\s*([a-z0-9!#$&^_.+*-]+)\/([a-z0-9!#$&^_.+*-]+)\s*$/i.exec(mediaType);
+  if (!match) return undefined;
+  const params = new Map<string, string>();
+  let q = 1;
+  for (const raw of rawParams) {
+    const eq = raw.indexOf('=');
+    if (eq < 0) continue;
+    const name = raw.slice(0, eq).trim().toLowerCase();
+    let value = raw.slice(eq + 1).trim();
+    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2)
+      value = value.slice(1, -1).replace(/\\(.)/g, '$1');
+    if (name === 'q') {
+      const weight = Number(value);
+      q = Number.isFinite(weight) ? Math.min(1, Math.max(0, weight)) : 0;
+    } else {
+      params.set(name, value);
+    }
+  }
+  return {
+    type: (match[1] as string).toLowerCase(),
+    subtype: (match[2] as string).toLowerCase(),
+    params,
+    q,
+    order,
+  };
+}
+
+function splitOutsideQuotes(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i] as string;
+    if (char === '"' && text[i - 1] !== '\\') quoted = !quoted;
+    if (char === separator && !quoted) {
+      parts.push(current);
+      current = '';
+    } else {
+      current += char;
+    }
+  }
+  parts.push(current);
+  return parts;
+}
+
+/** Whether a range covers an offered type: wildcards match, and every parameter the range names must agree. */
+function covers(range: MediaRange, offered: MediaRange): boolean {
+  if (range.type !== '*' && range.type !== offered.type) return false;
+  if (range.subtype !== '*' && range.subtype !== offered.subtype) return false;
+  if (range.type === '*' || range.subtype === '*') return true;
+  if (range.params.size !== offered.params.size) return false;
+  for (const [name, value] of range.params) {
+    if (offered.params.get(name)?.toLowerCase() !== value.toLowerCase()) return false;
+  }
+  return true;
+}
+
+function specificity(range: MediaRange): number {
+  if (range.type === '*') return 0;
+  if (range.subtype === '*') return 1;
+  return 2 + range.params.size;
+}
+
+/** Which formats an Accept header permits, best first (no header: all, canonical first). */
+export function acceptedFormats(accept: string | undefined): ResultFormat[] {
+  if (accept === undefined || accept.trim() === '') return OFFERED.map((entry) => entry.format);
+  const ranges = splitOutsideQuotes(accept, ',')
+    .map((part, index) => parseRange(part, index))
+    .filter((range): range is MediaRange => range !== undefined);
+  const scored = OFFERED.flatMap((offered, preference) => {
+    // The most specific range covering an offered type decides its weight (RFC 9110 §12.5.1).
+    const best = ranges
+      .filter((range) => covers(range, offered.range))
+      .sort((a, b) => specificity(b) - specificity(a) || a.order - b.order)[0];
+    return best && best.q > 0 ? [{ format: offered.format, q: best.q, preference }] : [];
+  });
+  return scored.sort((a, b) => b.q - a.q || a.preference - b.preference).map((entry) => entry.format);
+}
+
+/** The negotiated result format, or 406 `claim.format_not_supported`. */
+export function negotiateFormat(accept: string | undefined, bodyFormat: string | undefined): ResultFormat {
+  const accepted = acceptedFormats(accept);
+  if (bodyFormat !== undefined) {
+    const wanted = parseRange(bodyFormat, 0);
+    const match =
+      wanted && OFFERED.find((offered) => specificity(wanted) >= 2 && covers(wanted, offered.range));
+    if (!match)
+      throw verifierProblem(
+        'claim.format_not_supported',
+        'The body `format` is not a result format this route offers.',
+      );
+    if (!accepted.includes(match.format)) {
+      throw verifierProblem(
+        'claim.format_not_supported',
+        'The `Accept` header does not permit the body `format`.',
+      );
+    }
+    return match.format;
+  }
+  const first = accepted[0];
+  if (!first) {
+    throw verifierProblem(
+      'claim.format_not_supported',
+      `Acceptable formats: ${CLAIM_RESULT_MEDIA_TYPE}, ${CCCEV_MEDIA_TYPE}.`,
+    );
+  }
+  return first;
+}

@@ -1,0 +1,130 @@
+// Every check of an evaluation that needs no source: claims, scopes, operation, purpose, formats, disclosure and
+// lookup inputs. A request rejected here has read nothing.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Principal } from '../../platform/auth/principal.ts';
+import { hint } from '../../platform/config/did-you-mean.ts';
+import { platformProblem } from '../../platform/problem/platform-problems.ts';
+import {
+  type CatalogClaim,
+  type ClaimCatalog,
+  isClaimVisible,
+  visibleClaims,
+} from '../claims/build-claim-catalog.ts';
+import { checkLookupInputs } from '../claims/evaluate-claims.ts';
+import { resolveDisclosure } from '../claims/resolve-disclosure.ts';
+import type { DisclosureLevel, VerifierConfig } from '../config/schema.ts';
+import { verifierProblem } from '../problems.ts';
+import { negotiateFormat, type ResultFormat } from './negotiate-format.ts';
+import type { EvaluationRequest } from './parse-evaluation-request.ts';
+
+export interface EvaluationPlan {
+  /** Requested claims in request order, each once. */
+  readonly claims: readonly CatalogClaim[];
+  readonly format: ResultFormat;
+  readonly purpose: string;
+  readonly disclosures: ReadonlyMap<string, DisclosureLevel>;
+  /** Every scope the evaluation relies on. */
+  readonly scopesUsed: readonly string[];
+}
+
+export function planEvaluation(
+  config: VerifierConfig,
+  catalog: ClaimCatalog,
+  principal: Principal,
+  request: EvaluationRequest,
+  headers: IncomingHttpHeaders,
+): EvaluationPlan {
+  const format = negotiateFormat(single(headers.accept), request.format);
+  const claims = resolveClaims(catalog, principal, request);
+  const purpose = readEvaluationPurpose(headers, request.purpose);
+  checkPurpose(config, catalog, claims, purpose);
+  const disclosures = new Map<string, DisclosureLevel>();
+  for (const claim of claims) {
+    if (!claim.config.formats.includes(format)) {
+      throw verifierProblem('claim.format_not_supported', `Claim ${claim.id} is not offered as ${format}.`);
+    }
+    disclosures.set(claim.id, resolveDisclosure(claim.config, request.disclosure));
+  }
+  checkLookupInputs(
+    catalog,
+    claims.map((claim) => claim.id),
+    request.target,
+  );
+  const scopesUsed = [...new Set(claims.flatMap((claim) => claim.requiredScopes))].sort();
+  return { claims, format, purpose, disclosures, scopesUsed };
+}
+
+function resolveClaims(
+  catalog: ClaimCatalog,
+  principal: Principal,
+  request: EvaluationRequest,
+): CatalogClaim[] {
+  const resolved: CatalogClaim[] = [];
+  for (const ref of request.claims) {
+    const claim = catalog.claims.get(ref.id);
+    if (!claim) {
+      const known = visibleClaims(catalog, principal).map((entry) => entry.id);
+      throw verifierProblem('claim.not_found', `No claim \`${ref.id}\`${hint(ref.id, known)}.`);
+    }
+    if (ref.version !== undefined && ref.version !== claim.config.version) {
+      throw verifierProblem('claim.version_not_found', `Claim ${ref.id} has no version ${ref.version}.`);
+    }
+    // Scopes before anything else about the claim: a caller without them learns nothing more.
+    if (!isClaimVisible(claim, principal)) {
+      throw platformProblem('auth.scope_denied', `The credential lacks a scope claim ${ref.id} requires.`);
+    }
+    if (!claim.config.operations.evaluate.enabled) {
+      throw verifierProblem('claim.operation_unsupported', `Claim ${ref.id} cannot be evaluated on its own.`);
+    }
+    if (claim.needsPlugin) {
+      throw verifierProblem(
+        'claim.operation_unsupported',
+        `Claim ${ref.id} relies on a plugin rule, which has no implementation.`,
+      );
+    }
+    if (!resolved.includes(claim)) resolved.push(claim);
+  }
+  return resolved;
+}
+
+/** `Data-Purpose` or body `purpose`; both must agree, one is required. */
+export function readEvaluationPurpose(headers: IncomingHttpHeaders, bodyPurpose: string | undefined): string {
+  const raw = headers['data-purpose'];
+  if (Array.isArray(raw)) throw verifierProblem('request.invalid', 'Send one Data-Purpose header.');
+  const header = raw?.trim() === '' ? undefined : raw?.trim();
+  if (header !== undefined && bodyPurpose !== undefined && header !== bodyPurpose) {
+    throw verifierProblem('request.invalid', 'The Data-Purpose header and the body `purpose` differ.');
+  }
+  const purpose = header ?? bodyPurpose;
+  if (purpose === undefined) {
+    throw platformProblem('auth.purpose_required', 'Send a Data-Purpose header or a body `purpose`.');
+  }
+  return purpose;
+}
+
+function checkPurpose(
+  config: VerifierConfig,
+  catalog: ClaimCatalog,
+  claims: readonly CatalogClaim[],
+  purpose: string,
+): void {
+  const allowed = config.evidence.allowed_purposes;
+  if (allowed.length > 0 && !allowed.includes(purpose)) {
+    throw verifierProblem('purpose.not_allowed', 'The purpose is not one this verifier accepts.');
+  }
+  for (const claim of claims) {
+    for (const id of claim.closure) {
+      const required = catalog.claims.get(id)?.config.purpose;
+      if (required !== undefined && required !== purpose) {
+        throw verifierProblem(
+          'purpose.not_allowed',
+          `Claim ${claim.id} is evaluated for one stated purpose only.`,
+        );
+      }
+    }
+  }
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}

@@ -1,0 +1,147 @@
+// The runtime OpenAPI document of the verifier, listing the claims the caller may evaluate.
+import type { Principal } from '../../platform/auth/principal.ts';
+import { PROBLEM_MEDIA_TYPE } from '../../platform/problem/render-problem-json.ts';
+import { type ClaimCatalog, visibleClaims } from '../claims/build-claim-catalog.ts';
+import {
+  CCCEV_MEDIA_TYPE,
+  CLAIM_RESULT_MEDIA_TYPE,
+  DISCLOSURE_LEVELS,
+  type VerifierConfig,
+} from '../config/schema.ts';
+
+const problem = (description: string) => ({
+  description,
+  content: { [PROBLEM_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+const json = (description: string, schema: object = { type: 'object' }) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+const COMMON_ERRORS = {
+  '400': problem('Bad request'),
+  '401': problem('Not authenticated'),
+  '403': problem('Scope denied'),
+};
+
+export function buildVerifierOpenApi(
+  config: VerifierConfig,
+  catalog: ClaimCatalog,
+  principal: Principal | undefined,
+  version: string,
+): Record<string, unknown> {
+  const claimIds = principal ? visibleClaims(catalog, principal).map((claim) => claim.id) : [];
+  const claimId = claimIds.length > 0 ? { type: 'string', enum: claimIds } : { type: 'string' };
+  return {
+    openapi: '3.1.0',
+    info: { title: `${config.evidence.service_id} evidence verifier`, version },
+    ...(config.evidence.api_base_url ? { servers: [{ url: config.evidence.api_base_url }] } : {}),
+    security: config.auth.mode === 'api_key' ? [{ apiKey: [] }, { bearer: [] }] : [{ bearer: [] }],
+    paths: {
+      '/healthz': { get: { summary: 'Liveness', security: [], responses: { '200': json('Alive') } } },
+      '/ready': { get: { summary: 'Readiness', security: [], responses: { '200': json('Ready') } } },
+      '/.well-known/evidence-service': {
+        get: {
+          summary: 'Capability envelope: claims and capabilities',
+          responses: { '200': json('Service document'), ...COMMON_ERRORS },
+        },
+      },
+      '/v1/claims': {
+        get: {
+          summary: 'Claims the caller may evaluate',
+          responses: { '200': json('Claim list'), ...COMMON_ERRORS },
+        },
+      },
+      '/v1/claims/{claim_id}': {
+        get: {
+          summary: 'One claim',
+          parameters: [{ name: 'claim_id', in: 'path', required: true, schema: claimId }],
+          responses: { '200': json('Claim'), '404': problem('Unknown or not visible'), ...COMMON_ERRORS },
+        },
+      },
+      '/v1/formats': {
+        get: { summary: 'Result formats', responses: { '200': json('Formats'), ...COMMON_ERRORS } },
+      },
+      '/v1/evaluations': {
+        post: {
+          summary: 'Evaluate claims about one target',
+          parameters: [
+            { name: 'Data-Purpose', in: 'header', required: false, schema: { type: 'string' } },
+            { name: 'x-request-id', in: 'header', required: false, schema: { type: 'string' } },
+          ],
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/EvaluationRequest' } } },
+          },
+          responses: {
+            '200': {
+              description: 'Claim results',
+              content: {
+                [CLAIM_RESULT_MEDIA_TYPE]: { schema: { type: 'object', required: ['results'] } },
+                [CCCEV_MEDIA_TYPE]: { schema: { type: 'object', required: ['@context', '@graph'] } },
+              },
+            },
+            ...COMMON_ERRORS,
+            '404': problem('Unknown claim'),
+            '406': problem('Format not supported'),
+            '409': problem('Evidence not available'),
+            '501': problem('Operation unsupported'),
+            '503': problem('Source unavailable'),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        bearer: { type: 'http', scheme: 'bearer' },
+      },
+      schemas: {
+        Problem: {
+          type: 'object',
+          required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
+          properties: {
+            type: { type: 'string' },
+            title: { type: 'string' },
+            status: { type: 'integer' },
+            detail: { type: 'string' },
+            code: { type: 'string' },
+            request_id: { type: 'string' },
+          },
+        },
+        EvaluationRequest: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['target', 'claims'],
+          properties: {
+            target: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['type'],
+              properties: {
+                type: { type: 'string' },
+                id: { type: 'string' },
+                identifiers: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['scheme', 'value'],
+                    properties: { scheme: { type: 'string' }, value: { type: 'string' } },
+                  },
+                },
+                attributes: { type: 'object' },
+              },
+            },
+            claims: {
+              type: 'array',
+              minItems: 1,
+              items: { oneOf: [claimId, { type: 'object', required: ['id'] }] },
+            },
+            disclosure: { type: 'string', enum: [...DISCLOSURE_LEVELS] },
+            format: { type: 'string', enum: [CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE] },
+            purpose: { type: 'string' },
+          },
+        },
+      },
+    },
+  };
+}

@@ -1,0 +1,87 @@
+// Authenticated discovery: the capability envelope, the claim catalogue and the formats, each filtered to the
+// claims the caller holds every scope for.
+import type { FastifyInstance } from 'fastify';
+import type { Principal } from '../../platform/auth/principal.ts';
+import { visibleClaims } from '../claims/build-claim-catalog.ts';
+import { renderClaimSummary } from '../claims/render-claim-summary.ts';
+import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE, SD_JWT_MEDIA_TYPE } from '../config/schema.ts';
+import { verifierProblem } from '../problems.ts';
+import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
+
+const FORMAT_KINDS: Readonly<Record<string, string>> = {
+  [CLAIM_RESULT_MEDIA_TYPE]: 'claim_result',
+  [CCCEV_MEDIA_TYPE]: 'renderer',
+  [SD_JWT_MEDIA_TYPE]: 'credential',
+};
+
+export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
+  app.get('/.well-known/evidence-service', async (request) => {
+    auditFacts(request).endpointKind = 'discovery';
+    const principal = await runtime.authenticate(request);
+    return serviceDocument(runtime, principal);
+  });
+
+  app.get('/v1/claims', async (request) => {
+    auditFacts(request).endpointKind = 'claims';
+    const principal = await runtime.authenticate(request);
+    return { data: visibleClaims(runtime.catalog, principal).map(renderClaimSummary) };
+  });
+
+  app.get<{ Params: { claim_id: string } }>('/v1/claims/:claim_id', async (request) => {
+    auditFacts(request).endpointKind = 'claims';
+    const principal = await runtime.authenticate(request);
+    // A claim the caller may not evaluate is not shown to it either.
+    const claim = visibleClaims(runtime.catalog, principal).find(
+      (entry) => entry.id === request.params.claim_id,
+    );
+    if (!claim)
+      throw verifierProblem('claim.not_found', `No claim \`${request.params.claim_id}\` is visible.`);
+    auditFacts(request).claimIds = [claim.id];
+    return renderClaimSummary(claim);
+  });
+
+  app.get('/v1/formats', async (request) => {
+    auditFacts(request).endpointKind = 'formats';
+    const principal = await runtime.authenticate(request);
+    return { formats: formatsFor(runtime, principal) };
+  });
+}
+
+/** Formats offered by at least one visible claim; credential formats stay disabled until issuance exists. */
+function formatsFor(runtime: VerifierRuntime, principal: Principal) {
+  const offered = new Set<string>(
+    visibleClaims(runtime.catalog, principal).flatMap((claim) => claim.config.formats),
+  );
+  return [CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE, SD_JWT_MEDIA_TYPE]
+    .filter((format) => offered.has(format))
+    .map((format) => ({
+      id: format,
+      kind: FORMAT_KINDS[format],
+      status: format === SD_JWT_MEDIA_TYPE ? 'disabled' : 'enabled',
+    }));
+}
+
+function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
+  const { evidence, auth } = runtime.config;
+  const base = evidence.api_base_url?.replace(/\/+$/, '') ?? '';
+  const staticAuth = auth.mode === 'api_key';
+  return {
+    service_id: evidence.service_id,
+    api_version: evidence.api_version,
+    base_url: evidence.api_base_url ?? null,
+    auth: {
+      methods: staticAuth ? ['api_key', 'bearer'] : ['bearer'],
+      ...(staticAuth ? { api_key: { header: 'x-api-key' } } : {}),
+      bearer: { header: 'Authorization', scheme: 'Bearer', format: 'Bearer <token>' },
+    },
+    operations: { evaluate: true, batch_evaluate: false, render: false, credential_issue: false },
+    claims_url: `${base}/v1/claims`,
+    formats_url: `${base}/v1/formats`,
+    evaluations_url: `${base}/v1/evaluations`,
+    claims: visibleClaims(runtime.catalog, principal).map(renderClaimSummary),
+    formats: formatsFor(runtime, principal),
+    disclosure_levels: ['value', 'predicate', 'redacted'],
+    batch: { max_inline_subjects: evidence.inline_batch_limit, idempotency_window: 'PT15M' },
+    evaluation_retention_seconds: Math.floor(runtime.config.state.evaluation_retention / 1000),
+  };
+}

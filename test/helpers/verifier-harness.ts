@@ -1,0 +1,137 @@
+// Starts a verifier in-process for HTTP tests: a test config over one or two relays, fixed caller keys and a
+// temporary audit file. Relays are real processes' worth of server (demo relay listening on loopback).
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { InjectOptions, Response } from 'light-my-request';
+import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { type Clock, systemClock } from '../../src/platform/clock.ts';
+import { silentLogger } from '../../src/platform/log.ts';
+import { systemRandom } from '../../src/platform/random.ts';
+import { createVerifierApp, type VerifierApp, type VerifierDeps } from '../../src/verifier/app.ts';
+import { loadVerifierConfigText } from '../../src/verifier/config/load-verifier-config.ts';
+import { TEST_KEYS } from './relay-harness.ts';
+
+export const CALLER_KEYS = {
+  full: 'verifier-test-key-full-0000000000001',
+  civil_only: 'verifier-test-key-civil-000000000001',
+  no_scopes: 'verifier-test-key-none-0000000000001',
+  bearer_only: 'verifier-test-token-bearer-00000001',
+} as const;
+export type Caller = keyof typeof CALLER_KEYS;
+
+export const VERIFIER_AUDIT_SECRET = 'verifier-test-audit-secret-0123456789ab';
+export const EVIDENCE_PURPOSE = 'https://demo.example.gov/purpose/benefit-eligibility';
+export const CLAIM_RESULT = 'application/vnd.ambit.claim-result+json';
+export const CCCEV = 'application/ld+json; profile="cccev"';
+
+export function verifierEnv(overrides: Record<string, string> = {}): Record<string, string> {
+  return {
+    V_FULL_HASH: fingerprintOf(CALLER_KEYS.full),
+    V_CIVIL_HASH: fingerprintOf(CALLER_KEYS.civil_only),
+    V_NONE_HASH: fingerprintOf(CALLER_KEYS.no_scopes),
+    V_BEARER_HASH: fingerprintOf(CALLER_KEYS.bearer_only),
+    V_AUDIT_SECRET: VERIFIER_AUDIT_SECRET,
+    // Two relay credentials: the verifier_service persona for the civil relay, the caseworker for the social one.
+    RELAY_CIVIL_TOKEN: TEST_KEYS.verifier_service,
+    RELAY_SOCIAL_TOKEN: TEST_KEYS.caseworker,
+    ...overrides,
+  };
+}
+
+/** The test config: claims of every rule type over a civil relay and a social-protection relay. */
+export function verifierConfigText(relays: { civil?: string; social?: string }, auditPath: string): string {
+  const connection = (name: string, url: string | undefined, token: string) =>
+    url === undefined
+      ? ''
+      : `    ${name}:
+      base_url: ${url}
+      token_env: ${token}
+      allow_insecure_localhost: true
+      retry: { max_attempts: 3, base_delay: 10ms, max_delay: 50ms, max_retry_after: 5s }
+`;
+  const connections = `${connection('relay_civil', relays.civil, 'RELAY_CIVIL_TOKEN')}${connection('relay_social', relays.social, 'RELAY_SOCIAL_TOKEN')}`;
+  return readFileSync(new URL('../verifier/verifier.config.yaml', import.meta.url), 'utf8')
+    .replace('__AUDIT_PATH__', auditPath)
+    .replace(
+      '  source_connections: {}\n',
+      connections === '' ? '  source_connections: {}\n' : `  source_connections:\n${connections}`,
+    );
+}
+
+export interface TestVerifier {
+  readonly verifier: VerifierApp;
+  readonly auditPath: string;
+  evaluate(body: unknown, options?: { as?: Caller; headers?: Record<string, string> }): Promise<Response>;
+  get(path: string, options?: { as?: Caller; headers?: Record<string, string> }): Promise<Response>;
+  inject(options: InjectOptions): Promise<Response>;
+  auditRecords(): Record<string, unknown>[];
+  close(): Promise<void>;
+}
+
+export async function startTestVerifier(
+  options: {
+    relays?: { civil?: string; social?: string };
+    edit?: (text: string) => string;
+    env?: Record<string, string>;
+    clock?: Clock;
+    deps?: Partial<VerifierDeps>;
+  } = {},
+): Promise<TestVerifier> {
+  const dir = mkdtempSync(join(tmpdir(), 'ambit-verifier-test-'));
+  const auditPath = join(dir, 'audit.jsonl');
+  const edit = options.edit ?? ((text: string) => text);
+  const text = edit(verifierConfigText(options.relays ?? {}, auditPath));
+  const loaded = loadVerifierConfigText(text, verifierEnv(options.env), dir);
+  const verifier = createVerifierApp(loaded, {
+    logger: silentLogger(),
+    clock: options.clock ?? systemClock,
+    random: systemRandom,
+    sleep: async () => {},
+    ...options.deps,
+  });
+  await verifier.app.ready();
+  const auth = (as: Caller | undefined): Record<string, string> =>
+    as === undefined
+      ? {}
+      : as === 'bearer_only'
+        ? { authorization: `Bearer ${CALLER_KEYS[as]}` }
+        : { 'x-api-key': CALLER_KEYS[as] };
+  return {
+    verifier,
+    auditPath,
+    evaluate(body, { as = 'full', headers = {} } = {}) {
+      const all: Record<string, string> = {
+        'content-type': 'application/json',
+        'data-purpose': EVIDENCE_PURPOSE,
+        ...auth(as),
+        ...headers,
+      };
+      // An empty value in `headers` removes the header (to send no Data-Purpose, for example).
+      for (const [name, value] of Object.entries(all)) if (value === '') delete all[name];
+      return verifier.app.inject({
+        method: 'POST',
+        url: '/v1/evaluations',
+        headers: all,
+        payload: JSON.stringify(body),
+      });
+    },
+    get(path, { as, headers = {} } = {}) {
+      return verifier.app.inject({ method: 'GET', url: path, headers: { ...auth(as), ...headers } });
+    },
+    inject: (injectOptions) => verifier.app.inject(injectOptions),
+    auditRecords() {
+      let text = '';
+      try {
+        text = readFileSync(auditPath, 'utf8').trim();
+      } catch {
+        return [];
+      }
+      return text === '' ? [] : text.split('\n').map((line) => JSON.parse(line).record);
+    },
+    async close() {
+      await verifier.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,137 @@
+// `ambit config check` on verifier configs and `ambit verifier serve` as an operator runs it (a real process,
+// whose CEL workers start under the CLI's own TypeScript loader).
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.ts';
+import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const KEY = 'verifier-cli-key-00000000000000001';
+const ENV = { CALLER_HASH: fingerprintOf(KEY), AUDIT_SECRET: 'cli-audit-secret-0123456789abcdef0123' };
+
+const CONFIG = `server: { bind: 127.0.0.1:0 }
+auth:
+  mode: api_key
+  api_keys: [{ id: caller, fingerprint: { provider: env, name: CALLER_HASH }, scopes: [] }]
+audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
+evidence:
+  service_id: cli.verifier
+  claims:
+    - id: always
+      title: Always true
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+      rule: { type: cel, expression: "ctx.target.type == 'person'" }
+      disclosure: { default: predicate, allowed: [predicate] }
+    - id: registered
+      title: Registered
+      version: "1"
+      subject_type: person
+      source_bindings:
+        p:
+          connector: registry_data_api
+          connection: nowhere
+          dataset: d
+          entity: e
+          lookup: { input: target.id, field: id }
+      rule: { type: exists, source: p }
+`;
+
+async function run(argv: string[], env: Record<string, string | undefined>) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, {
+    env,
+    cwd: ROOT,
+    out: (t) => out.push(...t.split('\n')),
+    err: (t) => err.push(...t.split('\n')),
+  });
+  return { code, out, err };
+}
+
+describe('ambit config check (verifier)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ambit-verifier-cli-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'verifier.yaml');
+  writeFileSync(path, CONFIG);
+
+  it('detects a verifier config and reports its claims and warnings', async () => {
+    const result = await run(['config', 'check', '--config', path], ENV);
+    assert.equal(result.code, 0, result.err.join('\n'));
+    assert.equal(result.out[0], `ok: ${path} (verifier, 2 claims, 0 source connections, auth api_key)`);
+    assert.match(result.out[1] ?? '', /warning: claim registered: source p names connection nowhere/);
+  });
+
+  it('lists every problem of a bad verifier config, and honours --kind', async () => {
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, CONFIG.replace('service_id: cli.verifier', 'service_id: cli.verifier\n  sevice: x'));
+    const result = await run(['config', 'check', '--config', bad], { ...ENV, AUDIT_SECRET: 'short' });
+    assert.equal(result.code, 1);
+    assert.match(result.err.join('\n'), /config\.parse_error at evidence\.sevice: unknown key `sevice`/);
+    const asRelay = await run(['config', 'check', '--config', path, '--kind', 'relay'], ENV);
+    assert.equal(asRelay.code, 1);
+    assert.match(asRelay.err.join('\n'), /unknown key `evidence`/);
+    const wrongKind = await run(['config', 'check', '--config', path, '--kind', 'notary'], ENV);
+    assert.equal(wrongKind.code, 2);
+  });
+
+  it('verifier serve refuses a bad config with every problem and exit 1', async () => {
+    const result = await run(['verifier', 'serve', '--config', path], { CALLER_HASH: ENV.CALLER_HASH });
+    assert.equal(result.code, 1);
+    assert.match(result.err.join('\n'), /config\.missing_secret at audit\.hash_secret_env/);
+    assert.equal((await run(['verifier', 'serve'], {})).code, 2);
+  });
+
+  it('serves, evaluates a CEL claim, and drains on SIGTERM', { timeout: 60_000 }, async () => {
+    const child = spawn(process.execPath, ['bin/ambit.js', 'verifier', 'serve', '--config', path], {
+      cwd: ROOT,
+      env: { ...process.env, ...ENV, AMBIT_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setInterval(() => {
+          const match = /listening on (http:\/\/\S+)/.exec(output);
+          if (match) {
+            clearInterval(timer);
+            resolve(match[1] as string);
+          }
+        }, 50);
+        child.on('exit', () => {
+          clearInterval(timer);
+          reject(new Error(`exited early: ${output}`));
+        });
+      });
+      const response = await fetch(`${url}/v1/evaluations`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': KEY,
+          'data-purpose': 'https://p.example/x',
+        },
+        body: JSON.stringify({ target: { type: 'person', id: 'p1' }, claims: ['always'] }),
+      });
+      const body = (await response.json()) as { results: { satisfied: boolean }[] };
+      assert.equal(response.status, 200, JSON.stringify(body));
+      assert.equal(body.results[0]?.satisfied, true);
+      assert.match(output, /not configured; evaluations answer source\.unavailable/);
+    } finally {
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, output);
+    }
+  });
+});

@@ -1,0 +1,122 @@
+// Discovery, catalogue, formats, OpenAPI and probes: authenticated, filtered to the caller's scopes.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { assertProblem, assertSecurityHeaders } from '../helpers/http-checks.ts';
+import { type Caller, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+
+const ids = (claims: { id: string }[]) => claims.map((claim) => claim.id);
+
+describe('verifier discovery', () => {
+  let verifier: TestVerifier;
+  before(async () => {
+    verifier = await startTestVerifier({
+      relays: { civil: 'http://127.0.0.1:9', social: 'http://127.0.0.1:9' },
+    });
+  });
+  after(() => verifier?.close());
+
+  it('probes are public; everything else needs a credential', async () => {
+    assert.deepEqual(JSON.parse((await verifier.get('/healthz')).body), { status: 'ok' });
+    const ready = JSON.parse((await verifier.get('/ready')).body);
+    assert.equal(ready.status, 'ready');
+    assert.equal(ready.checks.state, 'memory');
+    for (const path of [
+      '/.well-known/evidence-service',
+      '/v1/claims',
+      '/v1/claims/person_alive',
+      '/v1/formats',
+      '/openapi.json',
+    ]) {
+      const response = await verifier.get(path);
+      assertProblem(response, 401, 'auth.missing_credential');
+      assertSecurityHeaders(response);
+    }
+  });
+
+  it('the capability envelope lists the claims and formats the caller may use', async () => {
+    const response = await verifier.get('/.well-known/evidence-service', { as: 'civil_only' });
+    assert.equal(response.statusCode, 200, response.body);
+    const document = JSON.parse(response.body);
+    assert.equal(document.service_id, 'test.verifier');
+    assert.equal(document.claims_url, 'https://verifier.test/v1/claims');
+    assert.deepEqual(document.auth.methods, ['api_key', 'bearer']);
+    assert.deepEqual(document.operations, {
+      evaluate: true,
+      batch_evaluate: false,
+      render: false,
+      credential_issue: false,
+    });
+    assert.deepEqual(document.batch, { max_inline_subjects: 100, idempotency_window: 'PT15M' });
+    assert.ok(!ids(document.claims).includes('eligible'), 'a claim needing social:evidence is hidden');
+    assert.ok(ids(document.claims).includes('person_alive'));
+    assert.ok(
+      !response.body.includes('relay_civil') && !response.body.includes('civil_registry'),
+      'no source names',
+    );
+  });
+
+  it('filters /v1/claims to the scopes of each caller', async () => {
+    const visible = async (as: Caller) =>
+      ids(JSON.parse((await verifier.get('/v1/claims', { as })).body).data);
+    const everyone = ['plugin_check', 'ledger_entry', 'batch_only'];
+    assert.deepEqual(await visible('no_scopes'), everyone);
+    const civil = await visible('civil_only');
+    assert.deepEqual([...civil].sort(), [
+      'audit_only',
+      'batch_only',
+      'birth_date',
+      'depends_on_plugin',
+      'ledger_entry',
+      'person_alive',
+      'person_registered',
+      'plugin_check',
+    ]);
+    assert.ok(!civil.includes('eligible') && !civil.includes('household_enrolled'));
+    const full = await visible('full');
+    assert.ok(full.includes('eligible') && full.includes('household_enrolled'));
+  });
+
+  it('describes one claim, with its target inputs and disclosure policy; invisible claims are 404', async () => {
+    const response = await verifier.get('/v1/claims/eligible', { as: 'full' });
+    assert.equal(response.statusCode, 200, response.body);
+    const claim = JSON.parse(response.body);
+    assert.equal(claim.version, '1');
+    assert.deepEqual(claim.disclosure, { default: 'predicate', allowed: ['predicate'], downgrade: 'deny' });
+    assert.deepEqual(claim.depends_on, ['person_alive', 'household_enrolled']);
+    assert.deepEqual(claim.target_inputs, [
+      { path: 'target.identifiers.national_id', kind: 'identifier', name: 'national_id' },
+      { path: 'target.identifiers.person_id', kind: 'identifier', name: 'person_id' },
+    ]);
+    assertProblem(await verifier.get('/v1/claims/eligible', { as: 'civil_only' }), 404, 'claim.not_found');
+    assertProblem(await verifier.get('/v1/claims/nope', { as: 'full' }), 404, 'claim.not_found');
+  });
+
+  it('lists formats offered by visible claims; credentials stay disabled', async () => {
+    const { formats } = JSON.parse((await verifier.get('/v1/formats', { as: 'full' })).body);
+    assert.deepEqual(formats, [
+      { id: 'application/vnd.ambit.claim-result+json', kind: 'claim_result', status: 'enabled' },
+      { id: 'application/ld+json; profile="cccev"', kind: 'renderer', status: 'enabled' },
+    ]);
+  });
+
+  it('serves a runtime OpenAPI document naming only the caller-visible claims, and the docs page', async () => {
+    const civil = JSON.parse((await verifier.get('/openapi.json', { as: 'civil_only' })).body);
+    assert.equal(civil.openapi, '3.1.0');
+    assert.ok(civil.paths['/v1/evaluations'].post);
+    const claimIds = civil.paths['/v1/claims/{claim_id}'].get.parameters[0].schema.enum as string[];
+    assert.ok(claimIds.includes('person_alive') && !claimIds.includes('eligible'));
+    const docs = await verifier.get('/docs');
+    assert.equal(docs.statusCode, 200);
+    assert.match(docs.body, /openapi\.json/);
+  });
+
+  it('audits discovery requests but not probes', async () => {
+    const before = verifier.auditRecords().length;
+    await verifier.get('/healthz');
+    await verifier.get('/v1/formats', { as: 'full' });
+    const records = verifier.auditRecords().slice(before);
+    assert.equal(records.length, 1);
+    assert.equal(records[0]?.endpoint_kind, 'formats');
+    assert.equal(records[0]?.decision, 'allowed');
+  });
+});

@@ -1,0 +1,306 @@
+// The verifier error table (verifier contract §2.12) for the codes implemented, against a fake upstream that
+// counts every request: denials happen before any source read.
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { assertProblem } from '../helpers/http-checks.ts';
+import { CALLER_KEYS, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+
+const ALIVE = {
+  type: 'person',
+  identifiers: [
+    { scheme: 'national_id', value: 'FAKE-1' },
+    { scheme: 'person_id', value: 'per-1' },
+  ],
+};
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+function json(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+describe('verifier error table', () => {
+  let upstream: Server;
+  let requests: IncomingMessage[];
+  let handler: Handler;
+  let verifier: TestVerifier;
+  const sleeps: number[] = [];
+
+  before(async () => {
+    upstream = createServer((request, response) => {
+      requests.push(request);
+      handler(request, response);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    verifier = await startTestVerifier({
+      relays: { civil: url, social: url },
+      deps: {
+        sleep: async (ms) => {
+          sleeps.push(ms);
+        },
+      },
+    });
+  });
+  after(async () => {
+    await verifier?.close();
+    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+  });
+  beforeEach(() => {
+    requests = [];
+    sleeps.length = 0;
+    handler = (_request, response) => json(response, 200, { data: [{ deceased: false }] });
+  });
+
+  /** Asserts the problem and that the upstream saw no request at all. */
+  async function deniedBeforeReads(
+    body: unknown,
+    status: number,
+    code: string,
+    options: Parameters<TestVerifier['evaluate']>[1] = {},
+  ) {
+    const response = await verifier.evaluate(body, options);
+    const problem = assertProblem(response, status, code);
+    assert.equal(requests.length, 0, `${code}: no source read happens`);
+    return problem;
+  }
+
+  it('401 auth.missing_credential and auth.invalid_credential; 400 auth.multiple_credentials', async () => {
+    await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 401, 'auth.missing_credential', {
+      as: 'full',
+      headers: { 'x-api-key': '' },
+    });
+    await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 401, 'auth.invalid_credential', {
+      headers: { 'x-api-key': 'not-a-key' },
+    });
+    await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 400, 'auth.multiple_credentials', {
+      headers: { authorization: `Bearer ${CALLER_KEYS.full}` },
+    });
+  });
+
+  it('accepts a bearer token only in Authorization, and an API key in either header', async () => {
+    const asBearer = await verifier.evaluate(
+      { target: ALIVE, claims: ['person_alive'] },
+      { as: 'bearer_only' },
+    );
+    assert.equal(asBearer.statusCode, 200, asBearer.body);
+    const bearerInApiKey = await verifier.evaluate(
+      { target: ALIVE, claims: ['person_alive'] },
+      { headers: { 'x-api-key': CALLER_KEYS.bearer_only } },
+    );
+    assertProblem(bearerInApiKey, 401, 'auth.invalid_credential');
+    const keyAsBearer = await verifier.evaluate(
+      { target: ALIVE, claims: ['person_alive'] },
+      { as: 'full', headers: { 'x-api-key': '', authorization: `Bearer ${CALLER_KEYS.full}` } },
+    );
+    assert.equal(keyAsBearer.statusCode, 200, keyAsBearer.body);
+  });
+
+  it('403 auth.scope_denied for a claim (or a sub-claim) the caller lacks a scope for, before any read', async () => {
+    await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 403, 'auth.scope_denied', {
+      as: 'no_scopes',
+    });
+    // eligible needs social:evidence through its household_enrolled sub-claim.
+    await deniedBeforeReads({ target: ALIVE, claims: ['eligible'] }, 403, 'auth.scope_denied', {
+      as: 'civil_only',
+    });
+    await deniedBeforeReads(
+      { target: ALIVE, claims: ['person_alive', 'eligible'] },
+      403,
+      'auth.scope_denied',
+      {
+        as: 'civil_only',
+      },
+    );
+  });
+
+  it('404 claim.not_found with a hint, and claim.version_not_found', async () => {
+    const problem = await deniedBeforeReads(
+      { target: ALIVE, claims: ['person_alvie'] },
+      404,
+      'claim.not_found',
+    );
+    assert.match(String(problem.detail), /did you mean `person_alive`/);
+    await deniedBeforeReads(
+      { target: ALIVE, claims: [{ id: 'birth_date', version: '1' }] },
+      404,
+      'claim.version_not_found',
+    );
+  });
+
+  it('400 request.invalid for malformed bodies, repeated schemes and an Idempotency-Key', async () => {
+    for (const body of [
+      { target: ALIVE },
+      { target: ALIVE, claims: [] },
+      { target: ALIVE, claims: ['person_alive'], extra: true },
+      { target: ALIVE, claims: ['person_alive'], disclosure: 'everything' },
+      {
+        target: {
+          ...ALIVE,
+          identifiers: [
+            { scheme: 'national_id', value: 'a' },
+            { scheme: 'national_id', value: 'b' },
+          ],
+        },
+        claims: ['person_alive'],
+      },
+    ]) {
+      await deniedBeforeReads(body, 400, 'request.invalid');
+    }
+    await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 400, 'request.invalid', {
+      headers: { 'idempotency-key': 'k1' },
+    });
+  });
+
+  it('400 target.attributes_insufficient and target.identifier_missing', async () => {
+    await deniedBeforeReads(
+      { target: { type: 'person' }, claims: ['person_alive'] },
+      400,
+      'target.attributes_insufficient',
+    );
+    const problem = await deniedBeforeReads(
+      {
+        target: { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] },
+        claims: ['eligible'],
+      },
+      400,
+      'target.identifier_missing',
+    );
+    assert.match(String(problem.detail), /target\.identifiers\.person_id/);
+  });
+
+  it('purpose rules: header or body, both must agree, one is required, allowed_purposes and claim purpose', async () => {
+    const body = { target: ALIVE, claims: ['person_alive'] };
+    await deniedBeforeReads(body, 400, 'auth.purpose_required', { headers: { 'data-purpose': '' } });
+    await deniedBeforeReads(
+      { ...body, purpose: 'https://demo.example.gov/purpose/audit' },
+      400,
+      'request.invalid',
+    );
+    await deniedBeforeReads(body, 403, 'purpose.not_allowed', {
+      headers: { 'data-purpose': 'https://elsewhere.example/p' },
+    });
+    await deniedBeforeReads({ target: ALIVE, claims: ['audit_only'] }, 403, 'purpose.not_allowed');
+    const inBody = await verifier.evaluate(
+      { ...body, purpose: 'https://demo.example.gov/purpose/audit' },
+      { headers: { 'data-purpose': '' } },
+    );
+    assert.equal(inBody.statusCode, 200, inBody.body);
+    assert.equal(requests[0]?.headers['data-purpose'], 'https://demo.example.gov/purpose/audit');
+    const audit = await verifier.evaluate(
+      { target: ALIVE, claims: ['audit_only'] },
+      { headers: { 'data-purpose': 'https://demo.example.gov/purpose/audit' } },
+    );
+    assert.equal(audit.statusCode, 200, audit.body);
+  });
+
+  it('406 claim.format_not_supported: unknown Accept, body format refused by Accept, claim without the format', async () => {
+    const body = { target: ALIVE, claims: ['person_alive'] };
+    for (const accept of ['application/json', 'text/html', 'application/ld+json']) {
+      await deniedBeforeReads(body, 406, 'claim.format_not_supported', { headers: { accept } });
+    }
+    await deniedBeforeReads(
+      { ...body, format: 'application/ld+json; profile="cccev"' },
+      406,
+      'claim.format_not_supported',
+      {
+        headers: { accept: 'application/vnd.ambit.claim-result+json' },
+      },
+    );
+    await deniedBeforeReads({ target: ALIVE, claims: ['birth_date'] }, 406, 'claim.format_not_supported', {
+      headers: { accept: 'application/ld+json; profile=cccev' },
+    });
+  });
+
+  it('403 claim.disclosure_not_allowed when the claim denies the level; downgrades otherwise', async () => {
+    await deniedBeforeReads(
+      { target: ALIVE, claims: ['eligible'], disclosure: 'value' },
+      403,
+      'claim.disclosure_not_allowed',
+    );
+    handler = (_request, response) => json(response, 200, { data: [{ birth_date: '1990-01-02' }] });
+    // birth_date downgrades to its default (redacted) when predicate is asked for.
+    const response = await verifier.evaluate({
+      target: ALIVE,
+      claims: ['birth_date'],
+      disclosure: 'predicate',
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    const [result] = JSON.parse(response.body).results;
+    assert.deepEqual([result.disclosure, result.value, result.satisfied], ['redacted', null, null]);
+    assert.ok(!response.body.includes('1990-01-02'));
+  });
+
+  it('501 claim.operation_unsupported for plugin rules (directly or as a sub-claim) and disabled operations', async () => {
+    for (const claim of ['plugin_check', 'depends_on_plugin', 'batch_only']) {
+      await deniedBeforeReads({ target: ALIVE, claims: [claim] }, 501, 'claim.operation_unsupported');
+    }
+  });
+
+  it('409 evidence.not_available for none and for several records', async () => {
+    for (const data of [[], [{ deceased: false }, { deceased: true }]]) {
+      handler = (_request, response) => json(response, 200, { data });
+      const response = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });
+      const problem = assertProblem(response, 409, 'evidence.not_available');
+      const record = verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
+      assert.equal(record?.error_code, data.length === 0 ? 'target.not_found' : 'target.match_ambiguous');
+    }
+  });
+
+  it('503 source.unavailable after retries honouring Retry-After; the reason only in audit', async () => {
+    handler = (_request, response) => json(response, 503, {}, { 'retry-after': '2' });
+    const response = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });
+    const problem = assertProblem(response, 503, 'source.unavailable');
+    assert.equal(requests.length, 3);
+    assert.deepEqual(sleeps, [2000, 2000]);
+    assert.equal(response.headers['retry-after'], '2');
+    const record = verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
+    assert.equal(record?.error_code, 'source.http_503');
+
+    requests = [];
+    let calls = 0;
+    handler = (_request, response) => {
+      calls++;
+      if (calls < 3) json(response, 429, {});
+      else json(response, 200, { data: [{ deceased: false }] });
+    };
+    const recovered = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });
+    assert.equal(recovered.statusCode, 200, recovered.body);
+    assert.equal(requests.length, 3);
+  });
+
+  it('503 source.unavailable for a claim whose source is not configured (the service still started)', async () => {
+    const response = await verifier.evaluate({ target: ALIVE, claims: ['ledger_entry'] });
+    const problem = assertProblem(response, 503, 'source.unavailable');
+    assert.equal(requests.length, 0);
+    const record = verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
+    assert.equal(record?.error_code, 'source.not_configured');
+  });
+
+  it('500 claim.rule_evaluation_failed when the source lacks a field, with a generic detail', async () => {
+    handler = (_request, response) => json(response, 200, { data: [{ other: 'x' }] });
+    const response = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });
+    const problem = assertProblem(response, 500, 'claim.rule_evaluation_failed');
+    assert.equal(problem.detail, 'The claim rule could not be evaluated.');
+    const record = verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
+    assert.equal(record?.error_code, 'cel.error');
+  });
+});
+
+describe('verifier without any relay configured', () => {
+  it('starts, serves discovery, and answers source.unavailable at evaluation time', async () => {
+    const verifier = await startTestVerifier();
+    try {
+      const ready = await verifier.get('/ready');
+      assert.equal(ready.statusCode, 200);
+      const response = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });
+      const problem = assertProblem(response, 503, 'source.unavailable');
+      const record = verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
+      assert.equal(record?.error_code, 'source.not_configured');
+    } finally {
+      await verifier.close();
+    }
+  });
+});

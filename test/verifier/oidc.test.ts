@@ -1,0 +1,97 @@
+// The verifier in OIDC mode against a real OpenID provider: token scopes (and scope_map) decide visible and
+// evaluable claims; API-key headers are refused.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { assertProblem } from '../helpers/http-checks.ts';
+import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
+import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+
+const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
+
+describe('verifier in OIDC mode (real IdP)', () => {
+  let idp: TestOidcProvider;
+  let verifier: TestVerifier;
+
+  before(async () => {
+    idp = await startOidcProvider({ scopes: ['civil:evidence', 'registry.civil.verify', 'other:scope'] });
+    const block = [
+      'auth:',
+      '  mode: oidc',
+      '  oidc:',
+      `    issuer: ${idp.issuer}`,
+      `    audiences: ["${idp.audience}"]`,
+      `    jwks_url: ${idp.jwksUrl}`,
+      '    allow_dev_insecure_fetch_urls: true',
+      '    scope_map:',
+      '      registry.civil.verify: [civil:evidence]',
+      '',
+      'audit:',
+    ].join('\n');
+    verifier = await startTestVerifier({
+      relays: { civil: 'http://127.0.0.1:9' },
+      edit: (text) => text.replace(/\nauth:\n[\s\S]*?\naudit:/, `\n${block}`),
+    });
+  });
+
+  after(async () => {
+    await verifier?.close();
+    await idp?.close();
+  });
+
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  it('shows the claims the token scopes (directly or through scope_map) allow', async () => {
+    for (const scope of ['civil:evidence', 'registry.civil.verify']) {
+      const token = await idp.getToken([scope]);
+      const response = await verifier.get('/v1/claims', { headers: bearer(token) });
+      assert.equal(response.statusCode, 200, response.body);
+      const ids = JSON.parse(response.body).data.map((claim: { id: string }) => claim.id);
+      assert.ok(ids.includes('person_alive') && !ids.includes('eligible'), `${scope}: ${ids}`);
+    }
+    const envelope = JSON.parse(
+      (
+        await verifier.get('/.well-known/evidence-service', {
+          headers: bearer(await idp.getToken(['other:scope'])),
+        })
+      ).body,
+    );
+    assert.deepEqual(envelope.auth.methods, ['bearer']);
+    assert.ok(!envelope.claims.some((claim: { id: string }) => claim.id === 'person_alive'));
+  });
+
+  it('enforces claim scopes from the token before reading, and refuses API-key headers', async () => {
+    const other = await idp.getToken(['other:scope']);
+    assertProblem(
+      await verifier.evaluate(
+        { target: TARGET, claims: ['person_alive'] },
+        { as: 'full', headers: { 'x-api-key': '', ...bearer(other) } },
+      ),
+      403,
+      'auth.scope_denied',
+    );
+    const civil = await idp.getToken(['civil:evidence']);
+    assertProblem(
+      await verifier.evaluate(
+        { target: TARGET, claims: ['person_alive'] },
+        { as: 'full', headers: bearer(civil) },
+      ),
+      400,
+      'auth.multiple_credentials',
+    );
+    assertProblem(
+      await verifier.evaluate({ target: TARGET, claims: ['person_alive'] }, { as: 'full' }),
+      401,
+      'auth.malformed_credential',
+    );
+    assertProblem(
+      await verifier.get('/v1/claims', { headers: bearer('not-a-jwt') }),
+      401,
+      'auth.malformed_credential',
+    );
+    const records = verifier.auditRecords().filter((record) => record.endpoint_kind === 'evaluate');
+    assert.ok(records.every((record) => record.source_read_count === 0));
+    const denied = records.find((record) => record.problem_code === 'auth.scope_denied');
+    assert.equal(denied?.auth_mode, 'oidc');
+    assert.equal(denied?.decision, 'evaluate_denied');
+  });
+});
