@@ -58,7 +58,9 @@ console.log(
 
 const selfTime = new Map<string, number>();
 const deltas = new Map<number, number>();
-profile.samples?.forEach((id, i) => deltas.set(id, (deltas.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0)));
+for (const [i, id] of (profile.samples ?? []).entries()) {
+  deltas.set(id, (deltas.get(id) ?? 0) + (profile.timeDeltas?.[i] ?? 0));
+}
 let total = 0;
 for (const node of profile.nodes) {
   const time = deltas.get(node.id) ?? 0;

@@ -44,6 +44,7 @@ export function demoEnv(overrides: Record<string, string> = {}): Record<string, 
 /** The demo config text with the audit file moved to `auditPath` and optional text edits applied. */
 export function demoConfigText(auditPath: string, edit: (text: string) => string = (text) => text): string {
   const text = readFileSync(join(DEMO_DIR, 'relay.yaml'), 'utf8').replace(
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the literal YAML text of an env reference
     'path: ${AMBIT_DEMO_STATE_DIR:-var}/audit.jsonl',
     `path: ${auditPath}`,
   );
