@@ -16,3 +16,7 @@ node bin/run-ts.js bench/data/generate-bench-data.ts
 
 echo "== relay-read"
 node bin/run-ts.js bench/relay-read/run.ts "$@"
+
+echo "== relay-aggregate"
+node bin/run-ts.js bench/relay-aggregate/generate-aggregate-data.ts
+node bin/run-ts.js bench/relay-aggregate/run.ts "$@"

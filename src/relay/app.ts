@@ -6,10 +6,12 @@ import type { Clock } from '../platform/clock.ts';
 import { createHttpServerApp } from '../platform/http/create-server.ts';
 import type { Logger } from '../platform/log.ts';
 import type { Random } from '../platform/random.ts';
+import { registerAggregateRoutes } from './aggregates/aggregate-routes.ts';
 import { buildRelayAuditRecord } from './audit/build-relay-audit-record.ts';
 import { buildCatalog } from './catalog/build-catalog.ts';
 import type { LoadedRelayConfig } from './config/load-relay-config.ts';
 import { createAuthenticator } from './create-authenticator.ts';
+import { registerMetadataRoutes } from './metadata/routes/register-metadata-routes.ts';
 import { createCursorCodec } from './query/cursor.ts';
 import type { RelayRuntime } from './relay-runtime.ts';
 import type { RelayState } from './relay-state.ts';
@@ -78,6 +80,8 @@ export function createRelayApp(loaded: LoadedRelayConfig, deps: RelayDeps): Rela
   registerDatasetRoutes(app, runtime);
   registerRecordRoutes(app, runtime);
   registerRelationshipRoutes(app, runtime);
+  registerAggregateRoutes(app, runtime);
+  registerMetadataRoutes(app, runtime, loaded.manifest);
 
   const loadedPromise = loadGeneration(config, {
     baseDir,

@@ -1,4 +1,4 @@
-// Problems raised by the relay's own stages (lookup, filters, pagination, readiness).
+// Problems raised by the relay's own stages (lookup, filters, pagination, readiness, aggregates).
 import { createProblemFactory, type ProblemCatalog } from '../platform/problem/problem.ts';
 
 export const RELAY_PROBLEMS = {
@@ -6,6 +6,12 @@ export const RELAY_PROBLEMS = {
     status: 404,
     title: 'Unknown resource',
     description: 'The entity, record or relationship does not exist in a dataset the caller can see.',
+  },
+  'schema.unknown_aggregate': {
+    status: 404,
+    title: 'Unknown aggregate',
+    description:
+      'The aggregate, or the measure or dimension named in a discovery path, does not exist among those the caller can see.',
   },
   'schema.resource_unavailable': {
     status: 503,
@@ -69,10 +75,48 @@ export const RELAY_PROBLEMS = {
     title: 'Limit out of range',
     description: '`limit` is not an integer between 1 and the entity `max_limit`.',
   },
+  'offering.not_found': {
+    status: 404,
+    title: 'Evidence offering not found',
+    description:
+      'No evidence offering with that id is visible to the caller (unknown and hidden offerings answer alike).',
+  },
   'expand.not_allowed': {
     status: 400,
     title: 'Expansion not allowed',
     description: 'An `expand` name is not in the entity `allowed_expansions` (no `*`, no nesting).',
+  },
+  'aggregate.format_unsupported': {
+    status: 400,
+    title: 'Format unsupported',
+    description:
+      'The requested aggregate format (`f`, body `format` or `Accept`) is not json, csv or sdmx-json (SDMX-JSON 2.1).',
+  },
+  'aggregate.filter_required': {
+    status: 400,
+    title: 'Filter required',
+    description: 'An aggregate query omitted every required filter; `detail` lists the alternatives.',
+  },
+  'aggregate.invalid_query': {
+    status: 400,
+    title: 'Invalid aggregate query',
+    description:
+      'The query body is not an object of `measures`, `group_by`, `filters`, `temporal`, `max_rows` and `format`, or a member is malformed or repeated.',
+  },
+  'aggregate.unknown_measure': {
+    status: 400,
+    title: 'Unknown measure',
+    description: 'A requested measure is not declared by the aggregate (see its structure).',
+  },
+  'aggregate.unknown_dimension': {
+    status: 400,
+    title: 'Unknown dimension',
+    description: 'A `group_by` entry is not a dimension of the aggregate (see its structure).',
+  },
+  'aggregate.limit_exceeded': {
+    status: 400,
+    title: 'Aggregate limit exceeded',
+    description: 'More than 20 measures or 5 group-by dimensions, or `max_rows` outside 1 to 10,000.',
   },
 } as const satisfies ProblemCatalog;
 

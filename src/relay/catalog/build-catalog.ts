@@ -1,5 +1,6 @@
 // Validated config -> frozen catalogue (expanded IRIs, resolved columns, default scopes).
 import { deepFreeze } from '../../platform/config/validate-config.ts';
+import { buildAggregates } from '../aggregates/build-aggregates.ts';
 import type { EntityConfig, RelayConfig, TableConfig } from '../config/schema.ts';
 import type { Catalog, CatalogDataset, CatalogEntity, CatalogField, CatalogRelationship } from './catalog.ts';
 import { expandIri } from './expand-iri.ts';
@@ -15,7 +16,8 @@ export function buildCatalog(config: RelayConfig): Catalog {
         buildEntity(config, dataset.id, entity, tables.get(entity.table) as TableConfig),
       );
     }
-    datasets.set(dataset.id, { id: dataset.id, config: dataset, entities });
+    const aggregates = buildAggregates(dataset, entities, config.vocabularies);
+    datasets.set(dataset.id, { id: dataset.id, config: dataset, entities, aggregates });
   }
   return deepFreezeCatalog({ config, datasets });
 }

@@ -1,4 +1,5 @@
 // The frozen model routes read: datasets, entities and their fields, scopes and API rules, built from config.
+import type { CatalogAggregate } from '../aggregates/aggregate-model.ts';
 import type { DatasetConfig, FieldType, FilterOp, RelayConfig } from '../config/schema.ts';
 
 export interface CatalogField {
@@ -59,6 +60,8 @@ export interface CatalogDataset {
   readonly id: string;
   readonly config: DatasetConfig;
   readonly entities: ReadonlyMap<string, CatalogEntity>;
+  /** Declared aggregates by id, in declaration order. */
+  readonly aggregates: ReadonlyMap<string, CatalogAggregate>;
 }
 
 export interface Catalog {

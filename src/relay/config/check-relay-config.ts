@@ -2,6 +2,7 @@
 import { isLoopbackUrl } from '../../platform/auth/is-loopback-url.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
+import { checkAggregateConfig } from '../aggregates/check-aggregate-config.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
 import {
   ADMIN_SCOPES,
@@ -24,6 +25,8 @@ export const RELAY_CONFIG_CHECKS: readonly Check[] = [
   checkTables,
   checkEntities,
   checkTrustProxy,
+  // Dataset aggregates: paths, functions, filters, scopes and disclosure rules.
+  checkAggregateConfig,
 ];
 
 export function checkRelayConfig(config: RelayConfig): ConfigIssue[] {

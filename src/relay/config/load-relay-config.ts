@@ -3,6 +3,8 @@ import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../../platform/config/config-error.ts';
 import { loadConfigFile, parseConfigText } from '../../platform/config/load-config-file.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
+import { loadBoundManifest } from '../metadata/load-bound-manifest.ts';
+import type { LoadedManifest } from '../metadata/load-manifest.ts';
 import { checkRelayConfig } from './check-relay-config.ts';
 import { type RelaySecrets, resolveRelaySecrets } from './resolve-relay-secrets.ts';
 import { LEGACY_KEYS, type RelayConfig, relayConfigSchema } from './schema.ts';
@@ -12,6 +14,8 @@ export interface LoadedRelayConfig {
   readonly secrets: RelaySecrets;
   /** Directory relative source and audit paths resolve against. */
   readonly baseDir: string;
+  /** The metadata manifest named by `metadata.source`, checked against this config; undefined without one. */
+  readonly manifest: LoadedManifest | undefined;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -28,8 +32,9 @@ export function loadRelayConfigText(text: string, env: Env, baseDir: string): Lo
 function checkLoaded(raw: unknown, env: Env, baseDir: string): LoadedRelayConfig {
   const config = validateConfig(relayConfigSchema, raw, LEGACY_KEYS);
   const issues = checkRelayConfig(config);
+  const metadata = loadBoundManifest(config, baseDir, issues.length === 0);
   const { secrets, issues: secretIssues } = resolveRelaySecrets(config, env);
-  issues.push(...secretIssues);
+  issues.push(...secretIssues, ...metadata.issues);
   if (issues.length > 0) throw new ConfigError(issues);
-  return { config, secrets, baseDir };
+  return { config, secrets, baseDir, manifest: metadata.manifest };
 }

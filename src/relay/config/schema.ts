@@ -230,6 +230,117 @@ const entity = z.strictObject({
     }),
 });
 
+// `field` or `relationship.field`: a field of an aggregate's source entity, or one reached through belongs_to.
+const fieldPath = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/, 'must be `field` or `relationship.field`');
+
+export const AGGREGATE_FUNCTIONS = [
+  'count',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'median',
+  'count_distinct',
+  'stddev',
+] as const;
+
+const aggregateDimension = z.strictObject({
+  id: id('dimension id'),
+  label: z.string().optional(),
+  description: z.string().optional(),
+  field: fieldPath.describe(
+    'Field of the source entity, or `relationship.field` through one of its belongs_to relationships.',
+  ),
+  codelist: z.string().optional(),
+});
+
+const aggregateIndicator = z.strictObject({
+  id: id('measure id'),
+  label: z.string().optional(),
+  description: z.string().optional(),
+  function: z.enum(AGGREGATE_FUNCTIONS).describe('`stddev` is the sample standard deviation.'),
+  column: fieldPath
+    .optional()
+    .describe('Field (or `relationship.field`) aggregated; `count` without it counts rows.'),
+  unit_measure: z.string().optional(),
+  unit_mult: z
+    .number()
+    .int()
+    .min(-15)
+    .max(15)
+    .optional()
+    .describe('Power-of-ten multiplier of the unit (SDMX UNIT_MULT).'),
+  decimals: z.number().int().min(0).max(15).optional().describe('Results are rounded to this many decimals.'),
+  frequency: z.string().optional(),
+  definition_uri: z
+    .string()
+    .optional()
+    .describe('IRI defining the measure (absolute or a vocabularies prefix).'),
+});
+
+const aggregate = z.strictObject({
+  id: id('aggregate id'),
+  title: z.string().optional(),
+  description: z.string().default(''),
+  source_entity: id('entity name'),
+  dimensions: z.array(aggregateDimension).default([]),
+  indicators: z.array(aggregateIndicator).min(1).max(20).describe('The measures, computed per group.'),
+  default_group_by: z
+    .array(z.string())
+    .max(5)
+    .default([])
+    .describe('Dimension ids grouped when a query names none.'),
+  allowed_filters: z
+    .array(z.strictObject({ field: fieldPath, ops: z.array(z.enum(FILTER_OPS)).min(1) }))
+    .default([]),
+  required_filters: z
+    .array(z.string())
+    .default([])
+    .describe('A query needs an equality filter on one of these allowed filter fields.'),
+  temporal_field: fieldPath
+    .optional()
+    .describe('Field a query `temporal` range applies to; needs an allowed range filter.'),
+  access: z
+    .strictObject({
+      metadata_scope: z.string().optional().describe('Discovery scope; default `<dataset>:metadata`.'),
+      aggregate_scope: z.string().optional().describe('Execution scope; default `<dataset>:aggregate`.'),
+      aggregate_only_execution: z
+        .boolean()
+        .default(false)
+        .describe(
+          'Execute with the aggregate scope alone, without the rows scope of the entities read; personal data then needs a minimum cell size of at least 2.',
+        ),
+    })
+    .default({ aggregate_only_execution: false }),
+  disclosure_control: z
+    .strictObject({
+      method: z
+        .array(z.enum(['k-anonymity']))
+        .min(1)
+        .default(['k-anonymity']),
+      min_cell_size: z
+        .number()
+        .int()
+        .min(1)
+        .default(5)
+        .describe('Groups of fewer source rows are suppressed.'),
+      min_group_size: z.number().int().min(1).optional().describe('Overrides `min_cell_size` when set.'),
+      suppression: z
+        .enum(['omit', 'mask', 'null'])
+        .default('omit')
+        .describe('`omit` drops small groups; `mask` and `null` keep their keys with null measures.'),
+      report_suppressed_rows: z
+        .boolean()
+        .optional()
+        .describe(
+          'Report how many groups were suppressed; by default reported except on personal, confidential and secret datasets.',
+        ),
+    })
+    .default({ method: ['k-anonymity'], min_cell_size: 5, suppression: 'omit' }),
+});
+
 const dataset = z.strictObject({
   id: id('dataset id'),
   title: z.string().min(1),
@@ -257,6 +368,20 @@ const dataset = z.strictObject({
   status: z.string().optional(),
   tables: z.array(table).default([]),
   entities: z.array(entity).default([]),
+  aggregates: z.array(aggregate).default([]).describe('Declared statistics over one source entity.'),
+});
+
+const metadata = z.strictObject({
+  source: z.strictObject({
+    path: z
+      .string()
+      .min(1)
+      .describe('Metadata manifest (`schema_version: registry-manifest/v1`), relative to the config file.'),
+    digest: z
+      .string()
+      .optional()
+      .describe('`sha256:<64 hex>` of the manifest file; startup fails when the file differs.'),
+  }),
 });
 
 export const relayConfigSchema = z.strictObject({
@@ -273,6 +398,9 @@ export const relayConfigSchema = z.strictObject({
   vocabularies: z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.url()).default({}),
   auth,
   audit,
+  metadata: metadata
+    .optional()
+    .describe('Portable metadata manifest; without it /metadata/* is rendered from this config.'),
   datasets: z.array(dataset),
 });
 
@@ -281,6 +409,8 @@ export type DatasetConfig = RelayConfig['datasets'][number];
 export type TableConfig = DatasetConfig['tables'][number];
 export type TableFieldConfig = TableConfig['schema']['fields'][number];
 export type EntityConfig = DatasetConfig['entities'][number];
+export type AggregateConfig = DatasetConfig['aggregates'][number];
+export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];
 export type FieldType = (typeof FIELD_TYPES)[number];
 export type FilterOp = (typeof FILTER_OPS)[number];
 export type OidcConfig = NonNullable<RelayConfig['auth']['oidc']>;
@@ -295,7 +425,13 @@ export const LEGACY_KEYS = [
     at: 'datasets.*.entities.*',
     key: 'aggregates',
     message:
-      'entity-level aggregates are not served: declare them under `datasets[].aggregates` with `source_entity` set to this entity',
+      'entity-level aggregates are not served: move each to `datasets[].aggregates` with `source_entity` set to this entity; `group_by` becomes `dimensions` (and `default_group_by`), `measures[]` become `indicators[]` (`name` -> `id`), and a `joins[].relationship` is followed by a dimension `field: relationship.field`',
+  },
+  {
+    at: 'datasets.*.tables.*',
+    key: 'aggregates',
+    message:
+      'table-level aggregates are not served: declare them under `datasets[].aggregates` with `source_entity` set to an entity over this table',
   },
   {
     at: 'datasets.*.entities.*',

@@ -19,8 +19,25 @@ export interface SourceRows {
    * XLSX is decoded when opened and iterated from memory.
    */
   readonly batches: AsyncIterable<unknown[][]>;
+  /**
+   * The same rows column by column, for readers that decode columns (Parquet): loading skips building a row
+   * array per row. Same cells (DATE ones as day numbers, see `ColumnBatch.epochDays`), same order and the same
+   * errors as `batches`.
+   */
+  readonly columnBatches?: AsyncIterable<ColumnBatch>;
   /** Bytes of the file, for metrics. */
   readonly byteSize: number;
+}
+
+/** Consecutive data rows as one array of cells per source column (aligned with `columns`), each `rowCount` long. */
+export interface ColumnBatch {
+  readonly rowCount: number;
+  readonly columns: readonly ArrayLike<unknown>[];
+  /**
+   * Columns (by position) whose cells are Parquet DATE values given as whole days since 1970-01-01 (or null):
+   * day `d` stands for the cell `new Date(d * 86_400_000)` that `batches` yields.
+   */
+  readonly epochDays?: readonly boolean[];
 }
 
 export interface OpenSourceOptions {

@@ -122,6 +122,55 @@ describe('readParquet', () => {
     assert.deepEqual(seen, ids);
   });
 
+  it('yields the same cells column by column, one batch per row group, DATE as day numbers', async () => {
+    const count = 7000;
+    const days = Array.from({ length: count }, (_, i) => new Date(Date.UTC(2000, 0, 1 + (i % 400))));
+    days[3] = new Date(Date.UTC(1850, 5, 1));
+    days[4] = new Date(Date.UTC(2150, 0, 1));
+    const bytes = parquetWriteBuffer({
+      columnData: [
+        { name: 'id', data: Array.from({ length: count }, (_, i) => i) },
+        { name: 'name', data: Array.from({ length: count }, (_, i) => (i % 5 ? `n${i}` : null)) },
+        { name: 'opened', data: days },
+      ],
+      schema: [
+        { name: 'root', num_children: 3 },
+        { name: 'id', type: 'INT32', repetition_type: 'REQUIRED' },
+        { name: 'name', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' },
+        { name: 'opened', type: 'INT32', converted_type: 'DATE', repetition_type: 'REQUIRED' },
+      ],
+      rowGroupSize: 3000,
+    });
+    await writeFile(join(dir, 'columns.parquet'), new Uint8Array(bytes));
+    const source = await openParquet('columns.parquet');
+    assert.ok(source.columnBatches);
+    const rows: unknown[][] = [];
+    const sizes: number[] = [];
+    for await (const batch of source.columnBatches) {
+      sizes.push(batch.rowCount);
+      assert.equal(batch.columns.length, 3);
+      assert.deepEqual(batch.epochDays, [false, false, true]);
+      for (let row = 0; row < batch.rowCount; row++) {
+        const day = batch.columns[2]?.[row];
+        assert.equal(typeof day, 'number');
+        rows.push([
+          batch.columns[0]?.[row],
+          batch.columns[1]?.[row] ?? null,
+          new Date(Number(day) * 86_400_000),
+        ]);
+      }
+    }
+    assert.deepEqual(sizes, [3000, 3000, 1000]);
+    const expected = await rowsOf(source);
+    assert.deepEqual(rows, expected);
+    assert.deepEqual(expected[401], [401, 'n401', new Date(Date.UTC(2000, 0, 2))]);
+    assert.equal(expected[5]?.[1], null);
+    assert.deepEqual(
+      expected.slice(3, 5).map((row) => row[2]),
+      [days[3], days[4]],
+    );
+  });
+
   it('reads a file with no rows as zero rows', async () => {
     await writeParquet('empty.parquet', [{ name: 'id', data: [], type: 'INT32' }]);
     const source = await openParquet('empty.parquet');

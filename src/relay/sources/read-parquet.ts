@@ -1,18 +1,28 @@
 // Reads a Parquet file with hyparquet: footer checks at open, then one row group at a time on iteration.
 import { type FileHandle, open } from 'node:fs/promises';
-import { type AsyncBuffer, type FileMetaData, parquetMetadata, parquetRead, parquetSchema } from 'hyparquet';
+import {
+  type AsyncBuffer,
+  type FileMetaData,
+  type ParquetReadOptions,
+  parquetMetadata,
+  parquetRead,
+  parquetSchema,
+  type SchemaElement,
+} from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import type { SourceRows } from './open-file-source.ts';
+import type { ColumnBatch, SourceRows } from './open-file-source.ts';
 import { SourceError } from './source-error.ts';
 import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
 
 export const PARQUET_MAX_FOOTER_BYTES = 32 * 1024 * 1024;
 export const PARQUET_MAX_COLUMNS = 4096;
 const MAGIC = 'PAR1';
+const DAY_MS = 86_400_000;
 
 /**
  * Cells are as hyparquet decodes them: string, number, bigint (INT64), boolean, Date (DATE and TIMESTAMP),
- * null, and arrays or objects for nested columns.
+ * null, and arrays or objects for nested columns. In `columnBatches` a top-level DATE column is given as day
+ * numbers instead (flagged in `epochDays`), which spares one Date object per cell.
  */
 export async function readParquet(file: SourceFile): Promise<SourceRows> {
   const metadata = await withFile(file, (handle) => readMetadata(file, handle));
@@ -24,12 +34,26 @@ export async function readParquet(file: SourceFile): Promise<SourceRows> {
       `${file.displayPath} has ${leaves} columns, over the limit of ${PARQUET_MAX_COLUMNS}`,
     );
   }
-  const columns = parquetSchema(metadata).children.map((child) => child.element.name);
-  return {
-    columns,
-    byteSize: file.byteSize,
-    batches: { [Symbol.asyncIterator]: () => iterateBatches(file, metadata, columns) },
+  const children = parquetSchema(metadata).children;
+  const read: FileLayout = {
+    file,
+    metadata,
+    columns: children.map((child) => child.element.name),
+    epochDays: children.map(({ element, children: nested }) => nested.length === 0 && isPlainDate(element)),
   };
+  return {
+    columns: read.columns,
+    byteSize: file.byteSize,
+    batches: { [Symbol.asyncIterator]: () => iterateBatches(read) },
+    columnBatches: { [Symbol.asyncIterator]: () => iterateRowGroups(read) },
+  };
+}
+
+/** A leaf hyparquet turns into Dates (INT32 with the DATE converted type), one value per row. */
+function isPlainDate(element: SchemaElement): boolean {
+  return (
+    element.type === 'INT32' && element.converted_type === 'DATE' && element.repetition_type !== 'REPEATED'
+  );
 }
 
 /** Checks the framing by hand before hyparquet sees the footer, so a hostile length cannot make it allocate. */
@@ -57,11 +81,40 @@ async function readMetadata(file: SourceFile, handle: FileHandle): Promise<FileM
   }
 }
 
-async function* iterateBatches(
-  file: SourceFile,
-  metadata: FileMetaData,
-  columns: readonly string[],
-): AsyncGenerator<unknown[][]> {
+/** What every pass over the file needs: top-level column names and which of them are read as day numbers. */
+interface FileLayout {
+  readonly file: SourceFile;
+  readonly metadata: FileMetaData;
+  readonly columns: readonly string[];
+  readonly epochDays: readonly boolean[];
+}
+
+/** Rows in batches of at most BATCH_ROWS, transposed from the decoded columns of one row group at a time. */
+async function* iterateBatches(layout: FileLayout): AsyncGenerator<unknown[][]> {
+  const width = layout.columns.length;
+  for await (const group of iterateRowGroups(layout)) {
+    const cells = group.columns.map((column, c) => (layout.epochDays[c] ? daysToDates(column) : column));
+    for (let offset = 0; offset < group.rowCount; offset += BATCH_ROWS) {
+      const end = Math.min(offset + BATCH_ROWS, group.rowCount);
+      const batch: unknown[][] = new Array(end - offset);
+      for (let row = offset; row < end; row++) {
+        const values: unknown[] = new Array(width);
+        for (let column = 0; column < width; column++) values[column] = cells[column]?.[row] ?? null;
+        batch[row - offset] = values;
+      }
+      yield batch;
+    }
+  }
+}
+
+/** The Dates hyparquet itself would have made of DATE day numbers. */
+function daysToDates(days: ArrayLike<unknown>): unknown[] {
+  return Array.from(days, (day) => (typeof day === 'number' ? new Date(day * DAY_MS) : day));
+}
+
+/** One ColumnBatch per row group, cells as decoded (a missing cell is null). */
+async function* iterateRowGroups(layout: FileLayout): AsyncGenerator<ColumnBatch> {
+  const { file, metadata } = layout;
   await assertUnchanged(file);
   let handle: FileHandle;
   try {
@@ -71,21 +124,14 @@ async function* iterateBatches(
   }
   try {
     const buffer = fileBuffer(handle, file.byteSize);
+    const epochDays = layout.epochDays.some(Boolean) ? layout.epochDays : undefined;
     let groupStart = 0;
     for (const [groupIndex, group] of metadata.row_groups.entries()) {
       const groupRows = Number(group.num_rows);
-      const data = await readRowGroup(file, buffer, metadata, columns, groupIndex, groupStart, groupRows);
-      for (let offset = 0; offset < groupRows; offset += BATCH_ROWS) {
-        const end = Math.min(offset + BATCH_ROWS, groupRows);
-        const batch: unknown[][] = new Array(end - offset);
-        for (let row = offset; row < end; row++) {
-          const values: unknown[] = new Array(columns.length);
-          for (let column = 0; column < columns.length; column++)
-            values[column] = data[column]?.[row] ?? null;
-          batch[row - offset] = values;
-        }
-        yield batch;
-      }
+      const data = await readRowGroup(layout, buffer, groupIndex, groupStart, groupRows);
+      yield epochDays
+        ? { rowCount: groupRows, columns: data, epochDays }
+        : { rowCount: groupRows, columns: data };
       groupStart += groupRows;
     }
   } finally {
@@ -94,33 +140,44 @@ async function* iterateBatches(
 }
 
 /**
- * Column-oriented read of one row group through `onChunk`: hyparquet skips its own row transposition and the
- * rows are built per batch above, so only one row group of decoded columns is held at a time.
+ * Column-oriented read of one row group through `onChunk`: hyparquet skips its own row transposition, loading
+ * takes the columns as they are (rows are only built for `batches`), and one row group is held at a time. DATE
+ * columns are decoded in a pass of their own, with days kept as numbers.
  */
 async function readRowGroup(
-  file: SourceFile,
+  { file, metadata, columns, epochDays }: FileLayout,
   buffer: AsyncBuffer,
-  metadata: FileMetaData,
-  columns: readonly string[],
   groupIndex: number,
   groupStart: number,
   groupRows: number,
 ): Promise<ArrayLike<unknown>[]> {
   const chunks = new Map<string, { rowStart: number; data: ArrayLike<unknown> }[]>();
+  const dayColumns = columns.filter((_, c) => epochDays[c]);
+  const passes: Pick<ParquetReadOptions, 'columns' | 'parsers'>[] =
+    dayColumns.length === 0
+      ? [{}]
+      : [
+          { columns: columns.filter((_, c) => !epochDays[c]) },
+          { columns: dayColumns, parsers: { dateFromDays: (day: number) => day } },
+        ];
   try {
-    await parquetRead({
-      file: buffer,
-      metadata,
-      rowStart: groupStart,
-      rowEnd: groupStart + groupRows,
-      compressors,
-      geoparquet: false,
-      onChunk(chunk) {
-        const list = chunks.get(chunk.columnName) ?? [];
-        list.push({ rowStart: chunk.rowStart, data: chunk.columnData });
-        chunks.set(chunk.columnName, list);
-      },
-    });
+    for (const pass of passes) {
+      if (pass.columns?.length === 0) continue;
+      await parquetRead({
+        ...pass,
+        file: buffer,
+        metadata,
+        rowStart: groupStart,
+        rowEnd: groupStart + groupRows,
+        compressors,
+        geoparquet: false,
+        onChunk(chunk) {
+          const list = chunks.get(chunk.columnName) ?? [];
+          list.push({ rowStart: chunk.rowStart, data: chunk.columnData });
+          chunks.set(chunk.columnName, list);
+        },
+      });
+    }
   } catch (error) {
     if (error instanceof SourceError) throw error;
     throw notParquet(file, `row group ${groupIndex + 1} cannot be decoded`, error);

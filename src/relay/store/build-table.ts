@@ -1,62 +1,58 @@
 // Turns source rows into a table snapshot: every row coerced and checked against the declared schema.
-import type { TableConfig, TableFieldConfig } from '../config/schema.ts';
+import type { TableConfig } from '../config/schema.ts';
+import type { ColumnBatch } from '../sources/open-file-source.ts';
 import { SourceError } from '../sources/source-error.ts';
-import { coerceCell } from './coerce-cell.ts';
-import { type CellKey, type Column, columnKindOf } from './column.ts';
+import type { CellKey, Column } from './column.ts';
+import { type ColumnBuilder, createColumnBuilder } from './column-builder.ts';
 import { createTableSnapshot, type TableSnapshot } from './table-snapshot.ts';
 
 export interface BuildTableInput {
   readonly config: TableConfig;
   readonly columns: readonly string[];
   readonly batches: AsyncIterable<unknown[][]>;
+  /** When given, read instead of `batches` (same rows, column by column). */
+  readonly columnBatches?: AsyncIterable<ColumnBatch> | undefined;
   readonly excelSerials: boolean;
   readonly version: string;
   readonly loadedAt: number;
   readonly byteSize: number;
 }
 
+const NO_CELLS: ArrayLike<unknown> = [];
+
 export async function buildTable(input: BuildTableInput): Promise<TableSnapshot> {
   const { config } = input;
   const fields = config.schema.fields;
   const positions = mapColumns(config, input.columns);
-  const values: (CellKey | null)[][] = fields.map(() => []);
   const pkField = fields.findIndex((field) => field.name === config.primary_key);
-  const options = { excelSerials: input.excelSerials };
+  const builders = fields.map((field, f) =>
+    createColumnBuilder(field, { primaryKey: f === pkField, excelSerials: input.excelSerials }),
+  );
   let rowCount = 0;
-  for await (const batch of input.batches) {
-    for (const raw of batch) {
-      rowCount++;
-      for (let f = 0; f < fields.length; f++) {
-        const field = fields[f] as TableFieldConfig;
-        const result = coerceCell(raw[positions[f] as number], field.type, options);
-        if (!result.ok) {
-          const reason = field.sensitive ? `value is not a valid ${field.type}` : result.reason;
-          throw new SourceError({
-            tableId: config.id,
-            code: 'ingest.type_mismatch',
-            detail: reason,
-            row: rowCount,
-            column: field.name,
-          });
-        }
-        if (result.value === null && (!field.nullable || f === pkField)) {
-          const what = f === pkField ? 'primary key is empty' : 'empty value in a non-nullable field';
-          throw new SourceError({
-            tableId: config.id,
-            code: 'ingest.null_value',
-            detail: what,
-            row: rowCount,
-            column: field.name,
-          });
-        }
-        (values[f] as (CellKey | null)[]).push(result.value);
-      }
+  if (input.columnBatches) {
+    for await (const batch of input.columnBatches) {
+      const cellsOf = (f: number) => batch.columns[positions[f] as number];
+      const epochDays = (f: number) => batch.epochDays?.[positions[f] as number] === true;
+      appendBatch(config, builders, rowCount, batch.rowCount, cellsOf, epochDays);
+      rowCount += batch.rowCount;
+    }
+  } else {
+    let cells: unknown[] = [];
+    for await (const rows of input.batches) {
+      if (cells.length < rows.length) cells = new Array(rows.length);
+      const cellsOf = (f: number) => {
+        const position = positions[f] as number;
+        for (let i = 0; i < rows.length; i++) cells[i] = (rows[i] as unknown[])[position];
+        return cells;
+      };
+      appendBatch(config, builders, rowCount, rows.length, cellsOf, () => false);
+      rowCount += rows.length;
     }
   }
-  const order = primaryKeyOrder(config, values[pkField] as CellKey[]);
+  const order = primaryKeyOrder(config, (builders[pkField] as ColumnBuilder).keys());
   const columns = new Map<string, Column>();
   fields.forEach((field, f) => {
-    columns.set(field.name, toColumn(field, values[f] as (CellKey | null)[], order));
+    columns.set(field.name, (builders[f] as ColumnBuilder).finish(order));
   });
   return createTableSnapshot({
     config,
@@ -65,6 +61,38 @@ export async function buildTable(input: BuildTableInput): Promise<TableSnapshot>
     version: input.version,
     loadedAt: input.loadedAt,
     byteSize: input.byteSize,
+  });
+}
+
+/**
+ * Appends `count` rows field by field. The error reported is the one a row-by-row scan meets first (lowest row,
+ * then lowest field), so each later field is only scanned up to the earliest refused row found so far.
+ */
+function appendBatch(
+  config: TableConfig,
+  builders: readonly ColumnBuilder[],
+  rowsBefore: number,
+  count: number,
+  cellsOf: (field: number) => ArrayLike<unknown> | undefined,
+  epochDays: (field: number) => boolean,
+): void {
+  let badRow = count;
+  let badField = -1;
+  for (let f = 0; f < builders.length; f++) {
+    const at = (builders[f] as ColumnBuilder).append(cellsOf(f) ?? NO_CELLS, badRow, epochDays(f));
+    if (at >= 0) {
+      badRow = at;
+      badField = f;
+    }
+  }
+  if (badField === -1) return;
+  const { code, detail } = (builders[badField] as ColumnBuilder).problem();
+  throw new SourceError({
+    tableId: config.id,
+    code,
+    detail,
+    row: rowsBefore + badRow + 1,
+    column: config.schema.fields[badField]?.name ?? '',
   });
 }
 
@@ -93,11 +121,12 @@ function mapColumns(config: TableConfig, sourceColumns: readonly string[]): numb
 }
 
 /** Row permutation into ascending primary-key order; duplicates fail naming both source rows. */
-function primaryKeyOrder(config: TableConfig, keys: CellKey[]): Int32Array | undefined {
+function primaryKeyOrder(config: TableConfig, keys: ArrayLike<CellKey>): Int32Array | undefined {
   let sorted = true;
   for (let i = 1; i < keys.length && sorted; i++) sorted = (keys[i - 1] as CellKey) < (keys[i] as CellKey);
   if (sorted) return undefined;
-  const order = Int32Array.from(keys.keys());
+  const order = new Int32Array(keys.length);
+  for (let i = 0; i < order.length; i++) order[i] = i;
   order.sort((a, b) => {
     const ka = keys[a] as CellKey;
     const kb = keys[b] as CellKey;
@@ -117,35 +146,4 @@ function primaryKeyOrder(config: TableConfig, keys: CellKey[]): Int32Array | und
     }
   }
   return order;
-}
-
-function toColumn(
-  field: TableFieldConfig,
-  values: (CellKey | null)[],
-  order: Int32Array | undefined,
-): Column {
-  const n = values.length;
-  const at = order ? (i: number) => values[order[i] as number] ?? null : (i: number) => values[i] ?? null;
-  const kind = columnKindOf(field.type);
-  if (kind === 'numeric') {
-    const column = new Float64Array(n);
-    const nulls = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      const v = at(i);
-      if (v === null) nulls[i] = 1;
-      else column[i] = v as number;
-    }
-    return { kind, type: field.type as 'number' | 'integer' | 'timestamp', values: column, nulls };
-  }
-  if (kind === 'boolean') {
-    const column = new Uint8Array(n);
-    for (let i = 0; i < n; i++) {
-      const v = at(i);
-      column[i] = v === null ? 2 : v ? 1 : 0;
-    }
-    return { kind, type: 'boolean', values: column };
-  }
-  const column: (string | null)[] = new Array(n);
-  for (let i = 0; i < n; i++) column[i] = at(i) as string | null;
-  return { kind, type: field.type as 'string' | 'date', values: column };
 }

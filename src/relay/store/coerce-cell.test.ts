@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { coerceCell, parseFilterValue } from './coerce-cell.ts';
+import {
+  coerceCell,
+  coerceEpochDay,
+  coerceValue,
+  INVALID,
+  invalidReason,
+  parseFilterValue,
+} from './coerce-cell.ts';
 
 const csv = { excelSerials: false };
 const xlsx = { excelSerials: true };
@@ -77,5 +84,94 @@ describe('coerceCell', () => {
   it('parseFilterValue rejects empty values', () => {
     assert.equal(parseFilterValue('', 'string').ok, false);
     assert.deepEqual(parseFilterValue('3', 'integer'), { ok: true, value: 3 });
+    assert.deepEqual(parseFilterValue('x', 'integer'), { ok: false, reason: 'string "x" is not an integer' });
+  });
+
+  it('spells Date cells of any day exactly as toISOString does, time of day dropped', () => {
+    const day = 86_400_000;
+    const samples = [
+      Date.UTC(1899, 11, 31, 23, 59, 59, 999),
+      Date.UTC(1900, 0, 1),
+      Date.UTC(1969, 11, 31, 12),
+      0,
+      Date.UTC(2024, 1, 29, 6),
+      Date.UTC(2099, 11, 31, 23),
+      Date.UTC(2100, 0, 1, 1),
+      Date.UTC(-50, 5, 1),
+      Date.UTC(12_000, 0, 1),
+    ];
+    for (let ms = Date.UTC(1890, 0, 1) + 12_345; ms < Date.UTC(2110, 0, 1); ms += 37 * day + 4_321_000) {
+      samples.push(ms);
+    }
+    for (const ms of samples) {
+      const expected = new Date(ms).toISOString().slice(0, 10);
+      assert.equal(coerceValue(new Date(ms), 'date', false), expected, String(ms));
+      assert.equal(coerceValue(new Date(ms), 'date', false), expected, `${ms} again`);
+    }
+    assert.deepEqual(coerceCell(new Date(Number.NaN), 'date', csv), { ok: false, reason: 'invalid date' });
+    assert.deepEqual(coerceCell(-1, 'date', xlsx), { ok: true, value: '1899-12-29' });
+    assert.deepEqual(coerceCell(45292.75, 'date', xlsx), { ok: true, value: '2024-01-01' });
+  });
+});
+
+describe('coerceValue', () => {
+  it('returns the value itself, or INVALID with the reason kept aside', () => {
+    assert.equal(coerceValue(' 42 ', 'integer', false), 42);
+    assert.equal(coerceValue('', 'integer', false), null);
+    assert.equal(coerceValue(undefined, 'date', false), null);
+    assert.equal(coerceValue('n', 'boolean', false), false);
+    assert.equal(coerceValue(1.5, 'integer', false), INVALID);
+    assert.equal(invalidReason(), '1.5 is not an integer');
+    assert.equal(coerceValue(Number.POSITIVE_INFINITY, 'number', false), INVALID);
+    assert.equal(invalidReason(), 'not a finite number');
+    assert.equal(coerceValue('2023-02-29', 'date', false), INVALID);
+    assert.equal(invalidReason(), 'string "2023-02-29" is not a date (YYYY-MM-DD)');
+  });
+
+  it('agrees with coerceCell on every type', () => {
+    const cells = [
+      '',
+      ' 7 ',
+      '7.5',
+      'yes',
+      '2024-01-02',
+      '2024-01-02T03:04:05Z',
+      7,
+      7.5,
+      true,
+      9n,
+      new Date(0),
+    ];
+    for (const type of ['string', 'integer', 'number', 'boolean', 'date', 'timestamp'] as const) {
+      for (const cell of cells) {
+        const value = coerceValue(cell, type, false);
+        const expected = value === INVALID ? { ok: false, reason: invalidReason() } : { ok: true, value };
+        assert.deepEqual(coerceCell(cell, type, csv), expected, `${type} ${String(cell)}`);
+      }
+    }
+  });
+
+  it('coerceEpochDay gives what coerceValue gives the Date of that day', () => {
+    const days = [
+      -100_000_001, -100_000_000, -25_568, -1, 0, 1, 19_723, 47_482, 100_000_000, 100_000_001, 0.5,
+    ];
+    const cells: unknown[] = [...days, null, undefined, ''];
+    for (const type of ['string', 'integer', 'number', 'boolean', 'date', 'timestamp'] as const) {
+      for (const cell of cells) {
+        const date = typeof cell === 'number' ? new Date(cell * 86_400_000) : cell;
+        const label = `${type} ${String(cell)}`;
+        let expected: unknown;
+        try {
+          const value = coerceValue(date, type, false);
+          expected = value === INVALID ? { reason: invalidReason() } : { value };
+        } catch (error) {
+          assert.throws(() => coerceEpochDay(cell, type, false), { name: (error as Error).name }, label);
+          continue;
+        }
+        const value = coerceEpochDay(cell, type, false);
+        assert.deepEqual(value === INVALID ? { reason: invalidReason() } : { value }, expected, label);
+      }
+    }
+    assert.equal(coerceEpochDay(19_723, 'date', false), '2024-01-01');
   });
 });

@@ -4,27 +4,41 @@ import type { CellKey } from './column.ts';
 
 export type Coerced = { ok: true; value: CellKey | null } | { ok: false; reason: string };
 
+/** What `coerceValue` returns for a cell that does not fit its type; `invalidReason()` then says why. */
+export const INVALID: unique symbol = Symbol('invalid cell');
+export type CoercedValue = CellKey | null | typeof INVALID;
+
 const TRUE = new Set(['true', '1', 'yes', 't', 'y']);
 const FALSE = new Set(['false', '0', 'no', 'f', 'n']);
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/;
+const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
+const NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 // Excel counts days from 1899-12-30 (the 1900 leap-year bug is folded into that epoch).
 const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
 const DAY_MS = 86_400_000;
+const EXCEL_EPOCH_DAY = EXCEL_EPOCH_MS / DAY_MS;
+// A Date holds at most 100,000,000 days either side of 1970 (±8.64e15 ms).
+const MAX_DATE_DAY = 100_000_000;
+// Date columns repeat few distinct days, so the text of days from 1900 to 2099 is cached, indexed by epoch day.
+const CACHED_FIRST_DAY = Date.UTC(1900, 0, 1) / DAY_MS;
+const CACHED_DAYS = Date.UTC(2100, 0, 1) / DAY_MS - CACHED_FIRST_DAY;
+let dayTexts: (string | undefined)[] | undefined;
+
+// The reason of the last INVALID result: kept here so that valid cells allocate no result object.
+let lastReason = '';
 
 export interface CoerceOptions {
   /** XLSX sources: numbers in date/timestamp columns are Excel serial day numbers. */
   readonly excelSerials: boolean;
 }
 
-const ok = (value: CellKey | null): Coerced => ({ ok: true, value });
-const fail = (reason: string): Coerced => ({ ok: false, reason });
-
-export function coerceCell(raw: unknown, type: FieldType, options: CoerceOptions): Coerced {
-  if (raw === null || raw === undefined || raw === '') return ok(null);
+/** The allocation-free form used by table loading: the value, or INVALID with the reason in `invalidReason()`. */
+export function coerceValue(raw: unknown, type: FieldType, excelSerials: boolean): CoercedValue {
+  if (raw === null || raw === undefined || raw === '') return null;
   switch (type) {
     case 'string':
-      return ok(coerceString(raw));
+      return coerceString(raw);
     case 'integer':
       return coerceInteger(raw);
     case 'number':
@@ -32,83 +46,122 @@ export function coerceCell(raw: unknown, type: FieldType, options: CoerceOptions
     case 'boolean':
       return coerceBoolean(raw);
     case 'date':
-      return coerceDate(raw, options);
+      return coerceDate(raw, excelSerials);
     case 'timestamp':
-      return coerceTimestamp(raw, options);
+      return coerceTimestamp(raw, excelSerials);
   }
+}
+
+/** A DATE cell given as whole days since 1970-01-01: the result `coerceValue` gives `new Date(day * DAY_MS)`. */
+export function coerceEpochDay(day: unknown, type: FieldType, excelSerials: boolean): CoercedValue {
+  if (typeof day !== 'number') return coerceValue(day, type, excelSerials);
+  // Only the date type skips the Date; it is the only one a Parquet DATE column is normally declared as.
+  if (type === 'date' && Number.isInteger(day) && day >= -MAX_DATE_DAY && day <= MAX_DATE_DAY)
+    return dayText(day);
+  return coerceValue(new Date(day * DAY_MS), type, excelSerials);
+}
+
+/** Why the last `coerceValue` call returned INVALID. */
+export function invalidReason(): string {
+  return lastReason;
+}
+
+export function coerceCell(raw: unknown, type: FieldType, options: CoerceOptions): Coerced {
+  const value = coerceValue(raw, type, options.excelSerials);
+  return value === INVALID ? { ok: false, reason: lastReason } : { ok: true, value };
 }
 
 /** Parses a filter value (always text) with the same rules as source cells. */
 export function parseFilterValue(text: string, type: FieldType): Coerced {
   const result = coerceCell(text, type, { excelSerials: false });
-  return result.ok && result.value === null ? fail('empty value') : result;
+  return result.ok && result.value === null ? { ok: false, reason: 'empty value' } : result;
+}
+
+function fail(reason: string): typeof INVALID {
+  lastReason = reason;
+  return INVALID;
 }
 
 function coerceString(raw: unknown): string {
+  if (typeof raw === 'string') return raw;
   if (raw instanceof Date) return raw.toISOString();
   return String(raw);
 }
 
-function coerceInteger(raw: unknown): Coerced {
+function coerceInteger(raw: unknown): CoercedValue {
+  if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : fail(`${raw} is not an integer`);
   if (typeof raw === 'bigint') {
     return raw <= BigInt(Number.MAX_SAFE_INTEGER) && raw >= BigInt(Number.MIN_SAFE_INTEGER)
-      ? ok(Number(raw))
+      ? Number(raw)
       : fail('integer outside the safe range');
   }
-  if (typeof raw === 'number') return Number.isSafeInteger(raw) ? ok(raw) : fail(`${raw} is not an integer`);
-  if (typeof raw === 'string' && /^\s*[+-]?\d+\s*$/.test(raw)) {
+  if (typeof raw === 'string' && INTEGER_TEXT.test(raw)) {
     const value = Number(raw);
-    return Number.isSafeInteger(value) ? ok(value) : fail('integer outside the safe range');
+    return Number.isSafeInteger(value) ? value : fail('integer outside the safe range');
   }
   return fail(`${describe(raw)} is not an integer`);
 }
 
-function coerceNumber(raw: unknown): Coerced {
-  if (typeof raw === 'bigint') return ok(Number(raw));
-  if (typeof raw === 'number') return Number.isFinite(raw) ? ok(raw) : fail('not a finite number');
-  if (typeof raw === 'string' && /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/.test(raw))
-    return ok(Number(raw));
+function coerceNumber(raw: unknown): CoercedValue {
+  if (typeof raw === 'number') return Number.isFinite(raw) ? raw : fail('not a finite number');
+  if (typeof raw === 'bigint') return Number(raw);
+  if (typeof raw === 'string' && NUMBER_TEXT.test(raw)) return Number(raw);
   return fail(`${describe(raw)} is not a number`);
 }
 
-function coerceBoolean(raw: unknown): Coerced {
-  if (typeof raw === 'boolean') return ok(raw);
-  if (typeof raw === 'number' && (raw === 0 || raw === 1)) return ok(raw === 1);
+function coerceBoolean(raw: unknown): CoercedValue {
+  if (typeof raw === 'boolean') return raw;
+  if (typeof raw === 'number' && (raw === 0 || raw === 1)) return raw === 1;
   if (typeof raw === 'string') {
     const text = raw.trim().toLowerCase();
-    if (TRUE.has(text)) return ok(true);
-    if (FALSE.has(text)) return ok(false);
+    if (TRUE.has(text)) return true;
+    if (FALSE.has(text)) return false;
   }
   return fail(`${describe(raw)} is not a boolean`);
 }
 
-function coerceDate(raw: unknown, options: CoerceOptions): Coerced {
+function coerceDate(raw: unknown, excelSerials: boolean): CoercedValue {
   if (raw instanceof Date) {
-    return Number.isNaN(raw.getTime()) ? fail('invalid date') : ok(raw.toISOString().slice(0, 10));
+    const ms = raw.getTime();
+    return Number.isNaN(ms) ? fail('invalid date') : dayText(Math.floor(ms / DAY_MS));
   }
-  if (typeof raw === 'number' && options.excelSerials) {
-    return ok(new Date(EXCEL_EPOCH_MS + Math.floor(raw) * DAY_MS).toISOString().slice(0, 10));
-  }
+  if (typeof raw === 'number' && excelSerials) return dayText(EXCEL_EPOCH_DAY + Math.floor(raw));
   if (typeof raw === 'string') {
     const text = raw.trim();
     const match = DATE.exec(text);
-    if (match && isRealDate(Number(match[1]), Number(match[2]), Number(match[3]))) return ok(text);
+    if (match && isRealDate(Number(match[1]), Number(match[2]), Number(match[3]))) return text;
   }
   return fail(`${describe(raw)} is not a date (YYYY-MM-DD)`);
 }
 
-function coerceTimestamp(raw: unknown, options: CoerceOptions): Coerced {
-  if (raw instanceof Date) return Number.isNaN(raw.getTime()) ? fail('invalid timestamp') : ok(raw.getTime());
-  if (typeof raw === 'number' && options.excelSerials) return ok(Math.round(EXCEL_EPOCH_MS + raw * DAY_MS));
+/** `YYYY-MM-DD` of a UTC day number, exactly as `toISOString()` spells that day. */
+function dayText(day: number): string {
+  const slot = day - CACHED_FIRST_DAY;
+  if (!(slot >= 0 && slot < CACHED_DAYS)) return new Date(day * DAY_MS).toISOString().slice(0, 10);
+  dayTexts ??= new Array<string | undefined>(CACHED_DAYS).fill(undefined);
+  let text = dayTexts[slot];
+  if (text === undefined) {
+    text = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    dayTexts[slot] = text;
+  }
+  return text;
+}
+
+function coerceTimestamp(raw: unknown, excelSerials: boolean): CoercedValue {
+  if (raw instanceof Date) {
+    const ms = raw.getTime();
+    return Number.isNaN(ms) ? fail('invalid timestamp') : ms;
+  }
+  if (typeof raw === 'number' && excelSerials) return Math.round(EXCEL_EPOCH_MS + raw * DAY_MS);
   if (typeof raw === 'string') {
     const text = raw.trim();
-    if (DATE.test(text)) return coerceTimestamp(`${text}T00:00:00Z`, options);
+    if (DATE.test(text)) return coerceTimestamp(`${text}T00:00:00Z`, excelSerials);
     const match = TIMESTAMP.exec(text);
     if (match) {
       // A timestamp without an offset is read as UTC.
       const iso = `${match[1]}T${match[2]}:${match[3]}:${match[4] ?? '00'}${(match[5] ?? '').slice(0, 4)}${normaliseOffset(match[6])}`;
       const ms = Date.parse(iso);
-      if (!Number.isNaN(ms)) return ok(ms);
+      if (!Number.isNaN(ms)) return ms;
     }
   }
   return fail(`${describe(raw)} is not an ISO 8601 timestamp`);

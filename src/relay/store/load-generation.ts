@@ -50,6 +50,7 @@ export async function loadTable(
     config: table,
     columns: source.columns,
     batches: source.batches,
+    columnBatches: source.columnBatches,
     excelSerials: isXlsx(table),
     version,
     loadedAt: options.clock.now(),

@@ -1,7 +1,8 @@
 // A loaded table: typed columns in primary-key order, its content version and lazily built indexes.
 import type { TableConfig } from '../config/schema.ts';
-import { type CellKey, type Column, cellKey } from './column.ts';
+import type { CellKey, Column } from './column.ts';
 import { buildHashIndex, type HashIndex } from './hash-index.ts';
+import { primaryKeyRow } from './primary-key-row.ts';
 import { buildSortedIndex, type SortedIndex } from './sorted-index.ts';
 
 export interface TableSnapshot {
@@ -20,6 +21,7 @@ export interface TableSnapshot {
   sortedIndex(column: string): SortedIndex;
 }
 
+/** `columns` must hold the rows in strictly ascending primary-key order, as `buildTable` leaves them. */
 export function createTableSnapshot(init: {
   config: TableConfig;
   rowCount: number;
@@ -31,8 +33,6 @@ export function createTableSnapshot(init: {
   const hashIndexes = new Map<string, HashIndex>();
   const sortedIndexes = new Map<string, SortedIndex>();
   const pkColumn = init.columns.get(init.config.primary_key) as Column;
-  const pkIndex = new Map<CellKey, number>();
-  for (let row = 0; row < init.rowCount; row++) pkIndex.set(cellKey(pkColumn, row) as CellKey, row);
 
   const columnOrThrow = (name: string): Column => {
     const column = init.columns.get(name);
@@ -48,7 +48,7 @@ export function createTableSnapshot(init: {
     version: init.version,
     loadedAt: init.loadedAt,
     byteSize: init.byteSize,
-    rowOf: (key) => pkIndex.get(key),
+    rowOf: (key) => primaryKeyRow(pkColumn, init.rowCount, key),
     hashIndex(name) {
       let index = hashIndexes.get(name);
       if (!index) {

@@ -1,0 +1,86 @@
+// The post-pass over computed groups: order, disclosure control (omit or mask small groups), rounding, max_rows.
+import type { CellKey } from '../store/column.ts';
+import type { AggregateMeasure, CatalogAggregate } from './aggregate-model.ts';
+import type { GroupedResult } from './execute-aggregate.ts';
+import type { AggregateQuery } from './parse-aggregate-request.ts';
+import type { AggregatePlan } from './plan-aggregate.ts';
+
+export interface Observation {
+  /** Values of the query's group_by dimensions, in that order. */
+  readonly keys: readonly (CellKey | null)[];
+  /** Values of the query's measures, in that order; all null when masked. */
+  readonly values: readonly (number | null)[];
+  readonly masked: boolean;
+}
+
+export interface DisclosedResult {
+  readonly observations: readonly Observation[];
+  /** Groups below the minimum cell size, omitted or masked (counted before truncation). */
+  readonly suppressedGroups: number;
+  readonly truncated: boolean;
+}
+
+export function applyDisclosure(
+  aggregate: CatalogAggregate,
+  query: AggregateQuery,
+  plan: AggregatePlan,
+  grouped: GroupedResult,
+): DisclosedResult {
+  const { minCellSize, suppression } = aggregate.disclosure;
+  const dimCount = plan.dimensions.length;
+  const ranks = plan.dimensions.map((d) => rankOf(d.encoded.values));
+  const order = Array.from({ length: grouped.groupCount }, (_, g) => g);
+  order.sort((a, b) => {
+    for (let d = 0; d < dimCount; d++) {
+      const rank = ranks[d] as Int32Array;
+      const diff =
+        (rank[grouped.codes[a * dimCount + d] as number] as number) -
+        (rank[grouped.codes[b * dimCount + d] as number] as number);
+      if (diff !== 0) return diff;
+    }
+    return 0;
+  });
+  const observations: Observation[] = [];
+  let suppressedGroups = 0;
+  let kept = 0;
+  for (const g of order) {
+    const small = (grouped.sizes[g] as number) < minCellSize;
+    if (small) suppressedGroups++;
+    if (small && suppression === 'omit') continue;
+    kept++;
+    if (observations.length >= query.maxRows) continue;
+    const keys = plan.dimensions.map(
+      (d, i) => d.encoded.values[grouped.codes[g * dimCount + i] as number] as CellKey | null,
+    );
+    const values = small
+      ? query.measures.map(() => null)
+      : query.measures.map((measure, m) => rounded(measure, grouped.values[m]?.[g] ?? null));
+    observations.push({ keys, values, masked: small });
+  }
+  return { observations, suppressedGroups, truncated: kept > query.maxRows };
+}
+
+/** Position of each code when the values are sorted: null last, then numbers, text and booleans ascending. */
+function rankOf(values: readonly (CellKey | null)[]): Int32Array {
+  const codes = values.map((_, code) => code);
+  codes.sort((a, b) => compareCells(values[a] as CellKey | null, values[b] as CellKey | null));
+  const rank = new Int32Array(values.length);
+  codes.forEach((code, position) => {
+    rank[code] = position;
+  });
+  return rank;
+}
+
+export function compareCells(a: CellKey | null, b: CellKey | null): number {
+  if (a === b) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function rounded(measure: AggregateMeasure, value: number | null): number | null {
+  if (value === null || measure.decimals === undefined) return value;
+  const result = Number(value.toFixed(measure.decimals));
+  // -0 renders as 0 in JSON but not everywhere else.
+  return result === 0 ? 0 : result;
+}

@@ -1,0 +1,216 @@
+// Aggregate execution: GET with query parameters and POST .../query with a JSON body, as JSON, CSV or SDMX-JSON.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
+import { platformProblem } from '../../platform/problem/platform-problems.ts';
+import { relayProblem } from '../problems.ts';
+import { optional, type QueryParams } from '../query/parse-collection-query.ts';
+import type { RelayRuntime } from '../relay-runtime.ts';
+import { notModified } from '../routes/records.ts';
+import { readPurpose, requireGeneration } from '../routes/resolve-entity.ts';
+import type { Generation } from '../store/generation.ts';
+import type { CatalogAggregate } from './aggregate-model.ts';
+import { type CachedAnswer, cachedAnswer, rememberAnswer } from './answer-cache.ts';
+import { aggregateAuditFacts, lookupAggregate, requireExecution } from './authorize-aggregate.ts';
+import { computeAggregate } from './compute-aggregate.ts';
+import { aggregateUrl } from './describe-aggregate.ts';
+import { type AggregateFormat, negotiateFormat } from './negotiate-format.ts';
+import {
+  type AggregateQuery,
+  bodyFormat,
+  parseAggregateBody,
+  parseAggregateParams,
+} from './parse-aggregate-request.ts';
+import { CSV_MEDIA_TYPE, renderAggregateCsv } from './render-aggregate-csv.ts';
+import { renderAggregateJson } from './render-aggregate-json.ts';
+import { renderAggregateSdmx, SDMX_CONTENT_TYPE } from './render-aggregate-sdmx.ts';
+import type { AggregateResponse } from './result-metadata.ts';
+
+interface AggregateParams {
+  dataset_id: string;
+  aggregate_id: string;
+}
+
+const QUERY_PATH = '/v1/datasets/:dataset_id/aggregates/:aggregate_id/query';
+
+export function registerAggregateQueryRoutes(app: FastifyInstance, runtime: RelayRuntime): void {
+  const baseUrl = runtime.catalog.config.catalog.base_url.replace(/\/$/, '');
+
+  app.get<{ Params: AggregateParams }>(
+    '/v1/datasets/:dataset_id/aggregates/:aggregate_id',
+    (request, reply) => runAggregate(runtime, baseUrl, request, reply, 'GET'),
+  );
+
+  // The body is read raw in this scope and parsed only after authentication, scopes and purpose, so a
+  // caller without rights learns nothing from body errors.
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    scope.post<{ Params: AggregateParams }>(QUERY_PATH, (request, reply) =>
+      runAggregate(runtime, baseUrl, request, reply, 'POST'),
+    );
+  });
+}
+
+async function runAggregate(
+  runtime: RelayRuntime,
+  baseUrl: string,
+  request: FastifyRequest<{ Params: AggregateParams }>,
+  reply: FastifyReply,
+  method: 'GET' | 'POST',
+): Promise<FastifyReply> {
+  const facts = aggregateAuditFacts(request);
+  facts.endpointKind = 'aggregate';
+  // Every answer, errors included, may depend on Accept.
+  reply.header('vary', 'Accept');
+  const principal = await runtime.authenticate(request);
+  const { dataset_id: datasetId, aggregate_id: aggregateId } = request.params;
+  const aggregate = lookupAggregate(runtime.catalog, principal, datasetId, aggregateId, 'aggregate');
+  facts.datasetId = aggregate.datasetId;
+  facts.aggregate = aggregate;
+  facts.entity = aggregate.source;
+  facts.scopesUsed = requireExecution(principal, aggregate);
+  facts.purpose = readPurpose(request, aggregate.entitiesRead);
+  const params = request.query as QueryParams;
+  if (method === 'GET') facts.query = params;
+  const body = method === 'POST' ? readJsonBody(request, params) : undefined;
+  const format = negotiateFormat({
+    f: optional(params, 'f'),
+    bodyFormat: method === 'POST' ? bodyFormat(body) : undefined,
+    accept: request.headers.accept,
+  });
+  const query =
+    method === 'POST' ? parseAggregateBody(aggregate, body) : parseAggregateParams(aggregate, params);
+  // Recorded in one canonical shape (`path.op` names) whichever way the query was sent.
+  facts.query = auditParams(query, format);
+  const generation = requireGeneration(runtime.state);
+  const intent = normalisedQuery(query);
+  const versions = aggregate.entitiesRead.map((e) => generation.table(e.datasetId, e.tableId).version);
+  // The method is part of the tag because GET and POST answers link to themselves differently.
+  const etag = strongEtag(['aggregate', method, aggregate.datasetId, aggregate.id, versions, intent, format]);
+  if (isNotModified(request, etag)) return notModified(reply, etag);
+  let answer = cachedAnswer(generation, etag);
+  if (!answer) {
+    answer = answerOf(generation, aggregate, query, format, {
+      computedAt: request.ctx.startedAt,
+      digest: createHash('sha256').update(etag).digest('hex').slice(0, 16),
+      links: linksOf(baseUrl, aggregate, request, method),
+    });
+    rememberAnswer(generation, etag, answer);
+  }
+  facts.rowCount = answer.rowCount;
+  facts.suppressedGroups = answer.suppressedGroups;
+  reply.header('etag', etag);
+  for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
+  return reply.send(answer.body);
+}
+
+function answerOf(
+  generation: Generation,
+  aggregate: CatalogAggregate,
+  query: AggregateQuery,
+  format: AggregateFormat,
+  context: Pick<AggregateResponse, 'computedAt' | 'digest' | 'links'>,
+): CachedAnswer {
+  const result = computeAggregate(generation, aggregate, query);
+  const asOf = Math.max(
+    ...aggregate.entitiesRead.map((e) => generation.table(e.datasetId, e.tableId).loadedAt),
+  );
+  const response: AggregateResponse = { aggregate, query, result, asOf, ...context };
+  const describedBy = { link: `<${context.links.structure}>; rel="describedby"` };
+  const counts = { rowCount: result.observations.length, suppressedGroups: result.suppressedGroups };
+  switch (format) {
+    case 'json':
+      return {
+        body: renderAggregateJson(response),
+        headers: { 'content-type': 'application/json; charset=utf-8', ...describedBy },
+        ...counts,
+      };
+    case 'csv': {
+      const csv = renderAggregateCsv(response);
+      return {
+        body: csv.body,
+        headers: { 'content-type': CSV_MEDIA_TYPE, ...describedBy, ...csv.headers },
+        ...counts,
+      };
+    }
+    case 'sdmx-json':
+      // A Buffer keeps the media type exactly as SDMX REST names it (no charset parameter appended).
+      return {
+        body: Buffer.from(renderAggregateSdmx(response)),
+        headers: { 'content-type': SDMX_CONTENT_TYPE, ...describedBy },
+        ...counts,
+      };
+  }
+}
+
+/** The body as JSON; a POST takes only `f` from the query string. */
+function readJsonBody(request: FastifyRequest, params: QueryParams): unknown {
+  for (const name of Object.keys(params)) {
+    if (name !== 'f') {
+      throw relayProblem(
+        'aggregate.invalid_query',
+        `a query POST takes its query in the JSON body; only \`f\` is accepted in the URL, not \`${name}\``,
+      );
+    }
+  }
+  const raw = request.body;
+  if (typeof raw !== 'string' || raw.trim() === '') return undefined;
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type !== 'application/json' && !type.endsWith('+json'))
+    throw platformProblem('http.unsupported_media_type', 'send the query as application/json');
+  try {
+    return JSON.parse(raw) as unknown;
+  } catch {
+    throw platformProblem('http.invalid_body', 'The body is not valid JSON.');
+  }
+}
+
+/** What the answer depends on, in a canonical order (filters sorted), for the ETag. */
+function normalisedQuery(query: AggregateQuery): unknown {
+  const filters = query.filters
+    .map((filter) => [filter.path.path, filter.op, filter.values] as const)
+    .sort(([a, opA], [b, opB]) => (a === b ? (opA < opB ? -1 : 1) : a < b ? -1 : 1));
+  return {
+    measures: query.measures.map((measure) => measure.id),
+    group_by: query.groupBy.map((dimension) => dimension.id),
+    filters,
+    max_rows: query.maxRows,
+  };
+}
+
+/** A POST query as GET-style parameters, so the audit record hashes filter values as for a GET. */
+function auditParams(query: AggregateQuery, format: AggregateFormat): Record<string, string> {
+  const params: Record<string, string> = {
+    f: format,
+    measures: query.measures.map((measure) => measure.id).join(','),
+    group_by: query.groupBy.map((dimension) => dimension.id).join(','),
+    max_rows: String(query.maxRows),
+  };
+  for (const filter of query.filters) params[`${filter.path.path}.${filter.op}`] = filter.values.join(',');
+  return params;
+}
+
+function linksOf(
+  baseUrl: string,
+  aggregate: CatalogAggregate,
+  request: FastifyRequest,
+  method: 'GET' | 'POST',
+): AggregateResponse['links'] {
+  const url = aggregateUrl(baseUrl, aggregate);
+  const query =
+    method === 'GET' ? new URL(request.url, 'http://relay.invalid').searchParams : new URLSearchParams();
+  const withFormat = (f: string) => {
+    const params = new URLSearchParams(query);
+    params.set('f', f);
+    return `${url}?${params.toString()}`;
+  };
+  const self = method === 'GET' ? `${url}${query.size > 0 ? `?${query.toString()}` : ''}` : `${url}/query`;
+  return {
+    self,
+    structure: `${url}/structure`,
+    json: withFormat('json'),
+    csv: withFormat('csv'),
+    sdmx: withFormat('sdmx-json'),
+  };
+}

@@ -1,0 +1,54 @@
+// CSV aggregate result: one row per observation, exact id headers, metadata in response headers.
+import { stringify } from 'csv-stringify/sync';
+import { dimensionJson } from './describe-aggregate.ts';
+import { STATUS_SUPPRESSED } from './render-aggregate-json.ts';
+import { type AggregateResponse, resultMetadata } from './result-metadata.ts';
+
+export const CSV_MEDIA_TYPE = 'text/csv; charset=utf-8; header=present';
+
+export interface RenderedCsv {
+  readonly body: string;
+  /** Disclosure, freshness and completeness, which a CSV body cannot carry. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * Columns: the group_by dimension ids, the measure ids, then `<measure>$status` for each measure when
+ * small groups are masked (present whatever this answer holds, so the header is stable per query).
+ */
+export function renderAggregateCsv(response: AggregateResponse): RenderedCsv {
+  const { query, result, aggregate } = response;
+  const masking = aggregate.disclosure.suppression !== 'omit';
+  const columns = [
+    ...query.groupBy.map((dimension) => dimension.id),
+    ...query.measures.map((measure) => measure.id),
+    ...(masking ? query.measures.map((measure) => `${measure.id}$status`) : []),
+  ];
+  const records = result.observations.map((observation) => [
+    ...query.groupBy.map((dimension, i) =>
+      neutralise(dimensionJson(dimension.path, observation.keys[i] ?? null)),
+    ),
+    ...observation.values,
+    ...(masking ? query.measures.map(() => (observation.masked ? STATUS_SUPPRESSED : '')) : []),
+  ]);
+  const body = stringify(records, {
+    header: true,
+    columns,
+    record_delimiter: 'windows',
+    cast: { boolean: (value) => String(value) },
+  });
+  const metadata = resultMetadata(response);
+  return {
+    body,
+    headers: {
+      'x-ambit-disclosure-control': JSON.stringify(metadata.disclosure_control),
+      'x-ambit-freshness': JSON.stringify(metadata.freshness),
+      'x-ambit-completeness': JSON.stringify(metadata.completeness),
+    },
+  };
+}
+
+/** Text a spreadsheet would run as a formula is prefixed with `'` (numbers are left alone). */
+export function neutralise<T>(value: T): T | string {
+  return typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}

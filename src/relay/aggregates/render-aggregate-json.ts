@@ -1,0 +1,43 @@
+// Native JSON aggregate result: observations keyed by dimension and measure id, with structure and metadata.
+import { describeDimension, describeMeasure, dimensionJson } from './describe-aggregate.ts';
+import type { AggregateResponse } from './result-metadata.ts';
+import { resultMetadata } from './result-metadata.ts';
+
+export const STATUS_SUPPRESSED = 'S';
+
+export function renderAggregateJson(response: AggregateResponse): string {
+  const { aggregate, query, result, links } = response;
+  const observations = result.observations.map((observation) => {
+    const object: Record<string, unknown> = {};
+    query.groupBy.forEach((dimension, i) => {
+      object[dimension.id] = dimensionJson(dimension.path, observation.keys[i] ?? null);
+    });
+    query.measures.forEach((measure, m) => {
+      object[measure.id] = observation.values[m] ?? null;
+    });
+    // A masked group keeps its keys; each measure says why it is null.
+    if (observation.masked) {
+      object.attributes = Object.fromEntries(
+        query.measures.map((measure) => [`${measure.id}$status`, STATUS_SUPPRESSED]),
+      );
+    }
+    return object;
+  });
+  return JSON.stringify({
+    dataset_id: aggregate.datasetId,
+    aggregate_id: aggregate.id,
+    title: aggregate.title,
+    observations,
+    structure: {
+      dimensions: query.groupBy.map(describeDimension),
+      measures: query.measures.map(describeMeasure),
+    },
+    ...resultMetadata(response),
+    links: [
+      { rel: 'self', href: links.self, type: 'application/json' },
+      { rel: 'describedby', href: links.structure, type: 'application/json' },
+      { rel: 'alternate', href: links.sdmx, type: 'application/vnd.sdmx.data+json;version=2.1' },
+      { rel: 'alternate', href: links.csv, type: 'text/csv' },
+    ],
+  });
+}

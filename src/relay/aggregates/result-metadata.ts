@@ -1,0 +1,47 @@
+// What every format says about a result besides its cells: completeness, disclosure control and freshness.
+import type { CatalogAggregate } from './aggregate-model.ts';
+import type { DisclosedResult } from './apply-disclosure.ts';
+import type { AggregateQuery } from './parse-aggregate-request.ts';
+
+/** One computed answer with what its renderers need. */
+export interface AggregateResponse {
+  readonly aggregate: CatalogAggregate;
+  readonly query: AggregateQuery;
+  readonly result: DisclosedResult;
+  /** When the relay computed this answer (epoch ms). */
+  readonly computedAt: number;
+  /** When the source data was loaded (epoch ms). */
+  readonly asOf: number;
+  /** Short digest of the data versions and the query, used for message ids. */
+  readonly digest: string;
+  readonly links: {
+    readonly self: string;
+    readonly structure: string;
+    readonly json: string;
+    readonly csv: string;
+    readonly sdmx: string;
+  };
+}
+
+export function resultMetadata(response: AggregateResponse) {
+  const { result, aggregate } = response;
+  const control = aggregate.disclosure;
+  return {
+    completeness: {
+      // A cube is complete only when no group was cut by max_rows and none was omitted or masked.
+      complete: !result.truncated && result.suppressedGroups === 0,
+      truncated: result.truncated,
+    },
+    disclosure_control: {
+      method: control.method,
+      min_cell_size: control.minCellSize,
+      suppression: control.suppression,
+      suppressed_observations: control.reportSuppressed ? result.suppressedGroups : null,
+      query_budget: { tracked: false, scope: 'none' },
+    },
+    freshness: {
+      computed_at: new Date(response.computedAt).toISOString(),
+      as_of: new Date(response.asOf).toISOString(),
+    },
+  };
+}

@@ -1,0 +1,248 @@
+// Manifest loading: digest pins, YAML and version errors, shape errors, and every cross-reference rule at once.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { ConfigError } from '../../platform/config/config-error.ts';
+import { digestOf, loadManifestFile, parseManifestText } from './load-manifest.ts';
+
+const DEMO_MANIFEST = fileURLToPath(new URL('../../../demo/relay.metadata.yaml', import.meta.url));
+
+const BASE = `schema_version: registry-manifest/v1
+catalog:
+  id: test
+  base_url: https://relay.example.org
+  title: Test
+  publisher: { name: Test Office }
+vocabularies:
+  ex: https://vocab.example.org/
+evidence_types:
+  - { id: person-record, iri: ex:person-record, title: Person record, proves: [identity] }
+requirements:
+  - { id: identity, iri: ex:identity, title: Identity }
+codelists:
+  - { id: sex, scheme_iri: ex:sex, concepts: [{ code: female }, { code: male }] }
+datasets:
+  - id: people
+    title: People
+    entities:
+      - name: persons
+        identifiers: [{ name: person_id, kind: primary }]
+        fields:
+          - { name: person_id, type: string, required: true }
+          - { name: sex, type: code, codelist: sex }
+    evidence_offerings:
+      - id: person-exists
+        iri: ex:offerings/person-exists
+        title: Person exists
+        evidence_type: person-record
+        issuing_authority: { id: office, name: Test Office, country: FR }
+        level_of_assurance: low
+        entity: persons
+        lookup_keys: [person_id]
+        access:
+          kind: verifier
+          ruleset: person-exists
+          discovery_url: https://verifier.example.org/.well-known/evidence-service
+          conforms_to: ex:contract
+`;
+
+function issuesOf(load: () => unknown): { path: string; code: string; message: string }[] {
+  try {
+    load();
+  } catch (error) {
+    if (error instanceof ConfigError) return [...error.issues];
+    throw error;
+  }
+  assert.fail('expected the manifest to be rejected');
+}
+
+const codesAt = (issues: { path: string; code: string }[]) =>
+  issues.map((i) => `${i.code} @ ${i.path}`).sort();
+
+describe('loadManifestFile', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ambit-manifest-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'metadata.yaml');
+  writeFileSync(file, BASE);
+
+  it('loads the demo manifest and reports the digest of its bytes', () => {
+    const loaded = loadManifestFile(DEMO_MANIFEST);
+    assert.equal(loaded.manifest.schema_version, 'registry-manifest/v1');
+    assert.deepEqual(
+      loaded.manifest.datasets.map((dataset) => dataset.id),
+      ['civil_registry', 'social_protection', 'health_facilities'],
+    );
+    assert.equal(loaded.digest, digestOf(Buffer.from(loaded.text)));
+    assert.ok(Object.isFrozen(loaded.manifest.datasets[0]));
+  });
+
+  it('accepts a matching digest pin and rejects a different or malformed one', () => {
+    const digest = digestOf(Buffer.from(BASE));
+    assert.equal(loadManifestFile(file, { expectedDigest: digest }).digest, digest);
+    const mismatch = issuesOf(() =>
+      loadManifestFile(file, {
+        expectedDigest: `sha256:${'0'.repeat(64)}`,
+        sourcePath: 'metadata.source.path',
+      }),
+    );
+    assert.deepEqual(codesAt(mismatch), ['metadata.manifest.digest_mismatch @ metadata.source.digest']);
+    assert.match(mismatch[0]?.message ?? '', new RegExp(digest));
+    const malformed = issuesOf(() => loadManifestFile(file, { expectedDigest: digest.toUpperCase() }));
+    assert.deepEqual(codesAt(malformed), ['metadata.manifest.digest_invalid @ digest']);
+  });
+
+  it('names a missing file with the config key that pointed at it', () => {
+    const issues = issuesOf(() =>
+      loadManifestFile(join(dir, 'nope.yaml'), { sourcePath: 'metadata.source.path' }),
+    );
+    assert.deepEqual(codesAt(issues), ['metadata.manifest.file_not_found @ metadata.source.path']);
+  });
+});
+
+describe('parseManifestText', () => {
+  it('reports YAML syntax errors and duplicate keys with their line', () => {
+    const syntax = issuesOf(() => parseManifestText(`${BASE}\n  - : [\n`));
+    assert.ok(syntax.length >= 1);
+    assert.ok(syntax.every((issue) => issue.code === 'metadata.manifest.parse_failed'));
+    assert.match(syntax[0]?.path ?? '', /^manifest line \d+$/);
+    const duplicate = issuesOf(() =>
+      parseManifestText(BASE.replace('  id: test\n', '  id: test\n  id: again\n')),
+    );
+    assert.equal(duplicate[0]?.code, 'metadata.manifest.parse_failed');
+  });
+
+  it('rejects another schema version before looking at anything else', () => {
+    const issues = issuesOf(() =>
+      parseManifestText(
+        BASE.replace('registry-manifest/v1', 'registry-manifest/v0').replace('id: test', 'id: 7'),
+      ),
+    );
+    assert.deepEqual(codesAt(issues), ['metadata.manifest.version_unsupported @ manifest.schema_version']);
+    assert.deepEqual(codesAt(issuesOf(() => parseManifestText('catalog: {}\n'))), [
+      'metadata.manifest.version_unsupported @ manifest.schema_version',
+    ]);
+    assert.deepEqual(codesAt(issuesOf(() => parseManifestText('- a\n'))), [
+      'metadata.manifest.validation_failed @ manifest',
+    ]);
+  });
+
+  it('lists every shape error with its manifest path, unknown keys with a hint', () => {
+    const text = BASE.replace('  title: Test\n', '  titel: Test\n')
+      .replace('country: FR', 'country: France')
+      .replace('        level_of_assurance: low\n', '')
+      .replace('type: code,', 'type: enum,');
+    const issues = issuesOf(() => parseManifestText(text));
+    assert.ok(issues.every((issue) => issue.code === 'metadata.manifest.validation_failed'));
+    const paths = issues.map((issue) => issue.path);
+    for (const path of [
+      'manifest.catalog.titel',
+      'manifest.catalog.title',
+      'manifest.datasets.0.evidence_offerings.0.issuing_authority.country',
+      'manifest.datasets.0.evidence_offerings.0.level_of_assurance',
+      'manifest.datasets.0.entities.0.fields.1.type',
+    ]) {
+      assert.ok(paths.includes(path), `no issue at ${path}: ${JSON.stringify(issues)}`);
+    }
+    assert.match(
+      issues.find((i) => i.path === 'manifest.catalog.titel')?.message ?? '',
+      /did you mean `title`/,
+    );
+  });
+
+  it('refuses ids that would not be safe path segments', () => {
+    const issues = issuesOf(() => parseManifestText(BASE.replace('id: person-exists', 'id: ../../etc')));
+    assert.deepEqual(codesAt(issues), [
+      'metadata.manifest.validation_failed @ manifest.datasets.0.evidence_offerings.0.id',
+    ]);
+  });
+
+  it('checks every cross reference and reports them all at once', () => {
+    const text = BASE.replace('evidence_type: person-record', 'evidence_type: person-recrod')
+      .replace('lookup_keys: [person_id]', 'lookup_keys: [person_id, national_id]')
+      .replace('proves: [identity]', 'proves: [identity, residence]')
+      .replace('codelist: sex', 'codelist: gender')
+      .replace('iri: ex:offerings/person-exists', 'iri: nope:offerings/person-exists')
+      .replace('identifiers: [{ name: person_id', 'identifiers: [{ name: id');
+    const issues = issuesOf(() => parseManifestText(text));
+    assert.deepEqual(codesAt(issues), [
+      'metadata.manifest.validation_failed @ manifest.datasets.0.entities.0.fields.1.codelist',
+      'metadata.manifest.validation_failed @ manifest.datasets.0.entities.0.identifiers.0.name',
+      'metadata.manifest.validation_failed @ manifest.datasets.0.evidence_offerings.0.evidence_type',
+      'metadata.manifest.validation_failed @ manifest.datasets.0.evidence_offerings.0.iri',
+      'metadata.manifest.validation_failed @ manifest.datasets.0.evidence_offerings.0.lookup_keys.1',
+      'metadata.manifest.validation_failed @ manifest.evidence_types.0.proves.1',
+    ]);
+    const typo = issues.find((issue) => issue.path.endsWith('.evidence_type'));
+    assert.match(typo?.message ?? '', /did you mean `person-record`/);
+    assert.match(
+      issues.find((issue) => issue.path.endsWith('.iri'))?.message ?? '',
+      /unknown vocabulary prefix `nope`/,
+    );
+  });
+
+  it('accepts only verifier offerings that say where the verifier is', () => {
+    const notary = issuesOf(() => parseManifestText(BASE.replace('kind: verifier', 'kind: registry-notary')));
+    assert.deepEqual(codesAt(notary), [
+      'runtime.binding.unsupported_evidence_offering @ manifest.datasets.0.evidence_offerings.0.access.kind',
+    ]);
+    const nowhere = issuesOf(() =>
+      parseManifestText(
+        BASE.replace(
+          '          discovery_url: https://verifier.example.org/.well-known/evidence-service\n',
+          '',
+        ),
+      ),
+    );
+    assert.deepEqual(codesAt(nowhere), [
+      'metadata.manifest.validation_failed @ manifest.datasets.0.evidence_offerings.0.access',
+    ]);
+    const ftp = issuesOf(() =>
+      parseManifestText(BASE.replace('discovery_url: https:', 'discovery_url: ftp:')),
+    );
+    assert.deepEqual(codesAt(ftp), [
+      'metadata.manifest.validation_failed @ manifest.datasets.0.evidence_offerings.0.access.discovery_url',
+    ]);
+  });
+
+  it('rejects duplicate offering ids across datasets and ODRL purposes given as literals', () => {
+    const second = `  - id: more
+    title: More
+    entities: [{ name: persons, fields: [{ name: person_id, type: string }] }]
+    policy:
+      permissions:
+        - action: use
+          constraints: [{ left_operand: purpose, operator: eq, right_operand: { value: research } }]
+    evidence_offerings:
+      - id: person-exists
+        iri: ex:offerings/again
+        title: Again
+        evidence_type: person-record
+        issuing_authority: { id: office, name: Test Office, country: FR }
+        level_of_assurance: low
+        entity: persons
+        lookup_keys: [person_id]
+        access: { kind: verifier, ruleset: r, endpoint_url: https://v.example.org/e, conforms_to: ex:contract }
+`;
+    const issues = issuesOf(() => parseManifestText(`${BASE}${second}`));
+    assert.deepEqual(codesAt(issues), [
+      'metadata.manifest.validation_failed @ manifest.datasets.1.evidence_offerings.0',
+      'metadata.manifest.validation_failed @ manifest.datasets.1.policy.permissions.0.constraints.0.right_operand',
+    ]);
+  });
+
+  it('accepts DID issuers and compact IRIs over declared prefixes', () => {
+    const manifest = parseManifestText(
+      BASE.replace(
+        '{ id: office, name: Test Office, country: FR }',
+        '{ id: office, iri: did:web:office.example.org, name: Test Office, country: FR }',
+      ),
+    );
+    assert.equal(
+      manifest.datasets[0]?.evidence_offerings[0]?.issuing_authority.iri,
+      'did:web:office.example.org',
+    );
+  });
+});

@@ -1,0 +1,85 @@
+// Where each metadata document lives: relay routes, or files of a static publication under the same base URL.
+// Renderers take one of these so links in a document resolve wherever the document is served.
+
+export interface MetadataLinks {
+  readonly style: 'relay' | 'static';
+  landing(): string;
+  catalog(): string;
+  profiles(): string;
+  profile(id: string): string;
+  datasets(): string;
+  dataset(datasetId: string): string;
+  entities(datasetId: string): string;
+  entity(datasetId: string, entity: string): string;
+  /** The same URL in both styles: it is the offerings' `verification_request_schema_url`. */
+  entitySchema(datasetId: string, entity: string): string;
+  offerings(): string;
+  offering(id: string): string;
+  formSchema(formId: string): string;
+  ogcRecords(): string;
+  ogcRecord(id: string): string;
+  apiCatalog(): string;
+}
+
+/** Paths of a static publication, relative to its root; `staticLinks` prefixes the base URL. */
+export const STATIC_PATHS = {
+  landing: () => 'metadata/index.json',
+  catalog: () => 'metadata/catalog.json',
+  profiles: () => 'metadata/profiles.json',
+  profile: (id: string) => `metadata/profiles/${id}.json`,
+  datasets: () => 'metadata/datasets.json',
+  dataset: (ds: string) => `metadata/datasets/${ds}.json`,
+  entities: (ds: string) => `metadata/datasets/${ds}/entities.json`,
+  entity: (ds: string, e: string) => `metadata/datasets/${ds}/entities/${e}.json`,
+  entitySchema: (ds: string, e: string) => `metadata/schema/${ds}/${e}/schema.json`,
+  offerings: () => 'metadata/evidence-offerings.json',
+  offering: (id: string) => `metadata/evidence-offerings/${id}.json`,
+  formSchema: (id: string) => `metadata/forms/${id}/schema.json`,
+  ogcRecords: () => 'metadata/ogc/records.geojson',
+  ogcRecord: (id: string) => `metadata/ogc/records/${id}.geojson`,
+  apiCatalog: () => '.well-known/api-catalog',
+} as const;
+
+export function relayMetadataLinks(baseUrl: string): MetadataLinks {
+  const at = (path: string) => `${baseUrl}${path}`;
+  return {
+    style: 'relay',
+    landing: () => at('/metadata'),
+    catalog: () => at('/metadata/catalog'),
+    profiles: () => at('/metadata/profiles'),
+    profile: (id) => at(`/metadata/profiles/${id}`),
+    datasets: () => at('/metadata/datasets'),
+    dataset: (ds) => at(`/metadata/datasets/${ds}`),
+    entities: (ds) => at(`/metadata/datasets/${ds}/entities`),
+    entity: (ds, e) => at(`/metadata/datasets/${ds}/entities/${e}`),
+    entitySchema: (ds, e) => at(`/${STATIC_PATHS.entitySchema(ds, e)}`),
+    offerings: () => at('/metadata/evidence-offerings'),
+    offering: (id) => at(`/metadata/evidence-offerings/${id}`),
+    formSchema: (id) => at(`/${STATIC_PATHS.formSchema(id)}`),
+    ogcRecords: () => at('/metadata/ogc/records'),
+    ogcRecord: (id) => at(`/metadata/ogc/records/${id}`),
+    apiCatalog: () => at('/.well-known/api-catalog'),
+  };
+}
+
+export function staticMetadataLinks(baseUrl: string): MetadataLinks {
+  const at = (path: string) => `${baseUrl}/${path}`;
+  return {
+    style: 'static',
+    landing: () => at(STATIC_PATHS.landing()),
+    catalog: () => at(STATIC_PATHS.catalog()),
+    profiles: () => at(STATIC_PATHS.profiles()),
+    profile: (id) => at(STATIC_PATHS.profile(id)),
+    datasets: () => at(STATIC_PATHS.datasets()),
+    dataset: (ds) => at(STATIC_PATHS.dataset(ds)),
+    entities: (ds) => at(STATIC_PATHS.entities(ds)),
+    entity: (ds, e) => at(STATIC_PATHS.entity(ds, e)),
+    entitySchema: (ds, e) => at(STATIC_PATHS.entitySchema(ds, e)),
+    offerings: () => at(STATIC_PATHS.offerings()),
+    offering: (id) => at(STATIC_PATHS.offering(id)),
+    formSchema: (id) => at(STATIC_PATHS.formSchema(id)),
+    ogcRecords: () => at(STATIC_PATHS.ogcRecords()),
+    ogcRecord: (id) => at(STATIC_PATHS.ogcRecord(id)),
+    apiCatalog: () => at(STATIC_PATHS.apiCatalog()),
+  };
+}

@@ -1,0 +1,101 @@
+// Scoped views: nothing about an invisible dataset survives, in the model or in any rendering of it.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { DEMO_DIR, demoEnv } from '../../../../test/helpers/relay-harness.ts';
+import { buildCatalog } from '../../catalog/build-catalog.ts';
+import { loadRelayConfig } from '../../config/load-relay-config.ts';
+import { renderCatalogJson } from '../renderers/render-catalog-json.ts';
+import { buildModelFromManifest } from './build-model-from-manifest.ts';
+import { relayMetadataLinks } from './metadata-links.ts';
+import { EVERYTHING_VISIBLE, scopeMetadataModel } from './scope-metadata-model.ts';
+
+const loaded = loadRelayConfig(join(DEMO_DIR, 'relay.yaml'), demoEnv());
+const manifest = loaded.manifest?.manifest;
+if (!manifest) throw new Error('the demo config names a manifest');
+const model = buildModelFromManifest(manifest, { runtime: buildCatalog(loaded.config) });
+const links = relayMetadataLinks(model.catalog.baseUrl);
+
+const only = (...datasets: string[]) =>
+  scopeMetadataModel(model, {
+    dataset: (id) => datasets.includes(id),
+    entity: (id) => datasets.includes(id),
+  });
+
+/** Ids that identify each demo dataset's own content. */
+const FOOTPRINT: Record<string, readonly string[]> = {
+  civil_registry: ['civil_registry', '"persons"', 'civil-person-record', 'person-record-evidence', '"sex"'],
+  social_protection: [
+    'social_protection',
+    '"households"',
+    '"payments"',
+    'sp-household-enrolment',
+    'household-enrolment-evidence',
+    'poverty-band',
+    'payment-status',
+  ],
+  health_facilities: ['health_facilities', '"facilities"', 'facility-type'],
+};
+
+describe('scopeMetadataModel', () => {
+  it('keeps everything when everything is visible', () => {
+    assert.deepEqual(scopeMetadataModel(model, EVERYTHING_VISIBLE), model);
+  });
+
+  for (const visible of Object.keys(FOOTPRINT)) {
+    it(`a view of ${visible} alone mentions no other dataset`, () => {
+      const view = only(visible);
+      assert.deepEqual(
+        view.datasets.map((dataset) => dataset.id),
+        [visible],
+      );
+      const text = JSON.stringify(renderCatalogJson(view, links));
+      for (const [other, marks] of Object.entries(FOOTPRINT)) {
+        for (const mark of marks) {
+          if (other === visible) assert.ok(text.includes(mark), `${visible} view lacks its own ${mark}`);
+          else assert.ok(!text.includes(mark), `${visible} view leaks ${mark} of ${other}`);
+        }
+      }
+    });
+  }
+
+  it('keeps a service reached through a visible offering, with references to hidden datasets dropped', () => {
+    const view = only('civil_registry');
+    const service = view.publicServices.find((candidate) => candidate.id === 'cash-transfer-programme');
+    assert.ok(service, 'the offering names the service as its procedure context');
+    assert.deepEqual(service.produces, []);
+    assert.deepEqual(view.dataServices[0]?.servesDatasets, ['civil_registry']);
+    const enrolment = view.requirements.find((requirement) => requirement.id === 'household-enrolment');
+    assert.deepEqual(
+      enrolment?.evidenceTypeLists,
+      [],
+      'evidence types only hidden offerings use are dropped',
+    );
+    assert.deepEqual(
+      view.evidenceTypes.map((type) => type.id),
+      ['person-record-evidence'],
+    );
+  });
+
+  it('filters entities inside a visible dataset, and their offerings with them', () => {
+    const view = scopeMetadataModel(model, {
+      dataset: (id) => id === 'social_protection',
+      entity: (_id, name) => name === 'payments',
+    });
+    assert.deepEqual(
+      view.datasets[0]?.entities.map((entity) => entity.name),
+      ['payments'],
+    );
+    assert.deepEqual(view.datasets[0]?.offerings, []);
+    assert.deepEqual(view.evidenceTypes, []);
+  });
+
+  it('sees nothing when nothing is visible', () => {
+    const view = only();
+    assert.deepEqual(
+      [view.datasets, view.publicServices, view.dataServices, view.forms, view.codelists, view.requirements],
+      [[], [], [], [], [], []],
+    );
+    assert.ok(Object.isFrozen(view));
+  });
+});

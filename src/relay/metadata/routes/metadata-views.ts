@@ -1,0 +1,68 @@
+// Per-caller views of the metadata model, keyed by what the caller's metadata scopes reveal, each with a small
+// cache of rendered documents: callers with the same visibility share views, bodies and ETags.
+import type { Principal } from '../../../platform/auth/principal.ts';
+import { platformProblem } from '../../../platform/problem/platform-problems.ts';
+import type { Catalog } from '../../catalog/catalog.ts';
+import type { MetadataModel } from '../model/metadata-model.ts';
+import { scopeMetadataModel } from '../model/scope-metadata-model.ts';
+
+export interface RenderedDocument {
+  readonly body: Buffer;
+  readonly etag: string;
+}
+
+export interface MetadataView {
+  readonly model: MetadataModel;
+  /** The metadata scopes this view rests on, per dataset (sorted), for audit records. */
+  readonly scopesByDataset: ReadonlyMap<string, readonly string[]>;
+  /** Rendered documents by route and parameters; bounded (cleared when full). */
+  readonly documents: Map<string, RenderedDocument>;
+}
+
+export interface MetadataViews {
+  /** The caller's view; 403 `auth.scope_denied` when no entity metadata scope is held at all. */
+  forPrincipal(principal: Principal): MetadataView;
+}
+
+const MAX_VIEWS = 256;
+export const MAX_DOCUMENTS_PER_VIEW = 512;
+
+export function createMetadataViews(model: MetadataModel, catalog: Catalog): MetadataViews {
+  const views = new Map<string, MetadataView>();
+  return {
+    forPrincipal(principal) {
+      const visible = new Set<string>();
+      const scopesByDataset = new Map<string, string[]>();
+      for (const dataset of catalog.datasets.values()) {
+        for (const entity of dataset.entities.values()) {
+          const scope = entity.scopes.metadata;
+          if (!principal.scopes.has(scope)) continue;
+          visible.add(`${dataset.id}/${entity.name}`);
+          const scopes = scopesByDataset.get(dataset.id) ?? [];
+          if (!scopes.includes(scope)) scopes.push(scope);
+          scopesByDataset.set(dataset.id, scopes);
+        }
+      }
+      if (visible.size === 0) {
+        throw platformProblem(
+          'auth.scope_denied',
+          'required scope: <dataset_id>:metadata on at least one dataset',
+        );
+      }
+      const key = [...visible].join(',');
+      const cached = views.get(key);
+      if (cached) return cached;
+      const view: MetadataView = {
+        model: scopeMetadataModel(model, {
+          dataset: (id) => scopesByDataset.has(id),
+          entity: (datasetId, name) => visible.has(`${datasetId}/${name}`),
+        }),
+        scopesByDataset: new Map([...scopesByDataset].map(([id, scopes]) => [id, scopes.sort()])),
+        documents: new Map(),
+      };
+      if (views.size >= MAX_VIEWS) views.clear();
+      views.set(key, view);
+      return view;
+    },
+  };
+}

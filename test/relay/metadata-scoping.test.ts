@@ -1,0 +1,200 @@
+// Every /metadata route under every demo persona: what each sees, that a hidden dataset answers exactly like an
+// unknown one, that no body mentions what the caller cannot see, and conditional requests per scoped view.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Response } from 'light-my-request';
+import { assertProblem } from '../helpers/http-checks.ts';
+import { type Persona, startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
+
+type DatasetId = 'civil_registry' | 'social_protection' | 'health_facilities';
+
+const VISIBLE: Record<Persona, readonly DatasetId[]> = {
+  catalog_viewer: ['civil_registry', 'social_protection', 'health_facilities'],
+  caseworker: ['civil_registry', 'social_protection'],
+  analyst: ['civil_registry', 'social_protection', 'health_facilities'],
+  health_planner: ['health_facilities'],
+  verifier_service: [],
+  operator: [],
+};
+const PERSONAS = Object.keys(VISIBLE) as Persona[];
+
+const DATASETS: Record<DatasetId, { entity: string; offering?: string; marks: readonly string[] }> = {
+  civil_registry: {
+    entity: 'persons',
+    offering: 'civil-person-record',
+    marks: ['civil_registry', '"persons"', 'civil-person-record', 'person-record-evidence'],
+  },
+  social_protection: {
+    entity: 'households',
+    offering: 'sp-household-enrolment',
+    marks: ['social_protection', '"households"', '"payments"', 'sp-household-enrolment', 'poverty-band'],
+  },
+  health_facilities: { entity: 'facilities', marks: ['health_facilities', '"facilities"', 'facility-type'] },
+};
+
+/** Catalog-wide routes: 200 for anyone holding some metadata scope. */
+const CATALOG_ROUTES = [
+  '/metadata',
+  '/metadata/catalog',
+  '/metadata/profiles',
+  '/metadata/profiles/dcat-ap',
+  '/metadata/datasets',
+  '/metadata/ogc/records',
+  '/metadata/evidence-offerings',
+];
+
+/** Routes naming a dataset: 403 unless it is visible, exactly as for a dataset that does not exist. */
+const datasetRoutes = (ds: string, entity: string) => [
+  `/metadata/datasets/${ds}`,
+  `/metadata/datasets/${ds}/entities`,
+  `/metadata/datasets/${ds}/entities/${entity}`,
+  `/metadata/datasets/${ds}/entities/${entity}/schema`,
+  `/metadata/schema/${ds}/${entity}/schema.json`,
+];
+
+/** A problem body without what legitimately differs between two requests: the request id and the named id. */
+function problemShape(response: Response, name: string): string {
+  const body = response.json() as Record<string, unknown>;
+  delete body.request_id;
+  return `${response.statusCode} ${JSON.stringify(body).replaceAll(name, '{id}')}`;
+}
+
+describe('metadata route scoping', () => {
+  let relay: TestRelay;
+  before(async () => {
+    relay = await startDemoRelay();
+  });
+  after(() => relay.close());
+
+  it('answers 401 without a credential and 403 to callers holding no metadata scope, on every route', async () => {
+    const all = [
+      ...CATALOG_ROUTES,
+      ...datasetRoutes('civil_registry', 'persons'),
+      '/metadata/evidence-offerings/x',
+    ];
+    for (const path of all) {
+      assertProblem(await relay.get(path), 401, 'auth.missing_credential');
+      for (const persona of ['verifier_service', 'operator'] as const) {
+        assertProblem(await relay.get(path, { as: persona }), 403, 'auth.scope_denied');
+      }
+    }
+  });
+
+  for (const persona of PERSONAS.filter((p) => VISIBLE[p].length > 0)) {
+    const visible = VISIBLE[persona];
+    const hidden = (Object.keys(DATASETS) as DatasetId[]).filter((ds) => !visible.includes(ds));
+
+    it(`${persona}: catalog-wide documents list only visible datasets and mention nothing hidden`, async () => {
+      for (const path of CATALOG_ROUTES) {
+        const response = await relay.get(path, { as: persona });
+        assert.equal(response.statusCode, 200, `${path}: ${response.body.slice(0, 200)}`);
+        for (const ds of hidden)
+          for (const mark of DATASETS[ds].marks)
+            assert.ok(!response.body.includes(mark), `${path} leaks ${mark}`);
+      }
+      const datasets = (await relay.get('/metadata/datasets', { as: persona })).json() as {
+        datasets: { id: string }[];
+      };
+      assert.deepEqual(
+        datasets.datasets.map((dataset) => dataset.id),
+        visible,
+      );
+      const records = (await relay.get('/metadata/ogc/records', { as: persona })).json() as {
+        features: { id: string }[];
+      };
+      assert.deepEqual(
+        records.features.map((feature) => feature.id),
+        visible,
+      );
+      const offerings = (await relay.get('/metadata/evidence-offerings', { as: persona })).json() as {
+        evidence_offerings: { id: string }[];
+      };
+      assert.deepEqual(
+        offerings.evidence_offerings.map((offering) => offering.id),
+        visible.flatMap((ds) => DATASETS[ds].offering ?? []),
+      );
+    });
+
+    it(`${persona}: a hidden dataset, its record and its offerings answer exactly like unknown ones`, async () => {
+      for (const ds of visible) {
+        const { entity, offering } = DATASETS[ds];
+        for (const path of datasetRoutes(ds, entity)) {
+          const response = await relay.get(path, { as: persona });
+          assert.equal(response.statusCode, 200, `${path}: ${response.body.slice(0, 200)}`);
+        }
+        assert.equal((await relay.get(`/metadata/ogc/records/${ds}`, { as: persona })).statusCode, 200);
+        if (offering)
+          assert.equal(
+            (await relay.get(`/metadata/evidence-offerings/${offering}`, { as: persona })).statusCode,
+            200,
+          );
+      }
+      const unknown = async (path: string) => problemShape(await relay.get(path, { as: persona }), 'nope');
+      for (const ds of hidden) {
+        const { entity, offering } = DATASETS[ds];
+        const asUnknown = datasetRoutes('nope', entity);
+        for (const [i, path] of datasetRoutes(ds, entity).entries()) {
+          const response = await relay.get(path, { as: persona });
+          assertProblem(response, 403, 'auth.scope_denied');
+          assert.equal(problemShape(response, ds), await unknown(asUnknown[i] as string), path);
+        }
+        const record = await relay.get(`/metadata/ogc/records/${ds}`, { as: persona });
+        assertProblem(record, 404, 'schema.unknown_resource');
+        assert.equal(problemShape(record, ds), await unknown('/metadata/ogc/records/nope'));
+        if (offering) {
+          const response = await relay.get(`/metadata/evidence-offerings/${offering}`, { as: persona });
+          assertProblem(response, 404, 'offering.not_found');
+          assert.equal(problemShape(response, offering), await unknown('/metadata/evidence-offerings/nope'));
+        }
+      }
+    });
+
+    it(`${persona}: every document revalidates to 304 with the private caching headers`, async () => {
+      const paths = [
+        ...CATALOG_ROUTES,
+        ...visible.flatMap((ds) => [
+          ...datasetRoutes(ds, DATASETS[ds].entity),
+          `/metadata/ogc/records/${ds}`,
+        ]),
+      ];
+      for (const path of paths) {
+        const first = await relay.get(path, { as: persona });
+        const etag = first.headers.etag as string;
+        assert.match(etag, /^"sha256:[0-9a-f]{64}"$/, path);
+        assert.equal(first.headers['cache-control'], 'private, no-store');
+        assert.equal(first.headers.vary, 'Authorization');
+        const again = await relay.get(path, { as: persona, headers: { 'if-none-match': etag } });
+        assert.equal(again.statusCode, 304, path);
+        assert.equal(again.body, '');
+        assert.equal(again.headers.etag, etag);
+        assert.equal(again.headers['cache-control'], 'private, no-store');
+        assert.equal(again.headers.vary, 'Authorization');
+      }
+    });
+  }
+
+  it('gives each scoped view its own ETag, shared only by callers who see the same', async () => {
+    const etag = async (persona: Persona) =>
+      (await relay.get('/metadata/catalog', { as: persona })).headers.etag;
+    assert.equal(await etag('catalog_viewer'), await etag('analyst'));
+    assert.notEqual(await etag('catalog_viewer'), await etag('caseworker'));
+    assert.notEqual(await etag('caseworker'), await etag('health_planner'));
+    // Another view's validator never yields a 304.
+    const foreign = await relay.get('/metadata/catalog', {
+      as: 'health_planner',
+      headers: { 'if-none-match': (await etag('catalog_viewer')) as string },
+    });
+    assert.equal(foreign.statusCode, 200);
+  });
+
+  it('matches weak, listed and wildcard validators', async () => {
+    const path = '/metadata/evidence-offerings';
+    const etag = (await relay.get(path, { as: 'caseworker' })).headers.etag as string;
+    for (const header of [`W/${etag}`, `"other", ${etag}`, '*']) {
+      const response = await relay.get(path, { as: 'caseworker', headers: { 'if-none-match': header } });
+      assert.equal(response.statusCode, 304, header);
+    }
+    const stale = await relay.get(path, { as: 'caseworker', headers: { 'if-none-match': '"sha256:00"' } });
+    assert.equal(stale.statusCode, 200);
+  });
+});
