@@ -30,7 +30,8 @@ function groupsOf(p: AggregatePlan): Map<string, number> {
   }
   // Every visited row points at a group with its own codes.
   result.rows.forEach((row, k) => {
-    const g = result.rowGroup[k] as number;
+    const g = result.groupSlot.indexOf(result.rowSlot[k] as number);
+    assert.ok(g >= 0, 'every visited row is in a group');
     p.dimensions.forEach((d, i) => {
       assert.equal(result.codes[g * dims + i], d.encoded.codes[row]);
     });
@@ -65,8 +66,8 @@ describe('assignGroups', () => {
       fc.property(data, ({ columns, subset }) => {
         const rows = columns[0]?.length ?? 0;
         const everything = Array.from({ length: rows }, (_, i) => i);
-        // 4 values per dimension: flat keys; 5,000: beyond 2^20 keys from three dimensions (a Map);
-        // 2^20 each: beyond 2^53 from three dimensions (text keys).
+        // Every way of finding groups: 4 values per dimension (the key is the slot up to two dimensions, a
+        // flat array beyond), 5,000 (a Map from two dimensions), 2^20 (text keys from three dimensions).
         for (const cardinality of [4, 5000, 1 << 20]) {
           assert.deepEqual(groupsOf(plan(columns, cardinality)), reference(columns, everything));
           assert.deepEqual(groupsOf(plan(columns, cardinality, subset)), reference(columns, subset));
@@ -81,6 +82,7 @@ describe('assignGroups', () => {
     const result = assignGroups(p);
     assert.equal(result.groupCount, 1);
     assert.deepEqual(Array.from(result.sizes), [7]);
-    assert.deepEqual(Array.from(result.rowGroup), [0, 0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(Array.from(result.rowSlot), [0, 0, 0, 0, 0, 0, 0]);
+    assert.deepEqual(Array.from(result.groupSlot), [0]);
   });
 });

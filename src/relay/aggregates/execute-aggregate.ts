@@ -1,5 +1,7 @@
-// Runs a plan: rows are assigned to groups, then each measure input is folded in one tight pass over its column.
+// Runs a plan: in one pass when it is the common shape, else rows are assigned to group slots and each measure
+// input is folded in one tight pass over its column.
 import { assignGroups } from './assign-groups.ts';
+import { foldOnePass } from './fold-one-pass.ts';
 import type { AggregatePlan } from './plan-aggregate.ts';
 import type { Encoded, NumericInput } from './source-columns.ts';
 
@@ -13,11 +15,13 @@ export interface GroupedResult {
   readonly values: (number | null)[][];
 }
 
-/** Visited rows and their groups, shared by every fold. */
+/** Visited rows and their slots, shared by every fold; folds accumulate per slot. */
 interface Visits {
   readonly rows: Int32Array;
-  readonly rowGroup: Int32Array;
-  readonly groupCount: number;
+  readonly rowSlot: Int32Array;
+  readonly direct: boolean;
+  readonly slotCount: number;
+  readonly slotSizes: Int32Array;
 }
 
 interface Stats {
@@ -28,6 +32,11 @@ interface Stats {
 }
 
 export function executeAggregate(plan: AggregatePlan): GroupedResult {
+  return foldOnePass(plan) ?? executeGeneral(plan);
+}
+
+/** Any plan: group slots first, then one fold per measure input (and a second pass where a measure needs it). */
+export function executeGeneral(plan: AggregatePlan): GroupedResult {
   const groups = assignGroups(plan);
   const stats = plan.inputs.map((input) =>
     input.extremes || input.input.hasNulls ? numericStats(groups, input.input) : sums(groups, input.input),
@@ -38,26 +47,27 @@ export function executeAggregate(plan: AggregatePlan): GroupedResult {
   const medians = plan.inputs.map((input, i) =>
     input.median ? medianValues(groups, input.input, stats[i] as Stats) : undefined,
   );
+  const { groupCount, groupSlot } = groups;
   const values = plan.measures.map((planned) => {
-    const out: (number | null)[] = new Array(groups.groupCount);
+    const out: (number | null)[] = new Array(groupCount);
     if (planned.kind === 'numeric') {
       const stat = stats[planned.input] as Stats;
       const [spread, median] = [spreads[planned.input], medians[planned.input]];
-      for (let g = 0; g < groups.groupCount; g++) {
-        out[g] = numericValue(planned.measure.fn, stat, g, spread, median);
+      for (let g = 0; g < groupCount; g++) {
+        out[g] = numericValue(planned.measure.fn, stat, groupSlot[g] as number, spread, median);
       }
       return out;
     }
     const counts =
       planned.kind === 'rows'
-        ? groups.sizes
+        ? groups.slotSizes
         : planned.kind === 'present'
           ? presentCounts(groups, planned.encoded)
           : distinctCounts(groups, planned.encoded);
-    for (let g = 0; g < groups.groupCount; g++) out[g] = counts[g] as number;
+    for (let g = 0; g < groupCount; g++) out[g] = counts[groupSlot[g] as number] as number;
     return out;
   });
-  return { groupCount: groups.groupCount, codes: groups.codes, sizes: groups.sizes, values };
+  return { groupCount, codes: groups.codes, sizes: groups.sizes, values };
 }
 
 function numericValue(
@@ -89,82 +99,84 @@ function numericValue(
 }
 
 /** The fold for the most common measures (count, sum, avg) of a column without nulls: the tightest loop. */
-function sums({ rows, rowGroup, groupCount }: Visits, input: NumericInput): Stats {
-  const count = new Float64Array(groupCount);
-  const sum = new Float64Array(groupCount);
+function sums({ rows, rowSlot, direct, slotCount, slotSizes }: Visits, input: NumericInput): Stats {
+  const sum = new Float64Array(slotCount);
   const values = input.values;
-  for (let k = 0; k < rows.length; k++) {
-    const group = rowGroup[k] as number;
-    if (group < 0) continue;
-    count[group] = (count[group] as number) + 1;
-    sum[group] = (sum[group] as number) + (values[rows[k] as number] as number);
+  if (direct) {
+    // The hot path of a scan without an index: row k is row k.
+    for (let row = 0; row < rowSlot.length; row++) {
+      const slot = rowSlot[row] as number;
+      if (slot >= 0) sum[slot] = (sum[slot] as number) + (values[row] as number);
+    }
+  } else {
+    for (let k = 0; k < rows.length; k++) {
+      const slot = rowSlot[k] as number;
+      if (slot >= 0) sum[slot] = (sum[slot] as number) + (values[rows[k] as number] as number);
+    }
   }
-  // Never read: min and max are only computed when asked for.
+  // Without nulls every row of a slot has a value; min and max are never read on this path.
+  const count = Float64Array.from(slotSizes);
   return { count, sum, min: count, max: count };
 }
 
-/** Count, sum, minimum and maximum of the non-null values per group, in one pass. */
-function numericStats({ rows, rowGroup, groupCount }: Visits, input: NumericInput): Stats {
-  const count = new Float64Array(groupCount);
-  const sum = new Float64Array(groupCount);
-  const min = new Float64Array(groupCount).fill(Number.POSITIVE_INFINITY);
-  const max = new Float64Array(groupCount).fill(Number.NEGATIVE_INFINITY);
+/** Count, sum, minimum and maximum of the non-null values per slot, in one pass. */
+function numericStats({ rows, rowSlot, direct, slotCount }: Visits, input: NumericInput): Stats {
+  const count = new Float64Array(slotCount);
+  const sum = new Float64Array(slotCount);
+  const min = new Float64Array(slotCount).fill(Number.POSITIVE_INFINITY);
+  const max = new Float64Array(slotCount).fill(Number.NEGATIVE_INFINITY);
   const { values, nulls } = input;
-  for (let k = 0; k < rows.length; k++) {
-    const group = rowGroup[k] as number;
-    if (group < 0) continue;
-    const row = rows[k] as number;
+  for (let k = 0; k < rowSlot.length; k++) {
+    const slot = rowSlot[k] as number;
+    if (slot < 0) continue;
+    const row = direct ? k : (rows[k] as number);
     if (nulls[row] === 1) continue;
     const value = values[row] as number;
-    count[group] = (count[group] as number) + 1;
-    sum[group] = (sum[group] as number) + value;
-    if (value < (min[group] as number)) min[group] = value;
-    if (value > (max[group] as number)) max[group] = value;
+    count[slot] = (count[slot] as number) + 1;
+    sum[slot] = (sum[slot] as number) + value;
+    if (value < (min[slot] as number)) min[slot] = value;
+    if (value > (max[slot] as number)) max[slot] = value;
   }
   return { count, sum, min, max };
 }
 
-/** Sum of squared deviations from each group's mean: a second pass, exact where sum-of-squares is not. */
+/** Sum of squared deviations from each slot's mean: a second pass, exact where sum-of-squares is not. */
 function squaredDeviations(
-  { rows, rowGroup, groupCount }: Visits,
+  { rows, rowSlot, slotCount }: Visits,
   input: NumericInput,
   stat: Stats,
 ): Float64Array {
-  const means = new Float64Array(groupCount);
-  for (let g = 0; g < groupCount; g++) means[g] = (stat.sum[g] as number) / (stat.count[g] as number);
-  const out = new Float64Array(groupCount);
+  const means = new Float64Array(slotCount);
+  for (let g = 0; g < slotCount; g++) means[g] = (stat.sum[g] as number) / (stat.count[g] as number);
+  const out = new Float64Array(slotCount);
   const { values, nulls } = input;
   for (let k = 0; k < rows.length; k++) {
-    const group = rowGroup[k] as number;
+    const slot = rowSlot[k] as number;
     const row = rows[k] as number;
-    if (group < 0 || nulls[row] === 1) continue;
-    const delta = (values[row] as number) - (means[group] as number);
-    out[group] = (out[group] as number) + delta * delta;
+    if (slot < 0 || nulls[row] === 1) continue;
+    const delta = (values[row] as number) - (means[slot] as number);
+    out[slot] = (out[slot] as number) + delta * delta;
   }
   return out;
 }
 
-/** Each group's non-null values gathered into one buffer, sorted per group, the middle taken. */
-function medianValues(
-  { rows, rowGroup, groupCount }: Visits,
-  input: NumericInput,
-  stat: Stats,
-): Float64Array {
-  const starts = new Int32Array(groupCount + 1);
-  for (let g = 0; g < groupCount; g++) starts[g + 1] = (starts[g] as number) + (stat.count[g] as number);
-  const fill = starts.slice(0, groupCount);
-  const buffer = new Float64Array(starts[groupCount] as number);
+/** Each slot's non-null values gathered into one buffer, sorted per slot, the middle taken. */
+function medianValues({ rows, rowSlot, slotCount }: Visits, input: NumericInput, stat: Stats): Float64Array {
+  const starts = new Int32Array(slotCount + 1);
+  for (let g = 0; g < slotCount; g++) starts[g + 1] = (starts[g] as number) + (stat.count[g] as number);
+  const fill = starts.slice(0, slotCount);
+  const buffer = new Float64Array(starts[slotCount] as number);
   const { values, nulls } = input;
   for (let k = 0; k < rows.length; k++) {
-    const group = rowGroup[k] as number;
+    const slot = rowSlot[k] as number;
     const row = rows[k] as number;
-    if (group < 0 || nulls[row] === 1) continue;
-    const at = fill[group] as number;
+    if (slot < 0 || nulls[row] === 1) continue;
+    const at = fill[slot] as number;
     buffer[at] = values[row] as number;
-    fill[group] = at + 1;
+    fill[slot] = at + 1;
   }
-  const out = new Float64Array(groupCount);
-  for (let g = 0; g < groupCount; g++) {
+  const out = new Float64Array(slotCount);
+  for (let g = 0; g < slotCount; g++) {
     const start = starts[g] as number;
     const n = (starts[g + 1] as number) - start;
     if (n === 0) continue;
@@ -176,32 +188,32 @@ function medianValues(
   return out;
 }
 
-/** Non-null values of a field per group. */
-function presentCounts({ rows, rowGroup, groupCount }: Visits, encoded: Encoded): Int32Array {
-  const out = new Int32Array(groupCount);
+/** Non-null values of a field per slot. */
+function presentCounts({ rows, rowSlot, slotCount }: Visits, encoded: Encoded): Int32Array {
+  const out = new Int32Array(slotCount);
   const { codes, nullCode } = encoded;
   for (let k = 0; k < rows.length; k++) {
-    const group = rowGroup[k] as number;
-    if (group >= 0 && codes[rows[k] as number] !== nullCode) out[group] = (out[group] as number) + 1;
+    const slot = rowSlot[k] as number;
+    if (slot >= 0 && codes[rows[k] as number] !== nullCode) out[slot] = (out[slot] as number) + 1;
   }
   return out;
 }
 
-/** Distinct non-null values of a field per group, as distinct (group, code) pairs. */
-function distinctCounts({ rows, rowGroup, groupCount }: Visits, encoded: Encoded): Int32Array {
-  const out = new Int32Array(groupCount);
+/** Distinct non-null values of a field per slot, as distinct (slot, code) pairs. */
+function distinctCounts({ rows, rowSlot, slotCount }: Visits, encoded: Encoded): Int32Array {
+  const out = new Int32Array(slotCount);
   const seen = new Set<number>();
   const { codes, nullCode } = encoded;
   const cardinality = encoded.values.length;
   for (let k = 0; k < rows.length; k++) {
-    const group = rowGroup[k] as number;
-    if (group < 0) continue;
+    const slot = rowSlot[k] as number;
+    if (slot < 0) continue;
     const code = codes[rows[k] as number] as number;
     if (code === nullCode) continue;
-    const pair = group * cardinality + code;
+    const pair = slot * cardinality + code;
     if (!seen.has(pair)) {
       seen.add(pair);
-      out[group] = (out[group] as number) + 1;
+      out[slot] = (out[slot] as number) + 1;
     }
   }
   return out;

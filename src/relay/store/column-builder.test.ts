@@ -87,3 +87,31 @@ describe('createColumnBuilder', () => {
     }
   });
 });
+
+describe('text columns', () => {
+  it('keep their order across appends, also after the keys were read', () => {
+    const builder = createColumnBuilder(field('string'), { primaryKey: true, excelSerials: false });
+    assert.equal(builder.append(['b', 'c'], 2), -1);
+    assert.deepEqual(Array.from(builder.keys()), ['b', 'c']);
+    assert.equal(builder.append(['a'], 1), -1);
+    assert.deepEqual(Array.from(builder.keys()), ['b', 'c', 'a']);
+    assert.equal(builder.append(['d', '', 'e'], 3), 1);
+    assert.equal(builder.length, 4);
+    assert.deepEqual(builder.finish(undefined), {
+      kind: 'text',
+      type: 'string',
+      values: ['b', 'c', 'a', 'd'],
+    });
+  });
+
+  it('join thousands of appends in order', () => {
+    const builder = createColumnBuilder(field('date'), plain);
+    const expected: (string | null)[] = [];
+    for (let i = 0; i < 2500; i++) {
+      const cell = i % 7 === 0 ? '' : new Date(Date.UTC(2000, 0, 1 + i));
+      assert.equal(builder.append([cell], 1), -1);
+      expected.push(cell === '' ? null : cell.toISOString().slice(0, 10));
+    }
+    assert.deepEqual(builder.finish(undefined), { kind: 'text', type: 'date', values: expected });
+  });
+});

@@ -32,6 +32,7 @@ export interface ColumnBuilderOptions {
 }
 
 const INITIAL_CAPACITY = 1024;
+const CONCAT_GROUP = 1024;
 
 export function createColumnBuilder(field: TableFieldConfig, options: ColumnBuilderOptions): ColumnBuilder {
   const kind = columnKindOf(field.type);
@@ -203,37 +204,58 @@ class BooleanBuilder extends CheckedBuilder implements ColumnBuilder {
   }
 }
 
-/** string and date (`YYYY-MM-DD`): a plain array of strings and nulls. */
+/**
+ * string and date (`YYYY-MM-DD`): one exact-size array per append, joined into one array when finished (cheaper
+ * than growing a single array by push).
+ */
 class TextBuilder extends CheckedBuilder implements ColumnBuilder {
-  private readonly values: (string | null)[] = [];
+  private readonly chunks: (string | null)[][] = [];
+  private joined: (string | null)[] | undefined;
 
   append(cells: ArrayLike<unknown>, count: number, epochDays = false): number {
-    const { values, type, excelSerials, nullable } = this;
+    const { type, excelSerials, nullable } = this;
     const coerce = epochDays ? coerceEpochDay : coerceValue;
+    const chunk: (string | null)[] = new Array(count);
+    this.joined = undefined;
+    this.chunks.push(chunk);
     for (let i = 0; i < count; i++) {
       const value = coerce(cells[i], type, excelSerials);
-      if (typeof value === 'string' || (value === null && nullable)) values.push(value);
+      if (typeof value === 'string' || (value === null && nullable)) chunk[i] = value;
       else {
-        this.length = values.length;
+        chunk.length = i;
+        this.length += i;
         return this.refuse(i, value);
       }
     }
-    this.length = values.length;
+    this.length += count;
     return -1;
   }
 
   keys(): ArrayLike<CellKey> {
-    return this.values as ArrayLike<CellKey>;
+    return this.values() as ArrayLike<CellKey>;
   }
 
   finish(order: Int32Array | undefined): Column {
     const type = this.type as 'string' | 'date';
-    const n = this.length;
-    // A copy of exactly n entries: the array grown by push keeps spare capacity.
-    if (!order) return { kind: 'text', type, values: this.values.slice(0, n) };
-    const values: (string | null)[] = new Array(n);
-    for (let i = 0; i < n; i++) values[i] = this.values[order[i] as number] ?? null;
+    const all = this.values();
+    if (!order) return { kind: 'text', type, values: all };
+    const values: (string | null)[] = new Array(all.length);
+    for (let i = 0; i < all.length; i++) values[i] = all[order[i] as number] ?? null;
     return { kind: 'text', type, values };
+  }
+
+  private values(): (string | null)[] {
+    if (this.joined === undefined) {
+      // concat copies in bulk; spread in groups to stay far below the argument limit.
+      let joined: (string | null)[] = [];
+      for (let from = 0; from < this.chunks.length; from += CONCAT_GROUP) {
+        joined = joined.concat(...this.chunks.slice(from, from + CONCAT_GROUP));
+      }
+      // The joined array replaces the chunks, so they can be collected and later appends still line up.
+      this.chunks.splice(0, this.chunks.length, joined);
+      this.joined = joined;
+    }
+    return this.joined;
   }
 }
 
