@@ -2,10 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platform/auth/api-key.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import { readSecretEnv } from '../../platform/config/read-secret-env.ts';
 import type { RelayConfig } from './schema.ts';
 
 export const RELAY_PRODUCT = 'ambit-relay';
-const MIN_SECRET_BYTES = 32;
 
 export interface RelaySecrets {
   readonly apiKeys: readonly ApiKeyEntry[];
@@ -65,9 +65,11 @@ export function resolveRelaySecrets(
     apiKeys.push({ id: key.id, fingerprint: value, scopes: key.scopes });
   });
 
-  const auditSecret = readSecret(env, config.audit.hash_secret_env, 'audit.hash_secret_env', issues);
+  const auditSecret = readSecretEnv(env, config.audit.hash_secret_env, 'audit.hash_secret_env', issues);
   const cursorEnv = config.server.cursor_secret_env;
-  const cursorSecret = cursorEnv ? readSecret(env, cursorEnv, 'server.cursor_secret_env', issues) : undefined;
+  const cursorSecret = cursorEnv
+    ? readSecretEnv(env, cursorEnv, 'server.cursor_secret_env', issues)
+    : undefined;
   return {
     secrets: {
       apiKeys,
@@ -77,22 +79,4 @@ export function resolveRelaySecrets(
     },
     issues,
   };
-}
-
-function readSecret(env: Env, name: string, path: string, issues: ConfigIssue[]): Buffer | undefined {
-  const value = env[name];
-  if (value === undefined || value === '') {
-    issues.push({ path, code: 'config.missing_secret', message: `environment variable ${name} is not set` });
-    return undefined;
-  }
-  const bytes = Buffer.from(value, 'utf8');
-  if (bytes.length < MIN_SECRET_BYTES) {
-    issues.push({
-      path,
-      code: 'config.validation_error',
-      message: `${name} must hold at least ${MIN_SECRET_BYTES} bytes`,
-    });
-    return undefined;
-  }
-  return bytes;
 }

@@ -1,10 +1,10 @@
 // Reads the secrets the verifier config names from the environment: credential fingerprints, audit secret, source tokens.
 import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platform/auth/api-key.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import { readSecretEnv } from '../../platform/config/read-secret-env.ts';
 import type { VerifierConfig } from './schema.ts';
 
 export const VERIFIER_PRODUCT = 'ambit-verifier';
-const MIN_SECRET_BYTES = 32;
 
 export interface VerifierSecrets {
   /** Credentials accepted in `x-api-key` or `Authorization: Bearer`. */
@@ -32,7 +32,7 @@ export function resolveVerifierSecrets(
     });
   const apiKeys = read('api_keys');
   const bearerTokens = read('bearer_tokens');
-  const auditSecret = readSecret(env, config.audit.hash_secret_env, 'audit.hash_secret_env', issues);
+  const auditSecret = readSecretEnv(env, config.audit.hash_secret_env, 'audit.hash_secret_env', issues);
   const sourceTokens = new Map<string, string>();
   for (const [id, connection] of Object.entries(config.evidence.source_connections)) {
     const token = env[connection.token_env]?.trim();
@@ -93,22 +93,4 @@ function readFingerprint(
   }
   seen.set(value, credential.id);
   return { id: credential.id, fingerprint: value, scopes: credential.scopes };
-}
-
-function readSecret(env: Env, name: string, path: string, issues: ConfigIssue[]): Buffer | undefined {
-  const value = env[name];
-  if (value === undefined || value === '') {
-    issues.push({ path, code: 'config.missing_secret', message: `environment variable ${name} is not set` });
-    return undefined;
-  }
-  const bytes = Buffer.from(value, 'utf8');
-  if (bytes.length < MIN_SECRET_BYTES) {
-    issues.push({
-      path,
-      code: 'config.validation_error',
-      message: `${name} must hold at least ${MIN_SECRET_BYTES} bytes`,
-    });
-    return undefined;
-  }
-  return bytes;
 }

@@ -1,6 +1,7 @@
 // The verifier config schema: the single source of the config types and their validation (verifier contract §3).
 import { z } from 'zod';
 import { durationMs } from '../../platform/config/duration.ts';
+import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
 export const KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -58,23 +59,7 @@ const staticCredential = z.strictObject({
   scopes: z.array(z.string().min(1)).default([]),
 });
 
-const oidc = z.strictObject({
-  issuer: z.url(),
-  audiences: z.array(z.string().min(1)).min(1),
-  jwks_url: z.url().optional(),
-  discovery_url: z.url().optional(),
-  allowed_algorithms: z
-    .array(z.enum(['RS256', 'ES256', 'EdDSA']))
-    .min(1)
-    .default(['RS256', 'ES256', 'EdDSA']),
-  jwks_cache_ttl: durationMs({ min: 1000, max: 86_400_000 }).default(600_000),
-  leeway: durationMs({ min: 0, max: 300_000 }).default(30_000),
-  scope_claim: z.string().trim().min(1).default('scope'),
-  scope_map: z.record(z.string(), z.union([z.string(), z.array(z.string())])).default({}),
-  allowed_clients: z.array(z.string().min(1)).default([]),
-  allowed_token_types: z.array(z.string().min(1)).min(1).default(['JWT', 'at+jwt']),
-  allow_dev_insecure_fetch_urls: z.boolean().default(false),
-});
+const oidc = oidcConfigSchema;
 
 const auth = z.strictObject({
   mode: z
