@@ -12,23 +12,6 @@ interface Renderer {
 }
 
 const renderers = new WeakMap<TableSnapshot, Map<CatalogEntity, Renderer>>();
-// generation.rowCache keys by a composed string; remembering its answer per entity object skips that per row.
-const rowCaches = new WeakMap<Generation, Map<CatalogEntity, (string | undefined)[]>>();
-
-function rowCacheOf(generation: Generation, entity: CatalogEntity): (string | undefined)[] {
-  let byEntity = rowCaches.get(generation);
-  if (!byEntity) {
-    byEntity = new Map();
-    rowCaches.set(generation, byEntity);
-  }
-  let cache = byEntity.get(entity);
-  if (!cache) {
-    cache = generation.rowCache(entity);
-    byEntity.set(entity, cache);
-  }
-  return cache;
-}
-
 function rendererOf(entity: CatalogEntity, table: TableSnapshot): Renderer {
   let byEntity = renderers.get(table);
   if (!byEntity) {
@@ -53,7 +36,7 @@ export function rowJson(
   generation: Generation,
   row: number,
 ): string {
-  const cache = rowCacheOf(generation, entity);
+  const cache = generation.rowCache(entity);
   const cached = cache[row];
   if (cached !== undefined) return cached;
   const { columns, keys } = rendererOf(entity, table);

@@ -32,20 +32,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
   app.get<{ Params: EntityParams }>(
     '/v1/datasets/:dataset_id/entities/:entity/records',
     async (request, reply) => {
-      const facts = auditFacts(request);
-      facts.endpointKind = 'rows';
-      const principal = await runtime.authenticate(request);
-      const entity = resolveEntity(
-        runtime.catalog,
-        principal,
-        request.params.dataset_id,
-        request.params.entity,
-        'rows',
-      );
-      facts.datasetId = entity.datasetId;
-      facts.entity = entity;
-      const params = request.query as QueryParams;
-      facts.query = params;
+      const { facts, principal, entity, params } = await beginRowsRead(runtime, request);
       // Purpose precedes query parsing: a caller without one learns nothing about the filter rules.
       readPurpose(request, [entity]);
       const query = parseCollectionQuery(entity, params);
@@ -88,21 +75,8 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
   app.get<{ Params: EntityParams & { id: string } }>(
     '/v1/datasets/:dataset_id/entities/:entity/records/:id',
     async (request, reply) => {
-      const facts = auditFacts(request);
-      facts.endpointKind = 'rows';
-      const principal = await runtime.authenticate(request);
-      const entity = resolveEntity(
-        runtime.catalog,
-        principal,
-        request.params.dataset_id,
-        request.params.entity,
-        'rows',
-      );
-      facts.datasetId = entity.datasetId;
-      facts.entity = entity;
+      const { facts, principal, entity, params } = await beginRowsRead(runtime, request);
       facts.recordId = request.params.id;
-      const params = request.query as QueryParams;
-      facts.query = params;
       // Purpose precedes parameter checks, as on the collection route.
       readPurpose(request, [entity]);
       for (const name of Object.keys(params)) {
@@ -134,6 +108,20 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       return sendJson(reply, renderRow(generation, entity, { fields, expand }, expansions, row));
     },
   );
+}
+
+/** The stages every rows read starts with: audit kind, authentication, entity and rows scope, parameters. */
+async function beginRowsRead(runtime: RelayRuntime, request: FastifyRequest<{ Params: EntityParams }>) {
+  const facts = auditFacts(request);
+  facts.endpointKind = 'rows';
+  const principal = await runtime.authenticate(request);
+  const { dataset_id, entity: name } = request.params;
+  const entity = resolveEntity(runtime.catalog, principal, dataset_id, name, 'rows');
+  facts.datasetId = entity.datasetId;
+  facts.entity = entity;
+  const params = request.query as QueryParams;
+  facts.query = params;
+  return { facts, principal, entity, params };
 }
 
 /** What a records cursor is bound to: the query, its purpose and the caller's credential. */

@@ -21,7 +21,7 @@ export function createGeneration(
   loadedAt: number,
   tables: Map<string, TableSnapshot>,
 ): Generation {
-  const caches = new Map<string, (string | undefined)[]>();
+  const caches = new Map<CatalogEntity, (string | undefined)[]>();
   const table = (datasetId: string, tableId: string): TableSnapshot => {
     const snapshot = tables.get(tableKey(datasetId, tableId));
     if (!snapshot) throw new TypeError(`table ${datasetId}/${tableId} is not loaded`);
@@ -33,11 +33,10 @@ export function createGeneration(
     tables,
     table,
     rowCache(entity) {
-      const key = `${entity.datasetId}/${entity.name}`;
-      let cache = caches.get(key);
+      let cache = caches.get(entity);
       if (!cache) {
         cache = new Array(table(entity.datasetId, entity.tableId).rowCount);
-        caches.set(key, cache);
+        caches.set(entity, cache);
       }
       return cache;
     },
