@@ -69,7 +69,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(
-    ([name, entry]) => `  ambit ${name.padEnd(14)} ${entry.summary}`,
+    ([name, entry]) => `  ambit ${name.padEnd(18)} ${entry.summary}`,
   );
   return ['Ambit: registry relay and evidence verifier', '', 'Commands:', ...lines].join('\n');
 }
