@@ -1,9 +1,7 @@
 // createRelayApp: the relay's composition root, readable top to bottom.
-import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createAuditWriter } from '../platform/audit/create-audit-writer.ts';
 import type { Clock } from '../platform/clock.ts';
-import { createHttpServerApp } from '../platform/http/create-server.ts';
+import { createServiceServer } from '../platform/http/create-service-server.ts';
 import type { Logger } from '../platform/log.ts';
 import type { Random } from '../platform/random.ts';
 import { registerAggregateRoutes } from './aggregates/aggregate-routes.ts';
@@ -42,37 +40,21 @@ export function createRelayApp(loaded: LoadedRelayConfig, deps: RelayDeps): Rela
   const catalog = buildCatalog(config);
   const tableCount = config.datasets.reduce((sum, dataset) => sum + dataset.tables.length, 0);
   const state: RelayState = { generation: undefined, readiness: { total: tableCount, loaded: 0, failed: 0 } };
-  const audit = createAuditWriter({
-    sink: config.audit.sink,
-    ...(config.audit.path === undefined ? {} : { path: resolve(baseDir, config.audit.path) }),
-    ...(config.audit.rotate === undefined ? {} : { rotate: config.audit.rotate }),
-    secret: secrets.auditSecret,
-    writePolicy: config.audit.write_policy,
-    clock: deps.clock,
-    random: deps.random,
-    logger: deps.logger,
-  });
+
   const runtime: RelayRuntime = {
     catalog,
     state,
     cursors: createCursorCodec(secrets.cursorSecret),
     authenticate: createAuthenticator(config, secrets, deps),
   };
-  const app = createHttpServerApp({
-    logger: deps.logger,
-    clock: deps.clock,
-    random: deps.random,
-    requestTimeoutMs: config.server.request_timeout,
-    corsAllowedOrigins: config.server.cors.allowed_origins,
-    trustProxy: config.server.trust_proxy.enabled ? config.server.trust_proxy.trusted_proxies : false,
-    maxConnections: config.server.max_connections,
-    beforeSend(request, reply) {
-      const kind = (request.ctx.audit as { endpointKind?: string }).endpointKind;
-      if (!config.audit.include_health && (kind === 'health' || kind === 'ready')) return;
-      audit.write(
-        buildRelayAuditRecord(request, reply, { secret: secrets.auditSecret, now: deps.clock.now() }),
-      );
-    },
+  const { app, audit } = createServiceServer({
+    server: config.server,
+    audit: config.audit,
+    auditSecret: secrets.auditSecret,
+    baseDir,
+    deps,
+    buildRecord: (request, reply) =>
+      buildRelayAuditRecord(request, reply, { secret: secrets.auditSecret, now: deps.clock.now() }),
   });
 
   registerHealthRoutes(app, runtime);

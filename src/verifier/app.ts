@@ -1,9 +1,7 @@
 // createVerifierApp: the verifier's composition root, readable top to bottom.
-import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { createAuditWriter } from '../platform/audit/create-audit-writer.ts';
 import type { Clock } from '../platform/clock.ts';
-import { createHttpServerApp } from '../platform/http/create-server.ts';
+import { createServiceServer } from '../platform/http/create-service-server.ts';
 import type { Logger } from '../platform/log.ts';
 import type { Random } from '../platform/random.ts';
 import { buildEvidenceAuditEvent } from './audit/build-evidence-audit-event.ts';
@@ -44,16 +42,7 @@ export interface VerifierApp {
 export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDeps): VerifierApp {
   const { config, secrets, baseDir } = loaded;
   const catalog = buildClaimCatalog(config);
-  const audit = createAuditWriter({
-    sink: config.audit.sink,
-    ...(config.audit.path === undefined ? {} : { path: resolve(baseDir, config.audit.path) }),
-    ...(config.audit.rotate === undefined ? {} : { rotate: config.audit.rotate }),
-    secret: secrets.auditSecret,
-    writePolicy: config.audit.write_policy,
-    clock: deps.clock,
-    random: deps.random,
-    logger: deps.logger,
-  });
+
   const cel = createCelEvaluator(config.cel);
   // Workers take a moment to start; start them with the service when any claim needs them.
   if (catalog.ordered.some((claim) => claim.config.rule.type === 'cel')) cel.warm();
@@ -76,25 +65,19 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
     hashSecret: secrets.auditSecret,
     authenticate: createVerifierAuthenticator(config, secrets, deps),
   };
-  const app = createHttpServerApp({
-    logger: deps.logger,
-    clock: deps.clock,
-    random: deps.random,
-    requestTimeoutMs: config.server.request_timeout,
-    corsAllowedOrigins: config.server.cors.allowed_origins,
-    trustProxy: config.server.trust_proxy.enabled ? config.server.trust_proxy.trusted_proxies : false,
-    maxConnections: config.server.max_connections,
-    beforeSend(request, reply) {
-      const kind = (request.ctx.audit as { endpointKind?: string }).endpointKind;
-      if (!config.audit.include_health && (kind === 'health' || kind === 'ready')) return;
+  const { app, audit } = createServiceServer({
+    server: config.server,
+    audit: config.audit,
+    auditSecret: secrets.auditSecret,
+    baseDir,
+    deps,
+    buildRecord(request, reply) {
       const now = deps.clock.now();
-      audit.write(
-        buildEvidenceAuditEvent(request, reply, {
-          secret: secrets.auditSecret,
-          now,
-          eventId: deps.random.ulid(now),
-        }),
-      );
+      return buildEvidenceAuditEvent(request, reply, {
+        secret: secrets.auditSecret,
+        now,
+        eventId: deps.random.ulid(now),
+      });
     },
   });
 

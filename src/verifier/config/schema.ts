@@ -1,5 +1,6 @@
 // The verifier config schema: the single source of the config types and their validation (verifier contract §3).
 import { z } from 'zod';
+import { auditConfigSchema } from '../../platform/config/audit-config-schema.ts';
 import { durationMs } from '../../platform/config/duration.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 
@@ -73,25 +74,7 @@ const auth = z.strictObject({
   oidc: oidc.optional(),
 });
 
-const audit = z.strictObject({
-  sink: z.enum(['stdout', 'file', 'jsonl']),
-  path: z
-    .string()
-    .optional()
-    .describe('Audit file for the `file` and `jsonl` sinks, relative to the config file.'),
-  hash_secret_env: z
-    .string()
-    .min(1)
-    .describe('Environment variable holding the audit HMAC secret (>= 32 bytes).'),
-  include_health: z.boolean().default(false),
-  write_policy: z.enum(['fail_closed', 'availability_first']).default('fail_closed'),
-  rotate: z
-    .strictObject({
-      max_size_mb: z.number().positive().default(100),
-      max_files: z.number().int().positive().default(10),
-    })
-    .optional(),
-});
+const audit = auditConfigSchema;
 
 const lookup = z.strictObject({
   input: z

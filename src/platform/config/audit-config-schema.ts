@@ -1,0 +1,24 @@
+// The `audit` config block both services accept: sink, file, HMAC secret, health records and write policy.
+import { z } from 'zod';
+
+export const auditConfigSchema = z.strictObject({
+  sink: z.enum(['stdout', 'file', 'jsonl']),
+  path: z
+    .string()
+    .optional()
+    .describe('Audit file for the `file` and `jsonl` sinks, relative to the config file.'),
+  hash_secret_env: z
+    .string()
+    .min(1)
+    .describe('Environment variable holding the audit HMAC secret (>= 32 bytes).'),
+  include_health: z.boolean().default(false),
+  write_policy: z.enum(['fail_closed', 'availability_first']).default('fail_closed'),
+  rotate: z
+    .strictObject({
+      max_size_mb: z.number().positive().default(100),
+      max_files: z.number().int().positive().default(10),
+    })
+    .optional(),
+});
+
+export type AuditBlock = z.infer<typeof auditConfigSchema>;

@@ -1,0 +1,60 @@
+// A service's HTTP server from its validated `server` and `audit` blocks: one audit record per response.
+import { resolve } from 'node:path';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type AuditWriter, createAuditWriter } from '../audit/create-audit-writer.ts';
+import type { Clock } from '../clock.ts';
+import type { AuditBlock } from '../config/audit-config-schema.ts';
+import type { Logger } from '../log.ts';
+import type { Random } from '../random.ts';
+import { createHttpServerApp } from './create-server.ts';
+
+export interface ServiceServerConfig {
+  readonly request_timeout: number;
+  readonly max_connections: number;
+  readonly cors: { readonly allowed_origins: readonly string[] };
+  readonly trust_proxy: { readonly enabled: boolean; readonly trusted_proxies: readonly string[] };
+}
+
+export interface ServiceServerOptions {
+  readonly server: ServiceServerConfig;
+  readonly audit: AuditBlock;
+  readonly auditSecret: Buffer;
+  /** Relative audit paths resolve against the config file's folder. */
+  readonly baseDir: string;
+  readonly deps: { readonly logger: Logger; readonly clock: Clock; readonly random: Random };
+  /** The service's own audit record for one response. */
+  buildRecord(request: FastifyRequest, reply: FastifyReply): Record<string, unknown>;
+}
+
+export function createServiceServer(options: ServiceServerOptions): {
+  app: FastifyInstance;
+  audit: AuditWriter;
+} {
+  const { server, audit: block, deps } = options;
+  const audit = createAuditWriter({
+    sink: block.sink,
+    ...(block.path === undefined ? {} : { path: resolve(options.baseDir, block.path) }),
+    ...(block.rotate === undefined ? {} : { rotate: block.rotate }),
+    secret: options.auditSecret,
+    writePolicy: block.write_policy,
+    clock: deps.clock,
+    random: deps.random,
+    logger: deps.logger,
+  });
+  const app = createHttpServerApp({
+    logger: deps.logger,
+    clock: deps.clock,
+    random: deps.random,
+    requestTimeoutMs: server.request_timeout,
+    corsAllowedOrigins: server.cors.allowed_origins,
+    trustProxy: server.trust_proxy.enabled ? server.trust_proxy.trusted_proxies : false,
+    maxConnections: server.max_connections,
+    beforeSend(request, reply) {
+      // Probes are not audited unless configured: they are noise, not consultations.
+      const kind = (request.ctx.audit as { endpointKind?: string }).endpointKind;
+      if (!block.include_health && (kind === 'health' || kind === 'ready')) return;
+      audit.write(options.buildRecord(request, reply));
+    },
+  });
+  return { app, audit };
+}
