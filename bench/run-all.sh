@@ -20,3 +20,12 @@ node bin/run-ts.js bench/relay-read/run.ts "$@"
 echo "== relay-aggregate"
 node bin/run-ts.js bench/relay-aggregate/generate-aggregate-data.ts
 node bin/run-ts.js bench/relay-aggregate/run.ts "$@"
+
+echo "== relay-reload"
+node bin/run-ts.js bench/relay-reload/run.ts
+
+echo "== relay-metadata"
+node bin/run-ts.js bench/relay-metadata/run.ts "$@"
+
+echo "== verifier-evaluate"
+node bin/run-ts.js bench/verifier-evaluate/run.ts "$@"

@@ -125,7 +125,54 @@ function walk(schema: z.ZodType, key: string, rows: SchemaRow[]): void {
     ]);
     return;
   }
+  if (def.type === 'union' && def.options && unionRows(def.options, key, rows, peeled.required)) return;
   row(leafType(peeled.node), sentence(constraintsOf(peeled.node)));
+}
+
+/**
+ * A union of mappings told apart by one literal key (`source: {type: file | postgres}`): one row for the mapping,
+ * then every variant's keys, each marked with the variants it belongs to when not all have it.
+ */
+function unionRows(
+  options: readonly z.ZodType[],
+  key: string,
+  rows: SchemaRow[],
+  required: boolean,
+): boolean {
+  const variants = options.map((option) => peel(option).node);
+  if (!variants.every((variant) => defOf(variant).type === 'object')) return false;
+  const shapes = variants.map((variant) => defOf(variant).shape ?? {});
+  const tag = Object.keys(shapes[0] ?? {}).find((name) =>
+    shapes.every((shape) => shape[name] && defOf(peel(shape[name]).node).type === 'literal'),
+  );
+  if (tag === undefined) return false;
+  const labels = shapes.map((shape) => String(defOf(peel(shape[tag] as z.ZodType).node).values?.[0]));
+  rows.push({
+    key,
+    type: 'mapping',
+    required,
+    defaultText: '',
+    description: `One of ${labels.map((label) => `\`${tag}: ${label}\``).join(', ')}; the other keys depend on it.`,
+  });
+  const merged = new Map<string, { row: SchemaRow; owners: string[] }>();
+  variants.forEach((variant, index) => {
+    for (const row of schemaRows(variant, key)) {
+      const seen = merged.get(row.key);
+      if (seen) seen.owners.push(labels[index] as string);
+      else merged.set(row.key, { row, owners: [labels[index] as string] });
+    }
+  });
+  for (const { row, owners } of merged.values()) {
+    if (row.key === `${key}.${tag}`) {
+      rows.push({ ...row, type: labels.map((label) => `\`${label}\``).join(' \\| ') });
+    } else if (owners.length < variants.length) {
+      const only = owners.map((owner) => `\`${tag}: ${owner}\``).join(', ');
+      rows.push({ ...row, description: `(${only}) ${row.description}`.trim() });
+    } else {
+      rows.push(row);
+    }
+  }
+  return true;
 }
 
 function isDuration(node: z.ZodType): boolean {

@@ -7,11 +7,11 @@ import { parseEnvFile } from '../platform/config/read-env-file.ts';
 
 export const DEMO_PERSONAS = [
   { id: 'catalog_viewer', can: 'metadata of every dataset' },
-  { id: 'caseworker', can: 'metadata and rows of civil_registry and social_protection' },
+  { id: 'caseworker', can: 'metadata and rows of civil_registry and social_protection; verifier claims' },
   { id: 'analyst', can: 'metadata and aggregates of every dataset' },
   { id: 'health_planner', can: 'metadata and rows of health_facilities' },
   { id: 'verifier_service', can: 'rows of civil_registry and social_protection (for the verifier)' },
-  { id: 'operator', can: 'admin listener scopes only' },
+  { id: 'operator', can: 'admin listener scopes only (relay and verifier)' },
 ] as const;
 
 export type DemoPersona = (typeof DEMO_PERSONAS)[number]['id'];

@@ -1,19 +1,28 @@
 // The `ambit` CLI: a dispatch table from command words to command modules.
 import { type CliIo, type Command, processIo } from './cli-io.ts';
-import { auditVerify } from './commands/audit-verify.ts';
-import { configCheck } from './commands/config-check.ts';
-import { demo } from './commands/demo.ts';
-import { keysGenerate } from './commands/keys-generate.ts';
-import { metadataPublish } from './commands/metadata-publish.ts';
-import { metadataServe } from './commands/metadata-serve.ts';
-import { metadataValidate } from './commands/metadata-validate.ts';
-import { relayServe } from './commands/relay-serve.ts';
-import { verifierServe } from './commands/verifier-serve.ts';
+
+// Each command's module is loaded only when it runs: `ambit metadata publish` does not pay for the relay,
+// the verifier and their HTTP stack.
+const auditVerify: Command = async (a, io) => (await import('./commands/audit-verify.ts')).auditVerify(a, io);
+const configCheck: Command = async (a, io) => (await import('./commands/config-check.ts')).configCheck(a, io);
+const demo: Command = async (a, io) => (await import('./commands/demo.ts')).demo(a, io);
+const keysGenerate: Command = async (a, io) =>
+  (await import('./commands/keys-generate.ts')).keysGenerate(a, io);
+const metadataPublish: Command = async (a, io) =>
+  (await import('./commands/metadata-publish.ts')).metadataPublish(a, io);
+const metadataServe: Command = async (a, io) =>
+  (await import('./commands/metadata-serve.ts')).metadataServe(a, io);
+const metadataValidate: Command = async (a, io) =>
+  (await import('./commands/metadata-validate.ts')).metadataValidate(a, io);
+const relayServe: Command = async (a, io) => (await import('./commands/relay-serve.ts')).relayServe(a, io);
+const verifierServe: Command = async (a, io) =>
+  (await import('./commands/verifier-serve.ts')).verifierServe(a, io);
 
 const COMMANDS: Record<string, { run: Command; summary: string }> = {
   'relay serve': {
     run: relayServe,
-    summary: 'Serve the relay: --config F (or AMBIT_RELAY_CONFIG) [--env-file F] [--bind host:port]',
+    summary:
+      'Serve the relay: --config F (or AMBIT_RELAY_CONFIG) [--env-file F] [--bind host:port] [--workers N|auto]',
   },
   'verifier serve': {
     run: verifierServe,

@@ -5,6 +5,7 @@ import { STATIC_PATHS, staticMetadataLinks } from '../relay/metadata/model/metad
 import type { MetadataModel } from '../relay/metadata/model/metadata-model.ts';
 import { renderApiCatalog } from '../relay/metadata/renderers/render-api-catalog.ts';
 import { renderMetadataLanding } from '../relay/metadata/renderers/render-metadata-landing.ts';
+import { isAvailable } from '../relay/metadata/routes/metadata-route.ts';
 import {
   landingDocuments,
   METADATA_ROUTES,
@@ -35,7 +36,7 @@ export function buildStaticArtefacts(
   const links = staticMetadataLinks(model.catalog.baseUrl);
   const artefacts: StaticArtefact[] = [];
   for (const route of routes) {
-    if (!route.publish) continue;
+    if (!route.publish || !isAvailable(route, model)) continue;
     for (const params of route.publish.instances(model)) {
       const body = route.render({ view: model, links, params, query: {}, documents: [] });
       artefacts.push(jsonFile(route.publish.file(params), body));
@@ -49,7 +50,7 @@ export function buildStaticArtefacts(
       body: Buffer.from(options.manifestText),
     });
   }
-  const documents = landingDocuments(routes, model.catalog.baseUrl, 'static');
+  const documents = landingDocuments(routes, model, 'static');
   const index = {
     schema_version: PUBLICATION_SCHEMA_VERSION,
     ...renderMetadataLanding(model, links, documents),

@@ -1,8 +1,8 @@
 // The one auth mode of a deployment as a request stage: API key or OIDC bearer token.
-import type { FastifyRequest } from 'fastify';
 import { createApiKeyAuthenticator } from '../platform/auth/api-key.ts';
 import { createOidcAuthenticator } from '../platform/auth/oidc-bearer.ts';
 import type { Principal } from '../platform/auth/principal.ts';
+import type { RouteRequest } from '../platform/http/route-types.ts';
 import { readCredential } from '../platform/auth/read-credential.ts';
 import type { Clock } from '../platform/clock.ts';
 import { platformProblem } from '../platform/problem/platform-problems.ts';
@@ -13,7 +13,7 @@ export function createAuthenticator(
   config: RelayConfig,
   secrets: RelaySecrets,
   deps: { clock: Clock; fetch?: typeof fetch },
-): (request: FastifyRequest) => Promise<Principal> {
+): (request: RouteRequest) => Promise<Principal> {
   if (config.auth.mode === 'api_key') {
     const check = createApiKeyAuthenticator(secrets.apiKeys);
     return async (request) => {

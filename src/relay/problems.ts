@@ -1,4 +1,4 @@
-// Problems raised by the relay's own stages (lookup, filters, pagination, readiness, aggregates).
+// Problems raised by the relay's own stages (lookup, filters, pagination, readiness, aggregates, admin).
 import { createProblemFactory, type ProblemCatalog } from '../platform/problem/problem.ts';
 
 export const RELAY_PROBLEMS = {
@@ -117,6 +117,45 @@ export const RELAY_PROBLEMS = {
     status: 400,
     title: 'Aggregate limit exceeded',
     description: 'More than 20 measures or 5 group-by dimensions, or `max_rows` outside 1 to 10,000.',
+  },
+  'datasource.unavailable': {
+    status: 503,
+    title: 'Data source unavailable',
+    description:
+      'The PostgreSQL database behind a live entity cannot be reached (or no pooled connection freed up within `connect_timeout`); retry after `Retry-After`.',
+  },
+  'datasource.timeout': {
+    status: 504,
+    title: 'Data source timeout',
+    description: 'A live read ran longer than the source `query_timeout`.',
+  },
+  'datasource.query_failed': {
+    status: 502,
+    title: 'Data source query failed',
+    description:
+      'The database behind a live entity refused the read (table or column gone, permission); the relay log has the reason.',
+  },
+  'datasource.row_invalid': {
+    status: 502,
+    title: 'Data source row invalid',
+    description:
+      'A row read live does not fit the declared schema (for example a NaN in a number column, or a null in a non-nullable field); `detail` names the field.',
+  },
+  'admin.unknown_resource': {
+    status: 404,
+    title: 'Unknown resource',
+    description: 'An admin reload names a dataset or table this relay does not serve.',
+  },
+  'admin.reload_failed': {
+    status: 500,
+    title: 'Reload failed',
+    description:
+      'A source failed to load during a reload; the previous data keeps being served. `counts` and `failures` say which tables failed and why (by code).',
+  },
+  'admin.posture_tier_unsupported': {
+    status: 400,
+    title: 'Posture tier unsupported',
+    description: '`tier` on `/admin/v1/posture` is not one of the supported tiers (`restricted`).',
   },
 } as const satisfies ProblemCatalog;
 

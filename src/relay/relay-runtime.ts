@@ -1,15 +1,18 @@
 // What route groups receive from the composition root: the catalogue, live state and the request stages.
-import type { FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../platform/http/route-types.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import type { Catalog, CatalogEntity } from './catalog/catalog.ts';
 import type { CursorCodec } from './query/cursor.ts';
 import type { RelayState } from './relay-state.ts';
+import type { PostgresSources } from './sources/postgres/postgres-sources.ts';
 
 export interface RelayRuntime {
   readonly catalog: Catalog;
   readonly state: RelayState;
   readonly cursors: CursorCodec;
-  authenticate(request: FastifyRequest): Promise<Principal>;
+  /** PostgreSQL sources: live tables are read through it on every request. */
+  readonly postgres: PostgresSources;
+  authenticate(request: RouteRequest): Promise<Principal>;
 }
 
 /** Facts a route records for its audit event; redaction happens when the record is built. */
@@ -25,6 +28,6 @@ export interface RelayAuditFacts {
   rowCount?: number;
 }
 
-export function auditFacts(request: FastifyRequest): RelayAuditFacts {
+export function auditFacts(request: RouteRequest): RelayAuditFacts {
   return request.ctx.audit as RelayAuditFacts;
 }

@@ -5,6 +5,15 @@ export interface Readiness {
   total: number;
   loaded: number;
   failed: number;
+  /** Tables whose first load waits for an unreachable database, by `datasetId/tableId` (retried until it loads). */
+  waiting?: Map<string, TableWait>;
+}
+
+export interface TableWait {
+  readonly datasetId: string;
+  readonly tableId: string;
+  /** The load error code, `ingest.source_unavailable`. */
+  readonly code: string;
 }
 
 export interface RelayState {

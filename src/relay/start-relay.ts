@@ -1,13 +1,17 @@
-// Starts a relay listener: loads the sources, listens, and reports the bound address.
+// Starts a relay's listeners (public, and admin when `server.admin_bind` is set): loads the sources, listens,
+// and reports the bound addresses.
+import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/log.ts';
 import type { Random } from '../platform/random.ts';
-import { createRelayApp, type RelayApp } from './app.ts';
+import { createRelayApp, type RelayApp, type RelayAppOptions } from './app.ts';
 import type { LoadedRelayConfig } from './config/load-relay-config.ts';
 
 export interface RunningRelay {
   readonly relay: RelayApp;
   readonly url: string;
+  /** The admin listener's URL, when `server.admin_bind` is set. */
+  readonly adminUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -16,23 +20,37 @@ export function splitBind(bind: string): { host: string; port: number } {
   return { host: bind.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(bind.slice(colon + 1)) };
 }
 
-/** Listens at once (so /ready answers 503 while loading) and resolves when every source is loaded. */
+/**
+ * Listens at once (so /ready answers 503 while loading) and resolves when every source is loaded, or as soon as a
+ * table waits for its unreachable database (it keeps loading in the background).
+ */
 export async function startRelay(
   loaded: LoadedRelayConfig,
   deps: { logger: Logger; clock: Clock; random: Random },
   bind = loaded.config.server.bind,
+  options: RelayAppOptions = {},
 ): Promise<RunningRelay> {
-  const relay = createRelayApp(loaded, deps);
-  const { host, port } = splitBind(bind);
+  const relay = createRelayApp(loaded, deps, options);
   try {
-    await relay.app.listen({ host, port });
-    await relay.loaded;
+    const url = await listenOn(relay.app, bind);
+    const adminBind = loaded.config.server.admin_bind;
+    const adminUrl =
+      relay.admin && adminBind !== undefined ? await listenOn(relay.admin, adminBind) : undefined;
+    // A database that is down does not stop the start: /ready answers 503 until its tables load.
+    await Promise.race([relay.loaded, relay.waitingForSources]);
+    return { relay, url, adminUrl, close: () => relay.close() };
   } catch (error) {
     await relay.close();
     throw error;
   }
-  const address = relay.app.server.address();
+}
+
+/** Listens on `host:port` and returns the URL actually bound (port 0 picks a free one). */
+export async function listenOn(app: FastifyInstance, bind: string): Promise<string> {
+  const { host, port } = splitBind(bind);
+  await app.listen({ host, port });
+  const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { relay, url: `http://${urlHost}:${actualPort}`, close: () => relay.close() };
+  return `http://${urlHost}:${actualPort}`;
 }

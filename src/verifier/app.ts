@@ -1,5 +1,5 @@
 // createVerifierApp: the verifier's composition root, readable top to bottom.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../platform/clock.ts';
 import { createServiceServer } from '../platform/http/create-service-server.ts';
 import type { Logger } from '../platform/log.ts';
@@ -12,11 +12,14 @@ import type { SourceConnectionConfig } from './config/schema.ts';
 import type { HttpTransport } from './connectors/create-http-transport.ts';
 import { createRelayConnector } from './connectors/create-relay-connector.ts';
 import { createVerifierAuthenticator } from './create-verifier-authenticator.ts';
+import { createAdminApp } from './admin/create-admin-app.ts';
 import { registerDiscoveryRoutes } from './routes/discovery.ts';
+import { registerBatchEvaluationRoutes } from './routes/batch-evaluations.ts';
 import { registerEvaluationRoutes } from './routes/evaluations.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerOpenApiRoutes } from './routes/openapi.ts';
-import { createMemoryEvaluationStore } from './state/create-memory-evaluation-store.ts';
+import { registerRenderRoutes } from './routes/render.ts';
+import { createEvaluationStore, startPurging } from './state/create-evaluation-store.ts';
 import type { EvaluationStore } from './state/evaluation-store.ts';
 import type { VerifierRuntime } from './verifier-runtime.ts';
 
@@ -29,12 +32,14 @@ export interface VerifierDeps {
   /** Waits between source retries; tests inject one that does not wait. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly transportFor?: (connection: SourceConnectionConfig) => HttpTransport;
-  /** Defaults to the memory store of `state`. */
+  /** Defaults to the store `state` configures. */
   readonly store?: EvaluationStore;
 }
 
 export interface VerifierApp {
   readonly app: FastifyInstance;
+  /** The admin listener's app, when `server.admin_bind` is set. */
+  readonly admin: FastifyInstance | undefined;
   readonly runtime: VerifierRuntime;
   close(): Promise<void>;
 }
@@ -52,9 +57,26 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
     ...(deps.sleep ? { sleep: deps.sleep } : {}),
     ...(deps.transportFor ? { transportFor: deps.transportFor } : {}),
   });
-  const store =
-    deps.store ??
-    createMemoryEvaluationStore({ clock: deps.clock, maxEntries: config.state.max_memory_evaluations });
+  const store = deps.store ?? createEvaluationStore(config, secrets, deps);
+  // Connects and migrates in the background; until it succeeds, state operations answer 503.
+  void store.prepare();
+  const stopPurging = startPurging(store, config.state.evaluation_retention);
+  const buildRecord = (request: FastifyRequest, reply: FastifyReply) => {
+    const now = deps.clock.now();
+    return buildEvidenceAuditEvent(request, reply, {
+      secret: secrets.auditSecret,
+      now,
+      eventId: deps.random.ulid(now),
+    });
+  };
+  const { app, audit } = createServiceServer({
+    server: config.server,
+    audit: config.audit,
+    auditSecret: secrets.auditSecret,
+    baseDir,
+    deps,
+    buildRecord,
+  });
   const runtime: VerifierRuntime = {
     config,
     catalog,
@@ -64,33 +86,30 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
     random: deps.random,
     hashSecret: secrets.auditSecret,
     authenticate: createVerifierAuthenticator(config, secrets, deps),
-  };
-  const { app, audit } = createServiceServer({
-    server: config.server,
-    audit: config.audit,
-    auditSecret: secrets.auditSecret,
-    baseDir,
-    deps,
-    buildRecord(request, reply) {
-      const now = deps.clock.now();
-      return buildEvidenceAuditEvent(request, reply, {
-        secret: secrets.auditSecret,
-        now,
-        eventId: deps.random.ulid(now),
-      });
+    async writeAuditRecords(records) {
+      for (const record of records) audit.write(record);
     },
-  });
+  };
 
   registerHealthRoutes(app, runtime);
   registerOpenApiRoutes(app, runtime);
   registerDiscoveryRoutes(app, runtime);
   registerEvaluationRoutes(app, runtime);
+  registerBatchEvaluationRoutes(app, runtime);
+  registerRenderRoutes(app, runtime);
+  const admin =
+    config.server.admin_bind === undefined
+      ? undefined
+      : createAdminApp({ server: config.server, runtime, audit, deps, buildRecord });
 
   return {
     app,
+    admin,
     runtime,
     async close() {
+      stopPurging();
       await app.close();
+      await admin?.close();
       reader.close();
       await cel.close();
       await store.close();

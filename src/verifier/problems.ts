@@ -6,7 +6,7 @@ export const VERIFIER_PROBLEMS = {
     status: 400,
     title: 'Invalid request',
     description:
-      'The evaluation request body does not match the schema, the `Data-Purpose` header and body `purpose` differ, or an `Idempotency-Key` was sent to a route that takes none.',
+      'The request body does not match the schema, the `Data-Purpose` header and body `purpose` differ, or an `Idempotency-Key` is malformed or was sent to a route that takes none.',
   },
   'target.identifier_missing': {
     status: 400,
@@ -62,6 +62,41 @@ export const VERIFIER_PROBLEMS = {
     title: 'Evidence not available',
     description:
       'The source holds no single matching record for the target (none or several); a stable answer, never a false `satisfied: false`.',
+  },
+  'batch.too_large': {
+    status: 413,
+    title: 'Batch too large',
+    description:
+      'The batch holds more items than `evidence.inline_batch_limit` or a requested claim `operations.batch_evaluate.max_subjects` allows.',
+  },
+  'idempotency.conflict': {
+    status: 409,
+    title: 'Idempotency conflict',
+    description:
+      'The `Idempotency-Key` was already used by this caller for a different request, or its first request is still running (then with `Retry-After`).',
+  },
+  'evaluation.not_found': {
+    status: 404,
+    title: 'Evaluation not found',
+    description:
+      'No stored evaluation with this id belongs to the caller: unknown, created by another caller, or past its retention.',
+  },
+  'evaluation.binding_mismatch': {
+    status: 403,
+    title: 'Evaluation binding mismatch',
+    description:
+      'The render request names a format, claims, disclosure or purpose other than those the evaluation was made with.',
+  },
+  'state.unavailable': {
+    status: 503,
+    title: 'State store unavailable',
+    description:
+      'The state store (PostgreSQL) cannot be reached or did not answer in time; nothing was stored, retry later.',
+  },
+  'readiness.not_ready': {
+    status: 503,
+    title: 'Not ready',
+    description: 'The verifier cannot serve evaluations yet: its state store is unreachable or not migrated.',
   },
   'source.unavailable': {
     status: 503,

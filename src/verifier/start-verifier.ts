@@ -1,4 +1,5 @@
-// Starts a verifier listener and reports the bound address.
+// Starts the verifier's listeners (public, and admin when `server.admin_bind` is set) and reports their addresses.
+import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/log.ts';
 import type { Random } from '../platform/random.ts';
@@ -8,6 +9,8 @@ import type { LoadedVerifierConfig } from './config/load-verifier-config.ts';
 export interface RunningVerifier {
   readonly verifier: VerifierApp;
   readonly url: string;
+  /** The admin listener's URL, when one is configured. */
+  readonly adminUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -17,17 +20,28 @@ export async function startVerifier(
   bind = loaded.config.server.bind,
 ): Promise<RunningVerifier> {
   const verifier = createVerifierApp(loaded, deps);
-  const colon = bind.lastIndexOf(':');
-  const host = bind.slice(0, colon).replace(/^\[|\]$/g, '');
-  const port = Number(bind.slice(colon + 1));
+  // The state store gets its first chance to connect and migrate before traffic arrives; when it cannot, the
+  // verifier still starts, reports itself not ready and answers 503 where state is needed until it can.
+  await verifier.runtime.store.prepare();
   try {
-    await verifier.app.listen({ host, port });
+    const url = await listenOn(verifier.app, bind);
+    const adminBind = loaded.config.server.admin_bind;
+    const adminUrl =
+      verifier.admin && adminBind !== undefined ? await listenOn(verifier.admin, adminBind) : undefined;
+    return { verifier, url, adminUrl, close: () => verifier.close() };
   } catch (error) {
     await verifier.close();
     throw error;
   }
-  const address = verifier.app.server.address();
+}
+
+async function listenOn(app: FastifyInstance, bind: string): Promise<string> {
+  const colon = bind.lastIndexOf(':');
+  const host = bind.slice(0, colon).replace(/^\[|\]$/g, '');
+  const port = Number(bind.slice(colon + 1));
+  await app.listen({ host, port });
+  const address = app.server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
-  return { verifier, url: `http://${urlHost}:${actualPort}`, close: () => verifier.close() };
+  return `http://${urlHost}:${actualPort}`;
 }

@@ -18,6 +18,8 @@ export interface VerifierRuntime {
   /** Keys the handles and hashes that stand in for identifiers (the audit secret). */
   readonly hashSecret: Buffer;
   readonly authenticate: Authenticate;
+  /** Writes extra audit records of this request (one per batch item) before its response leaves. */
+  writeAuditRecords(records: readonly Record<string, unknown>[]): Promise<void>;
 }
 
 /** Facts a route records for its audit event; identifiers only ever as keyed hashes. */
@@ -37,6 +39,15 @@ export interface VerifierAuditFacts {
   sourceCount?: number;
   /** The precise failure (e.g. `target.not_found` behind a 409 evidence.not_available). */
   errorDetailCode?: string;
+  /** Batch evaluations: the batch, its size and outcome, upstream requests and the idempotency key's use. */
+  batchId?: string;
+  batchSize?: number;
+  batchSucceeded?: number;
+  batchFailed?: number;
+  upstreamRequestCount?: number;
+  /** Every purpose of a batch when its items have several. */
+  purposes?: string[];
+  idempotency?: 'none' | 'new' | 'replayed';
 }
 
 export function auditFacts(request: FastifyRequest): VerifierAuditFacts {

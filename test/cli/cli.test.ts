@@ -296,6 +296,15 @@ describe('ambit dispatch and flags', () => {
     assert.equal(badBind.code, 2);
     assert.match(badBind.err.join('\n'), /--bind must be host:port/);
 
+    for (const workers of ['0', '2.5', 'many', '257']) {
+      const badWorkers = await run(
+        ['relay', 'serve', '--config', join(VALID, 'minimal.yaml'), '--workers', workers],
+        READER_ENV,
+      );
+      assert.equal(badWorkers.code, 2, workers);
+      assert.match(badWorkers.err.join('\n'), /--workers must be a whole number from 1 to 256, or auto/);
+    }
+
     const badConfig = await run(
       ['relay', 'serve', '--config', join(INVALID, 'duplicate-dataset-id.yaml')],
       READER_ENV,

@@ -171,8 +171,18 @@ describe('valid config cases', () => {
       { id: 'reader', fingerprint: fingerprintOf('reader-key'), scopes: ['people:metadata', 'people:rows'] },
     ]);
     assert.equal(loaded.secrets.auditSecret.toString('utf8'), BASE_ENV.AUDIT_SECRET);
-    assert.equal(loaded.secrets.cursorSecretGenerated, true);
+    assert.equal(loaded.secrets.cursorSecretDerived, true);
     assert.equal(loaded.secrets.cursorSecret.length, 32);
+  });
+
+  it('derive one cursor secret per audit secret when none is configured, so processes agree', () => {
+    const file = join(VALID, 'minimal.yaml');
+    const first = loadRelayConfig(file, BASE_ENV).secrets;
+    const second = loadRelayConfig(file, BASE_ENV).secrets;
+    assert.deepEqual(first.cursorSecret, second.cursorSecret);
+    assert.notDeepEqual(first.cursorSecret, first.auditSecret.subarray(0, 32));
+    const other = loadRelayConfig(file, { ...BASE_ENV, AUDIT_SECRET: 'b'.repeat(40) }).secrets;
+    assert.notDeepEqual(other.cursorSecret, first.cursorSecret);
   });
 
   it('accept exactly 32 bytes of audit secret and reject 31', () => {
@@ -201,7 +211,7 @@ describe('the demo config', () => {
       ['civil_registry', 'social_protection', 'health_facilities'],
     );
     assert.equal(loaded.secrets.apiKeys.length, 6);
-    assert.equal(loaded.secrets.cursorSecretGenerated, false);
+    assert.equal(loaded.secrets.cursorSecretDerived, false);
   });
 
   it('names every missing persona fingerprint at once', () => {

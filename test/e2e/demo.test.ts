@@ -6,24 +6,43 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface Curl {
+  method: 'GET' | 'POST';
   url: string;
   headers: Record<string, string>;
+  body: string | undefined;
   expectStatus: number | undefined;
 }
 
-/** Reads `curl -s [-H "Name: value"]... "URL"   # 400 code` lines back into requests. */
+/** Reads `curl -s [-X POST] [-H "Name: value"]... [-d '<json>'] "URL"   # 400 code` lines back into requests. */
 function parseCurl(line: string): Curl {
   const headers: Record<string, string> = {};
   for (const match of line.matchAll(/-H "([^:]+): ([^"]+)"/g))
     headers[(match[1] as string).toLowerCase()] = match[2] as string;
-  const url = /(https?:\/\/[^\s"]+)/.exec(line.replace(/-H "[^"]+"/g, ''))?.[1];
+  const body = /-d '([^']*)'/.exec(line)?.[1];
+  const rest = line.replace(/-H "[^"]+"/g, '').replace(/-d '[^']*'/g, '');
+  const url = /(https?:\/\/[^\s"]+)/.exec(rest)?.[1];
   assert.ok(url, `no URL in ${line}`);
   const expected = /#\s*(\d{3})/.exec(line)?.[1];
-  return { url, headers, expectStatus: expected ? Number(expected) : undefined };
+  const method = body !== undefined || /-X POST/.test(rest) ? 'POST' : 'GET';
+  return { method, url, headers, body, expectStatus: expected ? Number(expected) : undefined };
+}
+
+/** The evaluation id of a claim-result or CCCEV answer, if the body is one. */
+function evaluationIdOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as {
+      results?: { evaluation_id?: string }[];
+      '@graph'?: { 'dcterms:identifier'?: string }[];
+    };
+    return parsed.results?.[0]?.evaluation_id ?? parsed['@graph']?.[0]?.['dcterms:identifier'];
+  } catch {
+    return undefined;
+  }
 }
 
 describe('demo (npm start)', () => {
@@ -34,7 +53,13 @@ describe('demo (npm start)', () => {
   before(async () => {
     child = spawn(process.execPath, ['bin/ambit.js', 'demo'], {
       cwd: ROOT,
-      env: { ...process.env, AMBIT_RELAY_BIND: '127.0.0.1:0', AMBIT_DEMO_STATE_DIR: state },
+      env: {
+        ...process.env,
+        AMBIT_RELAY_BIND: '127.0.0.1:0',
+        AMBIT_VERIFIER_BIND: '127.0.0.1:0',
+        AMBIT_VERIFIER_ADMIN_BIND: '127.0.0.1:0',
+        AMBIT_DEMO_STATE_DIR: state,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.on('data', (chunk) => {
@@ -68,15 +93,95 @@ describe('demo (npm start)', () => {
     assert.match(output, /caseworker\s+[A-Za-z0-9_-]{43}\s+\(metadata and rows/);
   });
 
+  /** Body of each printed request, by its trailing comment, for the checks below. */
+  const answers = new Map<string, unknown>();
+
   it('every printed curl command works as printed', async () => {
     const lines = output.split('\n').filter((line) => line.trim().startsWith('curl '));
     assert.ok(lines.length >= 6, output);
+    assert.ok(
+      lines.some((line) => line.includes('/v1/evaluations')),
+      'the banner shows verifier requests',
+    );
+    // A line may render the evaluation answered just before it: EVALUATION_ID stands for that evaluation's id.
+    let lastEvaluationId = '';
     for (const line of lines) {
-      const curl = parseCurl(line);
-      const response = await fetch(curl.url, { headers: curl.headers });
+      const curl = parseCurl(line.replace('EVALUATION_ID', lastEvaluationId));
+      const response = await fetch(curl.url, {
+        method: curl.method,
+        headers: curl.headers,
+        ...(curl.body === undefined ? {} : { body: curl.body }),
+      });
       const body = await response.text();
       assert.equal(response.status, curl.expectStatus ?? 200, `${line}\n${body}`);
       if (curl.expectStatus === undefined) assert.ok(body.length > 2, `empty body for ${line}`);
+      const comment = /#\s*(.+)$/.exec(line)?.[1];
+      if (comment !== undefined) answers.set(comment, JSON.parse(body));
+      lastEvaluationId = evaluationIdOf(body) ?? lastEvaluationId;
+    }
+  });
+
+  it('the verifier examples show each rule, disclosure level, the composite claim and CCCEV', () => {
+    type Result = {
+      value: unknown;
+      satisfied: unknown;
+      disclosure: string;
+      provenance: { used: { source_count: number } };
+    };
+    const result = (prefix: string): Result => {
+      const found = [...answers].find(([comment]) => comment.startsWith(prefix));
+      assert.ok(found, `no printed example "${prefix}"`);
+      return (found[1] as { results: Result[] }).results[0] as Result;
+    };
+    const alive = result('cel; predicate');
+    assert.deepEqual([alive.value, alive.satisfied, alive.disclosure], [true, true, 'predicate']);
+    assert.equal(result('exists').satisfied, true);
+    assert.match(String(result('extract; disclosure value').value), /^\d{4}-\d{2}-\d{2}$/);
+    const redacted = result('extract; redacted');
+    assert.deepEqual([redacted.value, redacted.disclosure], [null, 'redacted']);
+    const composite = result('composite over two datasets');
+    assert.equal(composite.satisfied, true);
+    assert.equal(composite.provenance.used.source_count, 2);
+    assert.equal(result('satisfied false').satisfied, false);
+    const cccev = [...answers].find(([comment]) => comment.startsWith('CCCEV'))?.[1] as {
+      '@context': Record<string, string>;
+      '@graph': { '@type': string }[];
+    };
+    assert.equal(cccev['@context'].cccev, 'http://data.europa.eu/m8g/');
+    assert.deepEqual(
+      cccev['@graph'].map((node) => node['@type']),
+      ['cccev:Evidence', 'cccev:Evidence'],
+    );
+    // The render answers the stored CCCEV evaluation byte for byte in content: same nodes, same ids.
+    const rendered = [...answers].find(([comment]) => comment.startsWith('the stored CCCEV'))?.[1];
+    assert.deepEqual(rendered, cccev);
+    const reload = [...answers].find(([comment]) => comment.startsWith('a no-op'))?.[1];
+    assert.deepEqual(reload, {
+      reloaded: false,
+      status: 'noop',
+      detail: 'The verifier does not reload: key and configuration changes need a restart.',
+    });
+  });
+
+  it('the verifier writes its own audit chain, without identifiers or keys', () => {
+    const text = readFileSync(join(state, 'verifier-audit.jsonl'), 'utf8');
+    const secret = /AMBIT_DEMO_AUDIT_SECRET=(\S+)/.exec(
+      readFileSync(join(state, 'demo-keys.env'), 'utf8'),
+    )?.[1];
+    const chain = verifyAuditChain(text.trim().split('\n'), Buffer.from(secret as string), null);
+    assert.ok(chain.ok, JSON.stringify(chain));
+    const records = text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).record as Record<string, unknown>);
+    assert.ok(records.some((record) => record.decision === 'evaluate' && record.source_count === 2));
+    assert.ok(records.some((record) => record.endpoint_kind === 'admin' && record.status === 200));
+    for (const secretValue of ['FAKE-937193', 'per-10053'])
+      assert.ok(!text.includes(secretValue), secretValue);
+    const keys = readFileSync(join(state, 'demo-keys.env'), 'utf8');
+    for (const name of ['CASEWORKER_KEY', 'OPERATOR_KEY', 'VERIFIER_SERVICE_KEY']) {
+      const value = new RegExp(`${name}=(\\S+)`).exec(keys)?.[1] as string;
+      assert.ok(!text.includes(value), name);
     }
   });
 

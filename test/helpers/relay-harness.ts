@@ -12,6 +12,7 @@ import { silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
 import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
+import { injectThroughLane } from './inject-through-lane.ts';
 
 export const DEMO_DIR = fileURLToPath(new URL('../../demo/', import.meta.url));
 
@@ -80,9 +81,9 @@ export async function startDemoRelay(
     auditPath,
     get(path, { as, headers = {} } = {}) {
       const auth = as ? { authorization: `Bearer ${TEST_KEYS[as]}` } : {};
-      return relay.app.inject({ method: 'GET', url: path, headers: { ...auth, ...headers } });
+      return injectThroughLane(relay.app, { method: 'GET', url: path, headers: { ...auth, ...headers } });
     },
-    inject: (injectOptions) => relay.app.inject(injectOptions),
+    inject: (injectOptions) => injectThroughLane(relay.app, injectOptions),
     auditRecords() {
       const text = readFileSync(auditPath, 'utf8').trim();
       return text === '' ? [] : text.split('\n').map((line) => JSON.parse(line).record);

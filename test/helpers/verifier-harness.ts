@@ -40,7 +40,12 @@ export function verifierEnv(overrides: Record<string, string> = {}): Record<stri
 }
 
 /** The test config: claims of every rule type over a civil relay and a social-protection relay. */
-export function verifierConfigText(relays: { civil?: string; social?: string }, auditPath: string): string {
+export function verifierConfigText(
+  relays: { civil?: string; social?: string },
+  auditPath: string,
+  options: { bulk?: boolean } = {},
+): string {
+  const bulk = options.bulk ? '      bulk_mode: rda_in_filter\n' : '';
   const connection = (name: string, url: string | undefined, token: string) =>
     url === undefined
       ? ''
@@ -49,7 +54,7 @@ export function verifierConfigText(relays: { civil?: string; social?: string }, 
       token_env: ${token}
       allow_insecure_localhost: true
       retry: { max_attempts: 3, base_delay: 10ms, max_delay: 50ms, max_retry_after: 5s }
-`;
+${bulk}`;
   const connections = `${connection('relay_civil', relays.civil, 'RELAY_CIVIL_TOKEN')}${connection('relay_social', relays.social, 'RELAY_SOCIAL_TOKEN')}`;
   return readFileSync(new URL('../verifier/verifier.config.yaml', import.meta.url), 'utf8')
     .replace('__AUDIT_PATH__', auditPath)
@@ -63,6 +68,12 @@ export interface TestVerifier {
   readonly verifier: VerifierApp;
   readonly auditPath: string;
   evaluate(body: unknown, options?: { as?: Caller; headers?: Record<string, string> }): Promise<Response>;
+  /** POSTs JSON to any route, as `evaluate` does (caller key, Data-Purpose; an empty header value drops it). */
+  post(
+    path: string,
+    body: unknown,
+    options?: { as?: Caller; headers?: Record<string, string> },
+  ): Promise<Response>;
   get(path: string, options?: { as?: Caller; headers?: Record<string, string> }): Promise<Response>;
   inject(options: InjectOptions): Promise<Response>;
   auditRecords(): Record<string, unknown>[];
@@ -72,6 +83,8 @@ export interface TestVerifier {
 export async function startTestVerifier(
   options: {
     relays?: { civil?: string; social?: string };
+    /** Connections read batches with `.in` filters (`bulk_mode: rda_in_filter`). */
+    bulk?: boolean;
     edit?: (text: string) => string;
     env?: Record<string, string>;
     clock?: Clock;
@@ -81,7 +94,7 @@ export async function startTestVerifier(
   const dir = mkdtempSync(join(tmpdir(), 'ambit-verifier-test-'));
   const auditPath = join(dir, 'audit.jsonl');
   const edit = options.edit ?? ((text: string) => text);
-  const text = edit(verifierConfigText(options.relays ?? {}, auditPath));
+  const text = edit(verifierConfigText(options.relays ?? {}, auditPath, { bulk: options.bulk ?? false }));
   const loaded = loadVerifierConfigText(text, verifierEnv(options.env), dir);
   const verifier = createVerifierApp(loaded, {
     logger: silentLogger(),
@@ -97,25 +110,34 @@ export async function startTestVerifier(
       : as === 'bearer_only'
         ? { authorization: `Bearer ${CALLER_KEYS[as]}` }
         : { 'x-api-key': CALLER_KEYS[as] };
+  const post = (
+    path: string,
+    body: unknown,
+    { as = 'full', headers = {} }: { as?: Caller; headers?: Record<string, string> } = {},
+  ) => {
+    const all: Record<string, string> = {
+      // Without a body there is no content type either, as with `curl -X POST`.
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      'data-purpose': EVIDENCE_PURPOSE,
+      ...auth(as),
+      ...headers,
+    };
+    // An empty value in `headers` removes the header (to send no Data-Purpose, for example).
+    for (const [name, value] of Object.entries(all)) if (value === '') delete all[name];
+    return verifier.app.inject({
+      method: 'POST',
+      url: path,
+      headers: all,
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+  };
   return {
     verifier,
     auditPath,
-    evaluate(body, { as = 'full', headers = {} } = {}) {
-      const all: Record<string, string> = {
-        'content-type': 'application/json',
-        'data-purpose': EVIDENCE_PURPOSE,
-        ...auth(as),
-        ...headers,
-      };
-      // An empty value in `headers` removes the header (to send no Data-Purpose, for example).
-      for (const [name, value] of Object.entries(all)) if (value === '') delete all[name];
-      return verifier.app.inject({
-        method: 'POST',
-        url: '/v1/evaluations',
-        headers: all,
-        payload: JSON.stringify(body),
-      });
+    evaluate(body, options) {
+      return post('/v1/evaluations', body, options);
     },
+    post: (path, body, options) => post(path, body, options),
     get(path, { as, headers = {} } = {}) {
       return verifier.app.inject({ method: 'GET', url: path, headers: { ...auth(as), ...headers } });
     },

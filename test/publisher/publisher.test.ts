@@ -81,9 +81,20 @@ describe('ambit metadata publish', () => {
       'metadata/ogc/records/health_facilities.geojson',
       'metadata/profiles/dcat-ap.json',
       'metadata/metadata.yaml',
+      'metadata/dcat.jsonld',
+      'metadata/dcat.bregdcat-ap.jsonld',
+      'metadata/cpsv-ap.jsonld',
+      'metadata/shacl.jsonld',
+      'metadata/shacl/civil_registry/persons.jsonld',
+      'metadata/shacl/social_protection/payments.jsonld',
+      'metadata/policies.jsonld',
+      'metadata/policies/civil_registry.jsonld',
+      'metadata/policies/social_protection.jsonld',
     ]) {
       assert.ok(files.includes(path), `missing ${path}`);
     }
+    // A dataset without a policy has no policy file.
+    assert.ok(!files.includes('metadata/policies/health_facilities.jsonld'));
     const index = JSON.parse(readFileSync(join(out('a'), 'metadata/index.json'), 'utf8')) as {
       files: { path: string; media_type: string; bytes: number; sha256: string }[];
     };
@@ -100,6 +111,8 @@ describe('ambit metadata publish', () => {
     assert.equal(media['metadata/schema/civil_registry/persons/schema.json'], 'application/schema+json');
     assert.equal(media['metadata/ogc/records.geojson'], 'application/geo+json');
     assert.equal(media['metadata/metadata.yaml'], 'application/yaml');
+    for (const path of ['metadata/dcat.jsonld', 'metadata/cpsv-ap.jsonld', 'metadata/shacl.jsonld'])
+      assert.equal(media[path], 'application/ld+json');
     assert.equal(
       readFileSync(join(out('a'), 'metadata/metadata.yaml'), 'utf8'),
       readFileSync(MANIFEST, 'utf8'),
@@ -120,6 +133,28 @@ describe('ambit metadata publish', () => {
         await served('/metadata/schema/civil_registry/persons/schema.json'),
       );
       assert.deepEqual(read('metadata/ogc/records.geojson'), await served('/metadata/ogc/records'));
+      for (const [file, path] of [
+        ['metadata/shacl.jsonld', '/metadata/shacl'],
+        [
+          'metadata/shacl/social_protection/members.jsonld',
+          '/metadata/datasets/social_protection/entities/members/shacl',
+        ],
+        ['metadata/policies.jsonld', '/metadata/policies'],
+        ['metadata/policies/civil_registry.jsonld', '/metadata/datasets/civil_registry/policy'],
+        ['metadata/cpsv-ap.jsonld', '/metadata/cpsv-ap'],
+      ]) {
+        assert.deepEqual(read(file as string), await served(path as string), file);
+      }
+      // Catalogues differ only where they link: the published one's landing pages are files.
+      const withoutLandingPages = (document: { '@graph': Record<string, unknown>[] }) =>
+        document['@graph'].map(({ 'dcat:landingPage': _page, ...node }) => node);
+      const published = read('metadata/dcat.jsonld');
+      const relayDcat = await served('/metadata/dcat');
+      assert.deepEqual(withoutLandingPages(published), withoutLandingPages(relayDcat));
+      assert.match(
+        JSON.stringify(published),
+        /"dcat:landingPage":\{"@id":"http:\/\/127\.0\.0\.1:4242\/metadata\/datasets\/civil_registry\.json"/,
+      );
     } finally {
       await relay.close();
     }
@@ -155,6 +190,25 @@ describe('ambit metadata publish', () => {
     assert.deepEqual(filesUnder(foreign), ['important.txt']);
     writeFileSync(out('plain-file'), 'x');
     assert.throws(() => publishMetadata(MANIFEST, out('plain-file')), PublishError);
+  });
+
+  it('leaves out the DCAT and SHACL files, and their index links, when the catalog does not publish them', () => {
+    const manifest = join(tmp, 'no-rdf.yaml');
+    writeFileSync(
+      manifest,
+      readFileSync(MANIFEST, 'utf8').replace(
+        '  application_profiles:',
+        '  standards: { dcat: false, shacl: false, json_schema: true }\n  application_profiles:',
+      ),
+    );
+    publishMetadata(manifest, out('no-rdf'));
+    const files = filesUnder(out('no-rdf'));
+    const rdfFile = /dcat(\.[a-z-]+)?\.jsonld|shacl/;
+    assert.ok(!files.some((file) => rdfFile.test(file)), files.join(' '));
+    assert.ok(files.includes('metadata/policies.jsonld') && files.includes('metadata/cpsv-ap.jsonld'));
+    const index = readFileSync(join(out('no-rdf'), 'metadata/index.json'), 'utf8');
+    assert.doesNotMatch(index, rdfFile);
+    assert.match(index, /policies\.jsonld/);
   });
 
   it('rejects an invalid manifest before writing anything', () => {

@@ -18,18 +18,40 @@ const VISIBLE: Record<Persona, readonly DatasetId[]> = {
 };
 const PERSONAS = Object.keys(VISIBLE) as Persona[];
 
-const DATASETS: Record<DatasetId, { entity: string; offering?: string; marks: readonly string[] }> = {
+const DATASETS: Record<
+  DatasetId,
+  { entity: string; offering?: string; policy?: boolean; marks: readonly string[] }
+> = {
   civil_registry: {
     entity: 'persons',
     offering: 'civil-person-record',
-    marks: ['civil_registry', '"persons"', 'civil-person-record', 'person-record-evidence'],
+    policy: true,
+    marks: [
+      'civil_registry',
+      '"persons"',
+      'civil-person-record',
+      'person-record-evidence',
+      'policies/civil-registry',
+      'codelists/sex',
+    ],
   },
   social_protection: {
     entity: 'households',
     offering: 'sp-household-enrolment',
-    marks: ['social_protection', '"households"', '"payments"', 'sp-household-enrolment', 'poverty-band'],
+    policy: true,
+    marks: [
+      'social_protection',
+      '"households"',
+      '"payments"',
+      'sp-household-enrolment',
+      'poverty-band',
+      'policies/social-protection',
+    ],
   },
-  health_facilities: { entity: 'facilities', marks: ['health_facilities', '"facilities"', 'facility-type'] },
+  health_facilities: {
+    entity: 'facilities',
+    marks: ['health_facilities', '"facilities"', 'facility-type', 'codelists/ownership'],
+  },
 };
 
 /** Catalog-wide routes: 200 for anyone holding some metadata scope. */
@@ -41,6 +63,11 @@ const CATALOG_ROUTES = [
   '/metadata/datasets',
   '/metadata/ogc/records',
   '/metadata/evidence-offerings',
+  '/metadata/dcat',
+  '/metadata/dcat/bregdcat-ap',
+  '/metadata/shacl',
+  '/metadata/policies',
+  '/metadata/cpsv-ap',
 ];
 
 /** Routes naming a dataset: 403 unless it is visible, exactly as for a dataset that does not exist. */
@@ -50,6 +77,8 @@ const datasetRoutes = (ds: string, entity: string) => [
   `/metadata/datasets/${ds}/entities/${entity}`,
   `/metadata/datasets/${ds}/entities/${entity}/schema`,
   `/metadata/schema/${ds}/${entity}/schema.json`,
+  `/metadata/datasets/${ds}/entities/${entity}/shacl`,
+  ...(DATASETS[ds as DatasetId]?.policy ? [`/metadata/datasets/${ds}/policy`] : []),
 ];
 
 /** A problem body without what legitimately differs between two requests: the request id and the named id. */
@@ -132,7 +161,9 @@ describe('metadata route scoping', () => {
       const unknown = async (path: string) => problemShape(await relay.get(path, { as: persona }), 'nope');
       for (const ds of hidden) {
         const { entity, offering } = DATASETS[ds];
-        const asUnknown = datasetRoutes('nope', entity);
+        const asUnknown = datasetRoutes(ds, entity).map((path) =>
+          path.replace(new RegExp(`/${ds}(?=/|$)`), '/nope'),
+        );
         for (const [i, path] of datasetRoutes(ds, entity).entries()) {
           const response = await relay.get(path, { as: persona });
           assertProblem(response, 403, 'auth.scope_denied');

@@ -14,7 +14,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KEY = 'verifier-cli-key-00000000000000001';
 const ENV = { CALLER_HASH: fingerprintOf(KEY), AUDIT_SECRET: 'cli-audit-secret-0123456789abcdef0123' };
 
-const CONFIG = `server: { bind: 127.0.0.1:0 }
+const CONFIG = `server: { bind: 127.0.0.1:0, admin_bind: 127.0.0.1:0 }
 auth:
   mode: api_key
   api_keys: [{ id: caller, fingerprint: { provider: env, name: CALLER_HASH }, scopes: [] }]
@@ -128,6 +128,14 @@ describe('ambit config check (verifier)', () => {
       assert.equal(response.status, 200, JSON.stringify(body));
       assert.equal(body.results[0]?.satisfied, true);
       assert.match(output, /not configured; evaluations answer source\.unavailable/);
+      // The admin listener, on its own port, answers that reload is a no-op.
+      const admin = /admin listener on (http:\/\/\S+)/.exec(output)?.[1];
+      assert.ok(admin, output);
+      const reload = await fetch(`${admin}/admin/v1/reload`, {
+        method: 'POST',
+        headers: { 'x-api-key': KEY },
+      });
+      assert.equal(reload.status, 403, 'the caller key lacks verifier:admin');
     } finally {
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       child.kill('SIGTERM');

@@ -42,8 +42,8 @@ describe('verifier discovery', () => {
     assert.deepEqual(document.auth.methods, ['api_key', 'bearer']);
     assert.deepEqual(document.operations, {
       evaluate: true,
-      batch_evaluate: false,
-      render: false,
+      batch_evaluate: true,
+      render: true,
       credential_issue: false,
     });
     assert.deepEqual(document.batch, { max_inline_subjects: 100, idempotency_window: 'PT15M' });

@@ -5,8 +5,11 @@ import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
 import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
 import { startRelay } from '../../relay/start-relay.ts';
+import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.ts';
+import { type RunningVerifier, startVerifier } from '../../verifier/start-verifier.ts';
 import type { Command } from '../cli-io.ts';
 import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from '../demo-keys.ts';
+import { verifierExamples } from '../demo-verifier-examples.ts';
 import { reportStartupError } from './relay-serve.ts';
 
 const DEMO_DIR = fileURLToPath(new URL('../../../demo/', import.meta.url));
@@ -20,12 +23,28 @@ export const demo: Command = async (_args, io) => {
   const logger = createLogger({ name: 'ambit-demo', level: io.env.AMBIT_LOG_LEVEL ?? 'warn' });
   try {
     const loaded = loadRelayConfig(`${DEMO_DIR}relay.yaml`, env);
-    const running = await startRelay(loaded, { logger, clock: systemClock, random: systemRandom });
+    const deps = { logger, clock: systemClock, random: systemRandom };
+    const running = await startRelay(loaded, deps);
+    // The verifier reads the relay wherever it bound (AMBIT_RELAY_BIND may pick another port).
+    let verifier: RunningVerifier;
+    try {
+      const verifierLoaded = loadVerifierConfig(`${DEMO_DIR}verifier.yaml`, {
+        ...env,
+        AMBIT_DEMO_RELAY_URL: running.url,
+      });
+      verifier = await startVerifier(verifierLoaded, deps);
+    } catch (error) {
+      await running.close();
+      throw error;
+    }
     printWelcome(io.out, running.url, keys.env, keys.created ? 'generated' : 'reused', keysPath);
+    printVerifierWelcome(io.out, verifier, keys.env);
+    io.out('Press Ctrl+C to stop.');
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    await verifier.close();
     await running.close();
     return 0;
   } catch (error) {
@@ -79,6 +98,32 @@ function printWelcome(
   out(
     `  curl -s -H "Authorization: Bearer ${analyst}" "${aggregates}/households_by_district?f=sdmx-json"   # small groups omitted`,
   );
+  out('Metadata (scoped to the caller; DCAT-AP, BRegDCAT-AP, SHACL, ODRL and CPSV-AP as JSON-LD):');
+  out(`  curl -s -H "Authorization: Bearer ${viewer}" ${url}/metadata/dcat`);
+  out(`  curl -s -H "Authorization: Bearer ${viewer}" ${url}/metadata/evidence-offerings`);
   out(`  open ${url}/docs   (paste a key to browse the API)`);
-  out('Press Ctrl+C to stop.');
+}
+
+function printVerifierWelcome(
+  out: (line: string) => void,
+  running: RunningVerifier,
+  env: Record<string, string>,
+) {
+  const key = (id: string) => env[personaVar(id, 'KEY')] ?? '';
+  const adminUrl = running.adminUrl ?? '';
+  out('');
+  out(`Ambit Verifier demo listening on ${running.url} (admin listener ${adminUrl}); it reads the relay as`);
+  out(
+    'verifier_service. Claims: cel, exists, extract, a composite over two datasets, and a plugin claim (501).',
+  );
+  out(
+    'Try (caseworker evaluates; health_planner holds no verifier scope; operator may call the admin listener):',
+  );
+  const examples = verifierExamples(running.url, adminUrl, {
+    caseworker: key('caseworker'),
+    healthPlanner: key('health_planner'),
+    operator: key('operator'),
+  });
+  for (const example of examples) out(`  ${example}`);
+  out(`  open ${running.url}/docs   (paste the caseworker key to browse the verifier API)`);
 }

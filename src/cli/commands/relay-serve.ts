@@ -1,8 +1,14 @@
 // `ambit relay serve`: validate the config, load every source, serve until SIGINT/SIGTERM, then drain.
+// With `--workers N` (N > 1) this process becomes the primary of N worker processes sharing the port.
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { systemClock } from '../../platform/clock.ts';
 import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
 import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
+import { WORKER_INDEX_ENV } from '../../relay/cluster/cluster-messages.ts';
+import { startRelayPrimary } from '../../relay/cluster/start-relay-primary.ts';
+import { startRelayWorker } from '../../relay/cluster/start-relay-worker.ts';
 import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
 import { SourceError } from '../../relay/sources/source-error.ts';
 import { startRelay } from '../../relay/start-relay.ts';
@@ -11,9 +17,15 @@ import { readConfigFlags } from '../read-config-flags.ts';
 import { resolveEnv } from '../resolve-env.ts';
 
 const BIND = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
+const MAX_WORKERS = 256;
 
 export const relayServe: Command = async (args, io) => {
-  const flags = readConfigFlags(args, io, { bind: { type: 'string' } }, 'AMBIT_RELAY_CONFIG');
+  const flags = readConfigFlags(
+    args,
+    io,
+    { bind: { type: 'string' }, workers: { type: 'string' } },
+    'AMBIT_RELAY_CONFIG',
+  );
   if (flags === 2) return 2;
   const path = flags.config;
   const bind = flags.values.bind as string | undefined;
@@ -21,24 +33,47 @@ export const relayServe: Command = async (args, io) => {
     io.err('--bind must be host:port');
     return 2;
   }
+  const workers = parseWorkers(flags.values.workers as string | undefined);
+  if (workers === undefined) {
+    io.err(`--workers must be a whole number from 1 to ${MAX_WORKERS}, or auto (one per CPU core)`);
+    return 2;
+  }
   const logger = createLogger({ name: 'ambit-relay' });
+  const deps = { logger, clock: systemClock, random: systemRandom };
+  const workerIndex = cluster.isWorker ? Number(io.env[WORKER_INDEX_ENV]) : undefined;
   try {
     const loaded = loadRelayConfig(path, resolveEnv(io.env, flags.envFile));
-    if (loaded.secrets.cursorSecretGenerated) {
-      logger.warn(
-        'server.cursor_secret_env is not set: cursors are signed with a per-process secret and break on restart',
-      );
+    if (workerIndex !== undefined) {
+      const running = await startRelayWorker(loaded, workerIndex, deps, bind);
+      await waitForSignal(true);
+      await running.close();
+      // The IPC channel to the primary would keep this process alive.
+      cluster.worker?.disconnect();
+      return 0;
     }
-    const running = await startRelay(loaded, { logger, clock: systemClock, random: systemRandom }, bind);
-    io.out(`ambit relay listening on ${running.url}`);
-    await waitForSignal();
+    const running =
+      workers > 1
+        ? await startRelayPrimary(loaded, workers, deps)
+        : await startRelay(loaded, deps, bind ?? loaded.config.server.bind);
+    io.out(`ambit relay listening on ${running.url}${workers > 1 ? ` (${workers} workers)` : ''}`);
+    if (running.adminUrl !== undefined) io.out(`ambit relay admin listener on ${running.adminUrl}`);
+    await waitForSignal(false);
     io.out('shutting down: draining in-flight requests');
     await running.close();
     return 0;
   } catch (error) {
+    cluster.worker?.disconnect();
     return reportStartupError(error, io.err);
   }
 };
+
+function parseWorkers(value: string | undefined): number | undefined {
+  if (value === undefined) return 1;
+  if (value === 'auto') return Math.min(availableParallelism(), MAX_WORKERS);
+  if (!/^\d+$/.test(value)) return undefined;
+  const count = Number(value);
+  return count >= 1 && count <= MAX_WORKERS ? count : undefined;
+}
 
 export function reportStartupError(error: unknown, err: (line: string) => void): number {
   if (error instanceof ConfigError) {
@@ -54,14 +89,17 @@ export function reportStartupError(error: unknown, err: (line: string) => void):
   return 1;
 }
 
-function waitForSignal(): Promise<void> {
+/** SIGINT or SIGTERM; a worker also stops when its primary goes away (the IPC channel closes). */
+function waitForSignal(worker: boolean): Promise<void> {
   return new Promise((resolve) => {
     const stop = () => {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
+      process.off('disconnect', stop);
       resolve();
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    if (worker) process.on('disconnect', stop);
   });
 }

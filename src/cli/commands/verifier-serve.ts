@@ -45,6 +45,7 @@ export const verifierServe: Command = async (args, io) => {
       flags.bind,
     );
     io.out(`ambit verifier listening on ${running.url}`);
+    if (running.adminUrl) io.out(`ambit verifier admin listener on ${running.adminUrl}`);
     await waitForSignal();
     io.out('shutting down: draining in-flight requests');
     await running.close();

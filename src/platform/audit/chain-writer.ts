@@ -1,4 +1,6 @@
 // Chains records onto a sink: builds the envelope, appends it, and advances prev_hash only after a write.
+// `enqueue` is the request path's form: records queued during one event-loop turn are written with one append
+// (group commit) before any of their responses leaves, so fail-closed still holds for each of them.
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
@@ -11,6 +13,11 @@ export type AuditWritePolicy = 'fail_closed' | 'availability_first';
 export interface AuditWriter {
   /** Appends one record; with `fail_closed` a failed write throws the `audit.write_failed` problem. */
   write(record: Record<string, unknown>): void;
+  /**
+   * Queues one record for the batch written at the end of this event-loop turn; `done` runs once the batch is
+   * written (no argument) or failed (the `audit.write_failed` problem under `fail_closed`, nothing otherwise).
+   */
+  enqueue(record: Record<string, unknown>, done: (error?: unknown) => void): void;
   close(): Promise<void>;
   /** record_hash of the last envelope written (the next envelope's prev_hash), null before any. */
   readonly lastHash: string | null;
@@ -28,41 +35,96 @@ export interface ChainWriterOptions {
 
 export function createChainWriter(sink: AuditSink, options: ChainWriterOptions): AuditWriter {
   const { secret, writePolicy, clock, random, logger } = options;
+  // The last hash known to be in the sink, and the last one handed to a queued line (the chain runs ahead of
+  // the sink while a batch is pending; a failed batch rewinds it).
   let prevHash = options.prevHash;
+  let queuedHash = prevHash;
+  let queuedLines: string[] = [];
+  let waiters: ((error?: unknown) => void)[] = [];
+  let flushScheduled = false;
   // Failures come in bursts (disk full, removed folder); one log line at the start and one at recovery.
   let failedWrites = 0;
   let closing: Promise<void> | undefined;
 
+  /**
+   * Runs one sink action. Returns whether it succeeded and, when it did not, the problem the callers report
+   * (the `audit.write_failed` problem under `fail_closed`, undefined under `availability_first`).
+   */
+  const attempt = (action: () => void, records: number): { ok: boolean; failure?: unknown } => {
+    try {
+      action();
+    } catch (error) {
+      if (failedWrites === 0) {
+        // The record itself is never logged: it is exactly what could not be stored safely.
+        logger.error(
+          { err_code: errorCode(error), err_message: errorMessage(error), write_policy: writePolicy },
+          'audit write failed',
+        );
+      }
+      failedWrites += records;
+      if (writePolicy !== 'fail_closed') return { ok: false };
+      return {
+        ok: false,
+        failure: platformProblem('audit.write_failed', 'The audit record could not be written.', {
+          cause: error,
+        }),
+      };
+    }
+    if (failedWrites > 0) {
+      logger.warn({ failed_writes: failedWrites, write_policy: writePolicy }, 'audit writes recovered');
+      failedWrites = 0;
+    }
+    return { ok: true };
+  };
+
+  const flush = (): void => {
+    flushScheduled = false;
+    if (queuedLines.length === 0) return;
+    const lines = queuedLines;
+    const done = waiters;
+    queuedLines = [];
+    waiters = [];
+    const result = attempt(() => sink.append(lines.join('\n')), lines.length);
+    if (result.ok) prevHash = queuedHash;
+    else queuedHash = prevHash;
+    for (const callback of done) callback(result.failure);
+  };
+
+  const build = (record: Record<string, unknown>) =>
+    buildEnvelopeLine({ record, prevHash: queuedHash, secret, clock, random });
+
   return {
     write(record) {
-      let recordHash: string;
-      try {
-        const built = buildEnvelopeLine({ record, prevHash, secret, clock, random });
-        recordHash = built.recordHash;
+      // A direct write goes after anything already queued, so the file keeps chain order.
+      flush();
+      let written: string | undefined;
+      const result = attempt(() => {
+        const built = build(record);
         sink.append(built.line);
-      } catch (error) {
-        if (failedWrites === 0) {
-          // The record itself is never logged: it is exactly what could not be stored safely.
-          logger.error(
-            { err_code: errorCode(error), err_message: errorMessage(error), write_policy: writePolicy },
-            'audit write failed',
-          );
-        }
-        failedWrites++;
-        if (writePolicy === 'fail_closed') {
-          throw platformProblem('audit.write_failed', 'The audit record could not be written.', {
-            cause: error,
-          });
-        }
+        written = built.recordHash;
+      }, 1);
+      if (result.failure !== undefined) throw result.failure;
+      if (written !== undefined) prevHash = queuedHash = written;
+    },
+    enqueue(record, done) {
+      let built: ReturnType<typeof build> | undefined;
+      const result = attempt(() => {
+        built = build(record);
+      }, 1);
+      if (built === undefined) {
+        done(result.failure);
         return;
       }
-      if (failedWrites > 0) {
-        logger.warn({ failed_writes: failedWrites, write_policy: writePolicy }, 'audit writes recovered');
-        failedWrites = 0;
+      queuedHash = built.recordHash;
+      queuedLines.push(built.line);
+      waiters.push(done);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
       }
-      prevHash = recordHash;
     },
     close() {
+      flush();
       closing ??= sink.close();
       return closing;
     },

@@ -6,7 +6,7 @@ import { fixedClock } from '../clock.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { isProblem } from '../problem/problem.ts';
 import { verifyAuditFile } from './audit-cli.ts';
-import type { AuditEnvelope } from './audit-envelope.ts';
+import { type AuditEnvelope, verifyAuditChain } from './audit-envelope.ts';
 import {
   makeTempDir,
   OTHER_SECRET,
@@ -257,5 +257,92 @@ describe('write policy', () => {
       assert.equal(writer.lastHash, before);
       await writer.close();
     }
+  });
+});
+
+describe('group commit (enqueue)', () => {
+  const writerOn = (sink: AuditSink, writePolicy: 'fail_closed' | 'availability_first' = 'fail_closed') => {
+    const { logger, calls } = recordingLogger();
+    const writer = createChainWriter(sink, {
+      secret: TEST_SECRET,
+      writePolicy,
+      clock: fixedClock('2025-01-01T00:00:00.000Z'),
+      random: sequenceRandom(),
+      logger,
+      prevHash: null,
+    });
+    return { writer, calls };
+  };
+  const enqueueAll = (writer: ReturnType<typeof writerOn>['writer'], from: number, to: number) =>
+    Promise.all(
+      Array.from(
+        { length: to - from + 1 },
+        (_, i) => new Promise<unknown>((resolve) => writer.enqueue(sampleRecord(from + i), resolve)),
+      ),
+    );
+  const chainOf = (sink: { lines: string[] }) => sink.lines.flatMap((text) => text.split('\n'));
+
+  it('writes the records queued in one event-loop turn with one append, in order, as one valid chain', async () => {
+    const sink = flakySink();
+    const { writer } = writerOn(sink);
+    const outcomes = await enqueueAll(writer, 1, 5);
+    assert.deepEqual(outcomes, [undefined, undefined, undefined, undefined, undefined]);
+    assert.equal(sink.lines.length, 1, 'one append for the whole turn');
+    const lines = chainOf(sink);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as AuditEnvelope).record.request_id),
+      ['req-1', 'req-2', 'req-3', 'req-4', 'req-5'],
+    );
+    const checked = verifyAuditChain(lines, TEST_SECRET, null);
+    assert.deepEqual(checked, { ok: true, count: 5, lastHash: writer.lastHash });
+  });
+
+  it('fail_closed: every record of a failed batch reports audit.write_failed, and the chain resumes from the last written record', async () => {
+    const sink = flakySink();
+    const { writer, calls } = writerOn(sink);
+    await enqueueAll(writer, 1, 2);
+    const durable = writer.lastHash;
+    sink.failing = true;
+    const failed = await enqueueAll(writer, 3, 5);
+    assert.equal(failed.length, 3);
+    for (const outcome of failed) assert.ok(isWriteFailed(outcome));
+    assert.equal(writer.lastHash, durable);
+    assert.ok(!JSON.stringify(calls).includes('req-4'), 'no record is logged');
+    sink.failing = false;
+    await enqueueAll(writer, 6, 7);
+    const lines = chainOf(sink);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as AuditEnvelope).record.request_id),
+      ['req-1', 'req-2', 'req-6', 'req-7'],
+    );
+    assert.equal(verifyAuditChain(lines, TEST_SECRET, null).ok, true);
+  });
+
+  it('availability_first: a failed batch lets its responses go and keeps the chain intact', async () => {
+    const sink = flakySink();
+    const { writer } = writerOn(sink, 'availability_first');
+    sink.failing = true;
+    assert.deepEqual(await enqueueAll(writer, 1, 2), [undefined, undefined]);
+    sink.failing = false;
+    await enqueueAll(writer, 3, 3);
+    assert.equal(verifyAuditChain(chainOf(sink), TEST_SECRET, null).ok, true);
+    assert.equal(chainOf(sink).length, 1);
+  });
+
+  it('a direct write and close keep chain order with records still queued', async () => {
+    const sink = flakySink();
+    const { writer } = writerOn(sink);
+    const queued = new Promise<unknown>((resolve) => writer.enqueue(sampleRecord(1), resolve));
+    writer.write(sampleRecord(2));
+    const closedWhileQueued = new Promise<unknown>((resolve) => writer.enqueue(sampleRecord(3), resolve));
+    await writer.close();
+    assert.equal(await queued, undefined);
+    assert.equal(await closedWhileQueued, undefined);
+    const lines = chainOf(sink);
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as AuditEnvelope).record.request_id),
+      ['req-1', 'req-2', 'req-3'],
+    );
+    assert.equal(verifyAuditChain(lines, TEST_SECRET, null).ok, true);
   });
 });

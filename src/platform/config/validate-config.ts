@@ -33,7 +33,11 @@ export function validateConfig<S extends z.ZodType>(
           issues.push({
             path: keyPath,
             code: 'config.parse_error',
-            message: `unknown key \`${key}\`${hint(key, known)}`,
+            // Under a union the key may belong to another variant (a file source's `path`): never suggest itself.
+            message: `unknown key \`${key}\`${hint(
+              key,
+              known.filter((candidate) => candidate !== key),
+            )}`,
           });
         }
       } else {

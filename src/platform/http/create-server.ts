@@ -1,14 +1,16 @@
 // Server bootstrap shared by every service: request ids, limits, security headers, CORS and the error boundary.
-import { createServer as createHttpServer } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
 import { isProblem, type Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import type { Random } from '../random.ts';
+import { createFastLane, type FastLane } from './fast-lane.ts';
 import type { RequestContext } from './request-context.ts';
 import { createRequestWatchdog } from './request-watchdog.ts';
+import type { RouteReply, RouteRequest } from './route-types.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -27,7 +29,38 @@ export interface HttpServerOptions {
    * Runs once per response before it is written. Throwing a Problem replaces the response
    * (used by the fail-closed audit write).
    */
-  beforeSend?: (request: FastifyRequest, reply: FastifyReply) => void;
+  beforeSend?: (request: RouteRequest, reply: RouteReply) => void;
+  /**
+   * The deferred form of `beforeSend`: the response waits until `done` is called, and an error passed to it
+   * replaces the response. Lets the audit write group the records of one event-loop turn into one append.
+   */
+  commitResponse?: (request: RouteRequest, reply: RouteReply, done: (error?: unknown) => void) => void;
+  /** Serve the routes registered with `addRoute` on the fast lane as well (default true). */
+  fastLane?: boolean;
+}
+
+/** The steps every response goes through, whichever path (Fastify or the fast lane) serves it. */
+export interface ResponsePipeline {
+  beginRequest(request: RouteRequest, reply: RouteReply): void;
+  /** Headers every response carries, then the commit hooks; `done` receives the payload to write. */
+  finishResponse<T>(
+    request: RouteRequest,
+    reply: RouteReply,
+    payload: T,
+    done: (out: T | Buffer) => void,
+  ): void;
+  sendProblem(request: RouteRequest, reply: RouteReply, problem: Problem): void;
+  toProblem(error: unknown, request?: RouteRequest): Problem;
+  readonly watchdog: ReturnType<typeof createRequestWatchdog>;
+  newRequestId(): string;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Node's request listener for this app: the fast lane first, Fastify for everything else. */
+    readonly dispatch: (request: IncomingMessage, response: ServerResponse) => void;
+    readonly fastLane: FastLane | undefined;
+  }
 }
 
 export function createHttpServerApp(options: HttpServerOptions): FastifyInstance {
@@ -38,7 +71,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   /** Per-request state and the CORS echo: the first step of every request, routed or not. */
-  const beginRequest = (request: FastifyRequest, reply: FastifyReply): void => {
+  const beginRequest = (request: RouteRequest, reply: RouteReply): void => {
     const clientRequestId = request.headers['x-request-id'];
     request.ctx = {
       requestId: request.id,
@@ -55,33 +88,70 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     }
   };
 
-  /** Headers every response carries, then `beforeSend`; returns the payload to write (a problem if it threw). */
-  const finishResponse = <T>(request: FastifyRequest, reply: FastifyReply, payload: T): T | Buffer => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
-      if (!reply.hasHeader(name)) reply.header(name, value);
+  /** The response replaced by a problem (a failed commit): nothing of the original may survive. */
+  const replaceWithProblem = (request: RouteRequest, reply: RouteReply, error: unknown): Buffer => {
+    const problem = toProblem(error, logger, request);
+    request.ctx.errorCode = problem.code;
+    reply.code(problem.status);
+    reply.header('content-type', PROBLEM_MEDIA_TYPE);
+    // Its validator and its next-page cursor included.
+    reply.removeHeader('etag');
+    reply.removeHeader('link');
+    return Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
+  };
+
+  const finishResponse = <T>(
+    request: RouteRequest,
+    reply: RouteReply,
+    payload: T,
+    done: (out: T | Buffer) => void,
+  ): void => {
+    for (const name in SECURITY_HEADERS) {
+      if (!reply.hasHeader(name)) reply.header(name, SECURITY_HEADERS[name] as string);
     }
     reply.header('x-request-id', request.id);
-    if (!options.beforeSend) return payload;
-    try {
-      options.beforeSend(request, reply);
-      return payload;
-    } catch (error) {
-      const problem = toProblem(error, logger, request);
-      request.ctx.errorCode = problem.code;
-      reply.code(problem.status);
-      reply.header('content-type', PROBLEM_MEDIA_TYPE);
-      // Nothing of the replaced response may survive: its validator and its next-page cursor included.
-      reply.removeHeader('etag');
-      reply.removeHeader('link');
-      return Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
+    if (options.beforeSend) {
+      try {
+        options.beforeSend(request, reply);
+      } catch (error) {
+        done(replaceWithProblem(request, reply, error));
+        return;
+      }
     }
+    if (!options.commitResponse) {
+      done(payload);
+      return;
+    }
+    try {
+      options.commitResponse(request, reply, (error) =>
+        done(error === undefined ? payload : replaceWithProblem(request, reply, error)),
+      );
+    } catch (error) {
+      done(replaceWithProblem(request, reply, error));
+    }
+  };
+
+  const pipeline: ResponsePipeline = {
+    beginRequest,
+    finishResponse,
+    sendProblem,
+    toProblem: (error, request) => toProblem(error, logger, request),
+    watchdog,
+    newRequestId: () => random.ulid(clock.now()),
+  };
+  const lane =
+    options.fastLane === false ? undefined : createFastLane(pipeline, { trustProxy: options.trustProxy });
+  let fastifyHandler: ((request: IncomingMessage, response: ServerResponse) => void) | undefined;
+  const dispatch = (request: IncomingMessage, response: ServerResponse): void => {
+    if (lane?.handle(request, response)) return;
+    (fastifyHandler as NonNullable<typeof fastifyHandler>)(request, response);
   };
 
   const app = Fastify({
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
     trustProxy: options.trustProxy === false ? false : [...options.trustProxy],
-    genReqId: () => random.ulid(clock.now()),
+    genReqId: pipeline.newRequestId,
     requestIdHeader: false,
     return503OnClosing: true,
     // A path parameter may be as long as the URI limit allows; longer ones are answered by frameworkErrors.
@@ -92,17 +162,25 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       const reply = routeReply as FastifyReply;
       beginRequest(request, reply);
       const body = renderProblemBody(request, reply, toProblem(error, logger, request));
-      reply.send(finishResponse(request, reply, body));
+      finishResponse(request, reply, body, (out) => reply.send(out));
     },
     serverFactory: (handler) => {
+      fastifyHandler = handler;
       // Headers up to 64 KiB reach us, so an overlong URI gets our 414 problem rather than Node's bare 431.
-      const server = createHttpServer({ maxHeaderSize: 64 * 1024 }, handler);
+      const server = createHttpServer({ maxHeaderSize: 64 * 1024 }, dispatch);
       if (options.maxConnections) server.maxConnections = options.maxConnections;
       return server;
     },
   });
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
+  app.decorate('dispatch', dispatch);
+  app.decorate('fastLane', lane);
+  // While closing, new requests go to Fastify, which answers them 503 (return503OnClosing).
+  app.addHook('preClose', (done) => {
+    lane?.close();
+    done();
+  });
 
   // Hooks take callbacks rather than promises: they run on every request, and each promise costs a microtask.
   app.addHook('onRequest', (request, reply, done) => {
@@ -116,7 +194,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   app.addHook('onSend', (request, reply, payload, done) => {
-    done(null, finishResponse(request, reply, payload));
+    finishResponse(request, reply, payload, (out) => done(null, out));
   });
 
   app.addHook('onResponse', (request, _reply, done) => {
@@ -155,12 +233,12 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   return app;
 }
 
-export function sendProblem(request: FastifyRequest, reply: FastifyReply, problem: Problem): FastifyReply {
-  return reply.send(renderProblemBody(request, reply, problem));
+export function sendProblem(request: RouteRequest, reply: RouteReply, problem: Problem): void {
+  reply.send(renderProblemBody(request, reply, problem));
 }
 
 /** Status, headers and error code of a problem response; returns its body. */
-function renderProblemBody(request: FastifyRequest, reply: FastifyReply, problem: Problem): Buffer {
+function renderProblemBody(request: RouteRequest, reply: RouteReply, problem: Problem): Buffer {
   if (request.ctx) request.ctx.errorCode = problem.code;
   for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
   if (problem.status === 401 && !reply.hasHeader('www-authenticate')) {
@@ -183,7 +261,7 @@ const FASTIFY_CODES: Record<string, () => Problem> = {
 };
 
 /** Map anything thrown to a catalogued problem: foreign errors by code, unknown ones to a generic 500. */
-export function toProblem(error: unknown, logger: Logger, request?: FastifyRequest): Problem {
+export function toProblem(error: unknown, logger: Logger, request?: RouteRequest): Problem {
   if (isProblem(error)) return error;
   const code = (error as { code?: unknown })?.code;
   if (typeof code === 'string' && FASTIFY_CODES[code]) return FASTIFY_CODES[code]();

@@ -1,12 +1,13 @@
 // A service's HTTP server from its validated `server` and `audit` blocks: one audit record per response.
 import { resolve } from 'node:path';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { type AuditWriter, createAuditWriter } from '../audit/create-audit-writer.ts';
 import type { Clock } from '../clock.ts';
 import type { AuditBlock } from '../config/audit-config-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Random } from '../random.ts';
 import { createHttpServerApp } from './create-server.ts';
+import type { RouteReply, RouteRequest } from './route-types.ts';
 
 export interface ServiceServerConfig {
   readonly request_timeout: number;
@@ -23,7 +24,7 @@ export interface ServiceServerOptions {
   readonly baseDir: string;
   readonly deps: { readonly logger: Logger; readonly clock: Clock; readonly random: Random };
   /** The service's own audit record for one response. */
-  buildRecord(request: FastifyRequest, reply: FastifyReply): Record<string, unknown>;
+  buildRecord(request: RouteRequest, reply: RouteReply): Record<string, unknown>;
 }
 
 export function createServiceServer(options: ServiceServerOptions): {
@@ -49,11 +50,14 @@ export function createServiceServer(options: ServiceServerOptions): {
     corsAllowedOrigins: server.cors.allowed_origins,
     trustProxy: server.trust_proxy.enabled ? server.trust_proxy.trusted_proxies : false,
     maxConnections: server.max_connections,
-    beforeSend(request, reply) {
+    commitResponse(request, reply, done) {
       // Probes are not audited unless configured: they are noise, not consultations.
       const kind = (request.ctx.audit as { endpointKind?: string }).endpointKind;
-      if (!block.include_health && (kind === 'health' || kind === 'ready')) return;
-      audit.write(options.buildRecord(request, reply));
+      if (!block.include_health && (kind === 'health' || kind === 'ready')) {
+        done();
+        return;
+      }
+      audit.enqueue(options.buildRecord(request, reply), done);
     },
   });
   return { app, audit };

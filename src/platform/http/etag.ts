@@ -1,6 +1,6 @@
 // Strong content ETags and If-None-Match evaluation (a list, `*`, and weak `W/` forms all match).
 import { createHash, hash } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import type { RouteRequest } from './route-types.ts';
 
 export function strongEtag(parts: readonly unknown[]): string {
   return `"sha256:${hash('sha256', JSON.stringify(parts))}"`;
@@ -10,7 +10,7 @@ export function etagOfBody(prefix: string, body: string): string {
   return `"sha256:${createHash('sha256').update(prefix).update(body).digest('hex')}"`;
 }
 
-export function isNotModified(request: FastifyRequest, etag: string): boolean {
+export function isNotModified(request: RouteRequest, etag: string): boolean {
   const header = request.headers['if-none-match'];
   if (header === undefined) return false;
   for (const raw of header.split(',')) {

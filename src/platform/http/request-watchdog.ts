@@ -1,9 +1,9 @@
 // Request time-outs with one shared interval instead of a timer per request.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteReply, RouteRequest } from './route-types.ts';
 
 export interface RequestWatchdog {
-  watch(request: FastifyRequest, reply: FastifyReply): void;
-  release(request: FastifyRequest): void;
+  watch(request: RouteRequest, reply: RouteReply): void;
+  release(request: RouteRequest): void;
   stop(): void;
 }
 
@@ -14,9 +14,9 @@ export interface RequestWatchdog {
  */
 export function createRequestWatchdog(
   timeoutMs: number,
-  onTimeout: (request: FastifyRequest, reply: FastifyReply) => void,
+  onTimeout: (request: RouteRequest, reply: RouteReply) => void,
 ): RequestWatchdog {
-  const inFlight = new Map<FastifyRequest, { reply: FastifyReply; deadline: number }>();
+  const inFlight = new Map<RouteRequest, { reply: RouteReply; deadline: number }>();
   const tick = Math.min(1000, Math.max(10, Math.floor(timeoutMs / 4)));
   let interval: NodeJS.Timeout | undefined;
 

@@ -1,5 +1,5 @@
 // Lookup, visibility, execution scopes and purpose of an aggregate, in the relay's precedence order.
-import type { FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../../platform/http/route-types.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import { requireScope } from '../../platform/auth/require-scope.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
@@ -15,7 +15,7 @@ export interface AggregateAuditFacts extends RelayAuditFacts {
   suppressedGroups?: number;
 }
 
-export function aggregateAuditFacts(request: FastifyRequest): AggregateAuditFacts {
+export function aggregateAuditFacts(request: RouteRequest): AggregateAuditFacts {
   return auditFacts(request) as AggregateAuditFacts;
 }
 

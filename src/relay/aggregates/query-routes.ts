@@ -1,7 +1,9 @@
 // Aggregate execution: GET with query parameters and POST .../query with a JSON body, as JSON, CSV or SDMX-JSON.
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
+import { addGetRoute } from '../../platform/http/fast-lane.ts';
+import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import { relayProblem } from '../problems.ts';
 import { optional, type QueryParams } from '../query/parse-collection-query.ts';
@@ -36,9 +38,8 @@ const QUERY_PATH = '/v1/datasets/:dataset_id/aggregates/:aggregate_id/query';
 export function registerAggregateQueryRoutes(app: FastifyInstance, runtime: RelayRuntime): void {
   const baseUrl = runtime.catalog.config.catalog.base_url.replace(/\/$/, '');
 
-  app.get<{ Params: AggregateParams }>(
-    '/v1/datasets/:dataset_id/aggregates/:aggregate_id',
-    (request, reply) => runAggregate(runtime, baseUrl, request, reply, 'GET'),
+  addGetRoute(app, '/v1/datasets/:dataset_id/aggregates/:aggregate_id', (request, reply) =>
+    runAggregate(runtime, baseUrl, request, reply, 'GET', undefined),
   );
 
   // The body is read raw in this scope and parsed only after authentication, scopes and purpose, so a
@@ -47,7 +48,7 @@ export function registerAggregateQueryRoutes(app: FastifyInstance, runtime: Rela
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
     scope.post<{ Params: AggregateParams }>(QUERY_PATH, (request, reply) =>
-      runAggregate(runtime, baseUrl, request, reply, 'POST'),
+      runAggregate(runtime, baseUrl, request, reply, 'POST', request.body),
     );
   });
 }
@@ -55,16 +56,18 @@ export function registerAggregateQueryRoutes(app: FastifyInstance, runtime: Rela
 async function runAggregate(
   runtime: RelayRuntime,
   baseUrl: string,
-  request: FastifyRequest<{ Params: AggregateParams }>,
-  reply: FastifyReply,
+  request: RouteRequest,
+  reply: RouteReply,
   method: 'GET' | 'POST',
-): Promise<FastifyReply> {
+  /** The raw POST body (a string, read after authentication); undefined for a GET. */
+  rawBody: unknown,
+): Promise<RouteReply> {
   const facts = aggregateAuditFacts(request);
   facts.endpointKind = 'aggregate';
   // Every answer, errors included, may depend on Accept.
   reply.header('vary', 'Accept');
   const principal = await runtime.authenticate(request);
-  const { dataset_id: datasetId, aggregate_id: aggregateId } = request.params;
+  const { dataset_id: datasetId, aggregate_id: aggregateId } = request.params as AggregateParams;
   const aggregate = lookupAggregate(runtime.catalog, principal, datasetId, aggregateId, 'aggregate');
   facts.datasetId = aggregate.datasetId;
   facts.aggregate = aggregate;
@@ -73,7 +76,7 @@ async function runAggregate(
   facts.purpose = readPurpose(request, aggregate.entitiesRead);
   const params = request.query as QueryParams;
   if (method === 'GET') facts.query = params;
-  const body = method === 'POST' ? readJsonBody(request, params) : undefined;
+  const body = method === 'POST' ? readJsonBody(request, params, rawBody) : undefined;
   const format = negotiateFormat({
     f: optional(params, 'f'),
     bodyFormat: method === 'POST' ? bodyFormat(body) : undefined,
@@ -145,7 +148,7 @@ function answerOf(
 }
 
 /** The body as JSON; a POST takes only `f` from the query string. */
-function readJsonBody(request: FastifyRequest, params: QueryParams): unknown {
+function readJsonBody(request: RouteRequest, params: QueryParams, raw: unknown): unknown {
   for (const name of Object.keys(params)) {
     if (name !== 'f') {
       throw relayProblem(
@@ -154,7 +157,6 @@ function readJsonBody(request: FastifyRequest, params: QueryParams): unknown {
       );
     }
   }
-  const raw = request.body;
   if (typeof raw !== 'string' || raw.trim() === '') return undefined;
   const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (type !== 'application/json' && !type.endsWith('+json'))
@@ -194,7 +196,7 @@ function auditParams(query: AggregateQuery, format: AggregateFormat): Record<str
 function linksOf(
   baseUrl: string,
   aggregate: CatalogAggregate,
-  request: FastifyRequest,
+  request: RouteRequest,
   method: 'GET' | 'POST',
 ): AggregateResponse['links'] {
   const url = aggregateUrl(baseUrl, aggregate);

@@ -1,5 +1,5 @@
 // The relay's audit record (relay contract §2.12 field set): ids and sensitive values only as keyed hashes.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import { keyedHash, redactQueryParams } from '../../platform/audit/keyed-hash.ts';
 import type { AggregateAuditFacts } from '../aggregates/authorize-aggregate.ts';
 
@@ -9,8 +9,8 @@ export interface RelayAuditContext {
 }
 
 export function buildRelayAuditRecord(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: RouteRequest,
+  reply: RouteReply,
   context: RelayAuditContext,
 ): Record<string, unknown> {
   const ctx = request.ctx;
@@ -69,19 +69,38 @@ function redactedQuery(facts: AggregateAuditFacts, secret: Buffer) {
 }
 
 /** `Data-Purpose` is recorded verbatim, as sent. */
-function rawPurpose(request: FastifyRequest): string | null {
+function rawPurpose(request: RouteRequest): string | null {
   const value = request.headers['data-purpose'];
   return typeof value === 'string' ? value : null;
 }
 
 /** The route pattern with dataset and entity filled in and the record id left as `{id}`. */
-function templatedPath(request: FastifyRequest): string {
+function templatedPath(request: RouteRequest): string {
   const pattern = request.routeOptions.url;
   if (pattern === undefined) return request.url.split('?')[0] ?? '';
   const params = request.params as Record<string, string | undefined>;
-  return pattern.replace(/:([a-z_]+)/g, (whole, name: string) =>
-    name === 'id' ? '{id}' : (params[name] ?? whole),
-  );
+  let out = '';
+  for (const part of patternParts(pattern)) {
+    if (part.param === undefined) out += part.text;
+    else out += part.param === 'id' ? '{id}' : (params[part.param] ?? part.text);
+  }
+  return out;
+}
+
+type PatternPart = { readonly text: string; readonly param?: string };
+const patternCache = new Map<string, readonly PatternPart[]>();
+
+/** A route pattern split once into literal text and `:name` parameters (the set of patterns is fixed). */
+function patternParts(pattern: string): readonly PatternPart[] {
+  let parts = patternCache.get(pattern);
+  if (parts === undefined) {
+    parts = pattern
+      .split(/(:[a-z_]+)/)
+      .filter((text) => text !== '')
+      .map((text) => (text.startsWith(':') ? { text, param: text.slice(1) } : { text }));
+    patternCache.set(pattern, parts);
+  }
+  return parts;
 }
 
 const tableHashes = new WeakMap<object, string>();

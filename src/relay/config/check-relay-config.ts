@@ -4,6 +4,7 @@ import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkAggregateConfig } from '../aggregates/check-aggregate-config.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
+import { checkPostgresSources } from './check-postgres-sources.ts';
 import {
   ADMIN_SCOPES,
   type DatasetConfig,
@@ -25,8 +26,11 @@ export const RELAY_CONFIG_CHECKS: readonly Check[] = [
   checkTables,
   checkEntities,
   checkTrustProxy,
+  checkAdminBind,
   // Dataset aggregates: paths, functions, filters, scopes and disclosure rules.
   checkAggregateConfig,
+  // PostgreSQL sources: table xor query, read-only SQL, live materialization limits.
+  checkPostgresSources,
 ];
 
 export function checkRelayConfig(config: RelayConfig): ConfigIssue[] {
@@ -346,4 +350,16 @@ function checkTrustProxy(config: RelayConfig): ConfigIssue[] {
   return proxy.enabled && proxy.trusted_proxies.length === 0
     ? [issue('server.trust_proxy.trusted_proxies', 'list the proxies to trust when trust_proxy is enabled')]
     : [];
+}
+
+/** The admin listener needs an address of its own (port 0 asks for a free one, so two of those never clash). */
+function checkAdminBind(config: RelayConfig): ConfigIssue[] {
+  const { bind, admin_bind: adminBind } = config.server;
+  if (adminBind === undefined || adminBind !== bind || adminBind.endsWith(':0')) return [];
+  return [
+    issue(
+      'server.admin_bind',
+      'must differ from server.bind: admin routes are never served on the data plane',
+    ),
+  ];
 }

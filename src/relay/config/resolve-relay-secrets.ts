@@ -1,8 +1,9 @@
 // Reads the secrets the config names from the environment: key fingerprints, audit and cursor secrets.
-import { randomBytes } from 'node:crypto';
+import { hkdfSync } from 'node:crypto';
 import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platform/auth/api-key.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { readSecretEnv } from '../../platform/config/read-secret-env.ts';
+import { resolveSourceUrls } from './resolve-source-urls.ts';
 import type { RelayConfig } from './schema.ts';
 
 export const RELAY_PRODUCT = 'ambit-relay';
@@ -11,8 +12,10 @@ export interface RelaySecrets {
   readonly apiKeys: readonly ApiKeyEntry[];
   readonly auditSecret: Buffer;
   readonly cursorSecret: Buffer;
-  /** True when no cursor secret was configured and a per-process one was generated. */
-  readonly cursorSecretGenerated: boolean;
+  /** True when no cursor secret was configured and it was derived from the audit secret. */
+  readonly cursorSecretDerived: boolean;
+  /** PostgreSQL connection URLs by `datasetId/tableId` (from each source's `connection_env`). */
+  readonly sourceUrls: ReadonlyMap<string, string>;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -70,13 +73,24 @@ export function resolveRelaySecrets(
   const cursorSecret = cursorEnv
     ? readSecretEnv(env, cursorEnv, 'server.cursor_secret_env', issues)
     : undefined;
+  const sources = resolveSourceUrls(config, env);
+  issues.push(...sources.issues);
   return {
     secrets: {
       apiKeys,
       auditSecret: auditSecret ?? Buffer.alloc(0),
-      cursorSecret: cursorSecret ?? randomBytes(32),
-      cursorSecretGenerated: cursorSecret === undefined,
+      cursorSecret: cursorSecret ?? deriveCursorSecret(auditSecret ?? Buffer.alloc(0)),
+      cursorSecretDerived: cursorSecret === undefined,
+      sourceUrls: sources.urls,
     },
     issues,
   };
+}
+
+/**
+ * Without its own secret, the cursor key is derived from the audit secret (HKDF, a label of its own): every
+ * process started from one config signs and accepts the same cursors, and a cursor never reveals the audit key.
+ */
+function deriveCursorSecret(auditSecret: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', auditSecret, Buffer.alloc(0), 'ambit-relay cursor signing v1', 32));
 }

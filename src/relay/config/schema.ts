@@ -5,6 +5,7 @@ import { durationMs } from '../../platform/config/duration.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 
 import { AGGREGATE_FUNCTIONS, aggregate } from './aggregate-schema.ts';
+import { postgresSource } from './postgres-source-schema.ts';
 import { FILTER_OPS, id } from './schema-parts.ts';
 
 export { FILTER_OPS, ID_PATTERN } from './schema-parts.ts';
@@ -22,6 +23,11 @@ const bindAddress = z
 
 const server = z.strictObject({
   bind: bindAddress.describe('Data-plane listen address, host:port. `--bind` overrides it.'),
+  admin_bind: bindAddress
+    .optional()
+    .describe(
+      'Admin listener address, host:port (reload, metrics, posture). Never mounted on `bind`; no admin listener when unset.',
+    ),
   openapi_requires_auth: z.boolean().default(true).describe('When false, /openapi.json is public.'),
   max_source_file_bytes: z
     .number()
@@ -41,7 +47,7 @@ const server = z.strictObject({
     .string()
     .optional()
     .describe(
-      'Environment variable holding the cursor signing secret (>= 32 bytes); random per process if unset.',
+      'Environment variable holding the cursor signing secret (>= 32 bytes); derived from the audit secret if unset, so every process of one deployment accepts cursors issued by the others.',
     ),
   cors: z
     .strictObject({ allowed_origins: z.array(z.url()).default([]) })
@@ -119,6 +125,17 @@ const fileSource = z.strictObject({
   format: sourceFormat.optional().describe('Inferred from the file extension when omitted.'),
 });
 
+const refresh = z
+  .strictObject({
+    mode: z
+      .enum(['mtime', 'interval', 'manual'])
+      .describe(
+        '`mtime`: poll the source change token every `interval` and reload when it changes; `interval`: reload every `interval`; `manual`: only through the admin listener.',
+      ),
+    interval: durationMs({ min: 1000 }).default(60_000).describe('Poll or reload period.'),
+  })
+  .describe('When the table is reloaded; a reload that fails keeps the previous data.');
+
 const tableField = z.strictObject({
   name: z.string().min(1),
   type: z.enum(FIELD_TYPES),
@@ -133,7 +150,16 @@ const tableField = z.strictObject({
 
 const table = z.strictObject({
   id: id('table id'),
-  source: fileSource,
+  source: z.discriminatedUnion('type', [fileSource, postgresSource]),
+  materialization: z
+    .enum(['snapshot', 'live'])
+    .optional()
+    .describe(
+      '`snapshot` (the default): loaded into memory. `live` (postgres `table` sources only): every read is a query on the database.',
+    ),
+  refresh: refresh
+    .optional()
+    .describe('Overrides the dataset `defaults.refresh`; `manual` when neither is set.'),
   primary_key: z.string().min(1),
   schema: z.strictObject({
     strict: z
@@ -225,6 +251,10 @@ const dataset = z.strictObject({
   applicable_legislation: z.array(z.string()).default([]),
   spatial_coverage: z.string().optional(),
   status: z.string().optional(),
+  defaults: z
+    .strictObject({ refresh: refresh.optional() })
+    .default({})
+    .describe('Settings every table of the dataset inherits unless it sets its own.'),
   tables: z.array(table).default([]),
   entities: z.array(entity).default([]),
   aggregates: z.array(aggregate).default([]).describe('Declared statistics over one source entity.'),
@@ -267,6 +297,9 @@ export type RelayConfig = z.infer<typeof relayConfigSchema>;
 export type DatasetConfig = RelayConfig['datasets'][number];
 export type TableConfig = DatasetConfig['tables'][number];
 export type TableFieldConfig = TableConfig['schema']['fields'][number];
+export type FileSourceConfig = Extract<TableConfig['source'], { type: 'file' }>;
+export type { PostgresSourceConfig } from './postgres-source-schema.ts';
+export type RefreshConfig = NonNullable<TableConfig['refresh']>;
 export type EntityConfig = DatasetConfig['entities'][number];
 export type AggregateConfig = DatasetConfig['aggregates'][number];
 export type AggregateFunction = (typeof AGGREGATE_FUNCTIONS)[number];

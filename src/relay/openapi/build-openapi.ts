@@ -1,11 +1,26 @@
 // The runtime OpenAPI 3.1 document, generated from the catalogue and limited to what the caller may see.
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { Catalog, CatalogEntity } from '../catalog/catalog.ts';
+import type { MetadataModel } from '../metadata/model/metadata-model.ts';
+import type { MetadataRoute } from '../metadata/routes/metadata-route.ts';
+import { aggregatePaths } from './aggregate-paths.ts';
 import { entityPaths } from './entity-paths.ts';
+import { metadataPaths } from './metadata-paths.ts';
 import { problemResponse, recordSchema } from './openapi-schemas.ts';
 
+/** The metadata surface to describe: its route table and the (unscoped) model it renders from. */
+export interface OpenApiMetadata {
+  readonly routes: readonly MetadataRoute[];
+  readonly model: MetadataModel;
+}
+
 /** Visible entities: those whose metadata scope the caller holds (all of them for a public document). */
-export function buildOpenApi(catalog: Catalog, principal: Principal | undefined, version: string) {
+export function buildOpenApi(
+  catalog: Catalog,
+  principal: Principal | undefined,
+  version: string,
+  metadata?: OpenApiMetadata,
+) {
   const entities = [...catalog.datasets.values()].flatMap((dataset) =>
     [...dataset.entities.values()].filter(
       (entity) => !principal || principal.scopes.has(entity.scopes.metadata),
@@ -16,6 +31,11 @@ export function buildOpenApi(catalog: Catalog, principal: Principal | undefined,
   for (const entity of entities) {
     schemas[schemaName(entity)] = recordSchema(entity);
     Object.assign(paths, entityPaths(entity, schemaName(entity)));
+  }
+  Object.assign(paths, aggregatePaths(catalog, principal));
+  if (metadata) {
+    const visible = new Set(entities.map((entity) => `${entity.datasetId}/${entity.name}`));
+    Object.assign(paths, metadataPaths(metadata.routes, metadata.model, { entities: visible }));
   }
   return {
     openapi: '3.1.0',
@@ -60,6 +80,24 @@ function commonPaths() {
         operationId: 'ready',
         summary: 'Readiness probe: 503 until every source is loaded',
         responses: { 200: { description: 'Ready' }, 503: problemResponse('Still loading') },
+      },
+    },
+    '/.well-known/api-catalog': {
+      get: {
+        ...open,
+        operationId: 'apiCatalog',
+        summary: 'API catalog (RFC 9727 linkset): the APIs and metadata of this deployment',
+        responses: {
+          200: {
+            description: 'Linkset',
+            content: {
+              'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"': {
+                schema: { type: 'object', required: ['linkset'] },
+              },
+            },
+          },
+          304: { description: 'Not modified' },
+        },
       },
     },
     '/v1/datasets': {

@@ -11,38 +11,64 @@ export interface CursorPayload {
   readonly p: number;
 }
 
+/** A live table's cursor: the position is the last primary key served, as PostgreSQL's text of it. */
+export interface KeyCursorPayload {
+  readonly i: string;
+  readonly g: string;
+  readonly k: string;
+}
+
 export interface CursorCodec {
   encode(payload: CursorPayload): string;
   /** Verifies signature and intent; the position is returned only for a cursor of this exact query and generation. */
   decode(cursor: string, intent: string, generation: string): number;
+  encodeKey(payload: KeyCursorPayload): string;
+  /** As `decode`, for a key cursor: the last primary key served. */
+  decodeKey(cursor: string, intent: string, generation: string): string;
 }
 
-const MAX_CURSOR_LENGTH = 512;
+// Room for a live table's primary key (its text) in the cursor.
+const MAX_CURSOR_LENGTH = 1024;
 const TAG_BYTES = 16;
 
 export function createCursorCodec(secret: Buffer): CursorCodec {
   const tag = (body: string) => createHmac('sha256', secret).update(body).digest().subarray(0, TAG_BYTES);
+  const sign = (payload: CursorPayload | KeyCursorPayload) => {
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    return `${body}.${tag(body).toString('base64url')}`;
+  };
+  const check = (cursor: string, intent: string, generation: string) => {
+    const payload = verify(cursor, tag);
+    if (payload.i !== intent || payload.g !== generation) {
+      throw relayProblem(
+        'pagination.cursor_invalidated',
+        'the cursor belongs to a different query or to data that has since been reloaded; restart from the first page',
+      );
+    }
+    return payload;
+  };
   return {
-    encode(payload) {
-      const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-      return `${body}.${tag(body).toString('base64url')}`;
-    },
+    encode: sign,
     decode(cursor, intent, generation) {
-      const payload = verify(cursor, tag);
-      if (payload.i !== intent || payload.g !== generation) {
-        throw relayProblem(
-          'pagination.cursor_invalidated',
-          'the cursor belongs to a different query or to data that has since been reloaded; restart from the first page',
-        );
-      }
+      const payload = check(cursor, intent, generation);
+      if (!('p' in payload)) throw malformedCursor();
       return payload.p;
+    },
+    encodeKey: sign,
+    decodeKey(cursor, intent, generation) {
+      const payload = check(cursor, intent, generation);
+      if (!('k' in payload)) throw malformedCursor();
+      return payload.k;
     },
   };
 }
 
-function verify(cursor: string, tag: (body: string) => Buffer): CursorPayload {
-  const malformed = () =>
-    relayProblem('pagination.cursor_malformed', 'the cursor is not one this relay issued');
+function malformedCursor() {
+  return relayProblem('pagination.cursor_malformed', 'the cursor is not one this relay issued');
+}
+
+function verify(cursor: string, tag: (body: string) => Buffer): CursorPayload | KeyCursorPayload {
+  const malformed = malformedCursor;
   if (cursor.length > MAX_CURSOR_LENGTH) throw malformed();
   const [body, signature, extra] = cursor.split('.');
   if (!body || !signature || extra !== undefined) throw malformed();
@@ -54,16 +80,14 @@ function verify(cursor: string, tag: (body: string) => Buffer): CursorPayload {
   } catch {
     throw malformed();
   }
-  const p = payload as Partial<CursorPayload>;
-  if (
-    typeof p.i !== 'string' ||
-    typeof p.g !== 'string' ||
-    !Number.isSafeInteger(p.p) ||
-    (p.p as number) < 0
-  ) {
-    throw malformed();
+  const p = payload as Partial<CursorPayload & KeyCursorPayload>;
+  if (typeof p.i !== 'string' || typeof p.g !== 'string') throw malformed();
+  if (p.k === undefined) {
+    if (!Number.isSafeInteger(p.p) || (p.p as number) < 0) throw malformed();
+    return { i: p.i, g: p.g, p: p.p as number };
   }
-  return p as CursorPayload;
+  if (typeof p.k !== 'string' || p.p !== undefined) throw malformed();
+  return { i: p.i, g: p.g, k: p.k };
 }
 
 /** A short digest of everything a cursor must not outlive. */

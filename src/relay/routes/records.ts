@@ -1,6 +1,8 @@
 // Entity record reads: the paginated collection and a single record by primary key.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
+import { addGetRoute } from '../../platform/http/fast-lane.ts';
+import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import type { CatalogEntity } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import { intentDigest } from '../query/cursor.ts';
@@ -19,6 +21,7 @@ import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { Generation } from '../store/generation.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
+import { sendLiveCollection, sendLiveRecord } from './live-records.ts';
 import { renderPage } from './render-page.ts';
 import { readPurpose, requireGeneration, resolveEntity } from './resolve-entity.ts';
 
@@ -29,93 +32,93 @@ interface EntityParams {
 }
 
 export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime): void {
-  app.get<{ Params: EntityParams }>(
-    '/v1/datasets/:dataset_id/entities/:entity/records',
-    async (request, reply) => {
-      const { facts, principal, entity, params } = await beginRowsRead(runtime, request);
-      // Purpose precedes query parsing: a caller without one learns nothing about the filter rules.
-      readPurpose(request, [entity]);
-      const query = parseCollectionQuery(entity, params);
-      const expansions = authorizeExpansions(runtime, principal.scopes, entity, query.expand);
-      const purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
-      facts.purpose = purpose;
-      facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
-      const generation = requireGeneration(runtime.state);
-      const table = generation.table(entity.datasetId, entity.tableId);
-      // Only cursors need the intent digest; most reads (and every 304) have neither a cursor nor a next page.
-      let intent: string | undefined;
-      let afterRow = -1;
-      if (query.cursor !== undefined) {
-        intent = recordsIntent(entity, query, purpose, principal.credentialTag);
-        afterRow = runtime.cursors.decode(query.cursor, intent, table.version);
-      }
-      const etag = strongEtag([
-        'records',
-        entity.datasetId,
-        entity.name,
-        versionsOf(generation, entity, expansions),
-        sortedQuery(params),
-      ]);
-      if (isNotModified(request, etag)) return notModified(reply, etag);
-      const page = runCollection(table, query.filters, afterRow, query.limit);
-      facts.rowCount = page.rows.length;
-      const last = page.rows[page.rows.length - 1];
-      let nextCursor: string | undefined;
-      if (page.hasMore && last !== undefined) {
-        intent ??= recordsIntent(entity, query, purpose, principal.credentialTag);
-        nextCursor = runtime.cursors.encode({ i: intent, g: table.version, p: last });
-      }
-      const items = page.rows.map((row) => renderRow(generation, entity, query, expansions, row, table));
-      reply.header('etag', etag);
-      if (nextCursor) reply.header('link', `<${nextLink(request, nextCursor)}>; rel="next"`);
-      return sendJson(reply, renderPage(items, page.hasMore, nextCursor));
-    },
-  );
+  addGetRoute(app, '/v1/datasets/:dataset_id/entities/:entity/records', async (request, reply) => {
+    const { facts, principal, entity, params } = await beginRowsRead(runtime, request);
+    // Purpose precedes query parsing: a caller without one learns nothing about the filter rules.
+    readPurpose(request, [entity]);
+    const query = parseCollectionQuery(entity, params);
+    const expansions = authorizeExpansions(runtime, principal.scopes, entity, query.expand);
+    const purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
+    facts.purpose = purpose;
+    facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
+    const generation = requireGeneration(runtime.state);
+    const live = runtime.postgres.liveTable(entity.datasetId, entity.tableId);
+    if (live)
+      return sendLiveCollection({ runtime, live, entity, facts, request, reply }, query, purpose, principal);
+    const table = generation.table(entity.datasetId, entity.tableId);
+    // Only cursors need the intent digest; most reads (and every 304) have neither a cursor nor a next page.
+    let intent: string | undefined;
+    let afterRow = -1;
+    if (query.cursor !== undefined) {
+      intent = recordsIntent(entity, query, purpose, principal.credentialTag);
+      afterRow = runtime.cursors.decode(query.cursor, intent, table.version);
+    }
+    const etag = strongEtag([
+      'records',
+      entity.datasetId,
+      entity.name,
+      versionsOf(generation, entity, expansions),
+      sortedQuery(params),
+    ]);
+    if (isNotModified(request, etag)) return notModified(reply, etag);
+    const page = runCollection(table, query.filters, afterRow, query.limit);
+    facts.rowCount = page.rows.length;
+    const last = page.rows[page.rows.length - 1];
+    let nextCursor: string | undefined;
+    if (page.hasMore && last !== undefined) {
+      intent ??= recordsIntent(entity, query, purpose, principal.credentialTag);
+      nextCursor = runtime.cursors.encode({ i: intent, g: table.version, p: last });
+    }
+    const items = page.rows.map((row) => renderRow(generation, entity, query, expansions, row, table));
+    reply.header('etag', etag);
+    if (nextCursor) reply.header('link', `<${nextLink(request, nextCursor)}>; rel="next"`);
+    return sendJson(reply, renderPage(items, page.hasMore, nextCursor));
+  });
 
-  app.get<{ Params: EntityParams & { id: string } }>(
-    '/v1/datasets/:dataset_id/entities/:entity/records/:id',
-    async (request, reply) => {
-      const { facts, principal, entity, params } = await beginRowsRead(runtime, request);
-      facts.recordId = request.params.id;
-      // Purpose precedes parameter checks, as on the collection route.
-      readPurpose(request, [entity]);
-      for (const name of Object.keys(params)) {
-        if (name !== 'fields' && name !== 'expand') {
-          throw relayProblem(
-            'filter.not_allowed',
-            `a record read accepts only \`fields\` and \`expand\`, not \`${name}\``,
-          );
-        }
+  addGetRoute(app, '/v1/datasets/:dataset_id/entities/:entity/records/:id', async (request, reply) => {
+    const { facts, principal, entity, params } = await beginRowsRead(runtime, request);
+    const id = (request.params as EntityParams & { id: string }).id;
+    facts.recordId = id;
+    // Purpose precedes parameter checks, as on the collection route.
+    readPurpose(request, [entity]);
+    for (const name of Object.keys(params)) {
+      if (name !== 'fields' && name !== 'expand') {
+        throw relayProblem(
+          'filter.not_allowed',
+          `a record read accepts only \`fields\` and \`expand\`, not \`${name}\``,
+        );
       }
-      const fields = parseFields(entity, optional(params, 'fields'));
-      const expand = parseExpand(entity, optional(params, 'expand'));
-      const expansions = authorizeExpansions(runtime, principal.scopes, entity, expand);
-      facts.purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
-      facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
-      const generation = requireGeneration(runtime.state);
-      const row = findRow(entity, generation, request.params.id);
-      const etag = strongEtag([
-        'record',
-        entity.datasetId,
-        entity.name,
-        request.params.id,
-        versionsOf(generation, entity, expansions),
-        sortedQuery(params),
-      ]);
-      if (isNotModified(request, etag)) return notModified(reply, etag);
-      facts.rowCount = 1;
-      reply.header('etag', etag);
-      return sendJson(reply, renderRow(generation, entity, { fields, expand }, expansions, row));
-    },
-  );
+    }
+    const fields = parseFields(entity, optional(params, 'fields'));
+    const expand = parseExpand(entity, optional(params, 'expand'));
+    const expansions = authorizeExpansions(runtime, principal.scopes, entity, expand);
+    facts.purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
+    facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
+    const generation = requireGeneration(runtime.state);
+    const live = runtime.postgres.liveTable(entity.datasetId, entity.tableId);
+    if (live) return sendLiveRecord({ runtime, live, entity, facts, request, reply }, id, fields, expand);
+    const row = findRow(entity, generation, id);
+    const etag = strongEtag([
+      'record',
+      entity.datasetId,
+      entity.name,
+      id,
+      versionsOf(generation, entity, expansions),
+      sortedQuery(params),
+    ]);
+    if (isNotModified(request, etag)) return notModified(reply, etag);
+    facts.rowCount = 1;
+    reply.header('etag', etag);
+    return sendJson(reply, renderRow(generation, entity, { fields, expand }, expansions, row));
+  });
 }
 
 /** The stages every rows read starts with: audit kind, authentication, entity and rows scope, parameters. */
-async function beginRowsRead(runtime: RelayRuntime, request: FastifyRequest<{ Params: EntityParams }>) {
+async function beginRowsRead(runtime: RelayRuntime, request: RouteRequest) {
   const facts = auditFacts(request);
   facts.endpointKind = 'rows';
   const principal = await runtime.authenticate(request);
-  const { dataset_id, entity: name } = request.params;
+  const { dataset_id, entity: name } = request.params as EntityParams;
   const entity = resolveEntity(runtime.catalog, principal, dataset_id, name, 'rows');
   facts.datasetId = entity.datasetId;
   facts.entity = entity;
@@ -200,16 +203,16 @@ export function sortedQuery(params: QueryParams): [string, unknown][] {
     .map((name) => [name, params[name]]);
 }
 
-export function notModified(reply: FastifyReply, etag: string): FastifyReply {
+export function notModified(reply: RouteReply, etag: string): RouteReply {
   return reply.code(304).header('etag', etag).send();
 }
 
-export function sendJson(reply: FastifyReply, body: string): FastifyReply {
+export function sendJson(reply: RouteReply, body: string): RouteReply {
   return reply.header('content-type', 'application/json; charset=utf-8').send(body);
 }
 
 /** The same path and parameters with the cursor replaced, parameters sorted by name. */
-export function nextLink(request: FastifyRequest, cursor: string): string {
+export function nextLink(request: RouteRequest, cursor: string): string {
   const url = new URL(request.url, 'http://relay.invalid');
   const params = [...url.searchParams.entries()].filter(([name]) => name !== 'cursor');
   params.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));

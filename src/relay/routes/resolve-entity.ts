@@ -1,6 +1,6 @@
 // Lookup stages shared by dataset and entity routes: existence, scope and purpose, in that precedence.
-import type { FastifyRequest } from 'fastify';
 import type { Principal } from '../../platform/auth/principal.ts';
+import type { RouteRequest } from '../../platform/http/route-types.ts';
 import { requireScope } from '../../platform/auth/require-scope.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { Catalog, CatalogDataset, CatalogEntity, EntityScopes } from '../catalog/catalog.ts';
@@ -64,7 +64,7 @@ function scopeLevel(scope: keyof EntityScopes): string {
 }
 
 /** The trimmed `Data-Purpose` value, required when the entity says so (blank counts as missing). */
-export function readPurpose(request: FastifyRequest, entities: readonly CatalogEntity[]): string | undefined {
+export function readPurpose(request: RouteRequest, entities: readonly CatalogEntity[]): string | undefined {
   const raw = request.headers['data-purpose'];
   const purpose = typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : undefined;
   const requiring = entities.find((entity) => entity.api.requirePurpose);

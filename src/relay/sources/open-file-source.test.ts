@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import writeXlsxFile from 'write-excel-file/node';
-import type { TableConfig } from '../config/schema.ts';
+import type { FileSourceConfig } from '../config/schema.ts';
 import { type OpenSourceOptions, openFileSource, type SourceRows } from './open-file-source.ts';
 import { SourceError } from './source-error.ts';
 
@@ -44,10 +44,10 @@ const ROOMY: OpenSourceOptions = { baseDir: '', maxFileBytes: 1 << 20, xlsxMaxFi
 
 function open(
   path: string,
-  format?: TableConfig['source']['format'],
+  format?: FileSourceConfig['format'],
   limits: Partial<OpenSourceOptions> = {},
 ): Promise<SourceRows> {
-  const source: TableConfig['source'] = { type: 'file', path };
+  const source: FileSourceConfig = { type: 'file', path };
   if (format !== undefined) source.format = format;
   return openFileSource('people', source, { ...ROOMY, baseDir: dir, ...limits });
 }

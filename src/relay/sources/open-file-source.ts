@@ -2,7 +2,7 @@
 // the CSV, XLSX or Parquet reader.
 import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import type { TableConfig } from '../config/schema.ts';
+import type { FileSourceConfig } from '../config/schema.ts';
 import { readCsv } from './read-csv.ts';
 import { readParquet } from './read-parquet.ts';
 import { readXlsx } from './read-xlsx.ts';
@@ -49,7 +49,7 @@ export interface OpenSourceOptions {
   xlsxMaxFileBytes: number;
 }
 
-type SourceConfig = TableConfig['source'];
+type SourceConfig = FileSourceConfig;
 type FormatConfig = NonNullable<SourceConfig['format']>;
 export type CsvFormat = NonNullable<FormatConfig['csv']>;
 export type XlsxFormat = NonNullable<FormatConfig['xlsx']>;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import type { FieldType, TableConfig } from '../config/schema.ts';
+import type { FieldType, FileSourceConfig, TableConfig } from '../config/schema.ts';
 import { openFileSource } from '../sources/open-file-source.ts';
 import { SourceError } from '../sources/source-error.ts';
 import { buildTable } from './build-table.ts';
@@ -63,7 +63,7 @@ function table(opened: FieldType, closed: FieldType = 'date', closedNullable = t
 }
 
 async function load(config: TableConfig, path: 'rows' | 'columns') {
-  const source = await openFileSource('sites', config.source, {
+  const source = await openFileSource('sites', config.source as FileSourceConfig, {
     baseDir: dir,
     maxFileBytes: 1e8,
     xlsxMaxFileBytes: 1e8,

@@ -13,9 +13,11 @@ export interface BuildTableInput {
   /** When given, read instead of `batches` (same rows, column by column). */
   readonly columnBatches?: AsyncIterable<ColumnBatch> | undefined;
   readonly excelSerials: boolean;
-  readonly version: string;
+  /** The content version, or a function computing it from the finished columns (in primary-key order). */
+  readonly version: string | ((columns: ReadonlyMap<string, Column>) => string);
   readonly loadedAt: number;
-  readonly byteSize: number;
+  /** Bytes read, or a function giving them once every row has been read. */
+  readonly byteSize: number | (() => number);
 }
 
 const NO_CELLS: ArrayLike<unknown> = [];
@@ -58,9 +60,9 @@ export async function buildTable(input: BuildTableInput): Promise<TableSnapshot>
     config,
     rowCount,
     columns,
-    version: input.version,
+    version: typeof input.version === 'function' ? input.version(columns) : input.version,
     loadedAt: input.loadedAt,
-    byteSize: input.byteSize,
+    byteSize: typeof input.byteSize === 'function' ? input.byteSize() : input.byteSize,
   });
 }
 
@@ -97,7 +99,7 @@ function appendBatch(
 }
 
 /** Position of each declared field in the source; missing columns fail, extra ones fail under `strict`. */
-function mapColumns(config: TableConfig, sourceColumns: readonly string[]): number[] {
+export function mapColumns(config: TableConfig, sourceColumns: readonly string[]): number[] {
   const declared = new Set(config.schema.fields.map((field) => field.name));
   if (config.schema.strict) {
     const extra = sourceColumns.filter((name) => !declared.has(name));

@@ -69,6 +69,11 @@ describe('coerceCell', () => {
       ok: true,
       value: Date.UTC(2024, 0, 1, 10),
     });
+    // PostgreSQL's text output: a space, microseconds and an hours-only offset.
+    assert.deepEqual(coerceCell('2024-01-01 12:00:00.123456+02', 'timestamp', csv), {
+      ok: true,
+      value: Date.UTC(2024, 0, 1, 10, 0, 0, 123),
+    });
     assert.deepEqual(coerceCell('2024-01-01T10:00:00.123Z', 'timestamp', csv), {
       ok: true,
       value: Date.UTC(2024, 0, 1, 10, 0, 0, 123),

@@ -11,7 +11,9 @@ export type CoercedValue = CellKey | null | typeof INVALID;
 const TRUE = new Set(['true', '1', 'yes', 't', 'y']);
 const FALSE = new Set(['false', '0', 'no', 'f', 'n']);
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const TIMESTAMP = /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/;
+// The offset may be hours only (`+02`), as PostgreSQL writes whole-hour offsets.
+const TIMESTAMP =
+  /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
 const NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 // Excel counts days from 1899-12-30 (the 1900 leap-year bug is folded into that epoch).
@@ -127,9 +129,8 @@ function coerceDate(raw: unknown, excelSerials: boolean): CoercedValue {
   }
   if (typeof raw === 'number' && excelSerials) return dayText(EXCEL_EPOCH_DAY + Math.floor(raw));
   if (typeof raw === 'string') {
-    const text = raw.trim();
-    const match = DATE.exec(text);
-    if (match && isRealDate(Number(match[1]), Number(match[2]), Number(match[3]))) return text;
+    const text = raw.length === 10 ? raw : raw.trim();
+    if (isDateText(text)) return text;
   }
   return fail(`${describe(raw)} is not a date (YYYY-MM-DD)`);
 }
@@ -169,12 +170,32 @@ function coerceTimestamp(raw: unknown, excelSerials: boolean): CoercedValue {
 
 function normaliseOffset(offset: string | undefined): string {
   if (offset === undefined || offset === 'Z') return 'Z';
+  if (offset.length === 3) return `${offset}:00`;
   return offset.length === 5 ? `${offset.slice(0, 3)}:${offset.slice(3)}` : offset;
 }
 
-function isRealDate(year: number, month: number, day: number): boolean {
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** `YYYY-MM-DD` naming a day of the calendar (years 0100 to 9999), checked by arithmetic: no Date, no regex. */
+function isDateText(text: string): boolean {
+  if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return false;
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 2);
+  const day = digits(text, 8, 2);
+  if (year < 100 || month < 1 || month > 12 || day < 1) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
+}
+
+/** The decimal number in `text[from, from + count)`, or -1 when a character is not a digit. */
+function digits(text: string, from: number, count: number): number {
+  let value = 0;
+  for (let i = from; i < from + count; i++) {
+    const code = text.charCodeAt(i) - 48;
+    if (code < 0 || code > 9) return -1;
+    value = value * 10 + code;
+  }
+  return value;
 }
 
 function describe(raw: unknown): string {

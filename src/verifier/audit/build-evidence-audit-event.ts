@@ -1,5 +1,6 @@
 // The verifier's EvidenceAuditEvent (verifier contract §6): what was decided for whom and why, with every
-// identifier as a keyed hash; no target identifiers, claim values, source rows or credentials.
+// identifier as a keyed hash; no target identifiers, claim values, source rows or credentials. One per request,
+// and one more per item of a batch.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { keyedHash } from '../../platform/audit/keyed-hash.ts';
 import type { VerifierAuditFacts } from '../verifier-runtime.ts';
@@ -10,14 +11,56 @@ export interface EvidenceAuditContext {
   readonly eventId: string;
 }
 
+/** What one batch item came to, for its own event. */
+export interface BatchItemAudit {
+  readonly inputIndex: number;
+  /** 200 for an item that succeeded, else the status its problem carries. */
+  readonly status: number;
+  readonly problemCode: string | undefined;
+  readonly facts: VerifierAuditFacts;
+}
+
 export function buildEvidenceAuditEvent(
   request: FastifyRequest,
   reply: FastifyReply,
   context: EvidenceAuditContext,
 ): Record<string, unknown> {
+  const facts = request.ctx.audit as VerifierAuditFacts;
+  const event = evidenceEvent(request, reply.statusCode, request.ctx.errorCode, facts, context);
+  if (facts.batchId === undefined) return event;
+  return {
+    ...event,
+    batch_id: facts.batchId,
+    batch_size: facts.batchSize ?? 0,
+    batch_succeeded: facts.batchSucceeded ?? 0,
+    batch_failed: facts.batchFailed ?? 0,
+    upstream_request_count: facts.upstreamRequestCount ?? 0,
+    idempotency: facts.idempotency ?? 'none',
+  };
+}
+
+/** The event of one batch item: the batch's caller, route and policy facts with the item's own outcome. */
+export function buildBatchItemAuditEvent(
+  request: FastifyRequest,
+  item: BatchItemAudit,
+  context: EvidenceAuditContext,
+): Record<string, unknown> {
+  const batchFacts = request.ctx.audit as VerifierAuditFacts;
+  return {
+    ...evidenceEvent(request, item.status, item.problemCode, item.facts, context),
+    batch_id: batchFacts.batchId ?? null,
+    input_index: item.inputIndex,
+  };
+}
+
+function evidenceEvent(
+  request: FastifyRequest,
+  status: number,
+  problemCode: string | undefined,
+  facts: VerifierAuditFacts,
+  context: EvidenceAuditContext,
+): Record<string, unknown> {
   const ctx = request.ctx;
-  const facts = ctx.audit as VerifierAuditFacts;
-  const status = reply.statusCode;
   const failed = status >= 400;
   return {
     event_type: 'EvidenceAuditEvent',
@@ -34,7 +77,7 @@ export function buildEvidenceAuditEvent(
     status,
     verification_id: facts.evaluationId ?? null,
     claim_ids: facts.claimIds ?? [],
-    purposes: facts.purpose === undefined ? [] : [facts.purpose],
+    purposes: facts.purposes ?? (facts.purpose === undefined ? [] : [facts.purpose]),
     scopes_used: facts.scopesUsed ?? [],
     disclosure: facts.disclosure ?? null,
     format: facts.format ?? null,
@@ -43,8 +86,8 @@ export function buildEvidenceAuditEvent(
     identifier_schemes: facts.identifierSchemes ?? [],
     source_read_count: facts.sourceReadCount ?? 0,
     source_count: facts.sourceCount ?? null,
-    error_code: failed ? (facts.errorDetailCode ?? ctx.errorCode ?? null) : null,
-    problem_code: failed ? (ctx.errorCode ?? null) : null,
+    error_code: failed ? (facts.errorDetailCode ?? problemCode ?? null) : null,
+    problem_code: failed ? (problemCode ?? null) : null,
     duration_ms: Math.max(0, context.now - ctx.startedAt),
   };
 }

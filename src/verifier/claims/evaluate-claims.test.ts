@@ -42,6 +42,8 @@ function setup() {
       const { connection, dataset, entity } = lookup.binding;
       return { row: { ok: true }, sourceId: `${connection}/${dataset}/${entity}` };
     },
+    bulkLimit: () => 0,
+    readMany: async () => new Map(),
     close() {},
   };
   const cel: CelEvaluator = {
@@ -106,6 +108,8 @@ describe('claim evaluation over the dependency graph', () => {
         if (lookup.binding.connection === 'one') throw new Error('boom');
         return { row: { ok: true }, sourceId: 's' };
       },
+      bulkLimit: () => 0,
+      readMany: async () => new Map(),
       close() {},
     };
     await assert.rejects(

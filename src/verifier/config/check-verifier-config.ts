@@ -10,6 +10,7 @@ import { type ClaimConfig, SD_JWT_MEDIA_TYPE, type VerifierConfig } from './sche
 type Check = (config: VerifierConfig) => ConfigIssue[];
 
 export const VERIFIER_CONFIG_CHECKS: readonly Check[] = [
+  checkAdminBind,
   checkAuthMode,
   checkCredentialIds,
   checkAuditPath,
@@ -48,6 +49,15 @@ const issue = (path: string, message: string, code = 'config.validation_error'):
   code,
   message,
 });
+
+/** Admin routes must never share the public listener. */
+function checkAdminBind(config: VerifierConfig): ConfigIssue[] {
+  const { bind, admin_bind: adminBind } = config.server;
+  if (adminBind === undefined || adminBind !== bind || adminBind.endsWith(':0')) return [];
+  return [
+    issue('server.admin_bind', 'must differ from server.bind: admin routes never share the public listener'),
+  ];
+}
 
 function checkAuthMode(config: VerifierConfig): ConfigIssue[] {
   const { auth } = config;
@@ -307,9 +317,7 @@ function checkSigning(config: VerifierConfig): ConfigIssue[] {
 
 function checkState(config: VerifierConfig): ConfigIssue[] {
   if (config.state.storage !== 'postgresql') return [];
-  const issues = [
-    issue('state.storage', '`postgresql` state storage is not available in this build yet: use `memory`'),
-  ];
+  const issues: ConfigIssue[] = [];
   if (!config.state.postgresql)
     issues.push(issue('state.postgresql', 'is required when state.storage is postgresql'));
   return issues;

@@ -196,7 +196,6 @@ state: { storage: postgresql }
       /signing_keys\.k1\.private_jwk_env: is required/,
       /p1\.signing_key: unknown signing key `k2` \(did you mean `k1`\?\)/,
       /p1\.allowed_claims\.1: unknown claim `ghost`/,
-      /state\.storage: `postgresql` state storage is not available/,
       /state\.postgresql: is required/,
     ]) {
       assert.ok(
@@ -204,5 +203,45 @@ state: { storage: postgresql }
         `${expected} not in\n${messages.join('\n')}`,
       );
     }
+  });
+
+  it('reads the PostgreSQL state URL from its variable, never echoing it, and validates bulk reads', () => {
+    const text = BASE.concat(`state:
+  storage: postgresql
+  postgresql: { url_env: STATE_URL, connect_timeout: 2s }
+`);
+    const loaded = loadVerifierConfigText(
+      text,
+      { ...ENV, STATE_URL: 'postgres://v:secret@db:5432/v' },
+      '/tmp',
+    );
+    assert.equal(loaded.secrets.stateUrl, 'postgres://v:secret@db:5432/v');
+    assert.equal(loaded.config.state.postgresql?.connect_timeout, 2_000);
+    assert.equal(loaded.config.state.postgresql?.operation_timeout, 5_000);
+    const missing = issuesOf(text);
+    assert.ok(
+      missing.some((i) => i.path === 'state.postgresql.url_env' && i.code === 'config.missing_secret'),
+    );
+    const wrong = issuesOf(text, { ...ENV, STATE_URL: 'mysql://v:secret@db/v' });
+    const issue = wrong.find((i) => i.path === 'state.postgresql.url_env');
+    assert.match(issue?.message ?? '', /must hold a postgres:\/\/ or postgresql:\/\/ URL/);
+    assert.ok(!JSON.stringify(wrong).includes('secret@db'), 'the URL is not echoed');
+    assert.equal(loadVerifierConfigText(BASE, ENV, '/tmp').secrets.stateUrl, undefined);
+
+    const bulk = BASE.replace(
+      'allow_insecure_localhost: true }',
+      'allow_insecure_localhost: true, bulk_mode: rda_in_filter }',
+    );
+    const connection = loadVerifierConfigText(bulk, ENV, '/tmp').config.evidence.source_connections.relay;
+    assert.equal(connection?.bulk_mode, 'rda_in_filter');
+    assert.equal(connection?.bulk_max_values, 100);
+    const messages = issuesOf(
+      BASE.replace(
+        'allow_insecure_localhost: true }',
+        'allow_insecure_localhost: true, bulk_mode: sidecar, bulk_max_values: 101 }',
+      ),
+    ).map((i) => i.path);
+    assert.ok(messages.includes('evidence.source_connections.relay.bulk_mode'), messages.join());
+    assert.ok(messages.includes('evidence.source_connections.relay.bulk_max_values'), messages.join());
   });
 });

@@ -14,6 +14,8 @@ export interface VerifierSecrets {
   readonly auditSecret: Buffer;
   /** Bearer token per source connection id. */
   readonly sourceTokens: ReadonlyMap<string, string>;
+  /** Connection URL of the PostgreSQL state store (when `state.storage` is `postgresql`). */
+  readonly stateUrl: string | undefined;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -46,10 +48,35 @@ export function resolveVerifierSecrets(
       sourceTokens.set(id, token);
     }
   }
+  const stateUrl = readStateUrl(config, env, issues);
   return {
-    secrets: { apiKeys, bearerTokens, auditSecret: auditSecret ?? Buffer.alloc(0), sourceTokens },
+    secrets: { apiKeys, bearerTokens, auditSecret: auditSecret ?? Buffer.alloc(0), sourceTokens, stateUrl },
     issues,
   };
+}
+
+function readStateUrl(config: VerifierConfig, env: Env, issues: ConfigIssue[]): string | undefined {
+  const block = config.state.postgresql;
+  if (config.state.storage !== 'postgresql' || !block) return undefined;
+  const value = env[block.url_env]?.trim();
+  if (value === undefined || value === '') {
+    issues.push({
+      path: 'state.postgresql.url_env',
+      code: 'config.missing_secret',
+      message: `environment variable ${block.url_env} is not set`,
+    });
+    return undefined;
+  }
+  if (!/^postgres(ql)?:\/\//.test(value)) {
+    // The value is a secret (it may hold a password): name the variable, never echo it.
+    issues.push({
+      path: 'state.postgresql.url_env',
+      code: 'config.validation_error',
+      message: `${block.url_env} must hold a postgres:// or postgresql:// URL`,
+    });
+    return undefined;
+  }
+  return value;
 }
 
 function readFingerprint(

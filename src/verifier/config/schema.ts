@@ -30,6 +30,11 @@ const bindAddress = z
 
 const server = z.strictObject({
   bind: bindAddress.default('127.0.0.1:8081').describe('Listen address, host:port. `--bind` overrides it.'),
+  admin_bind: bindAddress
+    .optional()
+    .describe(
+      'Admin listener address (`POST /admin/v1/reload`, scope `verifier:admin`); no admin routes without it.',
+    ),
   openapi_requires_auth: z.boolean().default(true).describe('When false, /openapi.json is public.'),
   request_timeout: durationMs({ min: 1 }).default(30_000).describe('Requests running longer answer 504.'),
   max_connections: z.number().int().positive().default(1024),
@@ -185,6 +190,19 @@ const sourceConnection = z.strictObject({
         .describe('A longer `Retry-After` is not waited for: the read fails at once.'),
     })
     .default({ max_attempts: 3, base_delay: 100, max_delay: 2_000, max_retry_after: 5_000 }),
+  bulk_mode: z
+    .enum(['none', 'rda_in_filter'])
+    .default('none')
+    .describe(
+      '`rda_in_filter`: batch evaluations read many subjects in one request with `<lookup field>.in=a,b,...`.',
+    ),
+  bulk_max_values: z
+    .number()
+    .int()
+    .min(2)
+    .max(100)
+    .default(100)
+    .describe('Lookup values per `.in` request (the relay accepts at most 100).'),
 });
 
 const signingKey = z.strictObject({
@@ -251,8 +269,12 @@ const state = z.strictObject({
     .describe('Memory store: oldest dropped past this.'),
   postgresql: z
     .strictObject({
-      url_env: z.string().min(1),
+      url_env: z.string().min(1).describe('Environment variable holding the postgres:// connection URL.'),
       max_connections: z.number().int().min(1).max(256).default(16),
+      connect_timeout: durationMs({ min: 100, max: 60_000 }).default(5_000),
+      operation_timeout: durationMs({ min: 100, max: 60_000 })
+        .default(5_000)
+        .describe('A state query running longer fails with 503 `state.unavailable`.'),
     })
     .optional(),
 });

@@ -41,6 +41,8 @@ function connection(port: number, overrides: Partial<SourceConnectionConfig> = {
     max_in_flight: 8,
     timeout: 2000,
     retry: { max_attempts: 3, base_delay: 100, max_delay: 1000, max_retry_after: 5000 },
+    bulk_mode: 'none',
+    bulk_max_values: 100,
     ...overrides,
   };
 }
@@ -268,5 +270,102 @@ describe('registry_data_api connector', () => {
     reader.close();
     assert.equal(requests.length, 6);
     assert.equal(peak, 2);
+  });
+
+  describe('bulk reads (rda_in_filter)', () => {
+    const BULK = { binding: BINDING, purpose: 'https://p.example/x', requestId: 'corr-b' };
+    const bulk = (overrides: Partial<SourceConnectionConfig> = {}) =>
+      connector({ bulk_mode: 'rda_in_filter', bulk_max_values: 50, ...overrides });
+    const outcome = (settled: Map<string, unknown>, value: string) =>
+      settled.get(value) as { record?: { row: unknown }; problem?: Problem } | undefined;
+
+    it('is offered only where the connection allows it', () => {
+      const plain = connector();
+      const batching = bulk();
+      assert.equal(plain.bulkLimit(BINDING), 0);
+      assert.equal(batching.bulkLimit(BINDING), 50);
+      assert.equal(batching.bulkLimit({ ...BINDING, connection: 'elsewhere' }), 0);
+      plain.close();
+      batching.close();
+    });
+
+    it('reads many values in one request with field.in and matches rows back by the lookup field', async () => {
+      handler = (_request, response) =>
+        json(response, 200, {
+          data: [
+            { national_id: 'A', deceased: false },
+            { national_id: 'B', deceased: true },
+            { national_id: 'C', deceased: false },
+            { national_id: 'C', deceased: true },
+          ],
+          pagination: { has_more: false },
+        });
+      const reader = bulk();
+      const settled = await reader.readMany({ ...BULK, values: ['A', 'B', 'C', 'D', 'A'] });
+      reader.close();
+      assert.equal(requests.length, 1);
+      const url = new URL(requests[0]?.url ?? '', 'http://x');
+      assert.deepEqual(Object.fromEntries(url.searchParams), {
+        'national_id.in': 'A,B,C,D',
+        fields: 'birth_date,deceased,national_id',
+        limit: '4',
+      });
+      assert.equal(requests[0]?.headers.authorization, 'Bearer relay-secret');
+      assert.equal(requests[0]?.headers['data-purpose'], 'https://p.example/x');
+      assert.equal(requests[0]?.headers['x-request-id'], 'corr-b');
+      assert.deepEqual(outcome(settled, 'A')?.record?.row, { national_id: 'A', deceased: false });
+      assert.deepEqual(outcome(settled, 'B')?.record?.row, { national_id: 'B', deceased: true });
+      const ambiguous = outcome(settled, 'C')?.problem as Problem;
+      const missing = outcome(settled, 'D')?.problem as Problem;
+      assert.equal(ambiguous.code, 'evidence.not_available');
+      assert.equal(auditCodeOf(ambiguous), 'target.match_ambiguous');
+      assert.equal(missing.code, 'evidence.not_available');
+      assert.equal(auditCodeOf(missing), 'target.not_found');
+    });
+
+    it('leaves values it cannot settle to single reads: a cut-short page, rewritten keys, no rows at all', async () => {
+      const reader = bulk();
+      // has_more: only the certainly ambiguous value is settled.
+      handler = (_request, response) =>
+        json(response, 200, {
+          data: [{ national_id: 'A' }, { national_id: 'A' }],
+          pagination: { has_more: true },
+        });
+      let settled = await reader.readMany({ ...BULK, values: ['A', 'B'] });
+      assert.deepEqual([...settled.keys()], ['A']);
+      // Without pagination, a full page may have been cut short.
+      handler = (_request, response) =>
+        json(response, 200, { data: [{ national_id: 'A' }, { national_id: 'B' }] });
+      settled = await reader.readMany({ ...BULK, values: ['A', 'B'] });
+      assert.deepEqual([...settled.keys()], []);
+      // Numeric keys: the source may have normalised "007" to 7, so an absent value proves nothing.
+      handler = (_request, response) =>
+        json(response, 200, { data: [{ national_id: 7 }], pagination: { has_more: false } });
+      settled = await reader.readMany({ ...BULK, values: ['7', '007'] });
+      assert.deepEqual([...settled.keys()], ['7']);
+      // No row at all: nothing shows how the source compares values.
+      handler = (_request, response) => json(response, 200, { data: [], pagination: { has_more: false } });
+      settled = await reader.readMany({ ...BULK, values: ['A', 'B'] });
+      assert.equal(settled.size, 0);
+      reader.close();
+    });
+
+    it('falls back to single reads when the source refuses the bulk form, and fails when it is unavailable', async () => {
+      const reader = bulk();
+      handler = (_request, response) =>
+        json(
+          response,
+          400,
+          { code: 'entity.filter_required' },
+          { 'content-type': 'application/problem+json' },
+        );
+      assert.equal((await reader.readMany({ ...BULK, values: ['A', 'B'] })).size, 0);
+      assert.equal(requests.length, 1, 'a refusal is not retried');
+      handler = (_request, response) => json(response, 503, {});
+      const problem = await failure(reader.readMany({ ...BULK, values: ['A', 'B'] }));
+      reader.close();
+      assert.equal(problem.code, 'source.unavailable');
+      assert.equal(requests.length, 4, 'retried like a single read');
+    });
   });
 });

@@ -1,8 +1,9 @@
 // The `registry_data_api` connector: one filtered records read per lookup against a relay, with retries,
 // a per-connection concurrency limit and the collapse of "none" and "several" into evidence.not_available.
+// Connections with `bulk_mode: rda_in_filter` also read many lookups at once with `<field>.in=a,b,...`.
 import type { Clock } from '../../platform/clock.ts';
 import type { Random } from '../../platform/random.ts';
-import type { SourceConnectionConfig } from '../config/schema.ts';
+import type { SourceBindingConfig, SourceConnectionConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
 import {
   createHttpTransport,
@@ -13,7 +14,13 @@ import {
 import { createSemaphore, type Semaphore } from './create-semaphore.ts';
 import { FailureReason } from './failure-reason.ts';
 import { parseRetryAfter, retryDelay } from './retry-delay.ts';
-import { type SourceLookup, type SourceReader, type SourceRecord, sourceIdOf } from './source-reader.ts';
+import {
+  type BulkOutcome,
+  type SourceLookup,
+  type SourceReader,
+  type SourceRecord,
+  sourceIdOf,
+} from './source-reader.ts';
 
 export interface RelayConnectorDeps {
   readonly clock: Clock;
@@ -55,10 +62,17 @@ export function createRelayConnector(
 
   const fraction = () => deps.random.bytes(4).readUInt32BE(0) / 2 ** 32;
 
-  const attemptOnce = (connection: Connection, lookup: SourceLookup): Promise<HttpResponse> =>
+  /** What one upstream request needs besides the connection. */
+  interface Request {
+    readonly url: URL;
+    readonly purpose: string;
+    readonly requestId: string;
+  }
+
+  const attemptOnce = (connection: Connection, lookup: Request): Promise<HttpResponse> =>
     connection.permits.run(() =>
       connection.transport.send({
-        url: recordsUrl(connection.config.base_url, lookup),
+        url: lookup.url,
         headers: {
           authorization: `Bearer ${connection.token}`,
           accept: 'application/json',
@@ -70,7 +84,7 @@ export function createRelayConnector(
       }),
     );
 
-  const fetchWithRetries = async (connection: Connection, lookup: SourceLookup): Promise<HttpResponse> => {
+  const fetchWithRetries = async (connection: Connection, lookup: Request): Promise<HttpResponse> => {
     const policy = connection.config.retry;
     for (let attempt = 1; ; attempt++) {
       let failure: FailureReason;
@@ -103,16 +117,45 @@ export function createRelayConnector(
     }
   };
 
+  const connectionOf = (binding: SourceBindingConfig): Connection => {
+    const connection = open.get(binding.connection);
+    if (!connection)
+      throw unavailable('source.not_configured', `connection ${binding.connection} is not configured`);
+    return connection;
+  };
+
   return {
     async read(lookup) {
-      const connection = open.get(lookup.binding.connection);
-      if (!connection)
-        throw unavailable(
-          'source.not_configured',
-          `connection ${lookup.binding.connection} is not configured`,
-        );
-      const response = await fetchWithRetries(connection, lookup);
+      const connection = connectionOf(lookup.binding);
+      const url = recordsUrl(
+        connection.config.base_url,
+        lookup.binding,
+        lookup.binding.lookup.field,
+        lookup.value,
+        2,
+      );
+      const response = await fetchWithRetries(connection, { ...lookup, url });
       return singleRecord(response, lookup);
+    },
+    bulkLimit(binding) {
+      const config = open.get(binding.connection)?.config;
+      return config?.bulk_mode === 'rda_in_filter' ? config.bulk_max_values : 0;
+    },
+    async readMany(lookup) {
+      const connection = connectionOf(lookup.binding);
+      const values = [...new Set(lookup.values)];
+      const field = lookup.binding.lookup.field;
+      const url = recordsUrl(
+        connection.config.base_url,
+        lookup.binding,
+        `${field}.in`,
+        values.join(','),
+        values.length,
+      );
+      const response = await fetchWithRetries(connection, { ...lookup, url });
+      // The source refused the bulk form (filter not allowed, limit, size): every value is read singly instead.
+      if (response.status >= 400 && response.status < 500) return new Map();
+      return bulkRecords(response, lookup.binding, values);
     },
     close() {
       for (const connection of open.values()) connection.transport.close();
@@ -120,19 +163,31 @@ export function createRelayConnector(
   };
 }
 
-function recordsUrl(baseUrl: string, lookup: SourceLookup): URL {
-  const { binding } = lookup;
+function recordsUrl(
+  baseUrl: string,
+  binding: SourceBindingConfig,
+  filter: string,
+  value: string,
+  limit: number,
+): URL {
   const url = new URL(baseUrl);
   const prefix = url.pathname.replace(/\/+$/, '');
   url.pathname = `${prefix}/v1/datasets/${encodeURIComponent(binding.dataset)}/entities/${encodeURIComponent(binding.entity)}/records`;
-  url.searchParams.set(binding.lookup.field, lookup.value);
+  url.searchParams.set(filter, value);
+  // The lookup field is always read: a bulk answer is matched back to its values by it.
   const fields = [...new Set([binding.lookup.field, ...binding.fields])].sort();
   url.searchParams.set('fields', fields.join(','));
-  url.searchParams.set('limit', '2');
+  url.searchParams.set('limit', String(limit));
   return url;
 }
 
-function singleRecord(response: HttpResponse, lookup: SourceLookup): SourceRecord {
+interface Page {
+  readonly rows: readonly Record<string, unknown>[];
+  /** `pagination.has_more` when the source sent it. */
+  readonly hasMore: boolean | undefined;
+}
+
+function parsePage(response: HttpResponse): Page {
   if (response.status !== 200) {
     const code =
       response.status >= 300 && response.status < 400
@@ -140,22 +195,85 @@ function singleRecord(response: HttpResponse, lookup: SourceLookup): SourceRecor
         : `source.http_${response.status}`;
     throw unavailable(code, `the source answered HTTP ${response.status}`);
   }
-  let data: unknown;
+  let body: { data?: unknown; pagination?: { has_more?: unknown } } | null;
   try {
-    data = (JSON.parse(response.body.toString('utf8')) as { data?: unknown }).data;
+    body = JSON.parse(response.body.toString('utf8'));
   } catch {
     throw unavailable('source.invalid_response', 'the source response is not JSON');
   }
+  const data = body?.data;
   if (
     !Array.isArray(data) ||
     !data.every((row) => row !== null && typeof row === 'object' && !Array.isArray(row))
   ) {
     throw unavailable('source.invalid_response', 'the source response has no `data` list of records');
   }
-  if (data.length === 0) throw notAvailable('target.not_found', 'the source holds no record for the target');
-  if (data.length > 1)
+  const hasMore = body?.pagination?.has_more;
+  return {
+    rows: data as Record<string, unknown>[],
+    hasMore: typeof hasMore === 'boolean' ? hasMore : undefined,
+  };
+}
+
+function singleRecord(response: HttpResponse, lookup: SourceLookup): SourceRecord {
+  const { rows } = parsePage(response);
+  if (rows.length === 0) throw notAvailable('target.not_found', 'the source holds no record for the target');
+  if (rows.length > 1)
     throw notAvailable('target.match_ambiguous', 'the source holds several records for the target');
-  return { row: data[0] as Record<string, unknown>, sourceId: sourceIdOf(lookup.binding) };
+  return { row: rows[0] as Record<string, unknown>, sourceId: sourceIdOf(lookup.binding) };
+}
+
+/**
+ * Matches the rows of an `.in` read back to the values asked for, by the lookup field. Settled: a value with two
+ * or more rows (ambiguous); when the answer is complete, a value with one row. A value with no row is settled as
+ * not found only when nothing suggests the source rewrote values (every row matched a value exactly and carried
+ * its key as text, as a string field does); otherwise, like any value the answer cannot settle, it is left out
+ * and read singly.
+ */
+function bulkRecords(
+  response: HttpResponse,
+  binding: SourceBindingConfig,
+  values: readonly string[],
+): Map<string, BulkOutcome> {
+  const { rows, hasMore } = parsePage(response);
+  const field = binding.lookup.field;
+  const wanted = new Set(values);
+  const groups = new Map<string, Record<string, unknown>[]>();
+  let exact = true;
+  for (const row of rows) {
+    const cell = row[field];
+    const key =
+      typeof cell === 'string' || typeof cell === 'number' || typeof cell === 'boolean'
+        ? String(cell)
+        : undefined;
+    if (typeof cell !== 'string') exact = false;
+    if (key === undefined || !wanted.has(key)) {
+      exact = false;
+      continue;
+    }
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  // The page limit equals the number of values: a fuller page may have been cut short.
+  const complete = hasMore === undefined ? rows.length < values.length : !hasMore;
+  const sourceId = sourceIdOf(binding);
+  const settled = new Map<string, BulkOutcome>();
+  for (const value of values) {
+    const group = groups.get(value) ?? [];
+    if (group.length > 1) {
+      settled.set(value, {
+        problem: notAvailable('target.match_ambiguous', 'the source holds several records for the target'),
+      });
+    } else if (complete && group.length === 1) {
+      settled.set(value, { record: { row: group[0] as Record<string, unknown>, sourceId } });
+    } else if (complete && exact && rows.length > 0) {
+      settled.set(value, {
+        problem: notAvailable('target.not_found', 'the source holds no record for the target'),
+      });
+    }
+  }
+  return settled;
 }
 
 function unavailable(code: string, message: string) {

@@ -129,3 +129,14 @@ export function negotiateFormat(accept: string | undefined, bodyFormat: string |
   }
   return first;
 }
+
+/** Whether an Accept header (absent: yes) permits one media type, such as `application/json` for envelopes. */
+export function acceptsMediaType(accept: string | undefined, mediaType: string): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  const offered = parseRange(mediaType, 0) as MediaRange;
+  const best = splitOutsideQuotes(accept, ',')
+    .map((part, index) => parseRange(part, index))
+    .filter((range): range is MediaRange => range !== undefined && covers(range, offered))
+    .sort((a, b) => specificity(b) - specificity(a) || a.order - b.order)[0];
+  return best !== undefined && best.q > 0;
+}

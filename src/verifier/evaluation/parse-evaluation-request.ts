@@ -12,7 +12,7 @@ const identifier = z.strictObject({
   country: z.string().min(2).max(3).optional(),
 });
 
-const target = z.strictObject({
+export const targetSchema = z.strictObject({
   type: z.string().min(1).max(128),
   id: text.optional(),
   identifiers: z.array(identifier).max(20).optional(),
@@ -22,14 +22,14 @@ const target = z.strictObject({
   profile: z.string().max(128).optional(),
 });
 
-const claimRef = z.union([
+export const claimRefSchema = z.union([
   z.string().min(1).max(128),
   z.strictObject({ id: z.string().min(1).max(128), version: z.string().min(1).max(64).optional() }),
 ]);
 
 const body = z.strictObject({
-  target,
-  claims: z.array(claimRef).min(1).max(32),
+  target: targetSchema,
+  claims: z.array(claimRefSchema).min(1).max(32),
   disclosure: z.enum(DISCLOSURE_LEVELS).optional(),
   format: z.string().min(1).max(256).optional(),
   purpose: z.string().min(1).max(512).optional(),
@@ -51,39 +51,51 @@ export interface EvaluationRequest {
   readonly purpose: string | undefined;
 }
 
-export function parseEvaluationRequest(raw: unknown): EvaluationRequest {
-  const result = body.safeParse(raw);
-  if (!result.success) {
-    const first = result.error.issues[0];
-    const where = first && first.path.length > 0 ? `\`${first.path.join('.')}\`: ` : '';
-    throw verifierProblem('request.invalid', `${where}${first?.message ?? 'invalid body'}`, {
-      extras: {
-        errors: result.error.issues
-          .slice(0, 10)
-          .map((issue) => ({ path: issue.path.join('.'), message: issue.message })),
-      },
-    });
-  }
-  const parsed = result.data;
+/** Parses with a schema, or throws 400 `request.invalid` naming the first problems and where they are. */
+export function parseOrReject<T>(schema: z.ZodType<T>, raw: unknown, prefix: (string | number)[] = []): T {
+  const result = schema.safeParse(raw);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({
+    path: [...prefix, ...issue.path].map(String).join('.'),
+    message: issue.message,
+  }));
+  const first = issues[0];
+  const where = first && first.path !== '' ? `\`${first.path}\`: ` : '';
+  throw verifierProblem('request.invalid', `${where}${first?.message ?? 'invalid body'}`, {
+    extras: { errors: issues.slice(0, 10) },
+  });
+}
+
+/** A schema-valid target as evaluation input: each identifier scheme once, and something to look it up by. */
+export function toEvaluationTarget(parsed: z.infer<typeof targetSchema>): EvaluationTarget {
   const identifiers = new Map<string, string>();
-  for (const entry of parsed.target.identifiers ?? []) {
+  for (const entry of parsed.identifiers ?? []) {
     if (identifiers.has(entry.scheme)) {
       throw verifierProblem('request.invalid', `target identifier scheme \`${entry.scheme}\` appears twice`);
     }
     identifiers.set(entry.scheme, entry.value);
   }
-  const attributes = parsed.target.attributes ?? {};
-  if (parsed.target.id === undefined && identifiers.size === 0 && Object.keys(attributes).length === 0) {
+  const attributes = parsed.attributes ?? {};
+  if (parsed.id === undefined && identifiers.size === 0 && Object.keys(attributes).length === 0) {
     throw verifierProblem(
       'target.attributes_insufficient',
       'The target needs an id, an identifier or attributes.',
     );
   }
+  return { type: parsed.type, id: parsed.id, identifiers, attributes };
+}
+
+export function toClaimRefs(refs: readonly z.infer<typeof claimRefSchema>[]): EvaluationRequest['claims'] {
+  return refs.map((ref) =>
+    typeof ref === 'string' ? { id: ref, version: undefined } : { id: ref.id, version: ref.version },
+  );
+}
+
+export function parseEvaluationRequest(raw: unknown): EvaluationRequest {
+  const parsed = parseOrReject(body, raw);
   return {
-    target: { type: parsed.target.type, id: parsed.target.id, identifiers, attributes },
-    claims: parsed.claims.map((ref) =>
-      typeof ref === 'string' ? { id: ref, version: undefined } : { id: ref.id, version: ref.version },
-    ),
+    target: toEvaluationTarget(parsed.target),
+    claims: toClaimRefs(parsed.claims),
     disclosure: parsed.disclosure,
     format: parsed.format,
     purpose: parsed.purpose,

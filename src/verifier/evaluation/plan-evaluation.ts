@@ -35,16 +35,10 @@ export function planEvaluation(
   headers: IncomingHttpHeaders,
 ): EvaluationPlan {
   const format = negotiateFormat(single(headers.accept), request.format);
-  const claims = resolveClaims(catalog, principal, request);
+  const claims = resolveClaims(catalog, principal, request.claims, 'evaluate');
   const purpose = readEvaluationPurpose(headers, request.purpose);
   checkPurpose(config, catalog, claims, purpose);
-  const disclosures = new Map<string, DisclosureLevel>();
-  for (const claim of claims) {
-    if (!claim.config.formats.includes(format)) {
-      throw verifierProblem('claim.format_not_supported', `Claim ${claim.id} is not offered as ${format}.`);
-    }
-    disclosures.set(claim.id, resolveDisclosure(claim.config, request.disclosure));
-  }
+  const disclosures = resolveDisclosures(claims, format, request.disclosure);
   checkLookupInputs(
     catalog,
     claims.map((claim) => claim.id),
@@ -54,13 +48,31 @@ export function planEvaluation(
   return { claims, format, purpose, disclosures, scopesUsed };
 }
 
-function resolveClaims(
+/** Every claim offers the format (else 406), and each claim's disclosure after its downgrade policy (else 403). */
+export function resolveDisclosures(
+  claims: readonly CatalogClaim[],
+  format: string,
+  requested: DisclosureLevel | undefined,
+): Map<string, DisclosureLevel> {
+  const disclosures = new Map<string, DisclosureLevel>();
+  for (const claim of claims) {
+    if (!(claim.config.formats as readonly string[]).includes(format)) {
+      throw verifierProblem('claim.format_not_supported', `Claim ${claim.id} is not offered as ${format}.`);
+    }
+    disclosures.set(claim.id, resolveDisclosure(claim.config, requested));
+  }
+  return disclosures;
+}
+
+/** Requested claims, each once: they exist, the caller may evaluate them, and they offer the operation. */
+export function resolveClaims(
   catalog: ClaimCatalog,
   principal: Principal,
-  request: EvaluationRequest,
+  refs: EvaluationRequest['claims'],
+  operation: 'evaluate' | 'batch_evaluate',
 ): CatalogClaim[] {
   const resolved: CatalogClaim[] = [];
-  for (const ref of request.claims) {
+  for (const ref of refs) {
     const claim = catalog.claims.get(ref.id);
     if (!claim) {
       const known = visibleClaims(catalog, principal).map((entry) => entry.id);
@@ -73,8 +85,11 @@ function resolveClaims(
     if (!isClaimVisible(claim, principal)) {
       throw platformProblem('auth.scope_denied', `The credential lacks a scope claim ${ref.id} requires.`);
     }
-    if (!claim.config.operations.evaluate.enabled) {
+    if (operation === 'evaluate' && !claim.config.operations.evaluate.enabled) {
       throw verifierProblem('claim.operation_unsupported', `Claim ${ref.id} cannot be evaluated on its own.`);
+    }
+    if (operation === 'batch_evaluate' && !claim.config.operations.batch_evaluate.enabled) {
+      throw verifierProblem('claim.operation_unsupported', `Claim ${ref.id} is not offered in batches.`);
     }
     if (claim.needsPlugin) {
       throw verifierProblem(
@@ -87,22 +102,31 @@ function resolveClaims(
   return resolved;
 }
 
-/** `Data-Purpose` or body `purpose`; both must agree, one is required. */
-export function readEvaluationPurpose(headers: IncomingHttpHeaders, bodyPurpose: string | undefined): string {
+/** `Data-Purpose` or body `purpose`, which must agree; undefined when neither is sent. */
+export function readOptionalPurpose(
+  headers: IncomingHttpHeaders,
+  bodyPurpose: string | undefined,
+): string | undefined {
   const raw = headers['data-purpose'];
   if (Array.isArray(raw)) throw verifierProblem('request.invalid', 'Send one Data-Purpose header.');
   const header = raw?.trim() === '' ? undefined : raw?.trim();
   if (header !== undefined && bodyPurpose !== undefined && header !== bodyPurpose) {
     throw verifierProblem('request.invalid', 'The Data-Purpose header and the body `purpose` differ.');
   }
-  const purpose = header ?? bodyPurpose;
+  return header ?? bodyPurpose;
+}
+
+/** `Data-Purpose` or body `purpose`; both must agree, one is required. */
+export function readEvaluationPurpose(headers: IncomingHttpHeaders, bodyPurpose: string | undefined): string {
+  const purpose = readOptionalPurpose(headers, bodyPurpose);
   if (purpose === undefined) {
     throw platformProblem('auth.purpose_required', 'Send a Data-Purpose header or a body `purpose`.');
   }
   return purpose;
 }
 
-function checkPurpose(
+/** The purpose is one the verifier accepts and the one each claim (and sub-claim) is limited to, if any. */
+export function checkPurpose(
   config: VerifierConfig,
   catalog: ClaimCatalog,
   claims: readonly CatalogClaim[],

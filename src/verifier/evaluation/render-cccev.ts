@@ -30,18 +30,19 @@ function evidenceNode(
   const claimId = String(result.claim_id);
   const claim = claims.get(claimId);
   const id = `urn:ambit:evidence:${String(result.evaluation_id)}:${encodeURIComponent(claimId)}`;
+  const evidenceType =
+    claim?.cccev?.evidence_type_iri ??
+    `urn:ambit:claim:${encodeURIComponent(claimId)}:${String(result.claim_version)}`;
   const node: Record<string, unknown> = {
     '@id': id,
     '@type': 'cccev:Evidence',
     'dcterms:identifier': String(result.evaluation_id),
     'dcterms:title': claim?.title ?? claimId,
     'cccev:isProvidedBy': { '@type': 'foaf:Agent', 'dcterms:identifier': serviceId },
-    'cccev:isConformantTo': {
-      '@id':
-        claim?.cccev?.evidence_type_iri ??
-        `urn:ambit:claim:${encodeURIComponent(claimId)}:${String(result.claim_version)}`,
-      '@type': 'cccev:EvidenceTypeList',
-    },
+    // `cccev:isConformantTo` is the name the interface uses; CCCEV 2.1.0 states the same link as dct:conformsTo
+    // (its `Evidence.isConformantTo` term), whose range is an evidence type.
+    'cccev:isConformantTo': { '@id': evidenceType },
+    'dcterms:conformsTo': { '@id': evidenceType, '@type': 'cccev:EvidenceType' },
     'cccev:supportsRequirement': {
       '@id': claim?.cccev?.requirement ?? `urn:ambit:requirement:${encodeURIComponent(claimId)}`,
       '@type': 'cccev:Requirement',

@@ -89,6 +89,65 @@ export function buildVerifierOpenApi(
           },
         },
       },
+      '/v1/batch-evaluations': {
+        post: {
+          summary: 'Evaluate claims about many targets, each item on its own',
+          parameters: [
+            { name: 'Data-Purpose', in: 'header', required: false, schema: { type: 'string' } },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              description: 'Replays the stored response of the same request by the same caller.',
+              schema: { type: 'string', maxLength: 255 },
+            },
+            { name: 'x-request-id', in: 'header', required: false, schema: { type: 'string' } },
+          ],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': { schema: { $ref: '#/components/schemas/BatchEvaluationRequest' } },
+            },
+          },
+          responses: {
+            '200': json('Per-item outcomes', { type: 'object', required: ['batch_id', 'items', 'summary'] }),
+            ...COMMON_ERRORS,
+            '404': problem('Unknown claim'),
+            '406': problem('Format not supported'),
+            '409': problem('Idempotency conflict'),
+            '413': problem('Batch too large'),
+            '501': problem('Operation unsupported'),
+            '503': problem('State store unavailable'),
+          },
+        },
+      },
+      '/v1/evaluations/{evaluation_id}/render': {
+        post: {
+          summary: 'Render a stored evaluation of the caller again, in the format it was made in',
+          parameters: [
+            { name: 'evaluation_id', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'Data-Purpose', in: 'header', required: false, schema: { type: 'string' } },
+          ],
+          requestBody: {
+            required: false,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/RenderRequest' } } },
+          },
+          responses: {
+            '200': {
+              description: 'The stored claim results',
+              content: {
+                [CLAIM_RESULT_MEDIA_TYPE]: { schema: { type: 'object', required: ['results'] } },
+                [CCCEV_MEDIA_TYPE]: { schema: { type: 'object', required: ['@context', '@graph'] } },
+              },
+            },
+            ...COMMON_ERRORS,
+            '403': problem('Scope denied or binding mismatch'),
+            '404': problem("Unknown, expired or another caller's evaluation"),
+            '406': problem('Format not supported'),
+            '503': problem('State store unavailable'),
+          },
+        },
+      },
     },
     components: {
       securitySchemes: {
@@ -138,6 +197,41 @@ export function buildVerifierOpenApi(
             },
             disclosure: { type: 'string', enum: [...DISCLOSURE_LEVELS] },
             format: { type: 'string', enum: [CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE] },
+            purpose: { type: 'string' },
+          },
+        },
+        BatchEvaluationRequest: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['items', 'claims'],
+          properties: {
+            items: {
+              type: 'array',
+              minItems: 1,
+              maxItems: config.evidence.inline_batch_limit,
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['target'],
+                properties: {
+                  target: { $ref: '#/components/schemas/EvaluationRequest/properties/target' },
+                  purpose: { type: 'string' },
+                },
+              },
+            },
+            claims: { $ref: '#/components/schemas/EvaluationRequest/properties/claims' },
+            disclosure: { type: 'string', enum: [...DISCLOSURE_LEVELS] },
+            format: { type: 'string', enum: [CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE] },
+            purpose: { type: 'string' },
+          },
+        },
+        RenderRequest: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            format: { type: 'string', enum: [CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE] },
+            claims: { type: 'array', items: { type: 'string' } },
+            disclosure: { type: 'string', enum: [...DISCLOSURE_LEVELS, 'mixed'] },
             purpose: { type: 'string' },
           },
         },

@@ -74,14 +74,24 @@ function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
       ...(staticAuth ? { api_key: { header: 'x-api-key' } } : {}),
       bearer: { header: 'Authorization', scheme: 'Bearer', format: 'Bearer <token>' },
     },
-    operations: { evaluate: true, batch_evaluate: false, render: false, credential_issue: false },
+    operations: { evaluate: true, batch_evaluate: true, render: true, credential_issue: false },
     claims_url: `${base}/v1/claims`,
     formats_url: `${base}/v1/formats`,
     evaluations_url: `${base}/v1/evaluations`,
+    batch_evaluations_url: `${base}/v1/batch-evaluations`,
     claims: visibleClaims(runtime.catalog, principal).map(renderClaimSummary),
     formats: formatsFor(runtime, principal),
     disclosure_levels: ['value', 'predicate', 'redacted'],
-    batch: { max_inline_subjects: evidence.inline_batch_limit, idempotency_window: 'PT15M' },
+    batch: {
+      max_inline_subjects: evidence.inline_batch_limit,
+      idempotency_window: isoDuration(runtime.config.state.evaluation_retention),
+    },
     evaluation_retention_seconds: Math.floor(runtime.config.state.evaluation_retention / 1000),
   };
+}
+
+/** An ISO 8601 duration in whole minutes when it is one (`PT15M`), else in seconds. */
+function isoDuration(ms: number): string {
+  const seconds = Math.floor(ms / 1000);
+  return seconds % 60 === 0 ? `PT${seconds / 60}M` : `PT${seconds}S`;
 }

@@ -1,5 +1,7 @@
-// Liveness and readiness probes (unauthenticated). The verifier loads nothing, so it is ready once listening.
+// Liveness and readiness probes (unauthenticated). The verifier loads nothing; it is ready once listening and
+// its state store answers.
 import type { FastifyInstance } from 'fastify';
+import { verifierProblem } from '../problems.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
 
 export function registerHealthRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
@@ -11,6 +13,12 @@ export function registerHealthRoutes(app: FastifyInstance, runtime: VerifierRunt
   app.get('/ready', async (request) => {
     auditFacts(request).endpointKind = 'ready';
     const connections = Object.keys(runtime.config.evidence.source_connections).length;
+    if (!(await runtime.store.isReady())) {
+      throw verifierProblem('readiness.not_ready', `The ${runtime.store.kind} state store is unavailable.`, {
+        extras: { checks: { state: runtime.store.kind, state_ready: false } },
+        headers: { 'retry-after': '5' },
+      });
+    }
     return {
       status: 'ready',
       checks: {

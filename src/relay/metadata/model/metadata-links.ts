@@ -19,6 +19,14 @@ export interface MetadataLinks {
   ogcRecords(): string;
   ogcRecord(id: string): string;
   apiCatalog(): string;
+  /** RDF documents (JSON-LD). */
+  dcat(): string;
+  dcatProfile(profile: string): string;
+  shacl(): string;
+  entityShacl(datasetId: string, entity: string): string;
+  policies(): string;
+  datasetPolicy(datasetId: string): string;
+  cpsvAp(): string;
 }
 
 /** Paths of a static publication, relative to its root; `staticLinks` prefixes the base URL. */
@@ -38,6 +46,13 @@ export const STATIC_PATHS = {
   ogcRecords: () => 'metadata/ogc/records.geojson',
   ogcRecord: (id: string) => `metadata/ogc/records/${id}.geojson`,
   apiCatalog: () => '.well-known/api-catalog',
+  dcat: () => 'metadata/dcat.jsonld',
+  dcatProfile: (profile: string) => `metadata/dcat.${profile}.jsonld`,
+  shacl: () => 'metadata/shacl.jsonld',
+  entityShacl: (ds: string, e: string) => `metadata/shacl/${ds}/${e}.jsonld`,
+  policies: () => 'metadata/policies.jsonld',
+  datasetPolicy: (ds: string) => `metadata/policies/${ds}.jsonld`,
+  cpsvAp: () => 'metadata/cpsv-ap.jsonld',
 } as const;
 
 export function relayMetadataLinks(baseUrl: string): MetadataLinks {
@@ -59,6 +74,13 @@ export function relayMetadataLinks(baseUrl: string): MetadataLinks {
     ogcRecords: () => at('/metadata/ogc/records'),
     ogcRecord: (id) => at(`/metadata/ogc/records/${id}`),
     apiCatalog: () => at('/.well-known/api-catalog'),
+    dcat: () => at('/metadata/dcat'),
+    dcatProfile: (profile) => at(`/metadata/dcat/${profile}`),
+    shacl: () => at('/metadata/shacl'),
+    entityShacl: (ds, e) => at(`/metadata/datasets/${ds}/entities/${e}/shacl`),
+    policies: () => at('/metadata/policies'),
+    datasetPolicy: (ds) => at(`/metadata/datasets/${ds}/policy`),
+    cpsvAp: () => at('/metadata/cpsv-ap'),
   };
 }
 
@@ -81,5 +103,12 @@ export function staticMetadataLinks(baseUrl: string): MetadataLinks {
     ogcRecords: () => at(STATIC_PATHS.ogcRecords()),
     ogcRecord: (id) => at(STATIC_PATHS.ogcRecord(id)),
     apiCatalog: () => at(STATIC_PATHS.apiCatalog()),
+    dcat: () => at(STATIC_PATHS.dcat()),
+    dcatProfile: (profile) => at(STATIC_PATHS.dcatProfile(profile)),
+    shacl: () => at(STATIC_PATHS.shacl()),
+    entityShacl: (ds, e) => at(STATIC_PATHS.entityShacl(ds, e)),
+    policies: () => at(STATIC_PATHS.policies()),
+    datasetPolicy: (ds) => at(STATIC_PATHS.datasetPolicy(ds)),
+    cpsvAp: () => at(STATIC_PATHS.cpsvAp()),
   };
 }

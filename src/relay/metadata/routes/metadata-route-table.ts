@@ -1,7 +1,7 @@
-// The `/metadata/*` route table: path, media type, accepted query and renderer of each document. New metadata
-// documents (DCAT, SHACL, ODRL policies, CPSV-AP) are one entry each; scoping, ETags and headers come for free.
+// The `/metadata/*` route table: path, media type, accepted query and renderer of each document (the RDF ones in
+// metadata-rdf-routes.ts). A new document is one entry; scoping, ETags, headers and publication come for free.
 import { relayProblem } from '../../problems.ts';
-import { type MetadataLinks, STATIC_PATHS } from '../model/metadata-links.ts';
+import { STATIC_PATHS } from '../model/metadata-links.ts';
 import type { MetadataModel } from '../model/metadata-model.ts';
 import { METADATA_MEDIA_TYPES } from '../renderers/metadata-media-types.ts';
 import { renderCatalogJson } from '../renderers/render-catalog-json.ts';
@@ -23,55 +23,32 @@ import { type LandingLink, renderMetadataLanding } from '../renderers/render-met
 import { renderOgcRecord, renderOgcRecordCollection } from '../renderers/render-ogc-records.ts';
 import { renderProfile, renderProfileList } from '../renderers/render-profiles.ts';
 import { datasetIn, entityIn, formIn, offeringIn, recordIn } from './lookup-metadata.ts';
+import { RDF_METADATA_ROUTES } from './metadata-rdf-routes.ts';
+import {
+  eachDataset,
+  eachEntity,
+  isAvailable,
+  type MetadataRoute,
+  ONCE,
+  param,
+  type RouteParams,
+} from './metadata-route.ts';
 
-export interface MetadataRouteContext {
-  /** The caller's scoped view of the model: render only from this. */
-  readonly view: MetadataModel;
-  readonly links: MetadataLinks;
-  readonly params: Readonly<Record<string, string>>;
-  /** Only the route's declared query parameters, each a single non-empty value. */
-  readonly query: Readonly<Record<string, string>>;
-  /** The catalog-wide documents of this table, for the landing page. */
-  readonly documents: readonly LandingLink[];
-}
+export type { MetadataRoute, MetadataRouteContext } from './metadata-route.ts';
 
-export interface MetadataRoute {
-  /** Fastify path; `:dataset_id` is the owning dataset when present (it scopes the audit record). */
-  readonly path: string;
-  /** Response media type; JSON is sent as `application/json; charset=utf-8`. */
-  readonly mediaType: string;
-  /** Accepted query parameters (any other answers 400 `filter.not_allowed`); absent: the query is ignored. */
-  readonly query?: readonly string[];
-  /** Catalog-wide documents (no path parameters) listed in the `/metadata` landing links. */
-  readonly landing?: { readonly rel: string; readonly title: string };
-  /**
-   * Static publication: the file path of each instance (relative to the output directory) and the path
-   * parameters of every instance in a model. Absent: the document is relay-only.
-   */
-  readonly publish?: {
-    instances(model: MetadataModel): readonly Readonly<Record<string, string>>[];
-    file(params: Readonly<Record<string, string>>): string;
-  };
-  /** Returns the document (serialised as JSON) or throws a catalogued problem. */
-  render(context: MetadataRouteContext): unknown;
-}
-
-const ONCE = () => [{}];
-const eachDataset = (model: MetadataModel) => model.datasets.map((d) => ({ dataset_id: d.id }));
-const eachEntity = (model: MetadataModel) =>
-  model.datasets.flatMap((d) => d.entities.map((e) => ({ dataset_id: d.id, entity: e.name })));
-const p = (params: Readonly<Record<string, string>>, name: string) => params[name] as string;
-
+const p = param;
 const json = METADATA_MEDIA_TYPES.json;
 
 export const METADATA_ROUTES: readonly MetadataRoute[] = [
   {
     path: '/metadata',
+    summary: 'Metadata landing: the catalog in brief and links to every metadata document',
     mediaType: json,
     render: ({ view, links, documents }) => renderMetadataLanding(view, links, documents),
   },
   {
     path: '/metadata/catalog',
+    summary: 'Catalog of the visible datasets, evidence offerings and services (JSON)',
     mediaType: json,
     landing: { rel: 'describedby', title: 'Catalog (JSON)' },
     publish: { instances: ONCE, file: STATIC_PATHS.catalog },
@@ -79,6 +56,7 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
   },
   {
     path: '/metadata/profiles',
+    summary: 'Application and deployment profiles',
     mediaType: json,
     landing: { rel: 'profile', title: 'Application and deployment profiles' },
     publish: { instances: ONCE, file: STATIC_PATHS.profiles },
@@ -86,6 +64,7 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
   },
   {
     path: '/metadata/profiles/:profile_id',
+    summary: 'One profile',
     mediaType: json,
     publish: {
       instances: (model) =>
@@ -104,6 +83,7 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
   },
   {
     path: '/metadata/datasets',
+    summary: 'Visible datasets',
     mediaType: json,
     landing: { rel: 'collection', title: 'Datasets' },
     publish: { instances: ONCE, file: STATIC_PATHS.datasets },
@@ -111,18 +91,21 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
   },
   {
     path: '/metadata/datasets/:dataset_id',
+    summary: 'One dataset',
     mediaType: json,
     publish: { instances: eachDataset, file: (params) => STATIC_PATHS.dataset(p(params, 'dataset_id')) },
     render: ({ view, links, params }) => renderDataset(view, datasetIn(view, p(params, 'dataset_id')), links),
   },
   {
     path: '/metadata/datasets/:dataset_id/entities',
+    summary: 'Entities of a dataset',
     mediaType: json,
     publish: { instances: eachDataset, file: (params) => STATIC_PATHS.entities(p(params, 'dataset_id')) },
     render: ({ view, links, params }) => renderEntityList(datasetIn(view, p(params, 'dataset_id')), links),
   },
   {
     path: '/metadata/datasets/:dataset_id/entities/:entity',
+    summary: 'One entity with its fields and relationships',
     mediaType: json,
     publish: {
       instances: eachEntity,
@@ -133,12 +116,15 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
   },
   {
     path: '/metadata/datasets/:dataset_id/entities/:entity/schema',
+    summary: "JSON Schema (Draft 2020-12) of the entity's records",
     mediaType: METADATA_MEDIA_TYPES.jsonSchema,
     render: ({ view, links, params }) =>
       renderEntityJsonSchema(view, entityIn(view, p(params, 'dataset_id'), p(params, 'entity')), links),
   },
   {
     path: '/metadata/schema/:dataset_id/:entity/schema.json',
+    summary:
+      "JSON Schema (Draft 2020-12) of the entity's records (the offerings' verification_request_schema_url)",
     mediaType: METADATA_MEDIA_TYPES.jsonSchema,
     publish: {
       instances: (model) => (model.catalog.standards.jsonSchema ? eachEntity(model) : []),
@@ -149,6 +135,7 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
   },
   {
     path: '/metadata/forms/:form_id/schema.json',
+    summary: 'JSON Schema (Draft 2020-12) of a form submission',
     mediaType: METADATA_MEDIA_TYPES.jsonSchema,
     publish: {
       instances: (model) =>
@@ -160,6 +147,7 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
   },
   {
     path: '/metadata/ogc/records',
+    summary: 'OGC API Records bodies of the visible datasets (link-free)',
     mediaType: METADATA_MEDIA_TYPES.geoJson,
     landing: { rel: 'alternate', title: 'OGC API Records items (GeoJSON, link-free)' },
     publish: { instances: ONCE, file: STATIC_PATHS.ogcRecords },
@@ -167,6 +155,7 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
   },
   {
     path: '/metadata/ogc/records/:record_id',
+    summary: 'One OGC API Records body',
     mediaType: METADATA_MEDIA_TYPES.geoJson,
     publish: {
       instances: (model) => model.datasets.map((d) => ({ record_id: d.id })),
@@ -176,6 +165,7 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
   },
   {
     path: '/metadata/evidence-offerings',
+    summary: 'Evidence offerings (discovery only; verification happens at the verifier)',
     mediaType: json,
     query: ['evidence_type', 'country', 'procedure_context'],
     landing: { rel: 'related', title: 'Evidence offerings' },
@@ -191,6 +181,7 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
   },
   {
     path: '/metadata/evidence-offerings/:offering_id',
+    summary: 'One evidence offering',
     mediaType: json,
     publish: {
       instances: (model) => allOfferings(model).map((o) => ({ offering_id: o.id })),
@@ -198,21 +189,27 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
     },
     render: ({ view, params }) => renderEvidenceOffering(offeringIn(view, p(params, 'offering_id'))),
   },
+  ...RDF_METADATA_ROUTES,
 ];
 
 /**
- * The landing links of a route table: every route that declares `landing`, as a relay route or (`style:
- * 'static'`) as the published file, under the given base URL.
+ * The landing links of a route table: every route that declares `landing` and that the model publishes, as a
+ * relay route or (`style: 'static'`) as the published file, under the given base URL.
  */
 export function landingDocuments(
   routes: readonly MetadataRoute[],
-  baseUrl: string,
+  model: MetadataModel,
   style: 'relay' | 'static' = 'relay',
 ): LandingLink[] {
+  const baseUrl = model.catalog.baseUrl;
   return routes.flatMap((route) => {
-    if (route.landing === undefined) return [];
+    if (route.landing === undefined || !isAvailable(route, model)) return [];
     if (style === 'static' && route.publish === undefined) return [];
-    const href = style === 'relay' ? `${baseUrl}${route.path}` : `${baseUrl}/${route.publish?.file({})}`;
+    const params: RouteParams = route.landing.params ?? {};
+    const href =
+      style === 'relay'
+        ? `${baseUrl}${route.path.replace(/:(\w+)/g, (_match, name: string) => param(params, name))}`
+        : `${baseUrl}/${route.publish?.file(params)}`;
     return [{ rel: route.landing.rel, href, type: route.mediaType, title: route.landing.title }];
   });
 }

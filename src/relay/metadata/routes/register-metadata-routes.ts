@@ -1,7 +1,9 @@
 // Mounts the metadata route table and the public RFC 9727 API catalog. Every `/metadata/*` handler runs the same
 // stages: authenticate -> caller's view (403 when empty) -> query -> render (404 outside the view) -> ETag/304.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { etagOfBody, isNotModified } from '../../../platform/http/etag.ts';
+import { addGetRoute } from '../../../platform/http/fast-lane.ts';
+import type { RouteReply, RouteRequest } from '../../../platform/http/route-types.ts';
 import { relayProblem } from '../../problems.ts';
 import { auditFacts, type RelayRuntime } from '../../relay-runtime.ts';
 import type { LoadedManifest } from '../load-manifest.ts';
@@ -11,6 +13,7 @@ import { relayMetadataLinks } from '../model/metadata-links.ts';
 import type { MetadataModel } from '../model/metadata-model.ts';
 import { METADATA_MEDIA_TYPES } from '../renderers/metadata-media-types.ts';
 import { renderApiCatalog } from '../renderers/render-api-catalog.ts';
+import { isAvailable } from './metadata-route.ts';
 import { landingDocuments, METADATA_ROUTES, type MetadataRoute } from './metadata-route-table.ts';
 import { createMetadataViews, MAX_DOCUMENTS_PER_VIEW, type RenderedDocument } from './metadata-views.ts';
 
@@ -19,17 +22,17 @@ export function registerMetadataRoutes(
   runtime: RelayRuntime,
   manifest: LoadedManifest | undefined,
   routes: readonly MetadataRoute[] = METADATA_ROUTES,
-): MetadataModel {
+): { routes: readonly MetadataRoute[]; model: MetadataModel } {
   const baseUrl = runtime.catalog.config.catalog.base_url.replace(/\/+$/, '');
   const model = manifest
     ? buildModelFromManifest(manifest.manifest, { baseUrl, runtime: runtime.catalog })
     : buildModelFromConfig(runtime.catalog);
   const views = createMetadataViews(model, runtime.catalog);
   const links = relayMetadataLinks(baseUrl);
-  const documents = landingDocuments(routes, baseUrl);
+  const documents = landingDocuments(routes, model);
 
   for (const route of routes) {
-    app.get(route.path, async (request, reply) => {
+    addGetRoute(app, route.path, async (request, reply) => {
       const facts = auditFacts(request);
       facts.endpointKind = 'metadata';
       const principal = await runtime.authenticate(request);
@@ -44,6 +47,9 @@ export function registerMetadataRoutes(
           : (view.scopesByDataset.get(datasetId) ?? [])),
       ];
       const query = acceptedQuery(route, request);
+      if (!isAvailable(route, view.model)) {
+        throw relayProblem('schema.unknown_resource', 'this catalog does not publish this document');
+      }
       const key = `${route.path}\u0000${JSON.stringify(params)}\u0000${JSON.stringify(query)}`;
       let document = view.documents.get(key);
       if (!document) {
@@ -61,16 +67,16 @@ export function registerMetadataRoutes(
     body: Buffer.from(apiCatalogBody),
     etag: etagOfBody('metadata:', apiCatalogBody),
   };
-  app.get('/.well-known/api-catalog', async (request, reply) => {
+  addGetRoute(app, '/.well-known/api-catalog', async (request, reply) => {
     auditFacts(request).endpointKind = 'api_catalog';
     reply.header('link', '</.well-known/api-catalog>; rel="api-catalog"');
     return send(request, reply, apiCatalog, METADATA_MEDIA_TYPES.linkset, false);
   });
-  return model;
+  return { routes, model };
 }
 
 /** The declared query parameters, each once and non-empty; routes without a declaration ignore the query. */
-function acceptedQuery(route: MetadataRoute, request: FastifyRequest): Record<string, string> {
+function acceptedQuery(route: MetadataRoute, request: RouteRequest): Record<string, string> {
   if (route.query === undefined) return {};
   const accepted: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.query as Record<string, string | string[]>)) {
@@ -90,12 +96,12 @@ function acceptedQuery(route: MetadataRoute, request: FastifyRequest): Record<st
 }
 
 function send(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: RouteRequest,
+  reply: RouteReply,
   document: RenderedDocument,
   mediaType: string,
   scoped: boolean,
-): FastifyReply {
+): RouteReply {
   reply.header('etag', document.etag);
   if (scoped) {
     // The view depends on the credential: only the caller may reuse it, and only after revalidating.

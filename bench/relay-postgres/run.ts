@@ -1,0 +1,289 @@
+// PostgreSQL bench: live reads (relay vs bare node:http on the same bodies, interleaved wrk rounds), then the
+// snapshot load of the 1,000,000-row table in a fresh process. Reuses the relay-read bench's processes and parsers.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import type { BareRoute } from '../relay-read/bare-server.ts';
+import { countProcessWork, instructionsCountable } from '../relay-read/count-process-work.ts';
+import { measureParquetLoad, type ParquetLoadRun } from '../relay-read/measure-parquet-load.ts';
+import type { ScenarioName } from '../relay-read/prepare-scenarios.ts';
+import {
+  type MeasuredRun,
+  median,
+  type ScenarioResult,
+  summarizeScenario,
+  type Target,
+} from '../relay-read/render-results.ts';
+import { runWrk, writeHeaderScript } from '../relay-read/run-wrk.ts';
+import type { ServeRelayReport } from '../relay-read/serve-relay.ts';
+import { type BenchProcess, REPO_DIR, startBenchProcess } from '../relay-read/start-bench-process.ts';
+import { FACILITY_ROWS, preparePostgresData } from './prepare-postgres-data.ts';
+
+const SERVER_CORE = 0;
+const WRK_CORE = 1;
+const API_KEY = 'bench-reader-key-0000000000000000000001';
+const RESULTS_PATH = join(REPO_DIR, 'bench/relay-postgres/results/latest.json');
+const RECORDS = '/v1/datasets/facilities/entities/facilities/records';
+
+interface Scenario {
+  readonly name: string;
+  readonly description: string;
+  readonly path: string;
+  readonly rows: number;
+  readonly targetRatio: number;
+}
+
+const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'live-eq-10-rows',
+    description: 'live equality filter on an indexed column, 10 rows (`?district=district-07&limit=10`)',
+    path: `${RECORDS}?district=district-07&limit=10`,
+    rows: 10,
+    targetRatio: 0.25,
+  },
+  {
+    name: 'live-record',
+    description: 'live record by primary key (`/records/F0424242`)',
+    path: `${RECORDS}/F0424242`,
+    rows: 1,
+    targetRatio: 0.25,
+  },
+];
+
+const { values: options } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '3' },
+    warmup: { type: 'string', default: '2' },
+    duration: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '10' },
+    'load-runs': { type: 'string', default: '3' },
+    'skip-load': { type: 'boolean', default: false },
+    'skip-live': { type: 'boolean', default: false },
+  },
+});
+const rounds = Number(options.rounds);
+const warmupS = Number(options.warmup);
+const durationS = Number(options.duration);
+const connections = Number(options.connections);
+
+const work = mkdtempSync(join(tmpdir(), 'ambit-bench-relay-postgres-'));
+const perfEnabled = instructionsCountable();
+const loadAverages: number[] = [];
+const children: BenchProcess<unknown>[] = [];
+let exitCode = 0;
+
+try {
+  const startedAt = new Date().toISOString();
+  const databaseUrl = await preparePostgresData();
+  const env = {
+    AMBIT_BENCH_READER_HASH: fingerprintOf(API_KEY),
+    AMBIT_BENCH_CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef0123',
+    AMBIT_BENCH_AUDIT_SECRET: 'bench-audit-secret-0123456789abcdef01234',
+    AMBIT_BENCH_AUDIT_PATH: join(work, 'audit', 'audit.jsonl'),
+    AMBIT_BENCH_DATABASE_URL: databaseUrl,
+  };
+  const scenarios = options['skip-live'] ? [] : await measureLive(env);
+  const load = options['skip-load'] ? [] : await measureLoad(env);
+  const results = {
+    startedAt,
+    finishedAt: new Date().toISOString(),
+    machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, loadAverages },
+    method: { rounds, warmupS, durationS, connections, rows: FACILITY_ROWS },
+    scenarios,
+    load,
+  };
+  mkdirSync(join(RESULTS_PATH, '..'), { recursive: true });
+  writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\n${render(scenarios, load)}\n`);
+  console.log(`Results written to ${RESULTS_PATH}`);
+} catch (error) {
+  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+  exitCode = 1;
+} finally {
+  for (const child of children) await child.stop();
+  rmSync(work, { recursive: true, force: true });
+}
+process.exit(exitCode);
+
+async function measureLive(env: Record<string, string>): Promise<ScenarioResult[]> {
+  const relay = await startBenchProcess<ServeRelayReport>({
+    entry: 'bench/relay-read/serve-relay.ts',
+    args: ['bench/relay-postgres/relay-postgres.bench.yaml', `127.0.0.1:${await freePort()}`],
+    core: SERVER_CORE,
+    env,
+  });
+  children.push(relay);
+  console.log(`live relay ready at ${relay.report.url} (pid ${relay.pid})`);
+  const headers = { authorization: `Bearer ${API_KEY}` };
+  const bodies = new Map<string, { body: Buffer; contentType: string }>();
+  for (const scenario of SCENARIOS)
+    bodies.set(scenario.name, await fetchBody(relay.report.url, scenario, headers));
+  const routesPath = join(work, 'bare-routes.json');
+  const routes: BareRoute[] = SCENARIOS.map((scenario) => {
+    const answer = bodies.get(scenario.name) as { body: Buffer; contentType: string };
+    // Live answers carry no ETag; the bare server's is a constant that no request matches.
+    return {
+      url: scenario.path,
+      contentType: answer.contentType,
+      etag: '"-"',
+      bodyBase64: answer.body.toString('base64'),
+    };
+  });
+  writeFileSync(routesPath, JSON.stringify(routes));
+  const bare = await startBenchProcess<{ url: string }>({
+    entry: 'bench/relay-read/bare-server.ts',
+    args: [routesPath, `127.0.0.1:${await freePort()}`],
+    core: SERVER_CORE,
+  });
+  children.push(bare);
+  const servers: Record<Target, { pid: number; url: string }> = {
+    relay: { pid: relay.pid, url: relay.report.url },
+    bare: { pid: bare.pid, url: bare.report.url },
+  };
+  const runs = new Map<string, MeasuredRun[]>(SCENARIOS.map((scenario) => [scenario.name, []]));
+  for (let round = 1; round <= rounds; round++) {
+    const order: Target[] = round % 2 === 1 ? ['relay', 'bare'] : ['bare', 'relay'];
+    for (const scenario of SCENARIOS) {
+      for (const target of order) {
+        const run = await measureOnce(scenario, target, servers[target], round, headers);
+        runs.get(scenario.name)?.push(run);
+        console.log(
+          `round ${round} ${scenario.name.padEnd(16)} ${target.padEnd(5)} ${Math.round(run.rps).toString().padStart(6)} rps, ` +
+            `${run.cpuUsPerRequest.toFixed(1)} CPU µs/req, p99 ${run.latencyP99Ms?.toFixed(1)} ms`,
+        );
+      }
+    }
+  }
+  await bare.stop();
+  await relay.stop();
+  return SCENARIOS.map((scenario) => ({
+    // The relay-read summary only reads runs and targetRatio; the name is this bench's own.
+    name: scenario.name as ScenarioName,
+    description: scenario.description,
+    path: scenario.path,
+    status: 200,
+    bodyBytes: bodies.get(scenario.name)?.body.length ?? 0,
+    targetRatio: scenario.targetRatio,
+    runs: runs.get(scenario.name) ?? [],
+  }));
+}
+
+async function measureOnce(
+  scenario: Scenario,
+  target: Target,
+  server: { pid: number; url: string },
+  round: number,
+  headers: Record<string, string>,
+): Promise<MeasuredRun> {
+  const scriptPath = join(work, `${scenario.name}.lua`);
+  writeHeaderScript(scriptPath, headers);
+  const wrk = { url: server.url + scenario.path, scriptPath, connections, core: WRK_CORE };
+  await runWrk({ ...wrk, durationS: warmupS });
+  await fetchBody(server.url, scenario, headers);
+  loadAverages.push(loadavg()[0] as number);
+  const counter = await countProcessWork(server.pid, {
+    enabled: perfEnabled,
+    outputPath: join(work, `perf-${scenario.name}-${target}-${round}.txt`),
+  });
+  const result = await runWrk({ ...wrk, durationS });
+  const counted = await counter.stop();
+  return {
+    round,
+    target,
+    rps: result.rps,
+    requests: result.requests,
+    latencyP50Ms: result.latencyP50Ms,
+    latencyP99Ms: result.latencyP99Ms,
+    cpuUsPerRequest: (counted.cpuMs * 1000) / result.requests,
+    instructionsPerRequest:
+      counted.instructions === undefined ? undefined : counted.instructions / result.requests,
+  };
+}
+
+/** The 200 answer of a scenario, checked for its row count (a record read is one row). */
+async function fetchBody(
+  baseUrl: string,
+  scenario: Scenario,
+  headers: Record<string, string>,
+): Promise<{ body: Buffer; contentType: string }> {
+  const response = await fetch(baseUrl + scenario.path, { headers });
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 200)
+    throw new Error(`${scenario.name}: ${baseUrl} answered ${response.status}: ${body}`);
+  const parsed = JSON.parse(body.toString('utf8')) as { data?: unknown[] };
+  const rows = parsed.data?.length ?? 1;
+  if (rows !== scenario.rows) throw new Error(`${scenario.name}: ${rows} rows, expected ${scenario.rows}`);
+  return { body, contentType: response.headers.get('content-type') ?? 'application/json' };
+}
+
+async function measureLoad(env: Record<string, string>): Promise<ParquetLoadRun[]> {
+  const runs: ParquetLoadRun[] = [];
+  for (let run = 1; run <= Number(options['load-runs']); run++) {
+    const measured = await measureParquetLoad({
+      configPath: 'bench/relay-postgres/relay-postgres-load.bench.yaml',
+      bind: `127.0.0.1:${await freePort()}`,
+      env: { ...env, AMBIT_BENCH_AUDIT_PATH: join(work, 'audit-load', `run-${run}.jsonl`) },
+      core: SERVER_CORE,
+    });
+    console.log(
+      `snapshot load ${run}: ready after ${(measured.readyMs / 1000).toFixed(2)} s ` +
+        `(startRelay ${(measured.loadMs / 1000).toFixed(2)} s), RSS ${(measured.rssBytes / 1e6).toFixed(0)} MB`,
+    );
+    runs.push(measured);
+  }
+  return runs;
+}
+
+function render(scenarios: readonly ScenarioResult[], load: readonly ParquetLoadRun[]): string {
+  const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
+  const lines = [
+    `PostgreSQL bench (node ${process.version}, ${cpus().length} CPUs, load average ${loadAverages.length === 0 ? 'n/a' : `${Math.min(...loadAverages).toFixed(2)}–${Math.max(...loadAverages).toFixed(2)}`})`,
+    '',
+    '| scenario | body B | relay rps | bare rps | relay/bare (per round) | target | met | CPU µs/req relay / bare | p99 ms relay / bare |',
+    '|---|---:|---:|---:|---|---:|---|---:|---:|',
+  ];
+  for (const scenario of scenarios) {
+    const s = summarizeScenario(scenario);
+    const p99 = (target: Target) =>
+      median(
+        scenario.runs.filter((run) => run.target === target).map((run) => run.latencyP99Ms ?? Number.NaN),
+      ).toFixed(1);
+    lines.push(
+      `| ${scenario.name} | ${scenario.bodyBytes} | ${Math.round(s.relayRps)} | ${Math.round(s.bareRps)} | ` +
+        `**${percent(s.ratio)}** (${s.ratios.map(percent).join(' / ')}) | ≥ ${percent(scenario.targetRatio)} | ` +
+        `${s.met ? 'yes' : 'NO'} | ${s.relayCpuUsPerRequest.toFixed(1)} / ${s.bareCpuUsPerRequest.toFixed(1)} | ${p99('relay')} / ${p99('bare')} |`,
+    );
+  }
+  if (load.length > 0) {
+    const readyMedian = median(load.map((run) => run.readyMs));
+    lines.push(
+      '',
+      `Snapshot load of ${FACILITY_ROWS.toLocaleString('en-US')} rows × 7 columns: median spawn → /ready 200 ` +
+        `${(readyMedian / 1000).toFixed(2)} s (target ≤ 10 s: ${readyMedian <= 10_000 ? 'met' : 'MISSED'}).`,
+      '',
+      '| run | spawn → /ready 200 | startRelay → loaded | RSS after GC | heap used |',
+      '|---:|---:|---:|---:|---:|',
+      ...load.map(
+        (run, index) =>
+          `| ${index + 1} | ${(run.readyMs / 1000).toFixed(2)} s | ${(run.loadMs / 1000).toFixed(2)} s | ` +
+          `${(run.rssBytes / 1e6).toFixed(0)} MB | ${(run.heapUsedBytes / 1e6).toFixed(0)} MB |`,
+      ),
+    );
+  }
+  return lines.join('\n');
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

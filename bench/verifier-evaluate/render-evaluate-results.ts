@@ -1,0 +1,148 @@
+// The evaluate bench results: their JSON shape, per-round ratios against the relay, and the markdown tables.
+import { median } from '../relay-read/render-results.ts';
+import type { BatchResult } from './measure-batches.ts';
+import type { ScenarioName } from './scenarios.ts';
+
+export const TARGET_RATIO = 0.4;
+
+export interface MeasuredRun {
+  readonly round: number;
+  readonly rps: number;
+  readonly requests: number;
+  readonly latencyP50Ms: number | undefined;
+  readonly latencyP99Ms: number | undefined;
+  /** CPU time of every process serving the scenario (verifier and relay for evaluations) per request. */
+  readonly cpuUsPerRequest: number;
+}
+
+export interface ScenarioResult {
+  readonly name: ScenarioName;
+  readonly description: string;
+  readonly request: string;
+  readonly runs: readonly MeasuredRun[];
+}
+
+export interface EvaluateResults {
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly machine: {
+    readonly node: string;
+    readonly cpus: number;
+    readonly cpuModel: string;
+    readonly loadAverages: readonly number[];
+    readonly instructionsCountable: boolean;
+  };
+  readonly method: {
+    readonly rounds: number;
+    readonly warmupS: number;
+    readonly initialWarmupS: number;
+    readonly durationS: number;
+    readonly connections: number;
+    readonly subjects: number;
+    readonly profiled: boolean;
+  };
+  readonly scenarios: readonly ScenarioResult[];
+  readonly batch: BatchResult | undefined;
+}
+
+export interface EvaluateSummary {
+  readonly rps: number;
+  readonly relayRps: number;
+  /** Median over rounds of this scenario's rps / the relay read's rps in the same round. */
+  readonly ratio: number;
+  readonly ratios: readonly number[];
+  readonly cpuUsPerRequest: number;
+  readonly relayCpuUsPerRequest: number;
+  /** Relay CPU per read over verifier+relay CPU per evaluation: the ratio a saturated core would give. */
+  readonly cpuRatio: number;
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+  readonly met: boolean;
+}
+
+/** The summary of an evaluate scenario against the relay read of the same rounds; undefined for the relay read. */
+export function summarize(results: EvaluateResults, name: ScenarioName): EvaluateSummary | undefined {
+  if (name === 'relay-read') return undefined;
+  const scenario = results.scenarios.find((entry) => entry.name === name);
+  const relay = results.scenarios.find((entry) => entry.name === 'relay-read');
+  if (!scenario || !relay) return undefined;
+  const ratios: number[] = [];
+  for (const run of scenario.runs) {
+    const base = relay.runs.find((entry) => entry.round === run.round);
+    if (base) ratios.push(run.rps / base.rps);
+  }
+  const ratio = median(ratios);
+  const cpu = median(scenario.runs.map((run) => run.cpuUsPerRequest));
+  const relayCpu = median(relay.runs.map((run) => run.cpuUsPerRequest));
+  return {
+    rps: median(scenario.runs.map((run) => run.rps)),
+    relayRps: median(relay.runs.map((run) => run.rps)),
+    ratio,
+    ratios,
+    cpuUsPerRequest: cpu,
+    relayCpuUsPerRequest: relayCpu,
+    cpuRatio: relayCpu / cpu,
+    latencyP50Ms: median(scenario.runs.map((run) => run.latencyP50Ms ?? Number.NaN)),
+    latencyP99Ms: median(scenario.runs.map((run) => run.latencyP99Ms ?? Number.NaN)),
+    met: ratio >= TARGET_RATIO,
+  };
+}
+
+export function renderEvaluateResults(results: EvaluateResults): string {
+  const relay = results.scenarios.find((entry) => entry.name === 'relay-read');
+  const lines = [
+    `Verifier evaluate bench, ${results.startedAt} (node ${results.machine.node}, ${results.machine.cpus} CPUs, ` +
+      `load average ${formatRange(results.machine.loadAverages)})`,
+    '',
+    '| scenario | rps | relay read rps | ÷ relay (per round) | target | met | CPU µs/req (all servers) | relay read CPU µs/req | CPU ratio | p50 / p99 ms |',
+    '|---|---:|---:|---|---:|---|---:|---:|---:|---:|',
+  ];
+  for (const scenario of results.scenarios) {
+    const s = summarize(results, scenario.name);
+    if (!s) continue;
+    lines.push(
+      `| ${scenario.name} | ${thousands(s.rps)} | ${thousands(s.relayRps)} | **${percent(s.ratio)}** ` +
+        `(${s.ratios.map(percent).join(' / ')}) | ≥ ${percent(TARGET_RATIO)} | ${s.met ? 'yes' : 'NO'} | ` +
+        `${s.cpuUsPerRequest.toFixed(0)} | ${s.relayCpuUsPerRequest.toFixed(0)} | ${percent(s.cpuRatio)} | ` +
+        `${s.latencyP50Ms.toFixed(1)} / ${s.latencyP99Ms.toFixed(1)} |`,
+    );
+  }
+  if (relay) {
+    const p50 = median(relay.runs.map((run) => run.latencyP50Ms ?? Number.NaN));
+    const p99 = median(relay.runs.map((run) => run.latencyP99Ms ?? Number.NaN));
+    lines.push('', `Relay read alone: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms.`);
+  }
+  if (results.batch) lines.push('', ...renderBatch(results.batch));
+  return lines.join('\n');
+}
+
+function renderBatch(batch: BatchResult): string[] {
+  if (!batch.available) return [`Batch: ${batch.note}`];
+  return [
+    `Batch: ${batch.runsPerSet} runs per claim set, ${batch.subjects} subjects each, fresh subjects every run. ` +
+      `Target: at most one upstream request per source binding (${batch.met ? 'met' : 'MISSED'}).`,
+    '',
+    '| claims | source bindings | upstream requests per batch | batch latency median (min–max) |',
+    '|---|---:|---|---:|',
+    ...batch.sets.map((set) => {
+      const latencies = set.runs.map((run) => run.ms);
+      return (
+        `| ${set.claims.join(', ')} | ${set.bindings} | ${set.runs.map((run) => run.upstreamRequests).join(', ')} | ` +
+        `${median(latencies).toFixed(0)} ms (${Math.min(...latencies).toFixed(0)}–${Math.max(...latencies).toFixed(0)}) |`
+      );
+    }),
+  ];
+}
+
+function formatRange(values: readonly number[]): string {
+  if (values.length === 0) return 'n/a';
+  return `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}, median ${median(values).toFixed(2)}`;
+}
+
+function percent(ratio: number): string {
+  return `${(ratio * 100).toFixed(0)}%`;
+}
+
+function thousands(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}

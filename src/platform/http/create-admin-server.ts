@@ -1,0 +1,61 @@
+// An admin listener: the shared server bootstrap (request ids, error boundary, problems) on its own address, for
+// operators only. No CORS, no proxy trust, few connections; each route names the one scope it needs.
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { Principal } from '../auth/principal.ts';
+import { requireScope } from '../auth/require-scope.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import type { MetricFamily } from '../metrics/metric-family.ts';
+import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from '../metrics/render-prometheus.ts';
+import type { Random } from '../random.ts';
+import { createHttpServerApp } from './create-server.ts';
+import type { RouteReply, RouteRequest } from './route-types.ts';
+
+export interface AdminServerOptions {
+  readonly requestTimeoutMs: number;
+  readonly deps: { readonly logger: Logger; readonly clock: Clock; readonly random: Random };
+  /** Runs once per response, as on the public listener (the service's audit write). */
+  readonly beforeSend?: (request: RouteRequest, reply: RouteReply) => void;
+}
+
+export function createAdminServer(options: AdminServerOptions): FastifyInstance {
+  return createHttpServerApp({
+    logger: options.deps.logger,
+    clock: options.deps.clock,
+    random: options.deps.random,
+    requestTimeoutMs: options.requestTimeoutMs,
+    corsAllowedOrigins: [],
+    trustProxy: false,
+    maxConnections: 64,
+    ...(options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend }),
+  });
+}
+
+/**
+ * An onRequest guard: authenticate, then require `scope`, before any body is read. It records the audit facts
+ * every admin response carries (`endpoint_kind: admin`, the scope used).
+ */
+export function adminScopeGuard(
+  authenticate: (request: FastifyRequest) => Promise<Principal>,
+  scope: string,
+): onRequestHookHandler {
+  return async (request) => {
+    const facts = request.ctx.audit;
+    facts.endpointKind = 'admin';
+    requireScope(await authenticate(request), scope);
+    facts.scopesUsed = [scope];
+  };
+}
+
+/** `GET /metrics`: Prometheus text of every process's families, gathered at scrape time. */
+export function registerMetricsRoute(
+  app: FastifyInstance,
+  guard: onRequestHookHandler,
+  gather: () => Promise<readonly (readonly MetricFamily[])[]>,
+): void {
+  app.get('/metrics', { onRequest: guard }, async (_request, reply) => {
+    const text = await renderPrometheus(await gather());
+    reply.header('content-type', PROMETHEUS_CONTENT_TYPE).header('cache-control', 'no-store');
+    return text;
+  });
+}

@@ -1,0 +1,212 @@
+// The fast lane: GET routes served straight from node:http, ahead of Fastify. Reads are the relay's hot path, and
+// Fastify's request and reply machinery cost more per request than the whole of a bare node:http response, so the
+// routes registered with `addGetRoute` run here through the same pipeline (request id, CORS echo, time-out,
+// security headers, commit hooks, problem rendering) and the same handlers. Anything the lane does not claim
+// (other methods, unknown or malformed paths, a closing server) goes to Fastify unchanged.
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import proxyAddr from '@fastify/proxy-addr';
+import type { FastifyInstance } from 'fastify';
+import FindMyWay from 'find-my-way';
+import type { ResponsePipeline } from './create-server.ts';
+import type { RequestContext } from './request-context.ts';
+import type { RouteHandler, RouteReply, RouteRequest } from './route-types.ts';
+
+export interface FastLaneOptions {
+  /** As the Fastify app: `false`, or the proxies whose X-Forwarded-For is honoured. */
+  readonly trustProxy: false | readonly string[];
+}
+
+/** Called after each lane response is written (request metrics). */
+export type LaneResponseListener = (request: RouteRequest, reply: RouteReply, durationMs: number) => void;
+
+export interface FastLane {
+  add(path: string, handler: RouteHandler): void;
+  /** Serves the request when a lane route matches; false hands it to Fastify untouched. */
+  handle(request: IncomingMessage, response: ServerResponse): boolean;
+  onResponse(listener: LaneResponseListener): void;
+  close(): void;
+}
+
+// Limits and matching as Fastify's router is configured (create-server.ts), so both agree on every path.
+const MAX_PARAM_LENGTH = 8 * 1024;
+
+export function createFastLane(pipeline: ResponsePipeline, options: FastLaneOptions): FastLane {
+  const router = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
+  const listeners: LaneResponseListener[] = [];
+  const trusted = options.trustProxy === false ? undefined : proxyAddr.compile([...options.trustProxy]);
+  let closing = false;
+
+  return {
+    add(path, handler) {
+      router.on('GET', path, () => {}, { handler, path });
+    },
+    onResponse(listener) {
+      listeners.push(listener);
+    },
+    close() {
+      closing = true;
+    },
+    handle(raw, response) {
+      if (raw.method !== 'GET' || closing) return false;
+      const url = raw.url ?? '';
+      // Overlong targets get Fastify's 414 path; the router never sees them.
+      if (url.length > MAX_PARAM_LENGTH) return false;
+      const found = router.find('GET', url);
+      if (found === null) return false;
+      const route = found.store as { handler: RouteHandler; path: string };
+      const request = new LaneRequest(
+        raw,
+        pipeline.newRequestId(),
+        route.path,
+        found.params,
+        found.searchParams,
+      );
+      if (trusted) request.ip = lastForwarded(raw, trusted);
+      const reply = new LaneReply(response, request, pipeline, listeners);
+      pipeline.beginRequest(request, reply);
+      pipeline.watchdog.watch(request, reply);
+      run(route.handler, request, reply, pipeline);
+      return true;
+    },
+  };
+}
+
+/** Registers a GET route on Fastify and, when the app has one, on its fast lane. */
+export function addGetRoute(app: FastifyInstance, path: string, handler: RouteHandler): void {
+  app.get(path, handler);
+  app.fastLane?.add(path, handler);
+}
+
+function run(
+  handler: RouteHandler,
+  request: LaneRequest,
+  reply: LaneReply,
+  pipeline: ResponsePipeline,
+): void {
+  const fail = (error: unknown) => {
+    if (!reply.sent) pipeline.sendProblem(request, reply, pipeline.toProblem(error, request));
+  };
+  const settled = () => {
+    // Every handler sends; one that returns without doing so is a defect, not a reason to hang the client.
+    if (!reply.sent) fail(new Error('route handler finished without sending a response'));
+  };
+  let result: unknown;
+  try {
+    result = handler(request, reply);
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  if (result !== null && typeof (result as Promise<unknown>)?.then === 'function') {
+    (result as Promise<unknown>).then(settled, fail);
+  } else {
+    settled();
+  }
+}
+
+function lastForwarded(raw: IncomingMessage, trusted: (address: string, hop: number) => boolean): string {
+  const addresses = proxyAddr.all(raw, trusted);
+  return addresses[addresses.length - 1] ?? '';
+}
+
+class LaneRequest implements RouteRequest {
+  readonly method = 'GET';
+  readonly raw: IncomingMessage;
+  readonly id: string;
+  readonly params: unknown;
+  readonly query: unknown;
+  readonly url: string;
+  readonly headers: IncomingHttpHeaders;
+  readonly routeOptions: { readonly url: string };
+  /** Monotonic start, for the response listeners' durations. */
+  readonly startedAt = performance.now();
+  ip: string;
+  // Set by the pipeline's first step, before any handler runs.
+  ctx = null as unknown as RequestContext;
+
+  constructor(raw: IncomingMessage, id: string, pattern: string, params: unknown, query: unknown) {
+    this.raw = raw;
+    this.id = id;
+    this.params = params;
+    this.query = query;
+    this.url = raw.url ?? '';
+    this.headers = raw.headers;
+    this.routeOptions = { url: pattern };
+    this.ip = raw.socket.remoteAddress ?? '';
+  }
+}
+
+class LaneReply implements RouteReply {
+  statusCode = 200;
+  sent = false;
+  private readonly headers: Record<string, string | number | string[]> = Object.create(null);
+  private readonly raw: ServerResponse;
+  private readonly request: LaneRequest;
+  private readonly pipeline: ResponsePipeline;
+  private readonly listeners: readonly LaneResponseListener[];
+
+  constructor(
+    raw: ServerResponse,
+    request: LaneRequest,
+    pipeline: ResponsePipeline,
+    listeners: readonly LaneResponseListener[],
+  ) {
+    this.raw = raw;
+    this.request = request;
+    this.pipeline = pipeline;
+    this.listeners = listeners;
+  }
+
+  code(statusCode: number): this {
+    this.statusCode = statusCode;
+    return this;
+  }
+
+  header(name: string, value: string | number): this {
+    this.headers[name.toLowerCase()] = value;
+    return this;
+  }
+
+  hasHeader(name: string): boolean {
+    return this.headers[name.toLowerCase()] !== undefined;
+  }
+
+  getHeader(name: string): string | number | string[] | undefined {
+    return this.headers[name.toLowerCase()];
+  }
+
+  removeHeader(name: string): this {
+    delete this.headers[name.toLowerCase()];
+    return this;
+  }
+
+  send(payload?: string | Buffer): this {
+    // A second send (a handler finishing after its time-out answer) is dropped, as Fastify drops it.
+    if (this.sent) return this;
+    this.sent = true;
+    this.pipeline.finishResponse(this.request, this, payload, (out) => this.write(out));
+    return this;
+  }
+
+  private write(payload: string | Buffer | undefined): void {
+    const status = this.statusCode;
+    const headers = this.headers;
+    // Framing headers as Fastify writes them: none for 204 and 304, an explicit length for everything else.
+    if (payload === undefined || payload === '') {
+      if (status !== 204 && status !== 304) headers['content-length'] = '0';
+      payload = undefined;
+    } else if (status === 204 || status === 304) {
+      delete headers['content-type'];
+      payload = undefined;
+    } else {
+      headers['content-length'] = String(Buffer.byteLength(payload));
+    }
+    this.raw.writeHead(status, headers);
+    this.raw.end(payload);
+    this.pipeline.watchdog.release(this.request);
+    if (this.listeners.length > 0) {
+      const duration = performance.now() - this.request.startedAt;
+      for (const listener of this.listeners) listener(this.request, this, duration);
+    }
+  }
+}

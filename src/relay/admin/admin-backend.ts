@@ -1,0 +1,65 @@
+// What the admin routes act on: the relay processes. One process answers for itself; the primary of a
+// `--workers N` relay answers by asking every worker (src/relay/cluster/).
+import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
+import type { RelayMetrics } from '../metrics/relay-metrics.ts';
+import type { RelayState } from '../relay-state.ts';
+import type { ReloadOutcome, Reloader } from '../reload/reloader.ts';
+
+export interface ProcessStatus {
+  readonly ready: boolean;
+  readonly readiness: { readonly total: number; readonly loaded: number; readonly failed: number };
+  readonly generation: string | undefined;
+  readonly loadedAt: number | undefined;
+}
+
+export interface RelayAdminBackend {
+  reloadAll(): Promise<ReloadOutcome>;
+  reloadTable(datasetId: string, tableId: string): Promise<ReloadOutcome>;
+  /** Metric families per process. */
+  metrics(): Promise<MetricFamily[][]>;
+  /** One status per process. */
+  status(): Promise<ProcessStatus[]>;
+}
+
+export function processStatus(state: RelayState): ProcessStatus {
+  const { total, loaded, failed } = state.readiness;
+  return {
+    ready: state.generation !== undefined,
+    readiness: { total, loaded, failed },
+    generation: state.generation?.version,
+    loadedAt: state.generation?.loadedAt,
+  };
+}
+
+/** The backend of a single-process relay: its own reloader, metrics and state. */
+export function createLocalAdminBackend(
+  reloader: Reloader,
+  metrics: RelayMetrics,
+  state: RelayState,
+): RelayAdminBackend {
+  return {
+    reloadAll: () => reloader.reloadAll('admin'),
+    reloadTable: (datasetId, tableId) => reloader.reloadTable(datasetId, tableId, 'admin'),
+    metrics: async () => [metrics.families(state)],
+    status: async () => [processStatus(state)],
+  };
+}
+
+/** Outcomes of the same reload in several processes: failed when any failed, counts per table. */
+export function combineOutcomes(outcomes: readonly ReloadOutcome[]): ReloadOutcome {
+  const first = outcomes[0];
+  if (!first) throw new TypeError('no process answered');
+  const failures = new Map<string, ReloadOutcome['failures'][number]>();
+  for (const outcome of outcomes) {
+    for (const failure of outcome.failures)
+      failures.set(`${failure.dataset_id}/${failure.table_id}`, failure);
+  }
+  const failed = failures.size;
+  const generations = new Set(outcomes.map((outcome) => outcome.generation));
+  return {
+    ok: outcomes.every((outcome) => outcome.ok),
+    counts: { total: first.counts.total, succeeded: first.counts.total - failed, failed },
+    failures: [...failures.values()],
+    generation: generations.size === 1 ? first.generation : undefined,
+  };
+}

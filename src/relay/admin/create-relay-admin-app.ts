@@ -1,0 +1,140 @@
+// The relay's admin listener (`server.admin_bind`): reload, metrics, capabilities and posture on an address of
+// their own. Nothing here is mounted on the public listener or described in its OpenAPI document.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { Clock } from '../../platform/clock.ts';
+import {
+  adminScopeGuard,
+  createAdminServer,
+  registerMetricsRoute,
+} from '../../platform/http/create-admin-server.ts';
+import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
+import type { Logger } from '../../platform/log.ts';
+import type { Random } from '../../platform/random.ts';
+import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
+import { relayProblem } from '../problems.ts';
+import type { ReloadOutcome } from '../reload/reloader.ts';
+import type { RelayAdminBackend } from './admin-backend.ts';
+import { type AdminRouteInfo, buildCapabilities, buildPosture, POSTURE_TIERS } from './posture.ts';
+
+export const ADMIN_SCOPE = 'relay:admin';
+export const OPS_READ_SCOPE = 'relay:ops_read';
+export const METRICS_READ_SCOPE = 'relay:metrics_read';
+
+export const ADMIN_ROUTES: readonly AdminRouteInfo[] = [
+  { method: 'GET', path: '/healthz', scope: null },
+  { method: 'GET', path: '/ready', scope: null },
+  { method: 'GET', path: '/metrics', scope: METRICS_READ_SCOPE },
+  { method: 'GET', path: '/admin/v1/capabilities', scope: OPS_READ_SCOPE },
+  { method: 'GET', path: '/admin/v1/posture', scope: OPS_READ_SCOPE },
+  { method: 'POST', path: '/admin/v1/reload', scope: ADMIN_SCOPE },
+  { method: 'POST', path: '/admin/v1/datasets/{dataset_id}/tables/{table_id}/reload', scope: ADMIN_SCOPE },
+];
+
+export interface RelayAdminAppOptions {
+  readonly loaded: LoadedRelayConfig;
+  readonly authenticate: (request: FastifyRequest) => Promise<Principal>;
+  readonly backend: RelayAdminBackend;
+  /** Relay processes behind this listener (1, or the worker count). */
+  readonly processes: number;
+  readonly requestTimeoutMs: number;
+  readonly deps: { readonly logger: Logger; readonly clock: Clock; readonly random: Random };
+  /** The audit write, as on the public listener. */
+  readonly beforeSend?: (request: RouteRequest, reply: RouteReply) => void;
+}
+
+/** POST routes take no body; anything larger than this is refused before it is read. */
+const ADMIN_BODY_LIMIT = 4096;
+
+export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInstance {
+  const { loaded, backend, authenticate } = options;
+  const app = createAdminServer({
+    requestTimeoutMs: options.requestTimeoutMs,
+    deps: options.deps,
+    ...(options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend }),
+  });
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.header('cache-control', 'no-store');
+    done();
+  });
+  const admin = adminScopeGuard(authenticate, ADMIN_SCOPE);
+  const opsRead = adminScopeGuard(authenticate, OPS_READ_SCOPE);
+
+  app.get('/healthz', async (request) => {
+    request.ctx.audit.endpointKind = 'health';
+    return { status: 'ok' };
+  });
+
+  app.get('/ready', async (request) => {
+    request.ctx.audit.endpointKind = 'ready';
+    const statuses = await backend.status();
+    const total = statuses[0]?.readiness.total ?? 0;
+    const failed = Math.max(...statuses.map((status) => status.readiness.failed));
+    const loadedCount = Math.min(...statuses.map((status) => status.readiness.loaded));
+    if (!statuses.every((status) => status.ready)) {
+      throw relayProblem('schema.resource_unavailable', `${loadedCount} of ${total} tables loaded`, {
+        extras: {
+          total_count: total,
+          loaded_count: loadedCount,
+          failed_count: failed,
+          not_ready_count: total - loadedCount,
+        },
+        headers: { 'retry-after': '5' },
+      });
+    }
+    return { status: 'ok', checks: { total, ok: loadedCount, failed } };
+  });
+
+  registerMetricsRoute(app, adminScopeGuard(authenticate, METRICS_READ_SCOPE), () => backend.metrics());
+
+  app.get('/admin/v1/capabilities', { onRequest: opsRead }, async () =>
+    buildCapabilities(loaded, ADMIN_ROUTES, options.processes),
+  );
+
+  app.get<{ Querystring: { tier?: string } }>(
+    '/admin/v1/posture',
+    { onRequest: opsRead },
+    async (request) => {
+      const tier = request.query.tier;
+      if (tier !== undefined && !(POSTURE_TIERS as readonly string[]).includes(tier)) {
+        throw relayProblem('admin.posture_tier_unsupported', `supported tiers: ${POSTURE_TIERS.join(', ')}`);
+      }
+      return buildPosture(loaded, await backend.status());
+    },
+  );
+
+  app.post('/admin/v1/reload', { onRequest: admin, bodyLimit: ADMIN_BODY_LIMIT }, async () => {
+    const outcome = await backend.reloadAll();
+    if (!outcome.ok) throw reloadFailed(outcome);
+    return { status: 'ok', counts: outcome.counts };
+  });
+
+  app.post<{ Params: { dataset_id: string; table_id: string } }>(
+    '/admin/v1/datasets/:dataset_id/tables/:table_id/reload',
+    { onRequest: admin, bodyLimit: ADMIN_BODY_LIMIT },
+    async (request) => {
+      const { dataset_id: datasetId, table_id: tableId } = request.params;
+      const dataset = loaded.config.datasets.find((candidate) => candidate.id === datasetId);
+      if (!dataset?.tables.some((table) => table.id === tableId)) {
+        throw relayProblem('admin.unknown_resource', `no table ${tableId} in dataset ${datasetId}`);
+      }
+      request.ctx.audit.datasetId = datasetId;
+      const outcome = await backend.reloadTable(datasetId, tableId);
+      if (!outcome.ok) throw reloadFailed(outcome);
+      return { status: 'ok', counts: { reloaded: 1 } };
+    },
+  );
+
+  return app;
+}
+
+function reloadFailed(outcome: ReloadOutcome) {
+  const names = outcome.failures.map(
+    (failure) => `${failure.dataset_id}/${failure.table_id} (${failure.code})`,
+  );
+  return relayProblem(
+    'admin.reload_failed',
+    `${names.join(', ')} failed to load; the previous data is still served`,
+    { extras: { counts: outcome.counts, failures: outcome.failures } },
+  );
+}

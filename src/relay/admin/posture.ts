@@ -1,0 +1,111 @@
+// The operational posture and the admin capabilities: what an operator may know about a running relay, and
+// nothing more. No secret, no file path, no address, no connection string, no environment variable name.
+import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
+import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
+import { METRIC_PREFIX } from '../metrics/relay-metrics.ts';
+import { refreshOf } from '../reload/refresh-scheduler.ts';
+import type { ProcessStatus } from './admin-backend.ts';
+
+export const POSTURE_TIERS = ['restricted'] as const;
+
+const PACKAGE = createRequire(import.meta.url)('../../../package.json') as { name: string; version: string };
+
+export interface AdminRouteInfo {
+  readonly method: string;
+  readonly path: string;
+  readonly scope: string | null;
+}
+
+export function buildCapabilities(
+  loaded: LoadedRelayConfig,
+  routes: readonly AdminRouteInfo[],
+  processes: number,
+): Record<string, unknown> {
+  return {
+    schema: 'ambit.relay.admin-capabilities/v1',
+    product: 'ambit-relay',
+    listeners: { public: true, admin: loaded.config.server.admin_bind !== undefined },
+    routes,
+    reload: {
+      all: true,
+      table: true,
+      atomic: true,
+      failed_reload_keeps_previous_data: true,
+      refresh_modes: ['mtime', 'interval', 'manual'],
+    },
+    config: { verify: false, dry_run: false, apply: false },
+    break_glass: false,
+    supported_posture_tiers: [...POSTURE_TIERS],
+    metrics: { format: 'prometheus-text/0.0.4', prefix: METRIC_PREFIX },
+    processes,
+  };
+}
+
+export function buildPosture(
+  loaded: LoadedRelayConfig,
+  statuses: readonly ProcessStatus[],
+): Record<string, unknown> {
+  const { config, secrets, manifest } = loaded;
+  const refreshModes = { manual: 0, mtime: 0, interval: 0 };
+  let tables = 0;
+  for (const dataset of config.datasets) {
+    for (const table of dataset.tables) {
+      tables++;
+      refreshModes[refreshOf(dataset, table).mode]++;
+    }
+  }
+  const loadedAt = statuses.map((status) => status.loadedAt).filter((at) => at !== undefined);
+  const generations = new Set(statuses.map((status) => status.generation));
+  return {
+    schema: 'ambit.relay.posture/v1',
+    tier: 'restricted',
+    component: 'ambit-relay',
+    build: { package: PACKAGE.name, version: PACKAGE.version, runtime: `node ${process.versions.node}` },
+    instance: {
+      id: config.instance?.id ?? 'ambit-relay-local',
+      ...(config.instance?.environment === undefined ? {} : { environment: config.instance.environment }),
+    },
+    configuration: {
+      source: 'file',
+      last_config_hash: `sha256:${createHash('sha256').update(JSON.stringify(config)).digest('hex')}`,
+      // Keys and configuration apply at start; data reloads without a restart.
+      dynamic_reload_supported: false,
+      data_reload_supported: true,
+    },
+    runtime: {
+      auth_mode: config.auth.mode,
+      processes: statuses.length,
+      admin_listener: config.server.admin_bind !== undefined,
+    },
+    relay: {
+      datasets: config.datasets.length,
+      tables,
+      entities: config.datasets.reduce((sum, dataset) => sum + dataset.entities.length, 0),
+      aggregates: config.datasets.reduce((sum, dataset) => sum + dataset.aggregates.length, 0),
+      metadata_manifest: manifest !== undefined,
+      provenance: false,
+      refresh_modes: refreshModes,
+    },
+    data: {
+      ready: statuses.every((status) => status.ready),
+      // One value when every process serves the same data; null while they differ (during a reload).
+      generation: generations.size === 1 ? (statuses[0]?.generation ?? null) : null,
+      loaded_at: loadedAt.length === 0 ? null : new Date(Math.min(...loadedAt)).toISOString(),
+    },
+    audit: {
+      sink: config.audit.sink,
+      write_policy: config.audit.write_policy,
+      include_health: config.audit.include_health,
+    },
+    security: {
+      openapi_requires_auth: config.server.openapi_requires_auth,
+      cors_allowed_origins: config.server.cors.allowed_origins.length,
+      trust_proxy: config.server.trust_proxy.enabled,
+      cursor_secret: secrets.cursorSecretDerived ? 'derived_from_audit_secret' : 'configured',
+      api_keys: secrets.apiKeys.length,
+      request_timeout_ms: config.server.request_timeout,
+      max_connections: config.server.max_connections,
+    },
+  };
+}

@@ -1,0 +1,47 @@
+// The messages a `--workers N` relay's primary and workers exchange over the cluster IPC channel.
+
+/** Environment variable naming a worker's index (1..N); only cluster workers have it. */
+export const WORKER_INDEX_ENV = 'AMBIT_RELAY_WORKER_INDEX';
+
+export type WorkerOperation =
+  | { readonly op: 'reload-all' }
+  | { readonly op: 'reload-table'; readonly datasetId: string; readonly tableId: string }
+  | { readonly op: 'metrics' }
+  | { readonly op: 'status' };
+
+export type PrimaryMessage = { readonly kind: 'ambit:request'; readonly id: number } & WorkerOperation;
+
+export type WorkerMessage =
+  | { readonly kind: 'ambit:response'; readonly id: number; readonly ok: true; readonly result: unknown }
+  | { readonly kind: 'ambit:response'; readonly id: number; readonly ok: false; readonly error: string }
+  /** Sent once the worker listens and its sources are loaded. */
+  | { readonly kind: 'ambit:listening'; readonly url: string }
+  /** Sent when the worker cannot start; it exits right after. */
+  | { readonly kind: 'ambit:failed'; readonly message: string };
+
+/** The message as one of ours, or undefined (cluster also carries its own internal messages). */
+export function asWorkerMessage(value: unknown): WorkerMessage | undefined {
+  return isOurs(value) ? (value as WorkerMessage) : undefined;
+}
+
+export function asPrimaryMessage(value: unknown): PrimaryMessage | undefined {
+  return isOurs(value) && (value as { kind: string }).kind === 'ambit:request'
+    ? (value as PrimaryMessage)
+    : undefined;
+}
+
+function isOurs(value: unknown): boolean {
+  const kind = (value as { kind?: unknown } | null)?.kind;
+  return typeof kind === 'string' && kind.startsWith('ambit:');
+}
+
+/**
+ * Each worker keeps its own audit hash chain, in its own file next to the configured one
+ * (`audit.jsonl` -> `audit.worker-2.jsonl`): one chain per writer is what keeps every chain verifiable.
+ */
+export function workerAuditPath(path: string, index: number): string {
+  const slash = path.lastIndexOf('/');
+  const dot = path.lastIndexOf('.');
+  if (dot <= slash + 1) return `${path}.worker-${index}`;
+  return `${path.slice(0, dot)}.worker-${index}${path.slice(dot)}`;
+}

@@ -1,0 +1,39 @@
+// A cluster worker's side of the IPC channel: answers the primary's reload, metrics and status requests with
+// this process's own backend.
+import type { RelayAdminBackend } from '../admin/admin-backend.ts';
+import { asPrimaryMessage, type WorkerMessage, type WorkerOperation } from './cluster-messages.ts';
+
+export function answerPrimary(
+  backend: RelayAdminBackend,
+  send: (message: WorkerMessage) => void,
+): () => void {
+  const listener = (value: unknown) => {
+    const message = asPrimaryMessage(value);
+    if (!message) return;
+    perform(backend, message).then(
+      (result) => send({ kind: 'ambit:response', id: message.id, ok: true, result }),
+      (error: unknown) =>
+        send({
+          kind: 'ambit:response',
+          id: message.id,
+          ok: false,
+          error: error instanceof Error ? error.message : String(error),
+        }),
+    );
+  };
+  process.on('message', listener);
+  return () => process.off('message', listener);
+}
+
+async function perform(backend: RelayAdminBackend, operation: WorkerOperation): Promise<unknown> {
+  switch (operation.op) {
+    case 'reload-all':
+      return backend.reloadAll();
+    case 'reload-table':
+      return backend.reloadTable(operation.datasetId, operation.tableId);
+    case 'metrics':
+      return (await backend.metrics())[0] ?? [];
+    case 'status':
+      return (await backend.status())[0];
+  }
+}

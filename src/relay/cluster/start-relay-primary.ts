@@ -1,0 +1,246 @@
+// `ambit relay serve --workers N`: the primary process. It forks N workers that share the public port (node:cluster
+// hands each accepted connection to a worker), serves the admin listener itself, and fans reloads, metrics and
+// status out to every worker. Workers that die are started again; on shutdown every worker drains first.
+import cluster, { type Worker } from 'node:cluster';
+import { resolve } from 'node:path';
+import { createAuditWriter } from '../../platform/audit/create-audit-writer.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { Logger } from '../../platform/log.ts';
+import type { Random } from '../../platform/random.ts';
+import { buildRelayAuditRecord } from '../audit/build-relay-audit-record.ts';
+import { combineOutcomes, type ProcessStatus, type RelayAdminBackend } from '../admin/admin-backend.ts';
+import { createRelayAdminApp } from '../admin/create-relay-admin-app.ts';
+import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
+import { createAuthenticator } from '../create-authenticator.ts';
+import { listenOn } from '../start-relay.ts';
+import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
+import type { ReloadOutcome } from '../reload/reloader.ts';
+import { asWorkerMessage, WORKER_INDEX_ENV, type WorkerOperation } from './cluster-messages.ts';
+
+export interface RunningPrimary {
+  /** The public URL every worker serves. */
+  readonly url: string;
+  readonly adminUrl: string | undefined;
+  close(): Promise<void>;
+}
+
+interface Slot {
+  readonly index: number;
+  worker: Worker;
+  listening: boolean;
+  /** The public URL the worker reported (the same for every worker: they share the port). */
+  url: string | undefined;
+}
+
+interface Pending {
+  readonly worker: Worker;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
+/** Status and metrics must answer quickly; reloads take as long as loading the data does. */
+const QUICK_TIMEOUT_MS = 5000;
+const RESTART_DELAY_MS = 1000;
+
+export async function startRelayPrimary(
+  loaded: LoadedRelayConfig,
+  workers: number,
+  deps: { logger: Logger; clock: Clock; random: Random },
+): Promise<RunningPrimary> {
+  const { config, secrets } = loaded;
+  const { logger } = deps;
+  const slots: Slot[] = [];
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let closing = false;
+
+  const onMessage = (worker: Worker, value: unknown) => {
+    const message = asWorkerMessage(value);
+    if (message?.kind !== 'ambit:response') return;
+    const waiting = pending.get(message.id);
+    if (!waiting) return;
+    pending.delete(message.id);
+    if (message.ok) waiting.resolve(message.result);
+    else waiting.reject(new Error(`worker ${worker.process.pid}: ${message.error}`));
+  };
+  cluster.on('message', onMessage);
+
+  const ask = <T>(slot: Slot, operation: WorkerOperation): Promise<T> =>
+    new Promise((resolvePromise, reject) => {
+      const id = nextId++;
+      const quick = operation.op === 'metrics' || operation.op === 'status';
+      const timer = quick
+        ? setTimeout(() => {
+            pending.delete(id);
+            reject(new Error(`worker ${slot.index} did not answer ${operation.op}`));
+          }, QUICK_TIMEOUT_MS)
+        : undefined;
+      pending.set(id, {
+        worker: slot.worker,
+        resolve: (result) => {
+          clearTimeout(timer);
+          resolvePromise(result as T);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      });
+      slot.worker.send({ kind: 'ambit:request', id, ...operation });
+    });
+
+  /** Asks every listening worker; a worker that dies meanwhile is left out (it reloads everything as it starts). */
+  const askAll = async <T>(operation: WorkerOperation): Promise<T[]> => {
+    const answers = await Promise.allSettled(
+      slots.filter((slot) => slot.listening).map((slot) => ask<T>(slot, operation)),
+    );
+    const results = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
+    if (results.length === 0) throw new Error(`no worker answered ${operation.op}`);
+    return results;
+  };
+
+  const fork = (index: number): Promise<void> => {
+    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(index) });
+    const existing = slots.find((slot) => slot.index === index);
+    const slot = existing ?? { index, worker, listening: false, url: undefined };
+    slot.worker = worker;
+    slot.listening = false;
+    if (!existing) slots.push(slot);
+    return new Promise((resolveStarted, reject) => {
+      let started = false;
+      worker.on('message', (value: unknown) => {
+        const message = asWorkerMessage(value);
+        if (message?.kind === 'ambit:listening') {
+          slot.listening = true;
+          slot.url = message.url;
+          started = true;
+          resolveStarted();
+        } else if (message?.kind === 'ambit:failed' && !started) {
+          reject(new Error(message.message));
+        }
+      });
+      worker.on('exit', (code, signal) => {
+        slot.listening = false;
+        for (const [id, waiting] of pending) {
+          if (waiting.worker === worker) {
+            pending.delete(id);
+            waiting.reject(new Error(`worker ${index} exited`));
+          }
+        }
+        if (!started) {
+          reject(new Error(`worker ${index} exited before listening (code ${code ?? signal})`));
+          return;
+        }
+        if (closing) return;
+        logger.error({ worker: index, code, signal }, 'relay worker exited; starting it again');
+        setTimeout(() => {
+          if (!closing)
+            fork(index).catch((error: unknown) =>
+              logger.error({ worker: index, err: error }, 'restart failed'),
+            );
+        }, RESTART_DELAY_MS).unref();
+      });
+    });
+  };
+
+  const stopWorkers = async (): Promise<void> => {
+    closing = true;
+    const exits = slots
+      .filter((slot) => !slot.worker.isDead())
+      .map((slot) => {
+        const exited = new Promise<void>((done) => slot.worker.once('exit', () => done()));
+        // Each worker drains its own in-flight requests before it exits.
+        slot.worker.process.kill('SIGTERM');
+        return exited;
+      });
+    await Promise.all(exits);
+    cluster.off('message', onMessage);
+  };
+
+  let url: string;
+  try {
+    await Promise.all(Array.from({ length: workers }, (_, k) => fork(k + 1)));
+    url = slots[0]?.url ?? '';
+  } catch (error) {
+    await stopWorkers();
+    throw error;
+  }
+
+  const backend: RelayAdminBackend = {
+    reloadAll: async () => combineOutcomes(await askAll<ReloadOutcome>({ op: 'reload-all' })),
+    reloadTable: async (datasetId, tableId) =>
+      combineOutcomes(await askAll<ReloadOutcome>({ op: 'reload-table', datasetId, tableId })),
+    metrics: () => askAll<MetricFamily[]>({ op: 'metrics' }),
+    async status() {
+      const answers = await Promise.all(
+        slots.map((slot) =>
+          slot.listening
+            ? ask<ProcessStatus>(slot, { op: 'status' }).catch(() => notReady(loaded))
+            : notReady(loaded),
+        ),
+      );
+      return answers;
+    },
+  };
+
+  let adminUrl: string | undefined;
+  let closeAdmin = async () => {};
+  if (config.server.admin_bind !== undefined) {
+    // The primary's own audit chain holds the admin requests; each worker has its own (workerAuditPath).
+    const audit = createAuditWriter({
+      sink: config.audit.sink,
+      ...(config.audit.path === undefined ? {} : { path: resolve(loaded.baseDir, config.audit.path) }),
+      ...(config.audit.rotate === undefined ? {} : { rotate: config.audit.rotate }),
+      secret: secrets.auditSecret,
+      writePolicy: config.audit.write_policy,
+      clock: deps.clock,
+      random: deps.random,
+      logger,
+    });
+    const admin = createRelayAdminApp({
+      loaded,
+      authenticate: createAuthenticator(config, secrets, deps),
+      backend,
+      processes: workers,
+      requestTimeoutMs: config.server.request_timeout,
+      deps,
+      beforeSend(request, reply) {
+        const kind = request.ctx.audit.endpointKind;
+        if (!config.audit.include_health && (kind === 'health' || kind === 'ready')) return;
+        audit.write(
+          buildRelayAuditRecord(request, reply, { secret: secrets.auditSecret, now: deps.clock.now() }),
+        );
+      },
+    });
+    closeAdmin = async () => {
+      await admin.close();
+      await audit.close();
+    };
+    try {
+      adminUrl = await listenOn(admin, config.server.admin_bind);
+    } catch (error) {
+      await closeAdmin();
+      await stopWorkers();
+      throw error;
+    }
+  }
+
+  return {
+    url,
+    adminUrl,
+    async close() {
+      await closeAdmin();
+      await stopWorkers();
+    },
+  };
+}
+
+function notReady(loaded: LoadedRelayConfig): ProcessStatus {
+  const total = loaded.config.datasets.reduce((sum, dataset) => sum + dataset.tables.length, 0);
+  return {
+    ready: false,
+    readiness: { total, loaded: 0, failed: 0 },
+    generation: undefined,
+    loadedAt: undefined,
+  };
+}

@@ -1,0 +1,42 @@
+// A cluster worker: the relay's public listener on the port the workers share, with its own data generation and
+// audit chain, answering the primary over IPC. The admin listener lives in the primary.
+import type { Clock } from '../../platform/clock.ts';
+import type { Logger } from '../../platform/log.ts';
+import type { Random } from '../../platform/random.ts';
+import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
+import { type RunningRelay, startRelay } from '../start-relay.ts';
+import { type WorkerMessage, workerAuditPath } from './cluster-messages.ts';
+import { answerPrimary } from './serve-worker.ts';
+
+export async function startRelayWorker(
+  loaded: LoadedRelayConfig,
+  index: number,
+  deps: { logger: Logger; clock: Clock; random: Random },
+  bind: string | undefined,
+): Promise<RunningRelay> {
+  const send = (message: WorkerMessage) => process.send?.(message);
+  const audit = loaded.config.audit;
+  const own: LoadedRelayConfig =
+    audit.path === undefined
+      ? loaded
+      : {
+          ...loaded,
+          config: { ...loaded.config, audit: { ...audit, path: workerAuditPath(audit.path, index) } },
+        };
+  let running: RunningRelay;
+  try {
+    running = await startRelay(own, deps, bind ?? loaded.config.server.bind, { adminListener: false });
+  } catch (error) {
+    send({ kind: 'ambit:failed', message: error instanceof Error ? error.message : String(error) });
+    throw error;
+  }
+  const stop = answerPrimary(running.relay.backend, send);
+  send({ kind: 'ambit:listening', url: running.url });
+  return {
+    ...running,
+    async close() {
+      stop();
+      await running.close();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+// `source: {type: postgres}`: a table or a read-only query of a PostgreSQL database, read as a snapshot or live.
+import { z } from 'zod';
+import { durationMs } from '../../platform/config/duration.ts';
+
+const identifier = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .max(63, `${what} must be at most 63 characters (the PostgreSQL limit)`)
+    .refine((text) => !text.includes('\0'), `${what} must not contain NUL`);
+
+export const postgresSource = z.strictObject({
+  type: z.literal('postgres'),
+  connection_env: z
+    .string()
+    .min(1)
+    .describe(
+      'Environment variable holding the postgres:// URL. TLS (`sslmode=require`, `verify-ca` or `verify-full`) is required unless the host is loopback or a Unix socket.',
+    ),
+  table: z
+    .strictObject({
+      schema: identifier('schema').default('public'),
+      name: identifier('table name'),
+    })
+    .optional()
+    .describe('The table or view to read. Exactly one of `table` and `query`.'),
+  query: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'One read-only SELECT or WITH statement (snapshot only): no `;`, no INSERT/UPDATE/DELETE/MERGE (also not in a WITH), no SELECT INTO or row locks, no session-state or side-effect functions (set_config, pg_advisory_*, dblink*, lo_*, nextval, pg_sleep, ...).',
+    ),
+  change_token_sql: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      'A read-only SELECT returning one value that changes when the data does (for `refresh.mode: mtime`), e.g. `SELECT max(updated_at) FROM people`. Same rules as `query`.',
+    ),
+  connect_timeout: durationMs({ min: 1, max: 300_000 })
+    .default(5000)
+    .describe('Longest wait for a connection (also for a free pooled one).'),
+  query_timeout: durationMs({ min: 1, max: 3_600_000 })
+    .default(30_000)
+    .describe('Statement timeout of every statement the relay runs.'),
+  live_max_connections: z
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(8)
+    .describe('Pool size of a live table (connections opened on demand).'),
+  live_max_rows: z
+    .number()
+    .int()
+    .min(1)
+    .max(100_000)
+    .default(10_000)
+    .describe(
+      'Most rows one live read may return: entities over a live table must keep `api.max_limit` within it.',
+    ),
+});
+
+export type PostgresSourceConfig = z.infer<typeof postgresSource>;

@@ -1,0 +1,231 @@
+// The relay's metric families: HTTP per route, readiness, source loads and reloads, live scans. Everything is a
+// plain counter bumped where it happens and turned into families only on scrape.
+import { createRouteMetrics, type RouteMetrics } from '../../platform/http/route-metrics.ts';
+import {
+  boundsMs,
+  counterFamily,
+  createHistogram,
+  gaugeFamily,
+  type Histogram,
+  histogramFamily,
+  histogramSamples,
+  LATENCY_BUCKETS_SECONDS,
+  type MetricFamily,
+  type MetricSample,
+  observe,
+} from '../../platform/metrics/metric-family.ts';
+import type { RelayConfig } from '../config/schema.ts';
+import type { RelayState } from '../relay-state.ts';
+
+export const METRIC_PREFIX = 'ambit_relay';
+
+/** Source loads take longer than requests: seconds to minutes. */
+const LOAD_BUCKETS_SECONDS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const LOAD_BOUNDS = boundsMs(LOAD_BUCKETS_SECONDS);
+const LATENCY_BOUNDS = boundsMs();
+
+export type ReloadScope = 'all' | 'table';
+/** What started a load: startup, an admin request, or the table's refresh mode. */
+export type LoadTrigger = 'startup' | 'admin' | 'mtime' | 'interval';
+
+export interface LiveScan {
+  readonly outcome: 'ok' | 'failed';
+  /** Time the query ran, in milliseconds. */
+  readonly durationMs: number;
+  /** Time spent waiting for a pooled connection, in milliseconds. */
+  readonly waitMs: number;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+/** Counters of one table; resolve it once (per table) and record into it. */
+export interface TableMetrics {
+  recordLoad(outcome: 'ok' | 'failed', durationMs: number): void;
+  /** The row count of the snapshot now served (after a generation swap). */
+  recordServed(rows: number): void;
+  recordLiveScan(scan: LiveScan): void;
+}
+
+export interface RelayMetrics {
+  readonly routes: RouteMetrics;
+  table(datasetId: string, tableId: string): TableMetrics;
+  recordReload(scope: ReloadScope, trigger: LoadTrigger, outcome: 'ok' | 'failed'): void;
+  /** This process's families, with readiness read from `state` now. */
+  families(state: RelayState): MetricFamily[];
+}
+
+interface TableStats extends TableMetrics {
+  readonly datasetId: string;
+  readonly tableId: string;
+  loadsOk: number;
+  loadsFailed: number;
+  readonly loadTime: Histogram;
+  rows: number | undefined;
+  scansOk: number;
+  scansFailed: number;
+  readonly scanTime: Histogram;
+  readonly scanWait: Histogram;
+  scanRows: number;
+  scanBytes: number;
+}
+
+export function createRelayMetrics(config: RelayConfig): RelayMetrics {
+  const routes = createRouteMetrics(METRIC_PREFIX);
+  const tables = new Map<string, TableStats>();
+  for (const dataset of config.datasets) {
+    for (const table of dataset.tables)
+      tables.set(`${dataset.id}/${table.id}`, tableStats(dataset.id, table.id));
+  }
+  const reloads = new Map<string, number>();
+
+  return {
+    routes,
+    table(datasetId, tableId) {
+      const stats = tables.get(`${datasetId}/${tableId}`);
+      if (!stats) throw new TypeError(`no table ${datasetId}/${tableId} in the config`);
+      return stats;
+    },
+    recordReload(scope, trigger, outcome) {
+      const key = `${scope}|${trigger}|${outcome}`;
+      reloads.set(key, (reloads.get(key) ?? 0) + 1);
+    },
+    families(state) {
+      const p = METRIC_PREFIX;
+      const { total, loaded, failed } = state.readiness;
+      const ready = state.generation === undefined ? 0 : 1;
+      const loadCounts: MetricSample[] = [];
+      const loadTimes: MetricSample[] = [];
+      const rowCounts: MetricSample[] = [];
+      const scans: MetricSample[] = [];
+      const scanTimes: MetricSample[] = [];
+      const scanWaits: MetricSample[] = [];
+      const scanRows: MetricSample[] = [];
+      const scanBytes: MetricSample[] = [];
+      for (const stats of tables.values()) {
+        const labels = { dataset: stats.datasetId, table: stats.tableId };
+        loadCounts.push({ labels: { ...labels, outcome: 'ok' }, value: stats.loadsOk });
+        loadCounts.push({ labels: { ...labels, outcome: 'failed' }, value: stats.loadsFailed });
+        loadTimes.push(
+          ...histogramSamples(
+            `${p}_source_load_duration_seconds`,
+            labels,
+            stats.loadTime,
+            LOAD_BUCKETS_SECONDS,
+          ),
+        );
+        if (stats.rows !== undefined) rowCounts.push({ labels, value: stats.rows });
+        if (stats.scansOk + stats.scansFailed === 0) continue;
+        scans.push({ labels: { ...labels, outcome: 'ok' }, value: stats.scansOk });
+        scans.push({ labels: { ...labels, outcome: 'failed' }, value: stats.scansFailed });
+        scanTimes.push(
+          ...histogramSamples(`${p}_datasource_live_scan_duration_seconds`, labels, stats.scanTime),
+        );
+        scanWaits.push(...histogramSamples(`${p}_datasource_live_scan_wait_seconds`, labels, stats.scanWait));
+        scanRows.push({ labels, value: stats.scanRows });
+        scanBytes.push({ labels, value: stats.scanBytes });
+      }
+      const reloadCounts: MetricSample[] = [...reloads].map(([key, value]) => {
+        const [scope, trigger, outcome] = key.split('|') as [string, string, string];
+        return { labels: { scope, trigger, outcome }, value };
+      });
+      const generationTime = state.generation
+        ? [{ labels: {}, value: state.generation.loadedAt / 1000 }]
+        : [];
+      return [
+        ...routes.families(),
+        gaugeFamily(`${p}_processes`, 'Relay processes serving (one per worker).', [
+          { labels: {}, value: 1 },
+        ]),
+        gaugeFamily(
+          `${p}_readiness_fully_ready`,
+          '1 when every table is loaded and served, else 0 (the minimum over processes).',
+          [{ labels: {}, value: ready }],
+          'min',
+        ),
+        gaugeFamily(
+          `${p}_readiness_ready_resources`,
+          'Tables loaded at startup.',
+          [{ labels: {}, value: loaded }],
+          'min',
+        ),
+        gaugeFamily(
+          `${p}_readiness_failed_resources`,
+          'Tables that failed to load at startup.',
+          [{ labels: {}, value: failed }],
+          'max',
+        ),
+        gaugeFamily(
+          `${p}_readiness_not_ready_resources`,
+          'Tables not loaded yet at startup.',
+          [{ labels: {}, value: total - loaded }],
+          'max',
+        ),
+        gaugeFamily(
+          `${p}_generation_loaded_timestamp_seconds`,
+          'When the data generation being served was assembled (Unix time; the oldest over processes).',
+          generationTime,
+          'min',
+        ),
+        counterFamily(
+          `${p}_reloads_total`,
+          'Reloads by scope (all, table), trigger and outcome.',
+          reloadCounts,
+        ),
+        counterFamily(`${p}_source_loads_total`, 'Table loads (startup and reloads) by outcome.', loadCounts),
+        histogramFamily(
+          `${p}_source_load_duration_seconds`,
+          'Time to load one table, in seconds.',
+          loadTimes,
+        ),
+        gaugeFamily(`${p}_source_rows`, 'Rows in the table being served.', rowCounts, 'max'),
+        counterFamily(`${p}_datasource_live_scans_total`, 'Live source scans by outcome.', scans),
+        histogramFamily(
+          `${p}_datasource_live_scan_duration_seconds`,
+          'Time a live scan ran, in seconds.',
+          scanTimes,
+        ),
+        histogramFamily(
+          `${p}_datasource_live_scan_wait_seconds`,
+          'Time a live scan waited for a connection, in seconds.',
+          scanWaits,
+        ),
+        counterFamily(`${p}_datasource_live_scan_rows_total`, 'Rows returned by live scans.', scanRows),
+        counterFamily(`${p}_datasource_live_scan_bytes_total`, 'Bytes returned by live scans.', scanBytes),
+      ];
+    },
+  };
+}
+
+function tableStats(datasetId: string, tableId: string): TableStats {
+  const stats: TableStats = {
+    datasetId,
+    tableId,
+    loadsOk: 0,
+    loadsFailed: 0,
+    loadTime: createHistogram(LOAD_BUCKETS_SECONDS),
+    rows: undefined,
+    scansOk: 0,
+    scansFailed: 0,
+    scanTime: createHistogram(LATENCY_BUCKETS_SECONDS),
+    scanWait: createHistogram(LATENCY_BUCKETS_SECONDS),
+    scanRows: 0,
+    scanBytes: 0,
+    recordLoad(outcome, durationMs) {
+      if (outcome === 'ok') stats.loadsOk++;
+      else stats.loadsFailed++;
+      observe(stats.loadTime, LOAD_BOUNDS, durationMs);
+    },
+    recordServed(rows) {
+      stats.rows = rows;
+    },
+    recordLiveScan(scan) {
+      if (scan.outcome === 'ok') stats.scansOk++;
+      else stats.scansFailed++;
+      observe(stats.scanTime, LATENCY_BOUNDS, scan.durationMs);
+      observe(stats.scanWait, LATENCY_BOUNDS, scan.waitMs);
+      stats.scanRows += scan.rows;
+      stats.scanBytes += scan.bytes;
+    },
+  };
+  return stats;
+}

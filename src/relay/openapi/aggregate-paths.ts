@@ -1,0 +1,150 @@
+// OpenAPI path items of the aggregates the caller may discover: the dataset's list, measures and dimensions,
+// each aggregate's structure, and its execution by GET (query parameters) and POST (JSON body).
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { CatalogAggregate } from '../aggregates/aggregate-model.ts';
+import { canDiscover } from '../aggregates/authorize-aggregate.ts';
+import { CSV_MEDIA_TYPE } from '../aggregates/render-aggregate-csv.ts';
+import { SDMX_CONTENT_TYPE } from '../aggregates/render-aggregate-sdmx.ts';
+import type { Catalog } from '../catalog/catalog.ts';
+import { problemResponse } from './openapi-schemas.ts';
+
+const errors = {
+  401: problemResponse('Not authenticated'),
+  403: problemResponse('Scope denied'),
+  404: problemResponse('Unknown dataset or aggregate'),
+};
+const discovery = (summary: string, operationId: string, tag: string) => ({
+  get: {
+    tags: [tag],
+    operationId,
+    summary,
+    responses: { 200: { description: summary }, 304: { description: 'Not modified' }, ...errors },
+  },
+});
+
+/** Every aggregate's paths, for aggregates `principal` may discover (all of them for a public document). */
+export function aggregatePaths(catalog: Catalog, principal: Principal | undefined): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (const dataset of catalog.datasets.values()) {
+    const visible = [...dataset.aggregates.values()].filter(
+      (aggregate) => principal === undefined || canDiscover(principal, aggregate),
+    );
+    if (visible.length === 0) continue;
+    const base = `/v1/datasets/${dataset.id}`;
+    const tag = `${dataset.id} aggregates`;
+    paths[`${base}/aggregates`] = discovery('Aggregates of the dataset', `${dataset.id}.aggregates`, tag);
+    for (const kind of ['measures', 'dimensions'] as const) {
+      paths[`${base}/${kind}`] = discovery(`The ${kind} of its aggregates`, `${dataset.id}.${kind}`, tag);
+      paths[`${base}/${kind}/{id}`] = {
+        get: {
+          ...discovery(`One of its ${kind}`, `${dataset.id}.${kind}.one`, tag).get,
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        },
+      };
+    }
+    for (const aggregate of visible) Object.assign(paths, executionPaths(aggregate, base, tag));
+  }
+  return paths;
+}
+
+function executionPaths(aggregate: CatalogAggregate, base: string, tag: string): Record<string, unknown> {
+  const path = `${base}/aggregates/${aggregate.id}`;
+  const operationId = `${aggregate.datasetId}.aggregates.${aggregate.id}`;
+  const purpose = {
+    name: 'Data-Purpose',
+    in: 'header',
+    required: aggregate.requirePurpose,
+    description: 'Purpose URI or controlled string, recorded verbatim in the audit trail.',
+    schema: { type: 'string' },
+  };
+  const list = (names: Iterable<string>) => `Comma-separated, from: ${[...names].join(', ')}`;
+  const filters = [...aggregate.allowedFilters].flatMap(([name, rule]) =>
+    [...rule.ops].map((op) => ({
+      name: op === 'eq' ? name : `${name}.${op}`,
+      in: 'query',
+      required: false,
+      schema: { type: 'string' },
+      description:
+        op === 'in'
+          ? 'Comma-separated values'
+          : op === 'between'
+            ? 'lower,upper (inclusive)'
+            : `${op} filter`,
+    })),
+  );
+  const result = {
+    description: 'The aggregate result; suppressed or masked groups are result states, not errors',
+    content: {
+      'application/json': { schema: { type: 'object' } },
+      [CSV_MEDIA_TYPE.split(';')[0] as string]: { schema: { type: 'string' } },
+      [SDMX_CONTENT_TYPE]: { schema: { type: 'object' } },
+    },
+  };
+  const responses = {
+    200: result,
+    304: { description: 'Not modified' },
+    400: problemResponse('Invalid query, filter or format'),
+    ...errors,
+  };
+  const required = aggregate.requiredFilters.length
+    ? ` Requires a filter on one of: ${aggregate.requiredFilters.join(', ')}.`
+    : '';
+  return {
+    [`${path}/structure`]: discovery(`Structure of ${aggregate.title}`, `${operationId}.structure`, tag),
+    [path]: {
+      get: {
+        tags: [tag],
+        operationId,
+        summary: aggregate.title,
+        description: `${aggregate.description}${required}`.trim() || undefined,
+        parameters: [
+          purpose,
+          { name: 'f', in: 'query', schema: { type: 'string', enum: ['json', 'csv', 'sdmx-json'] } },
+          {
+            name: 'measures',
+            in: 'query',
+            schema: { type: 'string' },
+            description: list(aggregate.measures.keys()),
+          },
+          {
+            name: 'group_by',
+            in: 'query',
+            schema: { type: 'string' },
+            description: list(aggregate.dimensions.keys()),
+          },
+          { name: 'max_rows', in: 'query', schema: { type: 'integer', minimum: 1 } },
+          ...filters,
+        ],
+        responses,
+      },
+    },
+    [`${path}/query`]: {
+      post: {
+        tags: [tag],
+        operationId: `${operationId}.query`,
+        summary: `${aggregate.title} (query in the body)`,
+        parameters: [purpose],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  measures: { type: 'array', items: { enum: [...aggregate.measures.keys()] } },
+                  group_by: { type: 'array', items: { enum: [...aggregate.dimensions.keys()] } },
+                  filters: { type: 'array', items: { type: 'object' } },
+                  temporal: { type: 'object' },
+                  max_rows: { type: 'integer', minimum: 1 },
+                  format: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        responses,
+      },
+    },
+  };
+}

@@ -1,0 +1,105 @@
+// Runs each table's `refresh` mode: `mtime` polls the change token and reloads the table when it moved,
+// `interval` reloads it on a period, `manual` waits for the admin listener. Timers never keep the process alive.
+import type { Logger } from '../../platform/log.ts';
+import type { DatasetConfig, RefreshConfig, RelayConfig, TableConfig } from '../config/schema.ts';
+import type { ChangeTokenSource } from './change-token.ts';
+import type { Reloader } from './reloader.ts';
+
+const MANUAL: RefreshConfig = { mode: 'manual', interval: 60_000 };
+
+/** The table's own `refresh`, else its dataset's `defaults.refresh`, else manual. */
+export function refreshOf(dataset: DatasetConfig, table: TableConfig): RefreshConfig {
+  return table.refresh ?? dataset.defaults.refresh ?? MANUAL;
+}
+
+/** Calls `run` every `ms` until the returned function is called. */
+export type Every = (ms: number, run: () => void) => () => void;
+
+const realEvery: Every = (ms, run) => {
+  const timer = setInterval(run, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+export interface RefreshScheduler {
+  start(): void;
+  stop(): void;
+  /** One round of every scheduled table (mtime check or interval reload), resolved when all are done. */
+  runOnce(): Promise<void>;
+}
+
+export interface RefreshSchedulerOptions {
+  readonly config: RelayConfig;
+  readonly reloader: Reloader;
+  readonly logger: Logger;
+  changeToken(datasetId: string, table: TableConfig): ChangeTokenSource | undefined;
+  readonly every?: Every;
+}
+
+interface Job {
+  readonly interval: number;
+  /** A timer tick: skipped while the previous one still runs, so a slow load is not stacked on. */
+  tick(): void;
+  /** Waits for a running tick, then runs once more. */
+  runAfterCurrent(): Promise<void>;
+}
+
+export function createRefreshScheduler(options: RefreshSchedulerOptions): RefreshScheduler {
+  const { reloader, logger } = options;
+  const jobs: Job[] = [];
+  for (const dataset of options.config.datasets) {
+    for (const table of dataset.tables) {
+      const refresh = refreshOf(dataset, table);
+      if (refresh.mode === 'manual') continue;
+      const tokens = refresh.mode === 'mtime' ? options.changeToken(dataset.id, table) : undefined;
+      const step = async (): Promise<void> => {
+        if (refresh.mode === 'mtime') {
+          const token = await tokens?.changeToken().then(
+            (value) => value,
+            (error: unknown) => `unavailable:${(error as { code?: unknown } | null)?.code ?? 'error'}`,
+          );
+          if (token !== undefined && token === reloader.lastToken(dataset.id, table.id)) return;
+        }
+        await reloader.reloadTable(dataset.id, table.id, refresh.mode as 'mtime' | 'interval');
+      };
+      let running: Promise<void> | undefined;
+      const run = (): Promise<void> => {
+        const current = step()
+          .catch((error: unknown) => {
+            logger.error({ dataset_id: dataset.id, table_id: table.id, err: error }, 'refresh failed');
+          })
+          .finally(() => {
+            if (running === current) running = undefined;
+          });
+        running = current;
+        return current;
+      };
+      jobs.push({
+        interval: refresh.interval,
+        tick() {
+          if (running === undefined) void run();
+        },
+        async runAfterCurrent() {
+          await running;
+          await run();
+        },
+      });
+    }
+  }
+
+  const every = options.every ?? realEvery;
+  let cancels: (() => void)[] = [];
+  return {
+    start() {
+      if (cancels.length > 0) return;
+      cancels = jobs.map((job) => every(job.interval, () => job.tick()));
+    },
+    stop() {
+      for (const cancel of cancels) cancel();
+      cancels = [];
+    },
+    async runOnce() {
+      await Promise.all(jobs.map((job) => job.runAfterCurrent()));
+    },
+  };
+}

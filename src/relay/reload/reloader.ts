@@ -1,0 +1,226 @@
+// Loads and reloads the data generation. A reload builds the new snapshots beside the ones being served and
+// swaps the generation in one assignment, so a request sees either the old data or the new, never a mix. A
+// reload that fails swaps nothing: the previous generation keeps being served and the failure is reported.
+import { performance } from 'node:perf_hooks';
+import type { Clock } from '../../platform/clock.ts';
+import type { Logger } from '../../platform/log.ts';
+import type { RelayConfig, TableConfig } from '../config/schema.ts';
+import type { LoadTrigger, RelayMetrics } from '../metrics/relay-metrics.ts';
+import type { RelayState } from '../relay-state.ts';
+import { SourceError } from '../sources/source-error.ts';
+import { tableKey } from '../store/generation.ts';
+import { assembleGeneration } from '../store/load-generation.ts';
+import type { TableSnapshot } from '../store/table-snapshot.ts';
+import type { ChangeTokenSource } from './change-token.ts';
+
+export interface ReloadFailure {
+  readonly dataset_id: string;
+  readonly table_id: string;
+  /** The stable code of the load failure (`ingest.*` and the like); messages stay in the log. */
+  readonly code: string;
+}
+
+export interface ReloadOutcome {
+  readonly ok: boolean;
+  readonly counts: { readonly total: number; readonly succeeded: number; readonly failed: number };
+  readonly failures: readonly ReloadFailure[];
+  /** Version of the generation served once the reload is over (unchanged after a failure). */
+  readonly generation: string | undefined;
+}
+
+export interface Reloader {
+  /** The startup load: rejects with the first table's failure. */
+  load(): Promise<void>;
+  /** Every table, as one new generation: all swap in together or none does. */
+  reloadAll(trigger: LoadTrigger): Promise<ReloadOutcome>;
+  /** One table; the others keep their snapshots. */
+  reloadTable(datasetId: string, tableId: string, trigger: LoadTrigger): Promise<ReloadOutcome>;
+  hasTable(datasetId: string, tableId: string): boolean;
+  /** The change token read just before the table's last successful load (mtime refresh compares with it). */
+  lastToken(datasetId: string, tableId: string): string | undefined;
+}
+
+export interface ReloaderOptions {
+  readonly config: RelayConfig;
+  readonly state: RelayState;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics: RelayMetrics;
+  loadTable(datasetId: string, table: TableConfig): Promise<TableSnapshot>;
+  /** The table's change token source when its refresh mode needs one. */
+  changeToken(datasetId: string, table: TableConfig): ChangeTokenSource | undefined;
+}
+
+interface TableRef {
+  readonly datasetId: string;
+  readonly table: TableConfig;
+  readonly key: string;
+  readonly tokens: ChangeTokenSource | undefined;
+}
+
+type Loaded =
+  | { ok: true; ref: TableRef; snapshot: TableSnapshot }
+  | { ok: false; ref: TableRef; error: unknown };
+
+export function createReloader(options: ReloaderOptions): Reloader {
+  const { state, logger, metrics } = options;
+  const refs = new Map<string, TableRef>();
+  for (const dataset of options.config.datasets) {
+    for (const table of dataset.tables) {
+      const key = tableKey(dataset.id, table.id);
+      refs.set(key, { datasetId: dataset.id, table, key, tokens: options.changeToken(dataset.id, table) });
+    }
+  }
+  const tokens = new Map<string, string>();
+
+  // One load at a time: a reload always starts from the generation the previous one left behind.
+  let tail: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(job: () => Promise<T>): Promise<T> => {
+    const run = tail.then(job);
+    tail = run.catch(() => {});
+    return run;
+  };
+
+  async function loadOne(ref: TableRef): Promise<Loaded & { token?: string }> {
+    // The token is read before the data, so a change made during the load is seen by the next poll.
+    const token = await ref.tokens?.changeToken().catch(() => undefined);
+    const started = performance.now();
+    try {
+      const snapshot = await options.loadTable(ref.datasetId, ref.table);
+      metrics.table(ref.datasetId, ref.table.id).recordLoad('ok', performance.now() - started);
+      return { ok: true, ref, snapshot, ...(token === undefined ? {} : { token }) };
+    } catch (error) {
+      metrics.table(ref.datasetId, ref.table.id).recordLoad('failed', performance.now() - started);
+      return { ok: false, ref, error };
+    }
+  }
+
+  /** Swaps in a generation made of `current` with `loaded` replacing their tables; keeps it when nothing changed. */
+  function swap(loaded: readonly (Loaded & { token?: string })[]): void {
+    const tables = new Map(state.generation?.tables ?? []);
+    let changed = state.generation === undefined;
+    for (const result of loaded) {
+      if (!result.ok) continue;
+      if (tables.get(result.ref.key)?.version !== result.snapshot.version) changed = true;
+      tables.set(result.ref.key, result.snapshot);
+      if (result.token !== undefined) tokens.set(result.ref.key, result.token);
+      metrics.table(result.ref.datasetId, result.ref.table.id).recordServed(result.snapshot.rowCount);
+    }
+    // Equal versions mean equal data: the current generation (and its caches and cursors) stays.
+    if (changed) state.generation = assembleGeneration(tables, options.clock.now());
+  }
+
+  function outcome(loaded: readonly Loaded[], scope: 'all' | 'table', trigger: LoadTrigger): ReloadOutcome {
+    const failures = loaded.filter((result) => !result.ok).map((result) => failureOf(result));
+    const ok = failures.length === 0;
+    metrics.recordReload(scope, trigger, ok ? 'ok' : 'failed');
+    const generation = state.generation?.version;
+    if (ok) {
+      logger.info({ scope, trigger, tables: loaded.length, generation }, 'reload applied');
+    } else {
+      for (const result of loaded) {
+        if (!result.ok) {
+          logger.error(
+            {
+              scope,
+              trigger,
+              dataset_id: result.ref.datasetId,
+              table_id: result.ref.table.id,
+              err_code: codeOf(result.error),
+              ...whereOf(result.error),
+            },
+            'reload failed: the previous data is still served',
+          );
+        }
+      }
+    }
+    return {
+      ok,
+      counts: { total: loaded.length, succeeded: loaded.length - failures.length, failed: failures.length },
+      failures,
+      generation,
+    };
+  }
+
+  async function reloadEverything(trigger: LoadTrigger): Promise<ReloadOutcome> {
+    const loaded = await Promise.all([...refs.values()].map(loadOne));
+    if (loaded.every((result) => result.ok)) swap(loaded);
+    return outcome(loaded, 'all', trigger);
+  }
+
+  return {
+    load() {
+      return exclusive(async () => {
+        const loaded = await Promise.all(
+          [...refs.values()].map(async (ref) => {
+            const result = await loadOne(ref);
+            if (!result.ok) {
+              state.readiness.failed++;
+              throw result.error;
+            }
+            state.readiness.loaded++;
+            logger.info(
+              { dataset_id: ref.datasetId, table_id: ref.table.id, rows: result.snapshot.rowCount },
+              'table loaded',
+            );
+            return result;
+          }),
+        );
+        swap(loaded);
+        metrics.recordReload('all', 'startup', 'ok');
+      });
+    },
+    reloadAll(trigger) {
+      return exclusive(() => reloadEverything(trigger));
+    },
+    reloadTable(datasetId, tableId, trigger) {
+      return exclusive(async () => {
+        const ref = refs.get(tableKey(datasetId, tableId));
+        if (!ref) throw new TypeError(`no table ${datasetId}/${tableId} in the config`);
+        // Without a generation there is nothing to patch: everything loads, as at startup.
+        if (state.generation === undefined) return reloadEverything(trigger);
+        const loaded = [await loadOne(ref)];
+        swap(loaded);
+        return outcome(loaded, 'table', trigger);
+      });
+    },
+    hasTable(datasetId, tableId) {
+      return refs.has(tableKey(datasetId, tableId));
+    },
+    lastToken(datasetId, tableId) {
+      return tokens.get(tableKey(datasetId, tableId));
+    },
+  };
+}
+
+function failureOf(result: Loaded): ReloadFailure {
+  return {
+    dataset_id: result.ref.datasetId,
+    table_id: result.ref.table.id,
+    code: result.ok ? '' : codeOf(result.error),
+  };
+}
+
+function codeOf(error: unknown): string {
+  if (error instanceof SourceError) return error.code;
+  const code = (error as { code?: unknown } | null)?.code;
+  // Only dotted catalogue codes are stable enough to report; anything else is a load failure.
+  return typeof code === 'string' && /^[a-z_]+\.[a-z_.]+$/.test(code) ? code : 'ingest.load_failed';
+}
+
+/**
+ * Where a load failed, never what was there: the detail of an error located in the data may quote a cell value,
+ * so the log gets its row, column and cell; other errors (a missing file, a refused connection) their detail.
+ */
+function whereOf(error: unknown): Record<string, unknown> {
+  if (error instanceof SourceError) {
+    const { row, column, cell } = error;
+    if (row === undefined && column === undefined && cell === undefined) return { err_detail: error.detail };
+    return {
+      ...(row === undefined ? {} : { row }),
+      ...(column === undefined ? {} : { column }),
+      ...(cell === undefined ? {} : { cell }),
+    };
+  }
+  return { err_message: error instanceof Error ? error.message : String(error) };
+}

@@ -1,0 +1,103 @@
+// Record reads of an entity over a live PostgreSQL table: the same envelope, cursors and error codes as snapshot
+// reads, with filters, order, limit and position pushed down to the database. Live data has no version to hash,
+// so these responses carry no ETag (and never answer 304).
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
+import { isProblem } from '../../platform/problem/problem.ts';
+import type { CatalogEntity, CatalogField } from '../catalog/catalog.ts';
+import { relayProblem } from '../problems.ts';
+import { intentDigest } from '../query/cursor.ts';
+import type { CollectionQuery } from '../query/parse-collection-query.ts';
+import { liveLayout, liveRowJson } from '../query/render-live-rows.ts';
+import type { RelayAuditFacts, RelayRuntime } from '../relay-runtime.ts';
+import type { LiveTable } from '../sources/postgres/live-table.ts';
+import { parseFilterValue } from '../store/coerce-cell.ts';
+import { nextLink, sendJson } from './records.ts';
+import { renderPage } from './render-page.ts';
+
+export interface LiveRead {
+  readonly runtime: RelayRuntime;
+  readonly live: LiveTable;
+  readonly entity: CatalogEntity;
+  readonly facts: RelayAuditFacts;
+  readonly request: RouteRequest;
+  readonly reply: RouteReply;
+}
+
+/** The collection page: keyset pagination on the primary key, the cursor carrying the last key served. */
+export async function sendLiveCollection(
+  read: LiveRead,
+  query: CollectionQuery,
+  purpose: string | undefined,
+  principal: Principal,
+): Promise<RouteReply> {
+  const { runtime, live, entity, facts, request, reply } = read;
+  rejectExpansions(query.expand);
+  const intent = intentDigest([
+    'live-records',
+    entity.datasetId,
+    entity.name,
+    query.filters.map((filter) => [filter.field.name, filter.op, filter.values]),
+    query.fields?.map((field) => field.name) ?? null,
+    purpose ?? null,
+    principal.credentialTag,
+  ]);
+  const after =
+    query.cursor === undefined ? undefined : runtime.cursors.decodeKey(query.cursor, intent, live.version);
+  const fields = query.fields ?? entity.fields;
+  const layout = liveLayout(fields, entity.primaryKey);
+  const page = await live.readPage({
+    columns: layout.columns,
+    filters: query.filters.map((filter) => ({
+      column: filter.field.column,
+      type: filter.field.type,
+      op: filter.op,
+      values: filter.values,
+    })),
+    after,
+    limit: query.limit,
+  });
+  const items = page.rows.map((row) => liveRowJson(fields, layout, row));
+  facts.rowCount = items.length;
+  const lastKey = page.rows[page.rows.length - 1]?.[layout.keyPosition];
+  const nextCursor =
+    page.hasMore && typeof lastKey === 'string'
+      ? runtime.cursors.encodeKey({ i: intent, g: live.version, k: lastKey })
+      : undefined;
+  if (nextCursor) reply.header('link', `<${nextLink(request, nextCursor)}>; rel="next"`);
+  return sendJson(reply, renderPage(items, page.hasMore, nextCursor));
+}
+
+/** One record by primary key: an id that does not parse as the key's type is simply not found, as in snapshots. */
+export async function sendLiveRecord(
+  read: LiveRead,
+  id: string,
+  projection: readonly CatalogField[] | undefined,
+  expand: readonly string[],
+): Promise<RouteReply> {
+  const { live, entity, facts, reply } = read;
+  rejectExpansions(expand);
+  const notFound = () => relayProblem('schema.unknown_resource', `no ${entity.name} record with that id`);
+  const key = parseFilterValue(id, entity.primaryKey.type);
+  if (!key.ok || key.value === null) throw notFound();
+  const fields = projection ?? entity.fields;
+  const layout = liveLayout(fields, entity.primaryKey);
+  let row: Awaited<ReturnType<LiveTable['readByKey']>>;
+  try {
+    row = await live.readByKey(layout.columns, key.value);
+  } catch (error) {
+    // An id the column's type refuses (not a uuid, say) names no record.
+    if (isProblem(error) && error.code === 'filter.invalid_value') throw notFound();
+    throw error;
+  }
+  if (row === undefined) throw notFound();
+  facts.rowCount = 1;
+  return sendJson(reply, liveRowJson(fields, layout, row));
+}
+
+/** Config validation keeps relationships away from live entities; this keeps the route honest regardless. */
+function rejectExpansions(expand: readonly string[]): void {
+  if (expand.length > 0) {
+    throw relayProblem('expand.not_allowed', 'entities over live tables have no expandable relationships');
+  }
+}

@@ -1,0 +1,117 @@
+// `COPY (...) TO STDOUT` through the pg client: CopyData messages are decoded into column batches as they arrive,
+// and the socket is paused while decoded batches wait for the store, so at most a few batches are ever in memory.
+import type pg from 'pg';
+import type { FieldType } from '../../config/schema.ts';
+import type { ColumnBatch } from '../open-file-source.ts';
+import { CopyBatchBuilder } from './parse-copy-text.ts';
+
+/** Rows per batch handed to the store. */
+export const COPY_BATCH_ROWS = 8192;
+/** Decoded batches allowed to wait before the socket is paused. */
+const MAX_WAITING = 2;
+
+interface PausableConnection {
+  query(text: string): void;
+  readonly stream: { pause(): void; resume(): void };
+}
+
+export class CopyOut implements pg.Submittable {
+  private readonly text: string;
+  private readonly builder: CopyBatchBuilder;
+  private readonly waiting: ColumnBatch[] = [];
+  private connection: PausableConnection | undefined;
+  private paused = false;
+  private done = false;
+  private failure: unknown;
+  private wake: (() => void) | undefined;
+  /** Bytes of row data received. */
+  bytes = 0;
+
+  constructor(text: string, types: readonly FieldType[]) {
+    this.text = text;
+    this.builder = new CopyBatchBuilder(types, COPY_BATCH_ROWS);
+  }
+
+  submit(connection: pg.Connection): void {
+    this.connection = connection as unknown as PausableConnection;
+    this.connection.query(this.text);
+  }
+
+  handleCopyData(message: { chunk: Buffer }): void {
+    if (this.failure !== undefined) return;
+    this.bytes += message.chunk.length;
+    try {
+      this.builder.addRow(message.chunk);
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    if (this.builder.rowCount === this.builder.capacity) this.push(this.builder.take());
+  }
+
+  handleCommandComplete(): void {
+    if (this.builder.rowCount > 0) this.push(this.builder.take());
+  }
+
+  handleError(error: unknown): void {
+    this.fail(error);
+  }
+
+  handleReadyForQuery(): void {
+    this.done = true;
+    this.notify();
+  }
+
+  // Not expected for COPY TO; present because the client may call them on an unusual answer.
+  handleEmptyQuery(): void {}
+  handleRowDescription(): void {}
+  handleDataRow(): void {}
+  handleCopyInResponse(): void {
+    this.fail(new Error('unexpected COPY FROM answer'));
+  }
+
+  /** The decoded batches, in order; rejects with the server's or the decoder's error. */
+  async *batches(): AsyncGenerator<ColumnBatch> {
+    for (;;) {
+      const next = this.waiting.shift();
+      if (next !== undefined) {
+        if (this.paused && this.waiting.length === 0) this.resume();
+        yield next;
+        continue;
+      }
+      if (this.failure !== undefined) throw this.failure;
+      if (this.done) return;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+      });
+    }
+  }
+
+  private push(batch: ColumnBatch): void {
+    this.waiting.push(batch);
+    if (!this.paused && this.waiting.length >= MAX_WAITING) {
+      this.paused = true;
+      this.connection?.stream.pause();
+    }
+    this.notify();
+  }
+
+  private fail(error: unknown): void {
+    this.failure ??= error;
+    this.waiting.length = 0;
+    // The server's ReadyForQuery must still get through for the client to settle.
+    if (this.paused) this.resume();
+    this.notify();
+  }
+
+  private resume(): void {
+    this.paused = false;
+    this.connection?.stream.resume();
+  }
+
+  private notify(): void {
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+}

@@ -1,0 +1,312 @@
+// A live PostgreSQL table: a small read-only pool, a startup probe of its columns and key index, and reads
+// pushed down as one parameterized SELECT each (BEGIN READ ONLY, SELECT, COMMIT pipelined in one round trip).
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { Logger } from '../../../platform/log.ts';
+import type { PostgresSourceConfig, TableConfig } from '../../config/schema.ts';
+import { relayProblem } from '../../problems.ts';
+import type { CellKey } from '../../store/column.ts';
+import { SourceError } from '../source-error.ts';
+import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
+import { postgresLoadError } from './postgres-load-error.ts';
+import {
+  beginReadOnly,
+  classifyPgError,
+  clientConfig,
+  describePgError,
+  qualifiedName,
+  RAW_TEXT,
+} from './read-only-session.ts';
+
+/** A row as PostgreSQL's text output (null for NULL), aligned with the requested columns. */
+export type LiveRow = readonly (string | null)[];
+
+export interface LivePage {
+  readonly rows: readonly LiveRow[];
+  readonly hasMore: boolean;
+}
+
+export interface LivePageRequest {
+  readonly columns: readonly string[];
+  readonly filters: readonly LiveFilter[];
+  /** PostgreSQL text of the last primary key already served. */
+  readonly after: string | undefined;
+  readonly limit: number;
+}
+
+/** What one live statement cost, for metrics. */
+export interface LiveScan {
+  readonly tableId: string;
+  readonly outcome: 'ok' | 'unavailable' | 'timeout' | 'invalid_input' | 'failed';
+  /** Waiting for a pooled connection. */
+  readonly waitMs: number;
+  readonly durationMs: number;
+  readonly rows: number;
+  readonly bytes: number;
+}
+
+export interface LiveTable {
+  readonly tableId: string;
+  /** Digest of the table's config: binds cursors, equal on every replica (a live table has no data version). */
+  readonly version: string;
+  /**
+   * Checks the table exists with the declared columns and compatible types, and (tables and materialized views) a
+   * unique index on the key: keyset pagination skips or repeats rows otherwise.
+   */
+  probe(): Promise<void>;
+  /** One page in primary-key order; rejects with a `source.*` or `filter.invalid_value` problem. */
+  readPage(request: LivePageRequest): Promise<LivePage>;
+  /** The row with this primary key, or undefined. */
+  readByKey(columns: readonly string[], key: CellKey): Promise<LiveRow | undefined>;
+  close(): Promise<void>;
+}
+
+export interface LiveTableDeps {
+  readonly logger: Logger;
+  readonly now: () => number;
+  readonly onScan?: ((scan: LiveScan) => void) | undefined;
+}
+
+/** Which PostgreSQL types can serve each declared type with the same filter and ordering semantics. */
+const COMPATIBLE_TYPES: Record<string, readonly string[]> = {
+  string: ['text', 'varchar', 'bpchar', 'name', 'citext', 'uuid'],
+  integer: ['int2', 'int4', 'int8'],
+  number: ['numeric', 'float4', 'float8', 'int2', 'int4', 'int8'],
+  boolean: ['bool'],
+  date: ['date'],
+  timestamp: ['timestamp', 'timestamptz'],
+};
+
+export function createLiveTable(table: TableConfig, url: string, deps: LiveTableDeps): LiveTable {
+  const source = table.source as PostgresSourceConfig;
+  if (!source.table) throw new TypeError(`live table ${table.id} has no source.table`);
+  const relation = qualifiedName(source.table);
+  const pool = new pg.Pool({
+    ...clientConfig(url, source),
+    max: source.live_max_connections,
+    idleTimeoutMillis: 30_000,
+    // BEGIN, SELECT and COMMIT go out together: one round trip per read instead of three.
+    pipeline: true,
+  });
+  // An idle connection that dies (server restart) is dropped by the pool; without a listener it would crash.
+  pool.on('error', (error) => {
+    deps.logger.warn({ table_id: table.id, reason: describePgError(error) }, 'live table connection lost');
+  });
+  const begin = beginReadOnly(source);
+  const primaryKey = table.schema.fields.find((field) => field.name === table.primary_key);
+  const version = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 32);
+
+  async function run(statement: SqlStatement): Promise<pg.QueryArrayResult<(string | null)[]>> {
+    const started = deps.now();
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (error) {
+      report('unavailable', started, started, 0, 0);
+      throw failed(error);
+    }
+    const acquired = deps.now();
+    // A connection that died while idle may be handed out before the pool noticed: its socket error surfaces
+    // as a client 'error' event as well as through the queries, and must not go unheard (it would crash).
+    client.on('error', ignoreError);
+    const settled = await Promise.allSettled([
+      client.query(begin),
+      client.query({
+        // Unnamed: a named statement outlives the transaction in the session, which poolers (and embedded servers
+        // that share one session between connections) do not keep apart.
+        text: statement.text,
+        values: statement.values,
+        rowMode: 'array',
+        types: RAW_TEXT,
+      }),
+      client.query('COMMIT'),
+    ]);
+    const failure = settled.find((outcome) => outcome.status === 'rejected');
+    client.off('error', ignoreError);
+    // A connection that saw any failure is closed rather than reused: its state is not worth reasoning about.
+    client.release(failure === undefined ? undefined : true);
+    if (failure !== undefined) {
+      report(classifyPgError(failure.reason), started, acquired, 0, 0);
+      throw failed(failure.reason);
+    }
+    const result = (settled[1] as PromiseFulfilledResult<pg.QueryArrayResult<(string | null)[]>>).value;
+    report('ok', started, acquired, result.rows.length, rowBytes(result.rows));
+    return result;
+  }
+
+  function failed(error: unknown) {
+    // A filter value PostgreSQL refuses is the caller's mistake, not an operational event.
+    if (classifyPgError(error) !== 'invalid_input') {
+      deps.logger.warn({ table_id: table.id, reason: describePgError(error) }, 'live read failed');
+    }
+    return readProblem(error);
+  }
+
+  function report(
+    outcome: LiveScan['outcome'],
+    started: number,
+    acquired: number,
+    rows: number,
+    bytes: number,
+  ) {
+    deps.onScan?.({
+      tableId: table.id,
+      outcome,
+      waitMs: acquired - started,
+      durationMs: deps.now() - started,
+      rows,
+      bytes,
+    });
+  }
+
+  return {
+    tableId: table.id,
+    version,
+    async probe() {
+      await probeLiveTable(table, url, relation);
+    },
+    async readPage(request) {
+      const statement = buildLiveSelect({
+        relation,
+        columns: request.columns,
+        primaryKey: table.primary_key,
+        filters: request.filters,
+        after: request.after,
+        limit: request.limit + 1,
+      });
+      const rows = (await run(statement)).rows;
+      const hasMore = rows.length > request.limit;
+      if (hasMore) rows.pop();
+      return { rows, hasMore };
+    },
+    async readByKey(columns, key) {
+      const statement = buildKeySelect(
+        relation,
+        columns,
+        { column: table.primary_key, type: primaryKey?.type ?? 'string' },
+        key,
+      );
+      return (await run(statement)).rows[0];
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
+
+function ignoreError(): void {}
+
+function rowBytes(rows: readonly LiveRow[]): number {
+  let bytes = 0;
+  for (const row of rows) for (const cell of row) bytes += cell === null ? 0 : cell.length;
+  return bytes;
+}
+
+/** The problem a failed live read answers with; details name no host, table or SQL. */
+export function readProblem(error: unknown) {
+  switch (classifyPgError(error)) {
+    case 'unavailable':
+      return relayProblem(
+        'datasource.unavailable',
+        'the database behind this entity cannot be reached; retry later',
+        {
+          headers: { 'retry-after': '5' },
+        },
+      );
+    case 'timeout':
+      return relayProblem('datasource.timeout', 'the database did not answer within the query timeout');
+    case 'invalid_input':
+      return relayProblem('filter.invalid_value', 'a filter value is not valid for the column it filters');
+    case 'failed':
+      return relayProblem('datasource.query_failed', 'the database refused the read');
+  }
+}
+
+async function probeLiveTable(table: TableConfig, url: string, relation: string): Promise<void> {
+  const source = table.source as PostgresSourceConfig;
+  const client = new pg.Client(clientConfig(url, source));
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query(beginReadOnly(source));
+    const columns = await client.query<{ name: string; type: string; shown: string }>({
+      text: `SELECT a.attname AS name, t.typname AS type, format_type(a.atttypid, a.atttypmod) AS shown
+               FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+              WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`,
+      values: [relation],
+    });
+    if (columns.rows.length === 0) {
+      throw new SourceError({
+        tableId: table.id,
+        code: 'ingest.query_failed',
+        detail: `${relation} does not exist or is not visible to the database user`,
+      });
+    }
+    checkColumns(table, columns.rows);
+    const kind = await client.query<{ relkind: string }>({
+      text: 'SELECT relkind FROM pg_class WHERE oid = to_regclass($1)',
+      values: [relation],
+    });
+    // A view (or foreign table) has no index to check: its key must be unique by construction (see docs).
+    if (['v', 'f'].includes(kind.rows[0]?.relkind ?? '')) {
+      await client.query('COMMIT');
+      return;
+    }
+    const unique = await client.query({
+      text: `SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+              WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indnkeyatts = 1
+                AND i.indpred IS NULL AND a.attname = $2 LIMIT 1`,
+      values: [relation, table.primary_key],
+    });
+    if (unique.rows.length === 0) {
+      throw new SourceError({
+        tableId: table.id,
+        code: 'ingest.live_key_not_unique',
+        detail: `live reads page by the primary key: ${relation} needs a unique index (a PRIMARY KEY or UNIQUE constraint) on ${table.primary_key} alone`,
+        column: table.primary_key,
+      });
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    throw postgresLoadError(table.id, error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function checkColumns(
+  table: TableConfig,
+  actual: readonly { name: string; type: string; shown: string }[],
+): void {
+  const byName = new Map(actual.map((column) => [column.name, column]));
+  const declared = new Set(table.schema.fields.map((field) => field.name));
+  if (table.schema.strict) {
+    const extra = actual.filter((column) => !declared.has(column.name)).map((column) => column.name);
+    if (extra.length > 0) {
+      throw new SourceError({
+        tableId: table.id,
+        code: 'ingest.strict_extra_column',
+        detail: `source has undeclared columns: ${extra.join(', ')} (declare them or set schema.strict: false)`,
+      });
+    }
+  }
+  const missing = table.schema.fields.filter((field) => !byName.has(field.name)).map((field) => field.name);
+  if (missing.length > 0) {
+    throw new SourceError({
+      tableId: table.id,
+      code: 'ingest.missing_column',
+      detail: `source lacks declared columns: ${missing.join(', ')}`,
+    });
+  }
+  for (const field of table.schema.fields) {
+    const column = byName.get(field.name) as { type: string; shown: string };
+    if (!(COMPATIBLE_TYPES[field.type] ?? []).includes(column.type)) {
+      throw new SourceError({
+        tableId: table.id,
+        code: 'ingest.type_mismatch',
+        detail: `column is ${column.shown}, which a live table cannot serve as ${field.type} (use ${(COMPATIBLE_TYPES[field.type] ?? []).join(', ')})`,
+        column: field.name,
+      });
+    }
+  }
+}

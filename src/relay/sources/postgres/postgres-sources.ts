@@ -1,0 +1,101 @@
+// Every PostgreSQL source of one relay: connection URLs by table, the live tables with their pools, and the
+// entry points loading, refreshing and reading go through (snapshot reads, change tokens, live probes).
+import type { Logger } from '../../../platform/log.ts';
+import type { RelayConfig, TableConfig } from '../../config/schema.ts';
+import { tableKey } from '../../store/generation.ts';
+import { createLiveTable, type LiveScan, type LiveTable } from './live-table.ts';
+import { readPostgresChangeToken } from './read-change-token.ts';
+import { openPostgresSnapshot, type PostgresSnapshotRows } from './read-postgres-snapshot.ts';
+
+export interface PostgresSources {
+  /** True for a postgres table with `materialization: live`: it is probed, never loaded into memory. */
+  isLive(table: TableConfig): boolean;
+  /** The live table serving `datasetId/tableId`, or undefined when that table is a snapshot (or a file). */
+  liveTable(datasetId: string, tableId: string): LiveTable | undefined;
+  /** Starts streaming a snapshot table (see openPostgresSnapshot). */
+  openSnapshot(table: TableConfig): Promise<PostgresSnapshotRows>;
+  /** Checks a live table is servable (see LiveTable.probe). */
+  probeLive(table: TableConfig): Promise<void>;
+  /** The version a live table's cursors are bound to (a digest of its config). */
+  liveVersion(table: TableConfig): string;
+  /**
+   * The table's `change_token_sql` answer, reduced to a short token; equal tokens mean unchanged data.
+   * Rejects with a SourceError (`ingest.source_unavailable`, `ingest.query_failed`, `ingest.query_timeout`).
+   */
+  changeToken(table: TableConfig): Promise<string>;
+  /** Ends the live pools; later calls fail. */
+  close(): Promise<void>;
+}
+
+export interface PostgresSourcesDeps {
+  readonly logger: Logger;
+  readonly now: () => number;
+  /** Called after every live statement, for metrics. */
+  readonly onLiveScan?: ((datasetId: string, scan: LiveScan) => void) | undefined;
+}
+
+export function isPostgresTable(table: TableConfig): boolean {
+  return table.source.type === 'postgres';
+}
+
+export function isLiveTable(table: TableConfig): boolean {
+  return table.source.type === 'postgres' && table.materialization === 'live';
+}
+
+/** `urls` maps `datasetId/tableId` to the connection URL read from the table's `connection_env`. */
+export function createPostgresSources(
+  config: RelayConfig,
+  urls: ReadonlyMap<string, string>,
+  deps: PostgresSourcesDeps,
+): PostgresSources {
+  const urlByTable = new Map<TableConfig, string>();
+  const live = new Map<string, LiveTable>();
+  const liveByTable = new Map<TableConfig, LiveTable>();
+  for (const dataset of config.datasets) {
+    for (const table of dataset.tables) {
+      if (!isPostgresTable(table)) continue;
+      const key = tableKey(dataset.id, table.id);
+      const url = urls.get(key);
+      if (url === undefined) throw new TypeError(`no connection URL resolved for table ${key}`);
+      urlByTable.set(table, url);
+      if (isLiveTable(table)) {
+        const liveTable = createLiveTable(table, url, {
+          logger: deps.logger,
+          now: deps.now,
+          onScan: (scan) => deps.onLiveScan?.(dataset.id, scan),
+        });
+        live.set(key, liveTable);
+        liveByTable.set(table, liveTable);
+      }
+    }
+  }
+  let closed = false;
+  const urlOf = (table: TableConfig): string => {
+    if (closed) throw new TypeError('the PostgreSQL sources are closed');
+    const url = urlByTable.get(table);
+    if (url === undefined) throw new TypeError(`table ${table.id} is not a PostgreSQL source of this relay`);
+    return url;
+  };
+  return {
+    isLive: (table) => liveByTable.has(table),
+    liveTable: (datasetId, tableId) => live.get(tableKey(datasetId, tableId)),
+    openSnapshot: (table) => openPostgresSnapshot(table, urlOf(table)),
+    async probeLive(table) {
+      urlOf(table);
+      const liveTable = liveByTable.get(table);
+      if (!liveTable) throw new TypeError(`table ${table.id} is not live`);
+      await liveTable.probe();
+    },
+    liveVersion(table) {
+      const liveTable = liveByTable.get(table);
+      if (!liveTable) throw new TypeError(`table ${table.id} is not live`);
+      return liveTable.version;
+    },
+    changeToken: (table) => readPostgresChangeToken(table, urlOf(table)),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all([...live.values()].map((table) => table.close()));
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { beginReadOnly, classifyPgError, describePgError, qualifiedName } from './read-only-session.ts';
+
+const server = (code: string, message = 'boom') =>
+  Object.assign(new Error(message), { code, severity: 'ERROR' });
+
+describe('read-only session', () => {
+  it('opens every transaction READ ONLY with a local statement timeout, UTC and standard strings', () => {
+    assert.equal(
+      beginReadOnly({ query_timeout: 1500 }),
+      "BEGIN READ ONLY; SET LOCAL statement_timeout = 1500; SET LOCAL TIME ZONE 'UTC'; SET LOCAL standard_conforming_strings = on",
+    );
+  });
+
+  it('quotes schema and table names', () => {
+    assert.equal(qualifiedName({ schema: 'Reg"istry', name: 'people' }), '"Reg""istry"."people"');
+  });
+
+  it('classifies driver and server errors', () => {
+    assert.equal(
+      classifyPgError(
+        Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      ),
+      'unavailable',
+    );
+    assert.equal(classifyPgError(new Error('Connection terminated unexpectedly')), 'unavailable');
+    assert.equal(classifyPgError(new Error('Query read timeout')), 'timeout');
+    assert.equal(classifyPgError(server('57014')), 'timeout');
+    assert.equal(classifyPgError(server('08006')), 'unavailable');
+    assert.equal(classifyPgError(server('57P01')), 'unavailable');
+    assert.equal(classifyPgError(server('28P01')), 'unavailable');
+    assert.equal(classifyPgError(server('53300')), 'unavailable');
+    assert.equal(classifyPgError(server('22P02')), 'invalid_input');
+    assert.equal(classifyPgError(server('42P01')), 'failed');
+    assert.equal(classifyPgError(server('25006')), 'failed');
+  });
+
+  it('describes errors by SQLSTATE or socket code, never with the address', () => {
+    assert.equal(
+      describePgError(server('42P01', 'relation "x" does not exist')),
+      'SQLSTATE 42P01: relation "x" does not exist',
+    );
+    assert.equal(
+      describePgError(
+        Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+      ),
+      'ECONNREFUSED',
+    );
+  });
+});

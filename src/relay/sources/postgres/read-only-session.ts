@@ -1,0 +1,99 @@
+// What every PostgreSQL statement of the relay shares: a READ ONLY transaction with a statement timeout, raw text
+// values (coerced by the store's own rules), quoted identifiers, and one classification of driver errors.
+import type pg from 'pg';
+import type { PostgresSourceConfig } from '../../config/schema.ts';
+
+/**
+ * Opens the transaction every read runs in. READ ONLY makes any write fail, whatever a view or function tries;
+ * the settings are LOCAL so they end with the transaction (and work where startup options are ignored).
+ * `standard_conforming_strings` pins the literal rules the configured SQL was checked with.
+ */
+export function beginReadOnly(source: Pick<PostgresSourceConfig, 'query_timeout'>): string {
+  const timeout = Math.max(1, Math.floor(source.query_timeout));
+  return `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeout}; SET LOCAL TIME ZONE 'UTC'; SET LOCAL standard_conforming_strings = on`;
+}
+
+/** Every value as PostgreSQL's text output: the same text the store coerces from CSV cells. */
+export const RAW_TEXT: pg.CustomTypesConfig = {
+  getTypeParser: (() => (value: string) => value) as unknown as pg.CustomTypesConfig['getTypeParser'],
+};
+
+export function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+export function qualifiedName(table: { schema: string; name: string }): string {
+  return `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
+}
+
+const CLIENT_TIMEOUT_GRACE_MS = 1000;
+/** The driver's message when its own `query_timeout` fires. */
+const CLIENT_TIMEOUT_MESSAGE = 'Query read timeout';
+
+/**
+ * Driver settings for one source; the URL is passed through untouched and never logged. `clientTimeout: false`
+ * leaves out the client-side backstop (a COPY is one long statement, bounded by the server's timeout alone).
+ */
+export function clientConfig(
+  url: string,
+  source: PostgresSourceConfig,
+  options: { clientTimeout?: boolean } = {},
+): pg.ClientConfig {
+  return {
+    connectionString: url,
+    connectionTimeoutMillis: source.connect_timeout,
+    // Client-side backstop for a server that stops answering (or ignores statement_timeout, as embedded
+    // PostgreSQL builds do): the server's own timeout normally fires first.
+    ...(options.clientTimeout === false
+      ? {}
+      : { query_timeout: source.query_timeout + CLIENT_TIMEOUT_GRACE_MS }),
+    application_name: 'ambit-relay',
+    keepAlive: true,
+  };
+}
+
+/**
+ * - unavailable: no connection, lost connection, server shutting down or refusing (also authentication);
+ * - timeout: the statement ran past `query_timeout`;
+ * - invalid_input: PostgreSQL refused a parameter value for the column's type (a filter value);
+ * - failed: anything else the server refused (missing table, permission, read-only violation).
+ */
+export type PgErrorKind = 'unavailable' | 'timeout' | 'invalid_input' | 'failed';
+
+interface PgLikeError {
+  readonly code?: unknown;
+  readonly severity?: unknown;
+  readonly message?: unknown;
+}
+
+export function classifyPgError(error: unknown): PgErrorKind {
+  const { code, severity } = (error ?? {}) as PgLikeError;
+  const sqlstate = typeof code === 'string' && typeof severity === 'string' ? code : undefined;
+  if (sqlstate === undefined) {
+    if ((error as PgLikeError | undefined)?.message === CLIENT_TIMEOUT_MESSAGE) return 'timeout';
+    // Other errors without a SQLSTATE come from the socket, TLS or the driver: the server was not reached or lost.
+    return 'unavailable';
+  }
+  if (sqlstate === '57014') return 'timeout';
+  if (
+    sqlstate.startsWith('08') ||
+    sqlstate.startsWith('28') ||
+    sqlstate.startsWith('57P') ||
+    sqlstate === '53300' ||
+    sqlstate === '3D000'
+  ) {
+    return 'unavailable';
+  }
+  if (['22P02', '22007', '22008', '22003', '22021', '22023'].includes(sqlstate)) return 'invalid_input';
+  return 'failed';
+}
+
+/** A short reason for logs and load errors: the SQLSTATE and server message, or the socket error code. */
+export function describePgError(error: unknown): string {
+  const { code, severity, message } = (error ?? {}) as PgLikeError;
+  const text = typeof message === 'string' ? message.slice(0, 200) : 'unknown error';
+  if (typeof code === 'string' && typeof severity === 'string') return `SQLSTATE ${code}: ${text}`;
+  if (typeof code === 'string') return code;
+  // Driver messages ("Connection terminated due to connection timeout") name no host or credential.
+  return text;
+}

@@ -1,0 +1,84 @@
+// Streams a PostgreSQL table or query into the store: one READ ONLY transaction on a connection of its own and
+// `COPY (SELECT ...) TO STDOUT`, rows in primary-key order, decoded into column batches as they arrive (the
+// socket pauses while batches wait, so the table is never held twice).
+import pg from 'pg';
+import type { PostgresSourceConfig, TableConfig } from '../../config/schema.ts';
+import { mapColumns } from '../../store/build-table.ts';
+import type { ColumnBatch } from '../open-file-source.ts';
+import { CopyOut } from './copy-out.ts';
+import { postgresLoadError } from './postgres-load-error.ts';
+import {
+  beginReadOnly,
+  clientConfig,
+  qualifiedName,
+  quoteIdentifier,
+  RAW_TEXT,
+} from './read-only-session.ts';
+
+export interface PostgresSnapshotRows {
+  /** The declared fields, in declaration order: every batch's columns are aligned with them. */
+  readonly columns: readonly string[];
+  /** Rows in primary-key order, column by column; the connection closes when iteration ends. */
+  readonly columnBatches: AsyncIterable<ColumnBatch>;
+  /** Bytes of row data read so far. */
+  bytesRead(): number;
+}
+
+/** `FROM` target of a source: the quoted table, or the configured query as a subquery. */
+export function relationOf(source: PostgresSourceConfig): string {
+  if (source.table) return qualifiedName(source.table);
+  // Newlines keep a trailing `--` comment of the query from swallowing the closing parenthesis.
+  return `(\n${source.query ?? ''}\n) AS ambit_source`;
+}
+
+/**
+ * Connects, checks the columns against the declared schema (missing ones fail, extra ones fail under `strict`),
+ * and starts the COPY. Rejects with a SourceError (`ingest.source_unavailable` when the server is not there).
+ * `query_timeout` bounds the whole COPY: it is one statement.
+ */
+export async function openPostgresSnapshot(table: TableConfig, url: string): Promise<PostgresSnapshotRows> {
+  const source = table.source as PostgresSourceConfig;
+  const client = new pg.Client(clientConfig(url, source, { clientTimeout: false }));
+  // A socket error while idle is reported through the next query; the listener keeps it from being fatal.
+  client.on('error', () => {});
+  const relation = relationOf(source);
+  const declared = table.schema.fields.map((field) => field.name);
+  try {
+    await client.connect();
+    await client.query(beginReadOnly(source));
+    const probe = await client.query({ text: `SELECT * FROM ${relation} LIMIT 0`, types: RAW_TEXT });
+    mapColumns(
+      table,
+      probe.fields.map((field) => field.name),
+    );
+  } catch (error) {
+    await client.end().catch(() => {});
+    throw postgresLoadError(table.id, error);
+  }
+  const columns = declared.map(quoteIdentifier).join(', ');
+  const copy = new CopyOut(
+    `COPY (SELECT ${columns} FROM ${relation} ORDER BY ${quoteIdentifier(table.primary_key)}) TO STDOUT`,
+    table.schema.fields.map((field) => field.type),
+  );
+  async function* batches(): AsyncGenerator<ColumnBatch> {
+    let finished = false;
+    try {
+      client.query(copy);
+      try {
+        yield* copy.batches();
+      } catch (error) {
+        throw postgresLoadError(table.id, error);
+      }
+      finished = true;
+    } finally {
+      // COMMIT ends the read-only transaction; an abandoned read just drops the connection.
+      if (finished) await client.query('COMMIT').catch(() => {});
+      await client.end().catch(() => {});
+    }
+  }
+  return {
+    columns: declared,
+    columnBatches: { [Symbol.asyncIterator]: batches },
+    bytesRead: () => copy.bytes,
+  };
+}

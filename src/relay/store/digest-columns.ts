@@ -1,0 +1,35 @@
+// A content digest of finished columns (rows in primary-key order): equal data gives equal digests whatever order
+// the source delivered the rows in, so replicas reading one database agree on versions, ETags and cursors.
+import { createHash } from 'node:crypto';
+import type { Column } from './column.ts';
+
+const TEXT_CHUNK = 65_536;
+
+export function digestColumns(columns: ReadonlyMap<string, Column>): string {
+  const digest = createHash('sha256');
+  for (const [name, column] of columns) {
+    digest.update(`\u0000${name}\u0000${column.type}\u0000`);
+    switch (column.kind) {
+      case 'numeric':
+        digest.update(
+          new Uint8Array(column.values.buffer, column.values.byteOffset, column.values.byteLength),
+        );
+        digest.update(column.nulls);
+        break;
+      case 'boolean':
+        digest.update(column.values);
+        break;
+      case 'text': {
+        // Nulls as a mask, values joined by NUL (PostgreSQL text cannot hold it; empty cells are stored as null).
+        const nulls = new Uint8Array(column.values.length);
+        for (let i = 0; i < nulls.length; i++) if (column.values[i] === null) nulls[i] = 1;
+        digest.update(nulls);
+        for (let from = 0; from < column.values.length; from += TEXT_CHUNK) {
+          digest.update(column.values.slice(from, from + TEXT_CHUNK).join('\u0000'));
+        }
+        break;
+      }
+    }
+  }
+  return digest.digest('hex');
+}

@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SourceBindingConfig } from '../config/schema.ts';
+import { verifierProblem } from '../problems.ts';
+import { createBatchReader } from './create-batch-reader.ts';
+import type { BulkLookup, BulkOutcome, SourceLookup, SourceReader } from './source-reader.ts';
+
+const binding = (connection: string, fields: string[] = ['deceased']): SourceBindingConfig => ({
+  connector: 'registry_data_api',
+  connection,
+  dataset: 'civil',
+  entity: 'persons',
+  lookup: { input: 'target.identifiers.national_id', field: 'national_id' },
+  fields,
+});
+const BULK = binding('bulk');
+const SINGLE = binding('single');
+const P = 'https://p.example/x';
+
+function lookup(value: string, on = BULK, purpose = P): SourceLookup {
+  return { binding: on, value, purpose, requestId: 'r1' };
+}
+
+/** A reader that batches `bulk` (limit 3) and records every call; values starting with `?` stay unsettled. */
+function fakeBase(options: { failBulk?: boolean } = {}) {
+  const singles: string[] = [];
+  const bulks: BulkLookup[] = [];
+  const base: SourceReader = {
+    async read(request) {
+      singles.push(`${request.binding.connection}:${request.value}`);
+      return { row: { national_id: request.value, via: 'single' }, sourceId: 's' };
+    },
+    bulkLimit: (on) => (on.connection === 'bulk' ? 3 : 0),
+    async readMany(request) {
+      bulks.push(request);
+      if (options.failBulk) throw verifierProblem('source.unavailable', 'down');
+      const settled = new Map<string, BulkOutcome>();
+      for (const value of request.values) {
+        if (value.startsWith('?')) continue;
+        settled.set(
+          value,
+          value === 'missing'
+            ? { problem: verifierProblem('evidence.not_available', 'none') }
+            : { record: { row: { national_id: value, via: 'bulk' }, sourceId: 's' } },
+        );
+      }
+      return settled;
+    },
+    close() {},
+  };
+  return { base, singles, bulks };
+}
+
+describe('batch reader', () => {
+  it('reads announced lookups with one bulk request per binding and limit, and each distinct lookup once', async () => {
+    const { base, singles, bulks } = fakeBase();
+    const reader = createBatchReader(base);
+    const lookups = ['a', 'b', 'a', 'c', 'd', 'e'].map((value) => lookup(value));
+    reader.prefetch(lookups);
+    const rows = await Promise.all(lookups.map((entry) => reader.read(entry)));
+    assert.deepEqual(
+      bulks.map((request) => request.values),
+      [
+        ['a', 'b', 'c'],
+        ['d', 'e'],
+      ],
+    );
+    assert.deepEqual(singles, []);
+    assert.deepEqual(
+      rows.map((record) => record.row.via),
+      ['bulk', 'bulk', 'bulk', 'bulk', 'bulk', 'bulk'],
+    );
+    assert.equal(reader.upstreamRequests, 2);
+  });
+
+  it('reads singly what bulk cannot carry or settle, still once per lookup', async () => {
+    const { base, singles, bulks } = fakeBase();
+    const reader = createBatchReader(base);
+    const lookups = [
+      lookup('x', SINGLE),
+      lookup('x', SINGLE),
+      lookup('has,comma'),
+      lookup(' padded'),
+      lookup('?unsettled'),
+      lookup('ok'),
+      lookup('lone', BULK, 'https://p.example/other'),
+    ];
+    reader.prefetch(lookups);
+    const rows = await Promise.all(lookups.map((entry) => reader.read(entry)));
+    assert.deepEqual(
+      bulks.map((request) => request.values),
+      [['?unsettled', 'ok']],
+    );
+    assert.deepEqual(
+      [...singles].sort(),
+      ['bulk: padded', 'bulk:?unsettled', 'bulk:has,comma', 'bulk:lone', 'single:x'].sort(),
+    );
+    assert.equal(rows[5]?.row.via, 'bulk');
+    assert.equal(reader.upstreamRequests, 6);
+  });
+
+  it('keeps lookups with different projections apart', async () => {
+    const { base, bulks } = fakeBase();
+    const reader = createBatchReader(base);
+    const other = binding('bulk', ['birth_date']);
+    reader.prefetch([lookup('a'), lookup('b'), lookup('a', other), lookup('b', other)]);
+    assert.equal(bulks.length, 2);
+  });
+
+  it('passes each value its own outcome, and a failed bulk read to every value in it', async () => {
+    const { base } = fakeBase();
+    const reader = createBatchReader(base);
+    reader.prefetch([lookup('found'), lookup('missing')]);
+    assert.equal((await reader.read(lookup('found'))).row.via, 'bulk');
+    await assert.rejects(reader.read(lookup('missing')), { code: 'evidence.not_available' });
+
+    const failing = fakeBase({ failBulk: true });
+    const down = createBatchReader(failing.base);
+    // Nobody reads these lookups: their failure must not surface as an unhandled rejection.
+    down.prefetch([lookup('u'), lookup('v'), lookup('w'), lookup('z')]);
+    await assert.rejects(down.read(lookup('u')), { code: 'source.unavailable' });
+    await new Promise((resolve) => setImmediate(resolve));
+  });
+});

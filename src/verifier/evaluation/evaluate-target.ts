@@ -1,0 +1,99 @@
+// One target's evaluation, shared by single and batch evaluations: evaluate the claim graph, build the result
+// views at each claim's disclosure level, and the record kept for render.
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../platform/audit/canonical-json.ts';
+import { keyedHash } from '../../platform/audit/keyed-hash.ts';
+import type { Principal } from '../../platform/auth/principal.ts';
+import type { CatalogClaim } from '../claims/build-claim-catalog.ts';
+import {
+  type ClaimEngine,
+  type ClaimOutcome,
+  type EvaluationTrace,
+  evaluateClaims,
+} from '../claims/evaluate-claims.ts';
+import type { DisclosureLevel } from '../config/schema.ts';
+import type { StoredEvaluation } from '../state/evaluation-store.ts';
+import type { VerifierRuntime } from '../verifier-runtime.ts';
+import { buildClaimResult, type ClaimResult } from './build-claim-result.ts';
+import type { EvaluationTarget } from './parse-evaluation-request.ts';
+import { buildTargetRef } from './target-ref.ts';
+
+export interface TargetEvaluationInput {
+  readonly engine: ClaimEngine;
+  readonly claims: readonly CatalogClaim[];
+  readonly target: EvaluationTarget;
+  readonly purpose: string;
+  /** Forwarded upstream as `x-request-id`. */
+  readonly requestId: string;
+  readonly disclosures: ReadonlyMap<string, DisclosureLevel>;
+  readonly format: string;
+  readonly evaluationId: string;
+  readonly startedAt: number;
+}
+
+export interface TargetEvaluation {
+  /** One view per requested claim, in request order. */
+  readonly results: ClaimResult[];
+  /** Distinct sources behind all the results. */
+  readonly sourceCount: number;
+}
+
+export async function evaluateTarget(
+  runtime: VerifierRuntime,
+  input: TargetEvaluationInput,
+  trace: EvaluationTrace,
+): Promise<TargetEvaluation> {
+  const outcomes = await evaluateClaims(
+    input.engine,
+    input.claims.map((claim) => claim.id),
+    {
+      target: input.target,
+      purpose: input.purpose,
+      requestId: input.requestId,
+      today: new Date(input.startedAt).toISOString().slice(0, 10),
+    },
+    trace,
+  );
+  const targetRef = buildTargetRef(runtime.hashSecret, input.target);
+  const issuedAt = new Date(input.startedAt).toISOString();
+  const versions = new Map([...runtime.catalog.claims].map(([id, entry]) => [id, entry.config.version]));
+  const results = input.claims.map((claim) =>
+    buildClaimResult({
+      evaluationId: input.evaluationId,
+      serviceId: runtime.config.evidence.service_id,
+      claim: claim.config,
+      outcome: outcomes.get(claim.id) as ClaimOutcome,
+      disclosure: input.disclosures.get(claim.id) ?? 'redacted',
+      format: input.format,
+      targetRef,
+      issuedAt,
+      dependencyVersions: versions,
+    }),
+  );
+  const sourceCount = new Set([...outcomes.values()].flatMap((outcome) => [...outcome.sources])).size;
+  return { results, sourceCount };
+}
+
+/** The common disclosure level of an evaluation, or `mixed`. */
+export function overallDisclosure(
+  disclosures: ReadonlyMap<string, DisclosureLevel>,
+): DisclosureLevel | 'mixed' {
+  const levels = new Set(disclosures.values());
+  return levels.size === 1 ? ([...levels][0] as DisclosureLevel) : 'mixed';
+}
+
+export function requestHash(value: unknown): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex')}`;
+}
+
+export function storedEvaluation(
+  runtime: VerifierRuntime,
+  fields: Omit<StoredEvaluation, 'expires_at'>,
+): StoredEvaluation {
+  return { ...fields, expires_at: fields.created_at + runtime.config.state.evaluation_retention };
+}
+
+/** Who a stored evaluation or idempotency key belongs to, as a keyed hash of the principal id. */
+export function principalHash(runtime: VerifierRuntime, principal: Principal): string {
+  return keyedHash(runtime.hashSecret, 'principal', principal.id);
+}

@@ -1,0 +1,299 @@
+// Runs a planned batch: announces every item's source lookups up front (so bulk connections read them with one
+// `.in` request per binding), evaluates the items with bounded parallelism, stores each succeeded item's
+// evaluation, and reports per item. One item's failure never fails another.
+import { isProblem, type Problem } from '../../platform/problem/problem.ts';
+import type { CatalogClaim } from '../claims/build-claim-catalog.ts';
+import { checkLookupInputs } from '../claims/evaluate-claims.ts';
+import { createBatchReader } from '../connectors/create-batch-reader.ts';
+import { createSemaphore } from '../connectors/create-semaphore.ts';
+import { auditCodeOf } from '../connectors/failure-reason.ts';
+import type { SourceLookup } from '../connectors/source-reader.ts';
+import type { StoredEvaluation } from '../state/evaluation-store.ts';
+import type { VerifierAuditFacts, VerifierRuntime } from '../verifier-runtime.ts';
+import type { ClaimResult } from './build-claim-result.ts';
+import { evaluateTarget, overallDisclosure, requestHash, storedEvaluation } from './evaluate-target.ts';
+import type { BatchItem, BatchRequest } from './parse-batch-request.ts';
+import { type EvaluationTarget, lookupValue } from './parse-evaluation-request.ts';
+import type { BatchPlan } from './plan-batch.ts';
+import { buildTargetRef, targetAuditHash } from './target-ref.ts';
+
+export interface BatchContext {
+  readonly batchId: string;
+  readonly principalHash: string;
+  readonly requestId: string;
+  readonly startedAt: number;
+}
+
+export interface BatchItemReport {
+  readonly inputIndex: number;
+  readonly status: number;
+  readonly problemCode: string | undefined;
+  readonly facts: VerifierAuditFacts;
+}
+
+export interface BatchRun {
+  /** The response body. */
+  readonly response: Record<string, unknown>;
+  /** One per item, for its audit event. */
+  readonly reports: readonly BatchItemReport[];
+  /** Set when the evaluations could not be stored: the batch then fails as a whole. */
+  readonly storeFailure: unknown;
+  readonly upstreamRequests: number;
+  readonly sourceReads: number;
+}
+
+type ItemOutcome =
+  | {
+      readonly ok: true;
+      readonly evaluationId: string;
+      readonly results: ClaimResult[];
+      readonly sourceCount: number;
+    }
+  | { readonly ok: false; readonly problem: Problem };
+
+export async function runBatch(
+  runtime: VerifierRuntime,
+  request: BatchRequest,
+  plan: BatchPlan,
+  context: BatchContext,
+): Promise<BatchRun> {
+  const claimIds = plan.claims.map((claim) => claim.id);
+  const reader = createBatchReader(runtime.engine.reader);
+  const engine = { ...runtime.engine, reader };
+
+  // Targets that cannot be evaluated fail now; the others announce their reads.
+  const failures = new Map<number, Problem>();
+  const lookups: SourceLookup[] = [];
+  for (const item of request.items) {
+    const target = item.target;
+    if (isProblem(target)) {
+      failures.set(item.index, target);
+      continue;
+    }
+    try {
+      checkLookupInputs(runtime.catalog, claimIds, target);
+    } catch (error) {
+      if (!isProblem(error)) throw error;
+      failures.set(item.index, error);
+      continue;
+    }
+    lookups.push(
+      ...lookupsOf(runtime, plan.claims, target, plan.purposes[item.index] as string, context.requestId),
+    );
+  }
+  reader.prefetch(lookups);
+
+  const traces = request.items.map(() => ({ sourceReads: 0 }));
+  const permits = createSemaphore(runtime.config.evidence.concurrency.subjects);
+  const outcomes = await Promise.all(
+    request.items.map(async (item): Promise<ItemOutcome> => {
+      const failure = failures.get(item.index);
+      if (failure) return { ok: false, problem: failure };
+      const evaluationId = runtime.random.ulid(context.startedAt);
+      try {
+        const evaluation = await permits.run(() =>
+          evaluateTarget(
+            runtime,
+            {
+              engine,
+              claims: plan.claims,
+              target: item.target as EvaluationTarget,
+              purpose: plan.purposes[item.index] as string,
+              requestId: context.requestId,
+              disclosures: plan.disclosures,
+              format: plan.format,
+              evaluationId,
+              startedAt: context.startedAt,
+            },
+            traces[item.index] as { sourceReads: number },
+          ),
+        );
+        return { ok: true, evaluationId, results: evaluation.results, sourceCount: evaluation.sourceCount };
+      } catch (error) {
+        if (!isProblem(error)) throw error;
+        return { ok: false, problem: error };
+      }
+    }),
+  );
+
+  const disclosure = overallDisclosure(plan.disclosures);
+  const stored: StoredEvaluation[] = [];
+  request.items.forEach((item, index) => {
+    const outcome = outcomes[index] as ItemOutcome;
+    if (!outcome.ok) return;
+    stored.push(
+      storedEvaluation(runtime, {
+        evaluation_id: outcome.evaluationId,
+        principal_hash: context.principalHash,
+        purpose: plan.purposes[item.index] as string,
+        claim_ids: claimIds,
+        disclosure,
+        format: plan.format,
+        results: outcome.results,
+        created_at: context.startedAt,
+        request_hash: requestHash({
+          item: item.raw,
+          claims: request.claims,
+          disclosure: request.disclosure ?? null,
+          format: plan.format,
+        }),
+      }),
+    );
+  });
+  let storeFailure: unknown;
+  try {
+    await runtime.store.putMany(stored);
+  } catch (error) {
+    storeFailure = error;
+  }
+
+  const items = request.items.map((item, index) => renderItem(runtime, item, outcomes[index] as ItemOutcome));
+  const succeeded = outcomes.filter((outcome) => outcome.ok).length;
+  const reports = request.items.map((item, index) =>
+    reportItem(runtime, item, outcomes[index] as ItemOutcome, traces[index]?.sourceReads ?? 0, {
+      plan,
+      claimIds,
+      disclosure,
+      storeFailure,
+    }),
+  );
+  return {
+    response: {
+      batch_id: context.batchId,
+      status: 'completed',
+      claims: claimIds,
+      format: plan.format,
+      items,
+      summary: { succeeded, failed: items.length - succeeded },
+    },
+    reports,
+    storeFailure,
+    upstreamRequests: reader.upstreamRequests,
+    sourceReads: traces.reduce((sum, trace) => sum + trace.sourceReads, 0),
+  };
+}
+
+/** Every source lookup the claims (and their sub-claims) make for one target. */
+function lookupsOf(
+  runtime: VerifierRuntime,
+  claims: readonly CatalogClaim[],
+  target: EvaluationTarget,
+  purpose: string,
+  requestId: string,
+): SourceLookup[] {
+  const members = new Set(claims.flatMap((claim) => claim.closure));
+  const lookups: SourceLookup[] = [];
+  for (const id of members) {
+    const claim = runtime.catalog.claims.get(id)?.config;
+    for (const binding of Object.values(claim?.source_bindings ?? {})) {
+      const value = lookupValue(target, binding.lookup.input);
+      if (value !== undefined) lookups.push({ binding, value, purpose, requestId });
+    }
+  }
+  return lookups;
+}
+
+function renderItem(
+  runtime: VerifierRuntime,
+  item: BatchItem,
+  outcome: ItemOutcome,
+): Record<string, unknown> {
+  const targetRef = isProblem(item.target) ? null : buildTargetRef(runtime.hashSecret, item.target);
+  if (!outcome.ok) {
+    return {
+      input_index: item.index,
+      target_ref: targetRef,
+      status: 'failed',
+      claim_results: [],
+      errors: [
+        {
+          code: outcome.problem.code,
+          title: outcome.problem.title,
+          // Only an unavailable source is worth retrying as is; every other failure would fail again.
+          retryable: outcome.problem.code === 'source.unavailable',
+        },
+      ],
+    };
+  }
+  return {
+    input_index: item.index,
+    evaluation_id: outcome.evaluationId,
+    target_ref: targetRef,
+    status: 'succeeded',
+    claim_results: outcome.results.map((result) => claimResultItem(runtime, result)),
+    errors: [],
+  };
+}
+
+/** A claim result in a batch item (verifier contract §2.7): the result view without what the item states once. */
+function claimResultItem(runtime: VerifierRuntime, result: ClaimResult): Record<string, unknown> {
+  const claimId = String(result.claim_id);
+  const declared = runtime.catalog.claims.get(claimId)?.config.value.type;
+  return {
+    result_id: `${String(result.evaluation_id)}:${claimId}`,
+    claim_id: claimId,
+    claim_version: result.claim_version,
+    value_type: declared && declared !== 'any' ? declared : jsonType(result.value),
+    value: result.value,
+    satisfied: result.satisfied,
+    disclosure: result.disclosure,
+    ...(result.redacted_fields ? { redacted_fields: result.redacted_fields } : {}),
+    issued_at: result.issued_at,
+    provenance: result.provenance,
+  };
+}
+
+function jsonType(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value === 'bigint' ? 'integer' : typeof value;
+}
+
+function reportItem(
+  runtime: VerifierRuntime,
+  item: BatchItem,
+  outcome: ItemOutcome,
+  sourceReads: number,
+  batch: {
+    plan: BatchPlan;
+    claimIds: string[];
+    disclosure: string;
+    storeFailure: unknown;
+  },
+): BatchItemReport {
+  const target = isProblem(item.target) ? undefined : item.target;
+  const facts: VerifierAuditFacts = {
+    endpointKind: 'batch_item',
+    claimIds: batch.claimIds,
+    purpose: batch.plan.purposes[item.index] as string,
+    scopesUsed: [...batch.plan.scopesUsed],
+    disclosure: batch.disclosure,
+    format: batch.plan.format,
+    targetType: item.targetType,
+    ...(target
+      ? {
+          targetRefHash: targetAuditHash(runtime.hashSecret, target),
+          identifierSchemes: [...target.identifiers.keys()].sort(),
+        }
+      : {}),
+    sourceReadCount: sourceReads,
+  };
+  // A succeeded item whose evaluation could not be stored is reported as the batch is: not stored.
+  const problem = outcome.ok
+    ? isProblem(batch.storeFailure)
+      ? batch.storeFailure
+      : undefined
+    : outcome.problem;
+  if (outcome.ok) {
+    facts.evaluationId = outcome.evaluationId;
+    facts.sourceCount = outcome.sourceCount;
+  }
+  if (problem) {
+    facts.decision = 'evaluate_denied';
+    const detail = auditCodeOf(problem);
+    if (detail !== undefined) facts.errorDetailCode = detail;
+    return { inputIndex: item.index, status: problem.status, problemCode: problem.code, facts };
+  }
+  facts.decision = 'evaluate';
+  return { inputIndex: item.index, status: 200, problemCode: undefined, facts };
+}

@@ -1,0 +1,164 @@
+// POST /v1/batch-evaluations: authenticate -> size -> parse -> plan the whole batch (no reads) -> idempotency
+// key -> run the items -> store -> one audit event per item and one for the batch.
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import { buildBatchItemAuditEvent } from '../audit/build-evidence-audit-event.ts';
+import { auditCodeOf } from '../connectors/failure-reason.ts';
+import { overallDisclosure, principalHash, requestHash } from '../evaluation/evaluate-target.ts';
+import { countItems, parseBatchRequest } from '../evaluation/parse-batch-request.ts';
+import { planBatch } from '../evaluation/plan-batch.ts';
+import { runBatch } from '../evaluation/run-batch.ts';
+import { verifierProblem } from '../problems.ts';
+import type { IdempotencyOutcome } from '../state/evaluation-store.ts';
+import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
+
+const ROUTE = '/v1/batch-evaluations';
+/** Printable ASCII without spaces, as the key is usually a UUID or a ULID. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+/** How long past the request timeout an unfinished key stays reserved for its request. */
+const LEASE_MARGIN_MS = 5_000;
+
+export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
+  const { config, store } = runtime;
+
+  app.post(ROUTE, async (request, reply) => {
+    const facts = auditFacts(request);
+    facts.endpointKind = 'batch_evaluate';
+    facts.decision = 'batch_evaluate_denied';
+    const principal = await runtime.authenticate(request);
+    const key = readIdempotencyKey(request.headers);
+    const count = countItems(request.body);
+    if (count > config.evidence.inline_batch_limit) {
+      throw verifierProblem(
+        'batch.too_large',
+        `A batch holds at most ${config.evidence.inline_batch_limit} items; this one has ${count}.`,
+        { extras: { max_items: config.evidence.inline_batch_limit } },
+      );
+    }
+    const body = parseBatchRequest(request.body);
+    facts.claimIds = body.claims.map((ref) => ref.id);
+    facts.batchSize = body.items.length;
+    const plan = planBatch(config, runtime.catalog, principal, body, request.headers);
+    const purposes = [...new Set(plan.purposes)];
+    if (purposes.length === 1) facts.purpose = purposes[0] as string;
+    else facts.purposes = purposes;
+    facts.format = plan.format;
+    facts.scopesUsed = [...plan.scopesUsed];
+    facts.disclosure = overallDisclosure(plan.disclosures);
+
+    const startedAt = runtime.clock.now();
+    const batchId = runtime.random.ulid(startedAt);
+    facts.batchId = batchId;
+    const owner = principalHash(runtime, principal);
+
+    let held: { scope: string; owner: string } | undefined;
+    facts.idempotency = 'none';
+    if (key !== undefined) {
+      const scope = `${owner}:${ROUTE}:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+      const token = runtime.random.ulid(startedAt);
+      const outcome: IdempotencyOutcome = await store.beginIdempotent({
+        scope,
+        // Same body and same purpose header: the same request. (The body alone could hide a changed purpose.)
+        requestHash: requestHash({ body: request.body, purpose: request.headers['data-purpose'] ?? null }),
+        owner: token,
+        leaseUntil: startedAt + config.server.request_timeout + LEASE_MARGIN_MS,
+        expiresAt: startedAt + config.state.evaluation_retention,
+      });
+      if (outcome.kind === 'conflict') {
+        throw verifierProblem(
+          'idempotency.conflict',
+          'This Idempotency-Key was used for a different request; use a new key.',
+        );
+      }
+      if (outcome.kind === 'in_progress') {
+        throw verifierProblem(
+          'idempotency.conflict',
+          'The first request with this Idempotency-Key is still running; retry shortly.',
+          { headers: { 'retry-after': '1' } },
+        );
+      }
+      if (outcome.kind === 'replay') {
+        facts.idempotency = 'replayed';
+        facts.decision = 'batch_evaluate';
+        facts.batchId = replayedBatchId(outcome.response.body) ?? batchId;
+        return reply
+          .code(outcome.response.status)
+          .header('cache-control', 'no-store')
+          .header('idempotent-replayed', 'true')
+          .header('content-type', outcome.response.content_type)
+          .send(Buffer.from(outcome.response.body));
+      }
+      held = { scope, owner: token };
+      facts.idempotency = 'new';
+    }
+
+    try {
+      const run = await runBatch(runtime, body, plan, {
+        batchId,
+        principalHash: owner,
+        requestId: request.ctx.clientRequestId ?? request.ctx.requestId,
+        startedAt,
+      });
+      facts.upstreamRequestCount = run.upstreamRequests;
+      facts.sourceReadCount = run.sourceReads;
+      const summary = run.response.summary as { succeeded: number; failed: number };
+      facts.batchSucceeded = summary.succeeded;
+      facts.batchFailed = summary.failed;
+      await runtime.writeAuditRecords(
+        run.reports.map((report) => {
+          const now = runtime.clock.now();
+          return buildBatchItemAuditEvent(request, report, {
+            secret: runtime.hashSecret,
+            now,
+            eventId: runtime.random.ulid(now),
+          });
+        }),
+      );
+      if (run.storeFailure !== undefined) {
+        facts.errorDetailCode = auditCodeOf(run.storeFailure);
+        throw run.storeFailure;
+      }
+      const text = JSON.stringify(run.response);
+      if (held) {
+        await store.completeIdempotent(
+          held.scope,
+          held.owner,
+          { status: 200, content_type: 'application/json', body: text },
+          // The replay lives as long as the evaluations it names.
+          startedAt + config.state.evaluation_retention,
+        );
+      }
+      facts.decision = 'batch_evaluate';
+      return reply
+        .header('cache-control', 'no-store')
+        .header('content-type', 'application/json')
+        .send(Buffer.from(text));
+    } catch (error) {
+      // The key is released so that a retry of the same request runs afresh.
+      if (held) await store.abandonIdempotent(held.scope, held.owner).catch(() => {});
+      throw error;
+    }
+  });
+}
+
+function readIdempotencyKey(headers: IncomingHttpHeaders): string | undefined {
+  const raw = headers['idempotency-key'];
+  if (raw === undefined) return undefined;
+  if (Array.isArray(raw) || !IDEMPOTENCY_KEY.test(raw)) {
+    throw verifierProblem(
+      'request.invalid',
+      'Send one Idempotency-Key of 1 to 255 printable characters without spaces.',
+    );
+  }
+  return raw;
+}
+
+function replayedBatchId(body: string): string | undefined {
+  try {
+    const id = (JSON.parse(body) as { batch_id?: unknown }).batch_id;
+    return typeof id === 'string' ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,110 @@
+// POST /v1/evaluations/{evaluation_id}/render: a stored evaluation again, in the format it was made in, for the
+// caller that made it. Nothing is read or evaluated anew.
+import type { FastifyInstance } from 'fastify';
+import type { IncomingHttpHeaders } from 'node:http';
+import { z } from 'zod';
+import { platformProblem } from '../../platform/problem/platform-problems.ts';
+import { isClaimVisible } from '../claims/build-claim-catalog.ts';
+import { DISCLOSURE_LEVELS } from '../config/schema.ts';
+import { principalHash } from '../evaluation/evaluate-target.ts';
+import { acceptedFormats, negotiateFormat } from '../evaluation/negotiate-format.ts';
+import { parseOrReject } from '../evaluation/parse-evaluation-request.ts';
+import { readOptionalPurpose } from '../evaluation/plan-evaluation.ts';
+import { verifierProblem } from '../problems.ts';
+import type { StoredEvaluation } from '../state/evaluation-store.ts';
+import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
+import { sendResults } from './send-results.ts';
+
+const EVALUATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+
+const renderBody = z.strictObject({
+  format: z.string().min(1).max(256).optional(),
+  claims: z
+    .array(z.union([z.string().min(1).max(128), z.strictObject({ id: z.string().min(1).max(128) })]))
+    .min(1)
+    .max(32)
+    .optional(),
+  disclosure: z.enum([...DISCLOSURE_LEVELS, 'mixed']).optional(),
+  purpose: z.string().min(1).max(512).optional(),
+});
+
+export function registerRenderRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
+  app.post<{ Params: { evaluation_id: string } }>(
+    '/v1/evaluations/:evaluation_id/render',
+    async (request, reply) => {
+      const facts = auditFacts(request);
+      facts.endpointKind = 'render';
+      facts.decision = 'render_failed';
+      const principal = await runtime.authenticate(request);
+      const body = parseOrReject(renderBody, request.body ?? {});
+      const id = request.params.evaluation_id;
+      // Unknown, another caller's and expired evaluations answer alike.
+      const notFound = () =>
+        verifierProblem(
+          'evaluation.not_found',
+          'No stored evaluation with this id is available to the caller.',
+        );
+      if (!EVALUATION_ID.test(id)) throw notFound();
+      const stored = await runtime.store.get(id, principalHash(runtime, principal));
+      if (!stored) throw notFound();
+      facts.evaluationId = id;
+      facts.claimIds = [...stored.claim_ids];
+      facts.purpose = stored.purpose;
+      facts.format = stored.format;
+      facts.disclosure = stored.disclosure;
+
+      // The caller must still hold what evaluating the claims takes (scopes may have been withdrawn since).
+      const scopes = new Set<string>();
+      for (const claimId of stored.claim_ids) {
+        const claim = runtime.catalog.claims.get(claimId);
+        if (!claim) throw notFound();
+        if (!isClaimVisible(claim, principal)) {
+          throw platformProblem(
+            'auth.scope_denied',
+            `The credential lacks a scope claim ${claimId} requires.`,
+          );
+        }
+        for (const scope of claim.requiredScopes) scopes.add(scope);
+      }
+      facts.scopesUsed = [...scopes].sort();
+
+      const format = renderFormat(request.headers, body.format, stored);
+      checkBinding(stored, format, body, readOptionalPurpose(request.headers, body.purpose));
+      facts.decision = 'render';
+      return sendResults(reply, runtime, stored.format, stored.results);
+    },
+  );
+}
+
+/** The format asked for: the body `format` (which `Accept` must permit), else the best `Accept` offers. */
+function renderFormat(
+  headers: IncomingHttpHeaders,
+  bodyFormat: string | undefined,
+  stored: StoredEvaluation,
+) {
+  const accept = Array.isArray(headers.accept) ? headers.accept.join(', ') : headers.accept;
+  if (bodyFormat !== undefined) return negotiateFormat(accept, bodyFormat);
+  const accepted = acceptedFormats(accept);
+  if (accepted.includes(stored.format as never)) return stored.format;
+  return negotiateFormat(accept, undefined);
+}
+
+/** An evaluation renders only as it was made: same format, and the claims, disclosure and purpose if named. */
+function checkBinding(
+  stored: StoredEvaluation,
+  format: string,
+  body: z.infer<typeof renderBody>,
+  purpose: string | undefined,
+): void {
+  const mismatch = (what: string) =>
+    verifierProblem('evaluation.binding_mismatch', `The evaluation was made with another ${what}.`);
+  if (format !== stored.format) throw mismatch(`format (${stored.format})`);
+  if (body.claims !== undefined) {
+    const asked = new Set(body.claims.map((ref) => (typeof ref === 'string' ? ref : ref.id)));
+    const made = new Set(stored.claim_ids);
+    if (asked.size !== made.size || [...asked].some((claimId) => !made.has(claimId)))
+      throw mismatch('set of claims');
+  }
+  if (body.disclosure !== undefined && body.disclosure !== stored.disclosure) throw mismatch('disclosure');
+  if (purpose !== undefined && purpose !== stored.purpose) throw mismatch('purpose');
+}

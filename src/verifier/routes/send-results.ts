@@ -1,0 +1,26 @@
+// Sends claim results in their negotiated format: the claim-result JSON or CCCEV JSON-LD. Shared by evaluation
+// and render, so a rendered evaluation reads exactly as it did when it was made.
+import type { RouteReply } from '../../platform/http/route-types.ts';
+import { CCCEV_MEDIA_TYPE } from '../config/schema.ts';
+import type { ClaimResult } from '../evaluation/build-claim-result.ts';
+import { renderCccev } from '../evaluation/render-cccev.ts';
+import type { VerifierRuntime } from '../verifier-runtime.ts';
+
+export function sendResults(
+  reply: RouteReply,
+  runtime: VerifierRuntime,
+  format: string,
+  results: readonly ClaimResult[],
+) {
+  reply.header('cache-control', 'no-store').header('vary', 'Accept');
+  const body =
+    format === CCCEV_MEDIA_TYPE
+      ? renderCccev(
+          results,
+          new Map([...runtime.catalog.claims].map(([id, claim]) => [id, claim.config])),
+          runtime.config.evidence.service_id,
+        )
+      : { results };
+  // A Buffer keeps the media type exactly as negotiated (no charset parameter appended).
+  return reply.header('content-type', format).send(Buffer.from(JSON.stringify(body)));
+}

@@ -1,0 +1,213 @@
+// The PostgreSQL state store, shared by every verifier instance pointing at the same database. Expiry is judged by
+// the verifier's clock (passed with each query), so one store behaves like the memory store. Any database failure
+// is a 503 `state.unavailable` (the precise reason goes to audit), never a crash; the migrations are retried until
+// they succeed.
+import pg from 'pg';
+import type { Clock } from '../../platform/clock.ts';
+import type { Logger } from '../../platform/log.ts';
+import { isProblem } from '../../platform/problem/problem.ts';
+import { FailureReason } from '../connectors/failure-reason.ts';
+import { verifierProblem } from '../problems.ts';
+import type {
+  EvaluationStore,
+  IdempotencyOutcome,
+  StoredEvaluation,
+  StoredResponse,
+} from './evaluation-store.ts';
+import { migrateStateSchema, STATE_SCHEMA } from './postgres-migrations.ts';
+
+export interface PostgresStoreOptions {
+  readonly url: string;
+  readonly maxConnections: number;
+  readonly connectTimeoutMs: number;
+  readonly operationTimeoutMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+}
+
+/** A failed migration attempt is not repeated sooner than this, so an outage does not become a connect storm. */
+const MIGRATION_RETRY_MS = 1_000;
+
+const T = {
+  evaluations: `${STATE_SCHEMA}.evaluations`,
+  idempotency: `${STATE_SCHEMA}.idempotency_records`,
+};
+
+export function createPostgresEvaluationStore(options: PostgresStoreOptions): EvaluationStore {
+  const { clock, logger } = options;
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.maxConnections,
+    connectionTimeoutMillis: options.connectTimeoutMs,
+    query_timeout: options.operationTimeoutMs,
+    statement_timeout: options.operationTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    application_name: 'ambit-verifier',
+  });
+  // An idle connection that breaks (server restart, network) is reported here; without a listener it would crash
+  // the process. The pool replaces it on the next query.
+  pool.on('error', (error) => {
+    logger.warn({ err_code: errorCode(error) }, 'state store connection lost');
+  });
+
+  let migrated = false;
+  let migrating: Promise<void> | undefined;
+  let lastFailureAt = Number.NEGATIVE_INFINITY;
+  let lastFailure: unknown;
+
+  const migrate = (): Promise<void> => {
+    migrating ??= migrateStateSchema(pool)
+      .then((applied) => {
+        migrated = true;
+        if (applied.length > 0) logger.info({ versions: applied }, 'state store migrated');
+      })
+      .catch((error: unknown) => {
+        lastFailureAt = clock.now();
+        lastFailure = error;
+        logger.warn({ err_code: errorCode(error) }, 'state store unavailable: migrations not applied');
+        throw error;
+      })
+      .finally(() => {
+        migrating = undefined;
+      });
+    return migrating;
+  };
+
+  /** Migrated and ready, or a thrown 503. */
+  const ensure = async (): Promise<void> => {
+    if (migrated) return;
+    if (!migrating && clock.now() - lastFailureAt < MIGRATION_RETRY_MS) throw unavailable(lastFailure);
+    await migrate();
+  };
+
+  /** Runs one store operation, turning any database failure into 503 `state.unavailable`. */
+  const run = async <R>(operation: () => Promise<R>): Promise<R> => {
+    try {
+      await ensure();
+      return await operation();
+    } catch (error) {
+      throw isProblem(error) ? error : unavailable(error);
+    }
+  };
+
+  const at = (ms: number) => new Date(ms);
+
+  const insertMany = (evaluations: readonly StoredEvaluation[]) =>
+    pool.query(
+      `INSERT INTO ${T.evaluations} (evaluation_id, principal_hash, record, created_at, expires_at)
+       SELECT e->>'evaluation_id', e->>'principal_hash', e,
+              to_timestamp((e->>'created_at')::double precision / 1000),
+              to_timestamp((e->>'expires_at')::double precision / 1000)
+       FROM jsonb_array_elements($1::jsonb) AS e`,
+      // Serialized here: pg would turn a JavaScript array into a PostgreSQL array literal.
+      [JSON.stringify(evaluations)],
+    );
+
+  const begin = async (
+    claim: Parameters<EvaluationStore['beginIdempotent']>[0],
+  ): Promise<IdempotencyOutcome> => {
+    const now = at(clock.now());
+    // Take the key when it is free, expired, or held by a request whose lease ran out.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const taken = await pool.query(
+        `INSERT INTO ${T.idempotency} AS r (scope, request_hash, owner, lease_until, response, expires_at)
+         VALUES ($1, $2, $3, $4, NULL, $5)
+         ON CONFLICT (scope) DO UPDATE
+           SET request_hash = EXCLUDED.request_hash, owner = EXCLUDED.owner, lease_until = EXCLUDED.lease_until,
+               response = NULL, expires_at = EXCLUDED.expires_at
+           WHERE r.expires_at <= $6 OR (r.response IS NULL AND r.lease_until <= $6)
+         RETURNING owner`,
+        [claim.scope, claim.requestHash, claim.owner, at(claim.leaseUntil), at(claim.expiresAt), now],
+      );
+      if (taken.rowCount === 1) return { kind: 'started' };
+      const { rows } = await pool.query<{ request_hash: string; response: StoredResponse | null }>(
+        `SELECT request_hash, response FROM ${T.idempotency} WHERE scope = $1`,
+        [claim.scope],
+      );
+      const row = rows[0];
+      // Purged between the two statements: try to take it again.
+      if (!row) continue;
+      if (row.request_hash !== claim.requestHash) return { kind: 'conflict' };
+      return row.response ? { kind: 'replay', response: row.response } : { kind: 'in_progress' };
+    }
+    return { kind: 'in_progress' };
+  };
+
+  return {
+    kind: 'postgresql',
+    async prepare() {
+      if (migrated) return true;
+      try {
+        await migrate();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async isReady() {
+      try {
+        await ensure();
+        await pool.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    put: (evaluation) => run(() => insertMany([evaluation]).then(() => undefined)),
+    putMany: (evaluations) =>
+      run(async () => {
+        if (evaluations.length > 0) await insertMany(evaluations);
+      }),
+    get: (evaluationId, principalHash) =>
+      run(async () => {
+        const { rows } = await pool.query<{ record: StoredEvaluation }>(
+          `SELECT record FROM ${T.evaluations}
+           WHERE evaluation_id = $1 AND principal_hash = $2 AND expires_at > $3`,
+          [evaluationId, principalHash, at(clock.now())],
+        );
+        return rows[0]?.record;
+      }),
+    beginIdempotent: (claim) => run(() => begin(claim)),
+    completeIdempotent: (scope, owner, response, expiresAt) =>
+      run(async () => {
+        await pool.query(
+          `UPDATE ${T.idempotency} SET response = $3::jsonb, owner = NULL, lease_until = NULL, expires_at = $4
+           WHERE scope = $1 AND owner = $2`,
+          [scope, owner, JSON.stringify(response), at(expiresAt)],
+        );
+      }),
+    abandonIdempotent: (scope, owner) =>
+      run(async () => {
+        await pool.query(`DELETE FROM ${T.idempotency} WHERE scope = $1 AND owner = $2`, [scope, owner]);
+      }),
+    purgeExpired: () =>
+      run(async () => {
+        const { rows } = await pool.query<{ n: string }>(
+          `WITH e AS (DELETE FROM ${T.evaluations} WHERE expires_at <= $1 RETURNING 1),
+                i AS (DELETE FROM ${T.idempotency} WHERE expires_at <= $1 RETURNING 1)
+           SELECT ((SELECT count(*) FROM e) + (SELECT count(*) FROM i))::text AS n`,
+          [at(clock.now())],
+        );
+        return Number(rows[0]?.n ?? 0);
+      }),
+    async close() {
+      await migrating?.catch(() => {});
+      await pool.end();
+    },
+  };
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown';
+}
+
+function unavailable(error: unknown) {
+  const code = errorCode(error);
+  const message = error instanceof Error ? error.message : 'the state store failed';
+  const reason = /timeout/i.test(message) ? 'state.timeout' : `state.${code.toLowerCase()}`;
+  return verifierProblem('state.unavailable', 'The state store is unavailable; retry later.', {
+    cause: new FailureReason(reason, message),
+    headers: { 'retry-after': '1' },
+  });
+}

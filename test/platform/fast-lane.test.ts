@@ -1,0 +1,228 @@
+// The fast lane must be invisible to clients: every request it serves gets the answer Fastify would give (status,
+// headers, body, audit record), and every request it does not claim reaches Fastify unchanged.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import type { Response } from 'light-my-request';
+import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { createHttpServerApp } from '../../src/platform/http/create-server.ts';
+import { addGetRoute } from '../../src/platform/http/fast-lane.ts';
+import type { RouteReply } from '../../src/platform/http/route-types.ts';
+import { silentLogger } from '../../src/platform/log.ts';
+import { systemRandom } from '../../src/platform/random.ts';
+import { injectThroughLane } from '../helpers/inject-through-lane.ts';
+import {
+  AUDIT_SECRET,
+  PURPOSE,
+  startDemoRelay,
+  TEST_KEYS,
+  type TestRelay,
+} from '../helpers/relay-harness.ts';
+
+const CASEWORKER = `Bearer ${TEST_KEYS.caseworker}`;
+const ANALYST = `Bearer ${TEST_KEYS.analyst}`;
+const HOUSEHOLDS = '/v1/datasets/social_protection/entities/households/records';
+const PERSONS = '/v1/datasets/civil_registry/entities/persons/records';
+
+/** Headers that legitimately differ between two answers to the same request. */
+const PER_RESPONSE = new Set(['x-request-id', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+function comparable(response: Response) {
+  const headers = Object.fromEntries(
+    Object.entries(response.headers).filter(([name]) => !PER_RESPONSE.has(name.toLowerCase())),
+  );
+  const requestId = String(response.headers['x-request-id']);
+  return { status: response.statusCode, headers, body: response.body.replaceAll(requestId, '<id>') };
+}
+
+describe('fast lane', () => {
+  let relay: TestRelay;
+  let laneResponses = 0;
+
+  before(async () => {
+    relay = await startDemoRelay();
+    relay.app.fastLane?.onResponse(() => {
+      laneResponses++;
+    });
+  });
+  after(() => relay.close());
+
+  const cases: [string, string, Record<string, string>][] = [
+    ['a filtered read', `${HOUSEHOLDS}?district=willowbank`, { authorization: CASEWORKER }],
+    ['a first page with a next link', `${HOUSEHOLDS}?limit=2`, { authorization: CASEWORKER }],
+    ['a record by id', `${HOUSEHOLDS}/hh-1033`, { authorization: CASEWORKER }],
+    ['an unknown record', `${HOUSEHOLDS}/hh-nope`, { authorization: CASEWORKER }],
+    [
+      'a projection and an expansion',
+      `${HOUSEHOLDS}/hh-1033?fields=household_id`,
+      { authorization: CASEWORKER },
+    ],
+    // The router matches `records/` as a record read with an empty id, on both paths.
+    ['a trailing slash', `${HOUSEHOLDS}/`, { authorization: CASEWORKER }],
+    ['no credential', HOUSEHOLDS, {}],
+    ['an unknown key', HOUSEHOLDS, { authorization: 'Bearer not-a-key-0000000000000000000' }],
+    ['a dataset outside the scopes', PERSONS, { authorization: ANALYST }],
+    [
+      'an unknown entity',
+      '/v1/datasets/social_protection/entities/nope/records',
+      { authorization: CASEWORKER },
+    ],
+    ['a bad filter value', `${HOUSEHOLDS}?limit=abc`, { authorization: CASEWORKER }],
+    ['a filter on an undeclared field', `${HOUSEHOLDS}?nope=1`, { authorization: CASEWORKER }],
+    ['a malformed cursor', `${HOUSEHOLDS}?cursor=AAAA`, { authorization: CASEWORKER }],
+    ['a required purpose missing', `${PERSONS}?person_id=per-10001`, { authorization: CASEWORKER }],
+    [
+      'a purpose given',
+      `${PERSONS}?person_id=per-10001`,
+      { authorization: CASEWORKER, 'data-purpose': PURPOSE },
+    ],
+    [
+      'a CORS origin that is not allowed',
+      HOUSEHOLDS,
+      { authorization: CASEWORKER, origin: 'https://evil.example' },
+    ],
+    [
+      'an aggregate',
+      '/v1/datasets/social_protection/aggregates/households_by_district',
+      { authorization: ANALYST },
+    ],
+    [
+      'an aggregate as CSV',
+      '/v1/datasets/social_protection/aggregates/households_by_district?f=csv',
+      { authorization: ANALYST },
+    ],
+    ['a metadata document', '/metadata/catalog', { authorization: CASEWORKER }],
+    ['the API catalog', '/.well-known/api-catalog', {}],
+  ];
+
+  for (const [name, url, headers] of cases) {
+    test(`${name}: the same answer and audit record as through Fastify`, async () => {
+      const before = laneResponses;
+      const viaFastify = await relay.app.inject({ method: 'GET', url, headers });
+      const fastifyRecord = relay.auditRecords().at(-1);
+      const viaLane = await injectThroughLane(relay.app, { method: 'GET', url, headers });
+      const laneRecord = relay.auditRecords().at(-1);
+      assert.equal(laneResponses, before + 1, 'the lane served the second request');
+      assert.deepEqual(comparable(viaLane), comparable(viaFastify));
+      const strip = (record: Record<string, unknown> | undefined) => {
+        assert.ok(record, 'an audit record was written');
+        const { ts: _ts, request_id: _id, duration_ms: _duration, ...rest } = record;
+        return rest;
+      };
+      assert.notEqual(laneRecord?.request_id, fastifyRecord?.request_id);
+      assert.deepEqual(strip(laneRecord), strip(fastifyRecord));
+    });
+  }
+
+  test('a 304 from the lane carries the validator and no body', async () => {
+    const first = await injectThroughLane(relay.app, {
+      method: 'GET',
+      url: `${HOUSEHOLDS}?district=willowbank`,
+      headers: { authorization: CASEWORKER },
+    });
+    const etag = String(first.headers.etag);
+    const again = await injectThroughLane(relay.app, {
+      method: 'GET',
+      url: `${HOUSEHOLDS}?district=willowbank`,
+      headers: { authorization: CASEWORKER, 'if-none-match': etag },
+    });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.headers.etag, etag);
+    assert.equal(again.body, '');
+    assert.equal(again.headers['content-length'], undefined);
+    assert.equal(again.headers['x-content-type-options'], 'nosniff');
+  });
+
+  const unclaimed: [string, Parameters<typeof injectThroughLane>[1]][] = [
+    ['HEAD', { method: 'HEAD', url: HOUSEHOLDS, headers: { authorization: CASEWORKER } }],
+    [
+      'bad percent-encoding',
+      { method: 'GET', url: `${HOUSEHOLDS}/%zz`, headers: { authorization: CASEWORKER } },
+    ],
+    ['a route the lane does not carry', { method: 'GET', url: '/healthz' }],
+    ['an unknown path', { method: 'GET', url: '/v1/nope' }],
+    [
+      'an overlong record id',
+      { method: 'GET', url: `${HOUSEHOLDS}/${'x'.repeat(9000)}`, headers: { authorization: CASEWORKER } },
+    ],
+  ];
+  for (const [name, options] of unclaimed) {
+    test(`${name}: left to Fastify, with the same answer`, async () => {
+      const before = laneResponses;
+      const viaLane = await injectThroughLane(relay.app, options);
+      assert.equal(laneResponses, before, 'the lane did not serve it');
+      const viaFastify = await relay.app.inject(options);
+      assert.deepEqual(comparable(viaLane), comparable(viaFastify));
+    });
+  }
+});
+
+describe('audit group commit', () => {
+  test('concurrent answers are each audited once, in one valid chain', async () => {
+    const relay = await startDemoRelay();
+    try {
+      const urls = Array.from({ length: 24 }, (_, i) => `${HOUSEHOLDS}?limit=${(i % 5) + 1}`);
+      const responses = await Promise.all(
+        urls.map((url) =>
+          injectThroughLane(relay.app, { method: 'GET', url, headers: { authorization: CASEWORKER } }),
+        ),
+      );
+      const ids = responses.map((response) => {
+        assert.equal(response.statusCode, 200);
+        return String(response.headers['x-request-id']);
+      });
+      const lines = readFileSync(relay.auditPath, 'utf8').trim().split('\n');
+      const audited = lines.map((line) => JSON.parse(line).record.request_id as string);
+      assert.deepEqual([...audited].sort(), [...ids].sort());
+      const chain = verifyAuditChain(lines, Buffer.from(AUDIT_SECRET), null);
+      assert.deepEqual(chain, {
+        ok: true,
+        count: 24,
+        lastHash: JSON.parse(lines.at(-1) as string).record_hash,
+      });
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
+describe('fast lane time-out', () => {
+  test('a lane handler still running at the time-out gets 504 internal.timeout, and its late answer is dropped', async () => {
+    const app = createHttpServerApp({
+      logger: silentLogger(),
+      clock: systemClock,
+      random: systemRandom,
+      requestTimeoutMs: 50,
+      corsAllowedOrigins: [],
+      trustProxy: false,
+    });
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let lateSend: RouteReply | undefined;
+    addGetRoute(app, '/slow/:id', async (_request, reply) => {
+      await released;
+      lateSend = reply.send('late');
+    });
+    let served = 0;
+    app.fastLane?.onResponse(() => {
+      served++;
+    });
+    try {
+      const slow = await injectThroughLane(app, { method: 'GET', url: '/slow/1' });
+      assert.equal(served, 1);
+      assert.equal(slow.statusCode, 504);
+      assert.equal(slow.json().code, 'internal.timeout');
+      assert.equal(slow.headers['x-content-type-options'], 'nosniff');
+      release();
+      await released;
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.ok(lateSend?.sent, 'the handler finished');
+      assert.equal(served, 1, 'nothing was written twice');
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,83 @@
+// /docs on the verifier in a real browser: pasting a key renders the verifier's operations, offers exactly the
+// claims that key may evaluate, and "Try it out" calls the verifier with that key.
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../helpers/chromium.ts';
+import { CALLER_KEYS, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+
+describe('verifier /docs in Chromium', { timeout: 60_000 }, () => {
+  let verifier: TestVerifier;
+  let browser: Browser;
+  let origin: string;
+
+  before(async () => {
+    // Without api_base_url the document names no server, so "Try it out" calls this origin.
+    verifier = await startTestVerifier({
+      edit: (text) => text.replace('  api_base_url: https://verifier.test\n', ''),
+    });
+    await verifier.verifier.app.listen({ host: '127.0.0.1', port: 0 });
+    origin = `http://127.0.0.1:${(verifier.verifier.app.server.address() as AddressInfo).port}`;
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await verifier?.close();
+  });
+
+  it('renders the operations and offers only the claims of the pasted key', async () => {
+    const expected = await fetch(`${origin}/openapi.json`, {
+      headers: { authorization: `Bearer ${CALLER_KEYS.civil_only}` },
+    }).then((response) => response.json() as Promise<{ paths: Record<string, unknown> }>);
+    const expectedPaths = Object.keys(expected.paths).sort();
+    assert.ok(expectedPaths.includes('/v1/evaluations'));
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.goto(`${origin}/docs`);
+    // The document needs a credential: the page asks for one instead of rendering an error.
+    await page.getByLabel('API key or token').fill(CALLER_KEYS.civil_only);
+    await page.getByRole('button', { name: 'Load' }).click();
+    await page.locator('.opblock').first().waitFor({ timeout: 10_000 });
+    const rendered = await page
+      .locator('.opblock-summary-path')
+      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-path') ?? ''));
+    assert.deepEqual([...new Set(rendered)].sort(), expectedPaths);
+    assert.ok(!rendered.some((path) => path.startsWith('/admin')));
+
+    // The claim parameter lists the caller's claims: civil ones, never a claim needing social scopes.
+    const operation = page.locator('.opblock-get', {
+      has: page.locator('[data-path="/v1/claims/{claim_id}"]'),
+    });
+    await operation.locator('.opblock-summary').click();
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    const select = operation.locator('select').first();
+    const offered = (await select.locator('option').allTextContents()).filter((text) => text !== '--');
+    assert.ok(offered.includes('person_alive'), offered.join(', '));
+    assert.ok(!offered.includes('eligible') && !offered.includes('household_enrolled'), offered.join(', '));
+
+    // "Try it out" reuses the pasted key: the verifier answers the claim summary.
+    await select.selectOption('person_alive');
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const status = operation.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor({ timeout: 10_000 });
+    assert.equal((await status.textContent())?.trim(), '200');
+    for (const url of requests) assert.equal(new URL(url).origin, origin, `unexpected request to ${url}`);
+    await context.close();
+  });
+
+  it('asks again for a credential when the pasted one is refused', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${origin}/docs`);
+    await page.getByLabel('API key or token').fill('not-a-verifier-key-00000000000001');
+    await page.getByRole('button', { name: 'Load' }).click();
+    await page.getByRole('alert').waitFor({ timeout: 10_000 });
+    assert.ok(await page.getByLabel('API key or token').isVisible());
+    assert.equal(await page.locator('.opblock').count(), 0);
+    await context.close();
+  });
+});

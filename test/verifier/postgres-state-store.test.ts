@@ -1,0 +1,137 @@
+// The PostgreSQL state store against a real PostgreSQL: the same contract as the memory store, migrations that
+// run once when several processes start together, and a clean 503 when the database cannot be reached.
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { after, describe, it } from 'node:test';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { silentLogger } from '../../src/platform/log.ts';
+import { isProblem } from '../../src/platform/problem/problem.ts';
+import { FailureReason } from '../../src/verifier/connectors/failure-reason.ts';
+import { createPostgresEvaluationStore } from '../../src/verifier/state/create-postgres-evaluation-store.ts';
+import { evaluation, evaluationStoreContract } from '../../src/verifier/state/evaluation-store.contract.ts';
+import { MIGRATIONS } from '../../src/verifier/state/postgres-migrations.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
+
+const databases: TestDatabase[] = [];
+after(async () => {
+  await Promise.all(databases.map((database) => database.close()));
+});
+
+async function freshDatabase(): Promise<TestDatabase> {
+  const database = await openTestDatabase();
+  databases.push(database);
+  return database;
+}
+
+function storeOn(url: string, clock = fixedClock('2026-01-01T00:00:00Z'), operationTimeoutMs = 5_000) {
+  return createPostgresEvaluationStore({
+    url,
+    maxConnections: 4,
+    connectTimeoutMs: 2_000,
+    operationTimeoutMs,
+    clock,
+    logger: silentLogger(),
+  });
+}
+
+/** A TCP port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe('postgresql state store', () => {
+  evaluationStoreContract(async () => {
+    const database = await freshDatabase();
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    return { store: storeOn(database.url, clock), advance: clock.advance, now: clock.now };
+  });
+
+  it('migrates once when several stores start on one database at the same time, and again is a no-op', async () => {
+    const database = await freshDatabase();
+    const stores = [1, 2, 3, 4].map(() => storeOn(database.url));
+    try {
+      assert.deepEqual(await Promise.all(stores.map((store) => store.prepare())), [true, true, true, true]);
+      const { rows } = await database.query<{ version: number }>(
+        'SELECT version FROM ambit_verifier.schema_migrations ORDER BY version',
+      );
+      assert.deepEqual(
+        rows.map((row) => row.version),
+        MIGRATIONS.map((migration) => migration.version),
+      );
+      // A restart finds the schema in place.
+      const again = storeOn(database.url);
+      assert.equal(await again.prepare(), true);
+      await again.close();
+      // What one store writes, another reads: they share the database.
+      const now = Date.parse('2026-01-01T00:00:00Z');
+      await stores[0]?.put(evaluation('01J000000000000000000SHARE', now, 60_000));
+      assert.ok(await stores[3]?.get('01J000000000000000000SHARE', 'p1'));
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it('answers 503 state.unavailable, never crashes, when PostgreSQL cannot be reached', async () => {
+    const store = storeOn(`postgres://postgres@127.0.0.1:${await closedPort()}/none`);
+    try {
+      assert.equal(await store.prepare(), false);
+      assert.equal(await store.isReady(), false);
+      const now = Date.parse('2026-01-01T00:00:00Z');
+      for (const operation of [
+        () => store.put(evaluation('01J0000000000000000000DOWN', now, 60_000)),
+        () => store.get('01J0000000000000000000DOWN', 'p1'),
+        () =>
+          store.beginIdempotent({
+            scope: 's',
+            requestHash: 'h',
+            owner: 'o',
+            leaseUntil: now + 1,
+            expiresAt: now + 2,
+          }),
+        () => store.purgeExpired(),
+      ]) {
+        await assert.rejects(operation(), (error: unknown) => {
+          assert.ok(isProblem(error));
+          assert.equal(error.code, 'state.unavailable');
+          assert.equal(error.status, 503);
+          assert.equal(error.headers['retry-after'], '1');
+          assert.ok(error.cause instanceof FailureReason && error.cause.code.startsWith('state.'));
+          return true;
+        });
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('answers 503 when a query outlives operation_timeout', async () => {
+    const database = await freshDatabase();
+    const store = storeOn(database.url, fixedClock('2026-01-01T00:00:00Z'), 300);
+    const blocker = await openBlocker(database.url);
+    try {
+      assert.equal(await store.prepare(), true);
+      // Another session holds a lock on the table; the store's insert waits for it past its timeout.
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE ambit_verifier.evaluations IN ACCESS EXCLUSIVE MODE');
+      await assert.rejects(
+        store.put(evaluation('01J0000000000000000000SLOW', Date.parse('2026-01-01T00:00:00Z'), 60_000)),
+        (error: unknown) => isProblem(error) && error.code === 'state.unavailable',
+      );
+    } finally {
+      await blocker.query('ROLLBACK').catch(() => {});
+      await blocker.end();
+      await store.close();
+    }
+  });
+});
+
+async function openBlocker(url: string) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return client;
+}

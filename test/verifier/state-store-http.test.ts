@@ -1,0 +1,188 @@
+// The verifier over its PostgreSQL state store, through HTTP: 503 problems (never a crash) while the database is
+// unreachable and recovery once it is back; and a batch idempotency key held by a running request.
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { assertProblem } from '../helpers/http-checks.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
+import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+
+const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
+const BATCH = '/v1/batch-evaluations';
+
+/** A TCP proxy to the database that can be cut and restored on the same port. */
+class CuttableProxy {
+  private server: TcpServer | undefined;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+  private readonly host: string;
+  private readonly targetPort: number;
+  constructor(host: string, targetPort: number) {
+    this.host = host;
+    this.targetPort = targetPort;
+  }
+  async open(): Promise<void> {
+    const server = createTcpServer((client) => {
+      const upstream = connect(this.targetPort, this.host);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+  async cut(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+}
+
+function postgresState(text: string): string {
+  return `${text}\nstate:\n  storage: postgresql\n  postgresql: { url_env: STATE_URL, connect_timeout: 1s, operation_timeout: 2s }\n`;
+}
+
+describe('verifier state over PostgreSQL, through HTTP', () => {
+  let upstream: Server;
+  let handler: (request: IncomingMessage, response: ServerResponse) => void;
+  let database: TestDatabase;
+  let upstreamUrl: string;
+
+  before(async () => {
+    upstream = createServer((request, response) => handler(request, response));
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
+    };
+    database = await openTestDatabase();
+  });
+  after(async () => {
+    await database?.close();
+    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+  });
+
+  it('answers 503 while PostgreSQL is unreachable, keeps serving what needs no state, and recovers', async () => {
+    const url = new URL(database.url);
+    const proxy = new CuttableProxy(url.hostname, Number(url.port || 5432));
+    await proxy.open();
+    const viaProxy = new URL(database.url);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    await proxy.cut();
+    // Started while the database is unreachable: it starts anyway.
+    const clock = fixedClock('2026-03-01T10:00:00Z');
+    const verifier: TestVerifier = await startTestVerifier({
+      relays: { civil: upstreamUrl, social: upstreamUrl },
+      clock,
+      edit: postgresState,
+      env: { STATE_URL: viaProxy.toString() },
+    });
+    try {
+      assert.equal((await verifier.get('/healthz')).statusCode, 200);
+      const ready = assertProblem(await verifier.get('/ready'), 503, 'readiness.not_ready');
+      assert.deepEqual(ready.checks, { state: 'postgresql', state_ready: false });
+      assert.equal((await verifier.get('/v1/claims', { as: 'full' })).statusCode, 200);
+      const evaluation = await verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
+      const problem = assertProblem(evaluation, 503, 'state.unavailable');
+      assert.equal(evaluation.headers['retry-after'], '1');
+      assert.ok(!JSON.stringify(problem).includes(viaProxy.host), 'the database address is not disclosed');
+      assertProblem(
+        await verifier.post(BATCH, { items: [{ target: TARGET }], claims: ['person_alive'] }),
+        503,
+        'state.unavailable',
+      );
+      assertProblem(
+        await verifier.post(
+          BATCH,
+          { items: [{ target: TARGET }], claims: ['person_alive'] },
+          {
+            headers: { 'idempotency-key': 'while-down' },
+          },
+        ),
+        503,
+        'state.unavailable',
+      );
+      assertProblem(
+        await verifier.post('/v1/evaluations/01J0000000000000000000000Z/render', {}),
+        503,
+        'state.unavailable',
+      );
+      const record = verifier.auditRecords().findLast((entry) => entry.endpoint_kind === 'evaluate');
+      assert.equal(record?.problem_code, 'state.unavailable');
+      assert.match(String(record?.error_code), /^state\./);
+
+      // The database comes back (migrations run then), and so does the service.
+      await proxy.open();
+      // Reconnection attempts are spaced out (a second apart) so an outage is not a connection storm.
+      clock.advance(1_000);
+      const readyAgain = await verifier.get('/ready');
+      assert.equal(readyAgain.statusCode, 200, readyAgain.body);
+      const made = await verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
+      assert.equal(made.statusCode, 200, made.body);
+      const id = JSON.parse(made.body).results[0].evaluation_id;
+      assert.equal((await verifier.post(`/v1/evaluations/${id}/render`, {})).statusCode, 200);
+
+      // And goes away again while the service runs.
+      await proxy.cut();
+      assertProblem(await verifier.post(`/v1/evaluations/${id}/render`, {}), 503, 'state.unavailable');
+      await proxy.open();
+      const back = await verifier.post(`/v1/evaluations/${id}/render`, {});
+      assert.equal(back.statusCode, 200, back.body);
+    } finally {
+      await verifier.close();
+      await proxy.cut();
+    }
+  });
+
+  it('holds an idempotency key for its running request: the same request meanwhile is told to retry', async () => {
+    const verifier = await startTestVerifier({
+      relays: { civil: upstreamUrl, social: upstreamUrl },
+      edit: postgresState,
+      env: { STATE_URL: database.url },
+    });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let arrived: () => void = () => {};
+    const reached = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    handler = (_request, response) => {
+      arrived();
+      void gate.then(() => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
+      });
+    };
+    try {
+      const body = { items: [{ target: TARGET }], claims: ['person_alive'] };
+      const headers = { 'idempotency-key': 'slow-key-1' };
+      const first = verifier.post(BATCH, body, { headers });
+      await reached;
+      const meanwhile = await verifier.post(BATCH, body, { headers });
+      const problem = assertProblem(meanwhile, 409, 'idempotency.conflict');
+      assert.match(String(problem.detail), /still running/);
+      assert.equal(meanwhile.headers['retry-after'], '1');
+      release();
+      const done = await first;
+      assert.equal(done.statusCode, 200, done.body);
+      const replay = await verifier.post(BATCH, body, { headers });
+      assert.equal(replay.body, done.body);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+    } finally {
+      release();
+      await verifier.close();
+    }
+  });
+});
