@@ -21,6 +21,9 @@ echo "== relay-aggregate"
 node bin/run-ts.js bench/relay-aggregate/generate-aggregate-data.ts
 node bin/run-ts.js bench/relay-aggregate/run.ts "$@"
 
+echo "== relay-postgres (needs DATABASE_URL or a server on 127.0.0.1:5432)"
+node bin/run-ts.js bench/relay-postgres/run.ts "$@"
+
 echo "== relay-reload"
 node bin/run-ts.js bench/relay-reload/run.ts
 

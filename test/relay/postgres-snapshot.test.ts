@@ -7,7 +7,7 @@ import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts
 import { createPostgresSources } from '../../src/relay/sources/postgres/postgres-sources.ts';
 import { SourceError } from '../../src/relay/sources/source-error.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { postgresRelayConfig, startPostgresRelay, URL_ENV } from '../helpers/postgres-relay.ts';
+import { eventually, postgresRelayConfig, startPostgresRelay, URL_ENV } from '../helpers/postgres-relay.ts';
 import { ACCESS, createPeople, PEOPLE, peopleApi, peopleSchema, postgresSource } from './postgres-fixture.ts';
 
 const PEOPLE_PATH = '/v1/datasets/registry/entities/people/records';
@@ -112,6 +112,41 @@ describe('PostgreSQL snapshot sources', () => {
       await db.query("UPDATE people SET note = 'note 1' WHERE person_id = 'p001'");
       await first.close();
       await second.close();
+    }
+  });
+
+  it('stream more rows than one batch holds, with control characters, backslashes and Unicode intact', async () => {
+    await db.query('CREATE TABLE notes (id integer PRIMARY KEY, body text, score double precision)');
+    await db.query(`INSERT INTO notes
+      SELECT i, 'line ' || i || E'\\ttab\\nnewline \\\\ back ' || chr(937) || chr(128512), i / 4.0
+        FROM generate_series(1, 20000) AS i`);
+    const relay = await startPostgresRelay(
+      dataset(
+        `      - id: notes
+        ${postgresSource({ table: 'notes' })}
+        primary_key: id
+        schema: { fields: [{ name: id, type: integer }, { name: body, type: string }, { name: score, type: number }] }`,
+        `      - { name: notes, table: notes, ${ACCESS}, api: { max_limit: 10000 } }`,
+      ),
+      db.url,
+    );
+    try {
+      assert.deepEqual((await relay.get('/v1/datasets/registry/entities/notes/records/19999')).json(), {
+        id: 19999,
+        body: 'line 19999\ttab\nnewline \\ back Ω😀',
+        score: 4999.75,
+      });
+      let count = 0;
+      let path = '/v1/datasets/registry/entities/notes/records?limit=10000';
+      for (;;) {
+        const body = (await relay.get(path)).json();
+        count += body.data.length;
+        if (!body.pagination.has_more) break;
+        path = `/v1/datasets/registry/entities/notes/records?limit=10000&cursor=${encodeURIComponent(body.pagination.next_cursor)}`;
+      }
+      assert.equal(count, 20000);
+    } finally {
+      await relay.close();
     }
   });
 
@@ -247,6 +282,35 @@ describe('PostgreSQL snapshot sources', () => {
         await sources.close();
       }
     });
+  });
+
+  it('refresh.mode mtime reloads the snapshot when the answer of change_token_sql changes', async () => {
+    await db.query('CREATE TABLE counters (id integer PRIMARY KEY, value integer, updated_at timestamptz)');
+    await db.query("INSERT INTO counters VALUES (1, 10, '2024-01-01T00:00:00Z')");
+    const relay = await startPostgresRelay(
+      dataset(
+        `      - id: counters
+        ${postgresSource({ table: 'counters' }, "change_token_sql: 'SELECT max(updated_at) FROM counters'")}
+        refresh: { mode: mtime, interval: 1s }
+        primary_key: id
+        schema: { fields: [{ name: id, type: integer }, { name: value, type: integer }, { name: updated_at, type: timestamp }] }`,
+        `      - { name: counters, table: counters, ${ACCESS} }`,
+      ),
+      db.url,
+    );
+    const COUNTER = '/v1/datasets/registry/entities/counters/records/1';
+    try {
+      const before = await relay.get(COUNTER);
+      assert.equal(before.json().value, 10);
+      await db.query("UPDATE counters SET value = 11, updated_at = '2024-01-02T00:00:00Z' WHERE id = 1");
+      await eventually(
+        async () => (await relay.get(COUNTER)).json().value === 11,
+        'the refresh to load the change',
+      );
+      assert.notEqual((await relay.get(COUNTER)).headers.etag, before.headers.etag);
+    } finally {
+      await relay.close();
+    }
   });
 
   it('change tokens are equal while the data is unchanged and differ after a change', async () => {

@@ -1,13 +1,25 @@
 // PostgreSQL going away: down at start (the relay starts, /ready says which table waits, and it loads once the
 // database answers) and during live reads (503 datasource.unavailable, then recovery), never needing a restart.
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { silentLogger } from '../../src/platform/log.ts';
+import { systemRandom } from '../../src/platform/random.ts';
+import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
+import { startRelay } from '../../src/relay/start-relay.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import {
   type DatabaseSwitch,
   databaseSwitch,
   eventually,
+  postgresRelayConfig,
+  READER_KEY,
   startPostgresRelay,
+  URL_ENV,
 } from '../helpers/postgres-relay.ts';
 import { assertProblem } from './assert-problem.ts';
 import { ACCESS, createPeople, PEOPLE, peopleSchema, postgresSource } from './postgres-fixture.ts';
@@ -73,6 +85,33 @@ describe('PostgreSQL unavailable', () => {
       assert.equal((await relay.get(`${LIVE}?limit=100`)).json().data.length, PEOPLE.length);
     } finally {
       await relay.close();
+    }
+  });
+
+  it('at start: startRelay resolves (the process serves) while a table waits for its database', async () => {
+    await database.cut();
+    const dir = mkdtempSync(join(tmpdir(), 'ambit-pg-start-'));
+    const loaded = loadRelayConfigText(
+      postgresRelayConfig(DATASETS, join(dir, 'audit.jsonl')),
+      {
+        READER_HASH: fingerprintOf(READER_KEY),
+        AUDIT_SECRET: 'test-audit-secret-postgres-0123456789',
+        [URL_ENV]: database.url,
+      },
+      dir,
+    );
+    const running = await startRelay(loaded, {
+      logger: silentLogger(),
+      clock: systemClock,
+      random: systemRandom,
+    });
+    try {
+      const ready = await fetch(`${running.url}/ready`);
+      assert.equal(ready.status, 503);
+      assert.equal(((await ready.json()) as { waiting: unknown[] }).waiting.length, 2);
+    } finally {
+      await running.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,14 +1,16 @@
 // `ambit demo` (npm start): the demo relay on bundled data with generated keys, and requests to try.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../../platform/clock.ts';
 import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
-import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
+import { loadRelayConfig, loadRelayConfigText } from '../../relay/config/load-relay-config.ts';
 import { startRelay } from '../../relay/start-relay.ts';
 import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.ts';
 import { type RunningVerifier, startVerifier } from '../../verifier/start-verifier.ts';
 import type { Command } from '../cli-io.ts';
 import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from '../demo-keys.ts';
+import { seedDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
 import { verifierExamples } from '../demo-verifier-examples.ts';
 import { reportStartupError } from './relay-serve.ts';
 
@@ -22,7 +24,17 @@ export const demo: Command = async (_args, io) => {
   const env = { ...io.env, ...keys.env };
   const logger = createLogger({ name: 'ambit-demo', level: io.env.AMBIT_LOG_LEVEL ?? 'warn' });
   try {
-    const loaded = loadRelayConfig(`${DEMO_DIR}relay.yaml`, env);
+    const withPostgres = await seedPostgresIfConfigured(env.DATABASE_URL, io.err);
+    const loaded = withPostgres
+      ? loadRelayConfigText(
+          withPostgresDataset(
+            readFileSync(`${DEMO_DIR}relay.yaml`, 'utf8'),
+            `${DEMO_DIR}relay.postgres-dataset.yaml`,
+          ),
+          env,
+          DEMO_DIR,
+        )
+      : loadRelayConfig(`${DEMO_DIR}relay.yaml`, env);
     const deps = { logger, clock: systemClock, random: systemRandom };
     const running = await startRelay(loaded, deps);
     // The verifier reads the relay wherever it bound (AMBIT_RELAY_BIND may pick another port).
@@ -38,6 +50,7 @@ export const demo: Command = async (_args, io) => {
       throw error;
     }
     printWelcome(io.out, running.url, keys.env, keys.created ? 'generated' : 'reused', keysPath);
+    if (withPostgres) printPostgresWelcome(io.out, running.url, keys.env);
     printVerifierWelcome(io.out, verifier, keys.env);
     io.out('Press Ctrl+C to stop.');
     await new Promise<void>((resolve) => {
@@ -51,6 +64,36 @@ export const demo: Command = async (_args, io) => {
     return reportStartupError(error, io.err);
   }
 };
+
+/** Seeds the optional PostgreSQL dataset; a database that cannot be reached leaves the demo without it. */
+async function seedPostgresIfConfigured(
+  url: string | undefined,
+  err: (line: string) => void,
+): Promise<boolean> {
+  if (url === undefined || url === '') return false;
+  try {
+    await seedDemoPostgres(url);
+    return true;
+  } catch (error) {
+    // The URL may hold a password: only the driver's reason is shown.
+    const reason =
+      (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
+    err(
+      `DATABASE_URL is set but the demo could not prepare schema ambit_demo (${reason}); starting without it.`,
+    );
+    return false;
+  }
+}
+
+function printPostgresWelcome(out: (line: string) => void, url: string, env: Record<string, string>): void {
+  const caseworker = env[personaVar('caseworker', 'KEY')] ?? '';
+  const births = `${url}/v1/datasets/vital_events/entities`;
+  out('PostgreSQL (DATABASE_URL): schema ambit_demo, served as a snapshot (births) and live (births_live):');
+  out(
+    `  curl -s -H "Authorization: Bearer ${caseworker}" "${births}/births/records?district=lakeside&birth_date.gte=2025-06-01&limit=5"`,
+  );
+  out(`  curl -s -H "Authorization: Bearer ${caseworker}" "${births}/births_live/records/br-20042"`);
+}
 
 function printWelcome(
   out: (line: string) => void,

@@ -22,6 +22,7 @@ import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { Generation } from '../store/generation.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
 import { sendLiveCollection, sendLiveRecord } from './live-records.ts';
+import { cachedPage, pageKey, rememberPage } from './page-cache.ts';
 import { renderPage } from './render-page.ts';
 import { readPurpose, requireGeneration, resolveEntity } from './resolve-entity.ts';
 
@@ -35,7 +36,25 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
   addGetRoute(app, '/v1/datasets/:dataset_id/entities/:entity/records', async (request, reply) => {
     const { facts, principal, entity, params } = await beginRowsRead(runtime, request);
     // Purpose precedes query parsing: a caller without one learns nothing about the filter rules.
-    readPurpose(request, [entity]);
+    const entityPurpose = readPurpose(request, [entity]);
+    const key = pageKey(
+      `${entity.datasetId}/${entity.name}`,
+      request.url,
+      params,
+      entityPurpose,
+      principal.credentialTag,
+    );
+    const current = runtime.state.generation;
+    const hit = key === undefined || current === undefined ? undefined : cachedPage(current, key);
+    if (hit) {
+      facts.purpose = entityPurpose;
+      facts.scopesUsed = [entity.scopes.rows];
+      if (isNotModified(request, hit.etag)) return notModified(reply, hit.etag);
+      facts.rowCount = hit.rowCount;
+      reply.header('etag', hit.etag);
+      if (hit.link) reply.header('link', hit.link);
+      return sendJson(reply, hit.body);
+    }
     const query = parseCollectionQuery(entity, params);
     const expansions = authorizeExpansions(runtime, principal.scopes, entity, query.expand);
     const purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
@@ -70,9 +89,12 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       nextCursor = runtime.cursors.encode({ i: intent, g: table.version, p: last });
     }
     const items = page.rows.map((row) => renderRow(generation, entity, query, expansions, row, table));
+    const link = nextCursor ? `<${nextLink(request, nextCursor)}>; rel="next"` : undefined;
+    const body = renderPage(items, page.hasMore, nextCursor);
+    if (key !== undefined) rememberPage(generation, key, { etag, body, rowCount: page.rows.length, link });
     reply.header('etag', etag);
-    if (nextCursor) reply.header('link', `<${nextLink(request, nextCursor)}>; rel="next"`);
-    return sendJson(reply, renderPage(items, page.hasMore, nextCursor));
+    if (link) reply.header('link', link);
+    return sendJson(reply, body);
   });
 
   addGetRoute(app, '/v1/datasets/:dataset_id/entities/:entity/records/:id', async (request, reply) => {

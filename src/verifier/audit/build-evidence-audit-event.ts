@@ -2,8 +2,8 @@
 // identifier as a keyed hash; no target identifiers, claim values, source rows or credentials. One per request,
 // and one more per item of a batch.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { keyedHash } from '../../platform/audit/keyed-hash.ts';
 import type { VerifierAuditFacts } from '../verifier-runtime.ts';
+import { principalHash } from './principal-hash.ts';
 
 export interface EvidenceAuditContext {
   readonly secret: Buffer;
@@ -68,7 +68,7 @@ function evidenceEvent(
     occurred_at: new Date(context.now).toISOString(),
     request_id: ctx.requestId,
     client_request_id: ctx.clientRequestId ?? null,
-    principal_id_hash: ctx.principal ? keyedHash(context.secret, 'principal', ctx.principal.id) : null,
+    principal_id_hash: ctx.principal ? principalHash(context.secret, ctx.principal) : null,
     auth_mode: ctx.principal?.authMode ?? null,
     decision: facts.decision ?? (failed ? 'denied' : 'allowed'),
     endpoint_kind: facts.endpointKind ?? 'other',

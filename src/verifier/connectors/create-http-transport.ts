@@ -1,14 +1,20 @@
 // Outbound HTTP for source reads: every resolved address is checked before connecting (DNS-pinned SSRF guard),
 // redirects are never followed, and bodies and attempts are bounded.
+//
+// One undici pool per connection, driven through `dispatch` with a handler: a read is one small JSON answer, and
+// node:http's ClientRequest/IncomingMessage streams, or undici's own `request()` body stream, cost more per read
+// than the rest of the connector.
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
+import { type Dispatcher, Pool } from 'undici';
 import { type AddressPolicy, addressDenial } from './classify-address.ts';
 
 export interface HttpRequest {
-  readonly url: URL;
+  /** Path and query on the transport's origin, e.g. `/v1/datasets/d/entities/e/records?id=1`. */
+  readonly path: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** For the whole attempt: waiting for a socket, the request, and the complete response. */
   readonly timeoutMs: number;
 }
 
@@ -37,55 +43,113 @@ export interface HttpTransport {
 
 export const MAX_SOURCE_RESPONSE_BYTES = 1024 * 1024;
 
-export function createHttpTransport(policy: AddressPolicy, options: { maxSockets: number }): HttpTransport {
-  const lookup = guardedLookup(policy);
-  const agentOptions = { keepAlive: true, maxSockets: options.maxSockets, lookup };
-  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+/**
+ * One origin (scheme, host, port of `baseUrl`) over at most `maxSockets` kept-alive sockets. The address check runs
+ * where an address is chosen: once here for an IP literal (it cannot change), and for a host name on every new
+ * socket, through the connect `lookup` (each connect resolves again); never per request on a reused socket.
+ */
+export function createHttpTransport(
+  baseUrl: string,
+  policy: AddressPolicy,
+  options: { maxSockets: number },
+): HttpTransport {
+  const origin = new URL(baseUrl);
+  const host = origin.hostname.replace(/^\[|\]$/g, '');
+  // Name resolution is skipped for IP literals, so those are judged here.
+  const literalDenial = isIP(host) ? addressDenial(host, policy) : undefined;
+  const pool = new Pool(origin.origin, {
+    connections: options.maxSockets,
+    connect: { lookup: guardedLookup(policy) },
+    // The attempt's own timer bounds the whole exchange.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
 
   return {
     send(request) {
-      const host = request.url.hostname.replace(/^\[|\]$/g, '');
-      // Node skips `lookup` for IP literals, so those are checked here.
-      const denial = isIP(host) ? addressDenial(host, policy) : undefined;
-      if (denial) return Promise.reject(new TransportError('address_denied', `${host}: ${denial}`));
-      const secure = request.url.protocol === 'https:';
+      if (literalDenial) {
+        return Promise.reject(new TransportError('address_denied', `${host}: ${literalDenial}`));
+      }
       return new Promise((resolve, reject) => {
-        const req = (secure ? httpsRequest : httpRequest)(
-          request.url,
-          { method: 'GET', headers: request.headers, agent: secure ? agents.https : agents.http },
-          (res) => {
-            const chunks: Buffer[] = [];
-            let size = 0;
-            res.on('data', (chunk: Buffer) => {
-              size += chunk.length;
-              if (size > MAX_SOURCE_RESPONSE_BYTES) {
-                req.destroy(new TransportError('too_large', 'the source response is larger than 1 MiB'));
-                return;
-              }
-              chunks.push(chunk);
-            });
-            res.on('end', () => {
-              clearTimeout(timer);
-              resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) });
-            });
-            res.on('error', (error) => req.destroy(error));
-          },
-        );
-        const timer = setTimeout(() => {
-          req.destroy(new TransportError('timeout', `no complete response within ${request.timeoutMs}ms`));
-        }, request.timeoutMs);
-        req.on('error', (error) => {
-          clearTimeout(timer);
-          reject(error instanceof TransportError ? error : classify(error));
-        });
-        req.end();
+        const exchange = new Exchange(request.timeoutMs, resolve, reject);
+        pool.dispatch({ path: request.path, method: 'GET', headers: request.headers }, exchange);
       });
     },
     close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      pool.destroy().catch(() => {});
     },
   };
+}
+
+/** One request's response handler: collects the body, enforces the size and time limits, settles once. */
+class Exchange implements Dispatcher.DispatchHandler {
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private readonly chunks: Buffer[] = [];
+  private size = 0;
+  private settled = false;
+  private controller: Dispatcher.DispatchController | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly resolve: (response: HttpResponse) => void;
+  private readonly reject: (error: TransportError) => void;
+
+  constructor(
+    timeoutMs: number,
+    resolve: (response: HttpResponse) => void,
+    reject: (error: TransportError) => void,
+  ) {
+    this.resolve = resolve;
+    this.reject = reject;
+    this.timer = setTimeout(() => {
+      this.fail(new TransportError('timeout', `no complete response within ${timeoutMs}ms`));
+    }, timeoutMs);
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    // Timed out while waiting for a socket: the request is dropped before it is sent.
+    if (this.settled) controller.abort(new TransportError('timeout', 'timed out before it was sent'));
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: IncomingHttpHeaders,
+  ): void {
+    this.status = statusCode;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > MAX_SOURCE_RESPONSE_BYTES) {
+      this.fail(new TransportError('too_large', 'the source response is larger than 1 MiB'));
+      return;
+    }
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
+    this.resolve({ status: this.status, headers: this.headers, body });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.fail(error);
+  }
+
+  /** Settles with the failure and drops the exchange (its socket is closed, not reused). */
+  private fail(error: Error): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    const failure = error instanceof TransportError ? error : classify(error);
+    if (this.controller && !this.controller.aborted) this.controller.abort(failure);
+    this.reject(failure);
+  }
 }
 
 function classify(error: Error): TransportError {

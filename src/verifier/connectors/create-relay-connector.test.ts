@@ -254,6 +254,37 @@ describe('registry_data_api connector', () => {
     for (const problem of [literal, byName]) assert.equal(auditCodeOf(problem), 'source.address_denied');
   });
 
+  it('refuses a response over 1 MiB without retrying it', async () => {
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(`{"data":[{"x":"${'a'.repeat(1024 * 1024)}"}]}`);
+    };
+    const reader = connector();
+    const problem = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.equal(problem.code, 'source.unavailable');
+    assert.equal(auditCodeOf(problem), 'source.too_large');
+    assert.equal(requests.length, 1);
+  });
+
+  it('reuses kept-alive sockets for consecutive reads of a connection', async () => {
+    handler = (_request, response) => json(response, 200, { data: [{ deceased: false }] });
+    let sockets = 0;
+    const count = () => sockets++;
+    server.on('connection', count);
+    const reader = connector();
+    try {
+      for (let i = 0; i < 6; i++) await reader.read(LOOKUP);
+    } finally {
+      reader.close();
+      server.off('connection', count);
+    }
+    assert.equal(requests.length, 6);
+    // The pool may open a second socket while the first is being handed back; never one per read.
+    assert.ok(sockets <= 2, `${sockets} sockets for 6 reads`);
+    assert.equal(requests[0]?.headers.host, `127.0.0.1:${port}`);
+  });
+
   it('keeps at most max_in_flight requests open per connection', async () => {
     let open = 0;
     let peak = 0;

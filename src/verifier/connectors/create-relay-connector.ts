@@ -13,6 +13,7 @@ import {
 } from './create-http-transport.ts';
 import { createSemaphore, type Semaphore } from './create-semaphore.ts';
 import { FailureReason } from './failure-reason.ts';
+import { recordsPath } from './records-path.ts';
 import { parseRetryAfter, retryDelay } from './retry-delay.ts';
 import {
   type BulkOutcome,
@@ -32,7 +33,10 @@ export interface RelayConnectorDeps {
 
 interface Connection {
   readonly config: SourceConnectionConfig;
-  readonly token: string;
+  /** `Bearer <token>`, sent on every request of this connection. */
+  readonly authorization: string;
+  /** The base URL's path without trailing slashes; record paths are appended to it. */
+  readonly basePath: string;
   readonly transport: HttpTransport;
   readonly permits: Semaphore;
 }
@@ -47,14 +51,16 @@ export function createRelayConnector(
 ): SourceReader {
   const sleep = deps.sleep ?? defaultSleep;
   const transportFor =
-    deps.transportFor ?? ((config) => createHttpTransport(config, { maxSockets: config.max_in_flight }));
+    deps.transportFor ??
+    ((config) => createHttpTransport(config.base_url, config, { maxSockets: config.max_in_flight }));
   const open = new Map<string, Connection>();
   for (const [id, config] of Object.entries(connections)) {
     const token = tokens.get(id);
     if (token === undefined) continue;
     open.set(id, {
       config,
-      token,
+      authorization: `Bearer ${token}`,
+      basePath: new URL(config.base_url).pathname.replace(/\/+$/, ''),
       transport: transportFor(config),
       permits: createSemaphore(config.max_in_flight),
     });
@@ -64,7 +70,8 @@ export function createRelayConnector(
 
   /** What one upstream request needs besides the connection. */
   interface Request {
-    readonly url: URL;
+    /** Path and query of the records read. */
+    readonly path: string;
     readonly purpose: string;
     readonly requestId: string;
   }
@@ -72,9 +79,9 @@ export function createRelayConnector(
   const attemptOnce = (connection: Connection, lookup: Request): Promise<HttpResponse> =>
     connection.permits.run(() =>
       connection.transport.send({
-        url: lookup.url,
+        path: lookup.path,
         headers: {
-          authorization: `Bearer ${connection.token}`,
+          authorization: connection.authorization,
           accept: 'application/json',
           'data-purpose': lookup.purpose,
           'x-request-id': lookup.requestId,
@@ -127,14 +134,18 @@ export function createRelayConnector(
   return {
     async read(lookup) {
       const connection = connectionOf(lookup.binding);
-      const url = recordsUrl(
-        connection.config.base_url,
+      const path = recordsPath(
+        connection.basePath,
         lookup.binding,
         lookup.binding.lookup.field,
         lookup.value,
         2,
       );
-      const response = await fetchWithRetries(connection, { ...lookup, url });
+      const response = await fetchWithRetries(connection, {
+        path,
+        purpose: lookup.purpose,
+        requestId: lookup.requestId,
+      });
       return singleRecord(response, lookup);
     },
     bulkLimit(binding) {
@@ -145,14 +156,18 @@ export function createRelayConnector(
       const connection = connectionOf(lookup.binding);
       const values = [...new Set(lookup.values)];
       const field = lookup.binding.lookup.field;
-      const url = recordsUrl(
-        connection.config.base_url,
+      const path = recordsPath(
+        connection.basePath,
         lookup.binding,
         `${field}.in`,
         values.join(','),
         values.length,
       );
-      const response = await fetchWithRetries(connection, { ...lookup, url });
+      const response = await fetchWithRetries(connection, {
+        path,
+        purpose: lookup.purpose,
+        requestId: lookup.requestId,
+      });
       // The source refused the bulk form (filter not allowed, limit, size): every value is read singly instead.
       if (response.status >= 400 && response.status < 500) return new Map();
       return bulkRecords(response, lookup.binding, values);
@@ -161,24 +176,6 @@ export function createRelayConnector(
       for (const connection of open.values()) connection.transport.close();
     },
   };
-}
-
-function recordsUrl(
-  baseUrl: string,
-  binding: SourceBindingConfig,
-  filter: string,
-  value: string,
-  limit: number,
-): URL {
-  const url = new URL(baseUrl);
-  const prefix = url.pathname.replace(/\/+$/, '');
-  url.pathname = `${prefix}/v1/datasets/${encodeURIComponent(binding.dataset)}/entities/${encodeURIComponent(binding.entity)}/records`;
-  url.searchParams.set(filter, value);
-  // The lookup field is always read: a bulk answer is matched back to its values by it.
-  const fields = [...new Set([binding.lookup.field, ...binding.fields])].sort();
-  url.searchParams.set('fields', fields.join(','));
-  url.searchParams.set('limit', String(limit));
-  return url;
 }
 
 interface Page {

@@ -2,9 +2,9 @@
 // views at each claim's disclosure level, and the record kept for render.
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../platform/audit/canonical-json.ts';
-import { keyedHash } from '../../platform/audit/keyed-hash.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
-import type { CatalogClaim } from '../claims/build-claim-catalog.ts';
+import { principalHash as hashPrincipal } from '../audit/principal-hash.ts';
+import type { CatalogClaim, ClaimCatalog } from '../claims/build-claim-catalog.ts';
 import {
   type ClaimEngine,
   type ClaimOutcome,
@@ -56,7 +56,7 @@ export async function evaluateTarget(
   );
   const targetRef = buildTargetRef(runtime.hashSecret, input.target);
   const issuedAt = new Date(input.startedAt).toISOString();
-  const versions = new Map([...runtime.catalog.claims].map(([id, entry]) => [id, entry.config.version]));
+  const versions = claimVersions(runtime.catalog);
   const results = input.claims.map((claim) =>
     buildClaimResult({
       evaluationId: input.evaluationId,
@@ -72,6 +72,18 @@ export async function evaluateTarget(
   );
   const sourceCount = new Set([...outcomes.values()].flatMap((outcome) => [...outcome.sources])).size;
   return { results, sourceCount };
+}
+
+const versionsByCatalog = new WeakMap<ClaimCatalog, ReadonlyMap<string, string>>();
+
+/** Every claim's version by id, worked out once per catalog (provenance names the versions of sub-claims). */
+function claimVersions(catalog: ClaimCatalog): ReadonlyMap<string, string> {
+  let versions = versionsByCatalog.get(catalog);
+  if (!versions) {
+    versions = new Map([...catalog.claims].map(([id, entry]) => [id, entry.config.version]));
+    versionsByCatalog.set(catalog, versions);
+  }
+  return versions;
 }
 
 /** The common disclosure level of an evaluation, or `mixed`. */
@@ -95,5 +107,5 @@ export function storedEvaluation(
 
 /** Who a stored evaluation or idempotency key belongs to, as a keyed hash of the principal id. */
 export function principalHash(runtime: VerifierRuntime, principal: Principal): string {
-  return keyedHash(runtime.hashSecret, 'principal', principal.id);
+  return hashPrincipal(runtime.hashSecret, principal);
 }

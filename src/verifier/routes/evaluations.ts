@@ -14,7 +14,7 @@ import { planEvaluation } from '../evaluation/plan-evaluation.ts';
 import { targetAuditHash } from '../evaluation/target-ref.ts';
 import { verifierProblem } from '../problems.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
-import { sendResults } from './send-results.ts';
+import { resultsResponse } from './send-results.ts';
 
 export function registerEvaluationRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
   app.post('/v1/evaluations', async (request, reply) => {
@@ -84,6 +84,6 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
       throw error;
     }
     facts.decision = 'evaluate';
-    return sendResults(reply, runtime, plan.format, evaluation.results);
+    return resultsResponse(reply, runtime, plan.format, evaluation.results);
   });
 }

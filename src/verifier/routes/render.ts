@@ -13,7 +13,7 @@ import { readOptionalPurpose } from '../evaluation/plan-evaluation.ts';
 import { verifierProblem } from '../problems.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
-import { sendResults } from './send-results.ts';
+import { resultsResponse } from './send-results.ts';
 
 const EVALUATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -71,7 +71,7 @@ export function registerRenderRoutes(app: FastifyInstance, runtime: VerifierRunt
       const format = renderFormat(request.headers, body.format, stored);
       checkBinding(stored, format, body, readOptionalPurpose(request.headers, body.purpose));
       facts.decision = 'render';
-      return sendResults(reply, runtime, stored.format, stored.results);
+      return resultsResponse(reply, runtime, stored.format, stored.results);
     },
   );
 }

@@ -1,12 +1,14 @@
-// Sends claim results in their negotiated format: the claim-result JSON or CCCEV JSON-LD. Shared by evaluation
-// and render, so a rendered evaluation reads exactly as it did when it was made.
+// Claim results in their negotiated format: the claim-result JSON or CCCEV JSON-LD. Shared by evaluation
+// and render, so a rendered evaluation reads exactly as it did when it was made. Sets the headers and returns the
+// body for the route to return: an async handler that returns the reply instead makes Fastify wait on it as a
+// thenable (a stream-end listener per response).
 import type { RouteReply } from '../../platform/http/route-types.ts';
 import { CCCEV_MEDIA_TYPE } from '../config/schema.ts';
 import type { ClaimResult } from '../evaluation/build-claim-result.ts';
 import { renderCccev } from '../evaluation/render-cccev.ts';
 import type { VerifierRuntime } from '../verifier-runtime.ts';
 
-export function sendResults(
+export function resultsResponse(
   reply: RouteReply,
   runtime: VerifierRuntime,
   format: string,
@@ -21,6 +23,7 @@ export function sendResults(
           runtime.config.evidence.service_id,
         )
       : { results };
+  reply.header('content-type', format);
   // A Buffer keeps the media type exactly as negotiated (no charset parameter appended).
-  return reply.header('content-type', format).send(Buffer.from(JSON.stringify(body)));
+  return Buffer.from(JSON.stringify(body));
 }

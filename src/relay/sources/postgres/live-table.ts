@@ -10,6 +10,7 @@ import { SourceError } from '../source-error.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
 import {
+  beginLive,
   beginReadOnly,
   classifyPgError,
   clientConfig,
@@ -92,7 +93,8 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   pool.on('error', (error) => {
     deps.logger.warn({ table_id: table.id, reason: describePgError(error) }, 'live table connection lost');
   });
-  const begin = beginReadOnly(source);
+  // Until the probe has seen the column types, every read also pins the session's time zone.
+  let begin = beginLive(source, true);
   const primaryKey = table.schema.fields.find((field) => field.name === table.primary_key);
   const version = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 32);
 
@@ -109,7 +111,9 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     // A connection that died while idle may be handed out before the pool noticed: its socket error surfaces
     // as a client 'error' event as well as through the queries, and must not go unheard (it would crash).
     client.on('error', ignoreError);
-    const settled = await Promise.allSettled([
+    // Corked: the three statements leave in one write (the pipeline sends them without waiting in between).
+    client.connection.stream.cork();
+    const pending = [
       client.query(begin),
       client.query({
         // Unnamed: a named statement outlives the transaction in the session, which poolers (and embedded servers
@@ -120,7 +124,9 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         types: RAW_TEXT,
       }),
       client.query('COMMIT'),
-    ]);
+    ];
+    client.connection.stream.uncork();
+    const settled = await Promise.allSettled(pending);
     const failure = settled.find((outcome) => outcome.status === 'rejected');
     client.off('error', ignoreError);
     // A connection that saw any failure is closed rather than reused: its state is not worth reasoning about.
@@ -163,7 +169,8 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     tableId: table.id,
     version,
     async probe() {
-      await probeLiveTable(table, url, relation);
+      const types = await probeLiveTable(table, url, relation);
+      begin = beginLive(source, types.includes('timestamptz'));
     },
     async readPage(request) {
       const statement = buildLiveSelect({
@@ -222,7 +229,8 @@ export function readProblem(error: unknown) {
   }
 }
 
-async function probeLiveTable(table: TableConfig, url: string, relation: string): Promise<void> {
+/** Checks the table as LiveTable.probe says; returns the PostgreSQL type names of its columns. */
+async function probeLiveTable(table: TableConfig, url: string, relation: string): Promise<string[]> {
   const source = table.source as PostgresSourceConfig;
   const client = new pg.Client(clientConfig(url, source));
   client.on('error', () => {});
@@ -248,9 +256,10 @@ async function probeLiveTable(table: TableConfig, url: string, relation: string)
       values: [relation],
     });
     // A view (or foreign table) has no index to check: its key must be unique by construction (see docs).
+    const types = columns.rows.map((column) => column.type);
     if (['v', 'f'].includes(kind.rows[0]?.relkind ?? '')) {
       await client.query('COMMIT');
-      return;
+      return types;
     }
     const unique = await client.query({
       text: `SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
@@ -267,6 +276,7 @@ async function probeLiveTable(table: TableConfig, url: string, relation: string)
       });
     }
     await client.query('COMMIT');
+    return types;
   } catch (error) {
     throw postgresLoadError(table.id, error);
   } finally {

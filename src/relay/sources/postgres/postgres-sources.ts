@@ -48,16 +48,18 @@ export function createPostgresSources(
   urls: ReadonlyMap<string, string>,
   deps: PostgresSourcesDeps,
 ): PostgresSources {
-  const urlByTable = new Map<TableConfig, string>();
+  // Keyed by the source block (one object per table in the frozen config): a caller may hand over a copy of the
+  // table, never another table's source.
+  const urlBySource = new Map<TableConfig['source'], string>();
   const live = new Map<string, LiveTable>();
-  const liveByTable = new Map<TableConfig, LiveTable>();
+  const liveBySource = new Map<TableConfig['source'], LiveTable>();
   for (const dataset of config.datasets) {
     for (const table of dataset.tables) {
       if (!isPostgresTable(table)) continue;
       const key = tableKey(dataset.id, table.id);
       const url = urls.get(key);
       if (url === undefined) throw new TypeError(`no connection URL resolved for table ${key}`);
-      urlByTable.set(table, url);
+      urlBySource.set(table.source, url);
       if (isLiveTable(table)) {
         const liveTable = createLiveTable(table, url, {
           logger: deps.logger,
@@ -65,29 +67,29 @@ export function createPostgresSources(
           onScan: (scan) => deps.onLiveScan?.(dataset.id, scan),
         });
         live.set(key, liveTable);
-        liveByTable.set(table, liveTable);
+        liveBySource.set(table.source, liveTable);
       }
     }
   }
   let closed = false;
   const urlOf = (table: TableConfig): string => {
     if (closed) throw new TypeError('the PostgreSQL sources are closed');
-    const url = urlByTable.get(table);
+    const url = urlBySource.get(table.source);
     if (url === undefined) throw new TypeError(`table ${table.id} is not a PostgreSQL source of this relay`);
     return url;
   };
   return {
-    isLive: (table) => liveByTable.has(table),
+    isLive: (table) => liveBySource.has(table.source),
     liveTable: (datasetId, tableId) => live.get(tableKey(datasetId, tableId)),
     openSnapshot: (table) => openPostgresSnapshot(table, urlOf(table)),
     async probeLive(table) {
       urlOf(table);
-      const liveTable = liveByTable.get(table);
+      const liveTable = liveBySource.get(table.source);
       if (!liveTable) throw new TypeError(`table ${table.id} is not live`);
       await liveTable.probe();
     },
     liveVersion(table) {
-      const liveTable = liveByTable.get(table);
+      const liveTable = liveBySource.get(table.source);
       if (!liveTable) throw new TypeError(`table ${table.id} is not live`);
       return liveTable.version;
     },

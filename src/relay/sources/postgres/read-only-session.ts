@@ -9,8 +9,16 @@ import type { PostgresSourceConfig } from '../../config/schema.ts';
  * `standard_conforming_strings` pins the literal rules the configured SQL was checked with.
  */
 export function beginReadOnly(source: Pick<PostgresSourceConfig, 'query_timeout'>): string {
+  return `${beginLive(source, true)}; SET LOCAL standard_conforming_strings = on`;
+}
+
+/**
+ * The lighter opening of a live read, whose SQL holds no literal: READ ONLY and the statement timeout, plus UTC
+ * output when the table has a timestamptz column (its text carries the session's offset otherwise).
+ */
+export function beginLive(source: Pick<PostgresSourceConfig, 'query_timeout'>, utc: boolean): string {
   const timeout = Math.max(1, Math.floor(source.query_timeout));
-  return `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeout}; SET LOCAL TIME ZONE 'UTC'; SET LOCAL standard_conforming_strings = on`;
+  return `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeout}${utc ? "; SET LOCAL TIME ZONE 'UTC'" : ''}`;
 }
 
 /** Every value as PostgreSQL's text output: the same text the store coerces from CSV cells. */

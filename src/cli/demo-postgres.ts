@@ -1,0 +1,69 @@
+// The optional PostgreSQL part of `ambit demo`: when DATABASE_URL is set, schema ambit_demo is (re)filled with
+// synthetic birth registrations and demo/relay.postgres-dataset.yaml joins the demo config, readable by the
+// caseworker (rows) and the catalogue viewer (metadata).
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
+import { isMap, isSeq, parse, parseDocument } from 'yaml';
+
+export const DEMO_POSTGRES_DATASET = 'vital_events';
+export const BIRTH_ROWS = 300;
+
+/** Grants on the demo dataset, by persona id. */
+const PERSONA_SCOPES: Record<string, readonly string[]> = {
+  catalog_viewer: [`${DEMO_POSTGRES_DATASET}:metadata`],
+  caseworker: [`${DEMO_POSTGRES_DATASET}:metadata`, `${DEMO_POSTGRES_DATASET}:rows`],
+};
+
+/**
+ * Recreates ambit_demo.birth_registrations with the same 300 rows on every run, computed from the row number (so
+ * every server and time zone gets identical data). This is the demo's only write; the relay reads.
+ */
+export async function seedDemoPostgres(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  await client.connect();
+  try {
+    await client.query('CREATE SCHEMA IF NOT EXISTS ambit_demo');
+    await client.query('DROP TABLE IF EXISTS ambit_demo.birth_registrations');
+    await client.query(`CREATE TABLE ambit_demo.birth_registrations (
+      registration_id text PRIMARY KEY,
+      district text NOT NULL,
+      sex text NOT NULL,
+      birth_date date NOT NULL,
+      registered_at timestamptz NOT NULL,
+      birth_weight_kg numeric(3, 2),
+      late_registration boolean NOT NULL
+    )`);
+    await client.query(
+      `INSERT INTO ambit_demo.birth_registrations
+       SELECT 'br-' || (20000 + i),
+              (ARRAY['lakeside', 'highmoor', 'redfield', 'stonebridge', 'willowbank', 'dunmere'])[1 + (i * 7) % 6],
+              CASE WHEN i % 2 = 0 THEN 'female' ELSE 'male' END,
+              date '2025-01-01' + (i * 37) % 365,
+              ((date '2025-01-01' + (i * 37) % 365 + (i * 11) % 60)::timestamp
+                 + make_interval(hours => 8 + i % 9, mins => (i * 13) % 60)) AT TIME ZONE 'UTC',
+              CASE WHEN i % 17 = 0 THEN NULL ELSE 2.2 + ((i * 29) % 220) / 100.0 END,
+              (i * 11) % 60 > 42
+         FROM generate_series(1, $1::int) AS i`,
+      [BIRTH_ROWS],
+    );
+  } finally {
+    await client.end();
+  }
+}
+
+/** The demo config text with the PostgreSQL dataset appended and its scopes granted to the personas. */
+export function withPostgresDataset(relayYaml: string, datasetYamlPath: string): string {
+  const doc = parseDocument(relayYaml);
+  const datasets = doc.get('datasets');
+  if (!isSeq(datasets)) throw new TypeError('the demo config has no datasets list');
+  datasets.add(doc.createNode(parse(readFileSync(datasetYamlPath, 'utf8'))));
+  const keys = doc.getIn(['auth', 'api_keys']);
+  if (!isSeq(keys)) throw new TypeError('the demo config has no api_keys list');
+  for (const key of keys.items) {
+    if (!isMap(key)) continue;
+    const extra = PERSONA_SCOPES[String(key.get('id'))];
+    const scopes = key.get('scopes');
+    if (extra && isSeq(scopes)) for (const scope of extra) scopes.add(scope);
+  }
+  return doc.toString();
+}
