@@ -1,15 +1,17 @@
 // Relay aggregate bench: in-process execution time on 1,000,000 rows, then 304 (and cached 200) throughput
 // against bare node:http on the same bytes, in interleaved wrk rounds.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
-import type { BareRoute } from '../relay-read/bare-server.ts';
-import { runWrk, writeHeaderScript } from '../relay-read/run-wrk.ts';
+import { writeHeaderScript } from '../relay-read/run-wrk.ts';
 import type { ServeRelayReport } from '../relay-read/serve-relay.ts';
-import { type BenchProcess, REPO_DIR, startBenchProcess } from '../relay-read/start-bench-process.ts';
+import { REPO_DIR } from '../relay-read/start-bench-process.ts';
+import { machineInfo, openBenchSession, writeResults } from '../shared/bench-session.ts';
+import { freePort } from '../shared/free-port.ts';
+import { columns, markdownTable, percent, ratioCell } from '../shared/markdown.ts';
+import { measureWrkRun } from '../shared/measure-wrk-run.ts';
+import { alternatingOrder, median, pairedRatios } from '../shared/round-statistics.ts';
+import { startBareServer } from '../shared/start-bare-server.ts';
 import { generateAggregateData } from './generate-aggregate-data.ts';
 import type { ExecutionReport } from './measure-execution.ts';
 
@@ -58,7 +60,8 @@ interface WrkRun {
   readonly latencyP50Ms: number | undefined;
 }
 
-const work = mkdtempSync(join(tmpdir(), 'ambit-bench-relay-aggregate-'));
+const session = openBenchSession('relay-aggregate');
+const { work } = session;
 const env = {
   AMBIT_BENCH_READER_HASH: fingerprintOf(API_KEY),
   AMBIT_BENCH_API_KEY: API_KEY,
@@ -66,11 +69,9 @@ const env = {
   AMBIT_BENCH_AUDIT_SECRET: 'bench-audit-secret-0123456789abcdef01234',
   AMBIT_BENCH_AUDIT_PATH: join(work, 'audit', 'audit.jsonl'),
 };
-const children: BenchProcess<unknown>[] = [];
 const loadAverages: number[] = [];
-let exitCode = 0;
 
-try {
+await session.run(async () => {
   const startedAt = new Date().toISOString();
   generateAggregateData();
   const execution = await measureExecution();
@@ -78,37 +79,23 @@ try {
   const results = {
     startedAt,
     finishedAt: new Date().toISOString(),
-    machine: {
-      node: process.version,
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      loadAverages,
-    },
+    machine: machineInfo(loadAverages),
     method: { rounds, warmupS: Number(options.warmup), durationS: Number(options.duration), connections },
     execution,
     throughput,
   };
-  mkdirSync(join(RESULTS_PATH, '..'), { recursive: true });
-  writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+  writeResults(RESULTS_PATH, results);
   console.log(`\n${render(execution, throughput)}\nResults written to ${RESULTS_PATH}`);
-} catch (error) {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  exitCode = 1;
-} finally {
-  for (const child of children) await child.stop();
-  rmSync(work, { recursive: true, force: true });
-}
-process.exit(exitCode);
+});
 
 async function measureExecution(): Promise<ExecutionReport> {
-  const child = await startBenchProcess<ExecutionReport>({
+  const child = await session.start<ExecutionReport>({
     entry: 'bench/relay-aggregate/measure-execution.ts',
     args: [CONFIG, options.runs],
     core: SERVER_CORE,
     env,
     readyTimeoutMs: 300_000,
   });
-  children.push(child);
   await child.stop();
   for (const timing of child.report.execution) {
     console.log(
@@ -120,14 +107,13 @@ async function measureExecution(): Promise<ExecutionReport> {
 }
 
 async function measureThroughput() {
-  const relay = await startBenchProcess<ServeRelayReport>({
+  const relay = await session.start<ServeRelayReport>({
     entry: 'bench/relay-read/serve-relay.ts',
     args: [CONFIG, `127.0.0.1:${await freePort()}`],
     core: SERVER_CORE,
     env,
     readyTimeoutMs: 300_000,
   });
-  children.push(relay);
   const auth = { authorization: `Bearer ${API_KEY}` };
   const first = await fetch(relay.report.url + PATH, { headers: auth });
   const body = Buffer.from(await first.arrayBuffer());
@@ -135,15 +121,11 @@ async function measureThroughput() {
   const contentType = first.headers.get('content-type');
   if (first.status !== 200 || !etag || !contentType)
     throw new Error(`aggregate answered ${first.status}: ${body}`);
-  const routesPath = join(work, 'bare-routes.json');
-  const route: BareRoute = { url: PATH, contentType, etag, bodyBase64: body.toString('base64') };
-  writeFileSync(routesPath, JSON.stringify([route]));
-  const bare = await startBenchProcess<{ url: string }>({
-    entry: 'bench/relay-read/bare-server.ts',
-    args: [routesPath, `127.0.0.1:${await freePort()}`],
-    core: SERVER_CORE,
-  });
-  children.push(bare);
+  const bare = await startBareServer(
+    session,
+    [{ url: PATH, contentType, etag, bodyBase64: body.toString('base64') }],
+    SERVER_CORE,
+  );
   const scenarios: Scenario[] = [
     {
       name: 'not-modified-304',
@@ -161,9 +143,8 @@ async function measureThroughput() {
   const servers = { relay: relay.report.url, bare: bare.report.url };
   const runs = new Map<string, WrkRun[]>(scenarios.map((s) => [s.name, []]));
   for (let round = 1; round <= rounds; round++) {
-    const order = round % 2 === 1 ? (['relay', 'bare'] as const) : (['bare', 'relay'] as const);
     for (const scenario of scenarios) {
-      for (const target of order) {
+      for (const target of alternatingOrder(round, ['relay', 'bare'] as const)) {
         const url = servers[target] + PATH;
         const check = await fetch(url, { headers: scenario.headers });
         if (check.status !== scenario.status)
@@ -171,10 +152,15 @@ async function measureThroughput() {
         await check.arrayBuffer();
         const scriptPath = join(work, `${scenario.name}.lua`);
         writeHeaderScript(scriptPath, scenario.headers);
-        const wrk = { url, scriptPath, connections, core: WRK_CORE };
-        await runWrk({ ...wrk, durationS: Number(options.warmup) });
-        loadAverages.push(loadavg()[0] as number);
-        const result = await runWrk({ ...wrk, durationS: Number(options.duration) });
+        const { result } = await measureWrkRun({
+          url,
+          scriptPath,
+          connections,
+          core: WRK_CORE,
+          warmupS: Number(options.warmup),
+          durationS: Number(options.duration),
+          loadAverages,
+        });
         runs.get(scenario.name)?.push({ round, target, rps: result.rps, latencyP50Ms: result.latencyP50Ms });
         console.log(
           `round ${round} ${scenario.name.padEnd(16)} ${target.padEnd(5)} ${Math.round(result.rps)} rps`,
@@ -186,18 +172,15 @@ async function measureThroughput() {
   await relay.stop();
   return scenarios.map((scenario) => {
     const all = runs.get(scenario.name) ?? [];
-    const ratios = Array.from({ length: rounds }, (_, i) => {
-      const relayRun = all.find((run) => run.round === i + 1 && run.target === 'relay');
-      const bareRun = all.find((run) => run.round === i + 1 && run.target === 'bare');
-      return (relayRun?.rps ?? 0) / (bareRun?.rps ?? 1);
-    });
+    const side = (target: 'relay' | 'bare') => all.filter((run) => run.target === target);
+    const ratios = pairedRatios(side('relay'), side('bare'));
     return {
       name: scenario.name,
       description: scenario.description,
       status: scenario.status,
       runs: all,
-      relayRps: median(all.filter((run) => run.target === 'relay').map((run) => run.rps)),
-      bareRps: median(all.filter((run) => run.target === 'bare').map((run) => run.rps)),
+      relayRps: median(side('relay').map((run) => run.rps)),
+      bareRps: median(side('bare').map((run) => run.rps)),
       ratios,
       ratio: median(ratios),
     };
@@ -212,45 +195,45 @@ function render(
   const lines = [
     `Source: ${execution.rows.toLocaleString('en')} rows, loaded in ${(execution.loadMs / 1000).toFixed(1)} s.`,
     '',
-    '| execution | groups | cold ms | median ms | p90 ms | median CPU ms | target | met |',
-    '|---|---:|---:|---:|---:|---:|---:|---|',
-    ...execution.execution.map(
-      (t) =>
-        `| ${t.name} | ${t.groups} | ${ms(t.coldMs)} | ${ms(t.medianMs)} | ${ms(t.p90Ms)} | ${ms(t.cpuMedianMs)} | ≤ ${TARGET_EXECUTION_MS} ms | ${t.medianMs <= TARGET_EXECUTION_MS ? 'yes' : 'no'} |`,
+    ...markdownTable(
+      columns(
+        'execution',
+        'groups:',
+        'cold ms:',
+        'median ms:',
+        'p90 ms:',
+        'median CPU ms:',
+        'target:',
+        'met',
+      ),
+      execution.execution.map((t) => [
+        t.name,
+        String(t.groups),
+        ms(t.coldMs),
+        ms(t.medianMs),
+        ms(t.p90Ms),
+        ms(t.cpuMedianMs),
+        `≤ ${TARGET_EXECUTION_MS} ms`,
+        t.medianMs <= TARGET_EXECUTION_MS ? 'yes' : 'no',
+      ]),
     ),
     '',
     `Whole in-process GET (auth, execution, JSON rendering, audit; no answer reuse): median ${ms(execution.request.medianMs)} ms, ${execution.request.bodyBytes} B.`,
     '',
-    '| throughput | relay rps | bare rps | relay/bare (per round) | target | met |',
-    '|---|---:|---:|---|---:|---|',
-    ...throughput.map(
-      (s) =>
-        `| ${s.name} | ${Math.round(s.relayRps)} | ${Math.round(s.bareRps)} | **${pct(s.ratio)}** (${s.ratios.map(pct).join(' / ')}) | ${s.name === 'not-modified-304' ? `≥ ${pct(TARGET_304_RATIO)}` : '-'} | ${s.name === 'not-modified-304' ? (s.ratio >= TARGET_304_RATIO ? 'yes' : 'no') : '-'} |`,
+    ...markdownTable(
+      columns('throughput', 'relay rps:', 'bare rps:', 'relay/bare (per round)', 'target:', 'met'),
+      throughput.map((s) => {
+        const gated = s.name === 'not-modified-304';
+        return [
+          s.name,
+          String(Math.round(s.relayRps)),
+          String(Math.round(s.bareRps)),
+          ratioCell(s.ratio, s.ratios),
+          gated ? `≥ ${percent(TARGET_304_RATIO)}` : '-',
+          gated ? (s.ratio >= TARGET_304_RATIO ? 'yes' : 'no') : '-',
+        ];
+      }),
     ),
   ];
   return lines.join('\n');
-}
-
-function pct(value: number): string {
-  return `${Math.round(value * 100)}%`;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,18 +1,21 @@
 // Relay metadata bench: 304 revalidation (and cached 200) throughput of /metadata documents against bare
 // node:http answering the same bytes, in interleaved wrk rounds; then the time to publish the demo manifest.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import type { BareRoute } from '../relay-read/bare-server.ts';
-import { countProcessWork, instructionsCountable } from '../relay-read/count-process-work.ts';
-import { runWrk, writeHeaderScript } from '../relay-read/run-wrk.ts';
+import { instructionsCountable } from '../relay-read/count-process-work.ts';
+import { writeHeaderScript } from '../relay-read/run-wrk.ts';
 import type { ServeRelayReport } from '../relay-read/serve-relay.ts';
-import { type BenchProcess, REPO_DIR, startBenchProcess } from '../relay-read/start-bench-process.ts';
+import { REPO_DIR } from '../relay-read/start-bench-process.ts';
+import { machineInfo, openBenchSession, writeResults } from '../shared/bench-session.ts';
+import { freePort } from '../shared/free-port.ts';
+import { columns, markdownTable, percent, ratioCell } from '../shared/markdown.ts';
+import { measureWrkRun } from '../shared/measure-wrk-run.ts';
+import { alternatingOrder, median, pairedRatios } from '../shared/round-statistics.ts';
+import { startBareServer } from '../shared/start-bare-server.ts';
 import type { PublishReport } from './measure-publish.ts';
 
 const SERVER_CORE = 0;
@@ -80,7 +83,8 @@ interface Run {
   readonly cpuUsPerRequest: number;
 }
 
-const work = mkdtempSync(join(tmpdir(), 'ambit-bench-relay-metadata-'));
+const session = openBenchSession('relay-metadata');
+const { work } = session;
 const env: Record<string, string> = {
   AMBIT_DEMO_CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef0123',
   AMBIT_DEMO_AUDIT_SECRET: 'bench-audit-secret-0123456789abcdef01234',
@@ -89,47 +93,31 @@ const env: Record<string, string> = {
     PERSONAS.map((persona) => [`AMBIT_DEMO_${persona.toUpperCase()}_HASH`, fingerprintOf(keyOf(persona))]),
   ),
 };
-const children: BenchProcess<unknown>[] = [];
 const loadAverages: number[] = [];
-let exitCode = 0;
 
-try {
+await session.run(async () => {
   const startedAt = new Date().toISOString();
   const throughput = await measureThroughput();
   const publish = await measurePublish();
   const results = {
     startedAt,
     finishedAt: new Date().toISOString(),
-    machine: {
-      node: process.version,
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      loadAverages,
-    },
+    machine: machineInfo(loadAverages),
     method: { rounds, warmupS, durationS, connections },
     throughput,
     publish,
   };
-  mkdirSync(join(RESULTS_PATH, '..'), { recursive: true });
-  writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+  writeResults(RESULTS_PATH, results);
   console.log(`\n${render(throughput, publish)}\nResults written to ${RESULTS_PATH}`);
-} catch (error) {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  exitCode = 1;
-} finally {
-  for (const child of children) await child.stop();
-  rmSync(work, { recursive: true, force: true });
-}
-process.exit(exitCode);
+});
 
 async function measureThroughput() {
-  const relay = await startBenchProcess<ServeRelayReport>({
+  const relay = await session.start<ServeRelayReport>({
     entry: 'bench/relay-read/serve-relay.ts',
     args: [CONFIG, `127.0.0.1:${await freePort()}`],
     core: SERVER_CORE,
     env,
   });
-  children.push(relay);
   const auth = { authorization: `Bearer ${keyOf('catalog_viewer')}` };
   const routes: BareRoute[] = [];
   const etags = new Map<string, string>();
@@ -143,24 +131,16 @@ async function measureThroughput() {
     etags.set(path, etag);
     routes.push({ url: path, contentType, etag, bodyBase64: body.toString('base64') });
   }
-  const routesPath = join(work, 'bare-routes.json');
-  writeFileSync(routesPath, JSON.stringify(routes));
-  const bare = await startBenchProcess<{ url: string; pid: number }>({
-    entry: 'bench/relay-read/bare-server.ts',
-    args: [routesPath, `127.0.0.1:${await freePort()}`],
-    core: SERVER_CORE,
-  });
-  children.push(bare);
+  const bare = await startBareServer(session, routes, SERVER_CORE);
   const servers = { relay: relay.report.url, bare: bare.report.url };
   const pids = { relay: relay.pid, bare: bare.pid };
   const perf = instructionsCountable();
   const runs = new Map<string, Run[]>(SCENARIOS.map((scenario) => [scenario.name, []]));
   for (let round = 1; round <= rounds; round++) {
-    const order = round % 2 === 1 ? (['relay', 'bare'] as const) : (['bare', 'relay'] as const);
     for (const scenario of SCENARIOS) {
       const headers =
         scenario.status === 304 ? { ...auth, 'if-none-match': etags.get(scenario.path) as string } : auth;
-      for (const target of order) {
+      for (const target of alternatingOrder(round, ['relay', 'bare'] as const)) {
         const url = servers[target] + scenario.path;
         const check = await fetch(url, { headers });
         if (check.status !== scenario.status)
@@ -168,15 +148,16 @@ async function measureThroughput() {
         await check.arrayBuffer();
         const scriptPath = join(work, `${scenario.name}.lua`);
         writeHeaderScript(scriptPath, headers);
-        const wrk = { url, scriptPath, connections, core: WRK_CORE };
-        await runWrk({ ...wrk, durationS: warmupS });
-        loadAverages.push(loadavg()[0] as number);
-        const counter = await countProcessWork(pids[target], {
-          enabled: perf,
-          outputPath: join(work, 'perf.txt'),
+        const { result, ...used } = await measureWrkRun({
+          url,
+          scriptPath,
+          connections,
+          core: WRK_CORE,
+          warmupS,
+          durationS,
+          loadAverages,
+          count: { pids: [pids[target]], perfEnabled: perf, perfOutputPath: () => join(work, 'perf.txt') },
         });
-        const result = await runWrk({ ...wrk, durationS });
-        const used = await counter.stop();
         const cpuUsPerRequest = (used.cpuMs * 1000) / Math.max(1, result.requests);
         runs
           .get(scenario.name)
@@ -191,13 +172,8 @@ async function measureThroughput() {
   await relay.stop();
   return SCENARIOS.map((scenario) => {
     const all = runs.get(scenario.name) ?? [];
-    const of = (round: number, target: 'relay' | 'bare') =>
-      all.find((run) => run.round === round && run.target === target);
-    const ratios = Array.from(
-      { length: rounds },
-      (_, i) => (of(i + 1, 'relay')?.rps ?? 0) / (of(i + 1, 'bare')?.rps ?? 1),
-    );
     const side = (target: 'relay' | 'bare') => all.filter((run) => run.target === target);
+    const ratios = pairedRatios(side('relay'), side('bare'));
     return {
       ...scenario,
       runs: all,
@@ -212,12 +188,11 @@ async function measureThroughput() {
 }
 
 async function measurePublish() {
-  const inProcess = await startBenchProcess<PublishReport>({
+  const inProcess = await session.start<PublishReport>({
     entry: 'bench/relay-metadata/measure-publish.ts',
     args: [MANIFEST, '10'],
     core: SERVER_CORE,
   });
-  children.push(inProcess);
   await inProcess.stop();
   // The whole command as a user runs it: Node start, TypeScript loading, publish, exit.
   const cliMs: number[] = [];
@@ -261,12 +236,31 @@ function render(
   publish: Awaited<ReturnType<typeof measurePublish>>,
 ): string {
   const lines = [
-    '| scenario | relay rps | bare rps | relay/bare (per round) | target | met | CPU µs/req relay / bare | CPU ratio |',
-    '|---|---:|---:|---|---:|---|---:|---:|',
-    ...throughput.map((s) => {
-      const gated = s.status === 304;
-      return `| ${s.name} | ${Math.round(s.relayRps)} | ${Math.round(s.bareRps)} | **${pct(s.ratio)}** (${s.ratios.map(pct).join(' / ')}) | ${gated ? `≥ ${pct(TARGET_304_RATIO)}` : '-'} | ${gated ? (s.ratio >= TARGET_304_RATIO ? 'yes' : 'no') : '-'} | ${Math.round(s.relayCpuUs)} / ${Math.round(s.bareCpuUs)} | ${pct(s.bareCpuUs / s.relayCpuUs)} |`;
-    }),
+    ...markdownTable(
+      columns(
+        'scenario',
+        'relay rps:',
+        'bare rps:',
+        'relay/bare (per round)',
+        'target:',
+        'met',
+        'CPU µs/req relay / bare:',
+        'CPU ratio:',
+      ),
+      throughput.map((s) => {
+        const gated = s.status === 304;
+        return [
+          s.name,
+          String(Math.round(s.relayRps)),
+          String(Math.round(s.bareRps)),
+          ratioCell(s.ratio, s.ratios),
+          gated ? `≥ ${percent(TARGET_304_RATIO)}` : '-',
+          gated ? (s.ratio >= TARGET_304_RATIO ? 'yes' : 'no') : '-',
+          `${Math.round(s.relayCpuUs)} / ${Math.round(s.bareCpuUs)}`,
+          percent(s.bareCpuUs / s.relayCpuUs),
+        ];
+      }),
+    ),
     '',
     `Publishing ${MANIFEST} (${publish.files} files, ${publish.bytes.toLocaleString('en')} B): first run in a process ${Math.round(publish.coldMs)} ms, ` +
       `then median ${publish.warmMedianMs.toFixed(1)} ms (CPU ${publish.warmCpuMedianMs.toFixed(1)} ms); ` +
@@ -275,28 +269,4 @@ function render(
       `${publish.cliMedianMs < TARGET_PUBLISH_MS ? 'met' : 'missed'} for the command, ${publish.coldMs < TARGET_PUBLISH_MS ? 'met' : 'missed'} for the publish itself.`,
   ];
   return lines.join('\n');
-}
-
-function pct(value: number): string {
-  return `${Math.round(value * 100)}%`;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

@@ -1,25 +1,29 @@
 // PostgreSQL bench: live reads (relay vs bare node:http on the same bodies, interleaved wrk rounds), then the
 // snapshot load of the 1,000,000-row table in a fresh process. Reuses the relay-read bench's processes and parsers.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import type { BareRoute } from '../relay-read/bare-server.ts';
-import { countProcessWork, instructionsCountable } from '../relay-read/count-process-work.ts';
+import { instructionsCountable } from '../relay-read/count-process-work.ts';
 import { measureParquetLoad, type ParquetLoadRun } from '../relay-read/measure-parquet-load.ts';
 import type { ScenarioName } from '../relay-read/prepare-scenarios.ts';
 import {
+  loadRunsTable,
   type MeasuredRun,
-  median,
   type ScenarioResult,
   summarizeScenario,
   type Target,
 } from '../relay-read/render-results.ts';
-import { runWrk, writeHeaderScript } from '../relay-read/run-wrk.ts';
+import { writeHeaderScript } from '../relay-read/run-wrk.ts';
 import type { ServeRelayReport } from '../relay-read/serve-relay.ts';
-import { type BenchProcess, REPO_DIR, startBenchProcess } from '../relay-read/start-bench-process.ts';
+import { REPO_DIR } from '../relay-read/start-bench-process.ts';
+import { machineInfo, openBenchSession, writeResults } from '../shared/bench-session.ts';
+import { freePort } from '../shared/free-port.ts';
+import { columns, markdownTable, percent, ratioCell } from '../shared/markdown.ts';
+import { measureWrkRun } from '../shared/measure-wrk-run.ts';
+import { alternatingOrder, median } from '../shared/round-statistics.ts';
+import { startBareServer } from '../shared/start-bare-server.ts';
 import { FACILITY_ROWS, preparePostgresData } from './prepare-postgres-data.ts';
 
 const SERVER_CORE = 0;
@@ -78,13 +82,12 @@ const warmupS = Number(options.warmup);
 const durationS = Number(options.duration);
 const connections = Number(options.connections);
 
-const work = mkdtempSync(join(tmpdir(), 'ambit-bench-relay-postgres-'));
+const session = openBenchSession('relay-postgres');
+const { work } = session;
 const perfEnabled = instructionsCountable();
 const loadAverages: number[] = [];
-const children: BenchProcess<unknown>[] = [];
-let exitCode = 0;
 
-try {
+await session.run(async () => {
   const startedAt = new Date().toISOString();
   const databaseUrl = await preparePostgresData();
   const env = {
@@ -99,38 +102,28 @@ try {
   const results = {
     startedAt,
     finishedAt: new Date().toISOString(),
-    machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model, loadAverages },
+    machine: machineInfo(loadAverages),
     method: { rounds, warmupS, durationS, connections, rows: FACILITY_ROWS },
     scenarios,
     load,
   };
-  mkdirSync(join(RESULTS_PATH, '..'), { recursive: true });
-  writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+  writeResults(RESULTS_PATH, results);
   console.log(`\n${render(scenarios, load)}\n`);
   console.log(`Results written to ${RESULTS_PATH}`);
-} catch (error) {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  exitCode = 1;
-} finally {
-  for (const child of children) await child.stop();
-  rmSync(work, { recursive: true, force: true });
-}
-process.exit(exitCode);
+});
 
 async function measureLive(env: Record<string, string>): Promise<ScenarioResult[]> {
-  const relay = await startBenchProcess<ServeRelayReport>({
+  const relay = await session.start<ServeRelayReport>({
     entry: 'bench/relay-read/serve-relay.ts',
     args: ['bench/relay-postgres/relay-postgres.bench.yaml', `127.0.0.1:${await freePort()}`],
     core: SERVER_CORE,
     env,
   });
-  children.push(relay);
   console.log(`live relay ready at ${relay.report.url} (pid ${relay.pid})`);
   const headers = { authorization: `Bearer ${API_KEY}` };
   const bodies = new Map<string, { body: Buffer; contentType: string; etag: string | null }>();
   for (const scenario of SCENARIOS)
     bodies.set(scenario.name, await fetchBody(relay.report.url, scenario, headers));
-  const routesPath = join(work, 'bare-routes.json');
   const routes: BareRoute[] = SCENARIOS.map((scenario) => {
     const answer = bodies.get(scenario.name) as { body: Buffer; contentType: string };
     // Live answers carry no ETag; the bare server's is a constant that no request matches.
@@ -141,22 +134,15 @@ async function measureLive(env: Record<string, string>): Promise<ScenarioResult[
       bodyBase64: answer.body.toString('base64'),
     };
   });
-  writeFileSync(routesPath, JSON.stringify(routes));
-  const bare = await startBenchProcess<{ url: string }>({
-    entry: 'bench/relay-read/bare-server.ts',
-    args: [routesPath, `127.0.0.1:${await freePort()}`],
-    core: SERVER_CORE,
-  });
-  children.push(bare);
+  const bare = await startBareServer(session, routes, SERVER_CORE);
   const servers: Record<Target, { pid: number; url: string }> = {
     relay: { pid: relay.pid, url: relay.report.url },
     bare: { pid: bare.pid, url: bare.report.url },
   };
   const runs = new Map<string, MeasuredRun[]>(SCENARIOS.map((scenario) => [scenario.name, []]));
   for (let round = 1; round <= rounds; round++) {
-    const order: Target[] = round % 2 === 1 ? ['relay', 'bare'] : ['bare', 'relay'];
     for (const scenario of SCENARIOS) {
-      for (const target of order) {
+      for (const target of alternatingOrder<Target>(round, ['relay', 'bare'])) {
         const run = await measureOnce(scenario, target, servers[target], round, headers);
         runs.get(scenario.name)?.push(run);
         console.log(
@@ -189,16 +175,21 @@ async function measureOnce(
 ): Promise<MeasuredRun> {
   const scriptPath = join(work, `${scenario.name}.lua`);
   writeHeaderScript(scriptPath, headers);
-  const wrk = { url: server.url + scenario.path, scriptPath, connections, core: WRK_CORE };
-  await runWrk({ ...wrk, durationS: warmupS });
-  await fetchBody(server.url, scenario, headers);
-  loadAverages.push(loadavg()[0] as number);
-  const counter = await countProcessWork(server.pid, {
-    enabled: perfEnabled,
-    outputPath: join(work, `perf-${scenario.name}-${target}-${round}.txt`),
+  const { result, ...counted } = await measureWrkRun({
+    url: server.url + scenario.path,
+    scriptPath,
+    connections,
+    core: WRK_CORE,
+    warmupS,
+    durationS,
+    check: () => fetchBody(server.url, scenario, headers),
+    loadAverages,
+    count: {
+      pids: [server.pid],
+      perfEnabled,
+      perfOutputPath: () => join(work, `perf-${scenario.name}-${target}-${round}.txt`),
+    },
   });
-  const result = await runWrk({ ...wrk, durationS });
-  const counted = await counter.stop();
   return {
     round,
     target,
@@ -251,25 +242,42 @@ async function measureLoad(env: Record<string, string>): Promise<ParquetLoadRun[
 }
 
 function render(scenarios: readonly ScenarioResult[], load: readonly ParquetLoadRun[]): string {
-  const percent = (ratio: number) => `${(ratio * 100).toFixed(0)}%`;
   const lines = [
     `PostgreSQL bench (node ${process.version}, ${cpus().length} CPUs, load average ${loadAverages.length === 0 ? 'n/a' : `${Math.min(...loadAverages).toFixed(2)}–${Math.max(...loadAverages).toFixed(2)}`})`,
     '',
-    '| scenario | body B | relay rps | bare rps | relay/bare (per round) | target | met | CPU µs/req relay / bare | p99 ms relay / bare |',
-    '|---|---:|---:|---:|---|---:|---|---:|---:|',
+    ...markdownTable(
+      columns(
+        'scenario',
+        'body B:',
+        'relay rps:',
+        'bare rps:',
+        'relay/bare (per round)',
+        'target:',
+        'met',
+        'CPU µs/req relay / bare:',
+        'p99 ms relay / bare:',
+      ),
+      scenarios.map((scenario) => {
+        const s = summarizeScenario(scenario);
+        const p99 = (target: Target) =>
+          median(
+            scenario.runs.filter((run) => run.target === target).map((run) => run.latencyP99Ms ?? Number.NaN),
+          ).toFixed(1);
+        const reference = scenario.targetRatio === 0;
+        return [
+          scenario.name,
+          String(scenario.bodyBytes),
+          String(Math.round(s.relayRps)),
+          String(Math.round(s.bareRps)),
+          ratioCell(s.ratio, s.ratios),
+          reference ? 'reference' : `≥ ${percent(scenario.targetRatio)}`,
+          reference ? '–' : s.met ? 'yes' : 'NO',
+          `${s.relayCpuUsPerRequest.toFixed(1)} / ${s.bareCpuUsPerRequest.toFixed(1)}`,
+          `${p99('relay')} / ${p99('bare')}`,
+        ];
+      }),
+    ),
   ];
-  for (const scenario of scenarios) {
-    const s = summarizeScenario(scenario);
-    const p99 = (target: Target) =>
-      median(
-        scenario.runs.filter((run) => run.target === target).map((run) => run.latencyP99Ms ?? Number.NaN),
-      ).toFixed(1);
-    lines.push(
-      `| ${scenario.name} | ${scenario.bodyBytes} | ${Math.round(s.relayRps)} | ${Math.round(s.bareRps)} | ` +
-        `**${percent(s.ratio)}** (${s.ratios.map(percent).join(' / ')}) | ` +
-        `${scenario.targetRatio === 0 ? 'reference | –' : `≥ ${percent(scenario.targetRatio)} | ${s.met ? 'yes' : 'NO'}`} | ${s.relayCpuUsPerRequest.toFixed(1)} / ${s.bareCpuUsPerRequest.toFixed(1)} | ${p99('relay')} / ${p99('bare')} |`,
-    );
-  }
   if (load.length > 0) {
     const readyMedian = median(load.map((run) => run.readyMs));
     lines.push(
@@ -277,26 +285,8 @@ function render(scenarios: readonly ScenarioResult[], load: readonly ParquetLoad
       `Snapshot load of ${FACILITY_ROWS.toLocaleString('en-US')} rows × 7 columns: median spawn → /ready 200 ` +
         `${(readyMedian / 1000).toFixed(2)} s (target ≤ 10 s: ${readyMedian <= 10_000 ? 'met' : 'MISSED'}).`,
       '',
-      '| run | spawn → /ready 200 | startRelay → loaded | RSS after GC | heap used |',
-      '|---:|---:|---:|---:|---:|',
-      ...load.map(
-        (run, index) =>
-          `| ${index + 1} | ${(run.readyMs / 1000).toFixed(2)} s | ${(run.loadMs / 1000).toFixed(2)} s | ` +
-          `${(run.rssBytes / 1e6).toFixed(0)} MB | ${(run.heapUsedBytes / 1e6).toFixed(0)} MB |`,
-      ),
+      ...loadRunsTable(load),
     );
   }
   return lines.join('\n');
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

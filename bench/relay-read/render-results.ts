@@ -1,4 +1,6 @@
 // The relay read bench results: their JSON shape, medians, and the markdown tables printed after a run.
+import { columns, formatRange, markdownTable, percent, ratioCell, thousands } from '../shared/markdown.ts';
+import { median, pairedRatios } from '../shared/round-statistics.ts';
 import type { ParquetLoadRun } from './measure-parquet-load.ts';
 import type { ScenarioName } from './prepare-scenarios.ts';
 
@@ -72,23 +74,13 @@ export interface ScenarioSummary {
   readonly met: boolean;
 }
 
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
+export { median };
 
 export function summarizeScenario(result: ScenarioResult): ScenarioSummary {
   const of = (target: Target) => result.runs.filter((run) => run.target === target);
   const relay = of('relay');
   const bare = of('bare');
-  const ratios = relay.flatMap((run) => {
-    const paired = bare.find((other) => other.round === run.round);
-    return paired ? [run.rps / paired.rps] : [];
-  });
+  const ratios = pairedRatios(relay, bare);
   const instructions = (runs: readonly MeasuredRun[]) => {
     const counted = runs.flatMap((run) =>
       run.instructionsPerRequest === undefined ? [] : [run.instructionsPerRequest],
@@ -117,19 +109,36 @@ export function renderResults(results: BenchResults): string {
     `Relay read bench, ${results.startedAt} (node ${results.machine.node}, ${results.machine.cpus} CPUs, ` +
       `load average ${formatRange(results.machine.loadAverages)})`,
     '',
-    '| scenario | body B | relay rps | bare rps | relay/bare (per round) | target | met | CPU µs/req relay / bare | CPU ratio | k-instr/req relay / bare |',
-    '|---|---:|---:|---:|---|---:|---|---:|---:|---:|',
+    ...markdownTable(
+      columns(
+        'scenario',
+        'body B:',
+        'relay rps:',
+        'bare rps:',
+        'relay/bare (per round)',
+        'target:',
+        'met',
+        'CPU µs/req relay / bare:',
+        'CPU ratio:',
+        'k-instr/req relay / bare:',
+      ),
+      results.scenarios.map((scenario) => {
+        const s = summarizeScenario(scenario);
+        return [
+          scenario.name,
+          String(scenario.bodyBytes),
+          thousands(s.relayRps),
+          thousands(s.bareRps),
+          ratioCell(s.ratio, s.ratios),
+          `≥ ${percent(scenario.targetRatio)}`,
+          s.met ? 'yes' : 'NO',
+          `${s.relayCpuUsPerRequest.toFixed(1)} / ${s.bareCpuUsPerRequest.toFixed(1)}`,
+          percent(s.cpuRatio),
+          `${kilo(s.relayInstructionsPerRequest)} / ${kilo(s.bareInstructionsPerRequest)}`,
+        ];
+      }),
+    ),
   ];
-  for (const scenario of results.scenarios) {
-    const s = summarizeScenario(scenario);
-    lines.push(
-      `| ${scenario.name} | ${scenario.bodyBytes} | ${thousands(s.relayRps)} | ${thousands(s.bareRps)} | ` +
-        `**${percent(s.ratio)}** (${s.ratios.map(percent).join(' / ')}) | ≥ ${percent(scenario.targetRatio)} | ` +
-        `${s.met ? 'yes' : 'NO'} | ${s.relayCpuUsPerRequest.toFixed(1)} / ${s.bareCpuUsPerRequest.toFixed(1)} | ` +
-        `${percent(s.cpuRatio)} | ` +
-        `${kilo(s.relayInstructionsPerRequest)} / ${kilo(s.bareInstructionsPerRequest)} |`,
-    );
-  }
   if (results.parquet) lines.push('', ...renderParquet(results.parquet));
   return lines.join('\n');
 }
@@ -149,29 +158,25 @@ function renderParquet(parquet: ParquetResult): string[] {
       `fresh process per run. Target: ready ≤ ${parquet.targetReadyMs / 1000} s (median; ${met.ready ? 'met' : 'MISSED'}), ` +
       `RSS ≤ ${mb(parquet.targetRssBytes)} MB (worst run; ${met.rss ? 'met' : 'MISSED'}).`,
     '',
-    '| run | spawn → /ready 200 | startRelay → loaded | RSS after GC | heap used |',
-    '|---:|---:|---:|---:|---:|',
-    ...parquet.runs.map(
-      (run, index) =>
-        `| ${index + 1} | ${(run.readyMs / 1000).toFixed(2)} s | ${(run.loadMs / 1000).toFixed(2)} s | ` +
-        `${mb(run.rssBytes)} MB | ${mb(run.heapUsedBytes)} MB |`,
-    ),
+    ...loadRunsTable(parquet.runs),
   ];
-}
-
-function formatRange(values: readonly number[]): string {
-  if (values.length === 0) return 'n/a';
-  return `${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}, median ${median(values).toFixed(2)}`;
-}
-
-function percent(ratio: number): string {
-  return `${(ratio * 100).toFixed(0)}%`;
-}
-
-function thousands(value: number): string {
-  return Math.round(value).toLocaleString('en-US');
 }
 
 function kilo(value: number | undefined): string {
   return value === undefined ? 'n/a' : (value / 1000).toFixed(0);
+}
+
+/** One row per fresh process: time to ready, time to load, memory. */
+export function loadRunsTable(runs: readonly ParquetLoadRun[]): string[] {
+  const mb = (bytes: number) => (bytes / 1e6).toFixed(0);
+  return markdownTable(
+    columns('run:', 'spawn → /ready 200:', 'startRelay → loaded:', 'RSS after GC:', 'heap used:'),
+    runs.map((run, index) => [
+      String(index + 1),
+      `${(run.readyMs / 1000).toFixed(2)} s`,
+      `${(run.loadMs / 1000).toFixed(2)} s`,
+      `${mb(run.rssBytes)} MB`,
+      `${mb(run.heapUsedBytes)} MB`,
+    ]),
+  );
 }

@@ -1,13 +1,16 @@
 // Relay read bench: relay vs bare node:http on the same bodies, interleaved wrk rounds, then the Parquet load.
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { FACILITY_ROWS, generateBenchData } from '../data/generate-bench-data.ts';
+import { machineInfo, openBenchSession, writeResults } from '../shared/bench-session.ts';
+import { freePort } from '../shared/free-port.ts';
+import { measureWrkRun } from '../shared/measure-wrk-run.ts';
+import { alternatingOrder } from '../shared/round-statistics.ts';
+import { startBareServer } from '../shared/start-bare-server.ts';
 import type { BareRoute } from './bare-server.ts';
-import { countProcessWork, instructionsCountable } from './count-process-work.ts';
+import { instructionsCountable } from './count-process-work.ts';
 import { measureParquetLoad, type ParquetLoadRun } from './measure-parquet-load.ts';
 import {
   checkScenario,
@@ -26,9 +29,9 @@ import {
   summarizeScenario,
   type Target,
 } from './render-results.ts';
-import { runWrk, writeHeaderScript } from './run-wrk.ts';
+import { writeHeaderScript } from './run-wrk.ts';
 import type { ServeRelayReport } from './serve-relay.ts';
-import { type BenchProcess, REPO_DIR, startBenchProcess } from './start-bench-process.ts';
+import { REPO_DIR } from './start-bench-process.ts';
 
 const SERVER_CORE = 0;
 const WRK_CORE = 1;
@@ -57,7 +60,8 @@ const scenarioNames = options.scenarios.split(',').filter((name): name is Scenar
   throw new Error(`unknown scenario ${name}; choose from ${SCENARIO_NAMES.join(', ')}`);
 });
 
-const work = mkdtempSync(join(tmpdir(), 'ambit-bench-relay-read-'));
+const session = openBenchSession('relay-read');
+const { work } = session;
 const env = {
   AMBIT_BENCH_READER_HASH: fingerprintOf(API_KEY),
   AMBIT_BENCH_CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef0123',
@@ -66,10 +70,8 @@ const env = {
 };
 const perfEnabled = instructionsCountable();
 const loadAverages: number[] = [];
-const children: BenchProcess<unknown>[] = [];
-let exitCode = 0;
 
-try {
+await session.run(async () => {
   const startedAt = new Date().toISOString();
   const files = generateBenchData();
   const scenarios = await measureScenarios();
@@ -77,42 +79,27 @@ try {
   const results: BenchResults = {
     startedAt,
     finishedAt: new Date().toISOString(),
-    machine: {
-      node: process.version,
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      loadAverages,
-      instructionsCountable: perfEnabled,
-    },
+    machine: { ...machineInfo(loadAverages), instructionsCountable: perfEnabled },
     method: { rounds, warmupS, durationS, connections, profiled: options['cpu-prof-dir'] !== undefined },
     scenarios,
     parquet,
   };
-  mkdirSync(join(RESULTS_PATH, '..'), { recursive: true });
-  writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+  writeResults(RESULTS_PATH, results);
   console.log(`\n${renderResults(results)}\n`);
   if (!perfEnabled)
     console.log('Instructions per request: unavailable (perf stat cannot count instructions here).');
   console.log(`Results written to ${RESULTS_PATH}`);
   reportTargets(results);
-} catch (error) {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  exitCode = 1;
-} finally {
-  for (const child of children) await child.stop();
-  rmSync(work, { recursive: true, force: true });
-}
-process.exit(exitCode);
+});
 
 async function measureScenarios(): Promise<ScenarioResult[]> {
-  const relay = await startBenchProcess<ServeRelayReport>({
+  const relay = await session.start<ServeRelayReport>({
     entry: 'bench/relay-read/serve-relay.ts',
     args: ['bench/relay-read/relay.bench.yaml', `127.0.0.1:${await freePort()}`],
     core: SERVER_CORE,
     env,
     nodeFlags: options['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${options['cpu-prof-dir']}`] : [],
   });
-  children.push(relay);
   console.log(
     `relay ready at ${relay.report.url} (pid ${relay.pid}, loaded in ${relay.report.loadMs.toFixed(0)} ms)`,
   );
@@ -128,14 +115,7 @@ async function measureScenarios(): Promise<ScenarioResult[]> {
       bodyBase64: scenario.body.toString('base64'),
     });
   }
-  const routesPath = join(work, 'bare-routes.json');
-  writeFileSync(routesPath, JSON.stringify([...routes.values()]));
-  const bare = await startBenchProcess<{ url: string }>({
-    entry: 'bench/relay-read/bare-server.ts',
-    args: [routesPath, `127.0.0.1:${await freePort()}`],
-    core: SERVER_CORE,
-  });
-  children.push(bare);
+  const bare = await startBareServer(session, [...routes.values()], SERVER_CORE);
 
   const servers: Record<Target, { pid: number; url: string }> = {
     relay: { pid: relay.pid, url: relay.report.url },
@@ -143,10 +123,8 @@ async function measureScenarios(): Promise<ScenarioResult[]> {
   };
   const runs = new Map<ScenarioName, MeasuredRun[]>(scenarios.map((scenario) => [scenario.name, []]));
   for (let round = 1; round <= rounds; round++) {
-    // Alternate who goes first so a slow drift of the host does not always favour the same side.
-    const order: Target[] = round % 2 === 1 ? ['relay', 'bare'] : ['bare', 'relay'];
     for (const scenario of scenarios) {
-      for (const target of order) {
+      for (const target of alternatingOrder<Target>(round, ['relay', 'bare'])) {
         const run = await measureOnce(scenario, target, servers[target], round);
         runs.get(scenario.name)?.push(run);
         console.log(
@@ -180,17 +158,22 @@ async function measureOnce(
 ): Promise<MeasuredRun> {
   const scriptPath = join(work, `${scenario.name}.lua`);
   writeHeaderScript(scriptPath, scenario.headers);
-  const wrk = { url: server.url + scenario.path, scriptPath, connections, core: WRK_CORE };
-  await runWrk({ ...wrk, durationS: warmupS });
-  // Re-checked before every measured run: wrk counts a 200 as success even where a 304 is expected.
-  await checkScenario(server.url, scenario);
-  loadAverages.push(loadavg()[0] as number);
-  const counter = await countProcessWork(server.pid, {
-    enabled: perfEnabled,
-    outputPath: join(work, `perf-${scenario.name}-${target}-${round}.txt`),
+  const { result, ...counted } = await measureWrkRun({
+    url: server.url + scenario.path,
+    scriptPath,
+    connections,
+    core: WRK_CORE,
+    warmupS,
+    durationS,
+    // Re-checked before every measured run: wrk counts a 200 as success even where a 304 is expected.
+    check: () => checkScenario(server.url, scenario),
+    loadAverages,
+    count: {
+      pids: [server.pid],
+      perfEnabled,
+      perfOutputPath: () => join(work, `perf-${scenario.name}-${target}-${round}.txt`),
+    },
   });
-  const result = await runWrk({ ...wrk, durationS });
-  const counted = await counter.stop();
   return {
     round,
     target,
@@ -241,16 +224,4 @@ function reportTargets(results: BenchResults): void {
     if (!met.rss) missed.push('parquet RSS');
   }
   console.log(missed.length === 0 ? 'All targets met.' : `Targets missed: ${missed.join(', ')}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

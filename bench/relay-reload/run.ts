@@ -2,26 +2,21 @@
 // alternating between two versions. Counts failed requests (there must be none) and compares throughput with a
 // steady relay and with bare node:http in the same rounds.
 import { execFile } from 'node:child_process';
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer } from 'node:net';
-import { loadavg, tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs, promisify } from 'node:util';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { generateBenchData, householdCode } from '../data/generate-bench-data.ts';
-import type { BareRoute } from '../relay-read/bare-server.ts';
 import { parseWrkOutput, runProblem, type WrkResult, writeHeaderScript } from '../relay-read/run-wrk.ts';
 import type { ServeRelayReport } from '../relay-read/serve-relay.ts';
-import { type BenchProcess, REPO_DIR, startBenchProcess } from '../relay-read/start-bench-process.ts';
+import { REPO_DIR } from '../relay-read/start-bench-process.ts';
+import { openBenchSession, writeResults } from '../shared/bench-session.ts';
+import { freePort } from '../shared/free-port.ts';
+import { columns, markdownTable } from '../shared/markdown.ts';
+import { alternatingOrder, median, pairedRatios } from '../shared/round-statistics.ts';
+import { startBareServer } from '../shared/start-bare-server.ts';
 
 const execFileAsync = promisify(execFile);
 const SERVER_CORE = 0;
@@ -59,10 +54,9 @@ interface Run {
   readonly reloads?: { readonly ok: number; readonly failed: number; readonly durationsMs: number[] };
 }
 
-const work = mkdtempSync(join(tmpdir(), 'ambit-bench-relay-reload-'));
-const children: BenchProcess<unknown>[] = [];
-let exitCode = 0;
-try {
+const session = openBenchSession('relay-reload');
+const { work } = session;
+await session.run(async () => {
   const files = generateBenchData();
   // Version A is the generated file; version B adds one record, so every reload swaps in a new generation.
   const versionA = join(work, 'records-a.csv');
@@ -74,7 +68,7 @@ try {
   copyFileSync(versionA, served);
 
   const adminPort = await freePort();
-  const relay = await startBenchProcess<ServeRelayReport>({
+  const relay = await session.start<ServeRelayReport>({
     entry: 'bench/relay-read/serve-relay.ts',
     args: ['bench/relay-reload/relay-reload.bench.yaml', `127.0.0.1:${await freePort()}`],
     core: SERVER_CORE,
@@ -88,27 +82,19 @@ try {
       AMBIT_BENCH_ADMIN_BIND: `127.0.0.1:${adminPort}`,
     },
   });
-  children.push(relay);
   const relayUrl = relay.report.url;
   const adminUrl = `http://127.0.0.1:${adminPort}`;
 
   const answer = await fetch(`${relayUrl}${PATH}`, { headers: { authorization: `Bearer ${READER_KEY}` } });
   if (answer.status !== 200) throw new Error(`relay answered ${answer.status}`);
   const body = Buffer.from(await answer.arrayBuffer());
-  const routesPath = join(work, 'routes.json');
-  const route: BareRoute = {
+  const route = {
     url: PATH,
     contentType: answer.headers.get('content-type') ?? 'application/json',
     etag: answer.headers.get('etag') ?? '',
     bodyBase64: body.toString('base64'),
   };
-  writeFileSync(routesPath, JSON.stringify([route]));
-  const bare = await startBenchProcess<{ url: string }>({
-    entry: 'bench/relay-read/bare-server.ts',
-    args: [routesPath, `127.0.0.1:${await freePort()}`],
-    core: SERVER_CORE,
-  });
-  children.push(bare);
+  const bare = await startBareServer(session, [route], SERVER_CORE);
 
   const script = join(work, 'headers.lua');
   writeHeaderScript(script, { authorization: `Bearer ${READER_KEY}` });
@@ -138,9 +124,7 @@ try {
   const runs: Run[] = [];
   const loads: number[] = [];
   for (let round = 1; round <= rounds; round++) {
-    const order: Run['server'][] =
-      round % 2 === 1 ? ['bare', 'relay', 'relay+reloads'] : ['relay+reloads', 'relay', 'bare'];
-    for (const server of order) {
+    for (const server of alternatingOrder<Run['server']>(round, ['bare', 'relay', 'relay+reloads'])) {
       const url = `${server === 'bare' ? bare.report.url : relayUrl}${PATH}`;
       await wrk(url, script, warmupS);
       loads.push(loadavg()[0] as number);
@@ -173,21 +157,14 @@ try {
     .split('\n')
     .filter((line) => /^ambit_relay_http_requests_total\{.*status="5\d\d"\}/.test(line));
   const summary = summarize(runs, serverErrors, loads);
-  mkdirSync(join(REPO_DIR, 'bench/relay-reload/results'), { recursive: true });
-  writeFileSync(RESULTS_PATH, `${JSON.stringify({ runs, loads, summary }, null, 2)}\n`);
+  writeResults(RESULTS_PATH, { runs, loads, summary });
   console.log(summary.table);
   if (summary.failed > 0 || summary.reloadsFailed > 0 || serverErrors.length > 0) {
     console.log('FAILED: requests failed during reloads');
-    exitCode = 1;
+    return 1;
   }
-} catch (error) {
-  console.error(error);
-  exitCode = 1;
-} finally {
-  for (const child of children.reverse()) await child.stop();
-  rmSync(work, { recursive: true, force: true });
-}
-process.exit(exitCode);
+  return 0;
+});
 
 async function wrk(url: string, script: string, seconds: number): Promise<WrkResult> {
   const { stdout } = await execFileAsync(
@@ -218,20 +195,9 @@ function failures(result: WrkResult): number {
   return result.non2xx3xx + connect + read + write + timeout;
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] as number)
-    : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
-
 function summarize(runs: Run[], serverErrors: string[], loads: number[]) {
   const of = (server: Run['server']) => runs.filter((run) => run.server === server);
-  const ratios = (over: Run['server'], under: Run['server']) =>
-    of(over).map(
-      (run) => run.rps / (of(under).find((other) => other.round === run.round)?.rps ?? Number.NaN),
-    );
+  const ratios = (over: Run['server'], under: Run['server']) => pairedRatios(of(over), of(under));
   const reloads = of('relay+reloads').flatMap((run) => (run.reloads ? [run.reloads] : []));
   const durations = reloads.flatMap((reload) => reload.durationsMs);
   const failed = runs.reduce((sum, run) => sum + run.failed, 0);
@@ -245,11 +211,14 @@ function summarize(runs: Run[], serverErrors: string[], loads: number[]) {
   const p99 = (server: Run['server']) =>
     median(of(server).map((run) => run.latencyP99Ms ?? Number.NaN)).toFixed(1);
   const table = [
-    '| server | median rps | median p99 ms | failed requests |',
-    '|---|---:|---:|---:|',
-    ...(['bare', 'relay', 'relay+reloads'] as const).map(
-      (server) =>
-        `| ${server} | ${rps(server)} | ${p99(server)} | ${of(server).reduce((sum, run) => sum + run.failed, 0)} |`,
+    ...markdownTable(
+      columns('server', 'median rps:', 'median p99 ms:', 'failed requests:'),
+      (['bare', 'relay', 'relay+reloads'] as const).map((server) => [
+        server,
+        rps(server),
+        p99(server),
+        String(of(server).reduce((sum, run) => sum + run.failed, 0)),
+      ]),
     ),
     '',
     `relay+reloads ÷ bare (per round): ${pct(ratios('relay+reloads', 'bare'))}`,
@@ -261,16 +230,4 @@ function summarize(runs: Run[], serverErrors: string[], loads: number[]) {
     `one-minute load average during the runs: ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`,
   ].join('\n');
   return { failed, reloadsOk, reloadsFailed, table };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

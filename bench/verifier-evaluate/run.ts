@@ -1,8 +1,6 @@
 // Verifier evaluate bench: single-claim evaluations through the verifier and a local relay, against the relay's
 // own throughput for the same filtered read, in interleaved wrk rounds; then 100-subject batches.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
@@ -10,7 +8,9 @@ import { generateBenchData } from '../data/generate-bench-data.ts';
 import { countProcessWork, instructionsCountable } from '../relay-read/count-process-work.ts';
 import { runWrk } from '../relay-read/run-wrk.ts';
 import type { ServeRelayReport } from '../relay-read/serve-relay.ts';
-import { type BenchProcess, REPO_DIR, startBenchProcess } from '../relay-read/start-bench-process.ts';
+import { REPO_DIR } from '../relay-read/start-bench-process.ts';
+import { machineInfo, openBenchSession, writeResults } from '../shared/bench-session.ts';
+import { freePort } from '../shared/free-port.ts';
 import { type BatchResult, measureBatches } from './measure-batches.ts';
 import {
   type EvaluateResults,
@@ -19,6 +19,7 @@ import {
   summarize,
 } from './render-evaluate-results.ts';
 import { checkScenario, type PreparedScenario, prepareScenarios, type ScenarioName } from './scenarios.ts';
+import type { BareProxyReport } from './bare-proxy.ts';
 import type { ServeVerifierReport } from './serve-verifier.ts';
 import { writeRequestScript } from './write-request-script.ts';
 
@@ -64,7 +65,8 @@ const durationS = Number(options.duration);
 const connections = Number(options.connections);
 const subjects = Number(options.subjects);
 
-const work = mkdtempSync(join(tmpdir(), 'ambit-bench-verifier-'));
+const session = openBenchSession('verifier');
+const { work } = session;
 const env = {
   AMBIT_BENCH_READER_HASH: fingerprintOf(RELAY_KEY),
   AMBIT_BENCH_CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef0123',
@@ -76,12 +78,10 @@ const env = {
 };
 const perfEnabled = instructionsCountable();
 const loadAverages: number[] = [];
-const children: BenchProcess<unknown>[] = [];
 const profileFlags = (name: string) =>
   options['cpu-prof-dir'] ? ['--cpu-prof', `--cpu-prof-dir=${join(options['cpu-prof-dir'], name)}`] : [];
-let exitCode = 0;
 
-try {
+await session.run(async () => {
   const startedAt = new Date().toISOString();
   generateBenchData();
   const scenarios = await measureScenarios();
@@ -89,13 +89,7 @@ try {
   const results: EvaluateResults = {
     startedAt,
     finishedAt: new Date().toISOString(),
-    machine: {
-      node: process.version,
-      cpus: cpus().length,
-      cpuModel: cpus()[0]?.model ?? 'unknown',
-      loadAverages,
-      instructionsCountable: perfEnabled,
-    },
+    machine: { ...machineInfo(loadAverages), instructionsCountable: perfEnabled },
     method: {
       rounds,
       warmupS,
@@ -108,37 +102,27 @@ try {
     scenarios,
     batch,
   };
-  mkdirSync(join(RESULTS_PATH, '..'), { recursive: true });
-  writeFileSync(RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+  writeResults(RESULTS_PATH, results);
   console.log(`\n${renderEvaluateResults(results)}\n`);
   console.log(`Results written to ${RESULTS_PATH}`);
   reportTargets(results);
-} catch (error) {
-  console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-  exitCode = 1;
-} finally {
-  for (const child of children) await child.stop();
-  rmSync(work, { recursive: true, force: true });
-}
-process.exit(exitCode);
+});
 
 async function startPair(name: string, extraEnv: Record<string, string> = {}) {
-  const relay = await startBenchProcess<ServeRelayReport>({
+  const relay = await session.start<ServeRelayReport>({
     entry: 'bench/relay-read/serve-relay.ts',
     args: ['bench/relay-read/relay.bench.yaml', `127.0.0.1:${await freePort()}`],
     core: SERVER_CORE,
     env: { ...env, ...extraEnv },
     nodeFlags: profileFlags(`${name}-relay`),
   });
-  children.push(relay);
-  const verifier = await startBenchProcess<ServeVerifierReport>({
+  const verifier = await session.start<ServeVerifierReport>({
     entry: 'bench/verifier-evaluate/serve-verifier.ts',
     args: ['bench/verifier-evaluate/verifier.bench.yaml', `127.0.0.1:${await freePort()}`],
     core: SERVER_CORE,
     env: { ...env, ...extraEnv, AMBIT_BENCH_RELAY_URL: relay.report.url },
     nodeFlags: profileFlags(`${name}-verifier`),
   });
-  children.push(verifier);
   console.log(
     `relay at ${relay.report.url} (pid ${relay.pid}), verifier at ${verifier.report.url} (pid ${verifier.pid})`,
   );
@@ -147,14 +131,21 @@ async function startPair(name: string, extraEnv: Record<string, string> = {}) {
 
 async function measureScenarios() {
   const { relay, verifier } = await startPair('evaluate');
+  const bare = await session.start<BareProxyReport>({
+    entry: 'bench/verifier-evaluate/bare-proxy.ts',
+    args: [`127.0.0.1:${await freePort()}`, relay.report.url, RELAY_KEY],
+    core: SERVER_CORE,
+  });
   const prepared = await prepareScenarios({
     relayUrl: relay.report.url,
     verifierUrl: verifier.report.url,
+    bareUrl: bare.report.url,
     relayKey: RELAY_KEY,
     callerKey: CALLER_KEY,
     subjects,
   });
-  const pids = { relay: [relay.pid], verifier: [verifier.pid, relay.pid] };
+  // The relay comes last in each list (measureOnce reports its part separately).
+  const pids = { relay: [relay.pid], verifier: [verifier.pid, relay.pid], bare: [bare.pid, relay.pid] };
   const runs = new Map<ScenarioName, MeasuredRun[]>(prepared.map((scenario) => [scenario.name, []]));
   // One unmeasured pass first: the verifier's and the relay's paths reach steady state (JIT, caches, sockets)
   // before any round counts, so the first scenario measured is not penalised.
@@ -168,10 +159,12 @@ async function measureScenarios() {
       runs.get(scenario.name)?.push(run);
       console.log(
         `round ${round} ${scenario.name.padEnd(18)} ${Math.round(run.rps).toString().padStart(6)} rps, ` +
-          `${run.cpuUsPerRequest.toFixed(1)} CPU µs/req, p50 ${run.latencyP50Ms?.toFixed(2)} ms`,
+          `${run.cpuUsPerRequest.toFixed(1)} CPU µs/req (relay ${run.relayPartUsPerRequest?.toFixed(1)}), ` +
+          `p50 ${run.latencyP50Ms?.toFixed(2)} ms`,
       );
     }
   }
+  await bare.stop();
   await verifier.stop();
   await relay.stop();
   return prepared.map((scenario) => ({
@@ -210,6 +203,8 @@ async function measureOnce(
   const result = await runWrk({ ...wrk, durationS });
   const counted = await Promise.all(counters.map((counter) => counter.stop()));
   const cpuMs = counted.reduce((sum, work) => sum + work.cpuMs, 0);
+  // The relay is the last process of every scenario.
+  const relayMs = counted[counted.length - 1]?.cpuMs ?? 0;
   return {
     round,
     rps: result.rps,
@@ -217,6 +212,7 @@ async function measureOnce(
     latencyP50Ms: result.latencyP50Ms,
     latencyP99Ms: result.latencyP99Ms,
     cpuUsPerRequest: (cpuMs * 1000) / result.requests,
+    relayPartUsPerRequest: (relayMs * 1000) / result.requests,
   };
 }
 
@@ -241,21 +237,9 @@ function reportTargets(results: EvaluateResults): void {
   const missed: string[] = [];
   for (const scenario of results.scenarios) {
     const summary = summarize(results, scenario.name);
-    if (summary && !summary.met)
+    if (summary?.met === false)
       missed.push(`${scenario.name} (${(summary.ratio * 100).toFixed(0)}% of the relay)`);
   }
   if (results.batch?.available && !results.batch.met) missed.push('batch upstream requests');
   console.log(missed.length === 0 ? 'All targets met.' : `Targets missed: ${missed.join(', ')}`);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }

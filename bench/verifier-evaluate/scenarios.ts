@@ -3,13 +3,13 @@
 import assert from 'node:assert/strict';
 import type { ScriptedRequests } from './write-request-script.ts';
 
-export type ServerName = 'relay' | 'verifier';
-export type ScenarioName = 'relay-read' | 'evaluate-extract' | 'evaluate-cel';
+export type ServerName = 'relay' | 'verifier' | 'bare';
+export type ScenarioName = 'relay-read' | 'evaluate-extract' | 'evaluate-cel' | 'bare-proxy';
 
 export interface PreparedScenario {
   readonly name: ScenarioName;
   readonly description: string;
-  /** Which process answers: the relay alone, or the verifier (which reads the relay). */
+  /** Which process answers: the relay alone, the verifier (which reads the relay), or the bare proxy baseline. */
   readonly server: ServerName;
   readonly baseUrl: string;
   readonly requests: ScriptedRequests;
@@ -44,6 +44,8 @@ export function evaluationBody(id: string, claim: string): string {
 export async function prepareScenarios(options: {
   relayUrl: string;
   verifierUrl: string;
+  /** The bare node:http proxy baseline (bare-proxy.ts). */
+  bareUrl: string;
   relayKey: string;
   callerKey: string;
   subjects: number;
@@ -62,7 +64,7 @@ export async function prepareScenarios(options: {
     'content-type': 'application/json',
     'data-purpose': PURPOSE,
   };
-  const evaluate = (claim: string) => ({
+  const evaluate = (claim: string): ScriptedRequests => ({
     method: 'POST' as const,
     headers: callerHeaders,
     paths: ids.map(() => '/v1/evaluations'),
@@ -97,6 +99,15 @@ export async function prepareScenarios(options: {
       requests: evaluate('large_household'),
       sample: `POST /v1/evaluations ${evaluationBody(ids[0] as string, 'large_household')}`,
     },
+    {
+      name: 'bare-proxy',
+      description:
+        'baseline: the `evaluate-extract` request to bare node:http that makes the same relay read and answers its field',
+      server: 'bare',
+      baseUrl: options.bareUrl,
+      requests: evaluate('enrolled'),
+      sample: `POST /v1/evaluations ${evaluationBody(ids[0] as string, 'enrolled')}`,
+    },
   ];
   // The verifier must agree with the relay on a few subjects before anything is measured.
   for (const id of ids.slice(0, 5)) {
@@ -113,6 +124,8 @@ export async function prepareScenarios(options: {
       evaluationBody(id, 'large_household'),
     );
     assert.equal(large, Number(row.household_size) >= 5, `verifier and relay disagree on ${id}`);
+    const bare = await evaluateOne(options.bareUrl, callerHeaders, evaluationBody(id, 'enrolled'));
+    assert.equal(bare, row.enrolled, `the bare proxy and the relay disagree on ${id}`);
   }
   for (const scenario of scenarios) await checkScenario(scenario);
   return scenarios;

@@ -86,8 +86,22 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
     random: deps.random,
     hashSecret: secrets.auditSecret,
     authenticate: createVerifierAuthenticator(config, secrets, deps),
-    async writeAuditRecords(records) {
-      for (const record of records) audit.write(record);
+    writeAuditRecords(records) {
+      // Queued with the rest of this event-loop turn's records and written in one append (group commit) rather
+      // than one append per item; resolves once they are written, rejects as a direct write would have thrown.
+      return new Promise<void>((resolve, reject) => {
+        let pending = records.length;
+        let failure: unknown;
+        if (pending === 0) resolve();
+        for (const record of records) {
+          audit.enqueue(record, (error) => {
+            if (error !== undefined && failure === undefined) failure = error;
+            if (--pending > 0) return;
+            if (failure === undefined) resolve();
+            else reject(failure);
+          });
+        }
+      });
     },
   };
 

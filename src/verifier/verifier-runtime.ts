@@ -18,7 +18,7 @@ export interface VerifierRuntime {
   /** Keys the handles and hashes that stand in for identifiers (the audit secret). */
   readonly hashSecret: Buffer;
   readonly authenticate: Authenticate;
-  /** Writes extra audit records of this request (one per batch item) before its response leaves. */
+  /** Writes extra audit records of this request (one per batch item); resolves once they are stored. */
   writeAuditRecords(records: readonly Record<string, unknown>[]): Promise<void>;
 }
 

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../helpers/chromium.ts';
+import { loadDocs, openApiPaths } from '../helpers/docs-page.ts';
 import { startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
 
 describe('relay /docs in Chromium', { timeout: 60_000 }, () => {
@@ -23,23 +24,14 @@ describe('relay /docs in Chromium', { timeout: 60_000 }, () => {
   });
 
   it('renders the operations of the health planner and nothing from other datasets', async () => {
-    const expected = await fetch(`${origin}/openapi.json`, {
-      headers: { authorization: `Bearer ${TEST_KEYS.health_planner}` },
-    }).then((response) => response.json() as Promise<{ paths: Record<string, Record<string, unknown>> }>);
-    const expectedPaths = Object.keys(expected.paths).sort();
+    const expectedPaths = await openApiPaths(origin, TEST_KEYS.health_planner);
     assert.ok(expectedPaths.includes('/v1/datasets/health_facilities/entities/facilities/records'));
 
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const requests: string[] = [];
-    page.on('request', (request) => requests.push(request.url()));
-    await page.goto(`${origin}/docs`);
-    await page.getByLabel('API key or token').fill(TEST_KEYS.health_planner);
-    await page.getByRole('button', { name: 'Load' }).click();
-    await page.locator('.opblock').first().waitFor({ timeout: 10_000 });
-    const rendered = await page
-      .locator('.opblock-summary-path')
-      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-path') ?? ''));
+    const {
+      context,
+      requests,
+      renderedPaths: rendered,
+    } = await loadDocs(browser, origin, TEST_KEYS.health_planner);
     assert.deepEqual([...new Set(rendered)].sort(), expectedPaths);
     assert.ok(
       !rendered.some((path) => path.includes('social_protection') || path.includes('civil_registry')),

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../helpers/chromium.ts';
+import { loadDocs, openApiPaths, pasteKey } from '../helpers/docs-page.ts';
 import { CALLER_KEYS, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
 describe('verifier /docs in Chromium', { timeout: 60_000 }, () => {
@@ -27,24 +28,16 @@ describe('verifier /docs in Chromium', { timeout: 60_000 }, () => {
   });
 
   it('renders the operations and offers only the claims of the pasted key', async () => {
-    const expected = await fetch(`${origin}/openapi.json`, {
-      headers: { authorization: `Bearer ${CALLER_KEYS.civil_only}` },
-    }).then((response) => response.json() as Promise<{ paths: Record<string, unknown> }>);
-    const expectedPaths = Object.keys(expected.paths).sort();
+    const expectedPaths = await openApiPaths(origin, CALLER_KEYS.civil_only);
     assert.ok(expectedPaths.includes('/v1/evaluations'));
 
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const requests: string[] = [];
-    page.on('request', (request) => requests.push(request.url()));
-    await page.goto(`${origin}/docs`);
     // The document needs a credential: the page asks for one instead of rendering an error.
-    await page.getByLabel('API key or token').fill(CALLER_KEYS.civil_only);
-    await page.getByRole('button', { name: 'Load' }).click();
-    await page.locator('.opblock').first().waitFor({ timeout: 10_000 });
-    const rendered = await page
-      .locator('.opblock-summary-path')
-      .evaluateAll((nodes) => nodes.map((node) => node.getAttribute('data-path') ?? ''));
+    const {
+      context,
+      page,
+      requests,
+      renderedPaths: rendered,
+    } = await loadDocs(browser, origin, CALLER_KEYS.civil_only);
     assert.deepEqual([...new Set(rendered)].sort(), expectedPaths);
     assert.ok(!rendered.some((path) => path.startsWith('/admin')));
 
@@ -72,9 +65,7 @@ describe('verifier /docs in Chromium', { timeout: 60_000 }, () => {
   it('asks again for a credential when the pasted one is refused', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${origin}/docs`);
-    await page.getByLabel('API key or token').fill('not-a-verifier-key-00000000000001');
-    await page.getByRole('button', { name: 'Load' }).click();
+    await pasteKey(page, origin, 'not-a-verifier-key-00000000000001');
     await page.getByRole('alert').waitFor({ timeout: 10_000 });
     assert.ok(await page.getByLabel('API key or token').isVisible());
     assert.equal(await page.locator('.opblock').count(), 0);

@@ -1,7 +1,7 @@
 // Evaluates requested claims over their dependency graph: each claim once, independent claims and bindings
 // in parallel (bounded), identical source reads shared within one evaluation.
 import type { SourceBindingConfig } from '../config/schema.ts';
-import { createSemaphore } from '../connectors/create-semaphore.ts';
+import { createSemaphore, type Semaphore } from '../connectors/create-semaphore.ts';
 import type { SourceReader } from '../connectors/source-reader.ts';
 import { type EvaluationTarget, lookupValue } from '../evaluation/parse-evaluation-request.ts';
 import { verifierProblem } from '../problems.ts';
@@ -59,77 +59,108 @@ export async function evaluateClaims(
   context: EvaluationContext,
   trace: EvaluationTrace,
 ): Promise<Map<string, ClaimOutcome>> {
-  const outcomes = new Map<string, Promise<ClaimOutcome>>();
-  const reads = new Map<string, Promise<{ row: Readonly<Record<string, unknown>>; sourceId: string }>>();
-  const permits = createSemaphore(engine.bindingConcurrency);
+  const run = new ClaimGraphRun(engine, context, trace);
+  const settled = await Promise.allSettled(claimIds.map((id) => run.evaluate(id)));
+  // Every started read and rule has finished before the first failure is reported.
+  await run.settled();
+  const outcomes = new Map<string, ClaimOutcome>();
+  for (const result of settled) {
+    if (result.status === 'rejected') throw result.reason;
+    outcomes.set(result.value.claimId, result.value);
+  }
+  return outcomes;
+}
 
-  const read = (binding: SourceBindingConfig) => {
+type ReadRecord = { readonly row: Readonly<Record<string, unknown>>; readonly sourceId: string };
+
+/**
+ * One evaluation's claim graph: each claim evaluated once, each distinct read made once. A class rather than
+ * closures: it runs for every evaluation, and the service runs through tsx, whose name-keeping wraps every
+ * function created per call (an Object.defineProperty each).
+ */
+class ClaimGraphRun {
+  private readonly outcomes = new Map<string, Promise<ClaimOutcome>>();
+  private readonly reads = new Map<string, Promise<ReadRecord>>();
+  private readonly permits: Semaphore;
+  private readonly engine: ClaimEngine;
+  private readonly context: EvaluationContext;
+  private readonly trace: EvaluationTrace;
+
+  constructor(engine: ClaimEngine, context: EvaluationContext, trace: EvaluationTrace) {
+    this.engine = engine;
+    this.context = context;
+    this.trace = trace;
+    this.permits = createSemaphore(engine.bindingConcurrency);
+  }
+
+  evaluate(id: string): Promise<ClaimOutcome> {
+    let pending = this.outcomes.get(id);
+    if (!pending) {
+      pending = this.evaluateOne(id);
+      this.outcomes.set(id, pending);
+    }
+    return pending;
+  }
+
+  /** Resolves once every claim started so far has finished, whatever its outcome. */
+  async settled(): Promise<void> {
+    await Promise.allSettled(this.outcomes.values());
+  }
+
+  private read(binding: SourceBindingConfig): Promise<ReadRecord> {
+    const { context } = this;
     const value = lookupValue(context.target, binding.lookup.input) as string;
-    const key = JSON.stringify([
-      binding.connection,
-      binding.dataset,
-      binding.entity,
-      binding.lookup.field,
-      value,
-      [...binding.fields].sort(),
-    ]);
-    let pending = reads.get(key);
+    const key = `${readKeyOf(binding)}${JSON.stringify(value)}`;
+    let pending = this.reads.get(key);
     if (!pending) {
-      trace.sourceReads++;
-      pending = permits.run(() =>
-        engine.reader.read({ binding, value, purpose: context.purpose, requestId: context.requestId }),
-      );
-      reads.set(key, pending);
+      this.trace.sourceReads++;
+      const lookup = { binding, value, purpose: context.purpose, requestId: context.requestId };
+      const reader = this.engine.reader;
+      pending = this.permits.run(() => reader.read(lookup));
+      this.reads.set(key, pending);
     }
     return pending;
-  };
+  }
 
-  const evaluate = (id: string): Promise<ClaimOutcome> => {
-    let pending = outcomes.get(id);
-    if (!pending) {
-      pending = evaluateOne(id);
-      outcomes.set(id, pending);
-    }
-    return pending;
-  };
-
-  const evaluateOne = async (id: string): Promise<ClaimOutcome> => {
-    const claim = engine.catalog.claims.get(id)?.config;
+  private async evaluateOne(id: string): Promise<ClaimOutcome> {
+    const claim = this.engine.catalog.claims.get(id)?.config;
     if (!claim) throw verifierProblem('claim.not_found', `No claim ${id}.`);
-    const [dependencies, rows] = await Promise.all([
-      Promise.all(claim.depends_on.map(evaluate)),
-      Promise.all(
-        Object.entries(claim.source_bindings).map(
-          async ([alias, binding]) => [alias, await read(binding)] as const,
-        ),
-      ),
+    const aliases = Object.keys(claim.source_bindings);
+    const [dependencies, records] = await Promise.all([
+      Promise.all(claim.depends_on.map((dependency) => this.evaluate(dependency))),
+      Promise.all(aliases.map((alias) => this.read(claim.source_bindings[alias] as SourceBindingConfig))),
     ]);
     const sources = new Set<string>();
     for (const dependency of dependencies) for (const source of dependency.sources) sources.add(source);
-    for (const [, record] of rows) sources.add(record.sourceId);
+    const rows = new Map<string, Readonly<Record<string, unknown>>>();
+    records.forEach((record, index) => {
+      sources.add(record.sourceId);
+      rows.set(aliases[index] as string, record.row);
+    });
     const value = await applyRule(
       claim,
       {
-        rows: new Map(rows.map(([alias, record]) => [alias, record.row])),
+        rows,
         dependencies: new Map(dependencies.map((outcome) => [outcome.claimId, outcome])),
-        target: context.target,
-        purpose: context.purpose,
-        today: context.today,
+        target: this.context.target,
+        purpose: this.context.purpose,
+        today: this.context.today,
       },
-      engine.cel,
+      this.engine.cel,
     );
     return { claimId: id, version: claim.version, value, sources };
-  };
+  }
+}
 
-  const settled = await Promise.allSettled(claimIds.map(evaluate));
-  // Every started read and rule has finished before the first failure is reported.
-  await Promise.allSettled([...outcomes.values()]);
-  const failed = settled.find((result) => result.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
-  return new Map(
-    settled.map((result) => [
-      (result as PromiseFulfilledResult<ClaimOutcome>).value.claimId,
-      (result as PromiseFulfilledResult<ClaimOutcome>).value,
-    ]),
-  );
+const readKeys = new WeakMap<SourceBindingConfig, string>();
+
+/** What makes two reads of one evaluation the same read, besides the lookup value. */
+function readKeyOf(binding: SourceBindingConfig): string {
+  let key = readKeys.get(binding);
+  if (key === undefined) {
+    const fields = [...binding.fields].sort();
+    key = JSON.stringify([binding.connection, binding.dataset, binding.entity, binding.lookup.field, fields]);
+    readKeys.set(binding, key);
+  }
+  return key;
 }

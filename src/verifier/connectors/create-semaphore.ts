@@ -7,51 +7,61 @@ export interface Semaphore {
 }
 
 export function createSemaphore(limit: number): Semaphore {
-  let inFlight = 0;
-  const waiters: (() => void)[] = [];
+  return new CountingSemaphore(limit);
+}
 
-  const release = () => {
-    const next = waiters.shift();
-    // The permit passes straight to the next waiter, so the count never dips below the limit under load.
-    if (next) next();
-    else inFlight--;
-  };
+// A class with plain promise chaining rather than closures and async/await: one is made for every evaluation and
+// runs around every source read; a free permit should cost no extra microtask turns, and no functions made per call
+// (which tsx's name-keeping wraps in an Object.defineProperty each).
+class CountingSemaphore implements Semaphore {
+  private held = 0;
+  private readonly limit: number;
+  private readonly waiters: (() => void)[] = [];
 
-  // Plain promise chaining rather than async/await: this runs around every source read, and a free permit
-  // should cost no extra turns of the microtask queue.
-  const holding = <T>(task: () => Promise<T>): Promise<T> => {
+  constructor(limit: number) {
+    this.limit = limit;
+  }
+
+  get inFlight(): number {
+    return this.held;
+  }
+
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    if (this.held < this.limit) {
+      this.held++;
+      return this.holding(task);
+    }
+    return new Promise<void>((resolve) => this.waiters.push(resolve)).then(() => this.holding(task));
+  }
+
+  private holding<T>(task: () => Promise<T>): Promise<T> {
     let running: Promise<T>;
     try {
       running = task();
     } catch (error) {
-      release();
+      this.release();
       return Promise.reject(error);
     }
     return running.then(
       (value) => {
-        release();
+        this.release();
         return value;
       },
       (error: unknown) => {
-        release();
+        this.release();
         throw error;
       },
     );
-  };
+  }
 
-  return {
-    run(task) {
-      if (inFlight < limit) {
-        inFlight++;
-        return holding(task);
-      }
-      return new Promise<void>((resolve) => waiters.push(resolve)).then(() => holding(task));
-    },
-    get inFlight() {
-      return inFlight;
-    },
-    get waiting() {
-      return waiters.length;
-    },
-  };
+  private release(): void {
+    const next = this.waiters.shift();
+    // The permit passes straight to the next waiter, so the count never dips below the limit under load.
+    if (next) next();
+    else this.held--;
+  }
 }

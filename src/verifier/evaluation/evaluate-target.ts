@@ -14,14 +14,15 @@ import {
 import type { DisclosureLevel } from '../config/schema.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import type { VerifierRuntime } from '../verifier-runtime.ts';
-import { buildClaimResult, type ClaimResult } from './build-claim-result.ts';
+import { buildClaimResult, type ClaimResult, type TargetRef } from './build-claim-result.ts';
 import type { EvaluationTarget } from './parse-evaluation-request.ts';
-import { buildTargetRef } from './target-ref.ts';
 
 export interface TargetEvaluationInput {
   readonly engine: ClaimEngine;
   readonly claims: readonly CatalogClaim[];
   readonly target: EvaluationTarget;
+  /** The target's handle (target-ref.ts), worked out once by the caller, which also audits its hash. */
+  readonly targetRef: TargetRef;
   readonly purpose: string;
   /** Forwarded upstream as `x-request-id`. */
   readonly requestId: string;
@@ -43,6 +44,7 @@ export async function evaluateTarget(
   input: TargetEvaluationInput,
   trace: EvaluationTrace,
 ): Promise<TargetEvaluation> {
+  const issuedAt = new Date(input.startedAt).toISOString();
   const outcomes = await evaluateClaims(
     input.engine,
     input.claims.map((claim) => claim.id),
@@ -50,12 +52,10 @@ export async function evaluateTarget(
       target: input.target,
       purpose: input.purpose,
       requestId: input.requestId,
-      today: new Date(input.startedAt).toISOString().slice(0, 10),
+      today: issuedAt.slice(0, 10),
     },
     trace,
   );
-  const targetRef = buildTargetRef(runtime.hashSecret, input.target);
-  const issuedAt = new Date(input.startedAt).toISOString();
   const versions = claimVersions(runtime.catalog);
   const results = input.claims.map((claim) =>
     buildClaimResult({
@@ -65,12 +65,14 @@ export async function evaluateTarget(
       outcome: outcomes.get(claim.id) as ClaimOutcome,
       disclosure: input.disclosures.get(claim.id) ?? 'redacted',
       format: input.format,
-      targetRef,
+      targetRef: input.targetRef,
       issuedAt,
       dependencyVersions: versions,
     }),
   );
-  const sourceCount = new Set([...outcomes.values()].flatMap((outcome) => [...outcome.sources])).size;
+  const sources = new Set<string>();
+  for (const outcome of outcomes.values()) for (const source of outcome.sources) sources.add(source);
+  const sourceCount = sources.size;
   return { results, sourceCount };
 }
 

@@ -15,7 +15,7 @@ import { evaluateTarget, overallDisclosure, requestHash, storedEvaluation } from
 import type { BatchItem, BatchRequest } from './parse-batch-request.ts';
 import { type EvaluationTarget, lookupValue } from './parse-evaluation-request.ts';
 import type { BatchPlan } from './plan-batch.ts';
-import { buildTargetRef, targetAuditHash } from './target-ref.ts';
+import { type TargetKeys, targetKeys } from './target-ref.ts';
 
 export interface BatchContext {
   readonly batchId: string;
@@ -83,6 +83,10 @@ export async function runBatch(
   }
   reader.prefetch(lookups);
 
+  // Each target's handle and audit hash, once: for its results, its item and its audit event.
+  const keys = request.items.map((item) =>
+    isProblem(item.target) ? undefined : targetKeys(runtime.hashSecret, item.target),
+  );
   const traces = request.items.map(() => ({ sourceReads: 0 }));
   const permits = createSemaphore(runtime.config.evidence.concurrency.subjects);
   const outcomes = await Promise.all(
@@ -98,6 +102,7 @@ export async function runBatch(
               engine,
               claims: plan.claims,
               target: item.target as EvaluationTarget,
+              targetRef: (keys[item.index] as TargetKeys).ref,
               purpose: plan.purposes[item.index] as string,
               requestId: context.requestId,
               disclosures: plan.disclosures,
@@ -147,10 +152,12 @@ export async function runBatch(
     storeFailure = error;
   }
 
-  const items = request.items.map((item, index) => renderItem(runtime, item, outcomes[index] as ItemOutcome));
+  const items = request.items.map((item, index) =>
+    renderItem(runtime, item, keys[index], outcomes[index] as ItemOutcome),
+  );
   const succeeded = outcomes.filter((outcome) => outcome.ok).length;
   const reports = request.items.map((item, index) =>
-    reportItem(runtime, item, outcomes[index] as ItemOutcome, traces[index]?.sourceReads ?? 0, {
+    reportItem(item, keys[index], outcomes[index] as ItemOutcome, traces[index]?.sourceReads ?? 0, {
       plan,
       claimIds,
       disclosure,
@@ -196,9 +203,10 @@ function lookupsOf(
 function renderItem(
   runtime: VerifierRuntime,
   item: BatchItem,
+  keys: TargetKeys | undefined,
   outcome: ItemOutcome,
 ): Record<string, unknown> {
-  const targetRef = isProblem(item.target) ? null : buildTargetRef(runtime.hashSecret, item.target);
+  const targetRef = keys?.ref ?? null;
   if (!outcome.ok) {
     return {
       input_index: item.index,
@@ -250,8 +258,8 @@ function jsonType(value: unknown): string {
 }
 
 function reportItem(
-  runtime: VerifierRuntime,
   item: BatchItem,
+  keys: TargetKeys | undefined,
   outcome: ItemOutcome,
   sourceReads: number,
   batch: {
@@ -272,7 +280,7 @@ function reportItem(
     targetType: item.targetType,
     ...(target
       ? {
-          targetRefHash: targetAuditHash(runtime.hashSecret, target),
+          targetRefHash: (keys as TargetKeys).auditHash,
           identifierSchemes: [...target.identifiers.keys()].sort(),
         }
       : {}),

@@ -11,7 +11,7 @@ import {
 } from '../evaluation/evaluate-target.ts';
 import { parseEvaluationRequest } from '../evaluation/parse-evaluation-request.ts';
 import { planEvaluation } from '../evaluation/plan-evaluation.ts';
-import { targetAuditHash } from '../evaluation/target-ref.ts';
+import { targetKeys } from '../evaluation/target-ref.ts';
 import { verifierProblem } from '../problems.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
 import { resultsResponse } from './send-results.ts';
@@ -29,7 +29,8 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
     facts.claimIds = body.claims.map((ref) => ref.id);
     facts.targetType = body.target.type;
     facts.identifierSchemes = [...body.target.identifiers.keys()].sort();
-    facts.targetRefHash = targetAuditHash(runtime.hashSecret, body.target);
+    const target = targetKeys(runtime.hashSecret, body.target);
+    facts.targetRefHash = target.auditHash;
     const plan = planEvaluation(runtime.config, runtime.catalog, principal, body, request.headers);
     facts.purpose = plan.purpose;
     facts.format = plan.format;
@@ -49,6 +50,7 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
           engine: runtime.engine,
           claims: plan.claims,
           target: body.target,
+          targetRef: target.ref,
           purpose: plan.purpose,
           requestId: request.ctx.clientRequestId ?? request.ctx.requestId,
           disclosures: plan.disclosures,
