@@ -11,6 +11,7 @@ import type { ScenarioName } from '../relay-read/prepare-scenarios.ts';
 import {
   loadRunsTable,
   type MeasuredRun,
+  measuredRun,
   type ScenarioResult,
   summarizeScenario,
   type Target,
@@ -175,7 +176,7 @@ async function measureOnce(
 ): Promise<MeasuredRun> {
   const scriptPath = join(work, `${scenario.name}.lua`);
   writeHeaderScript(scriptPath, headers);
-  const { result, ...counted } = await measureWrkRun({
+  const measurement = await measureWrkRun({
     url: server.url + scenario.path,
     scriptPath,
     connections,
@@ -190,17 +191,7 @@ async function measureOnce(
       perfOutputPath: () => join(work, `perf-${scenario.name}-${target}-${round}.txt`),
     },
   });
-  return {
-    round,
-    target,
-    rps: result.rps,
-    requests: result.requests,
-    latencyP50Ms: result.latencyP50Ms,
-    latencyP99Ms: result.latencyP99Ms,
-    cpuUsPerRequest: (counted.cpuMs * 1000) / result.requests,
-    instructionsPerRequest:
-      counted.instructions === undefined ? undefined : counted.instructions / result.requests,
-  };
+  return measuredRun(round, target, measurement);
 }
 
 /** The 200 answer of a scenario, checked for its row count (a record read is one row). */

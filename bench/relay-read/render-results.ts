@@ -1,5 +1,6 @@
 // The relay read bench results: their JSON shape, medians, and the markdown tables printed after a run.
 import { columns, formatRange, markdownTable, percent, ratioCell, thousands } from '../shared/markdown.ts';
+import type { WrkRunMeasurement } from '../shared/measure-wrk-run.ts';
 import { median, pairedRatios } from '../shared/round-statistics.ts';
 import type { ParquetLoadRun } from './measure-parquet-load.ts';
 import type { ScenarioName } from './prepare-scenarios.ts';
@@ -75,6 +76,21 @@ export interface ScenarioSummary {
 }
 
 export { median };
+
+/** A measured run as stored in the results: per-request CPU time and instructions of the serving process. */
+export function measuredRun(round: number, target: Target, measurement: WrkRunMeasurement): MeasuredRun {
+  const { result, cpuMs, instructions } = measurement;
+  return {
+    round,
+    target,
+    rps: result.rps,
+    requests: result.requests,
+    latencyP50Ms: result.latencyP50Ms,
+    latencyP99Ms: result.latencyP99Ms,
+    cpuUsPerRequest: (cpuMs * 1000) / result.requests,
+    instructionsPerRequest: instructions === undefined ? undefined : instructions / result.requests,
+  };
+}
 
 export function summarizeScenario(result: ScenarioResult): ScenarioSummary {
   const of = (target: Target) => result.runs.filter((run) => run.target === target);

@@ -22,6 +22,7 @@ import {
 import {
   type BenchResults,
   type MeasuredRun,
+  measuredRun,
   type ParquetResult,
   parquetMet,
   renderResults,
@@ -158,7 +159,7 @@ async function measureOnce(
 ): Promise<MeasuredRun> {
   const scriptPath = join(work, `${scenario.name}.lua`);
   writeHeaderScript(scriptPath, scenario.headers);
-  const { result, ...counted } = await measureWrkRun({
+  const measurement = await measureWrkRun({
     url: server.url + scenario.path,
     scriptPath,
     connections,
@@ -174,17 +175,7 @@ async function measureOnce(
       perfOutputPath: () => join(work, `perf-${scenario.name}-${target}-${round}.txt`),
     },
   });
-  return {
-    round,
-    target,
-    rps: result.rps,
-    requests: result.requests,
-    latencyP50Ms: result.latencyP50Ms,
-    latencyP99Ms: result.latencyP99Ms,
-    cpuUsPerRequest: (counted.cpuMs * 1000) / result.requests,
-    instructionsPerRequest:
-      counted.instructions === undefined ? undefined : counted.instructions / result.requests,
-  };
+  return measuredRun(round, target, measurement);
 }
 
 async function measureParquet(path: string): Promise<ParquetResult> {

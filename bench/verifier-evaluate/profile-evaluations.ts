@@ -1,8 +1,11 @@
-// Profiles only the verifier's evaluation path: a relay child process, the verifier in this process under the
-// inspector, wrk on the other core; prints where the verifier's main thread spends its time, grouped by the
-// first frame of our own code on the stack. Usage (after `npm run bench` generated the data):
+// Profiles only the verifier's evaluation path: the verifier in this process under the inspector, alone on core 0;
+// the relay child and wrk on core 1. The profiler samples wall time, so the verifier gets a core of its own: on a
+// shared core, time the relay runs while the verifier waits would be charged to whatever the verifier was doing.
+// Prints where the verifier's main thread spends its time, grouped by the deepest frame of our own code on the
+// stack. Usage (after `npm run bench` generated the data):
 //   node bin/run-ts.js bench/verifier-evaluate/profile-evaluations.ts [claim=enrolled] [seconds=10] [out.cpuprofile]
 // The optional third argument keeps the raw V8 profile (open it in Chrome DevTools' Performance panel).
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
@@ -34,10 +37,12 @@ const env = {
   AMBIT_BENCH_RELAY_TOKEN: RELAY_KEY,
   AMBIT_BENCH_VERIFIER_AUDIT_PATH: join(work, 'verifier-audit.jsonl'),
 };
+// Every thread of this process (the CEL workers included) on core 0.
+spawnSync('taskset', ['-a', '-p', '-c', '0', String(process.pid)], { stdio: 'ignore' });
 const relay = await startBenchProcess<ServeRelayReport>({
   entry: 'bench/relay-read/serve-relay.ts',
   args: ['bench/relay-read/relay.bench.yaml', '127.0.0.1:0'],
-  core: 0,
+  core: 1,
   env,
 });
 const loaded = loadVerifierConfig(new URL('./verifier.bench.yaml', import.meta.url).pathname, {
