@@ -3,19 +3,9 @@
 // competent authorities as public organisations.
 import type { MetadataLinks } from '../../model/metadata-links.ts';
 import type { MetadataModel, PublicService } from '../../model/metadata-model.ts';
-import { agentId, defaultLanguage, location } from './common-nodes.ts';
-import {
-  contextOf,
-  document,
-  langString,
-  mergeNodes,
-  type Node,
-  optional,
-  type Prefix,
-  ref,
-  texts,
-} from './json-ld.ts';
-import { publicOrganisation } from './render-cpsv-ap.ts';
+import { defaultLanguage } from './common-nodes.ts';
+import { contextOf, document, mergeNodes, type Node, optional, type Prefix, ref } from './json-ld.ts';
+import { authorityOf, publicOrganisation, publicServiceCore } from './render-cpsv-ap.ts';
 import { DCAT_PREFIXES, dcatGraph } from './render-dcat.ts';
 
 /** The DCAT application profiles served at `/metadata/dcat/{profile}`. */
@@ -25,7 +15,7 @@ const PREFIXES: readonly Prefix[] = [...DCAT_PREFIXES, 'cpsv', 'cv'];
 
 export function renderBregDcatAp(model: MetadataModel, links: MetadataLinks) {
   const organisations = model.publicServices.flatMap((service) => {
-    const authority = model.authorities.find((candidate) => candidate.id === service.competentAuthority);
+    const authority = authorityOf(model, service);
     return authority ? [publicOrganisation(model, authority, service)] : [];
   });
   return document(
@@ -41,20 +31,9 @@ export function renderBregDcatAp(model: MetadataModel, links: MetadataLinks) {
 /** A public service as BRegDCAT-AP has it: what it `produces` is a catalogued dataset itself. */
 function registryService(model: MetadataModel, service: PublicService): Node {
   const language = defaultLanguage(model);
-  const authority = model.authorities.find((candidate) => candidate.id === service.competentAuthority);
   const datasets = new Map(model.datasets.map((dataset) => [dataset.id, dataset.iri]));
   return {
-    '@id': service.iri,
-    '@type': 'cpsv:PublicService',
-    'dct:identifier': service.id,
-    'dct:title': texts(service.title, language),
-    'dct:description': texts(service.description ?? service.title, language),
-    ...optional('cv:hasCompetentAuthority', authority && ref(agentId(authority))),
-    ...optional('dct:spatial', service.jurisdiction && location(service.jurisdiction)),
-    ...optional(
-      'dcat:keyword',
-      service.keywords.map((keyword) => langString(keyword, language)),
-    ),
+    ...publicServiceCore(service, authorityOf(model, service), language),
     ...optional(
       'cpsv:produces',
       service.produces.flatMap((id) => {

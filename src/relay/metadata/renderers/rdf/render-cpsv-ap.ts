@@ -85,17 +85,7 @@ function serviceNode(model: MetadataModel, service: PublicService): Node {
   );
   const datasets = new Map(model.datasets.map((dataset) => [dataset.id, dataset]));
   return {
-    '@id': service.iri,
-    '@type': 'cpsv:PublicService',
-    'dct:identifier': service.id,
-    'dct:title': texts(service.title, language),
-    'dct:description': texts(service.description ?? service.title, language),
-    ...optional('cv:hasCompetentAuthority', authority && ref(agentId(authority))),
-    ...optional('dct:spatial', service.jurisdiction && location(service.jurisdiction)),
-    ...optional(
-      'dcat:keyword',
-      service.keywords.map((keyword) => langString(keyword, language)),
-    ),
+    ...publicServiceCore(service, authority, language),
     ...optional('cv:holdsRequirement', held.map(ref)),
     ...optional(
       'cv:hasInputType',
@@ -131,7 +121,28 @@ function serviceNode(model: MetadataModel, service: PublicService): Node {
   };
 }
 
-function authorityOf(model: MetadataModel, service: PublicService): Authority | undefined {
+/** The properties a public service has in both CPSV-AP and BRegDCAT-AP. */
+export function publicServiceCore(
+  service: PublicService,
+  authority: Authority | undefined,
+  language: string,
+): Node {
+  return {
+    '@id': service.iri,
+    '@type': 'cpsv:PublicService',
+    'dct:identifier': service.id,
+    'dct:title': texts(service.title, language),
+    'dct:description': texts(service.description ?? service.title, language),
+    ...optional('cv:hasCompetentAuthority', authority && ref(agentId(authority))),
+    ...optional('dct:spatial', service.jurisdiction && location(service.jurisdiction)),
+    ...optional(
+      'dcat:keyword',
+      service.keywords.map((keyword) => langString(keyword, language)),
+    ),
+  };
+}
+
+export function authorityOf(model: MetadataModel, service: PublicService): Authority | undefined {
   return model.authorities.find((authority) => authority.id === service.competentAuthority);
 }
 
