@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+import { createRequestWatchdog } from './request-watchdog.ts';
+import type { RouteReply, RouteRequest } from './route-types.ts';
+
+const request = (id: string) => ({ id }) as RouteRequest;
+const reply = {} as RouteReply;
+
+describe('request watchdog', () => {
+  let clock = 0;
+  beforeEach(() => {
+    clock = 0;
+    mock.timers.enable({ apis: ['setInterval'] });
+  });
+  afterEach(() => mock.timers.reset());
+
+  const start = () => {
+    const timedOut: string[] = [];
+    const watchdog = createRequestWatchdog(100, (r) => timedOut.push(r.id), () => clock);
+    return { watchdog, timedOut };
+  };
+  // Advances the monotonic clock and the interval together, as real time would.
+  const advance = (ms: number) => {
+    clock += ms;
+    mock.timers.tick(ms);
+  };
+
+  it('times out only requests past their deadline, oldest first', () => {
+    const { watchdog, timedOut } = start();
+    watchdog.watch(request('a'), reply);
+    advance(50);
+    watchdog.watch(request('b'), reply);
+    watchdog.watch(request('c'), reply);
+    advance(50);
+    assert.deepEqual(timedOut, ['a']);
+    advance(50);
+    assert.deepEqual(timedOut, ['a', 'b', 'c']);
+  });
+
+  it('never times out a released request, wherever it sits in the list', () => {
+    const { watchdog, timedOut } = start();
+    const [a, b, c, d] = [request('a'), request('b'), request('c'), request('d')];
+    for (const r of [a, b, c, d]) watchdog.watch(r, reply);
+    watchdog.release(b); // middle
+    watchdog.release(a); // head
+    watchdog.release(d); // tail
+    advance(125);
+    assert.deepEqual(timedOut, ['c']);
+    // Releasing twice, or a request never watched, is harmless.
+    watchdog.release(c);
+    watchdog.release(request('x'));
+    watchdog.watch(request('e'), reply);
+    advance(125);
+    assert.deepEqual(timedOut, ['c', 'e']);
+  });
+
+  it('stop forgets every watched request', () => {
+    const { watchdog, timedOut } = start();
+    watchdog.watch(request('a'), reply);
+    watchdog.stop();
+    advance(500);
+    assert.deepEqual(timedOut, []);
+  });
+});
