@@ -16,7 +16,11 @@ describe('request watchdog', () => {
 
   const start = () => {
     const timedOut: string[] = [];
-    const watchdog = createRequestWatchdog(100, (r) => timedOut.push(r.id), () => clock);
+    const watchdog = createRequestWatchdog(
+      100,
+      (r) => timedOut.push(r.id),
+      () => clock,
+    );
     return { watchdog, timedOut };
   };
   // Advances the monotonic clock and the interval together, as real time would.
