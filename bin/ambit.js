@@ -1,7 +1,24 @@
 #!/usr/bin/env node
-// Entry point of the `ambit` CLI: registers the TypeScript loader and runs the command dispatcher.
-import { register } from 'tsx/esm/api';
+// Entry point of the `ambit` CLI: runs the compiled build of src/ (bin/build.js builds it on first use and after
+// a source changes). AMBIT_FROM_SOURCE=1, or a build that cannot be made, runs the TypeScript sources through tsx.
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ensureBuild } from './build.js';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+let entry;
+if (process.env.AMBIT_FROM_SOURCE !== '1') {
+  try {
+    entry = pathToFileURL(join(await ensureBuild(), 'cli', 'main.js')).href;
+  } catch (error) {
+    process.stderr.write(
+      `ambit: running from the TypeScript sources (no compiled build: ${error.message})\n`,
+    );
+  }
+}
+if (entry === undefined) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  entry = new URL('../src/cli/main.ts', import.meta.url).href;
+}
+const { main } = await import(entry);
 process.exitCode = await main(process.argv.slice(2));

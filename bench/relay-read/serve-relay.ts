@@ -1,10 +1,16 @@
 // Bench child: starts one relay in its own (CPU-pinned) process and reports readiness as a JSON line on stdout.
 import { performance } from 'node:perf_hooks';
-import { systemClock } from '../../src/platform/clock.ts';
-import { createLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
-import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
-import { startRelay } from '../../src/relay/start-relay.ts';
+import { importCompiled } from '../shared/import-compiled.ts';
+
+const { systemClock } = await importCompiled<typeof import('../../src/platform/clock.ts')>('platform/clock');
+const { createLogger } = await importCompiled<typeof import('../../src/platform/log.ts')>('platform/log');
+const { systemRandom } =
+  await importCompiled<typeof import('../../src/platform/random.ts')>('platform/random');
+const { loadRelayConfig } = await importCompiled<
+  typeof import('../../src/relay/config/load-relay-config.ts')
+>('relay/config/load-relay-config');
+const { startRelay } =
+  await importCompiled<typeof import('../../src/relay/start-relay.ts')>('relay/start-relay');
 
 /** The line the parent waits for; times are milliseconds, memory is bytes after a full GC. */
 export interface ServeRelayReport {

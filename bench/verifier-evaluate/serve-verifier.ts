@@ -1,9 +1,15 @@
 // Bench child: starts one verifier in its own (CPU-pinned) process and reports readiness as a JSON line on stdout.
-import { systemClock } from '../../src/platform/clock.ts';
-import { createLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
-import { loadVerifierConfig } from '../../src/verifier/config/load-verifier-config.ts';
-import { startVerifier } from '../../src/verifier/start-verifier.ts';
+import { importCompiled } from '../shared/import-compiled.ts';
+
+const { systemClock } = await importCompiled<typeof import('../../src/platform/clock.ts')>('platform/clock');
+const { createLogger } = await importCompiled<typeof import('../../src/platform/log.ts')>('platform/log');
+const { systemRandom } =
+  await importCompiled<typeof import('../../src/platform/random.ts')>('platform/random');
+const { loadVerifierConfig } = await importCompiled<
+  typeof import('../../src/verifier/config/load-verifier-config.ts')
+>('verifier/config/load-verifier-config');
+const { startVerifier } =
+  await importCompiled<typeof import('../../src/verifier/start-verifier.ts')>('verifier/start-verifier');
 
 export interface ServeVerifierReport {
   readonly event: 'ready';

@@ -1,8 +1,9 @@
 // `ambit demo` (npm start): the demo relay on bundled data with generated keys, and requests to try.
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { systemClock } from '../../platform/clock.ts';
 import { createLogger } from '../../platform/log.ts';
+import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { systemRandom } from '../../platform/random.ts';
 import { loadRelayConfig, loadRelayConfigText } from '../../relay/config/load-relay-config.ts';
 import { startRelay } from '../../relay/start-relay.ts';
@@ -14,7 +15,7 @@ import { seedDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
 import { verifierExamples } from '../demo-verifier-examples.ts';
 import { reportStartupError } from './relay-serve.ts';
 
-const DEMO_DIR = fileURLToPath(new URL('../../../demo/', import.meta.url));
+const DEMO_DIR = `${join(PACKAGE_ROOT, 'demo')}/`;
 
 export const demo: Command = async (_args, io) => {
   // AMBIT_DEMO_STATE_DIR moves the generated keys and the audit file (tests use a temporary folder).

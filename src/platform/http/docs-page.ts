@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ConfigError } from '../config/config-error.ts';
+import { PACKAGE_ROOT } from '../package-root.ts';
 import { DOCS_CSP } from './security-headers.ts';
 
 export interface DocsPageOptions {
@@ -36,7 +36,8 @@ const SWAGGER_FILES: Readonly<Record<string, string>> = {
 };
 const OWN_FILES: Readonly<Record<string, string>> = { 'docs.css': CSS_TYPE };
 
-const OWN_DIR = fileURLToPath(new URL('./docs-assets/', import.meta.url));
+// Resolved from the package folder: the compiled build holds only the modules, not these files.
+const OWN_DIR = join(PACKAGE_ROOT, 'src', 'platform', 'http', 'docs-assets');
 
 export function registerDocsPage(app: FastifyInstance, options: DocsPageOptions): void {
   checkOpenapiPath(options.openapiPath);

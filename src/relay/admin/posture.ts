@@ -1,15 +1,13 @@
 // The operational posture and the admin capabilities: what an operator may know about a running relay, and
 // nothing more. No secret, no file path, no address, no connection string, no environment variable name.
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { PACKAGE_INFO } from '../../platform/package-root.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { METRIC_PREFIX } from '../metrics/relay-metrics.ts';
 import { refreshOf } from '../reload/refresh-scheduler.ts';
 import type { ProcessStatus } from './admin-backend.ts';
 
 export const POSTURE_TIERS = ['restricted'] as const;
-
-const PACKAGE = createRequire(import.meta.url)('../../../package.json') as { name: string; version: string };
 
 export interface AdminRouteInfo {
   readonly method: string;
@@ -61,7 +59,11 @@ export function buildPosture(
     schema: 'ambit.relay.posture/v1',
     tier: 'restricted',
     component: 'ambit-relay',
-    build: { package: PACKAGE.name, version: PACKAGE.version, runtime: `node ${process.versions.node}` },
+    build: {
+      package: PACKAGE_INFO.name,
+      version: PACKAGE_INFO.version,
+      runtime: `node ${process.versions.node}`,
+    },
     instance: {
       id: config.instance?.id ?? 'ambit-relay-local',
       ...(config.instance?.environment === undefined ? {} : { environment: config.instance.environment }),

@@ -39,13 +39,16 @@ interface Slot {
   current: (Pending & { timer: NodeJS.Timeout }) | undefined;
 }
 
-const WORKER_URL = new URL('./cel-worker.ts', import.meta.url).href;
+// Compiled (bin/build.js), the worker is a sibling .js module; from the sources it is TypeScript, and the worker
+// registers the TypeScript loader itself (loader hooks are not inherited by worker threads).
+const COMPILED = import.meta.url.endsWith('.js');
+const WORKER_URL = new URL(COMPILED ? './cel-worker.js' : './cel-worker.ts', import.meta.url).href;
+const WORKER_BOOTSTRAP = COMPILED
+  ? `import(${JSON.stringify(WORKER_URL)});`
+  : `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
 
-/** The worker registers the TypeScript loader itself: loader hooks are not inherited by worker threads. */
 function spawnWorker(memoryMb: number): Worker {
-  const loader = import.meta.resolve('tsx/esm/api');
-  const bootstrap = `import(${JSON.stringify(loader)}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
-  const worker = new Worker(bootstrap, {
+  const worker = new Worker(WORKER_BOOTSTRAP, {
     eval: true,
     resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.max(4, memoryMb / 8) },
     stdout: true,

@@ -1,0 +1,86 @@
+// The compiled build the CLI runs (bin/build.js): complete, plain JavaScript, cached, safe to build concurrently.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+// @ts-expect-error: bin/build.js is plain JavaScript without declarations.
+import { ensureBuild } from '../../bin/build.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function modulesUnder(dir: string, suffix: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...modulesUnder(path, suffix));
+    else if (entry.name.endsWith(suffix)) found.push(path);
+  }
+  return found;
+}
+
+describe('compiled build', () => {
+  it('has one JavaScript module per source module, importing .js siblings only', async () => {
+    const dir: string = await ensureBuild();
+    const sources = modulesUnder(join(ROOT, 'src'), '.ts')
+      .filter((path) => !path.endsWith('.test.ts'))
+      .map((path) => relative(join(ROOT, 'src'), path).replace(/\.ts$/, '.js'))
+      .sort();
+    const built = modulesUnder(dir, '.js')
+      .map((path) => relative(dir, path))
+      .sort();
+    assert.deepEqual(built, sources);
+    for (const file of built) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      assert.doesNotMatch(text, /from\s+["']\.{1,2}\/[^"']*\.ts["']/, `${file} imports a .ts module`);
+      assert.doesNotMatch(text, /import\(["']\.{1,2}\/[^"']*\.ts["']\)/, `${file} imports a .ts module`);
+    }
+  });
+
+  it('is reused while the sources are unchanged', async () => {
+    assert.equal(await ensureBuild(), await ensureBuild());
+  });
+
+  it('is what the CLI runs, and processes starting together all get a complete build', async () => {
+    const runs = Array.from(
+      { length: 3 },
+      () =>
+        new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+          const child = spawn(process.execPath, ['bin/ambit.js', '--help'], { cwd: ROOT });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (chunk) => {
+            out += chunk;
+          });
+          child.stderr.on('data', (chunk) => {
+            err += chunk;
+          });
+          child.on('close', (code) => resolve({ code, out, err }));
+        }),
+    );
+    for (const result of await Promise.all(runs)) {
+      assert.equal(result.code, 0, result.err);
+      assert.match(result.out, /relay serve/);
+      // A fallback to the sources announces itself on stderr.
+      assert.equal(result.err, '');
+    }
+  });
+
+  it('falls back to the sources when asked to', () => {
+    const result = spawnSync(process.execPath, ['bin/ambit.js', '--help'], {
+      cwd: ROOT,
+      env: { ...process.env, AMBIT_FROM_SOURCE: '1' },
+      encoding: 'utf8',
+    });
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /relay serve/);
+  });
+
+  it('finds the package folder from inside the build, for the files modules read at run time', async () => {
+    const dir: string = await ensureBuild();
+    const built = await import(pathToFileURL(join(dir, 'platform', 'package-root.js')).href);
+    assert.equal(join(built.PACKAGE_ROOT, '/'), join(ROOT, '/'));
+    assert.equal(built.PACKAGE_INFO.name, 'ambit');
+  });
+});
