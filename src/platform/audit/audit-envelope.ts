@@ -20,8 +20,11 @@ export type AuditChainResult =
   | { ok: true; count: number; lastHash: string | null }
   | { ok: false; line: number; reason: string };
 
+/** An audit record: an object, or its JSON text exactly as JSON.stringify would write it. */
+export type AuditRecord = Record<string, unknown> | string;
+
 export interface BuildEnvelopeInput {
-  readonly record: Record<string, unknown>;
+  readonly record: AuditRecord;
   readonly prevHash: string | null;
   readonly secret: Buffer;
   readonly clock: Clock;
@@ -32,7 +35,9 @@ export const HASH_PATTERN = /^[0-9a-f]{64}$/;
 const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const ENVELOPE_KEYS = ['envelope_id', 'timestamp_unix_ms', 'prev_hash', 'record_hash', 'record'];
 
-export function buildEnvelope(input: BuildEnvelopeInput): AuditEnvelope {
+export function buildEnvelope(
+  input: BuildEnvelopeInput & { readonly record: Record<string, unknown> },
+): AuditEnvelope {
   const timestamp = input.clock.now();
   const envelopeId = input.random.ulid(timestamp);
   return {
@@ -78,15 +83,19 @@ export function serializeEnvelope(envelope: AuditEnvelope): string {
   });
 }
 
-/** The writer's fast path: the envelope line and its hash, stringifying the record once. */
+/** The writer's fast path: the envelope line and its hash, serialising the record once. */
 export function buildEnvelopeLine(input: BuildEnvelopeInput): { line: string; recordHash: string } {
   const timestamp = input.clock.now();
   const id = input.random.ulid(timestamp);
-  const recordJson = JSON.stringify(input.record);
-  const recordHash = hashBody(input.secret, id, timestamp, input.prevHash, recordJson);
+  const record = input.record;
+  const recordJson = typeof record === 'string' ? record : JSON.stringify(record);
   const prev = input.prevHash === null ? 'null' : `"${input.prevHash}"`;
-  const line = `{"envelope_id":"${id}","timestamp_unix_ms":${timestamp},"prev_hash":${prev},"record_hash":"${recordHash}","record":${recordJson}}`;
-  return { line, recordHash };
+  const head = `{"envelope_id":"${id}","timestamp_unix_ms":${timestamp},"prev_hash":${prev}`;
+  // The hash input is the line without its record_hash member.
+  const recordHash = createHmac('sha256', input.secret)
+    .update(`${head},"record":${recordJson}}`)
+    .digest('hex');
+  return { line: `${head},"record_hash":"${recordHash}","record":${recordJson}}`, recordHash };
 }
 
 /** Parses one line and checks its shape and its own record_hash (not its link to a predecessor). */

@@ -5,19 +5,19 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
 import type { Random } from '../random.ts';
-import { buildEnvelopeLine } from './audit-envelope.ts';
+import { type AuditRecord, buildEnvelopeLine } from './audit-envelope.ts';
 import type { AuditSink } from './sinks/audit-sink.ts';
 
 export type AuditWritePolicy = 'fail_closed' | 'availability_first';
 
 export interface AuditWriter {
   /** Appends one record; with `fail_closed` a failed write throws the `audit.write_failed` problem. */
-  write(record: Record<string, unknown>): void;
+  write(record: AuditRecord): void;
   /**
    * Queues one record for the batch written at the end of this event-loop turn; `done` runs once the batch is
    * written (no argument) or failed (the `audit.write_failed` problem under `fail_closed`, nothing otherwise).
    */
-  enqueue(record: Record<string, unknown>, done: (error?: unknown) => void): void;
+  enqueue(record: AuditRecord, done: (error?: unknown) => void): void;
   close(): Promise<void>;
   /** record_hash of the last envelope written (the next envelope's prev_hash), null before any. */
   readonly lastHash: string | null;
@@ -90,7 +90,7 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
     for (const callback of done) callback(result.failure);
   };
 
-  const build = (record: Record<string, unknown>) =>
+  const build = (record: AuditRecord) =>
     buildEnvelopeLine({ record, prevHash: queuedHash, secret, clock, random });
 
   return {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { OTHER_SECRET, TEST_SECRET } from './audit-test-support.ts';
-import { keyedHash, redactQueryParams } from './keyed-hash.ts';
+import { keyedHash, type RedactedQueryParam, redactedQueryJson } from './keyed-hash.ts';
 
 describe('keyedHash', () => {
   it('is HMAC-SHA256 over domain:value with a hmac-sha256: prefix', () => {
@@ -20,7 +20,12 @@ describe('keyedHash', () => {
   });
 });
 
-describe('redactQueryParams', () => {
+describe('redactedQueryJson', () => {
+  const redactQueryParams = (
+    params: Parameters<typeof redactedQueryJson>[0],
+    redactOptions: Parameters<typeof redactedQueryJson>[1],
+  ) => JSON.parse(redactedQueryJson(params, redactOptions)) as Record<string, RedactedQueryParam>;
+
   const options = {
     sensitive: (field: string) => field === 'national_id' || field === 'name',
     secret: TEST_SECRET,
@@ -82,7 +87,7 @@ describe('redactQueryParams', () => {
       token: 'RAW-TOKEN',
       'household.key': 'RAW-HH-KEY',
     };
-    const json = JSON.stringify(redactQueryParams(raw, options));
+    const json = redactedQueryJson(raw, options);
     for (const value of Object.values(raw).flat()) {
       assert.ok(!json.includes(value), `raw value ${value} leaked into ${json}`);
     }
@@ -98,10 +103,14 @@ describe('redactQueryParams', () => {
 
   it('keeps a parameter named __proto__ as data', () => {
     const params = JSON.parse('{"__proto__":"x","other":"y"}') as Record<string, string>;
-    const out = redactQueryParams(params, options);
-    assert.equal(Object.getPrototypeOf(out), Object.prototype);
-    assert.deepEqual(Object.keys(out), ['__proto__', 'other']);
-    assert.equal(JSON.stringify(out), '{"__proto__":{"op":"eq"},"other":{"op":"eq"}}');
+    assert.equal(redactedQueryJson(params, options), '{"__proto__":{"op":"eq"},"other":{"op":"eq"}}');
+  });
+
+  it('writes names that need escaping as valid JSON, and leaves out absent parameters', () => {
+    const name = 'we"ird\\\u0001\u2028näme';
+    const out = redactQueryParams({ [name]: 'x', gone: undefined }, options);
+    assert.deepEqual(Object.keys(out), [name]);
+    assert.deepEqual(out[name], { op: 'eq' });
   });
 
   it('accepts a custom reserved set', () => {

@@ -1,5 +1,6 @@
 // Keyed hashes that let audit records correlate sensitive values and ids without revealing them (§2.12).
 import { createHmac } from 'node:crypto';
+import { jsonString } from './json-text.ts';
 
 export type RedactedQueryParam = { op: string; value_hash?: string };
 
@@ -23,33 +24,37 @@ export function keyedHash(secret: Buffer, domain: string, value: string): string
 }
 
 /**
- * Audit form of a query string: `{name: {op}}`, plus `value_hash` for sensitive fields. Raw values are
- * never kept. `district.in` is field `district`, op `in`; a name without a suffix is op `eq`.
+ * Audit form of a query string, as JSON text: `{name: {op}}`, plus `value_hash` for sensitive fields. Raw values
+ * are never kept. `district.in` is field `district`, op `in`; a name without a suffix is op `eq`.
  */
-export function redactQueryParams(
-  params: Readonly<Record<string, string | readonly string[]>>,
+export function redactedQueryJson(
+  params: Readonly<Record<string, string | readonly string[] | undefined>>,
   options: RedactQueryOptions,
-): Record<string, RedactedQueryParam> {
-  const reserved = options.reserved ?? DEFAULT_RESERVED;
-  const out: Record<string, RedactedQueryParam> = {};
-  for (const [name, value] of Object.entries(params)) {
-    let entry: RedactedQueryParam;
-    if (SECRET_NAME.test(name)) {
-      entry = { op: 'redacted' };
-    } else if (reserved.has(name)) {
-      entry = { op: 'param' };
-    } else {
-      const dot = name.lastIndexOf('.');
-      const field = dot > 0 ? name.slice(0, dot) : name;
-      const op = dot > 0 ? name.slice(dot + 1) : 'eq';
-      entry = options.sensitive(field)
-        ? { op, value_hash: keyedHash(options.secret, `${options.domain}:${field}`, joinValues(value)) }
-        : { op };
-    }
-    // defineProperty keeps a parameter literally named `__proto__` as data instead of changing the prototype.
-    Object.defineProperty(out, name, { value: entry, enumerable: true, writable: true, configurable: true });
+): string {
+  let out = '{';
+  for (const name in params) {
+    const value = params[name];
+    if (value === undefined) continue;
+    const entry = redactQueryParam(name, value, options);
+    out += `${out === '{' ? '' : ','}${jsonString(name)}:{"op":${jsonString(entry.op)}`;
+    out += entry.value_hash === undefined ? '}' : `,"value_hash":"${entry.value_hash}"}`;
   }
-  return out;
+  return `${out}}`;
+}
+
+function redactQueryParam(
+  name: string,
+  value: string | readonly string[],
+  options: RedactQueryOptions,
+): RedactedQueryParam {
+  if (SECRET_NAME.test(name)) return { op: 'redacted' };
+  if ((options.reserved ?? DEFAULT_RESERVED).has(name)) return { op: 'param' };
+  const dot = name.lastIndexOf('.');
+  const field = dot > 0 ? name.slice(0, dot) : name;
+  const op = dot > 0 ? name.slice(dot + 1) : 'eq';
+  return options.sensitive(field)
+    ? { op, value_hash: keyedHash(options.secret, `${options.domain}:${field}`, joinValues(value)) }
+    : { op };
 }
 
 /** A repeated parameter hashes as a JSON array so `a=x,y` and `a=x&a=y` stay distinguishable. */

@@ -1,6 +1,7 @@
 // A service's HTTP server from its validated `server` and `audit` blocks: one audit record per response.
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { AuditRecord } from '../audit/audit-envelope.ts';
 import { type AuditWriter, createAuditWriter } from '../audit/create-audit-writer.ts';
 import type { Clock } from '../clock.ts';
 import type { AuditBlock } from '../config/audit-config-schema.ts';
@@ -23,8 +24,8 @@ export interface ServiceServerOptions {
   /** Relative audit paths resolve against the config file's folder. */
   readonly baseDir: string;
   readonly deps: { readonly logger: Logger; readonly clock: Clock; readonly random: Random };
-  /** The service's own audit record for one response. */
-  buildRecord(request: RouteRequest, reply: RouteReply): Record<string, unknown>;
+  /** The service's own audit record for one response (an object, or its JSON text). */
+  buildRecord(request: RouteRequest, reply: RouteReply): AuditRecord;
 }
 
 export function createServiceServer(options: ServiceServerOptions): {

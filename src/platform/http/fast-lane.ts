@@ -139,7 +139,8 @@ class LaneRequest implements RouteRequest {
 class LaneReply implements RouteReply {
   statusCode = 200;
   sent = false;
-  private readonly headers: Record<string, string | number | string[]> = Object.create(null);
+  // Header names (lowercase) and values, alternating: the flat list `writeHead` takes as it is.
+  private readonly fields: (string | number | string[])[] = [];
   private readonly raw: ServerResponse;
   private readonly request: LaneRequest;
   private readonly pipeline: ResponsePipeline;
@@ -157,26 +158,38 @@ class LaneReply implements RouteReply {
     this.listeners = listeners;
   }
 
+  /** Index of the header's name in `fields`, or -1 (a response has a dozen headers: a scan is cheapest). */
+  private indexOf(name: string): number {
+    const fields = this.fields;
+    for (let i = 0; i < fields.length; i += 2) if (fields[i] === name) return i;
+    return -1;
+  }
+
   code(statusCode: number): this {
     this.statusCode = statusCode;
     return this;
   }
 
   header(name: string, value: string | number): this {
-    this.headers[name.toLowerCase()] = value;
+    const key = name.toLowerCase();
+    const at = this.indexOf(key);
+    if (at < 0) this.fields.push(key, value);
+    else this.fields[at + 1] = value;
     return this;
   }
 
   hasHeader(name: string): boolean {
-    return this.headers[name.toLowerCase()] !== undefined;
+    return this.indexOf(name.toLowerCase()) >= 0;
   }
 
   getHeader(name: string): string | number | string[] | undefined {
-    return this.headers[name.toLowerCase()];
+    const at = this.indexOf(name.toLowerCase());
+    return at < 0 ? undefined : this.fields[at + 1];
   }
 
   removeHeader(name: string): this {
-    delete this.headers[name.toLowerCase()];
+    const at = this.indexOf(name.toLowerCase());
+    if (at >= 0) this.fields.splice(at, 2);
     return this;
   }
 
@@ -190,18 +203,20 @@ class LaneReply implements RouteReply {
 
   private write(payload: string | Buffer | undefined): void {
     const status = this.statusCode;
-    const headers = this.headers;
     // Framing headers as Fastify writes them: none for 204 and 304, an explicit length for everything else.
     if (payload === undefined || payload === '') {
-      if (status !== 204 && status !== 304) headers['content-length'] = '0';
+      if (status !== 204 && status !== 304) this.header('content-length', '0');
       payload = undefined;
     } else if (status === 204 || status === 304) {
-      delete headers['content-type'];
+      this.removeHeader('content-type');
       payload = undefined;
     } else {
-      headers['content-length'] = String(Buffer.byteLength(payload));
+      this.header(
+        'content-length',
+        typeof payload === 'string' ? Buffer.byteLength(payload) : payload.length,
+      );
     }
-    this.raw.writeHead(status, headers);
+    this.raw.writeHead(status, this.fields as unknown as string[]);
     this.raw.end(payload);
     this.pipeline.watchdog.release(this.request);
     if (this.listeners.length > 0) {

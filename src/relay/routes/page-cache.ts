@@ -6,7 +6,8 @@ import type { Generation } from '../store/generation.ts';
 
 export interface CachedPage {
   readonly etag: string;
-  readonly body: string;
+  /** Encoded once, so a repeated answer is written without converting the text again. */
+  readonly body: Buffer;
   readonly rowCount: number;
   readonly link: string | undefined;
 }

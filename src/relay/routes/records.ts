@@ -90,7 +90,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     }
     const items = page.rows.map((row) => renderRow(generation, entity, query, expansions, row, table));
     const link = nextCursor ? `<${nextLink(request, nextCursor)}>; rel="next"` : undefined;
-    const body = renderPage(items, page.hasMore, nextCursor);
+    const body = Buffer.from(renderPage(items, page.hasMore, nextCursor));
     if (key !== undefined) rememberPage(generation, key, { etag, body, rowCount: page.rows.length, link });
     reply.header('etag', etag);
     if (link) reply.header('link', link);
@@ -229,7 +229,7 @@ export function notModified(reply: RouteReply, etag: string): RouteReply {
   return reply.code(304).header('etag', etag).send();
 }
 
-export function sendJson(reply: RouteReply, body: string): RouteReply {
+export function sendJson(reply: RouteReply, body: string | Buffer): RouteReply {
   return reply.header('content-type', 'application/json; charset=utf-8').send(body);
 }
 
