@@ -17,7 +17,7 @@ export function createAuthenticator(
   if (config.auth.mode === 'api_key') {
     const check = createApiKeyAuthenticator(secrets.apiKeys);
     return async (request) => {
-      const principal = check(readCredential(request.headers).secret);
+      const principal = check(readCredential(request.headers).secret, request.socket);
       request.ctx.principal = principal;
       return principal;
     };

@@ -25,7 +25,9 @@ export function createVerifierAuthenticator(
     return async (request) => {
       const credential = readCredential(request.headers, { rejectBoth: true });
       const found =
-        credential.header === 'authorization' ? bearerOnly(credential.secret) : anyHeader(credential.secret);
+        credential.header === 'authorization'
+          ? bearerOnly(credential.secret, request.socket)
+          : anyHeader(credential.secret, request.socket);
       const principal: Principal = bearerIds.has(found.id) ? { ...found, authMode: 'static' } : found;
       request.ctx.principal = principal;
       return principal;

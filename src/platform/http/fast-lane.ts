@@ -4,6 +4,7 @@
 // security headers, commit hooks, problem rendering) and the same handlers. Anything the lane does not claim
 // (other methods, unknown or malformed paths, a closing server) goes to Fastify unchanged.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
@@ -118,6 +119,7 @@ class LaneRequest implements RouteRequest {
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
   readonly routeOptions: { readonly url: string };
+  readonly socket: Socket;
   /** Monotonic start, for the response listeners' durations. */
   readonly startedAt = performance.now();
   ip: string;
@@ -132,6 +134,7 @@ class LaneRequest implements RouteRequest {
     this.url = raw.url ?? '';
     this.headers = raw.headers;
     this.routeOptions = { url: pattern };
+    this.socket = raw.socket;
     this.ip = raw.socket.remoteAddress ?? '';
   }
 }

@@ -1,6 +1,7 @@
 // The request and reply surface our route handlers may use. Fastify's request and reply satisfy it, and so do the
 // fast lane's (fast-lane.ts), so a handler written against these types runs unchanged on either path.
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Socket } from 'node:net';
 import type { RequestContext } from './request-context.ts';
 
 export interface RouteRequest {
@@ -15,6 +16,8 @@ export interface RouteRequest {
   readonly query: unknown;
   /** The client address (the forwarded one when the peer is a trusted proxy). */
   readonly ip: string;
+  /** The connection the request arrived on. */
+  readonly socket: Socket;
   readonly routeOptions: { readonly url?: string | undefined };
   ctx: RequestContext;
 }
