@@ -84,7 +84,9 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
     const done = waiters;
     queuedLines = [];
     waiters = [];
-    const result = attempt(() => sink.append(lines.join('\n')), lines.length);
+    // An empty last element gives the text its final newline in the same join.
+    lines.push('');
+    const result = attempt(() => sink.append(lines.join('\n')), lines.length - 1);
     if (result.ok) prevHash = queuedHash;
     else queuedHash = prevHash;
     for (const callback of done) callback(result.failure);
@@ -100,7 +102,7 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
       let written: string | undefined;
       const result = attempt(() => {
         const built = build(record);
-        sink.append(built.line);
+        sink.append(`${built.line}\n`);
         written = built.recordHash;
       }, 1);
       if (result.failure !== undefined) throw result.failure;

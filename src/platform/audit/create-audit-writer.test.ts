@@ -52,9 +52,11 @@ function flakySink(): AuditSink & { failing: boolean; lines: string[] } {
   const sink = {
     failing: false,
     lines: [] as string[],
-    append(line: string) {
+    append(text: string) {
       if (sink.failing) throw Object.assign(new Error('disk on fire'), { code: 'EIO' });
-      sink.lines.push(line);
+      // The sink contract: whole lines, each with its newline.
+      assert.ok(text.endsWith('\n'), 'appended text ends with a newline');
+      sink.lines.push(text);
     },
     close: async () => {},
   };
@@ -280,7 +282,7 @@ describe('group commit (enqueue)', () => {
         (_, i) => new Promise<unknown>((resolve) => writer.enqueue(sampleRecord(from + i), resolve)),
       ),
     );
-  const chainOf = (sink: { lines: string[] }) => sink.lines.flatMap((text) => text.split('\n'));
+  const chainOf = (sink: { lines: string[] }) => sink.lines.flatMap((text) => text.split('\n').slice(0, -1));
 
   it('writes the records queued in one event-loop turn with one append, in order, as one valid chain', async () => {
     const sink = flakySink();

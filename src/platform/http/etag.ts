@@ -13,6 +13,7 @@ export function etagOfBody(prefix: string, body: string): string {
 export function isNotModified(request: RouteRequest, etag: string): boolean {
   const header = request.headers['if-none-match'];
   if (header === undefined) return false;
+  if (header === etag) return true;
   for (const raw of header.split(',')) {
     const tag = raw.trim();
     if (tag === '*' || tag === etag || (tag.startsWith('W/') && tag.slice(2) === etag)) return true;

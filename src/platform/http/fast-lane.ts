@@ -30,16 +30,45 @@ export interface FastLane {
 
 // Limits and matching as Fastify's router is configured (create-server.ts), so both agree on every path.
 const MAX_PARAM_LENGTH = 8 * 1024;
+const MAX_REMEMBERED_MATCHES = 1024;
+
+interface LaneMatch {
+  readonly handler: RouteHandler;
+  /** The route pattern. */
+  readonly path: string;
+  readonly params: unknown;
+  readonly query: unknown;
+}
 
 export function createFastLane(pipeline: ResponsePipeline, options: FastLaneOptions): FastLane {
   const router = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   const listeners: LaneResponseListener[] = [];
   const trusted = options.trustProxy === false ? undefined : proxyAddr.compile([...options.trustProxy]);
   let closing = false;
+  // Clients poll and revalidate the same URLs, and matching one (path, parameters, query string) costs more than
+  // the rest of the lane: recent matches are kept, frozen so that requests sharing one cannot change it.
+  const recent = new Map<string, LaneMatch>();
+  const match = (url: string): LaneMatch | undefined => {
+    let found = recent.get(url);
+    if (found !== undefined) return found;
+    const routed = router.find('GET', url);
+    if (routed === null) return undefined;
+    const route = routed.store as { handler: RouteHandler; path: string };
+    found = Object.freeze({
+      handler: route.handler,
+      path: route.path,
+      params: Object.freeze(routed.params),
+      query: Object.freeze(routed.searchParams),
+    });
+    if (recent.size >= MAX_REMEMBERED_MATCHES) recent.clear();
+    recent.set(url, found);
+    return found;
+  };
 
   return {
     add(path, handler) {
       router.on('GET', path, () => {}, { handler, path });
+      recent.clear();
     },
     onResponse(listener) {
       listeners.push(listener);
@@ -52,21 +81,14 @@ export function createFastLane(pipeline: ResponsePipeline, options: FastLaneOpti
       const url = raw.url ?? '';
       // Overlong targets get Fastify's 414 path; the router never sees them.
       if (url.length > MAX_PARAM_LENGTH) return false;
-      const found = router.find('GET', url);
-      if (found === null) return false;
-      const route = found.store as { handler: RouteHandler; path: string };
-      const request = new LaneRequest(
-        raw,
-        pipeline.newRequestId(),
-        route.path,
-        found.params,
-        found.searchParams,
-      );
+      const found = match(url);
+      if (found === undefined) return false;
+      const request = new LaneRequest(raw, pipeline.newRequestId(), found.path, found.params, found.query);
       if (trusted) request.ip = lastForwarded(raw, trusted);
       const reply = new LaneReply(response, request, pipeline, listeners);
       pipeline.beginRequest(request, reply);
       pipeline.watchdog.watch(request, reply);
-      run(route.handler, request, reply, pipeline);
+      run(found.handler, request, reply, pipeline);
       return true;
     },
   };

@@ -1,5 +1,14 @@
 // An append-only file held open for the process lifetime, with its size tracked in memory (no per-write stat).
-import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, mkdirSync, openSync } from 'node:fs';
+import {
+  close,
+  closeSync,
+  fdatasync,
+  fdatasyncSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFully } from './write-fully.ts';
 
@@ -9,6 +18,8 @@ export interface AppendFile {
   readonly size: number;
   append(data: Buffer): void;
   close(): void;
+  /** Stops appends now; syncs and closes the file off the event loop (a rotated file: nobody waits for it). */
+  closeInBackground(): void;
 }
 
 export function openAppendFile(path: string): AppendFile {
@@ -52,6 +63,12 @@ export function openAppendFile(path: string): AppendFile {
         // Devices and pipes may not support syncing; closing still releases the descriptor.
       }
       closeSync(fd);
+    },
+    closeInBackground() {
+      if (closed) return;
+      closed = true;
+      // Devices and pipes may not support syncing; the descriptor is closed either way.
+      fdatasync(fd, () => close(fd, () => {}));
     },
   };
 }

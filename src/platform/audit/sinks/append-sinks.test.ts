@@ -10,18 +10,18 @@ describe('jsonl sink', () => {
   it('creates parent folders and appends to existing content', async (t) => {
     const path = join(makeTempDir(t), 'a', 'b', 'audit.jsonl');
     const first = createJsonlSink(path);
-    first.append('{"n":1}');
+    first.append('{"n":1}\n');
     await first.close();
     const second = createJsonlSink(path);
-    second.append('{"n":2}');
+    second.append('{"n":2}\n');
     await second.close();
     assert.equal(readFileSync(path, 'utf8'), '{"n":1}\n{"n":2}\n');
-    assert.throws(() => second.append('{"n":3}'), /closed/);
+    assert.throws(() => second.append('{"n":3}\n'), /closed/);
   });
 
   it('throws when the write fails (full device)', async () => {
     const sink = createJsonlSink('/dev/full');
-    assert.throws(() => sink.append('{"n":1}'), { code: 'ENOSPC' });
+    assert.throws(() => sink.append('{"n":1}\n'), { code: 'ENOSPC' });
     await sink.close();
   });
 });
@@ -32,10 +32,10 @@ describe('stdout sink', () => {
     const fd = openSync(path, 'w');
     t.after(() => closeSync(fd));
     const sink = createStdoutSink(fd);
-    sink.append('{"a":1}');
-    sink.append('{"b":"é"}');
+    sink.append('{"a":1}\n');
+    sink.append('{"b":"é"}\n');
     await sink.close();
-    assert.throws(() => sink.append('{}'), /closed/);
+    assert.throws(() => sink.append('{}\n'), /closed/);
     writeSync(fd, 'still open\n');
     assert.equal(readFileSync(path, 'utf8'), '{"a":1}\n{"b":"é"}\nstill open\n');
   });
@@ -44,6 +44,6 @@ describe('stdout sink', () => {
     const fd = openSync('/dev/full', 'w');
     t.after(() => closeSync(fd));
     const sink = createStdoutSink(fd);
-    assert.throws(() => sink.append('{}'), { code: 'ENOSPC' });
+    assert.throws(() => sink.append('{}\n'), { code: 'ENOSPC' });
   });
 });

@@ -116,8 +116,8 @@ describe('file sink rotation', () => {
 
   it('refuses appends after close', async (t) => {
     const sink = createFileSink(join(makeTempDir(t), 'audit.jsonl'), { max_size_mb: 1, max_files: 2 });
-    sink.append('{}');
+    sink.append('{}\n');
     await sink.close();
-    assert.throws(() => sink.append('{}'), /closed/);
+    assert.throws(() => sink.append('{}\n'), /closed/);
   });
 });

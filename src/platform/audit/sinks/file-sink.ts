@@ -30,14 +30,15 @@ export function createFileSink(path: string, rotate: RotateOptions = DEFAULT_ROT
     renameSync(path, rotatedPath(path, 1));
     // The chain continues in memory, so the new file simply starts with the next envelope.
     file = null;
-    current.close();
+    // Syncing a full file can take long; the rotated file's sync must not hold up the requests being audited.
+    current.closeInBackground();
     file = openAppendFile(path);
   };
 
   return {
-    append(line) {
+    append(lines) {
       if (closed) throw new Error(`audit file ${path} is closed`);
-      const data = Buffer.from(`${line}\n`, 'utf8');
+      const data = Buffer.from(lines, 'utf8');
       let current = file ?? openAppendFile(path);
       file = current;
       // A line larger than the limit still goes into an empty file rather than rotating forever.

@@ -5,8 +5,8 @@ import type { AuditSink } from './audit-sink.ts';
 export function createJsonlSink(path: string): AuditSink {
   const file = openAppendFile(path);
   return {
-    append(line) {
-      file.append(Buffer.from(`${line}\n`, 'utf8'));
+    append(lines) {
+      file.append(Buffer.from(lines, 'utf8'));
     },
     async close() {
       file.close();

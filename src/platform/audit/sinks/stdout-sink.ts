@@ -5,9 +5,9 @@ import { writeFully } from './write-fully.ts';
 export function createStdoutSink(fd = 1): AuditSink {
   let closed = false;
   return {
-    append(line) {
+    append(lines) {
       if (closed) throw new Error('audit stdout sink is closed');
-      writeFully(fd, Buffer.from(`${line}\n`, 'utf8'));
+      writeFully(fd, Buffer.from(lines, 'utf8'));
     },
     async close() {
       // Standard output belongs to the process, so closing only stops further appends.
