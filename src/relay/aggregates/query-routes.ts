@@ -12,7 +12,13 @@ import { notModified } from '../routes/records.ts';
 import { readPurpose, requireGeneration } from '../routes/resolve-entity.ts';
 import type { Generation } from '../store/generation.ts';
 import type { CatalogAggregate } from './aggregate-model.ts';
-import { type CachedAnswer, cachedAnswer, rememberAnswer } from './answer-cache.ts';
+import {
+  type CachedAnswer,
+  cachedAnswer,
+  knownRequest,
+  rememberAnswer,
+  rememberRequest,
+} from './answer-cache.ts';
 import { aggregateAuditFacts, lookupAggregate, requireExecution } from './authorize-aggregate.ts';
 import { computeAggregate } from './compute-aggregate.ts';
 import { aggregateUrl } from './describe-aggregate.ts';
@@ -75,22 +81,43 @@ async function runAggregate(
   facts.scopesUsed = requireExecution(principal, aggregate);
   facts.purpose = readPurpose(request, aggregate.entitiesRead);
   const params = request.query as QueryParams;
-  if (method === 'GET') facts.query = params;
-  const body = method === 'POST' ? readJsonBody(request, params, rawBody) : undefined;
-  const format = negotiateFormat({
-    f: optional(params, 'f'),
-    bodyFormat: method === 'POST' ? bodyFormat(body) : undefined,
-    accept: request.headers.accept,
-  });
-  const query =
-    method === 'POST' ? parseAggregateBody(aggregate, body) : parseAggregateParams(aggregate, params);
-  // Recorded in one canonical shape (`path.op` names) whichever way the query was sent.
-  facts.query = auditParams(query, format);
+  const current = runtime.state.generation;
+  const key = method === 'GET' && current !== undefined ? requestKey(aggregate, request) : undefined;
+  let known = key === undefined ? undefined : knownRequest(current as Generation, key);
+  if (known === undefined) {
+    if (method === 'GET') facts.query = params;
+    const body = method === 'POST' ? readJsonBody(request, params, rawBody) : undefined;
+    const format = negotiateFormat({
+      f: optional(params, 'f'),
+      bodyFormat: method === 'POST' ? bodyFormat(body) : undefined,
+      accept: request.headers.accept,
+    });
+    const query =
+      method === 'POST' ? parseAggregateBody(aggregate, body) : parseAggregateParams(aggregate, params);
+    const generation = requireGeneration(runtime.state);
+    const versions = aggregate.entitiesRead.map((e) => generation.table(e.datasetId, e.tableId).version);
+    known = {
+      query,
+      format,
+      // The method is part of the tag because GET and POST answers link to themselves differently.
+      etag: strongEtag([
+        'aggregate',
+        method,
+        aggregate.datasetId,
+        aggregate.id,
+        versions,
+        normalisedQuery(query),
+        format,
+      ]),
+      // Recorded in one canonical shape (`path.op` names) whichever way the query was sent.
+      // Frozen: shared by every request that repeats this one (the audit record remembers its redaction).
+      auditQuery: Object.freeze(auditParams(query, format)),
+    };
+    if (key !== undefined && generation === current) rememberRequest(generation, key, known);
+  }
+  const { query, format, etag } = known;
+  facts.query = known.auditQuery;
   const generation = requireGeneration(runtime.state);
-  const intent = normalisedQuery(query);
-  const versions = aggregate.entitiesRead.map((e) => generation.table(e.datasetId, e.tableId).version);
-  // The method is part of the tag because GET and POST answers link to themselves differently.
-  const etag = strongEtag(['aggregate', method, aggregate.datasetId, aggregate.id, versions, intent, format]);
   if (isNotModified(request, etag)) return notModified(reply, etag);
   let answer = cachedAnswer(generation, etag);
   if (!answer) {
@@ -145,6 +172,13 @@ function answerOf(
         ...counts,
       };
   }
+}
+
+/** A GET request's cache key: the aggregate, its query string and the Accept header it was negotiated with. */
+function requestKey(aggregate: CatalogAggregate, request: RouteRequest): string {
+  const at = request.url.indexOf('?');
+  const query = at < 0 ? '' : request.url.slice(at + 1);
+  return `${aggregate.datasetId}\u0000${aggregate.id}\u0000${query}\u0000${request.headers.accept ?? ''}`;
 }
 
 /** The body as JSON; a POST takes only `f` from the query string. */

@@ -94,4 +94,28 @@ describe('relay audit record', () => {
     );
     assert.equal(record.duration_ms, Date.parse('2026-11-24T07:28:37.321Z') - 1_000);
   });
+
+  it('redacts a query shared between requests for the entity each request read', () => {
+    const shared = Object.freeze({ national_id: 'FAKE-1' });
+    const other = { ...entity, name: 'others' } as unknown as CatalogEntity;
+    const hashFor = (target: CatalogEntity) => {
+      const request = requestWith({
+        purpose: 'p',
+        clientId: 'c',
+        ip: '127.0.0.1',
+        dataset: 'civil_registry',
+      });
+      Object.assign(request.ctx.audit, { entity: target, query: shared });
+      const text = buildRelayAuditRecord(request, { statusCode: 200 } as RouteReply, {
+        secret: SECRET,
+        now: 2_000,
+      });
+      return (JSON.parse(text) as { query_params: { national_id: { value_hash: string } } }).query_params
+        .national_id.value_hash;
+    };
+    const first = hashFor(entity);
+    assert.equal(hashFor(entity), first);
+    assert.notEqual(hashFor(other), first);
+    assert.equal(hashFor(entity), first);
+  });
 });

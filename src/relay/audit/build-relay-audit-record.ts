@@ -62,10 +62,30 @@ export function buildRelayAuditRecord(
 
 const AGGREGATE_PARAMS: ReadonlySet<string> = new Set(['f', 'group_by', 'measures', 'max_rows']);
 
+// Query objects shared by many requests (the fast lane's remembered matches, known aggregate requests) are frozen;
+// their redacted form is remembered with them. Objects of a single request are not: remembering them would only
+// load the garbage collector.
+const redactedShared = new WeakMap<object, { readonly owner: object | undefined; readonly json: string }>();
+
 function redactedQuery(facts: AggregateAuditFacts, secret: Buffer): string {
+  const query = facts.query ?? {};
+  const owner = facts.aggregate ?? facts.entity;
+  if (!Object.isFrozen(query)) return redact(query, facts, secret);
+  const known = redactedShared.get(query);
+  if (known !== undefined && known.owner === owner) return known.json;
+  const json = redact(query, facts, secret);
+  redactedShared.set(query, { owner, json });
+  return json;
+}
+
+function redact(
+  query: NonNullable<AggregateAuditFacts['query']>,
+  facts: AggregateAuditFacts,
+  secret: Buffer,
+): string {
   const entity = facts.entity;
   const aggregate = facts.aggregate;
-  return redactedQueryJson(facts.query ?? {}, {
+  return redactedQueryJson(query, {
     secret,
     domain: entity ? `query:${entity.datasetId}:${entity.name}` : 'query',
     // Unknown names are treated as sensitive: their values are hashed, never kept.
