@@ -13,10 +13,11 @@ export function createAuthenticator(
   config: RelayConfig,
   secrets: RelaySecrets,
   deps: { clock: Clock; fetch?: typeof fetch },
-): (request: RouteRequest) => Promise<Principal> {
+): (request: RouteRequest) => Principal | Promise<Principal> {
   if (config.auth.mode === 'api_key') {
     const check = createApiKeyAuthenticator(secrets.apiKeys);
-    return async (request) => {
+    // Synchronous: a key check needs no I/O, and every request would otherwise pay for a promise.
+    return (request) => {
       const principal = check(readCredential(request.headers).secret, request.socket);
       request.ctx.principal = principal;
       return principal;

@@ -12,7 +12,8 @@ export interface RelayRuntime {
   readonly cursors: CursorCodec;
   /** PostgreSQL sources: live tables are read through it on every request. */
   readonly postgres: PostgresSources;
-  authenticate(request: RouteRequest): Promise<Principal>;
+  /** The caller's principal: at once for API keys, after the token check for OIDC. */
+  authenticate(request: RouteRequest): Principal | Promise<Principal>;
 }
 
 /** Facts a route records for its audit event; redaction happens when the record is built. */

@@ -10,7 +10,8 @@ import { platformProblem } from '../platform/problem/platform-problems.ts';
 import type { VerifierSecrets } from './config/resolve-verifier-secrets.ts';
 import type { VerifierConfig } from './config/schema.ts';
 
-export type Authenticate = (request: FastifyRequest) => Promise<Principal>;
+/** The caller's principal: at once for static credentials, after the token check for OIDC. */
+export type Authenticate = (request: FastifyRequest) => Principal | Promise<Principal>;
 
 export function createVerifierAuthenticator(
   config: VerifierConfig,
@@ -22,7 +23,7 @@ export function createVerifierAuthenticator(
     const anyHeader = createApiKeyAuthenticator(secrets.apiKeys);
     const bearerOnly = createApiKeyAuthenticator([...secrets.apiKeys, ...secrets.bearerTokens]);
     const bearerIds = new Set(secrets.bearerTokens.map((entry) => entry.id));
-    return async (request) => {
+    return (request) => {
       const credential = readCredential(request.headers, { rejectBoth: true });
       const found =
         credential.header === 'authorization'

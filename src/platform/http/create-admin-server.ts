@@ -36,7 +36,7 @@ export function createAdminServer(options: AdminServerOptions): FastifyInstance 
  * every admin response carries (`endpoint_kind: admin`, the scope used).
  */
 export function adminScopeGuard(
-  authenticate: (request: FastifyRequest) => Promise<Principal>,
+  authenticate: (request: FastifyRequest) => Principal | Promise<Principal>,
   scope: string,
 ): onRequestHookHandler {
   return async (request) => {

@@ -33,7 +33,7 @@ export const ADMIN_ROUTES: readonly AdminRouteInfo[] = [
 
 export interface RelayAdminAppOptions {
   readonly loaded: LoadedRelayConfig;
-  readonly authenticate: (request: FastifyRequest) => Promise<Principal>;
+  readonly authenticate: (request: FastifyRequest) => Principal | Promise<Principal>;
   readonly backend: RelayAdminBackend;
   /** Relay processes behind this listener (1, or the worker count). */
   readonly processes: number;
