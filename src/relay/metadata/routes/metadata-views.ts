@@ -15,6 +15,8 @@ export interface MetadataView {
   readonly model: MetadataModel;
   /** The metadata scopes this view rests on, per dataset (sorted), for audit records. */
   readonly scopesByDataset: ReadonlyMap<string, readonly string[]>;
+  /** Every scope of `scopesByDataset`, for routes about the whole catalogue. */
+  readonly allScopes: readonly string[];
   /** Rendered documents by route and parameters; bounded (cleared when full). */
   readonly documents: Map<string, RenderedDocument>;
 }
@@ -29,40 +31,53 @@ export const MAX_DOCUMENTS_PER_VIEW = 512;
 
 export function createMetadataViews(model: MetadataModel, catalog: Catalog): MetadataViews {
   const views = new Map<string, MetadataView>();
-  return {
-    forPrincipal(principal) {
-      const visible = new Set<string>();
-      const scopesByDataset = new Map<string, string[]>();
-      for (const dataset of catalog.datasets.values()) {
-        for (const entity of dataset.entities.values()) {
-          const scope = entity.scopes.metadata;
-          if (!principal.scopes.has(scope)) continue;
-          visible.add(`${dataset.id}/${entity.name}`);
-          const scopes = scopesByDataset.get(dataset.id) ?? [];
-          if (!scopes.includes(scope)) scopes.push(scope);
-          scopesByDataset.set(dataset.id, scopes);
-        }
-      }
-      if (visible.size === 0) {
-        throw platformProblem(
-          'auth.scope_denied',
-          'required scope: <dataset_id>:metadata on at least one dataset',
-        );
-      }
-      const key = [...visible].join(',');
-      const cached = views.get(key);
-      if (cached) return cached;
-      const view: MetadataView = {
-        model: scopeMetadataModel(model, {
-          dataset: (id) => scopesByDataset.has(id),
-          entity: (datasetId, name) => visible.has(`${datasetId}/${name}`),
-        }),
-        scopesByDataset: new Map([...scopesByDataset].map(([id, scopes]) => [id, scopes.sort()])),
-        documents: new Map(),
-      };
-      if (views.size >= MAX_VIEWS) views.clear();
-      views.set(key, view);
-      return view;
-    },
+  // An API key's scopes are one Set for the life of the process: its view is found without working it out again.
+  // (OIDC principals are new for every token; remembering them would only grow the table.)
+  const byKeyScopes = new WeakMap<ReadonlySet<string>, MetadataView>();
+  const viewOf = (principal: Principal): MetadataView => {
+    if (principal.authMode !== 'api_key') return resolve(principal);
+    let view = byKeyScopes.get(principal.scopes);
+    if (view === undefined) {
+      view = resolve(principal);
+      byKeyScopes.set(principal.scopes, view);
+    }
+    return view;
   };
+  const resolve = (principal: Principal): MetadataView => {
+    const visible = new Set<string>();
+    const scopesByDataset = new Map<string, string[]>();
+    for (const dataset of catalog.datasets.values()) {
+      for (const entity of dataset.entities.values()) {
+        const scope = entity.scopes.metadata;
+        if (!principal.scopes.has(scope)) continue;
+        visible.add(`${dataset.id}/${entity.name}`);
+        const scopes = scopesByDataset.get(dataset.id) ?? [];
+        if (!scopes.includes(scope)) scopes.push(scope);
+        scopesByDataset.set(dataset.id, scopes);
+      }
+    }
+    if (visible.size === 0) {
+      throw platformProblem(
+        'auth.scope_denied',
+        'required scope: <dataset_id>:metadata on at least one dataset',
+      );
+    }
+    const key = [...visible].join(',');
+    const cached = views.get(key);
+    if (cached) return cached;
+    const sorted = new Map([...scopesByDataset].map(([id, scopes]) => [id, scopes.sort()]));
+    const view: MetadataView = {
+      model: scopeMetadataModel(model, {
+        dataset: (id) => scopesByDataset.has(id),
+        entity: (datasetId, name) => visible.has(`${datasetId}/${name}`),
+      }),
+      scopesByDataset: sorted,
+      allScopes: [...sorted.values()].flat(),
+      documents: new Map(),
+    };
+    if (views.size >= MAX_VIEWS) views.clear();
+    views.set(key, view);
+    return view;
+  };
+  return { forPrincipal: viewOf };
 }

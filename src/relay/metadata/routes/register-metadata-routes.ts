@@ -32,6 +32,7 @@ export function registerMetadataRoutes(
   const documents = landingDocuments(routes, model);
 
   for (const route of routes) {
+    const hasParams = route.path.includes(':');
     addGetRoute(app, route.path, async (request, reply) => {
       const facts = auditFacts(request);
       facts.endpointKind = 'metadata';
@@ -42,15 +43,16 @@ export function registerMetadataRoutes(
       if (datasetId !== undefined && view.scopesByDataset.has(datasetId)) facts.datasetId = datasetId;
       if (route.query !== undefined) facts.query = request.query as Record<string, string | string[]>;
       facts.scopesUsed = [
-        ...(datasetId === undefined
-          ? [...view.scopesByDataset.values()].flat()
-          : (view.scopesByDataset.get(datasetId) ?? [])),
+        ...(datasetId === undefined ? view.allScopes : (view.scopesByDataset.get(datasetId) ?? [])),
       ];
       const query = acceptedQuery(route, request);
       if (!isAvailable(route, view.model)) {
         throw relayProblem('schema.unknown_resource', 'this catalog does not publish this document');
       }
-      const key = `${route.path}\u0000${JSON.stringify(params)}\u0000${JSON.stringify(query)}`;
+      const key =
+        !hasParams && query === NO_QUERY
+          ? route.path
+          : `${route.path}\u0000${JSON.stringify(params)}\u0000${JSON.stringify(query)}`;
       let document = view.documents.get(key);
       if (!document) {
         const body = JSON.stringify(route.render({ view: view.model, links, params, query, documents }));
@@ -76,10 +78,19 @@ export function registerMetadataRoutes(
 }
 
 /** The declared query parameters, each once and non-empty; routes without a declaration ignore the query. */
-function acceptedQuery(route: MetadataRoute, request: RouteRequest): Record<string, string> {
-  if (route.query === undefined) return {};
+const NO_QUERY: Readonly<Record<string, string>> = Object.freeze({});
+
+function acceptedQuery(route: MetadataRoute, request: RouteRequest): Readonly<Record<string, string>> {
+  const given = request.query as Record<string, string | string[]>;
+  if (route.query === undefined) return NO_QUERY;
+  let any = false;
+  for (const _ in given) {
+    any = true;
+    break;
+  }
+  if (!any) return NO_QUERY;
   const accepted: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.query as Record<string, string | string[]>)) {
+  for (const [name, value] of Object.entries(given)) {
     if (!route.query.includes(name)) {
       throw relayProblem(
         'filter.not_allowed',
