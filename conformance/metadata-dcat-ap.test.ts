@@ -105,7 +105,8 @@ describe('DCAT-AP 3.0.1 and BRegDCAT-AP 2.0 output', () => {
     assert.equal(instancesOf(data, `${DCAT}Dataset`).length, 3);
     assert.equal(instancesOf(data, `${DCAT}Distribution`).length, 3);
     assert.equal(instancesOf(data, `${DCAT}DataService`).length, 1);
-    assert.equal(instancesOf(data, 'http://www.w3.org/2004/02/skos/core#ConceptScheme').length, 9);
+    // The demo's nine codelists and the EU resource-type table its legislation is typed from.
+    assert.equal(instancesOf(data, 'http://www.w3.org/2004/02/skos/core#ConceptScheme').length, 10);
   });
 
   it('the relay catalogue meets the split core and range shapes; recommended ones only warn', async () => {
@@ -175,5 +176,31 @@ describe('DCAT-AP 3.0.1 and BRegDCAT-AP 2.0 output', () => {
     const paths = violations(report).map((result) => result.path);
     assert.ok(paths.includes('http://data.europa.eu/m8g/hasCompetentAuthority'), paths.join());
     assert.ok(paths.includes('http://purl.org/dc/terms/identifier'), paths.join());
+  });
+
+  it('types each applicable legislation for BRegDCAT-AP, and one without a type fails its shapes', async () => {
+    const document = (await served(relay, '/metadata/dcat/bregdcat-ap', 'catalog_viewer')) as {
+      '@graph': Json[];
+    };
+    const data = await assertConforms(document, BREG_SHAPES, 'BRegDCAT-AP with legislation');
+    assert.deepEqual(instancesOf(data, 'http://data.europa.eu/eli/ontology#ResourceType').sort(), [
+      'http://publications.europa.eu/resource/authority/resource-type/LAW',
+      'http://publications.europa.eu/resource/authority/resource-type/REG',
+    ]);
+    const untyped = structuredClone(document);
+    const dataset = untyped['@graph'].find((node) => node['dct:identifier'] === 'civil_registry') as Json;
+    dataset['dcatap:applicableLegislation'] = {
+      '@id': 'https://example.org/some-act',
+      '@type': 'eli:LegalResource',
+    };
+    const report = await validateShacl(await jsonLdToDataset(untyped), turtleToDataset(...BREG_SHAPES));
+    assert.ok(
+      violations(report).some(
+        (result) =>
+          result.path === 'http://purl.org/dc/terms/type' &&
+          result.focusNode === 'https://example.org/some-act',
+      ),
+      describeResults(violations(report)),
+    );
   });
 });

@@ -245,4 +245,30 @@ describe('parseManifestText', () => {
       'did:web:office.example.org',
     );
   });
+
+  it('takes legislation as an IRI or with a resource-type code, and names a bad code or IRI', () => {
+    const withLegislation = (entries: string) =>
+      BASE.replace('    title: People\n', `    title: People\n    applicable_legislation: ${entries}\n`);
+    const manifest = parseManifestText(
+      withLegislation('[ex:acts/1, { iri: "https://example.gov/acts/2", type: LAW }]'),
+    );
+    assert.deepEqual(manifest.datasets[0]?.applicable_legislation, [
+      'ex:acts/1',
+      { iri: 'https://example.gov/acts/2', type: 'LAW' },
+    ]);
+    const badCode = issuesOf(() =>
+      parseManifestText(withLegislation('[{ iri: "https://example.gov/acts/2", type: law }]')),
+    );
+    assert.deepEqual(
+      badCode.map((issue) => issue.path),
+      ['manifest.datasets.0.applicable_legislation.0.type'],
+    );
+    const badIri = issuesOf(() =>
+      parseManifestText(withLegislation('[ex:acts/1, { iri: "nope:x", type: LAW }]')),
+    );
+    assert.ok(
+      badIri.some((issue) => issue.path.endsWith('datasets.0.applicable_legislation.1')),
+      JSON.stringify(badIri),
+    );
+  });
 });

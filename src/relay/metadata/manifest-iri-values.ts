@@ -80,7 +80,9 @@ function datasetIris(
   add(`${base}.publisher.iri`, dataset.publisher?.iri);
   add(`${base}.publisher.authority_type`, dataset.publisher?.authority_type);
   addAll(`${base}.conforms_to`, dataset.conforms_to);
-  addAll(`${base}.applicable_legislation`, dataset.applicable_legislation);
+  dataset.applicable_legislation.forEach((entry, index) => {
+    add(`${base}.applicable_legislation.${index}`, typeof entry === 'string' ? entry : entry.iri);
+  });
   add(`${base}.spatial_coverage`, dataset.spatial_coverage);
   add(`${base}.status`, dataset.status);
   addAll(`${base}.themes`, dataset.themes);

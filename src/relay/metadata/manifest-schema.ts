@@ -146,7 +146,20 @@ const dataset = z.strictObject({
     ])
     .default('unknown'),
   conforms_to: z.array(iri).default([]),
-  applicable_legislation: z.array(iri).default([]),
+  applicable_legislation: z
+    .array(
+      z.union([
+        iri,
+        z.strictObject({
+          iri,
+          type: z
+            .string()
+            .regex(/^[A-Z][A-Z0-9_]*$/, 'must be a code of the EU resource-type table, such as REG or DIR')
+            .describe('Code of the EU resource-type authority table (REG, DIR, DEC, ...).'),
+        }),
+      ]),
+    )
+    .default([]),
   spatial_coverage: iri.optional(),
   status: iri.optional(),
   keywords: z.array(z.string().min(1)).default([]),

@@ -9,6 +9,7 @@ import type {
   ManifestPolicy,
 } from '../manifest-schema.ts';
 import type { IriExpander } from './build-model-from-manifest.ts';
+import { legalResource } from './legal-resource.ts';
 import { localizedText, optionalText } from './localized-text.ts';
 import { STATIC_PATHS } from './metadata-links.ts';
 import type {
@@ -46,7 +47,11 @@ export function buildDatasetMeta(
     accessRights: dataset.access_rights,
     updateFrequency: dataset.update_frequency,
     conformsTo: dataset.conforms_to.map((value) => expand(value)),
-    applicableLegislation: dataset.applicable_legislation.map((value) => expand(value)),
+    applicableLegislation: dataset.applicable_legislation.map((entry) =>
+      typeof entry === 'string'
+        ? legalResource(expand(entry) as string)
+        : legalResource(expand(entry.iri) as string, entry.type),
+    ),
     spatialCoverage: expand(dataset.spatial_coverage ?? manifest.catalog.spatial_coverage),
     status: expand(dataset.status),
     keywords: dataset.keywords,

@@ -2,6 +2,7 @@
 import { deepFreeze } from '../../../platform/config/validate-config.ts';
 import type { Catalog, CatalogEntity, CatalogRelationship } from '../../catalog/catalog.ts';
 import { expandIri } from '../../catalog/expand-iri.ts';
+import { legalResource } from './legal-resource.ts';
 import { plainText } from './localized-text.ts';
 import type { DatasetMeta, EntityMeta, MetadataModel, RelationshipMeta } from './metadata-model.ts';
 
@@ -21,7 +22,9 @@ export function buildModelFromConfig(catalog: Catalog): MetadataModel {
     accessRights: dataset.access_rights,
     updateFrequency: dataset.update_frequency,
     conformsTo: dataset.conforms_to.map((value) => expand(value) as string),
-    applicableLegislation: dataset.applicable_legislation.map((value) => expand(value) as string),
+    applicableLegislation: dataset.applicable_legislation.map((value) =>
+      legalResource(expand(value) as string),
+    ),
     spatialCoverage: expand(dataset.spatial_coverage ?? config.catalog.default_spatial_coverage),
     status: expand(dataset.status),
     keywords: [],

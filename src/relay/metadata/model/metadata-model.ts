@@ -1,6 +1,8 @@
 // The frozen metadata model every renderer reads: built from a manifest or from the runtime config, then scoped.
 // IRIs here are absolute (compact IRIs are expanded when the model is built); optional facts are `undefined`.
 
+import type { LegalResource } from './legal-resource.ts';
+
 /** A text with its translations; `text` is the English one when present, else the first given. */
 export interface LocalizedText {
   readonly text: string;
@@ -153,7 +155,7 @@ export interface DatasetMeta {
   readonly accessRights: 'public' | 'restricted' | 'non_public';
   readonly updateFrequency: string;
   readonly conformsTo: readonly string[];
-  readonly applicableLegislation: readonly string[];
+  readonly applicableLegislation: readonly LegalResource[];
   readonly spatialCoverage: string | undefined;
   /** ADMS status IRI when declared. */
   readonly status: string | undefined;

@@ -26,7 +26,7 @@ export function renderDataset(model: MetadataModel, dataset: DatasetMeta, links:
     access_rights: dataset.accessRights,
     update_frequency: dataset.updateFrequency,
     conforms_to: dataset.conformsTo,
-    applicable_legislation: dataset.applicableLegislation,
+    applicable_legislation: dataset.applicableLegislation.map((legislation) => legislation.iri),
     spatial_coverage: dataset.spatialCoverage ?? null,
     status: dataset.status ?? null,
     keywords: dataset.keywords,

@@ -1,5 +1,6 @@
 // Nodes several RDF documents share: agents, SKOS concepts and codelists, and the small typed value nodes
 // (location, standard, licence) that DCAT-AP's range checks want typed in the data graph.
+import { type LegalResource, RESOURCE_TYPE_SCHEME } from '../../model/legal-resource.ts';
 import type { Agent, Codelist, MetadataModel } from '../../model/metadata-model.ts';
 import { labelFromIri } from './controlled-vocabularies.ts';
 import { blankNode, langString, type Node, ref, texts, typedRef } from './json-ld.ts';
@@ -29,6 +30,27 @@ export function agentNode(agent: Agent, language: string): Node {
     '@type': 'foaf:Agent',
     'foaf:name': agent.name,
     ...(agent.authorityType === undefined ? {} : { 'dct:type': conceptRef(agent.authorityType, language) }),
+  };
+}
+
+/**
+ * A legal resource with its type from the EU resource-type table, as BRegDCAT-AP requires (an `eli:ResourceType`
+ * concept in that scheme); without a known type, the bare typed reference DCAT-AP's range check needs.
+ */
+export function legalResourceNode(legislation: LegalResource, language: string): Node {
+  if (legislation.type === undefined) return typedRef(legislation.iri, 'eli:LegalResource');
+  return {
+    '@id': legislation.iri,
+    '@type': 'eli:LegalResource',
+    'dct:type': {
+      ...conceptRef(legislation.type, language),
+      '@type': ['skos:Concept', 'eli:ResourceType'],
+      'skos:inScheme': {
+        '@id': RESOURCE_TYPE_SCHEME,
+        '@type': 'skos:ConceptScheme',
+        'dct:title': langString('Resource type', 'en'),
+      },
+    },
   };
 }
 

@@ -10,6 +10,7 @@ import {
   codelistScheme,
   conceptRef,
   defaultLanguage,
+  legalResourceNode,
   licenceNode,
   location,
   standard,
@@ -112,7 +113,7 @@ function datasetNodes(
     ...optional('dct:conformsTo', dataset.conformsTo.map(standard)),
     ...optional(
       'dcatap:applicableLegislation',
-      dataset.applicableLegislation.map((iri) => typedRef(iri, 'eli:LegalResource')),
+      dataset.applicableLegislation.map((legislation) => legalResourceNode(legislation, language)),
     ),
     ...optional('dct:spatial', dataset.spatialCoverage && location(dataset.spatialCoverage)),
     ...optional(
