@@ -228,3 +228,52 @@ describe('RDF documents without a manifest', () => {
     );
   });
 });
+
+describe('aggregates in the DCAT catalogue', () => {
+  let relay: TestRelay;
+  before(async () => {
+    // beds_by_district gets a metadata scope of its own (the analyst holds it, the catalog viewer does not).
+    relay = await startDemoRelay({
+      edit: (text) =>
+        text.replace(
+          '        temporal_field: opened_on\n        access:\n',
+          '        temporal_field: opened_on\n        access:\n          metadata_scope: health_facilities:aggregate\n',
+        ),
+    });
+  });
+  after(() => relay.close());
+
+  const aggregateDistributions = (graph: Graph) =>
+    graph['@graph']
+      .filter((node) => types(node).includes('dcat:Distribution'))
+      .map((node) => (node['dcat:accessURL'] as { '@id': string })['@id'])
+      .filter((url) => url.includes('/aggregates/'))
+      .sort();
+
+  it('publishes each aggregate as a JSON, a CSV and an SDMX-JSON distribution of its dataset', async () => {
+    const dcat = (await relay.get('/metadata/dcat', { as: 'analyst' })).json() as Graph;
+    const distributions = aggregateDistributions(dcat);
+    assert.ok(distributions.length > 0 && distributions.length % 3 === 0, distributions.join('\n'));
+    const persons = distributions.filter((url) => url.includes('/aggregates/persons_by_district?'));
+    assert.deepEqual(persons, [
+      'http://127.0.0.1:4242/v1/datasets/civil_registry/aggregates/persons_by_district?f=csv',
+      'http://127.0.0.1:4242/v1/datasets/civil_registry/aggregates/persons_by_district?f=json',
+      'http://127.0.0.1:4242/v1/datasets/civil_registry/aggregates/persons_by_district?f=sdmx-json',
+    ]);
+    const sdmx = dcat['@graph'].find((node) =>
+      String(node['@id']).endsWith('/distributions/aggregate-persons_by_district-sdmx-json'),
+    );
+    assert.deepEqual(sdmx?.['dct:conformsTo'], {
+      '@id': 'https://json.sdmx.org/2.1/sdmx-json-data-schema.json',
+      '@type': 'dct:Standard',
+    });
+  });
+
+  it('describes an aggregate only to callers holding its metadata scope', async () => {
+    const viewer = aggregateDistributions(
+      (await relay.get('/metadata/dcat', { as: 'catalog_viewer' })).json() as Graph,
+    );
+    assert.ok(viewer.some((url) => url.includes('/aggregates/payments_by_district?')));
+    assert.ok(!viewer.some((url) => url.includes('/aggregates/beds_by_district?')), viewer.join('\n'));
+  });
+});

@@ -9,6 +9,7 @@ import type {
   ManifestPolicy,
 } from '../manifest-schema.ts';
 import type { IriExpander } from './build-model-from-manifest.ts';
+import { aggregatesOf } from './aggregate-meta.ts';
 import { legalResource } from './legal-resource.ts';
 import { localizedText, optionalText } from './localized-text.ts';
 import { STATIC_PATHS } from './metadata-links.ts';
@@ -71,6 +72,7 @@ export function buildDatasetMeta(
     offerings: dataset.evidence_offerings.map((offering) =>
       offeringOf(dataset.id, offering, manifest, context),
     ),
+    aggregates: aggregatesOf(runtime, baseUrl),
   };
 }
 

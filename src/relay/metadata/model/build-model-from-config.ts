@@ -2,6 +2,7 @@
 import { deepFreeze } from '../../../platform/config/validate-config.ts';
 import type { Catalog, CatalogEntity, CatalogRelationship } from '../../catalog/catalog.ts';
 import { expandIri } from '../../catalog/expand-iri.ts';
+import { aggregatesOf } from './aggregate-meta.ts';
 import { legalResource } from './legal-resource.ts';
 import { plainText } from './localized-text.ts';
 import type { DatasetMeta, EntityMeta, MetadataModel, RelationshipMeta } from './metadata-model.ts';
@@ -11,32 +12,36 @@ export function buildModelFromConfig(catalog: Catalog): MetadataModel {
   const vocabularies = config.vocabularies;
   const expand = (value: string | undefined) => expandIri(value, vocabularies);
   const baseUrl = config.catalog.base_url.replace(/\/+$/, '');
-  const datasets: DatasetMeta[] = [...catalog.datasets.values()].map(({ config: dataset, entities }) => ({
-    id: dataset.id,
-    iri: `${baseUrl}/metadata/datasets/${dataset.id}`,
-    title: plainText(dataset.title),
-    description: dataset.description === '' ? undefined : plainText(dataset.description),
-    owner: dataset.owner,
-    publisher: undefined,
-    sensitivity: dataset.sensitivity,
-    accessRights: dataset.access_rights,
-    updateFrequency: dataset.update_frequency,
-    conformsTo: dataset.conforms_to.map((value) => expand(value) as string),
-    applicableLegislation: dataset.applicable_legislation.map((value) =>
-      legalResource(expand(value) as string),
-    ),
-    spatialCoverage: expand(dataset.spatial_coverage ?? config.catalog.default_spatial_coverage),
-    status: expand(dataset.status),
-    keywords: [],
-    themes: [],
-    license: undefined,
-    issued: undefined,
-    modified: undefined,
-    policy: undefined,
-    publicServices: [],
-    entities: [...entities.values()].map(entityOf),
-    offerings: [],
-  }));
+  const datasets: DatasetMeta[] = [...catalog.datasets.values()].map((runtime) => {
+    const dataset = runtime.config;
+    return {
+      id: dataset.id,
+      iri: `${baseUrl}/metadata/datasets/${dataset.id}`,
+      title: plainText(dataset.title),
+      description: dataset.description === '' ? undefined : plainText(dataset.description),
+      owner: dataset.owner,
+      publisher: undefined,
+      sensitivity: dataset.sensitivity,
+      accessRights: dataset.access_rights,
+      updateFrequency: dataset.update_frequency,
+      conformsTo: dataset.conforms_to.map((value) => expand(value) as string),
+      applicableLegislation: dataset.applicable_legislation.map((value) =>
+        legalResource(expand(value) as string),
+      ),
+      spatialCoverage: expand(dataset.spatial_coverage ?? config.catalog.default_spatial_coverage),
+      status: expand(dataset.status),
+      keywords: [],
+      themes: [],
+      license: undefined,
+      issued: undefined,
+      modified: undefined,
+      policy: undefined,
+      publicServices: [],
+      entities: [...runtime.entities.values()].map(entityOf),
+      offerings: [],
+      aggregates: aggregatesOf(runtime, baseUrl),
+    };
+  });
   const model: MetadataModel = {
     source: 'runtime_config',
     catalog: {

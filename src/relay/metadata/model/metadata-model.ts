@@ -172,6 +172,17 @@ export interface DatasetMeta {
   }[];
   readonly entities: readonly EntityMeta[];
   readonly offerings: readonly EvidenceOffering[];
+  /** The relay's declared aggregates over this dataset (none in a model built from a manifest alone). */
+  readonly aggregates: readonly AggregateMeta[];
+}
+
+/** A declared aggregate, published as one DCAT distribution per representation. */
+export interface AggregateMeta {
+  readonly id: string;
+  readonly title: LocalizedText;
+  readonly description: LocalizedText | undefined;
+  /** The aggregate's GET URL on the relay. */
+  readonly url: string;
 }
 
 export interface CodelistConcept {

@@ -20,6 +20,7 @@ const only = (...datasets: string[]) =>
   scopeMetadataModel(model, {
     dataset: (id) => datasets.includes(id),
     entity: (id) => datasets.includes(id),
+    aggregate: (id) => datasets.includes(id),
   });
 
 /** Ids that identify each demo dataset's own content. */
@@ -81,6 +82,7 @@ describe('scopeMetadataModel', () => {
     const view = scopeMetadataModel(model, {
       dataset: (id) => id === 'social_protection',
       entity: (_id, name) => name === 'payments',
+      aggregate: () => false,
     });
     assert.deepEqual(
       view.datasets[0]?.entities.map((entity) => entity.name),

@@ -6,6 +6,8 @@ import type { MetadataModel, PublicService } from './metadata-model.ts';
 export interface MetadataVisibility {
   dataset(datasetId: string): boolean;
   entity(datasetId: string, entity: string): boolean;
+  /** Aggregates have a metadata scope of their own. */
+  aggregate(datasetId: string, aggregate: string): boolean;
 }
 
 /**
@@ -17,7 +19,8 @@ export function scopeMetadataModel(model: MetadataModel, visibility: MetadataVis
   const everything = model.datasets.every(
     (dataset) =>
       visibility.dataset(dataset.id) &&
-      dataset.entities.every((entity) => visibility.entity(dataset.id, entity.name)),
+      dataset.entities.every((entity) => visibility.entity(dataset.id, entity.name)) &&
+      dataset.aggregates.every((aggregate) => visibility.aggregate(dataset.id, aggregate.id)),
   );
   if (everything) return model;
   const datasets = model.datasets
@@ -25,7 +28,12 @@ export function scopeMetadataModel(model: MetadataModel, visibility: MetadataVis
     .map((dataset) => {
       const entities = dataset.entities.filter((entity) => visibility.entity(dataset.id, entity.name));
       const names = new Set(entities.map((entity) => entity.name));
-      return { ...dataset, entities, offerings: dataset.offerings.filter((o) => names.has(o.entity)) };
+      return {
+        ...dataset,
+        entities,
+        offerings: dataset.offerings.filter((o) => names.has(o.entity)),
+        aggregates: dataset.aggregates.filter((aggregate) => visibility.aggregate(dataset.id, aggregate.id)),
+      };
     });
   const datasetIds = new Set(datasets.map((dataset) => dataset.id));
   const offerings = datasets.flatMap((dataset) => dataset.offerings);
@@ -108,5 +116,9 @@ export function scopeMetadataModel(model: MetadataModel, visibility: MetadataVis
   });
 }
 
-/** Every dataset and entity: the view of a static publication. */
-export const EVERYTHING_VISIBLE: MetadataVisibility = { dataset: () => true, entity: () => true };
+/** Every dataset, entity and aggregate: the view of a static publication. */
+export const EVERYTHING_VISIBLE: MetadataVisibility = {
+  dataset: () => true,
+  entity: () => true,
+  aggregate: () => true,
+};

@@ -56,13 +56,21 @@ export function createMetadataViews(model: MetadataModel, catalog: Catalog): Met
         scopesByDataset.set(dataset.id, scopes);
       }
     }
+    // An aggregate is described to whoever holds its metadata scope and sees its dataset at all.
+    const aggregates = new Set<string>();
+    for (const dataset of catalog.datasets.values()) {
+      if (!scopesByDataset.has(dataset.id)) continue;
+      for (const aggregate of dataset.aggregates.values()) {
+        if (principal.scopes.has(aggregate.scopes.metadata)) aggregates.add(`${dataset.id}/${aggregate.id}`);
+      }
+    }
     if (visible.size === 0) {
       throw platformProblem(
         'auth.scope_denied',
         'required scope: <dataset_id>:metadata on at least one dataset',
       );
     }
-    const key = [...visible].join(',');
+    const key = `${[...visible].join(',')}|${[...aggregates].join(',')}`;
     const cached = views.get(key);
     if (cached) return cached;
     const sorted = new Map([...scopesByDataset].map(([id, scopes]) => [id, scopes.sort()]));
@@ -70,6 +78,7 @@ export function createMetadataViews(model: MetadataModel, catalog: Catalog): Met
       model: scopeMetadataModel(model, {
         dataset: (id) => scopesByDataset.has(id),
         entity: (datasetId, name) => visible.has(`${datasetId}/${name}`),
+        aggregate: (datasetId, id) => aggregates.has(`${datasetId}/${id}`),
       }),
       scopesByDataset: sorted,
       allScopes: [...sorted.values()].flat(),

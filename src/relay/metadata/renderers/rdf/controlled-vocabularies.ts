@@ -30,6 +30,8 @@ export function frequencyIri(updateFrequency: string): string {
 
 export const JSON_FILE_TYPE = `${AUTHORITY}/file-type/JSON`;
 export const JSON_MEDIA_TYPE = 'http://www.iana.org/assignments/media-types/application/json';
+export const CSV_FILE_TYPE = `${AUTHORITY}/file-type/CSV`;
+export const CSV_MEDIA_TYPE = 'http://www.iana.org/assignments/media-types/text/csv';
 
 /** ISO 639-1 -> the EU language table (ISO 639-3 codes); other languages use the Library of Congress IRI. */
 const LANGUAGES: Readonly<Record<string, string>> = {

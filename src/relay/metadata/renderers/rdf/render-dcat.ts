@@ -2,7 +2,8 @@
 // serving them, the data services, publishers and the codelists as SKOS concept schemes. Every referenced node
 // carries the rdf:type DCAT-AP's range checks expect, and texts carry a language.
 import type { MetadataLinks } from '../../model/metadata-links.ts';
-import type { DataService, DatasetMeta, MetadataModel } from '../../model/metadata-model.ts';
+import { SDMX_SCHEMA_URL } from '../../../aggregates/render-aggregate-sdmx.ts';
+import type { AggregateMeta, DataService, DatasetMeta, MetadataModel } from '../../model/metadata-model.ts';
 import {
   agentId,
   agentNode,
@@ -17,6 +18,8 @@ import {
 } from './common-nodes.ts';
 import {
   ACCESS_RIGHTS,
+  CSV_FILE_TYPE,
+  CSV_MEDIA_TYPE,
   frequencyIri,
   JSON_FILE_TYPE,
   JSON_MEDIA_TYPE,
@@ -100,7 +103,14 @@ function datasetNodes(
   const language = defaultLanguage(model);
   const publisher = dataset.publisher ?? model.catalog.publisher;
   const serving = services.filter((service) => service.servesDatasets.includes(dataset.id));
-  const distributions = serving.map((service) => distributionNode(model, dataset, service, links));
+  const distributions = [
+    ...serving.map((service) => distributionNode(model, dataset, service, links)),
+    ...dataset.aggregates.flatMap((aggregate) =>
+      AGGREGATE_REPRESENTATIONS.map((representation) =>
+        aggregateDistributionNode(model, dataset, aggregate, representation),
+      ),
+    ),
+  ];
   const node: Node = {
     '@id': dataset.iri,
     '@type': 'dcat:Dataset',
@@ -160,6 +170,40 @@ function distributionNode(
       'odrl:hasPolicy',
       dataset.policy && typedRef(datasetPolicyIri(model, dataset), ['odrl:Offer', 'odrl:Policy']),
     ),
+  };
+}
+
+/** The representations an aggregate is served in (`f=`), each published as a distribution of its dataset. */
+const AGGREGATE_REPRESENTATIONS = [
+  { f: 'json', label: 'JSON', mediaType: JSON_MEDIA_TYPE, fileType: JSON_FILE_TYPE, standard: undefined },
+  { f: 'csv', label: 'CSV', mediaType: CSV_MEDIA_TYPE, fileType: CSV_FILE_TYPE, standard: undefined },
+  // SDMX-JSON is JSON; what makes it SDMX is the data message schema it conforms to.
+  {
+    f: 'sdmx-json',
+    label: 'SDMX-JSON',
+    mediaType: JSON_MEDIA_TYPE,
+    fileType: JSON_FILE_TYPE,
+    standard: SDMX_SCHEMA_URL,
+  },
+] as const;
+
+function aggregateDistributionNode(
+  model: MetadataModel,
+  dataset: DatasetMeta,
+  aggregate: AggregateMeta,
+  representation: (typeof AGGREGATE_REPRESENTATIONS)[number],
+): Node {
+  const language = defaultLanguage(model);
+  return {
+    '@id': `${model.catalog.baseUrl}/metadata/datasets/${dataset.id}/distributions/aggregate-${aggregate.id}-${representation.f}`,
+    '@type': 'dcat:Distribution',
+    'dct:title': langString(`${aggregate.title.text} (${representation.label})`, language),
+    ...optional('dct:description', aggregate.description && texts(aggregate.description, language)),
+    'dcat:accessURL': ref(`${aggregate.url}?f=${representation.f}`),
+    'dcat:mediaType': typedRef(representation.mediaType, 'dct:MediaType'),
+    'dct:format': typedRef(representation.fileType, 'dct:MediaTypeOrExtent'),
+    ...optional('dct:conformsTo', representation.standard && standard(representation.standard)),
+    ...optional('dct:license', dataset.license && licenceNode(dataset.license)),
   };
 }
 
