@@ -1,11 +1,7 @@
 // Bench child: starts one relay in its own (CPU-pinned) process and reports readiness as a JSON line on stdout.
 import { performance } from 'node:perf_hooks';
-import { importCompiled } from '../shared/import-compiled.ts';
+import { compiledServiceDeps, importCompiled } from '../shared/import-compiled.ts';
 
-const { systemClock } = await importCompiled<typeof import('../../src/platform/clock.ts')>('platform/clock');
-const { createLogger } = await importCompiled<typeof import('../../src/platform/log.ts')>('platform/log');
-const { systemRandom } =
-  await importCompiled<typeof import('../../src/platform/random.ts')>('platform/random');
 const { loadRelayConfig } = await importCompiled<
   typeof import('../../src/relay/config/load-relay-config.ts')
 >('relay/config/load-relay-config');
@@ -32,9 +28,9 @@ if (configPath === undefined || bind === undefined) {
 }
 
 const loaded = loadRelayConfig(configPath, process.env);
-const logger = createLogger({ name: 'bench-relay', level: 'warn' });
+const deps = await compiledServiceDeps('bench-relay');
 const started = performance.now();
-const running = await startRelay(loaded, { logger, clock: systemClock, random: systemRandom }, bind);
+const running = await startRelay(loaded, deps, bind);
 const loadedAt = performance.now();
 // Run with --expose-gc so the RSS reflects live data, not garbage left over from parsing.
 const gc = (globalThis as { gc?: () => void }).gc;

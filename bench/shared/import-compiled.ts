@@ -10,3 +10,14 @@ export async function importCompiled<T>(path: string): Promise<T> {
   const dir: string = await ensureBuild();
   return (await import(pathToFileURL(join(dir, `${path}.js`)).href)) as T;
 }
+
+/** What every bench server passes its service: the compiled system clock, randomness and a quiet logger. */
+export async function compiledServiceDeps(name: string) {
+  const [{ systemClock }, { createLogger }, { systemRandom }] = await Promise.all([
+    importCompiled<typeof import('../../src/platform/clock.ts')>('platform/clock'),
+    importCompiled<typeof import('../../src/platform/log.ts')>('platform/log'),
+    importCompiled<typeof import('../../src/platform/random.ts')>('platform/random'),
+  ]);
+  const logger = createLogger({ name, level: 'warn' });
+  return { logger, clock: systemClock, random: systemRandom };
+}

@@ -1,10 +1,6 @@
 // Bench child: starts one verifier in its own (CPU-pinned) process and reports readiness as a JSON line on stdout.
-import { importCompiled } from '../shared/import-compiled.ts';
+import { compiledServiceDeps, importCompiled } from '../shared/import-compiled.ts';
 
-const { systemClock } = await importCompiled<typeof import('../../src/platform/clock.ts')>('platform/clock');
-const { createLogger } = await importCompiled<typeof import('../../src/platform/log.ts')>('platform/log');
-const { systemRandom } =
-  await importCompiled<typeof import('../../src/platform/random.ts')>('platform/random');
 const { loadVerifierConfig } = await importCompiled<
   typeof import('../../src/verifier/config/load-verifier-config.ts')
 >('verifier/config/load-verifier-config');
@@ -24,8 +20,8 @@ if (configPath === undefined || bind === undefined) {
 }
 
 const loaded = loadVerifierConfig(configPath, process.env);
-const logger = createLogger({ name: 'bench-verifier', level: 'warn' });
-const running = await startVerifier(loaded, { logger, clock: systemClock, random: systemRandom }, bind);
+const deps = await compiledServiceDeps('bench-verifier');
+const running = await startVerifier(loaded, deps, bind);
 const report: ServeVerifierReport = { event: 'ready', pid: process.pid, url: running.url };
 process.stdout.write(`${JSON.stringify(report)}\n`);
 
