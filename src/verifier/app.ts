@@ -10,6 +10,7 @@ import { createCelEvaluator } from './claims/create-cel-evaluator.ts';
 import type { LoadedVerifierConfig } from './config/load-verifier-config.ts';
 import type { SourceConnectionConfig } from './config/schema.ts';
 import type { HttpTransport } from './connectors/create-http-transport.ts';
+import { createCoalescingReader } from './connectors/create-coalescing-reader.ts';
 import { createRelayConnector } from './connectors/create-relay-connector.ts';
 import { createVerifierAuthenticator } from './create-verifier-authenticator.ts';
 import { createAdminApp } from './admin/create-admin-app.ts';
@@ -51,12 +52,16 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
   const cel = createCelEvaluator(config.cel);
   // Workers take a moment to start; start them with the service when any claim needs them.
   if (catalog.ordered.some((claim) => claim.config.rule.type === 'cel')) cel.warm();
-  const reader = createRelayConnector(config.evidence.source_connections, secrets.sourceTokens, {
-    clock: deps.clock,
-    random: deps.random,
-    ...(deps.sleep ? { sleep: deps.sleep } : {}),
-    ...(deps.transportFor ? { transportFor: deps.transportFor } : {}),
-  });
+  const connections = config.evidence.source_connections;
+  const reader = createCoalescingReader(
+    createRelayConnector(connections, secrets.sourceTokens, {
+      clock: deps.clock,
+      random: deps.random,
+      ...(deps.sleep ? { sleep: deps.sleep } : {}),
+      ...(deps.transportFor ? { transportFor: deps.transportFor } : {}),
+    }),
+    (lookup) => connections[lookup.binding.connection]?.coalesce_reads === true,
+  );
   const store = deps.store ?? createEvaluationStore(config, secrets, deps);
   // Connects and migrates in the background; until it succeeds, state operations answer 503.
   void store.prepare();

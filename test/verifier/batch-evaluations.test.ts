@@ -65,6 +65,7 @@ describe('batch evaluations', () => {
   let bulk: TestVerifier;
   let plain: TestVerifier;
   let refused: TestVerifier;
+  let coalescing: TestVerifier;
   let heads: Row[];
   let deceased: Row;
 
@@ -85,6 +86,16 @@ describe('batch evaluations', () => {
       relays: { civil: plainCivilUrl, social: plainSocialUrl },
       bulk: true,
     });
+    // Single evaluations arriving together share their upstream reads.
+    coalescing = await startTestVerifier({
+      relays: { civil: civilUrl, social: socialUrl },
+      bulk: true,
+      edit: (text) =>
+        text.replaceAll(
+          'bulk_mode: rda_in_filter\n',
+          'bulk_mode: rda_in_filter\n      coalesce_reads: true\n',
+        ),
+    });
     const data = await readDemoData();
     const headsOf = new Map<string, number>();
     for (const household of data.households) {
@@ -97,7 +108,7 @@ describe('batch evaluations', () => {
   });
 
   after(async () => {
-    await Promise.all([bulk, plain, refused].map((verifier) => verifier?.close()));
+    await Promise.all([bulk, plain, refused, coalescing].map((verifier) => verifier?.close()));
     await Promise.all([civil, social, plainCivil, plainSocial].map((relay) => relay?.close()));
   });
 
@@ -533,6 +544,41 @@ describe('batch evaluations', () => {
       assert.deepEqual(item.errors, [
         { code: 'source.unavailable', title: 'Source unavailable', retryable: true },
       ]);
+    }
+  });
+
+  it('reads the subjects of single evaluations arriving together with shared `.in` requests', async () => {
+    const civilBefore = rowReads(civil).length;
+    const subjects = heads.slice(10, 30);
+    const data = await readDemoData();
+    const responses = await Promise.all(
+      subjects.map((row, index) =>
+        coalescing.evaluate(
+          { target: person(row), claims: ['eligible'] },
+          { headers: { 'x-request-id': `corr-single-${index}` } },
+        ),
+      ),
+    );
+    for (const [index, response] of responses.entries()) {
+      assert.equal(response.statusCode, 200, response.body);
+      const row = subjects[index] as Row;
+      const household = data.households.find((entry) => entry.head_of_household_person_id === row.person_id);
+      const [result] = JSON.parse(response.body).results as { satisfied: boolean }[];
+      assert.equal(result?.satisfied, household?.enrollment_status === 'enrolled', `subject ${index}`);
+    }
+    const civilReads = rowReads(civil).slice(civilBefore);
+    assert.ok(
+      civilReads.length < subjects.length / 2,
+      `${civilReads.length} civil reads for ${subjects.length}`,
+    );
+    assert.ok(civilReads.some((read) => Object.hasOwn(read.query_params as object, 'national_id.in')));
+    // Every evaluation keeps its own audit event, whoever's request id went upstream.
+    const events = coalescing.auditRecords().filter((event) => String(event.request_id ?? '').length > 0);
+    for (let index = 0; index < subjects.length; index++) {
+      assert.ok(
+        events.some((event) => JSON.stringify(event).includes(`corr-single-${index}`)),
+        `no audit event for corr-single-${index}`,
+      );
     }
   });
 });

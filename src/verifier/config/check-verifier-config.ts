@@ -270,6 +270,14 @@ function checkConnections(config: VerifierConfig): ConfigIssue[] {
     if (!literal && isMetadataHostName(host) && !connection.allow_link_local) {
       issues.push(issue(path, 'names a cloud metadata host'));
     }
+    if (connection.coalesce_reads && connection.bulk_mode !== 'rda_in_filter') {
+      issues.push(
+        issue(
+          `evidence.source_connections.${id}.coalesce_reads`,
+          'needs bulk_mode: rda_in_filter (reads are coalesced into `.in` requests)',
+        ),
+      );
+    }
     if (connection.retry.base_delay > connection.retry.max_delay) {
       issues.push(
         issue(`evidence.source_connections.${id}.retry.base_delay`, 'must not exceed retry.max_delay'),

@@ -243,5 +243,15 @@ state: { storage: postgresql }
     ).map((i) => i.path);
     assert.ok(messages.includes('evidence.source_connections.relay.bulk_mode'), messages.join());
     assert.ok(messages.includes('evidence.source_connections.relay.bulk_max_values'), messages.join());
+    const coalescing = issuesOf(
+      BASE.replace(
+        'allow_insecure_localhost: true }',
+        'allow_insecure_localhost: true, coalesce_reads: true }',
+      ),
+    );
+    assert.deepEqual(
+      coalescing.map((i) => i.path),
+      ['evidence.source_connections.relay.coalesce_reads'],
+    );
   });
 });

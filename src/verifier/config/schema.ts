@@ -203,6 +203,12 @@ const sourceConnection = z.strictObject({
     .max(100)
     .default(100)
     .describe('Lookup values per `.in` request (the relay accepts at most 100).'),
+  coalesce_reads: z
+    .boolean()
+    .default(false)
+    .describe(
+      'With `bulk_mode: rda_in_filter`: single evaluations arriving together read their subjects with one `.in` request (the relay then records one read for several subjects, under the first request id).',
+    ),
 });
 
 const signingKey = z.strictObject({

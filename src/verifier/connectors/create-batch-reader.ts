@@ -2,33 +2,14 @@
 // all items are announced up front so that a connection with `bulk_mode: rda_in_filter` reads them with one
 // `.in` request per binding (split only past `bulk_max_values`). Values a bulk answer cannot settle, and every
 // lookup on other connections, are read singly, still once per batch.
-import type { SourceBindingConfig } from '../config/schema.ts';
+import { bulkChunks, groupKey, readKey } from './bulk-groups.ts';
 import { isBulkSafe, type SourceLookup, type SourceReader, type SourceRecord } from './source-reader.ts';
-
-/** Keeps an `.in` list well under the relay's 8 KiB request-target limit. */
-const MAX_BULK_VALUE_CHARS = 4_000;
 
 export interface BatchReader extends SourceReader {
   /** Starts the reads of these lookups now, in as few upstream requests as the connections allow. */
   prefetch(lookups: readonly SourceLookup[]): void;
   /** Upstream requests made for the batch so far. */
   readonly upstreamRequests: number;
-}
-
-/** Lookups of one binding (same source, filter and projection) for one purpose can share a request. */
-function groupKey(binding: SourceBindingConfig, purpose: string): string {
-  return JSON.stringify([
-    binding.connection,
-    binding.dataset,
-    binding.entity,
-    binding.lookup.field,
-    [...binding.fields].sort(),
-    purpose,
-  ]);
-}
-
-function readKey(lookup: SourceLookup): string {
-  return `${groupKey(lookup.binding, lookup.purpose)}\u0000${lookup.value}`;
 }
 
 export function createBatchReader(base: SourceReader): BatchReader {
@@ -89,21 +70,10 @@ export function createBatchReader(base: SourceReader): BatchReader {
       }
       for (const members of groups.values()) {
         const first = members[0] as SourceLookup;
-        const limit = base.bulkLimit(first.binding);
-        let chunk: SourceLookup[] = [];
-        let chars = 0;
-        const flush = () => {
-          // A lone value gains nothing from the bulk form: it is read singly when an item asks for it.
+        // A lone value gains nothing from the bulk form: it is read singly when an item asks for it.
+        for (const chunk of bulkChunks(members, base.bulkLimit(first.binding))) {
           if (chunk.length > 1) readChunk(first, chunk);
-          chunk = [];
-          chars = 0;
-        };
-        for (const lookup of members) {
-          if (chunk.length >= limit || chars + lookup.value.length + 1 > MAX_BULK_VALUE_CHARS) flush();
-          chunk.push(lookup);
-          chars += lookup.value.length + 1;
         }
-        flush();
       }
     },
     get upstreamRequests() {

@@ -43,6 +43,7 @@ function connection(port: number, overrides: Partial<SourceConnectionConfig> = {
     retry: { max_attempts: 3, base_delay: 100, max_delay: 1000, max_retry_after: 5000 },
     bulk_mode: 'none',
     bulk_max_values: 100,
+    coalesce_reads: false,
     ...overrides,
   };
 }

@@ -1,0 +1,179 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { SourceBindingConfig } from '../config/schema.ts';
+import { verifierProblem } from '../problems.ts';
+import { createCoalescingReader } from './create-coalescing-reader.ts';
+import type { BulkLookup, BulkOutcome, SourceLookup, SourceReader, SourceRecord } from './source-reader.ts';
+
+const binding = (connection: string, fields: string[] = ['deceased']): SourceBindingConfig => ({
+  connector: 'registry_data_api',
+  connection,
+  dataset: 'civil',
+  entity: 'persons',
+  lookup: { input: 'target.identifiers.national_id', field: 'national_id' },
+  fields,
+});
+const COALESCED = binding('bulk');
+const P = 'https://p.example/x';
+
+const lookup = (value: string, on = COALESCED, purpose = P, requestId = `req-${value}`): SourceLookup => ({
+  binding: on,
+  value,
+  purpose,
+  requestId,
+});
+
+/** Bulk limit 3 on every connection; `?` values stay unsettled, `missing` is not found, `refuse` refuses all. */
+function fakeBase() {
+  const singles: string[] = [];
+  const bulks: BulkLookup[] = [];
+  const base: SourceReader = {
+    async read(request) {
+      singles.push(`${request.binding.connection}:${request.value}`);
+      if (request.value === 'down') throw verifierProblem('source.unavailable', 'down');
+      return { row: { national_id: request.value, via: 'single' }, sourceId: 's' };
+    },
+    bulkLimit: () => 3,
+    async readMany(request) {
+      bulks.push(request);
+      const settled = new Map<string, BulkOutcome>();
+      if (request.values.includes('refuse')) return settled;
+      for (const value of request.values) {
+        if (value.startsWith('?')) continue;
+        settled.set(
+          value,
+          value === 'missing'
+            ? { problem: verifierProblem('evidence.not_available', 'none') }
+            : { record: { row: { national_id: value, via: 'bulk' }, sourceId: 's' } },
+        );
+      }
+      return settled;
+    },
+    close() {},
+  };
+  return { base, singles, bulks };
+}
+
+const onlyBulk = (entry: SourceLookup) => entry.binding.connection === 'bulk';
+
+describe('coalescing reader', () => {
+  it('reads the lookups of one turn together, in requests of at most the bulk limit', async () => {
+    const { base, singles, bulks } = fakeBase();
+    const reader = createCoalescingReader(base, onlyBulk);
+    const values = ['a', 'b', 'c', 'd', 'e'];
+    const rows = await Promise.all(values.map((value) => reader.read(lookup(value))));
+    assert.deepEqual(
+      rows.map((record) => record.row.national_id),
+      values,
+    );
+    assert.deepEqual(
+      bulks.map((request) => request.values),
+      [
+        ['a', 'b', 'c'],
+        ['d', 'e'],
+      ],
+    );
+    // Each request carries the correlation id of the first evaluation in it.
+    assert.deepEqual(
+      bulks.map((request) => request.requestId),
+      ['req-a', 'req-d'],
+    );
+    assert.deepEqual(singles, []);
+  });
+
+  it('reads a subject asked twice in one turn once, and a lone lookup singly', async () => {
+    const { base, singles, bulks } = fakeBase();
+    const reader = createCoalescingReader(base, onlyBulk);
+    const [first, again] = await Promise.all([reader.read(lookup('a')), reader.read(lookup('a'))]);
+    assert.equal(first, again);
+    assert.deepEqual(bulks, []);
+    assert.deepEqual(singles, ['bulk:a']);
+  });
+
+  it('keeps lookups of other purposes, projections or connections apart', async () => {
+    const { base, singles, bulks } = fakeBase();
+    const reader = createCoalescingReader(base, onlyBulk);
+    await Promise.all([
+      reader.read(lookup('a')),
+      reader.read(lookup('b')),
+      reader.read(lookup('c', COALESCED, 'https://p.example/other')),
+      reader.read(lookup('d', binding('bulk', ['birth_date']))),
+      reader.read(lookup('e', binding('elsewhere'))),
+    ]);
+    assert.deepEqual(
+      bulks.map((request) => request.values),
+      [['a', 'b']],
+    );
+    assert.deepEqual(singles.sort(), ['bulk:c', 'bulk:d', 'elsewhere:e']);
+  });
+
+  it('gives each lookup the outcome a single read would have had', async () => {
+    const { base, singles } = fakeBase();
+    const reader = createCoalescingReader(base, onlyBulk);
+    const outcomes = await Promise.allSettled([
+      reader.read(lookup('a')),
+      reader.read(lookup('missing')),
+      reader.read(lookup('?unsettled')),
+    ]);
+    assert.equal(outcomes[0]?.status, 'fulfilled');
+    assert.equal(outcomes[1]?.status, 'rejected');
+    assert.equal((outcomes[1] as PromiseRejectedResult).reason.code, 'evidence.not_available');
+    // What the bulk answer could not settle is read singly.
+    assert.equal((outcomes[2] as PromiseFulfilledResult<SourceRecord>).value.row.via, 'single');
+    assert.deepEqual(singles, ['bulk:?unsettled']);
+  });
+
+  it('falls back to single reads when the source refuses the bulk form, and reports their failures', async () => {
+    const { base, singles } = fakeBase();
+    const reader = createCoalescingReader(base, onlyBulk);
+    const outcomes = await Promise.allSettled([reader.read(lookup('refuse')), reader.read(lookup('down'))]);
+    assert.deepEqual(singles.sort(), ['bulk:down', 'bulk:refuse']);
+    assert.equal(outcomes[0]?.status, 'fulfilled');
+    assert.equal((outcomes[1] as PromiseRejectedResult).reason.code, 'source.unavailable');
+  });
+
+  it('never holds back a value that cannot travel in an `.in` list', async () => {
+    const { base, singles, bulks } = fakeBase();
+    const reader = createCoalescingReader(base, onlyBulk);
+    await Promise.all([reader.read(lookup('x,y')), reader.read(lookup(' z')), reader.read(lookup('w'))]);
+    assert.deepEqual(bulks, []);
+    assert.deepEqual(singles.sort(), ['bulk: z', 'bulk:w', 'bulk:x,y']);
+  });
+
+  it('holds lookups back while reads of their binding are on their way, then sends them together', async () => {
+    const released: (() => void)[] = [];
+    const { base, singles, bulks } = fakeBase();
+    // Every upstream read waits until the test releases it.
+    const held: SourceReader = {
+      ...base,
+      read: (request) => new Promise<void>((go) => released.push(go)).then(() => base.read(request)),
+      readMany: (request) => new Promise<void>((go) => released.push(go)).then(() => base.readMany(request)),
+    };
+    const reader = createCoalescingReader(held, onlyBulk);
+    const first = [reader.read(lookup('a')), reader.read(lookup('b'))];
+    await new Promise((resolve) => setImmediate(resolve));
+    const second = [reader.read(lookup('c'))];
+    await new Promise((resolve) => setImmediate(resolve));
+    // Two reads may be on their way: a+b together, then c alone; d, e and f wait for one of them.
+    const third = [reader.read(lookup('d')), reader.read(lookup('e')), reader.read(lookup('f'))];
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(released.length, 2);
+    for (const go of released.splice(0)) go();
+    await Promise.all([...first, ...second]);
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const go of released.splice(0)) go();
+    const rows = await Promise.all(third);
+    assert.deepEqual(
+      rows.map((record) => record.row.national_id),
+      ['d', 'e', 'f'],
+    );
+    assert.deepEqual(
+      bulks.map((request) => request.values),
+      [
+        ['a', 'b'],
+        ['d', 'e', 'f'],
+      ],
+    );
+    assert.deepEqual(singles, ['bulk:c']);
+  });
+});

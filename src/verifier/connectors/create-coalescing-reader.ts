@@ -1,0 +1,127 @@
+// Concurrent single evaluations read together: lookups of one binding (on a connection with `coalesce_reads: true`)
+// wait while an earlier read of that binding is on its way, then leave together as one `.in` request (as a batch's
+// lookups do) instead of one request each. Under load the batches grow with the concurrency; a lone lookup still
+// leaves at once, on its own. A value the bulk answer cannot settle is read singly, exactly as it would have been;
+// a lookup on any other connection, or whose value cannot travel in an `.in` list, goes straight through.
+import { bulkChunks, groupKey } from './bulk-groups.ts';
+import { isBulkSafe, type SourceLookup, type SourceReader, type SourceRecord } from './source-reader.ts';
+
+interface Waiting {
+  readonly lookup: SourceLookup;
+  resolve(record: SourceRecord): void;
+  reject(error: unknown): void;
+}
+
+interface Group {
+  /** Lookups not sent yet, by value: the same subject asked twice is read once. */
+  queue: Map<string, Waiting[]>;
+  /** Reads of this group on their way. */
+  inFlight: number;
+}
+
+/** Reads of one group on their way at once; the next ones wait and leave together. */
+const MAX_IN_FLIGHT = 2;
+
+/**
+ * `coalesces(lookup)` says which lookups may be read together. The source must accept the `.in` filter on the
+ * lookup field: where it refuses it, each group costs that refused request before its values are read singly.
+ */
+export function createCoalescingReader(
+  base: SourceReader,
+  coalesces: (lookup: SourceLookup) => boolean,
+): SourceReader {
+  const groups = new Map<string, Group>();
+
+  const settle = (waiting: readonly Waiting[], outcome: Promise<SourceRecord>) => {
+    outcome.then(
+      (record) => {
+        for (const entry of waiting) entry.resolve(record);
+      },
+      (error: unknown) => {
+        for (const entry of waiting) entry.reject(error);
+      },
+    );
+  };
+
+  /** What one value of a bulk answer came to, or its single read when the answer could not settle it. */
+  const fromBulk = (
+    answer: ReturnType<SourceReader['readMany']>,
+    lookup: SourceLookup,
+  ): Promise<SourceRecord> =>
+    answer.then((outcomes) => {
+      const outcome = outcomes.get(lookup.value);
+      if (outcome === undefined) return base.read(lookup);
+      if ('problem' in outcome) throw outcome.problem;
+      return outcome.record;
+    });
+
+  /** Sends what the group has queued, as long as it may have another read on its way. */
+  const send = (key: string, group: Group) => {
+    while (group.queue.size > 0 && group.inFlight < MAX_IN_FLIGHT) {
+      const first = ([...group.queue.values()][0] as Waiting[])[0] as Waiting;
+      const limit = base.bulkLimit(first.lookup.binding);
+      const firsts = [...group.queue.values()]
+        .slice(0, limit)
+        .map((waiting) => (waiting[0] as Waiting).lookup);
+      const chunk = bulkChunks(firsts, limit)[0] as SourceLookup[];
+      const sent = chunk.map((lookup) => {
+        const waiting = group.queue.get(lookup.value) as Waiting[];
+        group.queue.delete(lookup.value);
+        return waiting;
+      });
+      let read: Promise<unknown>;
+      if (chunk.length === 1) {
+        const single = base.read(chunk[0] as SourceLookup);
+        settle(sent[0] as Waiting[], single);
+        read = single;
+      } else {
+        const answer = base.readMany({
+          binding: first.lookup.binding,
+          values: chunk.map((lookup) => lookup.value),
+          purpose: first.lookup.purpose,
+          // The request carries the correlation id of the first evaluation it serves.
+          requestId: (chunk[0] as SourceLookup).requestId,
+        });
+        const outcomes = chunk.map((lookup, index) => {
+          const outcome = fromBulk(answer, lookup);
+          settle(sent[index] as Waiting[], outcome);
+          return outcome;
+        });
+        read = Promise.allSettled(outcomes);
+      }
+      group.inFlight++;
+      const done = () => {
+        group.inFlight--;
+        if (group.queue.size > 0) send(key, group);
+        else if (group.inFlight === 0) groups.delete(key);
+      };
+      read.then(done, done);
+    }
+  };
+
+  return {
+    read(lookup) {
+      if (!coalesces(lookup) || base.bulkLimit(lookup.binding) < 2 || !isBulkSafe(lookup.value)) {
+        return base.read(lookup);
+      }
+      const key = groupKey(lookup.binding, lookup.purpose);
+      let group = groups.get(key);
+      if (group === undefined) {
+        group = { queue: new Map(), inFlight: 0 };
+        groups.set(key, group);
+      }
+      const current = group;
+      return new Promise<SourceRecord>((resolve, reject) => {
+        const waiting = current.queue.get(lookup.value);
+        if (waiting === undefined) current.queue.set(lookup.value, [{ lookup, resolve, reject }]);
+        else waiting.push({ lookup, resolve, reject });
+        // Lookups of this same turn join it; after that, while reads are on their way, the queue waits for them.
+        if (current.queue.size === 1 && current.inFlight < MAX_IN_FLIGHT)
+          setImmediate(() => send(key, current));
+      });
+    },
+    bulkLimit: (binding) => base.bulkLimit(binding),
+    readMany: (lookup) => base.readMany(lookup),
+    close: () => base.close(),
+  };
+}
