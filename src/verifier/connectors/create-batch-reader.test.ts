@@ -1,55 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SourceBindingConfig } from '../config/schema.ts';
-import { verifierProblem } from '../problems.ts';
 import { createBatchReader } from './create-batch-reader.ts';
-import type { BulkLookup, BulkOutcome, SourceLookup, SourceReader } from './source-reader.ts';
+import { binding, fakeSourceReader, lookupOf, PURPOSE } from './fake-source-reader.ts';
+import type { SourceLookup } from './source-reader.ts';
 
-const binding = (connection: string, fields: string[] = ['deceased']): SourceBindingConfig => ({
-  connector: 'registry_data_api',
-  connection,
-  dataset: 'civil',
-  entity: 'persons',
-  lookup: { input: 'target.identifiers.national_id', field: 'national_id' },
-  fields,
-});
 const BULK = binding('bulk');
 const SINGLE = binding('single');
-const P = 'https://p.example/x';
+const P = PURPOSE;
 
 function lookup(value: string, on = BULK, purpose = P): SourceLookup {
-  return { binding: on, value, purpose, requestId: 'r1' };
+  return lookupOf(value, on, purpose);
 }
 
-/** A reader that batches `bulk` (limit 3) and records every call; values starting with `?` stay unsettled. */
-function fakeBase(options: { failBulk?: boolean } = {}) {
-  const singles: string[] = [];
-  const bulks: BulkLookup[] = [];
-  const base: SourceReader = {
-    async read(request) {
-      singles.push(`${request.binding.connection}:${request.value}`);
-      return { row: { national_id: request.value, via: 'single' }, sourceId: 's' };
-    },
-    bulkLimit: (on) => (on.connection === 'bulk' ? 3 : 0),
-    async readMany(request) {
-      bulks.push(request);
-      if (options.failBulk) throw verifierProblem('source.unavailable', 'down');
-      const settled = new Map<string, BulkOutcome>();
-      for (const value of request.values) {
-        if (value.startsWith('?')) continue;
-        settled.set(
-          value,
-          value === 'missing'
-            ? { problem: verifierProblem('evidence.not_available', 'none') }
-            : { record: { row: { national_id: value, via: 'bulk' }, sourceId: 's' } },
-        );
-      }
-      return settled;
-    },
-    close() {},
-  };
-  return { base, singles, bulks };
-}
+const fakeBase = fakeSourceReader;
 
 describe('batch reader', () => {
   it('reads announced lookups with one bulk request per binding and limit, and each distinct lookup once', async () => {

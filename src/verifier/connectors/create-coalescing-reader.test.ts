@@ -1,58 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { SourceBindingConfig } from '../config/schema.ts';
-import { verifierProblem } from '../problems.ts';
 import { createCoalescingReader } from './create-coalescing-reader.ts';
-import type { BulkLookup, BulkOutcome, SourceLookup, SourceReader, SourceRecord } from './source-reader.ts';
+import { binding, fakeSourceReader, lookupOf, PURPOSE } from './fake-source-reader.ts';
+import type { SourceLookup, SourceReader, SourceRecord } from './source-reader.ts';
 
-const binding = (connection: string, fields: string[] = ['deceased']): SourceBindingConfig => ({
-  connector: 'registry_data_api',
-  connection,
-  dataset: 'civil',
-  entity: 'persons',
-  lookup: { input: 'target.identifiers.national_id', field: 'national_id' },
-  fields,
-});
 const COALESCED = binding('bulk');
-const P = 'https://p.example/x';
+const P = PURPOSE;
 
-const lookup = (value: string, on = COALESCED, purpose = P, requestId = `req-${value}`): SourceLookup => ({
-  binding: on,
-  value,
-  purpose,
-  requestId,
-});
+const lookup = (value: string, on = COALESCED, purpose = P, requestId = `req-${value}`): SourceLookup =>
+  lookupOf(value, on, purpose, requestId);
 
-/** Bulk limit 3 on every connection; `?` values stay unsettled, `missing` is not found, `refuse` refuses all. */
-function fakeBase() {
-  const singles: string[] = [];
-  const bulks: BulkLookup[] = [];
-  const base: SourceReader = {
-    async read(request) {
-      singles.push(`${request.binding.connection}:${request.value}`);
-      if (request.value === 'down') throw verifierProblem('source.unavailable', 'down');
-      return { row: { national_id: request.value, via: 'single' }, sourceId: 's' };
-    },
-    bulkLimit: () => 3,
-    async readMany(request) {
-      bulks.push(request);
-      const settled = new Map<string, BulkOutcome>();
-      if (request.values.includes('refuse')) return settled;
-      for (const value of request.values) {
-        if (value.startsWith('?')) continue;
-        settled.set(
-          value,
-          value === 'missing'
-            ? { problem: verifierProblem('evidence.not_available', 'none') }
-            : { record: { row: { national_id: value, via: 'bulk' }, sourceId: 's' } },
-        );
-      }
-      return settled;
-    },
-    close() {},
-  };
-  return { base, singles, bulks };
-}
+const fakeBase = fakeSourceReader;
 
 const onlyBulk = (entry: SourceLookup) => entry.binding.connection === 'bulk';
 
