@@ -381,6 +381,18 @@ describe('live PostgreSQL tables: failures and read-only', () => {
       );
       assertProblem(await relay.get(`${TOKENS}?id=not-a-uuid`), 400, 'filter.invalid_value');
       assertProblem(await relay.get(`${TOKENS}/not-a-uuid`), 404, 'schema.unknown_resource');
+      // Refused and good reads pipelined together on the same connections: each gets its own answer.
+      const mixed = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          relay.get(
+            `${TOKENS}?id=${index % 2 === 0 ? `bad-${index}` : '6f1c1c2e-1d5c-4d55-9a4e-6f6b3c1f0a01'}`,
+          ),
+        ),
+      );
+      mixed.forEach((response, index) => {
+        if (index % 2 === 0) assertProblem(response, 400, 'filter.invalid_value');
+        else assert.equal(response.json().data[0].label, 'first');
+      });
     } finally {
       await relay.close();
     }

@@ -51,6 +51,15 @@ export const postgresSource = z.strictObject({
     .max(100)
     .default(8)
     .describe('Pool size of a live table (connections opened on demand).'),
+  live_pipeline_depth: z
+    .number()
+    .int()
+    .min(1)
+    .max(64)
+    .default(4)
+    .describe(
+      'Reads one live connection may have in flight at once; a further connection opens only when every open one is this busy (1: one read per connection).',
+    ),
   live_max_rows: z
     .number()
     .int()

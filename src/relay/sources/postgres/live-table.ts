@@ -1,5 +1,5 @@
 // A live PostgreSQL table: a small read-only pool, a startup probe of its columns and key index, and reads
-// pushed down as one parameterized SELECT each (BEGIN READ ONLY, SELECT, COMMIT pipelined in one round trip).
+// pushed down as one parameterized SELECT each (BEGIN READ ONLY, SELECT, COMMIT written together: one round trip).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../../platform/log.ts';
@@ -9,14 +9,17 @@ import type { CellKey } from '../../store/column.ts';
 import { SourceError } from '../source-error.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
+import { type LiveConnection, openLiveConnection } from './live-connection.ts';
+import { createLivePool } from './live-pool.ts';
+import { encodeQuery } from './live-wire.ts';
 import {
   beginLive,
   beginReadOnly,
   classifyPgError,
   clientConfig,
+  clientTimeoutMs,
   describePgError,
   qualifiedName,
-  RAW_TEXT,
 } from './read-only-session.ts';
 
 /** A row as PostgreSQL's text output (null for NULL), aligned with the requested columns. */
@@ -82,62 +85,40 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   const source = table.source as PostgresSourceConfig;
   if (!source.table) throw new TypeError(`live table ${table.id} has no source.table`);
   const relation = qualifiedName(source.table);
-  const pool = new pg.Pool({
-    ...clientConfig(url, source),
+  const timeoutMs = clientTimeoutMs(source);
+  const pool = createLivePool<LiveConnection>({
+    open: () => openLiveConnection(clientConfig(url, source), timeoutMs),
     max: source.live_max_connections,
-    idleTimeoutMillis: 30_000,
-    // BEGIN, SELECT and COMMIT go out together: one round trip per read instead of three.
-    pipeline: true,
-  });
-  // An idle connection that dies (server restart) is dropped by the pool; without a listener it would crash.
-  pool.on('error', (error) => {
-    deps.logger.warn({ table_id: table.id, reason: describePgError(error) }, 'live table connection lost');
+    depth: source.live_pipeline_depth,
+    acquireTimeoutMs: source.connect_timeout,
+    idleTimeoutMs: 30_000,
   });
   // Until the probe has seen the column types, every read also pins the session's time zone.
-  let begin = beginLive(source, true);
+  let opening = encodeQuery(beginLive(source, true));
   const primaryKey = table.schema.fields.find((field) => field.name === table.primary_key);
   const version = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 32);
 
-  async function run(statement: SqlStatement): Promise<pg.QueryArrayResult<(string | null)[]>> {
+  async function run(statement: SqlStatement): Promise<LiveRow[]> {
     const started = deps.now();
-    let client: pg.PoolClient;
+    let connection: LiveConnection;
     try {
-      client = await pool.connect();
+      connection = await pool.acquire();
     } catch (error) {
       report('unavailable', started, started, 0, 0);
       throw failed(error);
     }
     const acquired = deps.now();
-    // A connection that died while idle may be handed out before the pool noticed: its socket error surfaces
-    // as a client 'error' event as well as through the queries, and must not go unheard (it would crash).
-    client.on('error', ignoreError);
-    // Corked: the three statements leave in one write (the pipeline sends them without waiting in between).
-    client.connection.stream.cork();
-    const pending = [
-      client.query(begin),
-      client.query({
-        // Unnamed: a named statement outlives the transaction in the session, which poolers (and embedded servers
-        // that share one session between connections) do not keep apart.
-        text: statement.text,
-        values: statement.values,
-        rowMode: 'array',
-        types: RAW_TEXT,
-      }),
-      client.query('COMMIT'),
-    ];
-    client.connection.stream.uncork();
-    const settled = await Promise.allSettled(pending);
-    const failure = settled.find((outcome) => outcome.status === 'rejected');
-    client.off('error', ignoreError);
-    // A connection that saw any failure is closed rather than reused: its state is not worth reasoning about.
-    client.release(failure === undefined ? undefined : true);
-    if (failure !== undefined) {
-      report(classifyPgError(failure.reason), started, acquired, 0, 0);
-      throw failed(failure.reason);
+    let rows: LiveRow[];
+    try {
+      rows = await connection.read(opening, statement.text, statement.values);
+    } catch (error) {
+      report(classifyPgError(error), started, acquired, 0, 0);
+      throw failed(error);
+    } finally {
+      pool.release(connection);
     }
-    const result = (settled[1] as PromiseFulfilledResult<pg.QueryArrayResult<(string | null)[]>>).value;
-    report('ok', started, acquired, result.rows.length, rowBytes(result.rows));
-    return result;
+    report('ok', started, acquired, rows.length, rowBytes(rows));
+    return rows;
   }
 
   function failed(error: unknown) {
@@ -170,7 +151,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     version,
     async probe() {
       const types = await probeLiveTable(table, url, relation);
-      begin = beginLive(source, types.includes('timestamptz'));
+      opening = encodeQuery(beginLive(source, types.includes('timestamptz')));
     },
     async readPage(request) {
       const statement = buildLiveSelect({
@@ -181,7 +162,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         after: request.after,
         limit: request.limit + 1,
       });
-      const rows = (await run(statement)).rows;
+      const rows = await run(statement);
       const hasMore = rows.length > request.limit;
       if (hasMore) rows.pop();
       return { rows, hasMore };
@@ -193,15 +174,13 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         { column: table.primary_key, type: primaryKey?.type ?? 'string' },
         key,
       );
-      return (await run(statement)).rows[0];
+      return (await run(statement))[0];
     },
     async close() {
       await pool.end();
     },
   };
 }
-
-function ignoreError(): void {}
 
 function rowBytes(rows: readonly LiveRow[]): number {
   let bytes = 0;

@@ -35,8 +35,13 @@ export function qualifiedName(table: { schema: string; name: string }): string {
 }
 
 const CLIENT_TIMEOUT_GRACE_MS = 1000;
-/** The driver's message when its own `query_timeout` fires. */
-const CLIENT_TIMEOUT_MESSAGE = 'Query read timeout';
+/** The driver's message when its own `query_timeout` fires (live reads reuse it for theirs). */
+export const CLIENT_TIMEOUT_MESSAGE = 'Query read timeout';
+
+/** How long the client waits for a statement before giving up on the connection. */
+export function clientTimeoutMs(source: Pick<PostgresSourceConfig, 'query_timeout'>): number {
+  return source.query_timeout + CLIENT_TIMEOUT_GRACE_MS;
+}
 
 /**
  * Driver settings for one source; the URL is passed through untouched and never logged. `clientTimeout: false`
@@ -52,9 +57,7 @@ export function clientConfig(
     connectionTimeoutMillis: source.connect_timeout,
     // Client-side backstop for a server that stops answering (or ignores statement_timeout, as embedded
     // PostgreSQL builds do): the server's own timeout normally fires first.
-    ...(options.clientTimeout === false
-      ? {}
-      : { query_timeout: source.query_timeout + CLIENT_TIMEOUT_GRACE_MS }),
+    ...(options.clientTimeout === false ? {} : { query_timeout: clientTimeoutMs(source) }),
     application_name: 'ambit-relay',
     keepAlive: true,
   };

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import {
+  errorResponse,
+  type FakeBackend,
+  liveReadReplies,
+  readyForQuery,
+  startFakeBackend,
+} from '../../../../test/helpers/fake-postgres-backend.ts';
+import { type LiveConnection, openLiveConnection } from './live-connection.ts';
+import { encodeQuery } from './live-wire.ts';
+import { classifyPgError } from './read-only-session.ts';
+
+const OPENING = encodeQuery('BEGIN READ ONLY');
+
+/** Writes `bytes` one at a time: every message boundary falls inside some chunk. */
+async function dribble(socket: Socket, bytes: Buffer): Promise<void> {
+  for (const byte of bytes) {
+    socket.write(Buffer.from([byte]));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('a live connection', () => {
+  let backend: FakeBackend;
+  let connection: LiveConnection | undefined;
+  beforeEach(async () => {
+    backend = await startFakeBackend();
+  });
+  afterEach(async () => {
+    await connection?.close();
+    connection = undefined;
+    await backend.close();
+  });
+
+  const open = async (timeoutMs = 5000) => {
+    connection = await openLiveConnection({ connectionString: backend.url }, timeoutMs);
+    return connection;
+  };
+
+  it('answers pipelined reads in order, from replies cut at every byte', async () => {
+    const replies = [
+      liveReadReplies({
+        rows: [
+          ['1', 'Ada'],
+          ['2', null],
+        ],
+      }),
+      liveReadReplies({ rows: [['3', 'Łódź']] }),
+    ];
+    let syncs = 0;
+    backend.onMessage = (message, socket) => {
+      // The second read's replies go out once both reads have arrived: the client must tell them apart.
+      if (message.type === 'S' && ++syncs === 2) void dribble(socket, Buffer.concat(replies));
+    };
+    const live = await open();
+    const first = live.read(OPENING, 'SELECT a, b FROM t WHERE a = $1', ['x']);
+    const second = live.read(OPENING, 'SELECT a, b FROM t WHERE a = $1', ['y']);
+    assert.equal(live.inFlight, 2);
+    assert.deepEqual(await first, [
+      ['1', 'Ada'],
+      ['2', null],
+    ]);
+    assert.deepEqual(await second, [['3', 'Łódź']]);
+    assert.equal(live.inFlight, 0);
+    assert.equal(live.usable, true);
+    assert.deepEqual(
+      backend.received.map((message) => message.type).join(''),
+      'QPBESQQPBESQ',
+      'each read: opening, Parse, Bind, Execute, Sync, COMMIT',
+    );
+  });
+
+  it('a read the server refuses rejects with its SQLSTATE; the next read on the connection still succeeds', async () => {
+    let syncs = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      syncs += 1;
+      socket.write(
+        syncs === 1
+          ? liveReadReplies({ error: errorResponse('22P02', 'invalid input syntax for type integer') })
+          : liveReadReplies({ rows: [['ok']] }),
+      );
+    };
+    const live = await open();
+    const refused = live.read(OPENING, 'SELECT 1', ['nope']);
+    const next = live.read(OPENING, 'SELECT 1', ['1']);
+    await assert.rejects(refused, (error: Error) => {
+      assert.equal((error as Error & { code: string }).code, '22P02');
+      assert.equal(classifyPgError(error), 'invalid_input');
+      return true;
+    });
+    assert.deepEqual(await next, [['ok']]);
+    assert.equal(live.usable, true);
+  });
+
+  it('a connection lost mid-read fails every read in flight as unavailable, and takes no more', async () => {
+    backend.onMessage = (message, socket) => {
+      if (message.type === 'S') socket.destroy();
+    };
+    const live = await open();
+    const reads = [live.read(OPENING, 'SELECT 1', []), live.read(OPENING, 'SELECT 2', [])];
+    for (const read of reads) {
+      await assert.rejects(read, (error: Error) => classifyPgError(error) === 'unavailable');
+    }
+    assert.equal(live.usable, false);
+    await assert.rejects(
+      live.read(OPENING, 'SELECT 3', []),
+      (error: Error) => classifyPgError(error) === 'unavailable',
+    );
+  });
+
+  it('a server that stops answering: the client-side timeout fails the read as a timeout and drops the connection', async () => {
+    const live = await open(150);
+    await assert.rejects(live.read(OPENING, 'SELECT pg_sleep(60)', []), (error: Error) => {
+      assert.equal(classifyPgError(error), 'timeout');
+      return true;
+    });
+    assert.equal(live.usable, false);
+  });
+
+  it('a read that leaves the session inside a transaction answers, but the connection takes no further read', async () => {
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      const replies = liveReadReplies({ rows: [['1']] });
+      // The final ReadyForQuery says "in a transaction" instead of idle.
+      socket.write(Buffer.concat([replies.subarray(0, replies.length - 6), readyForQuery('T')]));
+    };
+    const live = await open();
+    assert.deepEqual(await live.read(OPENING, 'SELECT 1', []), [['1']]);
+    assert.equal(live.usable, false);
+  });
+});

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { describe, it, mock } from 'node:test';
+import { createLivePool, type PooledConnection } from './live-pool.ts';
+import { classifyPgError } from './read-only-session.ts';
+
+class FakeConnection implements PooledConnection {
+  usable = true;
+  closed = false;
+  readonly id: number;
+  constructor(id: number) {
+    this.id = id;
+  }
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+function pool(options: { max: number; depth: number; acquireTimeoutMs?: number; fail?: () => boolean }) {
+  const opened: FakeConnection[] = [];
+  let time = 0;
+  const live = createLivePool<FakeConnection>({
+    open: async () => {
+      if (options.fail?.()) throw Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+      const connection = new FakeConnection(opened.length + 1);
+      opened.push(connection);
+      return connection;
+    },
+    max: options.max,
+    depth: options.depth,
+    acquireTimeoutMs: options.acquireTimeoutMs ?? 1000,
+    idleTimeoutMs: 30_000,
+    now: () => time,
+  });
+  return {
+    live,
+    opened,
+    advance: (ms: number) => {
+      time += ms;
+    },
+  };
+}
+
+const ids = (connections: readonly FakeConnection[]) => connections.map((connection) => connection.id);
+
+describe('the live connection pool', () => {
+  it('fills one connection up to its pipeline depth before opening another', async () => {
+    const { live, opened } = pool({ max: 8, depth: 3 });
+    const taken = [];
+    for (let read = 0; read < 7; read++) taken.push(await live.acquire());
+    assert.deepEqual(ids(taken), [1, 1, 1, 2, 2, 2, 3]);
+    assert.equal(opened.length, 3);
+    live.release(taken[0] as FakeConnection);
+    assert.equal((await live.acquire()).id, 1, 'room on the first connection is used first');
+    await live.end();
+  });
+
+  it('depth 1 gives each read a connection of its own', async () => {
+    const { live } = pool({ max: 4, depth: 1 });
+    const taken = await Promise.all([live.acquire(), live.acquire(), live.acquire()]);
+    assert.deepEqual(ids(taken), [1, 2, 3]);
+    await live.end();
+  });
+
+  it('never opens more than max; a read waits for room and gets it in arrival order', async () => {
+    const { live, opened } = pool({ max: 2, depth: 1 });
+    const first = await live.acquire();
+    const second = await live.acquire();
+    const order: string[] = [];
+    const waiting = [
+      live.acquire().then((connection) => order.push(`a:${connection.id}`)),
+      live.acquire().then((connection) => order.push(`b:${connection.id}`)),
+    ];
+    assert.equal(live.size, 2);
+    live.release(second);
+    live.release(first);
+    await Promise.all(waiting);
+    assert.deepEqual(order, ['a:2', 'b:1']);
+    assert.equal(opened.length, 2);
+    await live.end();
+  });
+
+  it('a read that finds no room in time fails as unavailable', async () => {
+    const { live } = pool({ max: 1, depth: 1, acquireTimeoutMs: 20 });
+    await live.acquire();
+    await assert.rejects(live.acquire(), (error: Error) => classifyPgError(error) === 'unavailable');
+    await live.end();
+  });
+
+  it('a connection that failed is closed once its reads are done, and a waiting read gets a new one', async () => {
+    const { live, opened } = pool({ max: 1, depth: 2 });
+    const a = await live.acquire();
+    const b = await live.acquire();
+    const waiting = live.acquire();
+    a.usable = false;
+    live.release(a);
+    assert.equal(a.closed, false, 'still has a read in flight');
+    live.release(b);
+    assert.equal(a.closed, true);
+    const next = await waiting;
+    assert.equal(next.id, 2);
+    assert.deepEqual(ids(opened), [1, 2]);
+    await live.end();
+  });
+
+  it('an unusable idle connection is skipped and closed on the next acquire', async () => {
+    const { live } = pool({ max: 2, depth: 4 });
+    const first = await live.acquire();
+    live.release(first);
+    first.usable = false;
+    const next = await live.acquire();
+    assert.equal(next.id, 2);
+    assert.equal(first.closed, true);
+    await live.end();
+  });
+
+  it('a connection that cannot be opened fails the read as unavailable and frees its place', async () => {
+    let refuse = true;
+    const { live } = pool({ max: 1, depth: 1, fail: () => refuse });
+    await assert.rejects(live.acquire(), (error: Error) => classifyPgError(error) === 'unavailable');
+    assert.equal(live.size, 0);
+    refuse = false;
+    assert.equal((await live.acquire()).id, 1);
+    await live.end();
+  });
+
+  it('a connection idle past idleTimeoutMs is closed; a busy one is kept', async () => {
+    mock.timers.enable({ apis: ['setInterval'] });
+    try {
+      const { live, advance } = pool({ max: 2, depth: 1 });
+      const idle = await live.acquire();
+      const busy = await live.acquire();
+      live.release(idle);
+      advance(30_001);
+      mock.timers.tick(15_000);
+      assert.equal(idle.closed, true);
+      assert.equal(busy.closed, false);
+      assert.equal(live.size, 1);
+      live.release(busy);
+      await live.end();
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  it('end() fails waiting reads, closes idle connections, and refuses new reads', async () => {
+    const { live, opened } = pool({ max: 1, depth: 1 });
+    const busy = await live.acquire();
+    const waiting = live.acquire();
+    const ended = live.end();
+    await assert.rejects(waiting, /closed/);
+    await ended;
+    live.release(busy);
+    assert.equal(opened[0]?.closed, true, 'the busy connection closes when its read ends');
+    await assert.rejects(live.acquire(), /closed/);
+  });
+});

@@ -1,0 +1,161 @@
+// Up to `max` live connections shared by a table's reads, opened on demand. Each connection carries up to `depth`
+// pipelined reads: a read goes to the first connection (in opening order) with room, so under load reads share a
+// few connections and their writes, and a further connection opens only when those are full. A read waits for room
+// at most `acquireTimeoutMs`; a connection with nothing to do for `idleTimeoutMs` is closed.
+
+export interface PooledConnection {
+  readonly usable: boolean;
+  close(): Promise<void>;
+}
+
+export interface LivePoolOptions<C extends PooledConnection> {
+  readonly open: () => Promise<C>;
+  readonly max: number;
+  /** Reads one connection may have in flight at once (1: one read per connection at a time). */
+  readonly depth: number;
+  readonly acquireTimeoutMs: number;
+  readonly idleTimeoutMs: number;
+  readonly now?: () => number;
+}
+
+export interface LivePool<C extends PooledConnection> {
+  /** A connection with room for one more read; rejects when none can be opened or none has room in time. */
+  acquire(): Promise<C>;
+  /** Gives back the room `acquire` took; a connection no longer usable is closed once its reads are done. */
+  release(connection: C): void;
+  /** Connections open or opening. */
+  readonly size: number;
+  end(): Promise<void>;
+}
+
+interface Entry<C> {
+  readonly connection: C;
+  reads: number;
+  lastUsed: number;
+}
+
+interface Waiter<C> {
+  readonly resolve: (connection: C) => void;
+  readonly reject: (error: Error) => void;
+  readonly timer: NodeJS.Timeout;
+}
+
+/** The message `pg.Pool` uses for the same case, so one classification covers both. */
+const ACQUIRE_TIMEOUT_MESSAGE = 'timeout exceeded when trying to connect';
+
+export function createLivePool<C extends PooledConnection>(options: LivePoolOptions<C>): LivePool<C> {
+  const now = options.now ?? Date.now;
+  const entries: Entry<C>[] = [];
+  const byConnection = new Map<C, Entry<C>>();
+  const waiters: Waiter<C>[] = [];
+  let opening = 0;
+  let ended = false;
+  const sweeper = setInterval(sweep, Math.max(1000, Math.floor(options.idleTimeoutMs / 2)));
+  sweeper.unref();
+
+  function sweep(): void {
+    const cutoff = now() - options.idleTimeoutMs;
+    for (const entry of [...entries]) {
+      if (entry.reads === 0 && entry.lastUsed < cutoff) discard(entry);
+    }
+  }
+
+  function discard(entry: Entry<C>): void {
+    entries.splice(entries.indexOf(entry), 1);
+    byConnection.delete(entry.connection);
+    void entry.connection.close();
+  }
+
+  function take(entry: Entry<C>): C {
+    entry.reads += 1;
+    entry.lastUsed = now();
+    return entry.connection;
+  }
+
+  async function openOne(): Promise<C> {
+    opening += 1;
+    try {
+      const connection = await options.open();
+      const entry: Entry<C> = { connection, reads: 0, lastUsed: now() };
+      if (ended) {
+        void connection.close();
+        throw new Error('the live connection pool is closed');
+      }
+      entries.push(entry);
+      byConnection.set(connection, entry);
+      return take(entry);
+    } finally {
+      opening -= 1;
+    }
+  }
+
+  /** Room appeared or a place freed up: the longest waiters get it, opening connections as they may. */
+  function serveWaiters(): void {
+    while (waiters.length > 0) {
+      const entry = entries.find(
+        (candidate) => candidate.connection.usable && candidate.reads < options.depth,
+      );
+      if (entry === undefined && entries.length + opening >= options.max) return;
+      const waiter = waiters.shift() as Waiter<C>;
+      clearTimeout(waiter.timer);
+      if (entry !== undefined) waiter.resolve(take(entry));
+      else openOne().then(waiter.resolve, waiter.reject);
+    }
+  }
+
+  return {
+    get size() {
+      return entries.length + opening;
+    },
+    acquire() {
+      if (ended) return Promise.reject(new Error('the live connection pool is closed'));
+      for (let index = 0; index < entries.length; index++) {
+        const entry = entries[index] as Entry<C>;
+        if (entry.reads >= options.depth) continue;
+        if (entry.connection.usable) return Promise.resolve(take(entry));
+        if (entry.reads === 0) {
+          discard(entry);
+          index -= 1;
+        }
+      }
+      if (entries.length + opening < options.max) return openOne();
+      return new Promise<C>((resolve, reject) => {
+        const waiter: Waiter<C> = {
+          resolve,
+          reject,
+          timer: setTimeout(() => {
+            const index = waiters.indexOf(waiter);
+            if (index >= 0) waiters.splice(index, 1);
+            reject(new Error(ACQUIRE_TIMEOUT_MESSAGE));
+          }, options.acquireTimeoutMs),
+        };
+        waiters.push(waiter);
+      });
+    },
+    release(connection) {
+      const entry = byConnection.get(connection);
+      if (entry === undefined) return;
+      entry.reads -= 1;
+      entry.lastUsed = now();
+      if (entry.reads === 0 && (ended || !connection.usable)) discard(entry);
+      if (!ended) serveWaiters();
+    },
+    async end() {
+      ended = true;
+      clearInterval(sweeper);
+      for (const waiter of waiters.splice(0)) {
+        clearTimeout(waiter.timer);
+        waiter.reject(new Error('the live connection pool is closed'));
+      }
+      await Promise.all(
+        entries
+          .filter((entry) => entry.reads === 0)
+          .map((entry) => {
+            entries.splice(entries.indexOf(entry), 1);
+            byConnection.delete(entry.connection);
+            return entry.connection.close();
+          }),
+      );
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  backendMessage as backend,
+  dataRowMessage as dataRow,
+} from '../../../../test/helpers/fake-postgres-backend.ts';
+import { decodeDataRow, decodeError, encodeLiveRead, encodeQuery } from './live-wire.ts';
+import { classifyPgError } from './read-only-session.ts';
+
+interface Message {
+  readonly type: string;
+  readonly body: Buffer;
+}
+
+/** Splits a frontend byte stream into messages, checking every declared length adds up. */
+function messages(buffer: Buffer): Message[] {
+  const out: Message[] = [];
+  let at = 0;
+  while (at < buffer.length) {
+    const length = buffer.readInt32BE(at + 1);
+    out.push({
+      type: String.fromCharCode(buffer[at] as number),
+      body: buffer.subarray(at + 5, at + 1 + length),
+    });
+    at += 1 + length;
+  }
+  assert.equal(at, buffer.length, 'the message lengths cover the buffer exactly');
+  return out;
+}
+
+/** A Bind message's parameters as text (null for SQL NULL). */
+function bindParams(body: Buffer): (string | null)[] {
+  assert.equal(body[0], 0, 'unnamed portal');
+  assert.equal(body[1], 0, 'unnamed statement');
+  assert.equal(body.readInt16BE(2), 0, 'every parameter in text format');
+  const count = body.readInt16BE(4);
+  const params: (string | null)[] = [];
+  let at = 6;
+  for (let index = 0; index < count; index++) {
+    const length = body.readInt32BE(at);
+    at += 4;
+    params.push(length < 0 ? null : body.toString('utf8', at, at + length));
+    at += Math.max(0, length);
+  }
+  assert.equal(body.readInt16BE(at), 0, 'every result column in text format');
+  assert.equal(at + 2, body.length);
+  return params;
+}
+
+describe('live wire messages', () => {
+  it('a read is the opening query, Parse, Bind, Execute, Sync and COMMIT, with lengths that add up', () => {
+    const opening = encodeQuery('BEGIN READ ONLY');
+    const sql = 'SELECT "a" FROM "t" WHERE "a" = $1 ORDER BY "a" LIMIT $2';
+    const sent = messages(encodeLiveRead(opening, sql, ['x', 11]));
+    assert.deepEqual(
+      sent.map((message) => message.type),
+      ['Q', 'P', 'B', 'E', 'S', 'Q'],
+    );
+    assert.equal(sent[0]?.body.toString(), 'BEGIN READ ONLY\0');
+    assert.equal(
+      sent[1]?.body.toString(),
+      `\0${sql}\0\0\0`,
+      'unnamed statement, no declared parameter types',
+    );
+    assert.deepEqual(bindParams(sent[2]?.body as Buffer), ['x', '11']);
+    assert.deepEqual(Array.from(sent[3]?.body as Buffer), [0, 0, 0, 0, 0], 'unnamed portal, every row');
+    assert.equal(sent[5]?.body.toString(), 'COMMIT\0');
+  });
+
+  it('parameters: text measured in bytes, NULL as -1, booleans and numbers as their text', () => {
+    const sent = messages(encodeLiveRead(encodeQuery('BEGIN'), 'SELECT 1', ['Zoë ✓', null, true, 2.5, -7]));
+    assert.deepEqual(bindParams(sent[2]?.body as Buffer), ['Zoë ✓', null, 'true', '2.5', '-7']);
+  });
+
+  it('an in-list is an array literal whose elements are quoted and escaped', () => {
+    const sent = messages(
+      encodeLiveRead(encodeQuery('BEGIN'), 'SELECT 1', [['a', 'b"c', 'd\\e', 'x,y}', 3]]),
+    );
+    assert.deepEqual(bindParams(sent[2]?.body as Buffer), ['{"a","b\\"c","d\\\\e","x,y}","3"}']);
+  });
+
+  it('a data row decodes text (multi-byte included), empty strings and NULLs in order', () => {
+    const row = dataRow(['F0424242', null, '', 'Łódź']);
+    assert.deepEqual(decodeDataRow(row, 5), ['F0424242', null, '', 'Łódź']);
+  });
+
+  it('an error response keeps the SQLSTATE, the unlocalized severity and the message', () => {
+    const fields = Buffer.from('SFEHLER\0VERROR\0C22P02\0Minvalid input syntax for type integer\0\0');
+    const error = decodeError(backend('E', fields), 5, 5 + fields.length);
+    assert.equal(error.code, '22P02');
+    assert.equal(error.severity, 'ERROR');
+    assert.equal(error.message, 'invalid input syntax for type integer');
+    assert.equal(classifyPgError(error), 'invalid_input');
+  });
+
+  it('an error response from a server without the unlocalized severity falls back to the localized one', () => {
+    const fields = Buffer.from('SFATAL\0C57P01\0Mterminating connection due to administrator command\0\0');
+    const error = decodeError(backend('E', fields), 5, 5 + fields.length);
+    assert.equal(error.severity, 'FATAL');
+    assert.equal(classifyPgError(error), 'unavailable');
+  });
+});

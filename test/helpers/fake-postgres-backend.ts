@@ -1,0 +1,129 @@
+// A scripted PostgreSQL server for protocol-level tests: it accepts a cleartext startup without a password, then
+// hands every complete batch of frontend messages it receives (ending in a Sync or a Query) to the test, which
+// decides what to answer and how to cut it into chunks.
+import { createServer, type Server, type Socket } from 'node:net';
+
+export interface FrontendMessage {
+  readonly type: string;
+  readonly body: Buffer;
+}
+
+export interface FakeBackend {
+  readonly url: string;
+  /** Frontend messages received after startup, in order. */
+  readonly received: FrontendMessage[];
+  /** Called for each message after startup. */
+  onMessage: (message: FrontendMessage, socket: Socket) => void;
+  readonly sockets: Socket[];
+  close(): Promise<void>;
+}
+
+/** A backend message as bytes. */
+export function backendMessage(type: string, body: Buffer = Buffer.alloc(0)): Buffer {
+  const header = Buffer.alloc(5);
+  header.write(type, 0);
+  header.writeInt32BE(body.length + 4, 1);
+  return Buffer.concat([header, body]);
+}
+
+export function readyForQuery(status: 'I' | 'T' | 'E'): Buffer {
+  return backendMessage('Z', Buffer.from(status));
+}
+
+export function commandComplete(tag: string): Buffer {
+  return backendMessage('C', Buffer.from(`${tag}\0`));
+}
+
+export function dataRowMessage(cells: readonly (string | null)[]): Buffer {
+  const parts = [Buffer.from([cells.length >> 8, cells.length & 0xff])];
+  for (const cell of cells) {
+    const length = Buffer.alloc(4);
+    if (cell === null) {
+      length.writeInt32BE(-1);
+      parts.push(length);
+      continue;
+    }
+    const bytes = Buffer.from(cell, 'utf8');
+    length.writeInt32BE(bytes.length);
+    parts.push(length, bytes);
+  }
+  return backendMessage('D', Buffer.concat(parts));
+}
+
+export function errorResponse(code: string, message: string): Buffer {
+  return backendMessage('E', Buffer.from(`SERROR\0VERROR\0C${code}\0M${message}\0\0`));
+}
+
+/**
+ * The replies of one live read (opening query, SELECT through Sync, COMMIT): rows, or an error in the SELECT
+ * (then the transaction is aborted at Sync and COMMIT rolls back, as a real server answers).
+ */
+export function liveReadReplies(outcome: { rows: (string | null)[][] } | { error: Buffer }): Buffer {
+  const opening = [commandComplete('BEGIN'), readyForQuery('T')];
+  if ('error' in outcome) {
+    return Buffer.concat([
+      ...opening,
+      outcome.error,
+      readyForQuery('E'),
+      commandComplete('ROLLBACK'),
+      readyForQuery('I'),
+    ]);
+  }
+  return Buffer.concat([
+    ...opening,
+    backendMessage('1'),
+    backendMessage('2'),
+    ...outcome.rows.map(dataRowMessage),
+    commandComplete(`SELECT ${outcome.rows.length}`),
+    readyForQuery('T'),
+    commandComplete('COMMIT'),
+    readyForQuery('I'),
+  ]);
+}
+
+export async function startFakeBackend(): Promise<FakeBackend> {
+  const sockets: Socket[] = [];
+  const received: FrontendMessage[] = [];
+  const backend = {
+    url: '',
+    received,
+    sockets,
+    onMessage: (_message: FrontendMessage, _socket: Socket) => {},
+  };
+  const server: Server = createServer((socket) => {
+    sockets.push(socket);
+    let buffer = Buffer.alloc(0);
+    let started = false;
+    socket.on('error', () => {});
+    socket.on('data', (chunk) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      if (!started) {
+        if (buffer.length < 4) return;
+        const length = buffer.readInt32BE(0);
+        if (buffer.length < length) return;
+        buffer = buffer.subarray(length);
+        started = true;
+        // AuthenticationOk, then ready.
+        socket.write(Buffer.concat([backendMessage('R', Buffer.from([0, 0, 0, 0])), readyForQuery('I')]));
+      }
+      while (buffer.length >= 5) {
+        const end = 1 + buffer.readInt32BE(1);
+        if (buffer.length < end) return;
+        const message = { type: String.fromCharCode(buffer[0] as number), body: buffer.subarray(5, end) };
+        buffer = buffer.subarray(end);
+        if (message.type === 'X') continue;
+        received.push(message);
+        backend.onMessage(message, socket);
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address() as { port: number };
+  backend.url = `postgres://fake@127.0.0.1:${address.port}/fake`;
+  return Object.assign(backend, {
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  });
+}
