@@ -56,7 +56,7 @@ export const postgresSource = z.strictObject({
     .int()
     .min(1)
     .max(64)
-    .default(4)
+    .default(8)
     .describe(
       'Reads one live connection may have in flight at once; a further connection opens only when every open one is this busy (1: one read per connection).',
     ),
