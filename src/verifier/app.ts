@@ -1,5 +1,6 @@
 // createVerifierApp: the verifier's composition root, readable top to bottom.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
+import type { RouteReply, RouteRequest } from '../platform/http/route-types.ts';
 import type { Clock } from '../platform/clock.ts';
 import { createServiceServer } from '../platform/http/create-service-server.ts';
 import type { Logger } from '../platform/log.ts';
@@ -66,7 +67,7 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
   // Connects and migrates in the background; until it succeeds, state operations answer 503.
   void store.prepare();
   const stopPurging = startPurging(store, config.state.evaluation_retention);
-  const buildRecord = (request: FastifyRequest, reply: FastifyReply) => {
+  const buildRecord = (request: RouteRequest, reply: RouteReply) => {
     const now = deps.clock.now();
     return buildEvidenceAuditEvent(request, reply, {
       secret: secrets.auditSecret,

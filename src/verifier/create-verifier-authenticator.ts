@@ -1,6 +1,6 @@
 // The verifier's one auth mode as a request stage: static credentials by fingerprint, or OIDC access tokens.
 // Sending both `Authorization` and `x-api-key` is refused (400 auth.multiple_credentials).
-import type { FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../platform/http/route-types.ts';
 import { createApiKeyAuthenticator } from '../platform/auth/api-key.ts';
 import { createOidcAuthenticator } from '../platform/auth/oidc-bearer.ts';
 import type { Principal } from '../platform/auth/principal.ts';
@@ -11,7 +11,7 @@ import type { VerifierSecrets } from './config/resolve-verifier-secrets.ts';
 import type { VerifierConfig } from './config/schema.ts';
 
 /** The caller's principal: at once for static credentials, after the token check for OIDC. */
-export type Authenticate = (request: FastifyRequest) => Principal | Promise<Principal>;
+export type Authenticate = (request: RouteRequest) => Principal | Promise<Principal>;
 
 export function createVerifierAuthenticator(
   config: VerifierConfig,

@@ -1,5 +1,5 @@
 // What route groups receive from the composition root: config, catalogue, engine, store and the auth stage.
-import type { FastifyRequest } from 'fastify';
+import type { RouteRequest } from '../platform/http/route-types.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Random } from '../platform/random.ts';
 import type { ClaimCatalog } from './claims/build-claim-catalog.ts';
@@ -50,6 +50,6 @@ export interface VerifierAuditFacts {
   idempotency?: 'none' | 'new' | 'replayed';
 }
 
-export function auditFacts(request: FastifyRequest): VerifierAuditFacts {
+export function auditFacts(request: RouteRequest): VerifierAuditFacts {
   return request.ctx.audit as VerifierAuditFacts;
 }

@@ -11,6 +11,7 @@ import { systemRandom } from '../../src/platform/random.ts';
 import { createVerifierApp, type VerifierApp, type VerifierDeps } from '../../src/verifier/app.ts';
 import { loadVerifierConfigText } from '../../src/verifier/config/load-verifier-config.ts';
 import { TEST_KEYS } from './relay-harness.ts';
+import { injectThroughLane } from './inject-through-lane.ts';
 
 export const CALLER_KEYS = {
   full: 'verifier-test-key-full-0000000000001',
@@ -124,7 +125,8 @@ export async function startTestVerifier(
     };
     // An empty value in `headers` removes the header (to send no Data-Purpose, for example).
     for (const [name, value] of Object.entries(all)) if (value === '') delete all[name];
-    return verifier.app.inject({
+    // Through the node:http listener, as a socket delivers it: the routes on the fast lane are tested as served.
+    return injectThroughLane(verifier.app, {
       method: 'POST',
       url: path,
       headers: all,
@@ -141,7 +143,7 @@ export async function startTestVerifier(
     get(path, { as, headers = {} } = {}) {
       return verifier.app.inject({ method: 'GET', url: path, headers: { ...auth(as), ...headers } });
     },
-    inject: (injectOptions) => verifier.app.inject(injectOptions),
+    inject: (injectOptions) => injectThroughLane(verifier.app, injectOptions),
     auditRecords() {
       let text = '';
       try {

@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import type { Response } from 'light-my-request';
 import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createHttpServerApp } from '../../src/platform/http/create-server.ts';
-import { addGetRoute } from '../../src/platform/http/fast-lane.ts';
+import { addGetRoute, addJsonPostRoute } from '../../src/platform/http/fast-lane.ts';
 import type { RouteReply } from '../../src/platform/http/route-types.ts';
 import { silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
@@ -221,6 +222,102 @@ describe('fast lane time-out', () => {
       await new Promise((resolve) => setImmediate(resolve));
       assert.ok(lateSend?.sent, 'the handler finished');
       assert.equal(served, 1, 'nothing was written twice');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('fast lane JSON POST routes', () => {
+  const echoApp = (requestTimeoutMs = 5000) => {
+    const app = createHttpServerApp({
+      logger: silentLogger(),
+      clock: systemClock,
+      random: systemRandom,
+      requestTimeoutMs,
+      corsAllowedOrigins: [],
+      trustProxy: false,
+    });
+    addJsonPostRoute(
+      app,
+      '/echo/:id',
+      async (request, reply) =>
+        reply
+          .header('content-type', 'application/json')
+          // A Buffer, as the services send: Fastify would append a charset to a string body.
+          .send(
+            Buffer.from(JSON.stringify({ id: (request.params as { id: string }).id, body: request.body })),
+          ),
+      64,
+    );
+    let served = 0;
+    app.fastLane?.onResponse(() => {
+      served++;
+    });
+    return { app, served: () => served };
+  };
+
+  const cases: [string, Parameters<typeof injectThroughLane>[1], boolean][] = [
+    ['a JSON body', { payload: '{"a":[1,"é"]}', headers: { 'content-type': 'application/json' } }, true],
+    [
+      'a JSON body with charset=utf-8',
+      { payload: '{"a":1}', headers: { 'content-type': 'application/json; charset=UTF-8' } },
+      true,
+    ],
+    ['invalid JSON', { payload: '{"a":', headers: { 'content-type': 'application/json' } }, true],
+    [
+      'prototype poisoning',
+      { payload: '{"__proto__":{"x":1}}', headers: { 'content-type': 'application/json' } },
+      true,
+    ],
+    ['an empty body', { payload: '', headers: { 'content-type': 'application/json' } }, false],
+    [
+      'a body over the route limit',
+      { payload: `{"a":"${'x'.repeat(80)}"}`, headers: { 'content-type': 'application/json' } },
+      false,
+    ],
+    ['another media type', { payload: '<a/>', headers: { 'content-type': 'application/xml' } }, false],
+    [
+      'a media type parameter',
+      { payload: '{}', headers: { 'content-type': 'application/json; v=2' } },
+      false,
+    ],
+  ];
+  for (const [name, options, claimed] of cases) {
+    test(`${name}: ${claimed ? 'served by the lane' : 'left to Fastify'}, with the same answer`, async () => {
+      const { app, served } = echoApp();
+      try {
+        const request = { method: 'POST' as const, url: '/echo/7', ...options };
+        const viaLane = await injectThroughLane(app, request);
+        assert.equal(served(), claimed ? 1 : 0);
+        const viaFastify = await app.inject(request);
+        assert.deepEqual(comparable(viaLane), comparable(viaFastify));
+        assert.ok(viaLane.statusCode === 200 || viaLane.statusCode >= 400, 'an answer, not a hang');
+      } finally {
+        await app.close();
+      }
+    });
+  }
+
+  test('a body that stops arriving gets 504 internal.timeout and the connection is answered', async () => {
+    const { app } = echoApp(50);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const { port } = app.server.address() as { port: number };
+      const socket = connect(port, '127.0.0.1');
+      socket.write(
+        'POST /echo/1 HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 40\r\n\r\n{"a":',
+      );
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        socket.on('data', (chunk) => {
+          text += chunk.toString();
+          if (text.includes('\r\n\r\n') && text.includes('}')) resolve(text);
+        });
+      });
+      socket.destroy();
+      assert.match(answer, /^HTTP\/1\.1 504/);
+      assert.match(answer, /internal\.timeout/);
     } finally {
       await app.close();
     }

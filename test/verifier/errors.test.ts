@@ -5,7 +5,13 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { assertProblem } from '../helpers/http-checks.ts';
-import { CALLER_KEYS, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+import { injectThroughLane } from '../helpers/inject-through-lane.ts';
+import {
+  CALLER_KEYS,
+  EVIDENCE_PURPOSE,
+  startTestVerifier,
+  type TestVerifier,
+} from '../helpers/verifier-harness.ts';
 
 const ALIVE = {
   type: 'person',
@@ -66,6 +72,60 @@ describe('verifier error table', () => {
     assert.equal(requests.length, 0, `${code}: no source read happens`);
     return problem;
   }
+
+  it('malformed bodies: the fast lane and Fastify answer each alike, before any read', async () => {
+    const valid = JSON.stringify({ target: ALIVE, claims: ['person_alive'] });
+    const cases: { name: string; body: string | Buffer; type?: string; status: number; code?: string }[] = [
+      { name: 'truncated JSON', body: '{"target":', status: 400, code: 'http.invalid_body' },
+      { name: '__proto__ key', body: '{"__proto__":{"admin":true}}', status: 400, code: 'http.invalid_body' },
+      {
+        name: 'constructor.prototype',
+        body: '{"constructor":{"prototype":{"admin":true}}}',
+        status: 400,
+        code: 'http.invalid_body',
+      },
+      { name: 'empty body', body: '', status: 400, code: 'http.invalid_body' },
+      // Fastify reads text/plain as a string, which is not an evaluation request; other types it refuses.
+      { name: 'text/plain', body: valid, type: 'text/plain', status: 400, code: 'request.invalid' },
+      {
+        name: 'XML',
+        body: '<a/>',
+        type: 'application/xml',
+        status: 415,
+        code: 'http.unsupported_media_type',
+      },
+      { name: 'over the 1 MiB limit', body: `{"x":"${'a'.repeat(1024 * 1024)}"}`, status: 413 },
+      { name: 'a JSON array', body: '[1,2]', status: 400, code: 'request.invalid' },
+      {
+        name: 'invalid UTF-8 inside a string',
+        body: Buffer.concat([
+          Buffer.from('{"target":{"type":"'),
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from('"}}'),
+        ]),
+        status: 400,
+        code: 'request.invalid',
+      },
+      { name: 'charset=utf-8', body: valid, type: 'application/json; charset=utf-8', status: 200 },
+    ];
+    for (const { name, body, type = 'application/json', status, code } of cases) {
+      const options = {
+        method: 'POST' as const,
+        url: '/v1/evaluations',
+        headers: { 'content-type': type, 'x-api-key': CALLER_KEYS.full, 'data-purpose': EVIDENCE_PURPOSE },
+        payload: body,
+      };
+      const lane = await injectThroughLane(verifier.verifier.app, options);
+      const fastify = await verifier.verifier.app.inject(options);
+      assert.equal(lane.statusCode, status, `${name}: ${lane.body}`);
+      assert.equal(fastify.statusCode, status, `${name} (Fastify): ${fastify.body}`);
+      if (code === undefined) continue;
+      for (const response of [lane, fastify]) assertProblem(response, status, code);
+      const detail = (response: typeof lane) => JSON.parse(response.body).detail;
+      assert.equal(detail(lane), detail(fastify), `${name}: the same detail on both paths`);
+    }
+    assert.equal(requests.length, 2, 'only the two valid evaluations read their source');
+  });
 
   it('401 auth.missing_credential and auth.invalid_credential; 400 auth.multiple_credentials', async () => {
     await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 401, 'auth.missing_credential', {

@@ -1,13 +1,15 @@
-// The fast lane: GET routes served straight from node:http, ahead of Fastify. Reads are the relay's hot path, and
-// Fastify's request and reply machinery cost more per request than the whole of a bare node:http response, so the
-// routes registered with `addGetRoute` run here through the same pipeline (request id, CORS echo, time-out,
-// security headers, commit hooks, problem rendering) and the same handlers. Anything the lane does not claim
-// (other methods, unknown or malformed paths, a closing server) goes to Fastify unchanged.
+// The fast lane: hot routes served straight from node:http, ahead of Fastify. Fastify's request and reply machinery
+// cost more per request than the whole of a bare node:http response, so the GET routes registered with
+// `addGetRoute` (the relay's reads) and the JSON POST routes registered with `addJsonPostRoute` (the verifier's
+// evaluations) run here through the same pipeline (request id, CORS echo, time-out, security headers, commit hooks,
+// problem rendering) and the same handlers. Anything the lane does not claim (other methods, unknown or malformed
+// paths, a body that is not plainly JSON within its limit, a closing server) goes to Fastify unchanged.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { readJsonBody } from './read-json-body.ts';
 import type { ResponsePipeline } from './create-server.ts';
 import type { RequestContext } from './request-context.ts';
 import type { RouteHandler, RouteReply, RouteRequest } from './route-types.ts';
@@ -22,6 +24,8 @@ export type LaneResponseListener = (request: RouteRequest, reply: RouteReply, du
 
 export interface FastLane {
   add(path: string, handler: RouteHandler): void;
+  /** A POST route whose body is JSON of at most `bodyLimit` bytes (others go to Fastify, which refuses them). */
+  addJsonPost(path: string, handler: RouteHandler, bodyLimit: number): void;
   /** Serves the request when a lane route matches; false hands it to Fastify untouched. */
   handle(request: IncomingMessage, response: ServerResponse): boolean;
   onResponse(listener: LaneResponseListener): void;
@@ -34,6 +38,8 @@ const MAX_REMEMBERED_MATCHES = 1024;
 
 interface LaneMatch {
   readonly handler: RouteHandler;
+  /** POST routes only. */
+  readonly bodyLimit: number | undefined;
   /** The route pattern. */
   readonly path: string;
   readonly params: unknown;
@@ -48,26 +54,41 @@ export function createFastLane(pipeline: ResponsePipeline, options: FastLaneOpti
   // Clients poll and revalidate the same URLs, and matching one (path, parameters, query string) costs more than
   // the rest of the lane: recent matches are kept, frozen so that requests sharing one cannot change it.
   const recent = new Map<string, LaneMatch>();
-  const match = (url: string): LaneMatch | undefined => {
-    let found = recent.get(url);
+  const match = (method: 'GET' | 'POST', url: string): LaneMatch | undefined => {
+    const key = method === 'GET' ? url : `POST ${url}`;
+    let found = recent.get(key);
     if (found !== undefined) return found;
-    const routed = router.find('GET', url);
+    const routed = router.find(method, url);
     if (routed === null) return undefined;
-    const route = routed.store as { handler: RouteHandler; path: string };
+    const route = routed.store as { handler: RouteHandler; path: string; bodyLimit?: number };
     found = Object.freeze({
       handler: route.handler,
+      bodyLimit: route.bodyLimit,
       path: route.path,
       params: Object.freeze(routed.params),
       query: Object.freeze(routed.searchParams),
     });
     if (recent.size >= MAX_REMEMBERED_MATCHES) recent.clear();
-    recent.set(url, found);
+    recent.set(key, found);
     return found;
+  };
+
+  const start = (raw: IncomingMessage, response: ServerResponse, found: LaneMatch) => {
+    const request = new LaneRequest(raw, pipeline.newRequestId(), found.path, found.params, found.query);
+    if (trusted) request.ip = lastForwarded(raw, trusted);
+    const reply = new LaneReply(response, request, pipeline, listeners);
+    pipeline.beginRequest(request, reply);
+    pipeline.watchdog.watch(request, reply);
+    return { request, reply };
   };
 
   return {
     add(path, handler) {
       router.on('GET', path, () => {}, { handler, path });
+      recent.clear();
+    },
+    addJsonPost(path, handler, bodyLimit) {
+      router.on('POST', path, () => {}, { handler, path, bodyLimit });
       recent.clear();
     },
     onResponse(listener) {
@@ -77,18 +98,29 @@ export function createFastLane(pipeline: ResponsePipeline, options: FastLaneOpti
       closing = true;
     },
     handle(raw, response) {
-      if (raw.method !== 'GET' || closing) return false;
+      const method = raw.method;
+      if ((method !== 'GET' && method !== 'POST') || closing) return false;
       const url = raw.url ?? '';
       // Overlong targets get Fastify's 414 path; the router never sees them.
       if (url.length > MAX_PARAM_LENGTH) return false;
-      const found = match(url);
+      const found = match(method, url);
       if (found === undefined) return false;
-      const request = new LaneRequest(raw, pipeline.newRequestId(), found.path, found.params, found.query);
-      if (trusted) request.ip = lastForwarded(raw, trusted);
-      const reply = new LaneReply(response, request, pipeline, listeners);
-      pipeline.beginRequest(request, reply);
-      pipeline.watchdog.watch(request, reply);
-      run(found.handler, request, reply, pipeline);
+      if (method === 'GET') {
+        const { request, reply } = start(raw, response, found);
+        run(found.handler, request, reply, pipeline);
+        return true;
+      }
+      const length = plainJsonLength(raw.headers, found.bodyLimit as number);
+      if (length === undefined) return false;
+      const { request, reply } = start(raw, response, found);
+      readJsonBody(raw, length, (error, body) => {
+        if (error !== undefined) {
+          if (!reply.sent) pipeline.sendProblem(request, reply, error);
+          return;
+        }
+        request.body = body;
+        run(found.handler, request, reply, pipeline);
+      });
       return true;
     },
   };
@@ -98,6 +130,40 @@ export function createFastLane(pipeline: ResponsePipeline, options: FastLaneOpti
 export function addGetRoute(app: FastifyInstance, path: string, handler: RouteHandler): void {
   app.get(path, handler);
   app.fastLane?.add(path, handler);
+}
+
+/**
+ * Registers a JSON POST route on Fastify and, when the app has one, on its fast lane. Fastify keeps every body the
+ * lane leaves to it (chunked, empty, over the limit, another media type) and refuses or parses it as before.
+ */
+export function addJsonPostRoute(
+  app: FastifyInstance,
+  path: string,
+  handler: RouteHandler,
+  bodyLimit: number = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT,
+): void {
+  app.post(path, { bodyLimit }, handler);
+  app.fastLane?.addJsonPost(path, handler, bodyLimit);
+}
+
+const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * The body length when the lane can take the request as Fastify's JSON parser would: a Content-Length between 1
+ * and the limit, no Transfer-Encoding, and `application/json` with no parameter but `charset=utf-8`.
+ */
+function plainJsonLength(headers: IncomingHttpHeaders, limit: number): number | undefined {
+  if (headers['transfer-encoding'] !== undefined) return undefined;
+  const declared = headers['content-length'];
+  if (declared === undefined || !/^[0-9]{1,10}$/.test(declared)) return undefined;
+  const length = Number(declared);
+  if (length === 0 || length > limit) return undefined;
+  const type = headers['content-type'];
+  if (type === undefined) return undefined;
+  const normalized = type.toLowerCase().replaceAll(' ', '');
+  return normalized === 'application/json' || normalized === 'application/json;charset=utf-8'
+    ? length
+    : undefined;
 }
 
 function run(
@@ -133,11 +199,12 @@ function lastForwarded(raw: IncomingMessage, trusted: (address: string, hop: num
 }
 
 class LaneRequest implements RouteRequest {
-  readonly method = 'GET';
+  readonly method: string;
   readonly raw: IncomingMessage;
   readonly id: string;
   readonly params: unknown;
   readonly query: unknown;
+  body: unknown = undefined;
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
   readonly routeOptions: { readonly url: string };
@@ -150,6 +217,7 @@ class LaneRequest implements RouteRequest {
 
   constructor(raw: IncomingMessage, id: string, pattern: string, params: unknown, query: unknown) {
     this.raw = raw;
+    this.method = raw.method ?? 'GET';
     this.id = id;
     this.params = params;
     this.query = query;

@@ -14,6 +14,8 @@ export interface RouteRequest {
   readonly params: unknown;
   /** The parsed query string: a string per name, an array for a repeated name. */
   readonly query: unknown;
+  /** The parsed JSON body of a POST route (undefined on GET). */
+  readonly body?: unknown;
   /** The client address (the forwarded one when the peer is a trusted proxy). */
   readonly ip: string;
   /** The connection the request arrived on. */

@@ -1,7 +1,7 @@
 // The verifier's EvidenceAuditEvent (verifier contract §6): what was decided for whom and why, with every
 // identifier as a keyed hash; no target identifiers, claim values, source rows or credentials. One per request,
 // and one more per item of a batch.
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import type { VerifierAuditFacts } from '../verifier-runtime.ts';
 import { principalHash } from './principal-hash.ts';
 
@@ -21,8 +21,8 @@ export interface BatchItemAudit {
 }
 
 export function buildEvidenceAuditEvent(
-  request: FastifyRequest,
-  reply: FastifyReply,
+  request: RouteRequest,
+  reply: RouteReply,
   context: EvidenceAuditContext,
 ): Record<string, unknown> {
   const facts = request.ctx.audit as VerifierAuditFacts;
@@ -41,7 +41,7 @@ export function buildEvidenceAuditEvent(
 
 /** The event of one batch item: the batch's caller, route and policy facts with the item's own outcome. */
 export function buildBatchItemAuditEvent(
-  request: FastifyRequest,
+  request: RouteRequest,
   item: BatchItemAudit,
   context: EvidenceAuditContext,
 ): Record<string, unknown> {
@@ -54,7 +54,7 @@ export function buildBatchItemAuditEvent(
 }
 
 function evidenceEvent(
-  request: FastifyRequest,
+  request: RouteRequest,
   status: number,
   problemCode: string | undefined,
   facts: VerifierAuditFacts,

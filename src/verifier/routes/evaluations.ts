@@ -1,5 +1,6 @@
 // POST /v1/evaluations: authenticate -> parse -> plan (no reads) -> evaluate -> build results -> store -> render.
 import type { FastifyInstance } from 'fastify';
+import { addJsonPostRoute } from '../../platform/http/fast-lane.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
 import {
   evaluateTarget,
@@ -17,7 +18,7 @@ import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
 import { resultsResponse } from './send-results.ts';
 
 export function registerEvaluationRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
-  app.post('/v1/evaluations', async (request, reply) => {
+  addJsonPostRoute(app, '/v1/evaluations', async (request, reply) => {
     const facts = auditFacts(request);
     facts.endpointKind = 'evaluate';
     facts.decision = 'evaluate_denied';
@@ -86,6 +87,7 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
       throw error;
     }
     facts.decision = 'evaluate';
-    return resultsResponse(reply, runtime, plan.format, evaluation.results);
+    // Sent here, not only returned: the fast lane serves this route too, and it sends nothing a handler returns.
+    return reply.send(resultsResponse(reply, runtime, plan.format, evaluation.results));
   });
 }
