@@ -1,7 +1,15 @@
-// A scripted PostgreSQL server for protocol-level tests: it accepts a cleartext startup without a password, then
-// hands every complete batch of frontend messages it receives (ending in a Sync or a Query) to the test, which
-// decides what to answer and how to cut it into chunks.
+// A scripted PostgreSQL server for protocol-level tests: it accepts a startup without a password (over TLS when
+// the client asks and the backend has a certificate), then hands every frontend message it receives to the test,
+// which decides what to answer and how to cut it into chunks.
+import { readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { TLSSocket } from 'node:tls';
+
+const TLS_DIR = join(import.meta.dirname, '..', 'fixtures', 'tls');
+/** The test certificate (localhost, 127.0.0.1): pass it as `sslrootcert` to verify the fake backend. */
+export const TEST_CA_PATH = join(TLS_DIR, 'test-server-cert.pem');
+const SSL_REQUEST_CODE = 80877103;
 
 export interface FrontendMessage {
   readonly type: string;
@@ -81,7 +89,7 @@ export function liveReadReplies(outcome: { rows: (string | null)[][] } | { error
   ]);
 }
 
-export async function startFakeBackend(): Promise<FakeBackend> {
+export async function startFakeBackend(options: { tls?: boolean } = {}): Promise<FakeBackend> {
   const sockets: Socket[] = [];
   const received: FrontendMessage[] = [];
   const backend = {
@@ -90,13 +98,31 @@ export async function startFakeBackend(): Promise<FakeBackend> {
     sockets,
     onMessage: (_message: FrontendMessage, _socket: Socket) => {},
   };
-  const server: Server = createServer((socket) => {
+  const serve = (socket: Socket) => {
     sockets.push(socket);
     let buffer = Buffer.alloc(0);
     let started = false;
     socket.on('error', () => {});
     socket.on('data', (chunk) => {
       buffer = Buffer.concat([buffer, chunk]);
+      if (!started && buffer.length >= 8 && buffer.readInt32BE(4) === SSL_REQUEST_CODE) {
+        buffer = buffer.subarray(8);
+        if (!options.tls) {
+          socket.write('N');
+        } else {
+          // The rest of the conversation runs inside TLS, with the test certificate.
+          socket.removeAllListeners('data');
+          socket.write('S');
+          serve(
+            new TLSSocket(socket, {
+              isServer: true,
+              key: readFileSync(join(TLS_DIR, 'test-server-key.pem')),
+              cert: readFileSync(TEST_CA_PATH),
+            }),
+          );
+          return;
+        }
+      }
       if (!started) {
         if (buffer.length < 4) return;
         const length = buffer.readInt32BE(0);
@@ -116,7 +142,8 @@ export async function startFakeBackend(): Promise<FakeBackend> {
         backend.onMessage(message, socket);
       }
     });
-  });
+  };
+  const server: Server = createServer(serve);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address() as { port: number };
   backend.url = `postgres://fake@127.0.0.1:${address.port}/fake`;

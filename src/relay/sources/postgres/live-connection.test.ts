@@ -7,6 +7,7 @@ import {
   liveReadReplies,
   readyForQuery,
   startFakeBackend,
+  TEST_CA_PATH,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
 import { type LiveConnection, openLiveConnection } from './live-connection.ts';
 import { encodeQuery } from './live-wire.ts';
@@ -130,5 +131,27 @@ describe('a live connection', () => {
     const live = await open();
     assert.deepEqual(await live.read(OPENING, 'SELECT 1', []), [['1']]);
     assert.equal(live.usable, false);
+  });
+
+  it('reads through TLS when the URL asks for it, verifying the server against the given CA', async () => {
+    await backend.close();
+    backend = await startFakeBackend({ tls: true });
+    backend.onMessage = (message, socket) => {
+      if (message.type === 'S') socket.write(liveReadReplies({ rows: [['secret', 'row']] }));
+    };
+    const url = `${backend.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(TEST_CA_PATH)}`;
+    connection = await openLiveConnection({ connectionString: url }, 5000);
+    assert.deepEqual(await connection.read(OPENING, 'SELECT a, b FROM t', []), [['secret', 'row']]);
+    const served = backend.sockets.at(-1) as Socket & { encrypted?: boolean };
+    assert.equal(served.encrypted, true, 'the read went over the TLS socket');
+  });
+
+  it('refuses a TLS server it cannot verify: the connection fails as unavailable', async () => {
+    await backend.close();
+    backend = await startFakeBackend({ tls: true });
+    await assert.rejects(
+      openLiveConnection({ connectionString: `${backend.url}?sslmode=verify-full` }, 5000),
+      (error: Error) => classifyPgError(error) === 'unavailable',
+    );
   });
 });
