@@ -1,9 +1,14 @@
-// Shared HTTP assertions for relay and platform tests: problem bodies, security headers and raw socket requests.
+// Shared HTTP assertions for relay and platform tests: problem bodies, security headers, raw socket requests, and
+// a bare platform app.
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import { systemClock } from '../../src/platform/clock.ts';
+import { createHttpServerApp } from '../../src/platform/http/create-server.ts';
+import { silentLogger } from '../../src/platform/log.ts';
 import { problemTypeUri } from '../../src/platform/problem/problem.ts';
+import { systemRandom } from '../../src/platform/random.ts';
 
 export const ULID_PATTERN = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -85,4 +90,16 @@ export function rawRequest(port: number, path: string, options: RawRequestOption
 export async function listenLocal(app: FastifyInstance): Promise<number> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   return (app.server.address() as AddressInfo).port;
+}
+
+/** The platform's HTTP app with no routes of its own: every platform behaviour, nothing of either service. */
+export function bareApp(requestTimeoutMs = 5_000): FastifyInstance {
+  return createHttpServerApp({
+    logger: silentLogger(),
+    clock: systemClock,
+    random: systemRandom,
+    requestTimeoutMs,
+    corsAllowedOrigins: [],
+    trustProxy: false,
+  });
 }

@@ -6,12 +6,9 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { Response } from 'light-my-request';
 import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
-import { systemClock } from '../../src/platform/clock.ts';
-import { createHttpServerApp } from '../../src/platform/http/create-server.ts';
 import { addGetRoute, addJsonPostRoute } from '../../src/platform/http/fast-lane.ts';
 import type { RouteReply } from '../../src/platform/http/route-types.ts';
-import { silentLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
+import { bareApp, listenLocal } from '../helpers/http-checks.ts';
 import { injectThroughLane } from '../helpers/inject-through-lane.ts';
 import {
   AUDIT_SECRET,
@@ -190,14 +187,7 @@ describe('audit group commit', () => {
 
 describe('fast lane time-out', () => {
   test('a lane handler still running at the time-out gets 504 internal.timeout, and its late answer is dropped', async () => {
-    const app = createHttpServerApp({
-      logger: silentLogger(),
-      clock: systemClock,
-      random: systemRandom,
-      requestTimeoutMs: 50,
-      corsAllowedOrigins: [],
-      trustProxy: false,
-    });
+    const app = bareApp(50);
     let release: () => void = () => {};
     const released = new Promise<void>((resolve) => {
       release = resolve;
@@ -230,14 +220,7 @@ describe('fast lane time-out', () => {
 
 describe('fast lane JSON POST routes', () => {
   const echoApp = (requestTimeoutMs = 5000) => {
-    const app = createHttpServerApp({
-      logger: silentLogger(),
-      clock: systemClock,
-      random: systemRandom,
-      requestTimeoutMs,
-      corsAllowedOrigins: [],
-      trustProxy: false,
-    });
+    const app = bareApp(requestTimeoutMs);
     addJsonPostRoute(
       app,
       '/echo/:id',
@@ -301,9 +284,8 @@ describe('fast lane JSON POST routes', () => {
 
   test('a body that stops arriving gets 504 internal.timeout and the connection is answered', async () => {
     const { app } = echoApp(50);
-    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = await listenLocal(app);
     try {
-      const { port } = app.server.address() as { port: number };
       const socket = connect(port, '127.0.0.1');
       socket.write(
         'POST /echo/1 HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 40\r\n\r\n{"a":',

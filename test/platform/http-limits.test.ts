@@ -2,15 +2,15 @@
 import assert from 'node:assert/strict';
 import { Readable, Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createHttpServerApp, MAX_BODY_BYTES, MAX_URI_BYTES } from '../../src/platform/http/create-server.ts';
-import { createLogger, silentLogger } from '../../src/platform/log.ts';
+import { createLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import {
   assertProblem,
   assertRequestId,
   assertSecurityHeaders,
+  bareApp,
   listenLocal,
   rawRequest,
   ULID_PATTERN,
@@ -19,17 +19,6 @@ import { startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
 
 const HOUSEHOLDS = '/v1/datasets/social_protection/entities/households/records';
 const SCHEMA = '/v1/datasets/social_protection/entities/households/schema';
-
-function bareApp(requestTimeoutMs = 5_000): FastifyInstance {
-  return createHttpServerApp({
-    logger: silentLogger(),
-    clock: systemClock,
-    random: systemRandom,
-    requestTimeoutMs,
-    corsAllowedOrigins: [],
-    trustProxy: false,
-  });
-}
 
 /** A JSON object body of exactly `bytes` bytes. */
 function jsonOfSize(bytes: number): string {
