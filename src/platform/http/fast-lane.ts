@@ -114,8 +114,10 @@ export function createFastLane(pipeline: ResponsePipeline, options: FastLaneOpti
       if (length === undefined) return false;
       const { request, reply } = start(raw, response, found);
       readJsonBody(raw, length, (error, body) => {
+        // A body that arrived after the time-out answer runs nothing: its client has had its 504.
+        if (reply.sent) return;
         if (error !== undefined) {
-          if (!reply.sent) pipeline.sendProblem(request, reply, error);
+          pipeline.sendProblem(request, reply, error);
           return;
         }
         request.body = body;
