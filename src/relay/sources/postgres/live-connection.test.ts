@@ -121,16 +121,21 @@ describe('a live connection', () => {
     assert.equal(live.usable, false);
   });
 
-  it('a read that leaves the session inside a transaction answers, but the connection takes no further read', async () => {
+  it('a read that leaves the session inside a transaction answers; the reads behind it fail, and none follow', async () => {
+    let syncs = 0;
     backend.onMessage = (message, socket) => {
-      if (message.type !== 'S') return;
+      if (message.type !== 'S' || ++syncs > 1) return;
       const replies = liveReadReplies({ rows: [['1']] });
       // The final ReadyForQuery says "in a transaction" instead of idle.
       socket.write(Buffer.concat([replies.subarray(0, replies.length - 6), readyForQuery('T')]));
     };
     const live = await open();
-    assert.deepEqual(await live.read(OPENING, 'SELECT 1', []), [['1']]);
+    const first = live.read(OPENING, 'SELECT 1', []);
+    const behind = live.read(OPENING, 'SELECT 2', []);
+    assert.deepEqual(await first, [['1']]);
+    await assert.rejects(behind, (error: Error) => classifyPgError(error) === 'unavailable');
     assert.equal(live.usable, false);
+    assert.equal(live.inFlight, 0);
   });
 
   it('reads through TLS when the URL asks for it, verifying the server against the given CA', async () => {

@@ -95,10 +95,11 @@ export async function openLiveConnection(
     } else if (type === READY) {
       read.ready += 1;
       if (read.ready < READY_PER_READ) return;
-      // After COMMIT the session is idle unless something unforeseen happened: then it takes no further read.
-      if (buffer[start] !== IDLE) usable = false;
       pending.shift();
       settle(read, read.error);
+      // After COMMIT the session is idle unless something unforeseen happened: then the reads behind this one
+      // (sent or not) fail as if the connection had dropped, and it takes no further read.
+      if (buffer[start] !== IDLE) fail(new Error('the session was not idle after a live read'));
     }
   }
 
