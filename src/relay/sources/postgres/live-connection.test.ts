@@ -73,6 +73,21 @@ describe('a live connection', () => {
     );
   });
 
+  it('counts as stalled while a read waits past a few milliseconds, and moves on once it completes', async () => {
+    let reply: (() => void) | undefined;
+    backend.onMessage = (message, socket) => {
+      if (message.type === 'S') reply = () => socket.write(liveReadReplies({ rows: [['late']] }));
+    };
+    const live = await open();
+    const read = live.read(OPENING, 'SELECT 1', []);
+    assert.equal(live.stalled, false, 'just sent');
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(live.stalled, true);
+    reply?.();
+    assert.deepEqual(await read, [['late']]);
+    assert.equal(live.stalled, false, 'nothing in flight');
+  });
+
   it('a read the server refuses rejects with its SQLSTATE; the next read on the connection still succeeds', async () => {
     let syncs = 0;
     backend.onMessage = (message, socket) => {

@@ -19,6 +19,8 @@ export interface LiveConnection {
   readonly usable: boolean;
   /** Reads sent and not yet answered. */
   readonly inFlight: number;
+  /** Reads are in flight and none has completed for `STALL_MS`. */
+  readonly stalled: boolean;
   close(): Promise<void>;
 }
 
@@ -36,6 +38,8 @@ const DATA_ROW = 0x44;
 const ERROR_RESPONSE = 0x45;
 const IDLE = 0x49;
 const HEADER = 5;
+/** A read normally completes within a few milliseconds; a pipeline silent for longer has a slow statement at its head. */
+const STALL_MS = 20;
 
 /** Opens a connection; `timeoutMs` bounds each read on the client side (a backstop for the server's timeout). */
 export async function openLiveConnection(
@@ -50,6 +54,8 @@ export async function openLiveConnection(
   stream.removeAllListeners('data');
 
   let usable = true;
+  // When the pipeline last moved: a read completed, or the first read went into an empty one.
+  let lastProgress = 0;
   // In the order they were sent: the server answers in that order.
   const pending: PendingRead[] = [];
   let outbox: Buffer[] = [];
@@ -96,6 +102,7 @@ export async function openLiveConnection(
       read.ready += 1;
       if (read.ready < READY_PER_READ) return;
       pending.shift();
+      lastProgress = performance.now();
       settle(read, read.error);
       // After COMMIT the session is idle unless something unforeseen happened: then the reads behind this one
       // (sent or not) fail as if the connection had dropped, and it takes no further read.
@@ -138,9 +145,13 @@ export async function openLiveConnection(
     get inFlight() {
       return pending.length;
     },
+    get stalled() {
+      return pending.length > 0 && performance.now() - lastProgress > STALL_MS;
+    },
     read(opening, text, values) {
       if (!usable) return Promise.reject(new Error('Connection terminated unexpectedly'));
       const message = encodeLiveRead(opening, text, values);
+      if (pending.length === 0) lastProgress = performance.now();
       return new Promise((resolve, reject) => {
         pending.push({
           resolve,

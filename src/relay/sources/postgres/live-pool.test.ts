@@ -5,6 +5,7 @@ import { classifyPgError } from './read-only-session.ts';
 
 class FakeConnection implements PooledConnection {
   usable = true;
+  stalled = false;
   closed = false;
   readonly id: number;
   constructor(id: number) {
@@ -51,6 +52,20 @@ describe('the live connection pool', () => {
     assert.equal(opened.length, 3);
     live.release(taken[0] as FakeConnection);
     assert.equal((await live.acquire()).id, 1, 'room on the first connection is used first');
+    await live.end();
+  });
+
+  it('passes over a stalled connection while another has room or can be opened', async () => {
+    const { live, opened } = pool({ max: 2, depth: 8 });
+    const first = await live.acquire();
+    first.stalled = true;
+    assert.equal((await live.acquire()).id, 2, 'a new connection rather than a place behind the slow read');
+    assert.equal((await live.acquire()).id, 2);
+    const second = opened[1] as FakeConnection;
+    second.stalled = true;
+    assert.equal((await live.acquire()).id, 1, 'all stalled and none may open: the first with room');
+    first.stalled = false;
+    assert.equal((await live.acquire()).id, 1, 'moving again, it is first in line again');
     await live.end();
   });
 

@@ -1,10 +1,14 @@
 // Up to `max` live connections shared by a table's reads, opened on demand. Each connection carries up to `depth`
 // pipelined reads: a read goes to the first connection (in opening order) with room, so under load reads share a
-// few connections and their writes, and a further connection opens only when those are full. A read waits for room
-// at most `acquireTimeoutMs`; a connection with nothing to do for `idleTimeoutMs` is closed.
+// few connections, their writes and the database backends' attention, and a further connection opens only when
+// those are full. A connection whose reads have stopped completing (a slow statement at their head) is passed
+// over while another has room or can be opened. A read waits for room at most `acquireTimeoutMs`; a connection
+// with nothing to do for `idleTimeoutMs` is closed.
 
 export interface PooledConnection {
   readonly usable: boolean;
+  /** Reads are in flight but none has completed for a while: new reads had better go elsewhere. */
+  readonly stalled: boolean;
   close(): Promise<void>;
 }
 
@@ -89,17 +93,38 @@ export function createLivePool<C extends PooledConnection>(options: LivePoolOpti
     }
   }
 
+  /**
+   * Where the next read goes: the first connection with room that is not stalled, else a new connection when one
+   * may be opened, else the first stalled one with room; undefined when it has to wait. Unusable idle connections
+   * are dropped on the way.
+   */
+  function place(): Entry<C> | 'open' | undefined {
+    let stalled: Entry<C> | undefined;
+    for (let index = 0; index < entries.length; index++) {
+      const entry = entries[index] as Entry<C>;
+      if (!entry.connection.usable) {
+        if (entry.reads === 0) {
+          discard(entry);
+          index -= 1;
+        }
+        continue;
+      }
+      if (entry.reads >= options.depth) continue;
+      if (!entry.connection.stalled) return entry;
+      stalled ??= entry;
+    }
+    return entries.length + opening < options.max ? 'open' : stalled;
+  }
+
   /** Room appeared or a place freed up: the longest waiters get it, opening connections as they may. */
   function serveWaiters(): void {
     while (waiters.length > 0) {
-      const entry = entries.find(
-        (candidate) => candidate.connection.usable && candidate.reads < options.depth,
-      );
-      if (entry === undefined && entries.length + opening >= options.max) return;
+      const target = place();
+      if (target === undefined) return;
       const waiter = waiters.shift() as Waiter<C>;
       clearTimeout(waiter.timer);
-      if (entry !== undefined) waiter.resolve(take(entry));
-      else openOne().then(waiter.resolve, waiter.reject);
+      if (target === 'open') openOne().then(waiter.resolve, waiter.reject);
+      else waiter.resolve(take(target));
     }
   }
 
@@ -109,16 +134,9 @@ export function createLivePool<C extends PooledConnection>(options: LivePoolOpti
     },
     acquire() {
       if (ended) return Promise.reject(new Error('the live connection pool is closed'));
-      for (let index = 0; index < entries.length; index++) {
-        const entry = entries[index] as Entry<C>;
-        if (entry.reads >= options.depth) continue;
-        if (entry.connection.usable) return Promise.resolve(take(entry));
-        if (entry.reads === 0) {
-          discard(entry);
-          index -= 1;
-        }
-      }
-      if (entries.length + opening < options.max) return openOne();
+      const target = place();
+      if (target === 'open') return openOne();
+      if (target !== undefined) return Promise.resolve(take(target));
       return new Promise<C>((resolve, reject) => {
         const waiter: Waiter<C> = {
           resolve,
