@@ -415,6 +415,37 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     }
   });
 
+  it('fast reads do not queue behind a slow one: its connection is passed over', async () => {
+    await db.query('CREATE TABLE mixed (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO mixed VALUES (1, 'slow'), (2, 'fast')");
+    await db.query(`CREATE FUNCTION pause_if_slow(label text) RETURNS boolean LANGUAGE sql AS $body$
+      SELECT CASE WHEN label = 'slow' THEN pg_sleep(0.8) IS NOT NULL ELSE true END $body$`);
+    await db.query('CREATE VIEW mixed_view AS SELECT id, label FROM mixed WHERE pause_if_slow(label)');
+    const relay = await startPostgresRelay(liveDataset('mixed_view', ID_AND_LABEL), db.url);
+    try {
+      const order: string[] = [];
+      const slow = relay.get(`${ITEMS}/1`).then((response) => {
+        order.push('slow');
+        return response;
+      });
+      // Let the slow read reach the database and its connection go quiet.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const fast = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          relay.get(`${ITEMS}/2`).then((response) => {
+            order.push('fast');
+            return response;
+          }),
+        ),
+      );
+      for (const response of fast) assert.equal(response.json().label, 'fast');
+      assert.equal((await slow).json().label, 'slow');
+      assert.deepEqual(order, ['fast', 'fast', 'fast', 'fast', 'slow']);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('the probe refuses a table without a unique index on the key (ingest.live_key_not_unique)', async () => {
     await db.query('CREATE TABLE loose (id integer, label text)');
     await db.query('CREATE TABLE partial (id integer, label text)');
