@@ -127,6 +127,24 @@ describe('a live connection', () => {
     );
   });
 
+  it('reports a connection the server drops while idle, and not one it closes itself', async () => {
+    const lost: unknown[] = [];
+    const dropped = await openLiveConnection({ connectionString: backend.url }, 5000, (error) =>
+      lost.push(error),
+    );
+    (backend.sockets.at(-1) as Socket).destroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(lost.length, 1);
+    assert.equal(classifyPgError(lost[0]), 'unavailable');
+    assert.equal(dropped.usable, false);
+    const closed = await openLiveConnection({ connectionString: backend.url }, 5000, (error) =>
+      lost.push(error),
+    );
+    await closed.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(lost.length, 1, 'closing it here is not a loss');
+  });
+
   it('a server that stops answering: the client-side timeout fails the read as a timeout and drops the connection', async () => {
     const live = await open(150);
     await assert.rejects(live.read(OPENING, 'SELECT pg_sleep(60)', []), (error: Error) => {

@@ -41,10 +41,14 @@ const HEADER = 5;
 /** A read normally completes within a few milliseconds; a pipeline silent for longer has a slow statement at its head. */
 const STALL_MS = 20;
 
-/** Opens a connection; `timeoutMs` bounds each read on the client side (a backstop for the server's timeout). */
+/**
+ * Opens a connection; `timeoutMs` bounds each read on the client side (a backstop for the server's timeout).
+ * `onLost` hears of a connection that ends without being closed here (server restart, network), with the reason.
+ */
 export async function openLiveConnection(
   config: pg.ClientConfig,
   timeoutMs: number,
+  onLost: (error: unknown) => void = () => {},
 ): Promise<LiveConnection> {
   const client = new pg.Client(config);
   // Socket failures after the take-over surface below (as a closed stream); the driver's copy of them is dropped.
@@ -136,7 +140,16 @@ export async function openLiveConnection(
   }
 
   stream.on('data', onData);
-  stream.on('close', () => failAll(new Error('Connection terminated unexpectedly')));
+  let closing = false;
+  let lastError: unknown;
+  stream.on('error', (error: unknown) => {
+    lastError = error;
+  });
+  stream.on('close', () => {
+    const lost = !closing && usable;
+    failAll(new Error('Connection terminated unexpectedly'));
+    if (lost) onLost(lastError ?? new Error('Connection terminated unexpectedly'));
+  });
 
   return {
     get usable() {
@@ -167,6 +180,7 @@ export async function openLiveConnection(
       });
     },
     async close() {
+      closing = true;
       failAll(new Error('Connection closed'));
       await client.end().catch(() => {});
     },

@@ -87,7 +87,13 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   const relation = qualifiedName(source.table);
   const timeoutMs = clientTimeoutMs(source);
   const pool = createLivePool<LiveConnection>({
-    open: () => openLiveConnection(clientConfig(url, source), timeoutMs),
+    open: () =>
+      openLiveConnection(clientConfig(url, source), timeoutMs, (error) => {
+        deps.logger.warn(
+          { table_id: table.id, reason: describePgError(error) },
+          'live table connection lost',
+        );
+      }),
     max: source.live_max_connections,
     depth: source.live_pipeline_depth,
     acquireTimeoutMs: source.connect_timeout,
