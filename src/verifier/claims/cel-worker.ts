@@ -1,5 +1,7 @@
 // Worker thread that evaluates CEL expressions, so a runaway expression can be stopped by terminating the thread.
-import { parentPort } from 'node:worker_threads';
+// Tasks come in batches; before each task the worker notes in shared memory which one it is running and since when,
+// so the pool can time each task on its own (create-cel-evaluator.ts).
+import { parentPort, workerData } from 'node:worker_threads';
 import { type CelInput, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
 import { CelResultError, fromCelValue, toCelInput } from './cel-values.ts';
 
@@ -40,8 +42,18 @@ export function runCelTask(task: CelTask): CelTaskResult {
   }
 }
 
-parentPort?.on('message', (task: CelTask) => {
-  parentPort?.postMessage(runCelTask(task));
+/** Shared with the pool: [index of the task running, when it started (ms since the epoch)]. */
+const progress = new BigInt64Array((workerData as { progress: SharedArrayBuffer }).progress);
+
+parentPort?.on('message', (tasks: readonly CelTask[]) => {
+  const results: CelTaskResult[] = [];
+  for (let index = 0; index < tasks.length; index++) {
+    // The start first: a reader that sees this index sees this start or a later one, never an earlier one.
+    Atomics.store(progress, 1, BigInt(Date.now()));
+    Atomics.store(progress, 0, BigInt(index));
+    results.push(runCelTask(tasks[index] as CelTask));
+  }
+  parentPort?.postMessage(results);
 });
 // Tells the pool the module graph is loaded: evaluation time limits start only after this.
 parentPort?.postMessage({ ready: true });

@@ -80,6 +80,36 @@ describe('CEL evaluator (worker pool)', () => {
     }
   });
 
+  it('times each task of a batch on its own: only the runaway one fails, the others still answer', async () => {
+    const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 150, worker_count: 1 });
+    try {
+      const list = Array.from({ length: 400 }, (_, i) => i);
+      // Asked for in one turn, so they reach the worker as one batch, the runaway second.
+      const outcomes = await Promise.allSettled([
+        slow.evaluate('x + 1', { x: 1 }),
+        slow.evaluate('l.all(a, l.all(b, l.all(c, a + b + c >= 0)))', { l: list }),
+        slow.evaluate('x * 2', { x: 21 }),
+        slow.evaluate("s + '!'", { s: 'ok' }),
+      ]);
+      assert.deepEqual(outcomes[0], { status: 'fulfilled', value: 2 });
+      assert.equal(outcomes[1]?.status, 'rejected');
+      assert.equal(((outcomes[1] as PromiseRejectedResult).reason as CelEvaluationError).reason, 'timeout');
+      assert.deepEqual(outcomes[2], { status: 'fulfilled', value: 42 });
+      assert.deepEqual(outcomes[3], { status: 'fulfilled', value: 'ok!' });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('answers every task of a burst larger than one hand-off with its own result', async () => {
+    const values = Array.from({ length: 100 }, (_, i) => i);
+    const results = await Promise.all(values.map((x) => cel.evaluate('x * x + 1', { x })));
+    assert.deepEqual(
+      results,
+      values.map((x) => x * x + 1),
+    );
+  });
+
   it('rejects after close', async () => {
     const closed = createCelEvaluator(LIMITS);
     await closed.close();

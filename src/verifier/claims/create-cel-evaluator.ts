@@ -36,8 +36,15 @@ interface Pending {
 interface Slot {
   worker: Worker;
   ready: boolean;
-  current: (Pending & { timer: NodeJS.Timeout }) | undefined;
+  /** The tasks handed to the worker, in the order it runs them; undefined while it is idle. */
+  batch: Pending[] | undefined;
+  timer: NodeJS.Timeout | undefined;
+  /** Shared with the worker: [index in the batch of the task running, when it started (ms since the epoch)]. */
+  readonly progress: BigInt64Array;
 }
+
+/** Tasks handed over in one message: evaluations that resume together share the hand-off both ways. */
+const MAX_BATCH = 32;
 
 // Compiled (bin/build.js), the worker is a sibling .js module; from the sources it is TypeScript, and the worker
 // registers the TypeScript loader itself (loader hooks are not inherited by worker threads).
@@ -47,9 +54,10 @@ const WORKER_BOOTSTRAP = COMPILED
   ? `import(${JSON.stringify(WORKER_URL)});`
   : `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
 
-function spawnWorker(memoryMb: number): Worker {
+function spawnWorker(memoryMb: number, progress: BigInt64Array): Worker {
   const worker = new Worker(WORKER_BOOTSTRAP, {
     eval: true,
+    workerData: { progress: progress.buffer },
     resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.max(4, memoryMb / 8) },
     stdout: true,
     stderr: true,
@@ -63,63 +71,107 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
   const queue: Pending[] = [];
   let nextId = 1;
   let closed = false;
+  let pumpScheduled = false;
 
-  const settle = (slot: Slot, outcome: (pending: Pending) => void) => {
-    const current = slot.current;
-    if (!current) return;
-    clearTimeout(current.timer);
-    slot.current = undefined;
-    outcome(current);
+  /** Takes the slot's batch off it (stopping its timer) and returns it. */
+  const takeBatch = (slot: Slot): Pending[] => {
+    const batch = slot.batch ?? [];
+    slot.batch = undefined;
+    clearTimeout(slot.timer);
+    slot.timer = undefined;
+    return batch;
   };
 
+  /**
+   * The worker stopped in the middle of a batch (time limit, crash): the task it was running fails with `error`, the
+   * others go back to the front of the queue (CEL has no side effects, so running a finished one again is harmless),
+   * and a fresh worker takes the slot.
+   */
   const replace = (slot: Slot, error: CelEvaluationError) => {
-    settle(slot, (pending) => pending.reject(error));
+    const batch = takeBatch(slot);
+    const running = Math.min(Math.max(0, Number(Atomics.load(slot.progress, 0))), batch.length - 1);
+    batch[running]?.reject(error);
+    queue.unshift(...batch.filter((_, index) => index !== running));
     slot.worker.removeAllListeners();
     void slot.worker.terminate();
-    if (!closed) attach(slot, spawnWorker(limits.worker_memory_mb));
+    if (!closed) attach(slot, spawnWorker(limits.worker_memory_mb, slot.progress));
+  };
+
+  /** Fires when the running task may have passed its time limit; re-arms while it has not. */
+  const watch = (slot: Slot) => {
+    const started = Number(Atomics.load(slot.progress, 1));
+    const left = started + limits.eval_timeout - Date.now();
+    if (left > 0) {
+      slot.timer = setTimeout(() => watch(slot), left);
+      return;
+    }
+    replace(slot, new CelEvaluationError('timeout', `CEL evaluation exceeded ${limits.eval_timeout}ms`));
+    schedulePump();
   };
 
   const attach = (slot: Slot, worker: Worker) => {
     slot.worker = worker;
     slot.ready = false;
-    worker.on('message', (result: CelTaskResult | { ready: true }) => {
-      if ('ready' in result) {
+    worker.on('message', (message: readonly CelTaskResult[] | { ready: true }) => {
+      if ('ready' in message) {
         slot.ready = true;
-        pump();
+        schedulePump();
         return;
       }
-      if (slot.current?.task.id !== result.id) return;
-      settle(slot, (pending) => finish(pending, result, limits.max_result_json_bytes));
-      pump();
+      const batch = takeBatch(slot);
+      batch.forEach((pending, index) => {
+        const result = message[index];
+        if (result === undefined || result.id !== pending.task.id) {
+          pending.reject(new CelEvaluationError('worker_failed', 'the CEL worker answered out of turn'));
+        } else {
+          finish(pending, result, limits.max_result_json_bytes);
+        }
+      });
+      schedulePump();
     });
     worker.on('error', (error) => {
       replace(slot, new CelEvaluationError('worker_failed', `CEL worker failed: ${error.message}`));
-      pump();
+      schedulePump();
     });
     worker.on('exit', () => {
       if (slot.worker !== worker || closed) return;
       replace(slot, new CelEvaluationError('worker_failed', 'CEL worker exited'));
-      pump();
+      schedulePump();
     });
   };
 
   const pump = () => {
+    pumpScheduled = false;
     for (const slot of slots) {
-      if (!slot.ready || slot.current || queue.length === 0) continue;
-      const pending = queue.shift() as Pending;
-      const timer = setTimeout(() => {
-        replace(slot, new CelEvaluationError('timeout', `CEL evaluation exceeded ${limits.eval_timeout}ms`));
-        pump();
-      }, limits.eval_timeout);
-      slot.current = { ...pending, timer };
-      slot.worker.postMessage(pending.task);
+      if (!slot.ready || slot.batch || queue.length === 0) continue;
+      const batch = queue.splice(0, MAX_BATCH);
+      slot.batch = batch;
+      // Until the worker reaches the first task, its time counts from now (as a single hand-off's did).
+      Atomics.store(slot.progress, 1, BigInt(Date.now()));
+      Atomics.store(slot.progress, 0, -1n);
+      slot.timer = setTimeout(() => watch(slot), limits.eval_timeout);
+      slot.worker.postMessage(batch.map((pending) => pending.task));
     }
+  };
+
+  /** Evaluations resuming in the same turn (their source read answered together) are handed over together. */
+  const schedulePump = () => {
+    if (pumpScheduled) return;
+    pumpScheduled = true;
+    queueMicrotask(pump);
   };
 
   const start = () => {
     while (!closed && slots.length < limits.worker_count) {
-      const slot: Slot = { worker: undefined as unknown as Worker, ready: false, current: undefined };
-      attach(slot, spawnWorker(limits.worker_memory_mb));
+      const progress = new BigInt64Array(new SharedArrayBuffer(16));
+      const slot: Slot = {
+        worker: undefined as unknown as Worker,
+        ready: false,
+        batch: undefined,
+        timer: undefined,
+        progress,
+      };
+      attach(slot, spawnWorker(limits.worker_memory_mb, progress));
       slots.push(slot);
     }
   };
@@ -142,7 +194,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       start();
       return new Promise((resolve, reject) => {
         queue.push({ task: { id: nextId++, expression, bindings }, resolve, reject });
-        pump();
+        schedulePump();
       });
     },
     async close() {
@@ -152,7 +204,9 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       }
       await Promise.all(
         slots.map((slot) => {
-          settle(slot, (pending) => pending.reject(new CelEvaluationError('worker_failed', 'closed')));
+          for (const pending of takeBatch(slot)) {
+            pending.reject(new CelEvaluationError('worker_failed', 'closed'));
+          }
           slot.worker.removeAllListeners();
           return slot.worker.terminate();
         }),
