@@ -1,6 +1,8 @@
 // Profiles only the relay's request path: serves the bench config in-process, drives it with wrk, and prints the
 // functions with the most self time. Usage (after `npm run bench` generated the data):
-//   node bin/run-ts.js bench/relay-read/profile-requests.ts [path?query] [--if-none-match]
+//   node bin/run-ts.js bench/relay-read/profile-requests.ts [path?query] [--if-none-match] [--config other.yaml]
+// Another bench's config reads its own variables from the environment (the PostgreSQL bench's database URL:
+// AMBIT_BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/ambit_bench_postgres).
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -16,8 +18,11 @@ import { startRelay } from '../../src/relay/start-relay.ts';
 const KEY = 'bench-reader-key-0000000000000000000001';
 const path = process.argv[2] ?? '/v1/datasets/bench/entities/records/records?household_code=HH04242';
 const conditional = process.argv.includes('--if-none-match');
+const configFlag = process.argv.indexOf('--config');
+const configPath =
+  configFlag > 0 ? String(process.argv[configFlag + 1]) : new URL('./relay.bench.yaml', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'ambit-profile-'));
-const loaded = loadRelayConfig(new URL('./relay.bench.yaml', import.meta.url).pathname, {
+const loaded = loadRelayConfig(configPath, {
   ...process.env,
   AMBIT_BENCH_READER_HASH: fingerprintOf(KEY),
   AMBIT_BENCH_CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef0123',

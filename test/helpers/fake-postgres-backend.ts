@@ -64,13 +64,18 @@ export function errorResponse(code: string, message: string): Buffer {
 
 /**
  * The replies of one live read (opening query, SELECT through Sync, COMMIT): rows, or an error in the SELECT
- * (then the transaction is aborted at Sync and COMMIT rolls back, as a real server answers).
+ * (then the transaction is aborted at Sync and COMMIT rolls back, as a real server answers). `parsed` says whether
+ * ParseComplete comes first: by default for rows (the read parsed its statement), not for an error (the Parse
+ * failed); a read that only binds a prepared statement gets none from a real server, and the client ignores it.
  */
-export function liveReadReplies(outcome: { rows: (string | null)[][] } | { error: Buffer }): Buffer {
+export function liveReadReplies(
+  outcome: { rows: (string | null)[][]; parsed?: boolean } | { error: Buffer; parsed?: boolean },
+): Buffer {
   const opening = [commandComplete('BEGIN'), readyForQuery('T')];
   if ('error' in outcome) {
     return Buffer.concat([
       ...opening,
+      ...(outcome.parsed === true ? [backendMessage('1')] : []),
       outcome.error,
       readyForQuery('E'),
       commandComplete('ROLLBACK'),
@@ -79,7 +84,7 @@ export function liveReadReplies(outcome: { rows: (string | null)[][] } | { error
   }
   return Buffer.concat([
     ...opening,
-    backendMessage('1'),
+    ...(outcome.parsed === false ? [] : [backendMessage('1')]),
     backendMessage('2'),
     ...outcome.rows.map(dataRowMessage),
     commandComplete(`SELECT ${outcome.rows.length}`),

@@ -338,6 +338,32 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     }
   });
 
+  it('a column type changed under prepared reads: the next reads still answer, with the new values', async () => {
+    await db.query('CREATE TABLE shifting (id integer PRIMARY KEY, label varchar(8))');
+    await db.query("INSERT INTO shifting VALUES (1, 'one'), (2, 'two')");
+    const relay = await startPostgresRelay(liveDataset('shifting', ID_AND_LABEL), db.url);
+    try {
+      // Every connection of the pool prepares these statements under load.
+      const before = await Promise.all(
+        Array.from({ length: 6 }, (_, index) => relay.get(index % 2 ? `${ITEMS}/1` : `${ITEMS}?limit=5`)),
+      );
+      for (const response of before) assert.equal(response.statusCode, 200);
+      // The SELECT's result type changes: prepared plans answer "cached plan must not change result type".
+      await db.query('ALTER TABLE shifting ALTER COLUMN label TYPE text');
+      await db.query("UPDATE shifting SET label = 'a longer label than before' WHERE id = 1");
+      const after = await Promise.all(
+        Array.from({ length: 6 }, (_, index) => relay.get(index % 2 ? `${ITEMS}/1` : `${ITEMS}?limit=5`)),
+      );
+      for (const [index, response] of after.entries()) {
+        assert.equal(response.statusCode, 200, response.body);
+        const first = index % 2 ? response.json() : response.json().data[0];
+        assert.deepEqual(first, { id: 1, label: 'a longer label than before' });
+      }
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('a value that does not fit the declared type answers datasource.row_invalid', async () => {
     await db.query('CREATE TABLE measures (id integer PRIMARY KEY, value numeric)');
     await db.query("INSERT INTO measures VALUES (1, 2.5), (2, 'NaN')");

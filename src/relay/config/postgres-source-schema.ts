@@ -60,6 +60,12 @@ export const postgresSource = z.strictObject({
     .describe(
       'Reads one live connection may have in flight at once; a further connection opens only when every open one is this busy (1: one read per connection).',
     ),
+  live_prepared_statements: z
+    .boolean()
+    .default(true)
+    .describe(
+      'Prepare each distinct live SELECT once per connection, so the database parses and plans it once rather than on every read. Turn off behind a transaction pooler that does not keep prepared statements (PgBouncer before 1.21, or without `max_prepared_statements`); a server found losing them turns it off by itself.',
+    ),
   live_max_rows: z
     .number()
     .int()

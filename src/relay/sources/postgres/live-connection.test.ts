@@ -9,7 +9,7 @@ import {
   startFakeBackend,
   TEST_CA_PATH,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
-import { type LiveConnection, openLiveConnection } from './live-connection.ts';
+import { type LiveConnection, openLiveConnection, preparedStatementTrouble } from './live-connection.ts';
 import { encodeQuery } from './live-wire.ts';
 import { classifyPgError } from './read-only-session.ts';
 
@@ -169,6 +169,144 @@ describe('a live connection', () => {
     await assert.rejects(behind, (error: Error) => classifyPgError(error) === 'unavailable');
     assert.equal(live.usable, false);
     assert.equal(live.inFlight, 0);
+  });
+
+  /** The statement a Parse names and the statement a Bind binds (both start with a C string). */
+  const statementName = (body: Buffer) => body.toString('utf8', 0, body.indexOf(0));
+  const bindName = (body: Buffer) => body.toString('utf8', 1, body.indexOf(0, 1));
+
+  it('prepares a SELECT once: later reads of the same SQL only bind it, other SQL gets its own statement', async () => {
+    backend.onMessage = (message, socket) => {
+      if (message.type === 'S') socket.write(liveReadReplies({ rows: [['ok']] }));
+    };
+    const live = await open();
+    const sql = 'SELECT a FROM t WHERE a = $1';
+    assert.deepEqual(await live.read(OPENING, sql, ['1'], true), [['ok']]);
+    assert.deepEqual(await live.read(OPENING, sql, ['2'], true), [['ok']]);
+    assert.deepEqual(await live.read(OPENING, 'SELECT b FROM t', [], true), [['ok']]);
+    const parses = backend.received.filter((message) => message.type === 'P');
+    const binds = backend.received.filter((message) => message.type === 'B');
+    assert.equal(parses.length, 2, 'one Parse per distinct SQL');
+    const [first, other] = parses.map((message) => statementName(message.body));
+    assert.match(first as string, /^ambit_live_\d+$/);
+    assert.notEqual(first, other);
+    assert.deepEqual(
+      binds.map((message) => bindName(message.body)),
+      [first, first, other],
+    );
+    assert.equal(live.usable, true);
+  });
+
+  it('without prepare, every read parses the unnamed statement', async () => {
+    backend.onMessage = (message, socket) => {
+      if (message.type === 'S') socket.write(liveReadReplies({ rows: [['ok']] }));
+    };
+    const live = await open();
+    await live.read(OPENING, 'SELECT 1', []);
+    await live.read(OPENING, 'SELECT 1', []);
+    const parses = backend.received.filter((message) => message.type === 'P');
+    assert.deepEqual(
+      parses.map((message) => statementName(message.body)),
+      ['', ''],
+    );
+  });
+
+  it('a Parse that fails fails the pipelined reads behind it with its own error, and the next read prepares again', async () => {
+    let syncs = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      syncs += 1;
+      if (syncs === 1) {
+        socket.write(liveReadReplies({ error: errorResponse('42703', 'column "a" does not exist') }));
+      } else if (syncs === 2) {
+        // What a real server answers a Bind of a statement that was never created.
+        socket.write(
+          liveReadReplies({ error: errorResponse('26000', 'prepared statement "x" does not exist') }),
+        );
+      } else {
+        socket.write(liveReadReplies({ rows: [['back']] }));
+      }
+    };
+    const live = await open();
+    const sql = 'SELECT a FROM t';
+    const reads = [live.read(OPENING, sql, [], true), live.read(OPENING, sql, [], true)];
+    for (const read of reads) {
+      await assert.rejects(read, (error: Error & { code?: string }) => {
+        assert.equal(error.code, '42703');
+        assert.equal(classifyPgError(error), 'failed');
+        return true;
+      });
+    }
+    assert.equal(live.usable, true, 'a failed Parse is the statement’s trouble, not the connection’s');
+    assert.deepEqual(await live.read(OPENING, sql, [], true), [['back']]);
+    assert.deepEqual(
+      backend.received.map((message) => message.type).join(''),
+      'QPBESQQBESQQPBESQ',
+      'the third read prepares the statement again',
+    );
+    const parses = backend.received.filter((message) => message.type === 'P');
+    assert.notEqual(statementName(parses[0]?.body as Buffer), statementName(parses[1]?.body as Buffer));
+  });
+
+  it('a read refused after its Parse succeeded keeps the statement prepared', async () => {
+    let syncs = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      syncs += 1;
+      socket.write(
+        syncs === 1
+          ? liveReadReplies({ parsed: true, error: errorResponse('22P02', 'invalid input syntax') })
+          : liveReadReplies({ rows: [['ok']], parsed: false }),
+      );
+    };
+    const live = await open();
+    await assert.rejects(live.read(OPENING, 'SELECT a FROM t WHERE a = $1', ['x'], true));
+    assert.deepEqual(await live.read(OPENING, 'SELECT a FROM t WHERE a = $1', ['1'], true), [['ok']]);
+    assert.equal(backend.received.filter((message) => message.type === 'P').length, 1);
+    assert.equal(live.usable, true);
+  });
+
+  for (const [code, trouble] of [
+    ['26000', 'missing'],
+    ['0A000', 'stale'],
+  ] as const) {
+    it(`a prepared statement the server reports ${trouble} (${code}): the read says so and the connection retires once its reads are done`, async () => {
+      let syncs = 0;
+      backend.onMessage = (message, socket) => {
+        if (message.type !== 'S') return;
+        syncs += 1;
+        if (syncs === 2) {
+          socket.write(liveReadReplies({ error: errorResponse(code, 'the statement'), parsed: false }));
+        } else {
+          socket.write(liveReadReplies({ rows: [[String(syncs)]], parsed: syncs === 1 }));
+        }
+      };
+      const live = await open();
+      const sql = 'SELECT a FROM t';
+      assert.deepEqual(await live.read(OPENING, sql, [], true), [['1']]);
+      const troubled = live.read(OPENING, sql, [], true);
+      const behind = live.read(OPENING, sql, [], true);
+      await assert.rejects(troubled, (error: Error) => preparedStatementTrouble(error) === trouble);
+      assert.deepEqual(await behind, [['3']], 'a read already sent still completes');
+      assert.equal(live.usable, false, 'new reads go to another connection');
+      assert.equal(preparedStatementTrouble(Object.assign(new Error('x'), { code: '22P02' })), undefined);
+    });
+  }
+
+  it('prepares at most 100 statements per connection; further SQL runs unnamed', async () => {
+    backend.onMessage = (message, socket) => {
+      if (message.type === 'S') socket.write(liveReadReplies({ rows: [] }));
+    };
+    const live = await open();
+    await Promise.all(
+      Array.from({ length: 102 }, (_, index) => live.read(OPENING, `SELECT ${index}`, [], true)),
+    );
+    const names = backend.received
+      .filter((message) => message.type === 'P')
+      .map((message) => statementName(message.body));
+    assert.equal(names.length, 102);
+    assert.equal(new Set(names.slice(0, 100)).size, 100);
+    assert.deepEqual(names.slice(100), ['', '']);
   });
 
   it('reads through TLS when the URL asks for it, verifying the server against the given CA', async () => {

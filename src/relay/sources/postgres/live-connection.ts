@@ -1,10 +1,17 @@
 // One connection for live reads. The `pg` driver opens it (TLS, authentication, startup parameters, connect
 // timeout: everything a connection URL can say), then the connection's socket is read and written here directly.
 // Reads are pipelined: each is sent as soon as it is asked for (the reads of one event-loop turn in one write) and
-// the server answers them in order, so a read's replies are the next three ReadyForQuery segments.
+// the server answers them in order, so a read's replies are the next three ReadyForQuery segments. Each distinct
+// SELECT is prepared once per connection (a named statement the database parses and plans once) when asked.
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
-import { decodeDataRow, decodeError, encodeLiveRead, READY_PER_READ } from './live-wire.ts';
+import {
+  decodeDataRow,
+  decodeError,
+  encodeLiveRead,
+  READY_PER_READ,
+  type ServerError,
+} from './live-wire.ts';
 import { CLIENT_TIMEOUT_MESSAGE } from './read-only-session.ts';
 
 export interface LiveConnection {
@@ -12,10 +19,19 @@ export interface LiveConnection {
    * Runs `opening` (a simple query that opens a READ ONLY transaction), then the SELECT, then COMMIT, behind any
    * read already in flight on this connection (each in its own transaction: a failed read does not touch the
    * next); resolves with the SELECT's rows as text. Rejects with the server's error (`code`, `severity`) or, when
-   * the connection fails or the client-side timeout fires, with an error without a SQLSTATE.
+   * the connection fails or the client-side timeout fires, with an error without a SQLSTATE. With `prepare`, the
+   * SELECT runs as this connection's prepared statement for `text` (prepared by this read when it is the first).
    */
-  read(opening: Buffer, text: string, values: readonly unknown[]): Promise<(string | null)[][]>;
-  /** False once the connection failed, timed out, or ended a read outside an idle transaction state. */
+  read(
+    opening: Buffer,
+    text: string,
+    values: readonly unknown[],
+    prepare?: boolean,
+  ): Promise<(string | null)[][]>;
+  /**
+   * False once the connection failed, timed out, ended a read outside an idle transaction state, or found a
+   * statement it prepared gone or stale (`preparedStatementTrouble`): reads already sent still complete.
+   */
   readonly usable: boolean;
   /** Reads sent and not yet answered. */
   readonly inFlight: number;
@@ -28,12 +44,47 @@ interface PendingRead {
   readonly resolve: (rows: (string | null)[][]) => void;
   readonly reject: (error: Error) => void;
   readonly timer: NodeJS.Timeout;
+  /** The prepared statement the read runs, if any, and whether this read prepares it. */
+  readonly statement: Prepared | undefined;
+  readonly parses: boolean;
+  /** The server confirmed the read's Parse (ParseComplete). */
+  parsed: boolean;
   rows: (string | null)[][];
   ready: number;
   error: Error | undefined;
 }
 
+/** A SELECT prepared on the connection; `failure` is why preparing it failed, once it has. */
+interface Prepared {
+  readonly text: string;
+  readonly name: string;
+  failure: Error | undefined;
+}
+
+/**
+ * Distinct SELECTs one connection prepares (filter and projection combinations); beyond them reads run unnamed.
+ * A statement lives as long as its connection, so this bounds what the session holds on the server.
+ */
+const MAX_PREPARED = 100;
+/** Prepared statement does not exist: the server no longer has one the connection prepared (a pooler). */
+const STATEMENT_MISSING = '26000';
+/** Feature not supported: how a prepared statement answers once the table's column types changed under it. */
+const STATEMENT_STALE = '0A000';
+
+/**
+ * Why a read of a prepared statement failed when the statement, not the read, is at fault: 'missing' when the
+ * server no longer has it (a transaction pooler that does not keep statements), 'stale' when the table changed
+ * under it. The same read succeeds unprepared; the connection takes no further read.
+ */
+export function preparedStatementTrouble(error: unknown): 'missing' | 'stale' | undefined {
+  const code = (error as Partial<ServerError> | undefined)?.code;
+  if (code === STATEMENT_MISSING) return 'missing';
+  if (code === STATEMENT_STALE) return 'stale';
+  return undefined;
+}
+
 const READY = 0x5a;
+const PARSE_COMPLETE = 0x31;
 const DATA_ROW = 0x44;
 const ERROR_RESPONSE = 0x45;
 const IDLE = 0x49;
@@ -58,6 +109,10 @@ export async function openLiveConnection(
   stream.removeAllListeners('data');
 
   let usable = true;
+  // A prepared statement went missing or stale here: reads in flight finish, new reads go to other connections.
+  let retired = false;
+  const prepared = new Map<string, Prepared>();
+  let statements = 0;
   // When the pipeline last moved: a read completed, or the first read went into an empty one.
   let lastProgress = 0;
   // In the order they were sent: the server answers in that order.
@@ -99,6 +154,8 @@ export async function openLiveConnection(
     const type = buffer[start - HEADER];
     if (type === DATA_ROW) {
       read.rows.push(decodeDataRow(buffer, start));
+    } else if (type === PARSE_COMPLETE) {
+      read.parsed = true;
     } else if (type === ERROR_RESPONSE) {
       // The first error is the one that matters (later ones only say the transaction was aborted).
       read.error ??= decodeError(buffer, start, end);
@@ -107,10 +164,29 @@ export async function openLiveConnection(
       if (read.ready < READY_PER_READ) return;
       pending.shift();
       lastProgress = performance.now();
+      if (read.statement !== undefined) checkStatement(read, read.statement);
       settle(read, read.error);
       // After COMMIT the session is idle unless something unforeseen happened: then the reads behind this one
       // (sent or not) fail as if the connection had dropped, and it takes no further read.
       if (buffer[start] !== IDLE) fail(new Error('the session was not idle after a live read'));
+    }
+  }
+
+  /** What a completed read says about its prepared statement. */
+  function checkStatement(read: PendingRead, statement: Prepared): void {
+    if (read.parses) {
+      if (read.parsed) return;
+      // Preparing failed, so nothing was created: the reads sent behind this one with the statement's name fail
+      // with this error (not "does not exist"), and the next read prepares it afresh.
+      statement.failure = read.error ?? new Error('the live statement could not be prepared');
+      if (prepared.get(statement.text) === statement) prepared.delete(statement.text);
+      return;
+    }
+    if (read.error === undefined) return;
+    if (statement.failure !== undefined && preparedStatementTrouble(read.error) === 'missing') {
+      read.error = statement.failure;
+    } else if (preparedStatementTrouble(read.error) !== undefined) {
+      retired = true;
     }
   }
 
@@ -153,7 +229,7 @@ export async function openLiveConnection(
 
   return {
     get usable() {
-      return usable;
+      return usable && !retired;
     },
     get inFlight() {
       return pending.length;
@@ -161,14 +237,23 @@ export async function openLiveConnection(
     get stalled() {
       return pending.length > 0 && performance.now() - lastProgress > STALL_MS;
     },
-    read(opening, text, values) {
-      if (!usable) return Promise.reject(new Error('Connection terminated unexpectedly'));
-      const message = encodeLiveRead(opening, text, values);
+    read(opening, text, values, prepare = false) {
+      if (!usable || retired) return Promise.reject(new Error('Connection terminated unexpectedly'));
+      let statement = prepare ? prepared.get(text) : undefined;
+      const parses = statement === undefined;
+      if (prepare && statement === undefined && prepared.size < MAX_PREPARED) {
+        statement = { text, name: `ambit_live_${++statements}`, failure: undefined };
+        prepared.set(text, statement);
+      }
+      const message = encodeLiveRead(opening, text, values, statement?.name, parses);
       if (pending.length === 0) lastProgress = performance.now();
       return new Promise((resolve, reject) => {
         pending.push({
           resolve,
           reject,
+          statement,
+          parses,
+          parsed: false,
           rows: [],
           ready: 0,
           error: undefined,

@@ -9,7 +9,11 @@ import type { CellKey } from '../../store/column.ts';
 import { SourceError } from '../source-error.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
-import { type LiveConnection, openLiveConnection } from './live-connection.ts';
+import {
+  type LiveConnection,
+  openLiveConnection,
+  preparedStatementTrouble,
+} from './live-connection.ts';
 import { createLivePool } from './live-pool.ts';
 import { encodeQuery } from './live-wire.ts';
 import {
@@ -104,27 +108,46 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   const primaryKey = table.schema.fields.find((field) => field.name === table.primary_key);
   const version = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 32);
 
+  // Off from the start by configuration, or once the server is found not to keep prepared statements.
+  let prepare = source.live_prepared_statements;
+
   async function run(statement: SqlStatement): Promise<LiveRow[]> {
     const started = deps.now();
-    let connection: LiveConnection;
-    try {
-      connection = await pool.acquire();
-    } catch (error) {
-      report('unavailable', started, started, 0, 0);
-      throw failed(error);
+    for (let attempt = 1; ; attempt++) {
+      let connection: LiveConnection;
+      try {
+        connection = await pool.acquire();
+      } catch (error) {
+        report('unavailable', started, started, 0, 0);
+        throw failed(error);
+      }
+      const acquired = deps.now();
+      // A retry runs unprepared: other connections may hold the same stale statement.
+      const prepared = prepare && attempt === 1;
+      let rows: LiveRow[];
+      try {
+        rows = await connection.read(opening, statement.text, statement.values, prepared);
+      } catch (error) {
+        // A prepared statement gone or stale is the connection's trouble, not the read's: read again.
+        const trouble = prepared ? preparedStatementTrouble(error) : undefined;
+        if (trouble !== undefined) {
+          if (trouble === 'missing' && prepare) {
+            prepare = false;
+            deps.logger.warn(
+              { table_id: table.id },
+              'live table: the database did not keep a prepared statement (a transaction pooler?); reads run unprepared from now on',
+            );
+          }
+          continue;
+        }
+        report(classifyPgError(error), started, acquired, 0, 0);
+        throw failed(error);
+      } finally {
+        pool.release(connection);
+      }
+      report('ok', started, acquired, rows.length, rowBytes(rows));
+      return rows;
     }
-    const acquired = deps.now();
-    let rows: LiveRow[];
-    try {
-      rows = await connection.read(opening, statement.text, statement.values);
-    } catch (error) {
-      report(classifyPgError(error), started, acquired, 0, 0);
-      throw failed(error);
-    } finally {
-      pool.release(connection);
-    }
-    report('ok', started, acquired, rows.length, rowBytes(rows));
-    return rows;
   }
 
   function failed(error: unknown) {

@@ -28,14 +28,15 @@ function messages(buffer: Buffer): Message[] {
   return out;
 }
 
-/** A Bind message's parameters as text (null for SQL NULL). */
-function bindParams(body: Buffer): (string | null)[] {
+/** A Bind message's parameters as text (null for SQL NULL), checking it binds the statement `name`. */
+function bindParams(body: Buffer, name = ''): (string | null)[] {
   assert.equal(body[0], 0, 'unnamed portal');
-  assert.equal(body[1], 0, 'unnamed statement');
-  assert.equal(body.readInt16BE(2), 0, 'every parameter in text format');
-  const count = body.readInt16BE(4);
+  assert.equal(body.toString('utf8', 1, 1 + Buffer.byteLength(name) + 1), `${name}\0`, 'the statement');
+  let at = 2 + Buffer.byteLength(name);
+  assert.equal(body.readInt16BE(at), 0, 'every parameter in text format');
+  const count = body.readInt16BE(at + 2);
   const params: (string | null)[] = [];
-  let at = 6;
+  at += 4;
   for (let index = 0; index < count; index++) {
     const length = body.readInt32BE(at);
     at += 4;
@@ -65,6 +66,26 @@ describe('live wire messages', () => {
     assert.deepEqual(bindParams(sent[2]?.body as Buffer), ['x', '11']);
     assert.deepEqual(Array.from(sent[3]?.body as Buffer), [0, 0, 0, 0, 0], 'unnamed portal, every row');
     assert.equal(sent[5]?.body.toString(), 'COMMIT\0');
+  });
+
+  it('a prepared statement: its first read parses it under its name; later reads only bind it by name', () => {
+    const opening = encodeQuery('BEGIN READ ONLY');
+    const sql = 'SELECT "a" FROM "t" WHERE "a" = $1';
+    const first = messages(encodeLiveRead(opening, sql, ['x'], 'ambit_live_1', true));
+    assert.deepEqual(
+      first.map((message) => message.type),
+      ['Q', 'P', 'B', 'E', 'S', 'Q'],
+    );
+    assert.equal(first[1]?.body.toString(), `ambit_live_1\0${sql}\0\0\0`);
+    assert.deepEqual(bindParams(first[2]?.body as Buffer, 'ambit_live_1'), ['x']);
+    const later = messages(encodeLiveRead(opening, sql, ['Zoë'], 'ambit_live_1', false));
+    assert.deepEqual(
+      later.map((message) => message.type),
+      ['Q', 'B', 'E', 'S', 'Q'],
+      'no Parse: the SQL text is not sent again',
+    );
+    assert.deepEqual(bindParams(later[1]?.body as Buffer, 'ambit_live_1'), ['Zoë']);
+    assert.equal(later[4]?.body.toString(), 'COMMIT\0');
   });
 
   it('parameters: text measured in bytes, NULL as -1, booleans and numbers as their text', () => {

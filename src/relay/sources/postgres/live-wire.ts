@@ -2,29 +2,40 @@
 // few hundred bytes out and a handful of messages back, and a general driver's per-query machinery (objects,
 // events, type parsing) cost several times the database's own work on this path (docs/decisions/0011).
 
-/** One read's messages in one buffer: the opening statements, the SELECT (unnamed, text in and out), COMMIT. */
-export function encodeLiveRead(opening: Buffer, text: string, values: readonly unknown[]): Buffer {
+/**
+ * One read's messages in one buffer: the opening statements, the SELECT (text in and out), COMMIT. The SELECT is
+ * the prepared statement `name` ('' for the unnamed one); `parse` says whether this read prepares it first (a
+ * statement this connection already prepared is only bound and executed).
+ */
+export function encodeLiveRead(
+  opening: Buffer,
+  text: string,
+  values: readonly unknown[],
+  name = '',
+  parse = true,
+): Buffer {
   const params = values.map(paramText);
-  const textBytes = Buffer.byteLength(text);
   let paramBytes = 0;
   for (const param of params) paramBytes += 4 + (param === null ? 0 : Buffer.byteLength(param));
-  const parseLength = 4 + 1 + textBytes + 1 + 2;
-  const bindLength = 4 + 1 + 1 + 2 + 2 + paramBytes + 2;
-  const size = opening.length + 1 + parseLength + 1 + bindLength + EXECUTE_SYNC.length + COMMIT.length;
+  const nameBytes = Buffer.byteLength(name);
+  const parseSize = parse ? 1 + 4 + nameBytes + 1 + Buffer.byteLength(text) + 1 + 2 : 0;
+  const bindLength = 4 + 1 + nameBytes + 1 + 2 + 2 + paramBytes + 2;
+  const size = opening.length + parseSize + 1 + bindLength + EXECUTE_SYNC.length + COMMIT.length;
   const out = Buffer.allocUnsafe(size);
   let at = opening.copy(out, 0);
-  // Parse: unnamed statement, no declared parameter types (the server infers them from the SQL).
-  out[at++] = 0x50;
-  at = out.writeInt32BE(parseLength, at);
-  out[at++] = 0;
-  at += out.write(text, at);
-  out[at++] = 0;
-  at = out.writeInt16BE(0, at);
-  // Bind: unnamed portal and statement, every parameter and every result column as text.
+  if (parse) {
+    // Parse: no declared parameter types (the server infers them from the SQL).
+    out[at++] = 0x50;
+    at = out.writeInt32BE(parseSize - 1, at);
+    at = writeCString(out, name, at);
+    at = writeCString(out, text, at);
+    at = out.writeInt16BE(0, at);
+  }
+  // Bind: unnamed portal, every parameter and every result column as text.
   out[at++] = 0x42;
   at = out.writeInt32BE(bindLength, at);
   out[at++] = 0;
-  out[at++] = 0;
+  at = writeCString(out, name, at);
   at = out.writeInt16BE(0, at);
   at = out.writeInt16BE(params.length, at);
   for (const param of params) {
@@ -39,6 +50,12 @@ export function encodeLiveRead(opening: Buffer, text: string, values: readonly u
   at += EXECUTE_SYNC.copy(out, at);
   COMMIT.copy(out, at);
   return out;
+}
+
+function writeCString(out: Buffer, value: string, at: number): number {
+  const end = at + out.write(value, at);
+  out[end] = 0;
+  return end + 1;
 }
 
 /** A simple-protocol Query message. */

@@ -1,0 +1,119 @@
+// A live table's reads against a scripted server that behaves like a transaction pooler or a changed table:
+// a prepared statement that goes missing or stale is read again, never answered as an error.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import {
+  errorResponse,
+  type FakeBackend,
+  liveReadReplies,
+  startFakeBackend,
+} from '../../../../test/helpers/fake-postgres-backend.ts';
+import type { Logger } from '../../../platform/log.ts';
+import { postgresSource } from '../../config/postgres-source-schema.ts';
+import type { TableConfig } from '../../config/schema.ts';
+import { createLiveTable, type LiveTable } from './live-table.ts';
+
+function itemsTable(source: Record<string, unknown> = {}): TableConfig {
+  return {
+    id: 'items',
+    source: postgresSource.parse({
+      type: 'postgres',
+      connection_env: 'UNUSED',
+      table: { name: 'items' },
+      ...source,
+    }),
+    materialization: 'live',
+    primary_key: 'id',
+    schema: { fields: [{ name: 'id', type: 'string', nullable: false }] },
+  } as unknown as TableConfig;
+}
+
+const PAGE = { columns: ['id'], filters: [], after: undefined, limit: 10 };
+
+describe('a live table over a server that does not keep its prepared statements', () => {
+  let backend: FakeBackend;
+  let live: LiveTable | undefined;
+  const warnings: string[] = [];
+  const logger = {
+    warn: (_fields: unknown, message: string) => warnings.push(message),
+  } as unknown as Logger;
+  /** Statement names of the Parse messages received, in order. */
+  const parsed = () =>
+    backend.received
+      .filter((message) => message.type === 'P')
+      .map((message) => message.body.toString('utf8', 0, message.body.indexOf(0)));
+
+  beforeEach(async () => {
+    warnings.length = 0;
+    backend = await startFakeBackend();
+  });
+  afterEach(async () => {
+    await live?.close();
+    live = undefined;
+    await backend.close();
+  });
+
+  /** Answers each read; a read that binds a statement it did not parse gets `unparsedError` (a pooler's answer). */
+  function serve(unparsedError: Buffer): void {
+    let sawParse = false;
+    let rows = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type === 'P') sawParse = true;
+      if (message.type !== 'S') return;
+      socket.write(
+        sawParse
+          ? liveReadReplies({ rows: [[`row-${++rows}`]] })
+          : liveReadReplies({ error: unparsedError, parsed: false }),
+      );
+      sawParse = false;
+    };
+  }
+
+  it('a statement gone (transaction pooler): the read is answered unprepared, later reads stay unprepared, one warning', async () => {
+    serve(errorResponse('26000', 'prepared statement "ambit_live_1" does not exist'));
+    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
+    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-1']]);
+    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-2']], 'read again after the pooler lost it');
+    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-3']]);
+    assert.deepEqual(parsed(), ['ambit_live_1', '', ''], 'prepared once, then unnamed statements only');
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0] as string, /did not keep a prepared statement/);
+  });
+
+  it('a statement gone stale (the table changed): the read is answered, later reads prepare afresh', async () => {
+    serve(errorResponse('0A000', 'cached plan must not change result type'));
+    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
+    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-1']]);
+    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-2']]);
+    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-3']]);
+    const names = parsed();
+    assert.equal(names.length, 3);
+    assert.equal(names[1], '', 'the retry runs unprepared');
+    assert.match(names[2] as string, /^ambit_live_\d+$/, 'a fresh connection prepares again');
+    assert.equal(backend.sockets.length, 2, 'the connection with the stale statement was replaced');
+    assert.deepEqual(warnings, []);
+  });
+
+  it('live_prepared_statements: false never prepares', async () => {
+    serve(errorResponse('26000', 'unexpected'));
+    live = createLiveTable(itemsTable({ live_prepared_statements: false }), backend.url, {
+      logger,
+      now: Date.now,
+    });
+    await live.readPage(PAGE);
+    await live.readPage(PAGE);
+    assert.deepEqual(parsed(), ['', '']);
+  });
+
+  it('any other error of a prepared read is answered as it is, without a second read', async () => {
+    let syncs = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      syncs += 1;
+      socket.write(liveReadReplies({ error: errorResponse('42501', 'permission denied for table items') }));
+    };
+    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
+    await assert.rejects(live.readPage(PAGE));
+    assert.equal(syncs, 1);
+  });
+});
