@@ -10,8 +10,8 @@ import { silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { createVerifierApp, type VerifierApp, type VerifierDeps } from '../../src/verifier/app.ts';
 import { loadVerifierConfigText } from '../../src/verifier/config/load-verifier-config.ts';
-import { TEST_KEYS } from './relay-harness.ts';
 import { injectThroughLane } from './inject-through-lane.ts';
+import { TEST_KEYS } from './relay-harness.ts';
 
 export const CALLER_KEYS = {
   full: 'verifier-test-key-full-0000000000001',

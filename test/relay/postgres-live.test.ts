@@ -466,7 +466,13 @@ describe('live PostgreSQL tables: failures and read-only', () => {
       );
       for (const response of fast) assert.equal(response.json().label, 'fast');
       assert.equal((await slow).json().label, 'slow');
-      assert.deepEqual(order, ['fast', 'fast', 'fast', 'fast', 'slow']);
+      // Embedded PGlite runs every connection in one session, one statement at a time: there the fast reads
+      // cannot pass the slow one, and only the answers can be checked.
+      const expected =
+        db.kind === 'pglite'
+          ? ['slow', 'fast', 'fast', 'fast', 'fast']
+          : ['fast', 'fast', 'fast', 'fast', 'slow'];
+      assert.deepEqual(order, expected);
     } finally {
       await relay.close();
     }

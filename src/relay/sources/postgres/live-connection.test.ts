@@ -188,7 +188,7 @@ describe('a live connection', () => {
     const binds = backend.received.filter((message) => message.type === 'B');
     assert.equal(parses.length, 2, 'one Parse per distinct SQL');
     const [first, other] = parses.map((message) => statementName(message.body));
-    assert.match(first as string, /^ambit_live_\d+$/);
+    assert.match(first as string, /^ambit_[0-9a-f]{8}_\d+$/);
     assert.notEqual(first, other);
     assert.deepEqual(
       binds.map((message) => bindName(message.body)),
@@ -267,7 +267,8 @@ describe('a live connection', () => {
   });
 
   for (const [code, trouble] of [
-    ['26000', 'missing'],
+    ['26000', 'shared'],
+    ['42P05', 'shared'],
     ['0A000', 'stale'],
   ] as const) {
     it(`a prepared statement the server reports ${trouble} (${code}): the read says so and the connection retires once its reads are done`, async () => {

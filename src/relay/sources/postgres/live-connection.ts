@@ -3,15 +3,10 @@
 // Reads are pipelined: each is sent as soon as it is asked for (the reads of one event-loop turn in one write) and
 // the server answers them in order, so a read's replies are the next three ReadyForQuery segments. Each distinct
 // SELECT is prepared once per connection (a named statement the database parses and plans once) when asked.
+import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
-import {
-  decodeDataRow,
-  decodeError,
-  encodeLiveRead,
-  READY_PER_READ,
-  type ServerError,
-} from './live-wire.ts';
+import { decodeDataRow, decodeError, encodeLiveRead, READY_PER_READ, type ServerError } from './live-wire.ts';
 import { CLIENT_TIMEOUT_MESSAGE } from './read-only-session.ts';
 
 export interface LiveConnection {
@@ -68,20 +63,28 @@ interface Prepared {
 const MAX_PREPARED = 100;
 /** Prepared statement does not exist: the server no longer has one the connection prepared (a pooler). */
 const STATEMENT_MISSING = '26000';
+/** Prepared statement already exists: the session is shared with another client (a pooler, an embedded server). */
+const STATEMENT_TAKEN = '42P05';
 /** Feature not supported: how a prepared statement answers once the table's column types changed under it. */
 const STATEMENT_STALE = '0A000';
 
 /**
- * Why a read of a prepared statement failed when the statement, not the read, is at fault: 'missing' when the
- * server no longer has it (a transaction pooler that does not keep statements), 'stale' when the table changed
- * under it. The same read succeeds unprepared; the connection takes no further read.
+ * Why a read of a prepared statement failed when the statement, not the read, is at fault: 'shared' when the
+ * server lost it or already had its name (the session is not the connection's alone: a transaction pooler that
+ * does not keep statements), 'stale' when the table changed under it. The same read succeeds unprepared; the
+ * connection takes no further read.
  */
-export function preparedStatementTrouble(error: unknown): 'missing' | 'stale' | undefined {
+export function preparedStatementTrouble(error: unknown): 'shared' | 'stale' | undefined {
   const code = (error as Partial<ServerError> | undefined)?.code;
-  if (code === STATEMENT_MISSING) return 'missing';
+  if (code === STATEMENT_MISSING || code === STATEMENT_TAKEN) return 'shared';
   if (code === STATEMENT_STALE) return 'stale';
   return undefined;
 }
+
+// Statement names are unique in the process and, by their random part, across relay processes: a session that turns
+// out to be shared (a pooler) then reports the statements it lost rather than confusing two clients' statements.
+const NAME_PREFIX = `ambit_${randomBytes(4).toString('hex')}_`;
+let statementCount = 0;
 
 const READY = 0x5a;
 const PARSE_COMPLETE = 0x31;
@@ -112,7 +115,6 @@ export async function openLiveConnection(
   // A prepared statement went missing or stale here: reads in flight finish, new reads go to other connections.
   let retired = false;
   const prepared = new Map<string, Prepared>();
-  let statements = 0;
   // When the pipeline last moved: a read completed, or the first read went into an empty one.
   let lastProgress = 0;
   // In the order they were sent: the server answers in that order.
@@ -183,7 +185,7 @@ export async function openLiveConnection(
       return;
     }
     if (read.error === undefined) return;
-    if (statement.failure !== undefined && preparedStatementTrouble(read.error) === 'missing') {
+    if (statement.failure !== undefined && (read.error as Partial<ServerError>).code === STATEMENT_MISSING) {
       read.error = statement.failure;
     } else if (preparedStatementTrouble(read.error) !== undefined) {
       retired = true;
@@ -242,7 +244,7 @@ export async function openLiveConnection(
       let statement = prepare ? prepared.get(text) : undefined;
       const parses = statement === undefined;
       if (prepare && statement === undefined && prepared.size < MAX_PREPARED) {
-        statement = { text, name: `ambit_live_${++statements}`, failure: undefined };
+        statement = { text, name: `${NAME_PREFIX}${++statementCount}`, failure: undefined };
         prepared.set(text, statement);
       }
       const message = encodeLiveRead(opening, text, values, statement?.name, parses);

@@ -69,15 +69,35 @@ describe('a live table over a server that does not keep its prepared statements'
     };
   }
 
+  it('a statement name already taken (a session shared with another client): the read is answered unprepared', async () => {
+    let parses = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type === 'P') parses += 1;
+      if (message.type !== 'S') return;
+      // The first Parse meets a statement of the same name left by another client of the session.
+      socket.write(
+        parses === 1
+          ? liveReadReplies({ error: errorResponse('42P05', 'prepared statement already exists') })
+          : liveReadReplies({ rows: [['row']] }),
+      );
+    };
+    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
+    assert.deepEqual((await live.readPage(PAGE)).rows, [['row']]);
+    assert.equal(parsed()[1], '', 'read again unprepared');
+    assert.equal(warnings.length, 1);
+  });
+
   it('a statement gone (transaction pooler): the read is answered unprepared, later reads stay unprepared, one warning', async () => {
-    serve(errorResponse('26000', 'prepared statement "ambit_live_1" does not exist'));
+    serve(errorResponse('26000', 'prepared statement does not exist'));
     live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
     assert.deepEqual((await live.readPage(PAGE)).rows, [['row-1']]);
     assert.deepEqual((await live.readPage(PAGE)).rows, [['row-2']], 'read again after the pooler lost it');
     assert.deepEqual((await live.readPage(PAGE)).rows, [['row-3']]);
-    assert.deepEqual(parsed(), ['ambit_live_1', '', ''], 'prepared once, then unnamed statements only');
+    const names = parsed();
+    assert.match(names[0] as string, /^ambit_[0-9a-f]{8}_\d+$/);
+    assert.deepEqual(names.slice(1), ['', ''], 'prepared once, then unnamed statements only');
     assert.equal(warnings.length, 1);
-    assert.match(warnings[0] as string, /did not keep a prepared statement/);
+    assert.match(warnings[0] as string, /does not keep prepared statements/);
   });
 
   it('a statement gone stale (the table changed): the read is answered, later reads prepare afresh', async () => {
@@ -89,7 +109,7 @@ describe('a live table over a server that does not keep its prepared statements'
     const names = parsed();
     assert.equal(names.length, 3);
     assert.equal(names[1], '', 'the retry runs unprepared');
-    assert.match(names[2] as string, /^ambit_live_\d+$/, 'a fresh connection prepares again');
+    assert.match(names[2] as string, /^ambit_[0-9a-f]{8}_\d+$/, 'a fresh connection prepares again');
     assert.equal(backend.sockets.length, 2, 'the connection with the stale statement was replaced');
     assert.deepEqual(warnings, []);
   });

@@ -8,14 +8,10 @@ import { relayProblem } from '../../problems.ts';
 import type { CellKey } from '../../store/column.ts';
 import { SourceError } from '../source-error.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
-import { postgresLoadError } from './postgres-load-error.ts';
-import {
-  type LiveConnection,
-  openLiveConnection,
-  preparedStatementTrouble,
-} from './live-connection.ts';
+import { type LiveConnection, openLiveConnection, preparedStatementTrouble } from './live-connection.ts';
 import { createLivePool } from './live-pool.ts';
 import { encodeQuery } from './live-wire.ts';
+import { postgresLoadError } from './postgres-load-error.ts';
 import {
   beginLive,
   beginReadOnly,
@@ -131,11 +127,11 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         // A prepared statement gone or stale is the connection's trouble, not the read's: read again.
         const trouble = prepared ? preparedStatementTrouble(error) : undefined;
         if (trouble !== undefined) {
-          if (trouble === 'missing' && prepare) {
+          if (trouble === 'shared' && prepare) {
             prepare = false;
             deps.logger.warn(
               { table_id: table.id },
-              'live table: the database did not keep a prepared statement (a transaction pooler?); reads run unprepared from now on',
+              'live table: the database session is shared (a transaction pooler?) and does not keep prepared statements; reads run unprepared from now on',
             );
           }
           continue;
