@@ -20,7 +20,9 @@ const path = process.argv[2] ?? '/v1/datasets/bench/entities/records/records?hou
 const conditional = process.argv.includes('--if-none-match');
 const configFlag = process.argv.indexOf('--config');
 const configPath =
-  configFlag > 0 ? String(process.argv[configFlag + 1]) : new URL('./relay.bench.yaml', import.meta.url).pathname;
+  configFlag > 0
+    ? String(process.argv[configFlag + 1])
+    : new URL('./relay.bench.yaml', import.meta.url).pathname;
 const work = mkdtempSync(join(tmpdir(), 'ambit-profile-'));
 const loaded = loadRelayConfig(configPath, {
   ...process.env,
