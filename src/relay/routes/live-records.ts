@@ -8,7 +8,7 @@ import type { CatalogEntity, CatalogField } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import { intentDigest } from '../query/cursor.ts';
 import type { CollectionQuery } from '../query/parse-collection-query.ts';
-import { liveLayout, liveRowJson } from '../query/render-live-rows.ts';
+import { type LiveLayout, liveLayout, liveRowJson } from '../query/render-live-rows.ts';
 import type { RelayAuditFacts, RelayRuntime } from '../relay-runtime.ts';
 import type { LiveTable } from '../sources/postgres/live-table.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
@@ -22,6 +22,19 @@ export interface LiveRead {
   readonly facts: RelayAuditFacts;
   readonly request: RouteRequest;
   readonly reply: RouteReply;
+}
+
+// Most reads ask for every field of the entity: that layout is built once per entity, a projection's per read.
+const entityLayouts = new WeakMap<CatalogEntity, LiveLayout>();
+
+function layoutOf(fields: readonly CatalogField[], entity: CatalogEntity): LiveLayout {
+  if (fields !== entity.fields) return liveLayout(fields, entity.primaryKey);
+  let layout = entityLayouts.get(entity);
+  if (layout === undefined) {
+    layout = liveLayout(fields, entity.primaryKey);
+    entityLayouts.set(entity, layout);
+  }
+  return layout;
 }
 
 /** The collection page: keyset pagination on the primary key, the cursor carrying the last key served. */
@@ -45,7 +58,7 @@ export async function sendLiveCollection(
   const after =
     query.cursor === undefined ? undefined : runtime.cursors.decodeKey(query.cursor, intent, live.version);
   const fields = query.fields ?? entity.fields;
-  const layout = liveLayout(fields, entity.primaryKey);
+  const layout = layoutOf(fields, entity);
   const page = await live.readPage({
     columns: layout.columns,
     filters: query.filters.map((filter) => ({
@@ -81,7 +94,7 @@ export async function sendLiveRecord(
   const key = parseFilterValue(id, entity.primaryKey.type);
   if (!key.ok || key.value === null) throw notFound();
   const fields = projection ?? entity.fields;
-  const layout = liveLayout(fields, entity.primaryKey);
+  const layout = layoutOf(fields, entity);
   let row: Awaited<ReturnType<LiveTable['readByKey']>>;
   try {
     row = await live.readByKey(layout.columns, key.value);
