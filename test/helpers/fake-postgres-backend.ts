@@ -20,6 +20,8 @@ export interface FakeBackend {
   readonly url: string;
   /** Frontend messages received after startup, in order. */
   readonly received: FrontendMessage[];
+  /** Parse messages of the read whose Sync arrived last (read it when the Sync reaches `onMessage`). */
+  readonly readParses: number;
   /** Called for each message after startup. */
   onMessage: (message: FrontendMessage, socket: Socket) => void;
   readonly sockets: Socket[];
@@ -63,33 +65,33 @@ export function errorResponse(code: string, message: string): Buffer {
 }
 
 /**
- * The replies of one live read (opening query, SELECT through Sync, COMMIT): rows, or an error in the SELECT
- * (then the transaction is aborted at Sync and COMMIT rolls back, as a real server answers). `parsed` says whether
- * ParseComplete comes first: by default for rows (the read parsed its statement), not for an error (the Parse
- * failed); a read that only binds a prepared statement gets none from a real server, and the client ignores it.
+ * The replies of one live read (the guard, then the SELECT, one Sync): rows, or an error in the SELECT (then the
+ * server skips to Sync, which rolls the implicit transaction back). `parses` is how many Parse messages the read
+ * sent (two for an unprepared read: the guard's and the SELECT's; `FakeBackend.readParses` counts them); each
+ * gets a ParseComplete, except the last when `failedParse` says the SELECT's Parse is what failed.
  */
 export function liveReadReplies(
-  outcome: { rows: (string | null)[][]; parsed?: boolean } | { error: Buffer; parsed?: boolean },
+  outcome:
+    | { rows: (string | null)[][]; parses?: number }
+    | { error: Buffer; parses?: number; failedParse?: boolean },
 ): Buffer {
-  const opening = [commandComplete('BEGIN'), readyForQuery('T')];
+  const parses = outcome.parses ?? 2;
+  const guard = [backendMessage('2'), dataRowMessage(['on', '30000']), commandComplete('SELECT 1')];
+  const parseCompletes = (count: number) => Array.from({ length: count }, () => backendMessage('1'));
   if ('error' in outcome) {
     return Buffer.concat([
-      ...opening,
-      ...(outcome.parsed === true ? [backendMessage('1')] : []),
+      ...parseCompletes(outcome.failedParse === true ? parses - 1 : parses),
+      ...(outcome.failedParse === true && parses === 1 ? [] : guard),
       outcome.error,
-      readyForQuery('E'),
-      commandComplete('ROLLBACK'),
       readyForQuery('I'),
     ]);
   }
   return Buffer.concat([
-    ...opening,
-    ...(outcome.parsed === false ? [] : [backendMessage('1')]),
+    ...parseCompletes(parses),
+    ...guard,
     backendMessage('2'),
     ...outcome.rows.map(dataRowMessage),
     commandComplete(`SELECT ${outcome.rows.length}`),
-    readyForQuery('T'),
-    commandComplete('COMMIT'),
     readyForQuery('I'),
   ]);
 }
@@ -100,9 +102,11 @@ export async function startFakeBackend(options: { tls?: boolean } = {}): Promise
   const backend = {
     url: '',
     received,
+    readParses: 0,
     sockets,
     onMessage: (_message: FrontendMessage, _socket: Socket) => {},
   };
+  let parsesSoFar = 0;
   const serve = (socket: Socket) => {
     sockets.push(socket);
     let buffer = Buffer.alloc(0);
@@ -144,6 +148,11 @@ export async function startFakeBackend(options: { tls?: boolean } = {}): Promise
         buffer = buffer.subarray(end);
         if (message.type === 'X') continue;
         received.push(message);
+        if (message.type === 'P') parsesSoFar += 1;
+        if (message.type === 'S') {
+          backend.readParses = parsesSoFar;
+          parsesSoFar = 0;
+        }
         backend.onMessage(message, socket);
       }
     });

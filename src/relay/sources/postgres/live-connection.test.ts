@@ -10,10 +10,9 @@ import {
   TEST_CA_PATH,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
 import { type LiveConnection, openLiveConnection, preparedStatementTrouble } from './live-connection.ts';
-import { encodeQuery } from './live-wire.ts';
 import { classifyPgError } from './read-only-session.ts';
 
-const OPENING = encodeQuery('BEGIN READ ONLY');
+const GUARD = "SELECT set_config('transaction_read_only', 'on', true)";
 
 /** Writes `bytes` one at a time: every message boundary falls inside some chunk. */
 async function dribble(socket: Socket, bytes: Buffer): Promise<void> {
@@ -56,8 +55,8 @@ describe('a live connection', () => {
       if (message.type === 'S' && ++syncs === 2) void dribble(socket, Buffer.concat(replies));
     };
     const live = await open();
-    const first = live.read(OPENING, 'SELECT a, b FROM t WHERE a = $1', ['x']);
-    const second = live.read(OPENING, 'SELECT a, b FROM t WHERE a = $1', ['y']);
+    const first = live.read(GUARD, 'SELECT a, b FROM t WHERE a = $1', ['x']);
+    const second = live.read(GUARD, 'SELECT a, b FROM t WHERE a = $1', ['y']);
     assert.equal(live.inFlight, 2);
     assert.deepEqual(await first, [
       ['1', 'Ada'],
@@ -68,8 +67,8 @@ describe('a live connection', () => {
     assert.equal(live.usable, true);
     assert.deepEqual(
       backend.received.map((message) => message.type).join(''),
-      'QPBESQQPBESQ',
-      'each read: opening, Parse, Bind, Execute, Sync, COMMIT',
+      'PBEPBESPBEPBES',
+      'each read: the guard and the SELECT parsed, bound and executed, then Sync',
     );
   });
 
@@ -79,7 +78,7 @@ describe('a live connection', () => {
       if (message.type === 'S') reply = () => socket.write(liveReadReplies({ rows: [['late']] }));
     };
     const live = await open();
-    const read = live.read(OPENING, 'SELECT 1', []);
+    const read = live.read(GUARD, 'SELECT 1', []);
     assert.equal(live.stalled, false, 'just sent');
     await new Promise((resolve) => setTimeout(resolve, 40));
     assert.equal(live.stalled, true);
@@ -96,12 +95,12 @@ describe('a live connection', () => {
       socket.write(
         syncs === 1
           ? liveReadReplies({ error: errorResponse('22P02', 'invalid input syntax for type integer') })
-          : liveReadReplies({ rows: [['ok']] }),
+          : liveReadReplies({ rows: [['ok']], parses: backend.readParses }),
       );
     };
     const live = await open();
-    const refused = live.read(OPENING, 'SELECT 1', ['nope']);
-    const next = live.read(OPENING, 'SELECT 1', ['1']);
+    const refused = live.read(GUARD, 'SELECT 1', ['nope']);
+    const next = live.read(GUARD, 'SELECT 1', ['1']);
     await assert.rejects(refused, (error: Error) => {
       assert.equal((error as Error & { code: string }).code, '22P02');
       assert.equal(classifyPgError(error), 'invalid_input');
@@ -116,13 +115,13 @@ describe('a live connection', () => {
       if (message.type === 'S') socket.destroy();
     };
     const live = await open();
-    const reads = [live.read(OPENING, 'SELECT 1', []), live.read(OPENING, 'SELECT 2', [])];
+    const reads = [live.read(GUARD, 'SELECT 1', []), live.read(GUARD, 'SELECT 2', [])];
     for (const read of reads) {
       await assert.rejects(read, (error: Error) => classifyPgError(error) === 'unavailable');
     }
     assert.equal(live.usable, false);
     await assert.rejects(
-      live.read(OPENING, 'SELECT 3', []),
+      live.read(GUARD, 'SELECT 3', []),
       (error: Error) => classifyPgError(error) === 'unavailable',
     );
   });
@@ -147,7 +146,7 @@ describe('a live connection', () => {
 
   it('a server that stops answering: the client-side timeout fails the read as a timeout and drops the connection', async () => {
     const live = await open(150);
-    await assert.rejects(live.read(OPENING, 'SELECT pg_sleep(60)', []), (error: Error) => {
+    await assert.rejects(live.read(GUARD, 'SELECT pg_sleep(60)', []), (error: Error) => {
       assert.equal(classifyPgError(error), 'timeout');
       return true;
     });
@@ -163,8 +162,8 @@ describe('a live connection', () => {
       socket.write(Buffer.concat([replies.subarray(0, replies.length - 6), readyForQuery('T')]));
     };
     const live = await open();
-    const first = live.read(OPENING, 'SELECT 1', []);
-    const behind = live.read(OPENING, 'SELECT 2', []);
+    const first = live.read(GUARD, 'SELECT 1', []);
+    const behind = live.read(GUARD, 'SELECT 2', []);
     assert.deepEqual(await first, [['1']]);
     await assert.rejects(behind, (error: Error) => classifyPgError(error) === 'unavailable');
     assert.equal(live.usable, false);
@@ -174,40 +173,46 @@ describe('a live connection', () => {
   /** The statement a Parse names and the statement a Bind binds (both start with a C string). */
   const statementName = (body: Buffer) => body.toString('utf8', 0, body.indexOf(0));
   const bindName = (body: Buffer) => body.toString('utf8', 1, body.indexOf(0, 1));
+  /** The Parse messages received for SELECTs (not for the guard). */
+  const selectParses = () =>
+    backend.received.filter(
+      (message) => message.type === 'P' && !message.body.includes(Buffer.from('transaction_read_only')),
+    );
 
   it('prepares a SELECT once: later reads of the same SQL only bind it, other SQL gets its own statement', async () => {
     backend.onMessage = (message, socket) => {
-      if (message.type === 'S') socket.write(liveReadReplies({ rows: [['ok']] }));
+      if (message.type === 'S') socket.write(liveReadReplies({ rows: [['ok']], parses: backend.readParses }));
     };
     const live = await open();
     const sql = 'SELECT a FROM t WHERE a = $1';
-    assert.deepEqual(await live.read(OPENING, sql, ['1'], true), [['ok']]);
-    assert.deepEqual(await live.read(OPENING, sql, ['2'], true), [['ok']]);
-    assert.deepEqual(await live.read(OPENING, 'SELECT b FROM t', [], true), [['ok']]);
+    assert.deepEqual(await live.read(GUARD, sql, ['1'], true), [['ok']]);
+    assert.deepEqual(await live.read(GUARD, sql, ['2'], true), [['ok']]);
+    assert.deepEqual(await live.read(GUARD, 'SELECT b FROM t', [], true), [['ok']]);
     const parses = backend.received.filter((message) => message.type === 'P');
     const binds = backend.received.filter((message) => message.type === 'B');
-    assert.equal(parses.length, 2, 'one Parse per distinct SQL');
-    const [first, other] = parses.map((message) => statementName(message.body));
+    assert.equal(parses.length, 3, 'one Parse per distinct SQL, the guard included');
+    const [guard, first, other] = parses.map((message) => statementName(message.body));
     assert.match(first as string, /^ambit_[0-9a-f]{8}_\d+$/);
-    assert.notEqual(first, other);
+    assert.equal(new Set([guard, first, other]).size, 3);
     assert.deepEqual(
       binds.map((message) => bindName(message.body)),
-      [first, first, other],
+      [guard, first, guard, first, guard, other],
     );
     assert.equal(live.usable, true);
   });
 
   it('without prepare, every read parses the unnamed statement', async () => {
     backend.onMessage = (message, socket) => {
-      if (message.type === 'S') socket.write(liveReadReplies({ rows: [['ok']] }));
+      if (message.type === 'S') socket.write(liveReadReplies({ rows: [['ok']], parses: backend.readParses }));
     };
     const live = await open();
-    await live.read(OPENING, 'SELECT 1', []);
-    await live.read(OPENING, 'SELECT 1', []);
+    await live.read(GUARD, 'SELECT 1', []);
+    await live.read(GUARD, 'SELECT 1', []);
     const parses = backend.received.filter((message) => message.type === 'P');
     assert.deepEqual(
       parses.map((message) => statementName(message.body)),
-      ['', ''],
+      ['', '', '', ''],
+      'the guard and the SELECT, twice',
     );
   });
 
@@ -217,19 +222,28 @@ describe('a live connection', () => {
       if (message.type !== 'S') return;
       syncs += 1;
       if (syncs === 1) {
-        socket.write(liveReadReplies({ error: errorResponse('42703', 'column "a" does not exist') }));
+        socket.write(
+          liveReadReplies({
+            error: errorResponse('42703', 'column "a" does not exist'),
+            parses: backend.readParses,
+            failedParse: true,
+          }),
+        );
       } else if (syncs === 2) {
         // What a real server answers a Bind of a statement that was never created.
         socket.write(
-          liveReadReplies({ error: errorResponse('26000', 'prepared statement "x" does not exist') }),
+          liveReadReplies({
+            error: errorResponse('26000', 'prepared statement "x" does not exist'),
+            parses: backend.readParses,
+          }),
         );
       } else {
-        socket.write(liveReadReplies({ rows: [['back']] }));
+        socket.write(liveReadReplies({ rows: [['back']], parses: backend.readParses }));
       }
     };
     const live = await open();
     const sql = 'SELECT a FROM t';
-    const reads = [live.read(OPENING, sql, [], true), live.read(OPENING, sql, [], true)];
+    const reads = [live.read(GUARD, sql, [], true), live.read(GUARD, sql, [], true)];
     for (const read of reads) {
       await assert.rejects(read, (error: Error & { code?: string }) => {
         assert.equal(error.code, '42703');
@@ -238,13 +252,13 @@ describe('a live connection', () => {
       });
     }
     assert.equal(live.usable, true, 'a failed Parse is the statement’s trouble, not the connection’s');
-    assert.deepEqual(await live.read(OPENING, sql, [], true), [['back']]);
+    assert.deepEqual(await live.read(GUARD, sql, [], true), [['back']]);
     assert.deepEqual(
       backend.received.map((message) => message.type).join(''),
-      'QPBESQQBESQQPBESQ',
-      'the third read prepares the statement again',
+      'PBEPBESBEBESBEPBES',
+      'the third read prepares the SELECT again (the guard stays prepared)',
     );
-    const parses = backend.received.filter((message) => message.type === 'P');
+    const parses = selectParses();
     assert.notEqual(statementName(parses[0]?.body as Buffer), statementName(parses[1]?.body as Buffer));
   });
 
@@ -255,14 +269,17 @@ describe('a live connection', () => {
       syncs += 1;
       socket.write(
         syncs === 1
-          ? liveReadReplies({ parsed: true, error: errorResponse('22P02', 'invalid input syntax') })
-          : liveReadReplies({ rows: [['ok']], parsed: false }),
+          ? liveReadReplies({
+              error: errorResponse('22P02', 'invalid input syntax'),
+              parses: backend.readParses,
+            })
+          : liveReadReplies({ rows: [['ok']], parses: backend.readParses }),
       );
     };
     const live = await open();
-    await assert.rejects(live.read(OPENING, 'SELECT a FROM t WHERE a = $1', ['x'], true));
-    assert.deepEqual(await live.read(OPENING, 'SELECT a FROM t WHERE a = $1', ['1'], true), [['ok']]);
-    assert.equal(backend.received.filter((message) => message.type === 'P').length, 1);
+    await assert.rejects(live.read(GUARD, 'SELECT a FROM t WHERE a = $1', ['x'], true));
+    assert.deepEqual(await live.read(GUARD, 'SELECT a FROM t WHERE a = $1', ['1'], true), [['ok']]);
+    assert.equal(selectParses().length, 1);
     assert.equal(live.usable, true);
   });
 
@@ -277,16 +294,16 @@ describe('a live connection', () => {
         if (message.type !== 'S') return;
         syncs += 1;
         if (syncs === 2) {
-          socket.write(liveReadReplies({ error: errorResponse(code, 'the statement'), parsed: false }));
+          socket.write(liveReadReplies({ error: errorResponse(code, 'the statement'), parses: 0 }));
         } else {
-          socket.write(liveReadReplies({ rows: [[String(syncs)]], parsed: syncs === 1 }));
+          socket.write(liveReadReplies({ rows: [[String(syncs)]], parses: backend.readParses }));
         }
       };
       const live = await open();
       const sql = 'SELECT a FROM t';
-      assert.deepEqual(await live.read(OPENING, sql, [], true), [['1']]);
-      const troubled = live.read(OPENING, sql, [], true);
-      const behind = live.read(OPENING, sql, [], true);
+      assert.deepEqual(await live.read(GUARD, sql, [], true), [['1']]);
+      const troubled = live.read(GUARD, sql, [], true);
+      const behind = live.read(GUARD, sql, [], true);
       await assert.rejects(troubled, (error: Error) => preparedStatementTrouble(error) === trouble);
       assert.deepEqual(await behind, [['3']], 'a read already sent still completes');
       assert.equal(live.usable, false, 'new reads go to another connection');
@@ -294,20 +311,19 @@ describe('a live connection', () => {
     });
   }
 
-  it('prepares at most 100 statements per connection; further SQL runs unnamed', async () => {
+  it('prepares at most 100 statements per connection (the guard included); further SQL runs unnamed', async () => {
     backend.onMessage = (message, socket) => {
-      if (message.type === 'S') socket.write(liveReadReplies({ rows: [] }));
+      if (message.type === 'S') socket.write(liveReadReplies({ rows: [], parses: backend.readParses }));
     };
     const live = await open();
     await Promise.all(
-      Array.from({ length: 102 }, (_, index) => live.read(OPENING, `SELECT ${index}`, [], true)),
+      Array.from({ length: 102 }, (_, index) => live.read(GUARD, `SELECT ${index}`, [], true)),
     );
-    const names = backend.received
-      .filter((message) => message.type === 'P')
-      .map((message) => statementName(message.body));
+    const names = selectParses().map((message) => statementName(message.body));
     assert.equal(names.length, 102);
-    assert.equal(new Set(names.slice(0, 100)).size, 100);
-    assert.deepEqual(names.slice(100), ['', '']);
+    // The guard holds one of the hundred.
+    assert.equal(new Set(names.slice(0, 99)).size, 99);
+    assert.deepEqual(names.slice(99), ['', '', '']);
   });
 
   it('reads through TLS when the URL asks for it, verifying the server against the given CA', async () => {
@@ -318,7 +334,7 @@ describe('a live connection', () => {
     };
     const url = `${backend.url}?sslmode=verify-full&sslrootcert=${encodeURIComponent(TEST_CA_PATH)}`;
     connection = await openLiveConnection({ connectionString: url }, 5000);
-    assert.deepEqual(await connection.read(OPENING, 'SELECT a, b FROM t', []), [['secret', 'row']]);
+    assert.deepEqual(await connection.read(GUARD, 'SELECT a, b FROM t', []), [['secret', 'row']]);
     const served = backend.sockets.at(-1) as Socket & { encrypted?: boolean };
     assert.equal(served.encrypted, true, 'the read went over the TLS socket');
   });

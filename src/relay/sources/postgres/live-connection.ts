@@ -1,24 +1,25 @@
 // One connection for live reads. The `pg` driver opens it (TLS, authentication, startup parameters, connect
 // timeout: everything a connection URL can say), then the connection's socket is read and written here directly.
 // Reads are pipelined: each is sent as soon as it is asked for (the reads of one event-loop turn in one write) and
-// the server answers them in order, so a read's replies are the next three ReadyForQuery segments. Each distinct
-// SELECT is prepared once per connection (a named statement the database parses and plans once) when asked.
+// the server answers them in order, so a read's replies end at the next ReadyForQuery. Each distinct statement is
+// prepared once per connection (a named statement the database parses and plans once) when asked.
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
-import { decodeDataRow, decodeError, encodeLiveRead, READY_PER_READ, type ServerError } from './live-wire.ts';
+import { decodeDataRow, decodeError, encodeLiveRead, type ServerError } from './live-wire.ts';
 import { CLIENT_TIMEOUT_MESSAGE } from './read-only-session.ts';
 
 export interface LiveConnection {
   /**
-   * Runs `opening` (a simple query that opens a READ ONLY transaction), then the SELECT, then COMMIT, behind any
-   * read already in flight on this connection (each in its own transaction: a failed read does not touch the
-   * next); resolves with the SELECT's rows as text. Rejects with the server's error (`code`, `severity`) or, when
-   * the connection fails or the client-side timeout fires, with an error without a SQLSTATE. With `prepare`, the
-   * SELECT runs as this connection's prepared statement for `text` (prepared by this read when it is the first).
+   * Runs `guard` (a SELECT that makes the transaction READ ONLY and sets its timeout: its rows are dropped) and
+   * then the SELECT `text` as one implicit transaction, behind any read already in flight on this connection
+   * (each in its own transaction: a failed read does not touch the next); resolves with the SELECT's rows as
+   * text. Rejects with the server's error (`code`, `severity`) or, when the connection fails or the client-side
+   * timeout fires, with an error without a SQLSTATE. With `prepare`, both run as this connection's prepared
+   * statements for their text (prepared by this read when it is the first).
    */
   read(
-    opening: Buffer,
+    guard: string,
     text: string,
     values: readonly unknown[],
     prepare?: boolean,
@@ -39,13 +40,14 @@ interface PendingRead {
   readonly resolve: (rows: (string | null)[][]) => void;
   readonly reject: (error: Error) => void;
   readonly timer: NodeJS.Timeout;
-  /** The prepared statement the read runs, if any, and whether this read prepares it. */
-  readonly statement: Prepared | undefined;
-  readonly parses: boolean;
-  /** The server confirmed the read's Parse (ParseComplete). */
-  parsed: boolean;
+  /** The prepared statements the read runs (guard, then SELECT), and which of them this read prepares. */
+  readonly statements: readonly Prepared[];
+  readonly parses: readonly Prepared[];
+  /** ParseCompletes received: the server answers them in the order of `parses`. */
+  parsed: number;
+  /** CommandCompletes received: rows before the first are the guard's. */
+  completed: number;
   rows: (string | null)[][];
-  ready: number;
   error: Error | undefined;
 }
 
@@ -88,6 +90,7 @@ let statementCount = 0;
 
 const READY = 0x5a;
 const PARSE_COMPLETE = 0x31;
+const COMMAND_COMPLETE = 0x43;
 const DATA_ROW = 0x44;
 const ERROR_RESPONSE = 0x45;
 const IDLE = 0x49;
@@ -155,41 +158,51 @@ export async function openLiveConnection(
     if (read === undefined) return;
     const type = buffer[start - HEADER];
     if (type === DATA_ROW) {
-      read.rows.push(decodeDataRow(buffer, start));
+      if (read.completed > 0) read.rows.push(decodeDataRow(buffer, start));
+    } else if (type === COMMAND_COMPLETE) {
+      read.completed += 1;
     } else if (type === PARSE_COMPLETE) {
-      read.parsed = true;
+      read.parsed += 1;
     } else if (type === ERROR_RESPONSE) {
-      // The first error is the one that matters (later ones only say the transaction was aborted).
+      // After an error the server skips to Sync: there is one error per read.
       read.error ??= decodeError(buffer, start, end);
     } else if (type === READY) {
-      read.ready += 1;
-      if (read.ready < READY_PER_READ) return;
       pending.shift();
       lastProgress = performance.now();
-      if (read.statement !== undefined) checkStatement(read, read.statement);
+      if (read.statements.length > 0) checkStatements(read);
       settle(read, read.error);
-      // After COMMIT the session is idle unless something unforeseen happened: then the reads behind this one
-      // (sent or not) fail as if the connection had dropped, and it takes no further read.
+      // Sync ends the implicit transaction, so the session is idle unless something unforeseen happened: then
+      // the reads behind this one (sent or not) fail as if the connection had dropped, and it takes no more.
       if (buffer[start] !== IDLE) fail(new Error('the session was not idle after a live read'));
     }
   }
 
-  /** What a completed read says about its prepared statement. */
-  function checkStatement(read: PendingRead, statement: Prepared): void {
-    if (read.parses) {
-      if (read.parsed) return;
-      // Preparing failed, so nothing was created: the reads sent behind this one with the statement's name fail
-      // with this error (not "does not exist"), and the next read prepares it afresh.
+  /** What a completed read says about its prepared statements. */
+  function checkStatements(read: PendingRead): void {
+    // A Parse that failed created nothing (nor did the ones skipped after it): the reads sent behind this one with
+    // those names fail with this read's error (not "does not exist"), and the next read prepares them afresh.
+    for (const statement of read.parses.slice(read.parsed)) {
       statement.failure = read.error ?? new Error('the live statement could not be prepared');
       if (prepared.get(statement.text) === statement) prepared.delete(statement.text);
-      return;
     }
     if (read.error === undefined) return;
-    if (statement.failure !== undefined && (read.error as Partial<ServerError>).code === STATEMENT_MISSING) {
-      read.error = statement.failure;
-    } else if (preparedStatementTrouble(read.error) !== undefined) {
+    const failed = read.statements.find((statement) => statement.failure !== undefined);
+    if (failed !== undefined && (read.error as Partial<ServerError>).code === STATEMENT_MISSING) {
+      read.error = failed.failure;
+    } else if (read.parses.length < read.statements.length && preparedStatementTrouble(read.error)) {
       retired = true;
     }
+  }
+
+  /** The prepared statement for `text` (a new one, to be parsed by this read, when there is none yet). */
+  function statementFor(text: string, parses: Prepared[]): Prepared | undefined {
+    const known = prepared.get(text);
+    if (known !== undefined) return known;
+    if (prepared.size >= MAX_PREPARED) return undefined;
+    const statement = { text, name: `${NAME_PREFIX}${++statementCount}`, failure: undefined };
+    prepared.set(text, statement);
+    parses.push(statement);
+    return statement;
   }
 
   function onData(chunk: Buffer): void {
@@ -239,25 +252,29 @@ export async function openLiveConnection(
     get stalled() {
       return pending.length > 0 && performance.now() - lastProgress > STALL_MS;
     },
-    read(opening, text, values, prepare = false) {
+    read(guard, text, values, prepare = false) {
       if (!usable || retired) return Promise.reject(new Error('Connection terminated unexpectedly'));
-      let statement = prepare ? prepared.get(text) : undefined;
-      const parses = statement === undefined;
-      if (prepare && statement === undefined && prepared.size < MAX_PREPARED) {
-        statement = { text, name: `${NAME_PREFIX}${++statementCount}`, failure: undefined };
-        prepared.set(text, statement);
-      }
-      const message = encodeLiveRead(opening, text, values, statement?.name, parses);
+      const parses: Prepared[] = [];
+      const guardStatement = prepare ? statementFor(guard, parses) : undefined;
+      const selectStatement = prepare ? statementFor(text, parses) : undefined;
+      const statements: Prepared[] = [];
+      if (guardStatement !== undefined) statements.push(guardStatement);
+      if (selectStatement !== undefined) statements.push(selectStatement);
+      const message = encodeLiveRead(
+        wireStatement(guard, guardStatement, parses),
+        wireStatement(text, selectStatement, parses),
+        values,
+      );
       if (pending.length === 0) lastProgress = performance.now();
       return new Promise((resolve, reject) => {
         pending.push({
           resolve,
           reject,
-          statement,
+          statements,
           parses,
-          parsed: false,
+          parsed: 0,
+          completed: 0,
           rows: [],
-          ready: 0,
           error: undefined,
           // The backstop gives up on the whole connection: its answers can no longer be told apart.
           timer: setTimeout(() => fail(new Error(CLIENT_TIMEOUT_MESSAGE)), timeoutMs),
@@ -272,4 +289,10 @@ export async function openLiveConnection(
       await client.end().catch(() => {});
     },
   };
+}
+
+/** How a read sends one of its statements: unnamed (parsed every time), or prepared (parsed by its first read). */
+function wireStatement(text: string, statement: Prepared | undefined, parses: readonly Prepared[]) {
+  if (statement === undefined) return { text, name: '', parse: true };
+  return { text, name: statement.name, parse: parses.includes(statement) };
 }

@@ -37,10 +37,10 @@ describe('a live table over a server that does not keep its prepared statements'
   const logger = {
     warn: (_fields: unknown, message: string) => warnings.push(message),
   } as unknown as Logger;
-  /** Statement names of the Parse messages received, in order. */
+  /** Statement names of the Parse messages received for SELECTs (not for the guard), in order. */
   const parsed = () =>
     backend.received
-      .filter((message) => message.type === 'P')
+      .filter((message) => message.type === 'P' && message.body.includes(Buffer.from('"items"')))
       .map((message) => message.body.toString('utf8', 0, message.body.indexOf(0)));
 
   beforeEach(async () => {
@@ -62,23 +62,26 @@ describe('a live table over a server that does not keep its prepared statements'
       if (message.type !== 'S') return;
       socket.write(
         sawParse
-          ? liveReadReplies({ rows: [[`row-${++rows}`]] })
-          : liveReadReplies({ error: unparsedError, parsed: false }),
+          ? liveReadReplies({ rows: [[`row-${++rows}`]], parses: backend.readParses })
+          : liveReadReplies({ error: unparsedError, parses: backend.readParses }),
       );
       sawParse = false;
     };
   }
 
   it('a statement name already taken (a session shared with another client): the read is answered unprepared', async () => {
-    let parses = 0;
+    let syncs = 0;
     backend.onMessage = (message, socket) => {
-      if (message.type === 'P') parses += 1;
       if (message.type !== 'S') return;
-      // The first Parse meets a statement of the same name left by another client of the session.
+      // The first read's Parse meets a statement of the same name left by another client of the session.
       socket.write(
-        parses === 1
-          ? liveReadReplies({ error: errorResponse('42P05', 'prepared statement already exists') })
-          : liveReadReplies({ rows: [['row']] }),
+        ++syncs === 1
+          ? liveReadReplies({
+              error: errorResponse('42P05', 'prepared statement already exists'),
+              parses: backend.readParses,
+              failedParse: true,
+            })
+          : liveReadReplies({ rows: [['row']], parses: backend.readParses }),
       );
     };
     live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });

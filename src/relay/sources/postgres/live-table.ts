@@ -1,5 +1,6 @@
 // A live PostgreSQL table: a small read-only pool, a startup probe of its columns and key index, and reads
-// pushed down as one parameterized SELECT each (BEGIN READ ONLY, SELECT, COMMIT written together: one round trip).
+// pushed down as one parameterized SELECT each (behind a read-only guard, in one implicit transaction: one round
+// trip).
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../../../platform/log.ts';
@@ -10,15 +11,14 @@ import { SourceError } from '../source-error.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
 import { type LiveConnection, openLiveConnection, preparedStatementTrouble } from './live-connection.ts';
 import { createLivePool } from './live-pool.ts';
-import { encodeQuery } from './live-wire.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
 import {
-  beginLive,
   beginReadOnly,
   classifyPgError,
   clientConfig,
   clientTimeoutMs,
   describePgError,
+  liveGuard,
   qualifiedName,
 } from './read-only-session.ts';
 
@@ -100,7 +100,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     idleTimeoutMs: 30_000,
   });
   // Until the probe has seen the column types, every read also pins the session's time zone.
-  let opening = encodeQuery(beginLive(source, true));
+  let guard = liveGuard(source, true);
   const primaryKey = table.schema.fields.find((field) => field.name === table.primary_key);
   const version = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 32);
 
@@ -122,7 +122,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       const prepared = prepare && attempt === 1;
       let rows: LiveRow[];
       try {
-        rows = await connection.read(opening, statement.text, statement.values, prepared);
+        rows = await connection.read(guard, statement.text, statement.values, prepared);
       } catch (error) {
         // A prepared statement gone or stale is the connection's trouble, not the read's: read again.
         const trouble = prepared ? preparedStatementTrouble(error) : undefined;
@@ -176,7 +176,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     version,
     async probe() {
       const types = await probeLiveTable(table, url, relation);
-      opening = encodeQuery(beginLive(source, types.includes('timestamptz')));
+      guard = liveGuard(source, types.includes('timestamptz'));
     },
     async readPage(request) {
       const statement = buildLiveSelect({

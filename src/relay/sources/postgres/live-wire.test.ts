@@ -4,7 +4,7 @@ import {
   backendMessage as backend,
   dataRowMessage as dataRow,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
-import { decodeDataRow, decodeError, encodeLiveRead, encodeQuery } from './live-wire.ts';
+import { decodeDataRow, decodeError, encodeLiveRead } from './live-wire.ts';
 import { classifyPgError } from './read-only-session.ts';
 
 interface Message {
@@ -49,55 +49,63 @@ function bindParams(body: Buffer, name = ''): (string | null)[] {
 }
 
 describe('live wire messages', () => {
-  it('a read is the opening query, Parse, Bind, Execute, Sync and COMMIT, with lengths that add up', () => {
-    const opening = encodeQuery('BEGIN READ ONLY');
+  const GUARD = "SELECT set_config('transaction_read_only', 'on', true)";
+  const unnamed = (text: string) => ({ text, name: '', parse: true });
+
+  it('a read is the guard and the SELECT, each parsed, bound and executed, then one Sync; lengths add up', () => {
     const sql = 'SELECT "a" FROM "t" WHERE "a" = $1 ORDER BY "a" LIMIT $2';
-    const sent = messages(encodeLiveRead(opening, sql, ['x', 11]));
+    const sent = messages(encodeLiveRead(unnamed(GUARD), unnamed(sql), ['x', 11]));
     assert.deepEqual(
       sent.map((message) => message.type),
-      ['Q', 'P', 'B', 'E', 'S', 'Q'],
+      ['P', 'B', 'E', 'P', 'B', 'E', 'S'],
+      'one implicit transaction: Sync only at the end',
     );
-    assert.equal(sent[0]?.body.toString(), 'BEGIN READ ONLY\0');
+    assert.equal(sent[0]?.body.toString(), `\0${GUARD}\0\0\0`);
+    assert.deepEqual(bindParams(sent[1]?.body as Buffer), [], 'the guard has no parameters');
     assert.equal(
-      sent[1]?.body.toString(),
+      sent[3]?.body.toString(),
       `\0${sql}\0\0\0`,
       'unnamed statement, no declared parameter types',
     );
-    assert.deepEqual(bindParams(sent[2]?.body as Buffer), ['x', '11']);
-    assert.deepEqual(Array.from(sent[3]?.body as Buffer), [0, 0, 0, 0, 0], 'unnamed portal, every row');
-    assert.equal(sent[5]?.body.toString(), 'COMMIT\0');
+    assert.deepEqual(bindParams(sent[4]?.body as Buffer), ['x', '11']);
+    for (const execute of [sent[2], sent[5]]) {
+      assert.deepEqual(Array.from(execute?.body as Buffer), [0, 0, 0, 0, 0], 'unnamed portal, every row');
+    }
+    assert.equal(sent[6]?.body.length, 0);
   });
 
-  it('a prepared statement: its first read parses it under its name; later reads only bind it by name', () => {
-    const opening = encodeQuery('BEGIN READ ONLY');
+  it('prepared statements: a read parses only those it prepares; the others are bound by name', () => {
     const sql = 'SELECT "a" FROM "t" WHERE "a" = $1';
-    const first = messages(encodeLiveRead(opening, sql, ['x'], 'ambit_live_1', true));
+    const guard = { text: GUARD, name: 'ambit_g', parse: false };
+    const first = messages(encodeLiveRead(guard, { text: sql, name: 'ambit_s', parse: true }, ['x']));
     assert.deepEqual(
       first.map((message) => message.type),
-      ['Q', 'P', 'B', 'E', 'S', 'Q'],
+      ['B', 'E', 'P', 'B', 'E', 'S'],
     );
-    assert.equal(first[1]?.body.toString(), `ambit_live_1\0${sql}\0\0\0`);
-    assert.deepEqual(bindParams(first[2]?.body as Buffer, 'ambit_live_1'), ['x']);
-    const later = messages(encodeLiveRead(opening, sql, ['Zoë'], 'ambit_live_1', false));
+    assert.deepEqual(bindParams(first[0]?.body as Buffer, 'ambit_g'), []);
+    assert.equal(first[2]?.body.toString(), `ambit_s\0${sql}\0\0\0`);
+    assert.deepEqual(bindParams(first[3]?.body as Buffer, 'ambit_s'), ['x']);
+    const later = messages(encodeLiveRead(guard, { text: sql, name: 'ambit_s', parse: false }, ['Zoë']));
     assert.deepEqual(
       later.map((message) => message.type),
-      ['Q', 'B', 'E', 'S', 'Q'],
-      'no Parse: the SQL text is not sent again',
+      ['B', 'E', 'B', 'E', 'S'],
+      'no Parse: no SQL text is sent again',
     );
-    assert.deepEqual(bindParams(later[1]?.body as Buffer, 'ambit_live_1'), ['Zoë']);
-    assert.equal(later[4]?.body.toString(), 'COMMIT\0');
+    assert.deepEqual(bindParams(later[2]?.body as Buffer, 'ambit_s'), ['Zoë']);
   });
 
   it('parameters: text measured in bytes, NULL as -1, booleans and numbers as their text', () => {
-    const sent = messages(encodeLiveRead(encodeQuery('BEGIN'), 'SELECT 1', ['Zoë ✓', null, true, 2.5, -7]));
-    assert.deepEqual(bindParams(sent[2]?.body as Buffer), ['Zoë ✓', null, 'true', '2.5', '-7']);
+    const sent = messages(
+      encodeLiveRead(unnamed(GUARD), unnamed('SELECT 1'), ['Zoë ✓', null, true, 2.5, -7]),
+    );
+    assert.deepEqual(bindParams(sent[4]?.body as Buffer), ['Zoë ✓', null, 'true', '2.5', '-7']);
   });
 
   it('an in-list is an array literal whose elements are quoted and escaped', () => {
     const sent = messages(
-      encodeLiveRead(encodeQuery('BEGIN'), 'SELECT 1', [['a', 'b"c', 'd\\e', 'x,y}', 3]]),
+      encodeLiveRead(unnamed(GUARD), unnamed('SELECT 1'), [['a', 'b"c', 'd\\e', 'x,y}', 3]]),
     );
-    assert.deepEqual(bindParams(sent[2]?.body as Buffer), ['{"a","b\\"c","d\\\\e","x,y}","3"}']);
+    assert.deepEqual(bindParams(sent[4]?.body as Buffer), ['{"a","b\\"c","d\\\\e","x,y}","3"}']);
   });
 
   it('a data row decodes text (multi-byte included), empty strings and NULLs in order', () => {

@@ -2,38 +2,76 @@
 // few hundred bytes out and a handful of messages back, and a general driver's per-query machinery (objects,
 // events, type parsing) cost several times the database's own work on this path (docs/decisions/0011).
 
+/** A statement of a read: its SQL, its prepared name ('' for the unnamed one), and whether this read parses it. */
+export interface WireStatement {
+  readonly text: string;
+  readonly name: string;
+  readonly parse: boolean;
+}
+
 /**
- * One read's messages in one buffer: the opening statements, the SELECT (text in and out), COMMIT. The SELECT is
- * the prepared statement `name` ('' for the unnamed one); `parse` says whether this read prepares it first (a
- * statement this connection already prepared is only bound and executed).
+ * One read's messages in one buffer, one implicit transaction: the guard (a SELECT that makes the transaction
+ * read-only and sets its statement timeout), the SELECT with `values`, then Sync, which ends the transaction:
+ * committed, or rolled back after an error, and the session idle either way. A statement already prepared on
+ * the connection is only bound and executed.
  */
 export function encodeLiveRead(
-  opening: Buffer,
-  text: string,
+  guard: WireStatement,
+  select: WireStatement,
   values: readonly unknown[],
-  name = '',
-  parse = true,
 ): Buffer {
   const params = values.map(paramText);
   let paramBytes = 0;
   for (const param of params) paramBytes += 4 + (param === null ? 0 : Buffer.byteLength(param));
-  const nameBytes = Buffer.byteLength(name);
-  const parseSize = parse ? 1 + 4 + nameBytes + 1 + Buffer.byteLength(text) + 1 + 2 : 0;
-  const bindLength = 4 + 1 + nameBytes + 1 + 2 + 2 + paramBytes + 2;
-  const size = opening.length + parseSize + 1 + bindLength + EXECUTE_SYNC.length + COMMIT.length;
+  const size =
+    parseSize(guard) +
+    bindSize(guard.name, 0) +
+    parseSize(select) +
+    bindSize(select.name, paramBytes) +
+    2 * EXECUTE.length +
+    SYNC.length;
   const out = Buffer.allocUnsafe(size);
-  let at = opening.copy(out, 0);
-  if (parse) {
-    // Parse: no declared parameter types (the server infers them from the SQL).
-    out[at++] = 0x50;
-    at = out.writeInt32BE(parseSize - 1, at);
-    at = writeCString(out, name, at);
-    at = writeCString(out, text, at);
-    at = out.writeInt16BE(0, at);
-  }
-  // Bind: unnamed portal, every parameter and every result column as text.
+  let at = writeParse(out, 0, guard);
+  at = writeBind(out, at, guard.name, [], 0);
+  at += EXECUTE.copy(out, at);
+  at = writeParse(out, at, select);
+  at = writeBind(out, at, select.name, params, paramBytes);
+  at += EXECUTE.copy(out, at);
+  SYNC.copy(out, at);
+  return out;
+}
+
+function parseSize(statement: WireStatement): number {
+  if (!statement.parse) return 0;
+  return 1 + 4 + Buffer.byteLength(statement.name) + 1 + Buffer.byteLength(statement.text) + 1 + 2;
+}
+
+function bindSize(name: string, paramBytes: number): number {
+  return 1 + 4 + 1 + Buffer.byteLength(name) + 1 + 2 + 2 + paramBytes + 2;
+}
+
+/** Parse: no declared parameter types (the server infers them from the SQL). */
+function writeParse(out: Buffer, start: number, statement: WireStatement): number {
+  if (!statement.parse) return start;
+  let at = start;
+  out[at++] = 0x50;
+  at = out.writeInt32BE(parseSize(statement) - 1, at);
+  at = writeCString(out, statement.name, at);
+  at = writeCString(out, statement.text, at);
+  return out.writeInt16BE(0, at);
+}
+
+/** Bind: unnamed portal, every parameter and every result column as text. */
+function writeBind(
+  out: Buffer,
+  start: number,
+  name: string,
+  params: readonly (string | null)[],
+  paramBytes: number,
+): number {
+  let at = start;
   out[at++] = 0x42;
-  at = out.writeInt32BE(bindLength, at);
+  at = out.writeInt32BE(bindSize(name, paramBytes) - 1, at);
   out[at++] = 0;
   at = writeCString(out, name, at);
   at = out.writeInt16BE(0, at);
@@ -46,10 +84,7 @@ export function encodeLiveRead(
     const length = out.write(param, at + 4);
     at = out.writeInt32BE(length, at) + length;
   }
-  at = out.writeInt16BE(0, at);
-  at += EXECUTE_SYNC.copy(out, at);
-  COMMIT.copy(out, at);
-  return out;
+  return out.writeInt16BE(0, at);
 }
 
 function writeCString(out: Buffer, value: string, at: number): number {
@@ -58,23 +93,9 @@ function writeCString(out: Buffer, value: string, at: number): number {
   return end + 1;
 }
 
-/** A simple-protocol Query message. */
-export function encodeQuery(sql: string): Buffer {
-  const length = 4 + Buffer.byteLength(sql) + 1;
-  const out = Buffer.allocUnsafe(1 + length);
-  out[0] = 0x51;
-  out.writeInt32BE(length, 1);
-  out.write(sql, 5);
-  out[length] = 0;
-  return out;
-}
-
-/** Execute (unnamed portal, every row) then Sync. */
-const EXECUTE_SYNC = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0, 0x53, 0, 0, 0, 4]);
-const COMMIT = encodeQuery('COMMIT');
-
-/** How a read's replies end: one ReadyForQuery for the opening, one for the SELECT's Sync, one for COMMIT. */
-export const READY_PER_READ = 3;
+/** Execute (unnamed portal, every row). */
+const EXECUTE = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0]);
+const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
 
 /** A parameter as PostgreSQL text, the way `pg` sends it: arrays as array literals, every element quoted. */
 function paramText(value: unknown): string | null {

@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { beginReadOnly, classifyPgError, describePgError, qualifiedName } from './read-only-session.ts';
+import {
+  beginReadOnly,
+  classifyPgError,
+  describePgError,
+  liveGuard,
+  qualifiedName,
+} from './read-only-session.ts';
 
 const server = (code: string, message = 'boom') =>
   Object.assign(new Error(message), { code, severity: 'ERROR' });
@@ -10,6 +16,17 @@ describe('read-only session', () => {
     assert.equal(
       beginReadOnly({ query_timeout: 1500 }),
       "BEGIN READ ONLY; SET LOCAL statement_timeout = 1500; SET LOCAL TIME ZONE 'UTC'; SET LOCAL standard_conforming_strings = on",
+    );
+  });
+
+  it('guards a live read with transaction-local settings: read only, the timeout in whole ms, UTC when asked', () => {
+    assert.equal(
+      liveGuard({ query_timeout: 1500.7 }, false),
+      "SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1500', true)",
+    );
+    assert.equal(
+      liveGuard({ query_timeout: 0.2 }, true),
+      "SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1', true), set_config('TimeZone', 'UTC', true)",
     );
   });
 

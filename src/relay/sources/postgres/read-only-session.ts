@@ -4,21 +4,32 @@ import type pg from 'pg';
 import type { PostgresSourceConfig } from '../../config/schema.ts';
 
 /**
- * Opens the transaction every read runs in. READ ONLY makes any write fail, whatever a view or function tries;
- * the settings are LOCAL so they end with the transaction (and work where startup options are ignored).
+ * Opens the transaction every snapshot read runs in. READ ONLY makes any write fail, whatever a view or function
+ * tries; the settings are LOCAL so they end with the transaction (and work where startup options are ignored).
  * `standard_conforming_strings` pins the literal rules the configured SQL was checked with.
  */
 export function beginReadOnly(source: Pick<PostgresSourceConfig, 'query_timeout'>): string {
-  return `${beginLive(source, true)}; SET LOCAL standard_conforming_strings = on`;
+  return `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs(source)}; SET LOCAL TIME ZONE 'UTC'; SET LOCAL standard_conforming_strings = on`;
 }
 
 /**
- * The lighter opening of a live read, whose SQL holds no literal: READ ONLY and the statement timeout, plus UTC
- * output when the table has a timestamptz column (its text carries the session's offset otherwise).
+ * The guard of a live read: the first statement of the read's implicit transaction (everything up to its Sync),
+ * which makes the transaction READ ONLY (nothing run later in it can switch that off: PostgreSQL refuses
+ * read-write once a query ran) and sets its statement timeout, plus UTC output when the table has a timestamptz
+ * column (its text carries the session's offset otherwise). `set_config(..., true)` is SET LOCAL without the
+ * warning SET LOCAL logs outside an explicit transaction block; the settings end with the transaction.
  */
-export function beginLive(source: Pick<PostgresSourceConfig, 'query_timeout'>, utc: boolean): string {
-  const timeout = Math.max(1, Math.floor(source.query_timeout));
-  return `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeout}${utc ? "; SET LOCAL TIME ZONE 'UTC'" : ''}`;
+export function liveGuard(source: Pick<PostgresSourceConfig, 'query_timeout'>, utc: boolean): string {
+  const settings = [
+    "set_config('transaction_read_only', 'on', true)",
+    `set_config('statement_timeout', '${timeoutMs(source)}', true)`,
+    ...(utc ? ["set_config('TimeZone', 'UTC', true)"] : []),
+  ];
+  return `SELECT ${settings.join(', ')}`;
+}
+
+function timeoutMs(source: Pick<PostgresSourceConfig, 'query_timeout'>): number {
+  return Math.max(1, Math.floor(source.query_timeout));
 }
 
 /** Every value as PostgreSQL's text output: the same text the store coerces from CSV cells. */
