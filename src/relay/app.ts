@@ -18,14 +18,14 @@ import { createRelayMetrics, type RelayMetrics } from './metrics/relay-metrics.t
 import { createCursorCodec } from './query/cursor.ts';
 import type { RelayRuntime } from './relay-runtime.ts';
 import type { RelayState } from './relay-state.ts';
+import { changeTokenSource } from './reload/change-token.ts';
+import { createRefreshScheduler, type RefreshScheduler, refreshOf } from './reload/refresh-scheduler.ts';
+import { createReloader, type Reloader } from './reload/reloader.ts';
 import { registerDatasetRoutes } from './routes/datasets.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerOpenApiRoutes } from './routes/openapi.ts';
 import { registerRecordRoutes } from './routes/records.ts';
 import { registerRelationshipRoutes } from './routes/relationships.ts';
-import { changeTokenSource } from './reload/change-token.ts';
-import { createRefreshScheduler, type RefreshScheduler, refreshOf } from './reload/refresh-scheduler.ts';
-import { createReloader, type Reloader } from './reload/reloader.ts';
 import { createPostgresSources } from './sources/postgres/postgres-sources.ts';
 import { retryWhileUnavailable } from './sources/postgres/wait-for-database.ts';
 import type { SourceError } from './sources/source-error.ts';
@@ -197,9 +197,9 @@ export function createRelayApp(
     loaded: loadedPromise,
     waitingForSources,
     async close() {
-      refresh.stop();
+      const stopped = refresh.stop();
       closing.abort();
-      await Promise.all([app.close(), admin?.close()]);
+      await Promise.all([app.close(), admin?.close(), stopped]);
       await Promise.all([audit.close(), postgres.close()]);
     },
   };

@@ -23,7 +23,8 @@ const realEvery: Every = (ms, run) => {
 
 export interface RefreshScheduler {
   start(): void;
-  stop(): void;
+  /** No further ticks; resolves once the ticks running now are done (their loads end before the sources close). */
+  stop(): Promise<void>;
   /** One round of every scheduled table (mtime check or interval reload), resolved when all are done. */
   runOnce(): Promise<void>;
 }
@@ -42,6 +43,8 @@ interface Job {
   tick(): void;
   /** Waits for a running tick, then runs once more. */
   runAfterCurrent(): Promise<void>;
+  /** The tick running now, if any. */
+  readonly current: Promise<void> | undefined;
 }
 
 export function createRefreshScheduler(options: RefreshSchedulerOptions): RefreshScheduler {
@@ -83,6 +86,9 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
           await running;
           await run();
         },
+        get current() {
+          return running;
+        },
       });
     }
   }
@@ -94,9 +100,10 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
       if (cancels.length > 0) return;
       cancels = jobs.map((job) => every(job.interval, () => job.tick()));
     },
-    stop() {
+    async stop() {
       for (const cancel of cancels) cancel();
       cancels = [];
+      await Promise.all(jobs.map((job) => job.current));
     },
     async runOnce() {
       await Promise.all(jobs.map((job) => job.runAfterCurrent()));
