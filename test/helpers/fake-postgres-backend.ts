@@ -70,11 +70,7 @@ export function errorResponse(code: string, message: string): Buffer {
  * sent (two for an unprepared read: the guard's and the SELECT's; `FakeBackend.readParses` counts them); each
  * gets a ParseComplete, except the last when `failedParse` says the SELECT's Parse is what failed.
  */
-export function liveReadReplies(
-  outcome:
-    | { rows: (string | null)[][]; parses?: number }
-    | { error: Buffer; parses?: number; failedParse?: boolean },
-): Buffer {
+export function liveReadReplies(outcome: LiveReadOutcome): Buffer {
   const parses = outcome.parses ?? 2;
   const guard = [backendMessage('2'), dataRowMessage(['on', '30000']), commandComplete('SELECT 1')];
   const parseCompletes = (count: number) => Array.from({ length: count }, () => backendMessage('1'));
@@ -94,6 +90,20 @@ export function liveReadReplies(
     commandComplete(`SELECT ${outcome.rows.length}`),
     readyForQuery('I'),
   ]);
+}
+
+/** What one read is answered with (its Parse count is filled in from what the read sent). */
+export type LiveReadOutcome =
+  | { rows: (string | null)[][]; parses?: number }
+  | { error: Buffer; parses?: number; failedParse?: boolean };
+
+/** Answers every read at its Sync with `outcome(n)`, n counting reads from 1. */
+export function answerReads(backend: FakeBackend, outcome: (read: number) => LiveReadOutcome): void {
+  let reads = 0;
+  backend.onMessage = (message, socket) => {
+    if (message.type !== 'S') return;
+    socket.write(liveReadReplies({ parses: backend.readParses, ...outcome(++reads) }));
+  };
 }
 
 export async function startFakeBackend(options: { tls?: boolean } = {}): Promise<FakeBackend> {

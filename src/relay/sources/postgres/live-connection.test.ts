@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
+  answerReads,
   errorResponse,
   type FakeBackend,
   liveReadReplies,
@@ -88,16 +89,11 @@ describe('a live connection', () => {
   });
 
   it('a read the server refuses rejects with its SQLSTATE; the next read on the connection still succeeds', async () => {
-    let syncs = 0;
-    backend.onMessage = (message, socket) => {
-      if (message.type !== 'S') return;
-      syncs += 1;
-      socket.write(
-        syncs === 1
-          ? liveReadReplies({ error: errorResponse('22P02', 'invalid input syntax for type integer') })
-          : liveReadReplies({ rows: [['ok']], parses: backend.readParses }),
-      );
-    };
+    answerReads(backend, (read) =>
+      read === 1
+        ? { error: errorResponse('22P02', 'invalid input syntax for type integer') }
+        : { rows: [['ok']] },
+    );
     const live = await open();
     const refused = live.read(GUARD, 'SELECT 1', ['nope']);
     const next = live.read(GUARD, 'SELECT 1', ['1']);
@@ -263,19 +259,9 @@ describe('a live connection', () => {
   });
 
   it('a read refused after its Parse succeeded keeps the statement prepared', async () => {
-    let syncs = 0;
-    backend.onMessage = (message, socket) => {
-      if (message.type !== 'S') return;
-      syncs += 1;
-      socket.write(
-        syncs === 1
-          ? liveReadReplies({
-              error: errorResponse('22P02', 'invalid input syntax'),
-              parses: backend.readParses,
-            })
-          : liveReadReplies({ rows: [['ok']], parses: backend.readParses }),
-      );
-    };
+    answerReads(backend, (read) =>
+      read === 1 ? { error: errorResponse('22P02', 'invalid input syntax') } : { rows: [['ok']] },
+    );
     const live = await open();
     await assert.rejects(live.read(GUARD, 'SELECT a FROM t WHERE a = $1', ['x'], true));
     assert.deepEqual(await live.read(GUARD, 'SELECT a FROM t WHERE a = $1', ['1'], true), [['ok']]);
