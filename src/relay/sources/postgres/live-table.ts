@@ -88,7 +88,8 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   const timeoutMs = clientTimeoutMs(source);
   const pool = createLivePool<LiveConnection>({
     open: () =>
-      openLiveConnection(clientConfig(url, source), timeoutMs, (error) => {
+      // The driver only opens the connection; reads are timed by the connection itself (`timeoutMs`).
+      openLiveConnection(clientConfig(url, source, { clientTimeout: false }), timeoutMs, (error) => {
         deps.logger.warn(
           { table_id: table.id, reason: describePgError(error) },
           'live table connection lost',
