@@ -30,12 +30,23 @@ export interface CursorCodec {
 // Room for a live table's primary key (its text) in the cursor.
 const MAX_CURSOR_LENGTH = 1024;
 const TAG_BYTES = 16;
+/** Cursors remembered once signed (a bound on memory; the set starts over when full). */
+const SIGNED_CURSORS = 1024;
 
 export function createCursorCodec(secret: Buffer): CursorCodec {
   const tag = (body: string) => createHmac('sha256', secret).update(body).digest().subarray(0, TAG_BYTES);
+  // The first page of a popular query ends at the same position every time: its cursor is signed once.
+  const signed = new Map<string, string>();
   const sign = (payload: CursorPayload | KeyCursorPayload) => {
-    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
-    return `${body}.${tag(body).toString('base64url')}`;
+    const json = JSON.stringify(payload);
+    let cursor = signed.get(json);
+    if (cursor === undefined) {
+      const body = Buffer.from(json).toString('base64url');
+      cursor = `${body}.${tag(body).toString('base64url')}`;
+      if (signed.size >= SIGNED_CURSORS) signed.clear();
+      signed.set(json, cursor);
+    }
+    return cursor;
   };
   const check = (cursor: string, intent: string, generation: string) => {
     const payload = verify(cursor, tag);

@@ -3,7 +3,10 @@
 import type { CatalogField } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import type { LiveRow } from '../sources/postgres/live-table.ts';
-import { coerceValue, INVALID } from '../store/coerce-cell.ts';
+import { coerceValue, INVALID, isDateText } from '../store/coerce-cell.ts';
+
+/** One cell's JSON from the database's text of it. */
+type CellRenderer = (raw: string | null) => string;
 
 export interface LiveLayout {
   /** Columns to SELECT, in order: every rendered field's column, then the primary key if not among them. */
@@ -13,6 +16,8 @@ export interface LiveLayout {
   readonly keyPosition: number;
   /** JSON object key prefixes (`{"name":`, `,"age":`). */
   readonly keys: readonly string[];
+  /** How each rendered field's cells become JSON. */
+  readonly renderers: readonly CellRenderer[];
 }
 
 export function liveLayout(fields: readonly CatalogField[], primaryKey: CatalogField): LiveLayout {
@@ -28,18 +33,41 @@ export function liveLayout(fields: readonly CatalogField[], primaryKey: CatalogF
     positions,
     keyPosition: positionOf(primaryKey.column),
     keys: fields.map((field, index) => `${index === 0 ? '{' : ','}${JSON.stringify(field.name)}:`),
+    renderers: fields.map(cellRenderer),
   };
 }
 
+/** A row as the JSON object of the layout's fields. `fields` is the list the layout was built from. */
 export function liveRowJson(fields: readonly CatalogField[], layout: LiveLayout, row: LiveRow): string {
-  const parts: string[] = [];
+  const { keys, positions, renderers } = layout;
+  let json = '';
   for (let i = 0; i < fields.length; i++) {
-    const field = fields[i] as CatalogField;
-    const raw = row[layout.positions[i] as number] ?? null;
-    parts.push(layout.keys[i] as string, cellText(field, raw));
+    json += (keys[i] as string) + (renderers[i] as CellRenderer)(row[positions[i] as number] ?? null);
   }
-  parts.push('}');
-  return parts.join('');
+  return `${json}}`;
+}
+
+/**
+ * The renderer of a field's cells. The database writes most values in the exact form JSON output takes (a
+ * canonical integer, a short plain decimal, a calendar date): those are checked and passed through; anything
+ * else (and every empty or invalid cell) goes through the snapshot coercion, which decides the output.
+ */
+export function cellRenderer(field: CatalogField): CellRenderer {
+  const coerced = (raw: string | null) => cellText(field, raw);
+  switch (field.type) {
+    case 'string':
+      return (raw) => (raw === null || raw === '' ? coerced(raw) : JSON.stringify(raw));
+    case 'integer':
+      return (raw) => (raw !== null && isCanonicalInteger(raw) ? raw : coerced(raw));
+    case 'number':
+      return (raw) => (raw !== null && isCanonicalDecimal(raw) ? raw : coerced(raw));
+    case 'date':
+      return (raw) => (raw !== null && isDateText(raw) ? `"${raw}"` : coerced(raw));
+    case 'boolean':
+      return (raw) => (raw === 't' ? 'true' : raw === 'f' ? 'false' : coerced(raw));
+    default:
+      return coerced;
+  }
 }
 
 function cellText(field: CatalogField, raw: string | null): string {
@@ -54,4 +82,50 @@ function cellText(field: CatalogField, raw: string | null): string {
   if (value !== null && field.type === 'timestamp')
     return JSON.stringify(new Date(value as number).toISOString());
   return JSON.stringify(value);
+}
+
+const ZERO = 48;
+const NINE = 57;
+const MINUS = 45;
+/** Below 2^53 with room: every integer of this many digits is exact, and prints as written. */
+const MAX_DIGITS = 15;
+
+/** `0` or `-?[1-9][0-9]{0,14}`: what JSON.stringify(Number(text)) writes back unchanged. */
+function isCanonicalInteger(text: string): boolean {
+  const start = text.charCodeAt(0) === MINUS ? 1 : 0;
+  const length = text.length - start;
+  if (length < 1 || length > MAX_DIGITS) return false;
+  const first = text.charCodeAt(start);
+  if (first === ZERO) return text.length === 1;
+  for (let i = start; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < ZERO || code > NINE) return false;
+  }
+  return true;
+}
+
+/**
+ * A plain decimal with at most 15 digits, no superfluous zero (`0.5`, `-12.25`, `7`), at least 1e-6 in magnitude:
+ * such text names one double whose shortest form is the text itself, and JavaScript prints numbers of that
+ * magnitude without an exponent, so JSON.stringify(Number(text)) === text. `-0` is left to the coercion.
+ */
+function isCanonicalDecimal(text: string): boolean {
+  const point = text.indexOf('.');
+  if (point < 0) return isCanonicalInteger(text);
+  const start = text.charCodeAt(0) === MINUS ? 1 : 0;
+  const whole = point - start;
+  const fraction = text.length - point - 1;
+  if (whole < 1 || fraction < 1 || text.charCodeAt(text.length - 1) === ZERO) return false;
+  const leadingZero = text.charCodeAt(start) === ZERO;
+  if (leadingZero && whole !== 1) return false;
+  if ((leadingZero ? 0 : whole) + fraction > MAX_DIGITS) return false;
+  let zeros = 0;
+  for (let i = start; i < text.length; i++) {
+    if (i === point) continue;
+    const code = text.charCodeAt(i);
+    if (code < ZERO || code > NINE) return false;
+    if (leadingZero && i > point && zeros === i - point - 1 && code === ZERO) zeros++;
+  }
+  // 0.000000x is below 1e-6: JavaScript writes it with an exponent.
+  return !(leadingZero && zeros > 5);
 }

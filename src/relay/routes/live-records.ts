@@ -12,7 +12,8 @@ import { type LiveLayout, liveLayout, liveRowJson } from '../query/render-live-r
 import type { RelayAuditFacts, RelayRuntime } from '../relay-runtime.ts';
 import type { LiveTable } from '../sources/postgres/live-table.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
-import { nextLink, sendJson } from './records.ts';
+import { nextLink } from './next-link.ts';
+import { sendJson } from './records.ts';
 import { renderPage } from './render-page.ts';
 
 export interface LiveRead {

@@ -22,6 +22,7 @@ import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { Generation } from '../store/generation.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
 import { sendLiveCollection, sendLiveRecord } from './live-records.ts';
+import { nextLink } from './next-link.ts';
 import { cachedPage, pageKey, rememberPage } from './page-cache.ts';
 import { renderPage } from './render-page.ts';
 import { readPurpose, requireGeneration, resolveEntity } from './resolve-entity.ts';
@@ -231,13 +232,4 @@ export function notModified(reply: RouteReply, etag: string): RouteReply {
 
 export function sendJson(reply: RouteReply, body: string | Buffer): RouteReply {
   return reply.header('content-type', 'application/json; charset=utf-8').send(body);
-}
-
-/** The same path and parameters with the cursor replaced, parameters sorted by name. */
-export function nextLink(request: RouteRequest, cursor: string): string {
-  const url = new URL(request.url, 'http://relay.invalid');
-  const params = [...url.searchParams.entries()].filter(([name]) => name !== 'cursor');
-  params.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  params.push(['cursor', cursor]);
-  return `${url.pathname}?${new URLSearchParams(params).toString()}`;
 }

@@ -8,7 +8,8 @@ import { relatedOf, relatedRows } from '../query/expand-rows.ts';
 import { optional, parseLimit, type QueryParams } from '../query/parse-collection-query.ts';
 import { rowJson } from '../query/render-rows.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
-import { findRow, nextLink, notModified, sendJson, sortedQuery } from './records.ts';
+import { nextLink } from './next-link.ts';
+import { findRow, notModified, sendJson, sortedQuery } from './records.ts';
 import { renderPage } from './render-page.ts';
 import { lookupEntity, readPurpose, requireGeneration } from './resolve-entity.ts';
 

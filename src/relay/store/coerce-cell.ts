@@ -177,7 +177,7 @@ function normaliseOffset(offset: string | undefined): string {
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /** `YYYY-MM-DD` naming a day of the calendar (years 0100 to 9999), checked by arithmetic: no Date, no regex. */
-function isDateText(text: string): boolean {
+export function isDateText(text: string): boolean {
   if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return false;
   const year = digits(text, 0, 4);
   const month = digits(text, 5, 2);

@@ -158,7 +158,7 @@ export async function openLiveConnection(
     if (read === undefined) return;
     const type = buffer[start - HEADER];
     if (type === DATA_ROW) {
-      if (read.completed > 0) read.rows.push(decodeDataRow(buffer, start));
+      if (read.completed > 0) read.rows.push(decodeDataRow(buffer, start, end));
     } else if (type === COMMAND_COMPLETE) {
       read.completed += 1;
     } else if (type === PARSE_COMPLETE) {

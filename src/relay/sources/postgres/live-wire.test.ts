@@ -110,7 +110,21 @@ describe('live wire messages', () => {
 
   it('a data row decodes text (multi-byte included), empty strings and NULLs in order', () => {
     const row = dataRow(['F0424242', null, '', 'Łódź']);
-    assert.deepEqual(decodeDataRow(row, 5), ['F0424242', null, '', 'Łódź']);
+    assert.deepEqual(decodeDataRow(row, 5, row.length), ['F0424242', null, '', 'Łódź']);
+  });
+
+  it('an ASCII data row inside a larger buffer decodes only its own cells', () => {
+    const row = dataRow(['F0424242', '', null, 'district-07', '-29.993']);
+    const before = Buffer.from('Zoë ✓ before');
+    const chunk = Buffer.concat([before, row, Buffer.from('Łódź after')]);
+    const start = before.length + 5;
+    assert.deepEqual(decodeDataRow(chunk, start, start + row.length - 5), [
+      'F0424242',
+      '',
+      null,
+      'district-07',
+      '-29.993',
+    ]);
   });
 
   it('an error response keeps the SQLSTATE, the unlocalized severity and the message', () => {

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isProblem } from '../../platform/problem/problem.ts';
+import { createCursorCodec } from './cursor.ts';
+
+const codec = createCursorCodec(Buffer.from('cursor-test-secret-0123456789abcdef0123'));
+
+function code(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    return isProblem(error) ? error.code : 'not a problem';
+  }
+  return undefined;
+}
+
+describe('cursor codec', () => {
+  it('gives back the position of its own cursors, signed the same way each time', () => {
+    const first = codec.encode({ i: 'intent', g: 'gen', p: 20 });
+    assert.equal(codec.encode({ i: 'intent', g: 'gen', p: 20 }), first);
+    assert.equal(codec.decode(first, 'intent', 'gen'), 20);
+    const key = codec.encodeKey({ i: 'intent', g: 'gen', k: 'F0424242' });
+    assert.equal(codec.decodeKey(key, 'intent', 'gen'), 'F0424242');
+    assert.notEqual(codec.encode({ i: 'intent', g: 'gen', p: 21 }), first);
+  });
+
+  it('keeps verifying after many distinct cursors have been signed', () => {
+    const early = codec.encodeKey({ i: 'intent', g: 'gen', k: 'k-0' });
+    for (let n = 1; n <= 3000; n++) {
+      const cursor = codec.encodeKey({ i: 'intent', g: 'gen', k: `k-${n}` });
+      if (n % 500 === 0) assert.equal(codec.decodeKey(cursor, 'intent', 'gen'), `k-${n}`);
+    }
+    assert.equal(codec.decodeKey(early, 'intent', 'gen'), 'k-0');
+    assert.equal(codec.encodeKey({ i: 'intent', g: 'gen', k: 'k-0' }), early);
+  });
+
+  it('refuses a cursor of another query, another generation, another secret or a changed body', () => {
+    const cursor = codec.encode({ i: 'intent', g: 'gen', p: 20 });
+    assert.equal(
+      code(() => codec.decode(cursor, 'other', 'gen')),
+      'pagination.cursor_invalidated',
+    );
+    assert.equal(
+      code(() => codec.decode(cursor, 'intent', 'reloaded')),
+      'pagination.cursor_invalidated',
+    );
+    const stranger = createCursorCodec(Buffer.from('another-secret-0123456789abcdef01234567'));
+    assert.equal(
+      code(() => stranger.decode(cursor, 'intent', 'gen')),
+      'pagination.cursor_malformed',
+    );
+    const [, tag] = cursor.split('.');
+    const forged = `${Buffer.from(JSON.stringify({ i: 'intent', g: 'gen', p: 0 })).toString('base64url')}.${tag}`;
+    assert.equal(
+      code(() => codec.decode(forged, 'intent', 'gen')),
+      'pagination.cursor_malformed',
+    );
+    assert.equal(
+      code(() => codec.decodeKey(cursor, 'intent', 'gen')),
+      'pagination.cursor_malformed',
+    );
+  });
+});
