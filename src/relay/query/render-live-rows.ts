@@ -37,11 +37,11 @@ export function liveLayout(fields: readonly CatalogField[], primaryKey: CatalogF
   };
 }
 
-/** A row as the JSON object of the layout's fields. `fields` is the list the layout was built from. */
-export function liveRowJson(fields: readonly CatalogField[], layout: LiveLayout, row: LiveRow): string {
+/** A row as the JSON object of the layout's fields. */
+export function liveRowJson(layout: LiveLayout, row: LiveRow): string {
   const { keys, positions, renderers } = layout;
   let json = '';
-  for (let i = 0; i < fields.length; i++) {
+  for (let i = 0; i < keys.length; i++) {
     json += (keys[i] as string) + (renderers[i] as CellRenderer)(row[positions[i] as number] ?? null);
   }
   return `${json}}`;
@@ -119,13 +119,10 @@ function isCanonicalDecimal(text: string): boolean {
   const leadingZero = text.charCodeAt(start) === ZERO;
   if (leadingZero && whole !== 1) return false;
   if ((leadingZero ? 0 : whole) + fraction > MAX_DIGITS) return false;
-  let zeros = 0;
   for (let i = start; i < text.length; i++) {
-    if (i === point) continue;
     const code = text.charCodeAt(i);
-    if (code < ZERO || code > NINE) return false;
-    if (leadingZero && i > point && zeros === i - point - 1 && code === ZERO) zeros++;
+    if (i !== point && (code < ZERO || code > NINE)) return false;
   }
   // 0.000000x is below 1e-6: JavaScript writes it with an exponent.
-  return !(leadingZero && zeros > 5);
+  return !leadingZero || !text.startsWith('000000', point + 1);
 }

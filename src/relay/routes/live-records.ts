@@ -71,7 +71,7 @@ export async function sendLiveCollection(
     after,
     limit: query.limit,
   });
-  const items = page.rows.map((row) => liveRowJson(fields, layout, row));
+  const items = page.rows.map((row) => liveRowJson(layout, row));
   facts.rowCount = items.length;
   const lastKey = page.rows[page.rows.length - 1]?.[layout.keyPosition];
   const nextCursor =
@@ -106,7 +106,7 @@ export async function sendLiveRecord(
   }
   if (row === undefined) throw notFound();
   facts.rowCount = 1;
-  return sendJson(reply, liveRowJson(fields, layout, row));
+  return sendJson(reply, liveRowJson(layout, row));
 }
 
 /** Config validation keeps relationships away from live entities; this keeps the route honest regardless. */
