@@ -483,7 +483,11 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     await db.query('CREATE TABLE partial (id integer, label text)');
     await db.query('CREATE UNIQUE INDEX partial_id ON partial (id) WHERE id > 0');
     await db.query('CREATE TABLE paired (id integer, label text, UNIQUE (id, label))');
-    for (const table of ['loose', 'partial', 'paired']) {
+    // What a failed CREATE UNIQUE INDEX CONCURRENTLY leaves behind (duplicates found): an index marked invalid.
+    await db.query('CREATE TABLE unfinished (id integer, label text)');
+    await db.query('CREATE UNIQUE INDEX unfinished_id ON unfinished (id)');
+    await db.query("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'unfinished_id'::regclass");
+    for (const table of ['loose', 'partial', 'paired', 'unfinished']) {
       const error = await probeFailure(liveDataset(table, ID_AND_LABEL));
       assert.equal(error.code, 'ingest.live_key_not_unique', table);
     }

@@ -49,6 +49,11 @@ describe('readOnlySqlProblem', () => {
       /set_config/,
     ],
     ['a session function behind a comment', "SELECT set_config /* x */ ('a','b',false)", /set_config/],
+    [
+      'a session function after a line comment ended by a carriage return',
+      "SELECT id FROM people --\rWHERE set_config('a','b',false) IS NOT NULL",
+      /set_config/,
+    ],
     ['an advisory lock', 'SELECT pg_advisory_lock(42)', /pg_advisory_lock/],
     ['a try advisory lock', 'SELECT pg_try_advisory_xact_lock(42)', /pg_try_advisory_xact_lock/],
     ['dblink', "SELECT * FROM dblink('host=x', 'DELETE FROM t') AS r(a int)", /dblink/],

@@ -114,8 +114,9 @@ function tokenize(sql: string): Token[] | string {
     if (/\s/.test(c)) {
       i++;
     } else if (sql.startsWith('--', i)) {
-      const end = sql.indexOf('\n', i);
-      i = end < 0 ? sql.length : end + 1;
+      // PostgreSQL ends a line comment at a carriage return as well as at a line feed.
+      const end = sql.slice(i).search(/[\n\r]/);
+      i = end < 0 ? sql.length : i + end + 1;
     } else if (sql.startsWith('/*', i)) {
       let depth = 1;
       i += 2;

@@ -3,6 +3,9 @@ import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
   answerReads,
+  backendMessage,
+  commandComplete,
+  dataRowMessage,
   errorResponse,
   type FakeBackend,
   liveReadReplies,
@@ -148,6 +151,63 @@ describe('a live connection', () => {
     });
     assert.equal(live.usable, false);
   });
+
+  it('a read waiting behind slower ones is timed from when the server reaches it, not from when it was sent', async () => {
+    // The server answers one read every 200 ms, in order; each takes 200 ms, under the 300 ms timeout, although
+    // the third was sent 600 ms before its answer.
+    let syncs = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      const read = ++syncs;
+      setTimeout(() => socket.write(liveReadReplies({ rows: [[`r${read}`]] })), read * 200);
+    };
+    const live = await open(300);
+    const reads = [1, 2, 3].map((read) => live.read(GUARD, 'SELECT $1', [read]));
+    assert.deepEqual(await Promise.all(reads), [[['r1']], [['r2']], [['r3']]]);
+    assert.equal(live.usable, true);
+  });
+
+  const GUARD_REPLIES = Buffer.concat([
+    backendMessage('1'),
+    backendMessage('1'),
+    backendMessage('2'),
+    dataRowMessage(['on', '30000']),
+    commandComplete('SELECT 1'),
+    backendMessage('2'),
+  ]);
+  const lengthHeader = (type: string, length: number) => {
+    const header = Buffer.alloc(5);
+    header.write(type, 0);
+    header.writeInt32BE(length, 1);
+    return header;
+  };
+  const malformed: [string, Buffer][] = [
+    ['a message shorter than its own length field', lengthHeader('D', 2)],
+    ['a negative message length', lengthHeader('D', -4)],
+    ['a message announced past 64 MiB', lengthHeader('D', 0x7fffffff)],
+    ['a data row announcing cells it does not carry', backendMessage('D', Buffer.from([0, 3]))],
+    [
+      'a cell longer than its data row',
+      backendMessage(
+        'D',
+        Buffer.concat([Buffer.from([0, 1]), lengthHeader('x', 1000).subarray(1), Buffer.from('ab')]),
+      ),
+    ],
+    ['a negative cell count', backendMessage('D', Buffer.from([0xff, 0xff]))],
+  ];
+  for (const [what, reply] of malformed) {
+    it(`a reply with ${what} fails the connection's reads as unavailable, and the process carries on`, async () => {
+      backend.onMessage = (message, socket) => {
+        if (message.type === 'S') socket.write(Buffer.concat([GUARD_REPLIES, reply, readyForQuery('I')]));
+      };
+      const live = await open();
+      await assert.rejects(live.read(GUARD, 'SELECT 1', []), (error: Error) => {
+        assert.equal(classifyPgError(error), 'unavailable');
+        return true;
+      });
+      assert.equal(live.usable, false);
+    });
+  }
 
   it('a read that leaves the session inside a transaction answers; the reads behind it fail, and none follow', async () => {
     let syncs = 0;

@@ -39,7 +39,8 @@ export interface LiveConnection {
 interface PendingRead {
   readonly resolve: (rows: (string | null)[][]) => void;
   readonly reject: (error: Error) => void;
-  readonly timer: NodeJS.Timeout;
+  /** The client-side backstop, armed once the read is at the head of the pipeline (the server runs it then). */
+  timer: NodeJS.Timeout | undefined;
   /** The prepared statements the read runs (guard, then SELECT), and which of them this read prepares. */
   readonly statements: readonly Prepared[];
   readonly parses: readonly Prepared[];
@@ -97,6 +98,11 @@ const IDLE = 0x49;
 const HEADER = 5;
 /** A read normally completes within a few milliseconds; a pipeline silent for longer has a slow statement at its head. */
 const STALL_MS = 20;
+/**
+ * The largest server message accepted (a data row with all its cells): beyond it the connection is given up rather
+ * than buffering without bound. An answer of this size is far past anything a page of an API response holds.
+ */
+const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Opens a connection; `timeoutMs` bounds each read on the client side (a backstop for the server's timeout).
@@ -129,7 +135,7 @@ export async function openLiveConnection(
   let needed = 0;
 
   function settle(read: PendingRead, error: Error | undefined): void {
-    clearTimeout(read.timer);
+    if (read.timer !== undefined) clearTimeout(read.timer);
     if (error === undefined) read.resolve(read.rows);
     else read.reject(error);
   }
@@ -144,6 +150,17 @@ export async function openLiveConnection(
   function fail(error: Error): void {
     failAll(error);
     stream.destroy();
+  }
+
+  /**
+   * Starts the backstop of the read at the head of the pipeline. Reads behind it wait for it (the server runs
+   * them one by one), so timing them from when they were sent would count their neighbours' time as theirs.
+   */
+  function armHead(): void {
+    const head = pending[0];
+    if (head === undefined || head.timer !== undefined) return;
+    // It gives up on the whole connection: the answers behind a read left unanswered can no longer be told apart.
+    head.timer = setTimeout(() => fail(new Error(CLIENT_TIMEOUT_MESSAGE)), timeoutMs);
   }
 
   function flush(): void {
@@ -174,6 +191,7 @@ export async function openLiveConnection(
       // Sync ends the implicit transaction, so the session is idle unless something unforeseen happened: then
       // the reads behind this one (sent or not) fail as if the connection had dropped, and it takes no more.
       if (buffer[start] !== IDLE) fail(new Error('the session was not idle after a live read'));
+      else armHead();
     }
   }
 
@@ -206,6 +224,24 @@ export async function openLiveConnection(
   }
 
   function onData(chunk: Buffer): void {
+    try {
+      receive(chunk);
+    } catch (error) {
+      // A reply that does not parse (a broken or hostile server): this connection's answers cannot be trusted.
+      fail(error instanceof Error ? error : new Error('the database sent a malformed reply'));
+    }
+  }
+
+  /** The length a message header announces (type byte, then its length counting itself), checked. */
+  function messageEnd(buffer: Buffer, at: number): number {
+    const length = buffer.readInt32BE(at + 1);
+    if (length < 4 || length > MAX_MESSAGE_BYTES) {
+      throw new Error(`the database sent a message of ${length} bytes, which a live read does not accept`);
+    }
+    return at + 1 + length;
+  }
+
+  function receive(chunk: Buffer): void {
     let buffer = chunk;
     if (partialBytes > 0) {
       partial.push(chunk);
@@ -217,7 +253,7 @@ export async function openLiveConnection(
     }
     let at = 0;
     while (buffer.length - at >= HEADER) {
-      const end = at + 1 + buffer.readInt32BE(at + 1);
+      const end = messageEnd(buffer, at);
       if (end > buffer.length) break;
       onMessage(buffer, at + HEADER, end);
       at = end;
@@ -226,7 +262,7 @@ export async function openLiveConnection(
       const rest = buffer.subarray(at);
       partial.push(rest);
       partialBytes = rest.length;
-      needed = rest.length >= HEADER ? 1 + rest.readInt32BE(1) : HEADER;
+      needed = rest.length >= HEADER ? messageEnd(rest, 0) : HEADER;
     }
   }
 
@@ -276,9 +312,9 @@ export async function openLiveConnection(
           completed: 0,
           rows: [],
           error: undefined,
-          // The backstop gives up on the whole connection: its answers can no longer be told apart.
-          timer: setTimeout(() => fail(new Error(CLIENT_TIMEOUT_MESSAGE)), timeoutMs),
+          timer: undefined,
         });
+        armHead();
         // Reads asked for in the same turn of the event loop (requests that arrived together) leave in one write.
         if (outbox.push(message) === 1) setImmediate(flush);
       });

@@ -138,6 +138,25 @@ describe('the live connection pool', () => {
     await live.end();
   });
 
+  it('reads waiting for a place try again as soon as a connection attempt fails', async () => {
+    let attempts = 0;
+    // Long enough that a waiter served only by its timeout would fail the test's own deadline below.
+    const { live } = pool({ max: 1, depth: 1, acquireTimeoutMs: 60_000, fail: () => ++attempts === 1 });
+    const first = live.acquire();
+    const second = live.acquire();
+    const third = live.acquire();
+    await assert.rejects(first, (error: Error) => classifyPgError(error) === 'unavailable');
+    const deadline = new Promise<never>((_, reject) => {
+      setTimeout(() => reject(new Error('the waiting read was not served')), 2000).unref();
+    });
+    const served = await Promise.race([second, deadline]);
+    assert.equal(served.id, 1);
+    assert.equal(attempts, 2);
+    live.release(served);
+    assert.equal((await Promise.race([third, deadline])).id, 1);
+    await live.end();
+  });
+
   it('a connection idle past idleTimeoutMs is closed; a busy one is kept', async () => {
     mock.timers.enable({ apis: ['setInterval'] });
     try {

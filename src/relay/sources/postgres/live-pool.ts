@@ -78,19 +78,24 @@ export function createLivePool<C extends PooledConnection>(options: LivePoolOpti
 
   async function openOne(): Promise<C> {
     opening += 1;
+    let connection: C;
     try {
-      const connection = await options.open();
-      const entry: Entry<C> = { connection, reads: 0, lastUsed: now() };
-      if (ended) {
-        void connection.close();
-        throw new Error('the live connection pool is closed');
-      }
-      entries.push(entry);
-      byConnection.set(connection, entry);
-      return take(entry);
-    } finally {
+      connection = await options.open();
+    } catch (error) {
       opening -= 1;
+      // The place this attempt held is free again: reads waiting for one try now rather than at their timeout.
+      if (!ended) serveWaiters();
+      throw error;
     }
+    opening -= 1;
+    if (ended) {
+      void connection.close();
+      throw new Error('the live connection pool is closed');
+    }
+    const entry: Entry<C> = { connection, reads: 0, lastUsed: now() };
+    entries.push(entry);
+    byConnection.set(connection, entry);
+    return take(entry);
   }
 
   /**

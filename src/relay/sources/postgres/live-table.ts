@@ -268,7 +268,7 @@ async function probeLiveTable(table: TableConfig, url: string, relation: string)
     }
     const unique = await client.query({
       text: `SELECT 1 FROM pg_index i JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-              WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indnkeyatts = 1
+              WHERE i.indrelid = to_regclass($1) AND i.indisunique AND i.indisvalid AND i.indnkeyatts = 1
                 AND i.indpred IS NULL AND a.attname = $2 LIMIT 1`,
       values: [relation, table.primary_key],
     });

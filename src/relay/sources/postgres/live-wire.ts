@@ -113,16 +113,20 @@ function arrayElement(value: unknown): string {
 /**
  * A DataRow's cells as text (null for NULL). `start` is the first byte after the message header, `end` the
  * message's end. A row of ASCII bytes (the usual case) is turned into one string and its cells cut from it,
- * which costs a fraction of decoding each cell on its own.
+ * which costs a fraction of decoding each cell on its own. Throws on a row whose cells overrun its message.
  */
 export function decodeDataRow(buffer: Buffer, start: number, end: number): (string | null)[] {
+  if (end - start < 2) throw malformed();
   const count = buffer.readInt16BE(start);
+  if (count < 0) throw malformed();
   const row = new Array<string | null>(count);
   const text = isAscii(buffer.subarray(start, end)) ? buffer.toString('latin1', start, end) : undefined;
   let at = start + 2;
   for (let index = 0; index < count; index++) {
+    if (at + 4 > end) throw malformed();
     const length = buffer.readInt32BE(at);
     at += 4;
+    if (length > end - at) throw malformed();
     if (length < 0) {
       row[index] = null;
       continue;
@@ -134,6 +138,10 @@ export function decodeDataRow(buffer: Buffer, start: number, end: number): (stri
     at += length;
   }
   return row;
+}
+
+function malformed(): Error {
+  return new Error('the database sent a malformed data row');
 }
 
 /** An ErrorResponse as the fields the relay classifies by (shaped like the `pg` driver's errors). */
