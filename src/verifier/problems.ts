@@ -6,7 +6,7 @@ export const VERIFIER_PROBLEMS = {
     status: 400,
     title: 'Invalid request',
     description:
-      'The request body does not match the schema, the `Data-Purpose` header and body `purpose` differ, or an `Idempotency-Key` is malformed or was sent to a route that takes none.',
+      'The request body does not match the schema, a purpose is not 1 to 512 visible ASCII characters, the `Data-Purpose` header and body `purpose` differ, or an `Idempotency-Key` is malformed or was sent to a route that takes none.',
   },
   'target.identifier_missing': {
     status: 400,

@@ -364,3 +364,46 @@ describe('verifier without any relay configured', () => {
     }
   });
 });
+
+describe('verifier accepting any purpose (no allowed_purposes)', () => {
+  it('400 request.invalid for a purpose a header cannot carry, in the header, the body or an item, before any read', async () => {
+    let reads = 0;
+    const upstream = createServer((_request, response) => {
+      reads += 1;
+      json(response, 200, { data: [{ deceased: false }] });
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const verifier = await startTestVerifier({
+      relays: { civil: url, social: url },
+      edit: (text) => text.replace(/ {2}allowed_purposes:\n( {4}- .*\n)+/, ''),
+    });
+    try {
+      const body = { target: ALIVE, claims: ['person_alive'] };
+      const noHeader = { headers: { 'data-purpose': '' } };
+      for (const purpose of ['a\nb', 'p\u0000', 'p🙂', 'pé', ' padded ', 'x'.repeat(513)]) {
+        const response = await verifier.evaluate({ ...body, purpose }, noHeader);
+        assertProblem(response, 400, 'request.invalid');
+        const batch = await verifier.post(
+          '/v1/batch-evaluations',
+          { items: [{ target: ALIVE, purpose }], claims: ['person_alive'] },
+          noHeader,
+        );
+        assertProblem(batch, 400, 'request.invalid');
+      }
+      for (const header of ['a\tb', 'p🙂', 'x'.repeat(513)]) {
+        const response = await verifier.evaluate(body, { headers: { 'data-purpose': header } });
+        assertProblem(response, 400, 'request.invalid');
+      }
+      assert.equal(reads, 0, 'no source read happens');
+      const spaced = await verifier.evaluate({ ...body, purpose: 'benefit review 2026' }, noHeader);
+      assert.equal(spaced.statusCode, 200, spaced.body);
+      const longest = await verifier.evaluate({ ...body, purpose: 'x'.repeat(512) }, noHeader);
+      assert.equal(longest.statusCode, 200, longest.body);
+      assert.equal(reads, 2);
+    } finally {
+      await verifier.close();
+      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    }
+  });
+});

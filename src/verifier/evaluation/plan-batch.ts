@@ -8,7 +8,13 @@ import type { DisclosureLevel, VerifierConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
 import { acceptsMediaType, negotiateFormat, type ResultFormat } from './negotiate-format.ts';
 import type { BatchRequest } from './parse-batch-request.ts';
-import { checkPurpose, readOptionalPurpose, resolveClaims, resolveDisclosures } from './plan-evaluation.ts';
+import {
+  checkPurpose,
+  checkPurposeText,
+  readOptionalPurpose,
+  resolveClaims,
+  resolveDisclosures,
+} from './plan-evaluation.ts';
 
 export interface BatchPlan {
   readonly claims: readonly CatalogClaim[];
@@ -57,6 +63,7 @@ export function planBatch(
 /** An item's own `purpose`, else the batch's; where both are sent they must agree, and every item needs one. */
 function itemPurposes(request: BatchRequest, batchPurpose: string | undefined): string[] {
   return request.items.map((item) => {
+    if (item.purpose !== undefined) checkPurposeText(item.purpose, `\`items.${item.index}.purpose\``);
     if (item.purpose !== undefined && batchPurpose !== undefined && item.purpose !== batchPurpose) {
       throw verifierProblem(
         'request.invalid',

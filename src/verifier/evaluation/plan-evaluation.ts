@@ -110,10 +110,26 @@ export function readOptionalPurpose(
   const raw = headers['data-purpose'];
   if (Array.isArray(raw)) throw verifierProblem('request.invalid', 'Send one Data-Purpose header.');
   const header = raw?.trim() === '' ? undefined : raw?.trim();
+  if (header !== undefined) checkPurposeText(header, 'The Data-Purpose header');
+  if (bodyPurpose !== undefined) checkPurposeText(bodyPurpose, 'The body `purpose`');
   if (header !== undefined && bodyPurpose !== undefined && header !== bodyPurpose) {
     throw verifierProblem('request.invalid', 'The Data-Purpose header and the body `purpose` differ.');
   }
   return header ?? bodyPurpose;
+}
+
+// Visible ASCII with inner spaces, at most 512 characters (as body purposes): the purpose is sent on as the
+// `Data-Purpose` header of every source read, so what a header cannot carry as it is is refused before any read.
+const PURPOSE_TEXT = /^[\x21-\x7e](?:[\x20-\x7e]{0,510}[\x21-\x7e])?$/;
+
+/** 400 `request.invalid` unless the purpose can travel as a header value as it is. */
+export function checkPurposeText(purpose: string, what: string): void {
+  if (!PURPOSE_TEXT.test(purpose)) {
+    throw verifierProblem(
+      'request.invalid',
+      `${what} must be 1 to 512 visible ASCII characters (spaces only inside).`,
+    );
+  }
 }
 
 /** `Data-Purpose` or body `purpose`; both must agree, one is required. */
