@@ -40,7 +40,12 @@ describe('render stored evaluations', () => {
     });
     await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
-    const store = createMemoryEvaluationStore({ clock, maxEntries: 1000 });
+    const store = createMemoryEvaluationStore({
+      clock,
+      maxEntries: 1000,
+      maxIdempotencyRecords: 1000,
+      maxIdempotencyBytes: 1_048_576,
+    });
     verifier = await startTestVerifier({ relays: { civil: url, social: url }, clock, deps: { store } });
     narrowed = await startTestVerifier({
       relays: { civil: url, social: url },

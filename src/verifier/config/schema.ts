@@ -273,6 +273,20 @@ const state = z.strictObject({
     .min(1)
     .default(100_000)
     .describe('Memory store: oldest dropped past this.'),
+  max_memory_idempotency_records: z
+    .number()
+    .int()
+    .min(1)
+    .default(10_000)
+    .describe('Memory store: idempotency records kept at most; oldest dropped past this.'),
+  max_memory_idempotency_bytes: z
+    .number()
+    .int()
+    .min(65_536)
+    .default(67_108_864)
+    .describe(
+      'Memory store: bytes of idempotency records (their stored responses) kept at most; oldest dropped past this.',
+    ),
   postgresql: z
     .strictObject({
       url_env: z.string().min(1).describe('Environment variable holding the postgres:// connection URL.'),

@@ -23,7 +23,12 @@ export function createEvaluationStore(
       logger: deps.logger,
     });
   }
-  return createMemoryEvaluationStore({ clock: deps.clock, maxEntries: state.max_memory_evaluations });
+  return createMemoryEvaluationStore({
+    clock: deps.clock,
+    maxEntries: state.max_memory_evaluations,
+    maxIdempotencyRecords: state.max_memory_idempotency_records,
+    maxIdempotencyBytes: state.max_memory_idempotency_bytes,
+  });
 }
 
 /** Purges expired records now and then; a failure (database down) is retried at the next tick. */

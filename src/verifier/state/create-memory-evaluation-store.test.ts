@@ -1,14 +1,52 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixedClock } from '../../platform/clock.ts';
-import { createMemoryEvaluationStore } from './create-memory-evaluation-store.ts';
+import { createMemoryEvaluationStore, type MemoryStoreLimits } from './create-memory-evaluation-store.ts';
 import { evaluation, evaluationStoreContract } from './evaluation-store.contract.ts';
+import type { EvaluationStore, StoredResponse } from './evaluation-store.ts';
+
+function memoryStore(limits: Partial<MemoryStoreLimits> & Pick<MemoryStoreLimits, 'clock'>) {
+  return createMemoryEvaluationStore({
+    maxEntries: 100,
+    maxIdempotencyRecords: 100,
+    maxIdempotencyBytes: 1_048_576,
+    ...limits,
+  });
+}
+
+const response = (body: string): StoredResponse => ({ status: 200, content_type: 'application/json', body });
+
+/** Claims key `key` and completes it with `body`. */
+async function remember(store: EvaluationStore, now: number, key: string, body: string) {
+  const scope = `p1:/v1/batch-evaluations:${key}`;
+  const started = await store.beginIdempotent({
+    scope,
+    requestHash: `sha256:${key}`,
+    owner: `owner-${key}`,
+    leaseUntil: now + 30_000,
+    expiresAt: now + 60_000,
+  });
+  assert.equal(started.kind, 'started');
+  await store.completeIdempotent(scope, `owner-${key}`, response(body), now + 60_000);
+}
+
+/** What a second use of key `key` with the same request finds. */
+async function reuse(store: EvaluationStore, now: number, key: string) {
+  const outcome = await store.beginIdempotent({
+    scope: `p1:/v1/batch-evaluations:${key}`,
+    requestHash: `sha256:${key}`,
+    owner: 'owner-again',
+    leaseUntil: now + 30_000,
+    expiresAt: now + 60_000,
+  });
+  return outcome.kind;
+}
 
 describe('memory evaluation store', () => {
   evaluationStoreContract(async () => {
     const clock = fixedClock('2026-01-01T00:00:00Z');
     return {
-      store: createMemoryEvaluationStore({ clock, maxEntries: 100 }),
+      store: memoryStore({ clock }),
       advance: clock.advance,
       now: clock.now,
     };
@@ -16,7 +54,7 @@ describe('memory evaluation store', () => {
 
   it('drops the oldest evaluations past max_memory_evaluations', async () => {
     const clock = fixedClock('2026-01-01T00:00:00Z');
-    const store = createMemoryEvaluationStore({ clock, maxEntries: 2 });
+    const store = memoryStore({ clock, maxEntries: 2 });
     for (const id of ['A', 'B', 'C']) await store.put(evaluation(id, clock.now(), 60_000));
     assert.equal(await store.get('A', 'p1'), undefined);
     assert.ok(await store.get('B', 'p1'));
@@ -25,7 +63,7 @@ describe('memory evaluation store', () => {
 
   it('keeps exactly the newest max_memory_evaluations through many evictions', async () => {
     const clock = fixedClock('2026-01-01T00:00:00Z');
-    const store = createMemoryEvaluationStore({ clock, maxEntries: 500 });
+    const store = memoryStore({ clock, maxEntries: 500 });
     // Enough turnover to wrap the eviction queue's compaction several times.
     for (let index = 0; index < 5000; index++) await store.put(evaluation(`E${index}`, clock.now(), 60_000));
     assert.equal(await store.get('E4499', 'p1'), undefined);
@@ -38,7 +76,7 @@ describe('memory evaluation store', () => {
 
   it('purges expired evaluations on write, oldest first, and stops at the first live one', async () => {
     const clock = fixedClock('2026-01-01T00:00:00Z');
-    const store = createMemoryEvaluationStore({ clock, maxEntries: 100 });
+    const store = memoryStore({ clock });
     await store.put(evaluation('old', clock.now(), 1_000));
     clock.advance(500);
     await store.put(evaluation('younger', clock.now(), 1_000));
@@ -47,5 +85,48 @@ describe('memory evaluation store', () => {
     assert.equal(await store.purgeExpired(), 0, 'the write already dropped the expired one');
     assert.ok(await store.get('younger', 'p1'));
     assert.ok(await store.get('new', 'p1'));
+  });
+
+  it('drops the oldest idempotency records past max_memory_idempotency_records', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = memoryStore({ clock, maxIdempotencyRecords: 3 });
+    for (let index = 0; index < 5000; index++) await remember(store, clock.now(), `k${index}`, '{}');
+    for (const key of ['k4997', 'k4998', 'k4999'])
+      assert.equal(await reuse(store, clock.now(), key), 'replay');
+    assert.equal(await reuse(store, clock.now(), 'k4996'), 'started', 'dropped: runs afresh');
+  });
+
+  it('drops the oldest idempotency records past max_memory_idempotency_bytes, and keeps no response larger', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = memoryStore({ clock, maxIdempotencyBytes: 100_000 });
+    const body = `"${'x'.repeat(30_000)}"`;
+    for (const key of ['a', 'b', 'c', 'd']) await remember(store, clock.now(), key, body);
+    for (const key of ['b', 'c', 'd']) assert.equal(await reuse(store, clock.now(), key), 'replay');
+    assert.equal(await reuse(store, clock.now(), 'a'), 'started', 'four responses exceed the bytes');
+    await remember(store, clock.now(), 'huge', `"${'x'.repeat(100_000)}"`);
+    assert.equal(
+      await reuse(store, clock.now(), 'huge'),
+      'started',
+      'too large to keep: the key is released',
+    );
+    assert.equal(await reuse(store, clock.now(), 'd'), 'replay', 'and nothing else was dropped for it');
+  });
+
+  it('counts a record once however often its key is released or taken over', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = memoryStore({ clock, maxIdempotencyRecords: 2 });
+    await remember(store, clock.now(), 'kept', '{}');
+    for (let index = 0; index < 3000; index++) {
+      const claim = {
+        scope: 'p1:/v1/batch-evaluations:churn',
+        requestHash: 'sha256:churn',
+        owner: `o${index}`,
+        leaseUntil: clock.now() + 30_000,
+        expiresAt: clock.now() + 60_000,
+      };
+      assert.equal((await store.beginIdempotent(claim)).kind, 'started');
+      await store.abandonIdempotent(claim.scope, claim.owner);
+    }
+    assert.equal(await reuse(store, clock.now(), 'kept'), 'replay');
   });
 });

@@ -8,20 +8,59 @@ import type {
 } from './evaluation-store.ts';
 
 interface IdempotencyEntry {
+  readonly scope: string;
   readonly requestHash: string;
   owner: string | undefined;
   leaseUntil: number;
   expiresAt: number;
   response: StoredResponse | undefined;
+  /** What the record holds in memory, counted against `maxIdempotencyBytes`. */
+  bytes: number;
 }
 
-export function createMemoryEvaluationStore(options: { clock: Clock; maxEntries: number }): EvaluationStore {
+export interface MemoryStoreLimits {
+  readonly clock: Clock;
+  readonly maxEntries: number;
+  /** Idempotency records kept at most; the oldest go first. */
+  readonly maxIdempotencyRecords: number;
+  /** Bytes of kept idempotency records (their responses, mostly) at most; the oldest go first. */
+  readonly maxIdempotencyBytes: number;
+}
+
+/** A record's key and hash, besides its response. */
+const RECORD_OVERHEAD_BYTES = 256;
+
+export function createMemoryEvaluationStore(options: MemoryStoreLimits): EvaluationStore {
   const entries = new Map<string, StoredEvaluation>();
   // Insertion (= expiry) order, for eviction and purging. Not the map's own order: walking a Map from its front
   // after many deletions steps over every deleted slot until the next rehash, which made each eviction cost tens
   // of microseconds once the store was full (single evaluations ran at half speed on the bench).
-  const order = createIdQueue();
+  const order = createQueue<string>();
   const keys = new Map<string, IdempotencyEntry>();
+  // Idempotency records in the order they were claimed, for eviction. A record removed otherwise (released,
+  // expired, claimed afresh) stays queued until it reaches the front and is skipped: the map says what is live.
+  const keyOrder = createQueue<IdempotencyEntry>();
+  let keyBytes = 0;
+
+  const dropKey = (entry: IdempotencyEntry) => {
+    if (keys.get(entry.scope) !== entry) return;
+    keys.delete(entry.scope);
+    keyBytes -= entry.bytes;
+  };
+
+  /** Drops the oldest records, running or complete, until the records fit both limits. */
+  const evictKeys = () => {
+    while (keys.size > options.maxIdempotencyRecords || keyBytes > options.maxIdempotencyBytes) {
+      const oldest = keyOrder.shift();
+      if (oldest === undefined) break;
+      dropKey(oldest);
+    }
+    // Skipped records pile up in the queue under churn without eviction; rebuilt from the map now and then.
+    if (keyOrder.size() > 2 * keys.size + 1024) {
+      keyOrder.clear();
+      for (const entry of keys.values()) keyOrder.push(entry);
+    }
+  };
 
   /** Drops expired evaluations: cheap enough for every write (it stops at the first live one). */
   const purgeEvaluations = (now: number): number => {
@@ -46,12 +85,13 @@ export function createMemoryEvaluationStore(options: { clock: Clock; maxEntries:
   const purge = (): number => {
     const now = options.clock.now();
     let removed = purgeEvaluations(now);
-    for (const [scope, entry] of keys) {
+    for (const entry of keys.values()) {
       if (entry.expiresAt <= now) {
-        keys.delete(scope);
+        dropKey(entry);
         removed++;
       }
     }
+    evictKeys();
     return removed;
   };
 
@@ -94,14 +134,20 @@ export function createMemoryEvaluationStore(options: { clock: Clock; maxEntries:
         existing.expiresAt <= now ||
         (existing.response === undefined && existing.leaseUntil <= now);
       if (stale) {
-        keys.delete(claim.scope);
-        keys.set(claim.scope, {
+        if (existing) dropKey(existing);
+        const entry: IdempotencyEntry = {
+          scope: claim.scope,
           requestHash: claim.requestHash,
           owner: claim.owner,
           leaseUntil: claim.leaseUntil,
           expiresAt: claim.expiresAt,
           response: undefined,
-        });
+          bytes: RECORD_OVERHEAD_BYTES,
+        };
+        keys.set(claim.scope, entry);
+        keyOrder.push(entry);
+        keyBytes += entry.bytes;
+        evictKeys();
         return { kind: 'started' };
       }
       if (existing.requestHash !== claim.requestHash) return { kind: 'conflict' };
@@ -110,12 +156,22 @@ export function createMemoryEvaluationStore(options: { clock: Clock; maxEntries:
     async completeIdempotent(scope, owner, response, expiresAt) {
       const entry = keys.get(scope);
       if (!entry || entry.owner !== owner) return;
+      const bytes = RECORD_OVERHEAD_BYTES + Buffer.byteLength(response.body);
+      // A response larger than every record may hold is not kept: the key is released, as after a failure.
+      if (bytes > options.maxIdempotencyBytes) {
+        dropKey(entry);
+        return;
+      }
       entry.owner = undefined;
       entry.response = response;
       entry.expiresAt = expiresAt;
+      keyBytes += bytes - entry.bytes;
+      entry.bytes = bytes;
+      evictKeys();
     },
     async abandonIdempotent(scope, owner) {
-      if (keys.get(scope)?.owner === owner) keys.delete(scope);
+      const entry = keys.get(scope);
+      if (entry?.owner === owner) dropKey(entry);
     },
     async purgeExpired() {
       return purge();
@@ -124,30 +180,35 @@ export function createMemoryEvaluationStore(options: { clock: Clock; maxEntries:
       entries.clear();
       order.clear();
       keys.clear();
+      keyOrder.clear();
+      keyBytes = 0;
     },
   };
 }
 
-/** A FIFO of ids over an array: shifting moves a head index, and the consumed front is dropped now and then. */
-function createIdQueue() {
-  let items: string[] = [];
+/** A FIFO over an array: shifting moves a head index, and the consumed front is dropped now and then. */
+function createQueue<T>() {
+  let items: T[] = [];
   let head = 0;
   return {
-    push(id: string): void {
-      items.push(id);
+    push(item: T): void {
+      items.push(item);
     },
-    peek(): string | undefined {
+    peek(): T | undefined {
       return items[head];
     },
-    shift(): string | undefined {
-      const id = items[head];
-      if (id === undefined) return undefined;
+    shift(): T | undefined {
+      const item = items[head];
+      if (item === undefined) return undefined;
       head += 1;
       if (head >= 1024 && head * 2 >= items.length) {
         items = items.slice(head);
         head = 0;
       }
-      return id;
+      return item;
+    },
+    size(): number {
+      return items.length - head;
     },
     clear(): void {
       items = [];
