@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isProblem } from '../../platform/problem/problem.ts';
-import { createCursorCodec } from './cursor.ts';
+import { createCursorCodec, MAX_CURSOR_LENGTH } from './cursor.ts';
 
 const codec = createCursorCodec(Buffer.from('cursor-test-secret-0123456789abcdef0123'));
 
@@ -47,5 +47,21 @@ describe('cursor codec', () => {
       [() => codec.decodeKey(cursor, 'intent', 'gen'), 'pagination.cursor_malformed'],
     ];
     for (const [run, expected] of cases) assert.equal(code(run), expected);
+  });
+
+  it('carries a key as long as a unique index holds uncompressed (2,704 bytes), and refuses an overlong cursor', () => {
+    const intent = 'f'.repeat(64);
+    const generation = 'e'.repeat(32);
+    // JSON escapes quotes and control characters, so keys full of them fit fewer characters.
+    for (const key of ['k'.repeat(2704), 'é'.repeat(1352), '"'.repeat(1300), '\u0001'.repeat(450)]) {
+      const cursor = codec.encodeKey({ i: intent, g: generation, k: key });
+      assert.ok(cursor.length <= MAX_CURSOR_LENGTH, `${cursor.length}`);
+      assert.equal(codec.decodeKey(cursor, intent, generation), key);
+    }
+    const overlong = codec.encodeKey({ i: intent, g: generation, k: 'k'.repeat(MAX_CURSOR_LENGTH) });
+    assert.equal(
+      code(() => codec.decodeKey(overlong, intent, generation)),
+      'pagination.cursor_malformed',
+    );
   });
 });

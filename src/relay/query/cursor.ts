@@ -27,8 +27,10 @@ export interface CursorCodec {
   decodeKey(cursor: string, intent: string, generation: string): string;
 }
 
-// Room for a live table's primary key (its text) in the cursor.
-const MAX_CURSOR_LENGTH = 1024;
+// Room for a live table's primary key (its text) in the cursor: a key as long as a PostgreSQL unique index holds
+// without compressing it (2,704 bytes) fits in base64, with the request still under 8 KiB (keys full of quotes or
+// control characters, which JSON escapes, fit fewer).
+export const MAX_CURSOR_LENGTH = 6144;
 const TAG_BYTES = 16;
 /** Cursors remembered once signed (a bound on memory; the set starts over when full). */
 const SIGNED_CURSORS = 1024;

@@ -1,7 +1,9 @@
 // The SELECT of a live read: filters, keyset position, primary-key order and limit as parameters; identifiers
-// quoted. No value is ever written into the SQL text, so the text depends only on the shape of the request.
+// quoted. No value is ever written into the SQL text: it depends only on the shape of the request (and on whether
+// a value lies outside what its column can hold, which turns its condition into a constant).
 import type { FieldType, FilterOp } from '../../config/schema.ts';
 import type { CellKey } from '../../store/column.ts';
+import { type Bound, comparedColumn, exactParam, lowerBound, upperBound } from './live-comparison.ts';
 import { quoteIdentifier } from './read-only-session.ts';
 
 export interface LiveFilter {
@@ -19,6 +21,8 @@ export interface LiveSelect {
   readonly columns: readonly string[];
   readonly primaryKey: string;
   readonly filters: readonly LiveFilter[];
+  /** The PostgreSQL type (`typname`) of each filtered column, as the table's probe found it. */
+  readonly columnTypes: ReadonlyMap<string, string>;
   /** Rows with a primary key above this one (its PostgreSQL text) only. */
   readonly after?: string | undefined;
   /** Rows to fetch (the caller asks for one more than it shows, to learn whether there is a next page). */
@@ -30,6 +34,16 @@ export interface SqlStatement {
   readonly values: unknown[];
 }
 
+/** What a column of each declared type is taken to be until the table's probe has said (reads follow the probe). */
+const ASSUMED_TYPES: Record<FieldType, string> = {
+  string: 'text',
+  integer: 'int8',
+  number: 'float8',
+  boolean: 'bool',
+  date: 'date',
+  timestamp: 'timestamptz',
+};
+
 export function buildLiveSelect(select: LiveSelect): SqlStatement {
   const values: unknown[] = [];
   const param = (value: unknown) => {
@@ -38,27 +52,8 @@ export function buildLiveSelect(select: LiveSelect): SqlStatement {
   };
   const conditions: string[] = [];
   for (const filter of select.filters) {
-    const column = quoteIdentifier(filter.column);
-    const [first, second] = filter.values.map((value) => paramValue(value, filter.type));
-    switch (filter.op) {
-      case 'eq':
-        conditions.push(`${column} = ${param(first)}`);
-        break;
-      case 'in':
-        conditions.push(
-          `${column} = ANY(${param(filter.values.map((value) => paramValue(value, filter.type)))})`,
-        );
-        break;
-      case 'gte':
-        conditions.push(`${column} >= ${param(first)}`);
-        break;
-      case 'lte':
-        conditions.push(`${column} <= ${param(first)}`);
-        break;
-      case 'between':
-        conditions.push(`${column} BETWEEN ${param(first)} AND ${param(second)}`);
-        break;
-    }
+    const pgType = select.columnTypes.get(filter.column) ?? ASSUMED_TYPES[filter.type];
+    conditions.push(filterCondition(filter, pgType, param));
   }
   const key = quoteIdentifier(select.primaryKey);
   if (select.after !== undefined) conditions.push(`${key} > ${param(select.after)}`);
@@ -68,21 +63,70 @@ export function buildLiveSelect(select: LiveSelect): SqlStatement {
   return { text: `SELECT ${columns} FROM ${select.relation}${where} ORDER BY ${key} LIMIT ${limit}`, values };
 }
 
-/** A record by primary key (parsed with the field's type, as snapshot lookups parse it). */
+/**
+ * One filter as SQL, with the snapshot's semantics (live-comparison.ts): values the column cannot hold match
+ * nothing (`FALSE`) or bound nothing (`IS NOT NULL`: null never satisfies a filter, as in snapshots).
+ */
+function filterCondition(filter: LiveFilter, pgType: string, param: (value: unknown) => string): string {
+  const quoted = quoteIdentifier(filter.column);
+  const [first, second] = filter.values as [CellKey, CellKey | undefined];
+  switch (filter.op) {
+    case 'eq': {
+      const value = exactParam(first, pgType);
+      return value === undefined ? 'FALSE' : `${quoted} = ${param(value)}`;
+    }
+    case 'in': {
+      const values = filter.values
+        .map((value) => exactParam(value, pgType))
+        .filter((value) => value !== undefined);
+      return values.length === 0 ? 'FALSE' : `${quoted} = ANY(${param(values)})`;
+    }
+    case 'gte':
+      return rangeCondition(quoted, pgType, lowerBound(first, pgType), undefined, param);
+    case 'lte':
+      return rangeCondition(quoted, pgType, undefined, upperBound(first, pgType), param);
+    case 'between':
+      return rangeCondition(
+        quoted,
+        pgType,
+        lowerBound(first, pgType),
+        upperBound(second as CellKey, pgType),
+        param,
+      );
+  }
+}
+
+function rangeCondition(
+  quoted: string,
+  pgType: string,
+  lower: Bound | undefined,
+  upper: Bound | undefined,
+  param: (value: unknown) => string,
+): string {
+  if (lower === 'none' || upper === 'none') return 'FALSE';
+  const column = comparedColumn(quoted, pgType, true);
+  const parts: string[] = [];
+  if (lower !== undefined && lower !== 'all')
+    parts.push(`${column} ${lower.strict ? '>' : '>='} ${param(lower.param)}`);
+  if (upper !== undefined && upper !== 'all')
+    parts.push(`${column} ${upper.strict ? '<' : '<='} ${param(upper.param)}`);
+  return parts.length === 0 ? `${quoted} IS NOT NULL` : parts.join(' AND ');
+}
+
+/**
+ * A record by primary key (parsed with the field's type, as snapshot lookups parse it); undefined when the column
+ * cannot hold that key, so no record has it.
+ */
 export function buildKeySelect(
   relation: string,
   columns: readonly string[],
-  primaryKey: { readonly column: string; readonly type: FieldType },
+  primaryKey: { readonly column: string; readonly pgType: string },
   key: CellKey,
-): SqlStatement {
+): SqlStatement | undefined {
+  const value = exactParam(key, primaryKey.pgType);
+  if (value === undefined) return undefined;
   return {
     text: `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${relation} WHERE ${quoteIdentifier(primaryKey.column)} = $1 LIMIT 1`,
-    values: [paramValue(key, primaryKey.type)],
+    values: [value],
   };
-}
-
-/** Parsed filter values to driver parameters: timestamps (epoch ms in the store) as ISO 8601 UTC text. */
-function paramValue(value: CellKey | undefined, type: FieldType): unknown {
-  if (type === 'timestamp' && typeof value === 'number') return new Date(value).toISOString();
-  return value;
 }

@@ -71,11 +71,15 @@ export interface LiveTableDeps {
   readonly onScan?: ((scan: LiveScan) => void) | undefined;
 }
 
-/** Which PostgreSQL types can serve each declared type with the same filter and ordering semantics. */
+/**
+ * Which PostgreSQL types can serve each declared type with the snapshot's filter semantics (live-comparison.ts).
+ * Left out because the database compares them otherwise than their text: char(n) (ignores trailing spaces), citext
+ * (ignores case), name (truncates), real (a value like 0.1 converts to another double than its text reads as).
+ */
 const COMPATIBLE_TYPES: Record<string, readonly string[]> = {
-  string: ['text', 'varchar', 'bpchar', 'name', 'citext', 'uuid'],
+  string: ['text', 'varchar', 'uuid'],
   integer: ['int2', 'int4', 'int8'],
-  number: ['numeric', 'float4', 'float8', 'int2', 'int4', 'int8'],
+  number: ['numeric', 'float8', 'int2', 'int4', 'int8'],
   boolean: ['bool'],
   date: ['date'],
   timestamp: ['timestamp', 'timestamptz'],
@@ -102,7 +106,8 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   });
   // Until the probe has seen the column types, every read also pins the session's time zone.
   let guard = liveGuard(source, true);
-  const primaryKey = table.schema.fields.find((field) => field.name === table.primary_key);
+  // Each column's PostgreSQL type, once the probe has read them: filters are shaped by them.
+  let columnTypes: ReadonlyMap<string, string> = new Map();
   const version = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 32);
 
   // Off from the start by configuration, or once the server is found not to keep prepared statements.
@@ -176,8 +181,8 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     tableId: table.id,
     version,
     async probe() {
-      const types = await probeLiveTable(table, url, relation);
-      guard = liveGuard(source, types.includes('timestamptz'));
+      columnTypes = await probeLiveTable(table, url, relation);
+      guard = liveGuard(source, [...columnTypes.values()].includes('timestamptz'));
     },
     async readPage(request) {
       const statement = buildLiveSelect({
@@ -185,6 +190,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         columns: request.columns,
         primaryKey: table.primary_key,
         filters: request.filters,
+        columnTypes,
         after: request.after,
         limit: request.limit + 1,
       });
@@ -197,10 +203,10 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       const statement = buildKeySelect(
         relation,
         columns,
-        { column: table.primary_key, type: primaryKey?.type ?? 'string' },
+        { column: table.primary_key, pgType: columnTypes.get(table.primary_key) ?? 'text' },
         key,
       );
-      return (await run(statement))[0];
+      return statement === undefined ? undefined : (await run(statement))[0];
     },
     async close() {
       await pool.end();
@@ -234,8 +240,12 @@ export function readProblem(error: unknown) {
   }
 }
 
-/** Checks the table as LiveTable.probe says; returns the PostgreSQL type names of its columns. */
-async function probeLiveTable(table: TableConfig, url: string, relation: string): Promise<string[]> {
+/** Checks the table as LiveTable.probe says; returns the PostgreSQL type name of each column. */
+async function probeLiveTable(
+  table: TableConfig,
+  url: string,
+  relation: string,
+): Promise<Map<string, string>> {
   const source = table.source as PostgresSourceConfig;
   const client = new pg.Client(clientConfig(url, source));
   client.on('error', () => {});
@@ -261,7 +271,7 @@ async function probeLiveTable(table: TableConfig, url: string, relation: string)
       values: [relation],
     });
     // A view (or foreign table) has no index to check: its key must be unique by construction (see docs).
-    const types = columns.rows.map((column) => column.type);
+    const types = new Map(columns.rows.map((column) => [column.name, column.type]));
     if (['v', 'f'].includes(kind.rows[0]?.relkind ?? '')) {
       await client.query('COMMIT');
       return types;
