@@ -9,8 +9,15 @@ export function parseDuration(text: string): number | undefined {
   return Math.round(Number(match[1]) * (UNITS[match[2] as string] as number));
 }
 
-/** A duration string, validated and turned into milliseconds, with optional bounds. */
+/**
+ * The longest delay a Node timer honours: a longer one is clamped to 1 ms (with a TimeoutOverflowWarning), so
+ * a setting that ends up in a timer must stay within it or it fires about every millisecond.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** A duration string, validated and turned into milliseconds, within bounds (never over `MAX_TIMER_MS`). */
 export function durationMs(options: { min?: number; max?: number } = {}) {
+  const bounds = { ...options, max: Math.min(options.max ?? MAX_TIMER_MS, MAX_TIMER_MS) };
   return z
     .string({ error: 'must be a duration with a unit, such as 500ms, 30s, 10m, 1h or 7d' })
     .transform((text, ctx) => {
@@ -22,11 +29,8 @@ export function durationMs(options: { min?: number; max?: number } = {}) {
         });
         return z.NEVER;
       }
-      if (
-        (options.min !== undefined && ms < options.min) ||
-        (options.max !== undefined && ms > options.max)
-      ) {
-        ctx.addIssue({ code: 'custom', message: `\`${text}\` is out of range (${rangeText(options)})` });
+      if ((bounds.min !== undefined && ms < bounds.min) || ms > bounds.max) {
+        ctx.addIssue({ code: 'custom', message: `\`${text}\` is out of range (${rangeText(bounds)})` });
         return z.NEVER;
       }
       return ms;

@@ -41,7 +41,9 @@ const server = z.strictObject({
     .positive()
     .default(256 * MIB)
     .describe('Largest XLSX file loaded.'),
-  request_timeout: durationMs({ min: 1 }).default(30_000).describe('Requests running longer answer 504.'),
+  request_timeout: durationMs({ min: 1, max: 3_600_000 })
+    .default(30_000)
+    .describe('Requests running longer answer 504 (at most 1h).'),
   max_connections: z.number().int().positive().default(1024),
   cursor_secret_env: z
     .string()
@@ -132,7 +134,10 @@ const refresh = z
       .describe(
         '`mtime`: poll the source change token every `interval` and reload when it changes; `interval`: reload every `interval`; `manual`: only through the admin listener.',
       ),
-    interval: durationMs({ min: 1000 }).default(60_000).describe('Poll or reload period.'),
+    // 24d is the longest whole-day period a Node timer can wait (about 24.8 days).
+    interval: durationMs({ min: 1000, max: 24 * 86_400_000 })
+      .default(60_000)
+      .describe('Poll or reload period, 1s to 24d.'),
   })
   .describe('When the table is reloaded; a reload that fails keeps the previous data.');
 

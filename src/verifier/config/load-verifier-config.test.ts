@@ -107,6 +107,17 @@ describe('verifier config', () => {
     ]);
   });
 
+  it('bounds durations that end up in a timer, reporting them together', () => {
+    const text = `server: { bind: "127.0.0.1:8081", request_timeout: 2h }\ncel: { eval_timeout: 25d }\n${BASE}`;
+    const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);
+    assert.deepEqual(messages.sort(), [
+      'cel.eval_timeout: `25d` is out of range (10ms to 1m)',
+      'server.request_timeout: `2h` is out of range (1ms to 1h)',
+    ]);
+    const longest = `server: { bind: "127.0.0.1:8081", request_timeout: 1h }\n${BASE}`;
+    assert.equal(loadVerifierConfigText(longest, ENV, '/tmp').config.server.request_timeout, 3_600_000);
+  });
+
   it('rejects dependency cycles at load', () => {
     const claim = (id: string, dep: string) => `
     - id: ${id}

@@ -36,7 +36,9 @@ const server = z.strictObject({
       'Admin listener address (`POST /admin/v1/reload`, scope `verifier:admin`); no admin routes without it.',
     ),
   openapi_requires_auth: z.boolean().default(true).describe('When false, /openapi.json is public.'),
-  request_timeout: durationMs({ min: 1 }).default(30_000).describe('Requests running longer answer 504.'),
+  request_timeout: durationMs({ min: 1, max: 3_600_000 })
+    .default(30_000)
+    .describe('Requests running longer answer 504 (at most 1h).'),
   max_connections: z.number().int().positive().default(1024),
   cors: z
     .strictObject({ allowed_origins: z.array(z.url()).default([]) })
