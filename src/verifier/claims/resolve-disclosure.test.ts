@@ -58,6 +58,12 @@ describe('disclosure policy', () => {
       satisfied: false,
       disclosure: 'predicate',
     });
+    // A field the source left null: the outcome is unknown, not false (`satisfied` is a boolean by contract).
+    assert.deepEqual(viewClaim(c, null, 'predicate'), {
+      value: null,
+      satisfied: false,
+      disclosure: 'predicate',
+    });
     assert.deepEqual(viewClaim(c, true, 'redacted'), {
       value: null,
       satisfied: null,

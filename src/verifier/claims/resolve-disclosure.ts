@@ -32,16 +32,16 @@ export interface ClaimView {
 
 /**
  * What the client sees of an evaluated value. `predicate` states only whether the predicate holds (boolean
- * claims only, enforced at load); `redacted` discloses neither the value nor the outcome.
+ * claims only, enforced at load; null when the source left it unknown); `redacted` discloses neither the value nor
+ * the outcome.
  */
 export function viewClaim(claim: ClaimConfig, value: unknown, disclosure: DisclosureLevel): ClaimView {
   switch (disclosure) {
     case 'value':
       return { value, satisfied: typeof value === 'boolean' ? value : null, disclosure };
-    case 'predicate': {
-      const satisfied = value === true;
-      return { value: satisfied, satisfied, disclosure };
-    }
+    case 'predicate':
+      // An unknown outcome (a null field) is not a false one: `value` says which, `satisfied` stays a boolean.
+      return { value: typeof value === 'boolean' ? value : null, satisfied: value === true, disclosure };
     default:
       return { value: null, satisfied: null, disclosure, redacted_fields: [claim.id] };
   }
