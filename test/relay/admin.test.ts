@@ -81,6 +81,28 @@ describe('admin listener', () => {
       });
     });
 
+    it('ignores a reload request body of any type, or an empty one', async () => {
+      const bodies = [
+        { 'content-type': 'application/x-www-form-urlencoded', payload: 'x' },
+        { 'content-type': 'application/json', payload: '' },
+        { 'content-type': 'application/json', payload: '{not json' },
+        { 'content-type': 'text/plain', payload: 'reload please' },
+        { payload: 'x' },
+      ];
+      for (const url of ['/admin/v1/reload', '/admin/v1/datasets/people/tables/people_table/reload']) {
+        for (const { payload, ...type } of bodies) {
+          const response = await h.admin.inject({
+            method: 'POST',
+            url,
+            headers: { ...as('operator'), ...type },
+            payload,
+          });
+          assert.equal(response.statusCode, 200, `${url} ${JSON.stringify(type)}: ${response.body}`);
+          assert.equal(JSON.parse(response.body).status, 'ok');
+        }
+      }
+    });
+
     it('refuses a reload request body over 4 KiB before reading it', async () => {
       const response = await h.admin.inject({
         method: 'POST',
@@ -89,6 +111,13 @@ describe('admin listener', () => {
         payload: JSON.stringify({ pad: 'x'.repeat(5000) }),
       });
       assertProblem(response, 413, 'internal.payload_too_large');
+      const unused = await h.admin.inject({
+        method: 'POST',
+        url: '/admin/v1/reload',
+        headers: { ...as('operator'), 'content-type': 'text/plain' },
+        payload: 'x'.repeat(5000),
+      });
+      assertProblem(unused, 413, 'internal.payload_too_large');
     });
 
     it('audits admin requests in the relay audit chain', () => {

@@ -97,6 +97,23 @@ describe('verifier admin listener', () => {
     );
   });
 
+  it('ignores a body of any type, or an empty one, up to 4 KiB', async () => {
+    const operator = { 'x-api-key': OPERATOR_KEY };
+    for (const [type, payload] of [
+      ['application/x-www-form-urlencoded', 'x'],
+      ['application/json', ''],
+      ['application/json', '{not json'],
+      ['text/plain', 'reload'],
+    ] as const) {
+      const response = await reload({ ...operator, 'content-type': type }, payload);
+      assert.equal(response.statusCode, 200, `${type}: ${response.body}`);
+      assert.deepEqual(JSON.parse(response.body), NOOP);
+    }
+    assert.equal((await reload(operator, 'x')).statusCode, 200, 'no content type');
+    const large = await reload({ ...operator, 'content-type': 'text/plain' }, 'x'.repeat(5000));
+    assertProblem(large, 413, 'internal.payload_too_large');
+  });
+
   it('is not mounted on the public listener, nor listed in its OpenAPI document', async () => {
     for (const key of [OPERATOR_KEY, CALLER_KEYS.full]) {
       const response = await verifier.inject({

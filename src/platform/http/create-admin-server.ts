@@ -47,6 +47,15 @@ export function adminScopeGuard(
   };
 }
 
+/**
+ * For routes whose body is not used (admin POSTs): in `scope` a body of any type, or none, is read within the
+ * route's `bodyLimit` (413 past it) and dropped, so neither its type nor its syntax can fail the request.
+ */
+export function ignoreRequestBodies(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, _body, done) => done(null, undefined));
+}
+
 /** `GET /metrics`: Prometheus text of every process's families, gathered at scrape time. */
 export function registerMetricsRoute(
   app: FastifyInstance,

@@ -6,6 +6,7 @@ import type { Clock } from '../../platform/clock.ts';
 import {
   adminScopeGuard,
   createAdminServer,
+  ignoreRequestBodies,
   registerMetricsRoute,
 } from '../../platform/http/create-admin-server.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
@@ -43,7 +44,7 @@ export interface RelayAdminAppOptions {
   readonly beforeSend?: (request: RouteRequest, reply: RouteReply) => void;
 }
 
-/** POST routes take no body; anything larger than this is refused before it is read. */
+/** POST routes use no body; anything larger than this is refused before it is read. */
 const ADMIN_BODY_LIMIT = 4096;
 
 export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInstance {
@@ -103,27 +104,31 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
     },
   );
 
-  app.post('/admin/v1/reload', { onRequest: admin, bodyLimit: ADMIN_BODY_LIMIT }, async () => {
-    const outcome = await backend.reloadAll();
-    if (!outcome.ok) throw reloadFailed(outcome);
-    return { status: 'ok', counts: outcome.counts };
-  });
-
-  app.post<{ Params: { dataset_id: string; table_id: string } }>(
-    '/admin/v1/datasets/:dataset_id/tables/:table_id/reload',
-    { onRequest: admin, bodyLimit: ADMIN_BODY_LIMIT },
-    async (request) => {
-      const { dataset_id: datasetId, table_id: tableId } = request.params;
-      const dataset = loaded.config.datasets.find((candidate) => candidate.id === datasetId);
-      if (!dataset?.tables.some((table) => table.id === tableId)) {
-        throw relayProblem('admin.unknown_resource', `no table ${tableId} in dataset ${datasetId}`);
-      }
-      request.ctx.audit.datasetId = datasetId;
-      const outcome = await backend.reloadTable(datasetId, tableId);
+  // The reload routes take no body: whatever is sent (within the limit) is ignored.
+  app.register(async (scope) => {
+    ignoreRequestBodies(scope);
+    scope.post('/admin/v1/reload', { onRequest: admin, bodyLimit: ADMIN_BODY_LIMIT }, async () => {
+      const outcome = await backend.reloadAll();
       if (!outcome.ok) throw reloadFailed(outcome);
-      return { status: 'ok', counts: { reloaded: 1 } };
-    },
-  );
+      return { status: 'ok', counts: outcome.counts };
+    });
+
+    scope.post<{ Params: { dataset_id: string; table_id: string } }>(
+      '/admin/v1/datasets/:dataset_id/tables/:table_id/reload',
+      { onRequest: admin, bodyLimit: ADMIN_BODY_LIMIT },
+      async (request) => {
+        const { dataset_id: datasetId, table_id: tableId } = request.params;
+        const dataset = loaded.config.datasets.find((candidate) => candidate.id === datasetId);
+        if (!dataset?.tables.some((table) => table.id === tableId)) {
+          throw relayProblem('admin.unknown_resource', `no table ${tableId} in dataset ${datasetId}`);
+        }
+        request.ctx.audit.datasetId = datasetId;
+        const outcome = await backend.reloadTable(datasetId, tableId);
+        if (!outcome.ok) throw reloadFailed(outcome);
+        return { status: 'ok', counts: { reloaded: 1 } };
+      },
+    );
+  });
 
   return app;
 }

@@ -1,7 +1,7 @@
 // Admin routes: `POST /admin/v1/reload` is a no-op, because the verifier applies keys and configuration only at
 // start. It answers so operators and tooling built for a reloading service learn to restart instead.
 import type { FastifyInstance } from 'fastify';
-import { adminScopeGuard } from '../../platform/http/create-admin-server.ts';
+import { adminScopeGuard, ignoreRequestBodies } from '../../platform/http/create-admin-server.ts';
 import type { VerifierRuntime } from '../verifier-runtime.ts';
 
 /** The scope admin routes need; a caller holding only evidence scopes gets 403 `auth.scope_denied`. */
@@ -13,8 +13,11 @@ export const RELOAD_NOOP_DETAIL =
 export function registerAdminRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
   // The guard checks the credential and the scope on arrival, before any body is read or parsed.
   const guard = adminScopeGuard(runtime.authenticate, VERIFIER_ADMIN_SCOPE);
-  app.post('/admin/v1/reload', { onRequest: guard, bodyLimit: 4096 }, async (_request, reply) => {
-    reply.header('cache-control', 'no-store');
-    return { reloaded: false, status: 'noop', detail: RELOAD_NOOP_DETAIL };
+  app.register(async (scope) => {
+    ignoreRequestBodies(scope);
+    scope.post('/admin/v1/reload', { onRequest: guard, bodyLimit: 4096 }, async (_request, reply) => {
+      reply.header('cache-control', 'no-store');
+      return { reloaded: false, status: 'noop', detail: RELOAD_NOOP_DETAIL };
+    });
   });
 }
