@@ -8,6 +8,7 @@ import { fixedClock } from '../../src/platform/clock.ts';
 import { createMemoryEvaluationStore } from '../../src/verifier/state/create-memory-evaluation-store.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import {
+  CALLER_KEYS,
   CCCEV,
   CLAIM_RESULT,
   EVIDENCE_PURPOSE,
@@ -85,6 +86,26 @@ describe('render stored evaluations', () => {
     assert.equal(record?.decision, 'render');
     assert.equal(record?.verification_id, results[0].evaluation_id);
     assert.deepEqual(record?.claim_ids, ['person_alive', 'person_registered']);
+  });
+
+  it('takes an empty application/json body as no options; a malformed one is still 400', async () => {
+    const made = await evaluate({ claims: ['person_alive'] });
+    const id = JSON.parse(made.body).results[0].evaluation_id;
+    const send = (payload: string) =>
+      verifier.inject({
+        method: 'POST',
+        url: render(id),
+        headers: { 'x-api-key': CALLER_KEYS.full, 'content-type': 'application/json; charset=utf-8' },
+        payload,
+      });
+    for (const empty of ['', ' \r\n']) {
+      const response = await send(empty);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal(response.body, made.body);
+    }
+    assertProblem(await send('{"format":'), 400, 'http.invalid_body');
+    assertProblem(await send('{"__proto__":{"x":1}}'), 400, 'http.invalid_body');
+    assertProblem(await send('{"extra":1}'), 400, 'request.invalid');
   });
 
   it('renders CCCEV JSON-LD for an evaluation made in CCCEV: one cccev:Evidence node per claim', async () => {

@@ -29,6 +29,19 @@ const renderBody = z.strictObject({
 });
 
 export function registerRenderRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
+  // The body is optional: an empty one, even sent as application/json, asks for nothing (no options).
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.register(async (scope) => {
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+      if ((body as string).trim() === '') done(null, undefined);
+      else json(request, body as string, done);
+    });
+    registerRenderRoute(scope, runtime);
+  });
+}
+
+function registerRenderRoute(app: FastifyInstance, runtime: VerifierRuntime): void {
   app.post<{ Params: { evaluation_id: string } }>(
     '/v1/evaluations/:evaluation_id/render',
     async (request, reply) => {
