@@ -82,6 +82,8 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
     baseDir,
     deps,
     buildRecord,
+    // Batch evaluations take an Idempotency-Key and mark a replay with idempotent-replayed.
+    corsHeaders: { allow: ['idempotency-key'], expose: ['idempotent-replayed'] },
   });
   const runtime: VerifierRuntime = {
     config,

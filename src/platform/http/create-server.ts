@@ -16,12 +16,33 @@ import { SECURITY_HEADERS } from './security-headers.ts';
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_URI_BYTES = 8 * 1024;
 
+/** Request headers a listed origin may send to every service, and response headers its scripts may read. */
+const CORS_ALLOW_HEADERS = [
+  'authorization',
+  'x-api-key',
+  'data-purpose',
+  'content-type',
+  'if-none-match',
+  'x-request-id',
+  'accept',
+];
+const CORS_EXPOSE_HEADERS = ['etag', 'link', 'x-request-id', 'retry-after'];
+
+/** A service's own CORS headers, besides the shared ones. */
+export interface CorsHeaders {
+  /** Request headers its routes read (e.g. `idempotency-key`). */
+  readonly allow?: readonly string[];
+  /** Response headers its routes set (e.g. `idempotent-replayed`). */
+  readonly expose?: readonly string[];
+}
+
 export interface HttpServerOptions {
   logger: Logger;
   clock: Clock;
   random: Random;
   requestTimeoutMs: number;
   corsAllowedOrigins: readonly string[];
+  corsHeaders?: CorsHeaders;
   /** `false`, or the list of trusted proxy addresses/CIDRs whose X-Forwarded-For is honoured. */
   trustProxy: false | readonly string[];
   maxConnections?: number;
@@ -66,6 +87,8 @@ declare module 'fastify' {
 export function createHttpServerApp(options: HttpServerOptions): FastifyInstance {
   const { clock, random, logger } = options;
   const allowedOrigins = new Set(options.corsAllowedOrigins);
+  const allowHeaders = [...CORS_ALLOW_HEADERS, ...(options.corsHeaders?.allow ?? [])].join(', ');
+  const exposeHeaders = [...CORS_EXPOSE_HEADERS, ...(options.corsHeaders?.expose ?? [])].join(', ');
   const watchdog = createRequestWatchdog(options.requestTimeoutMs, (request, reply) => {
     if (!reply.sent) sendProblem(request, reply, platformProblem('internal.timeout'));
   });
@@ -85,6 +108,8 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     if (origin !== undefined && allowedOrigins.has(origin)) {
       reply.header('access-control-allow-origin', origin);
       reply.header('vary', 'Origin');
+      // On the actual response: that is where a browser looks for what the page may read.
+      reply.header('access-control-expose-headers', exposeHeaders);
     }
   };
 
@@ -221,11 +246,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     reply
       .code(204)
       .header('access-control-allow-methods', 'GET, HEAD, POST')
-      .header(
-        'access-control-allow-headers',
-        'authorization, x-api-key, data-purpose, content-type, if-none-match, x-request-id, accept',
-      )
-      .header('access-control-expose-headers', 'etag, link, x-request-id, retry-after')
+      .header('access-control-allow-headers', allowHeaders)
       .header('access-control-max-age', '600');
     return '';
   });

@@ -7,7 +7,7 @@ import type { Clock } from '../clock.ts';
 import type { AuditBlock } from '../config/audit-config-schema.ts';
 import type { Logger } from '../log.ts';
 import type { Random } from '../random.ts';
-import { createHttpServerApp } from './create-server.ts';
+import { type CorsHeaders, createHttpServerApp } from './create-server.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
 
 export interface ServiceServerConfig {
@@ -24,6 +24,8 @@ export interface ServiceServerOptions {
   /** Relative audit paths resolve against the config file's folder. */
   readonly baseDir: string;
   readonly deps: { readonly logger: Logger; readonly clock: Clock; readonly random: Random };
+  /** Request and response headers of the service's own that listed origins may use. */
+  readonly corsHeaders?: CorsHeaders;
   /** The service's own audit record for one response (an object, or its JSON text). */
   buildRecord(request: RouteRequest, reply: RouteReply): AuditRecord;
 }
@@ -49,6 +51,7 @@ export function createServiceServer(options: ServiceServerOptions): {
     random: deps.random,
     requestTimeoutMs: server.request_timeout,
     corsAllowedOrigins: server.cors.allowed_origins,
+    ...(options.corsHeaders === undefined ? {} : { corsHeaders: options.corsHeaders }),
     trustProxy: server.trust_proxy.enabled ? server.trust_proxy.trusted_proxies : false,
     maxConnections: server.max_connections,
     commitResponse(request, reply, done) {
