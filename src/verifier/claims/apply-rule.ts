@@ -25,6 +25,7 @@ export async function applyRule(claim: ClaimConfig, inputs: RuleInputs, cel: Cel
       value = inputs.rows.has(rule.source);
       break;
     case 'extract': {
+      // The field is one of the binding's `fields` (checked at load), so the row needs no projection here.
       const row = inputs.rows.get(rule.source) ?? {};
       if (!Object.hasOwn(row, rule.field)) {
         throw ruleFailed('source.field_missing', `the source record has no field ${rule.field}`);
@@ -68,9 +69,13 @@ async function evaluateCel(
       satisfied: typeof dependency?.value === 'boolean' ? dependency.value : null,
     };
   }
+  const source: Record<string, unknown> = {};
+  for (const [alias, row] of inputs.rows) {
+    source[alias] = declaredFields(row, claim.source_bindings[alias]?.fields ?? []);
+  }
   const bindings = {
     claims,
-    source: Object.fromEntries(inputs.rows),
+    source,
     ctx: {
       purpose: inputs.purpose,
       today: inputs.today,
@@ -88,6 +93,20 @@ async function evaluateCel(
     if (error instanceof CelEvaluationError) throw ruleFailed(`cel.${error.reason}`, error.message);
     throw error;
   }
+}
+
+/**
+ * The record as an expression sees it: the binding's `fields` only. The relay may answer with more, and the
+ * lookup field (an identifier) is always read, to match bulk answers back to their values.
+ */
+function declaredFields(
+  row: Readonly<Record<string, unknown>>,
+  fields: readonly string[],
+): Record<string, unknown> {
+  // fromEntries defines properties, so a field named `__proto__` stays a plain field.
+  return Object.fromEntries(
+    fields.filter((field) => Object.hasOwn(row, field)).map((field) => [field, row[field]]),
+  );
 }
 
 function typeMismatch(value: unknown, type: ValueType): string | undefined {

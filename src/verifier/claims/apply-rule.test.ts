@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { after, describe, it } from 'node:test';
+import { fingerprintOf } from '../../platform/auth/api-key.ts';
+import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
+import { applyRule, type RuleInputs } from './apply-rule.ts';
+import { createCelEvaluator } from './create-cel-evaluator.ts';
+
+const TEXT = `
+auth: { mode: api_key, api_keys: [{ id: c, fingerprint: { provider: env, name: H } }] }
+audit: { sink: stdout, hash_secret_env: S }
+evidence:
+  service_id: t
+  claims:
+    - { id: whole, title: W, version: "1", subject_type: p, value: { type: any },
+        source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
+          lookup: { input: target.id, field: national_id }, fields: [deceased, birth_date] } },
+        rule: { type: cel, expression: "source.p" } }
+    - { id: peek, title: P, version: "1", subject_type: p, value: { type: boolean },
+        source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
+          lookup: { input: target.id, field: national_id }, fields: [deceased] } },
+        rule: { type: cel, expression: "has(source.p.national_id) || has(source.p.secret)" } }
+`;
+
+const { config } = loadVerifierConfigText(TEXT, { H: fingerprintOf('k'), S: 's'.repeat(32) }, '/tmp');
+const claim = (id: string) => config.evidence.claims.find((entry) => entry.id === id) as never;
+
+/** What a relay may answer: the declared field, the lookup field it is always asked for, and more. */
+const ROW = { deceased: false, national_id: 'FAKE-1', secret: 's3cr3t' };
+
+const inputs: RuleInputs = {
+  rows: new Map([['p', ROW]]),
+  dependencies: new Map(),
+  target: { type: 'p', id: 'FAKE-1', identifiers: new Map(), attributes: {} },
+  purpose: 'https://p.example/x',
+  today: '2026-01-01',
+};
+
+describe('a CEL rule sees only the binding fields', () => {
+  const cel = createCelEvaluator({
+    eval_timeout: 2000,
+    worker_count: 1,
+    worker_memory_mb: 64,
+    max_binding_json_bytes: 4096,
+    max_result_json_bytes: 1024,
+  });
+  after(() => cel.close());
+
+  it('binds source.<alias> to the listed fields, not the lookup field or extra columns', async () => {
+    assert.deepEqual(await applyRule(claim('whole'), inputs, cel), { deceased: false });
+    assert.equal(await applyRule(claim('peek'), inputs, cel), false);
+  });
+});
