@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+import { CCCEV, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
 const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
 const BATCH = '/v1/batch-evaluations';
@@ -141,6 +141,38 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
     } finally {
       await verifier.close();
       await proxy.cut();
+    }
+  });
+
+  it('renders an evaluation byte for byte as it was answered, in either format', async () => {
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
+    };
+    const verifier = await startTestVerifier({
+      relays: { civil: upstreamUrl, social: upstreamUrl },
+      edit: postgresState,
+      env: { STATE_URL: database.url },
+    });
+    try {
+      const json = await verifier.evaluate({ target: TARGET, claims: ['person_alive'], disclosure: 'value' });
+      assert.equal(json.statusCode, 200, json.body);
+      const cccev = await verifier.evaluate(
+        { target: TARGET, claims: ['person_alive'] },
+        { headers: { accept: CCCEV } },
+      );
+      assert.equal(cccev.statusCode, 200, cccev.body);
+      for (const [made, id] of [
+        [json, JSON.parse(json.body).results[0].evaluation_id],
+        [cccev, JSON.parse(cccev.body)['@graph'][0]['dcterms:identifier']],
+      ] as const) {
+        const rendered = await verifier.post(`/v1/evaluations/${id}/render`, undefined);
+        assert.equal(rendered.statusCode, 200, rendered.body);
+        assert.equal(rendered.headers['content-type'], made.headers['content-type']);
+        assert.equal(rendered.body, made.body);
+      }
+    } finally {
+      await verifier.close();
     }
   });
 

@@ -92,13 +92,14 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
 
   const at = (ms: number) => new Date(ms);
 
+  // json, not jsonb, all the way: each record keeps its text, key order included, so a render is byte-identical.
   const insertMany = (evaluations: readonly StoredEvaluation[]) =>
     pool.query(
       `INSERT INTO ${T.evaluations} (evaluation_id, principal_hash, record, created_at, expires_at)
        SELECT e->>'evaluation_id', e->>'principal_hash', e,
               to_timestamp((e->>'created_at')::double precision / 1000),
               to_timestamp((e->>'expires_at')::double precision / 1000)
-       FROM jsonb_array_elements($1::jsonb) AS e`,
+       FROM json_array_elements($1::json) AS e`,
       // Serialized here: pg would turn a JavaScript array into a PostgreSQL array literal.
       [JSON.stringify(evaluations)],
     );

@@ -47,6 +47,8 @@ export function evaluationStoreContract(start: () => Promise<StoreUnderTest>): v
       const stored = evaluation('01J0000000000000000000000A', now(), 60_000);
       await store.put(stored);
       assert.deepEqual(await store.get(stored.evaluation_id, 'p1'), stored);
+      // Key order included: a render answers the evaluation byte for byte.
+      assert.equal(JSON.stringify(await store.get(stored.evaluation_id, 'p1')), JSON.stringify(stored));
       assert.equal(await store.get(stored.evaluation_id, 'p2'), undefined);
       assert.equal(await store.get('01J0000000000000000000000Z', 'p1'), undefined);
     } finally {

@@ -37,6 +37,15 @@ CREATE TABLE ${STATE_SCHEMA}.idempotency_records (
 CREATE INDEX idempotency_records_expires_at ON ${STATE_SCHEMA}.idempotency_records (expires_at);
 `,
   },
+  {
+    version: 2,
+    name: 'evaluations kept as written',
+    // jsonb reorders object keys, so a render was not byte for byte the original answer; json keeps the text.
+    // Rows stored before keep jsonb's order (it cannot be recovered); they expire within the retention.
+    sql: `
+ALTER TABLE ${STATE_SCHEMA}.evaluations ALTER COLUMN record TYPE json USING record::json;
+`,
+  },
 ];
 
 /**
