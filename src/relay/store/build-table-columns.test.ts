@@ -209,6 +209,6 @@ describe('buildTable from column batches', () => {
     );
     assert.equal(error.code, 'ingest.type_mismatch');
     assert.equal(error.row, 2);
-    assert.equal(error.detail, 'value is not a valid integer');
+    assert.equal(error.detail, 'the number is not an integer');
   });
 });

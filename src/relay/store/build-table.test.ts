@@ -69,7 +69,7 @@ describe('buildTable', () => {
     assert.equal(table.rowOf(9), undefined);
   });
 
-  it('names the data row and column of a type error, without the value of a sensitive column', async () => {
+  it('names the data row, column and kind of value of a type error, never the value', async () => {
     const plain = await failure(
       build([
         ['1', 'a', ''],
@@ -80,6 +80,8 @@ describe('buildTable', () => {
     assert.equal(plain.row, 2);
     assert.equal(plain.column, 'id');
     assert.match(plain.message, /table people/);
+    assert.equal(plain.detail, 'the string is not an integer');
+    assert.doesNotMatch(plain.message, /x2/);
     const sensitive = await failure(
       build([
         ['1', 'a', ''],

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { FieldType } from '../config/schema.ts';
 import {
   coerceCell,
   coerceEpochDay,
@@ -89,7 +90,7 @@ describe('coerceCell', () => {
   it('parseFilterValue rejects empty values', () => {
     assert.equal(parseFilterValue('', 'string').ok, false);
     assert.deepEqual(parseFilterValue('3', 'integer'), { ok: true, value: 3 });
-    assert.deepEqual(parseFilterValue('x', 'integer'), { ok: false, reason: 'string "x" is not an integer' });
+    assert.deepEqual(parseFilterValue('x', 'integer'), { ok: false, reason: 'the string is not an integer' });
   });
 
   it('spells Date cells of any day exactly as toISOString does, time of day dropped', () => {
@@ -126,11 +127,32 @@ describe('coerceValue', () => {
     assert.equal(coerceValue(undefined, 'date', false), null);
     assert.equal(coerceValue('n', 'boolean', false), false);
     assert.equal(coerceValue(1.5, 'integer', false), INVALID);
-    assert.equal(invalidReason(), '1.5 is not an integer');
+    assert.equal(invalidReason(), 'the number is not an integer');
     assert.equal(coerceValue(Number.POSITIVE_INFINITY, 'number', false), INVALID);
     assert.equal(invalidReason(), 'not a finite number');
     assert.equal(coerceValue('2023-02-29', 'date', false), INVALID);
-    assert.equal(invalidReason(), 'string "2023-02-29" is not a date (YYYY-MM-DD)');
+    assert.equal(invalidReason(), 'the string is not a date (YYYY-MM-DD)');
+  });
+
+  it('gives reasons that name the kind of value, never the value itself', () => {
+    const refused: [unknown, FieldType, string][] = [
+      ['PIN-4711', 'integer', 'the string is not an integer'],
+      [47.11, 'integer', 'the number is not an integer'],
+      [['PIN', 4711], 'integer', 'the list is not an integer'],
+      ['PIN-4711', 'number', 'the string is not a number'],
+      [{ pin: 4711 }, 'number', 'the object is not a number'],
+      ['PIN-4711', 'boolean', 'the string is not a boolean'],
+      [4711, 'boolean', 'the number is not a boolean'],
+      ['PIN-4711', 'date', 'the string is not a date (YYYY-MM-DD)'],
+      [4711n, 'date', 'the big integer is not a date (YYYY-MM-DD)'],
+      ['PIN-4711', 'timestamp', 'the string is not an ISO 8601 timestamp'],
+      [true, 'timestamp', 'the boolean is not an ISO 8601 timestamp'],
+    ];
+    for (const [cell, type, reason] of refused) {
+      assert.equal(coerceValue(cell, type, false), INVALID, `${type} ${String(cell)}`);
+      assert.equal(invalidReason(), reason);
+      assert.doesNotMatch(invalidReason(), /4711|PIN/);
+    }
   });
 
   it('agrees with coerceCell on every type', () => {

@@ -1,4 +1,5 @@
 // Coerces one raw source cell to a declared field type, returning the comparable key or an error reason.
+// Reasons name the kind of value, never the value: they reach load errors, logs and the cluster IPC channel.
 import type { FieldType } from '../config/schema.ts';
 import type { CellKey } from './column.ts';
 
@@ -91,7 +92,10 @@ function coerceString(raw: unknown): string {
 }
 
 function coerceInteger(raw: unknown): CoercedValue {
-  if (typeof raw === 'number') return Number.isSafeInteger(raw) ? raw : fail(`${raw} is not an integer`);
+  if (typeof raw === 'number') {
+    if (Number.isSafeInteger(raw)) return raw;
+    return fail(Number.isInteger(raw) ? 'integer outside the safe range' : 'the number is not an integer');
+  }
   if (typeof raw === 'bigint') {
     return raw <= BigInt(Number.MAX_SAFE_INTEGER) && raw >= BigInt(Number.MIN_SAFE_INTEGER)
       ? Number(raw)
@@ -101,14 +105,14 @@ function coerceInteger(raw: unknown): CoercedValue {
     const value = Number(raw);
     return Number.isSafeInteger(value) ? value : fail('integer outside the safe range');
   }
-  return fail(`${describe(raw)} is not an integer`);
+  return fail(`the ${kindOf(raw)} is not an integer`);
 }
 
 function coerceNumber(raw: unknown): CoercedValue {
   if (typeof raw === 'number') return Number.isFinite(raw) ? raw : fail('not a finite number');
   if (typeof raw === 'bigint') return Number(raw);
   if (typeof raw === 'string' && NUMBER_TEXT.test(raw)) return Number(raw);
-  return fail(`${describe(raw)} is not a number`);
+  return fail(`the ${kindOf(raw)} is not a number`);
 }
 
 function coerceBoolean(raw: unknown): CoercedValue {
@@ -119,7 +123,7 @@ function coerceBoolean(raw: unknown): CoercedValue {
     if (TRUE.has(text)) return true;
     if (FALSE.has(text)) return false;
   }
-  return fail(`${describe(raw)} is not a boolean`);
+  return fail(`the ${kindOf(raw)} is not a boolean`);
 }
 
 function coerceDate(raw: unknown, excelSerials: boolean): CoercedValue {
@@ -132,7 +136,7 @@ function coerceDate(raw: unknown, excelSerials: boolean): CoercedValue {
     const text = raw.length === 10 ? raw : raw.trim();
     if (isDateText(text)) return text;
   }
-  return fail(`${describe(raw)} is not a date (YYYY-MM-DD)`);
+  return fail(`the ${kindOf(raw)} is not a date (YYYY-MM-DD)`);
 }
 
 /** `YYYY-MM-DD` of a UTC day number, exactly as `toISOString()` spells that day. */
@@ -165,7 +169,7 @@ function coerceTimestamp(raw: unknown, excelSerials: boolean): CoercedValue {
       if (!Number.isNaN(ms)) return ms;
     }
   }
-  return fail(`${describe(raw)} is not an ISO 8601 timestamp`);
+  return fail(`the ${kindOf(raw)} is not an ISO 8601 timestamp`);
 }
 
 function normaliseOffset(offset: string | undefined): string {
@@ -198,8 +202,9 @@ function digits(text: string, from: number, count: number): number {
   return value;
 }
 
-function describe(raw: unknown): string {
-  const text =
-    typeof raw === 'string' ? JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw) : String(raw);
-  return `${typeof raw} ${text}`;
+/** What kind of value a refused cell holds (`string`, `list`, ...): its type, never its content. */
+function kindOf(raw: unknown): string {
+  if (raw instanceof Date) return 'date';
+  if (Array.isArray(raw)) return 'list';
+  return typeof raw === 'bigint' ? 'big integer' : typeof raw;
 }

@@ -45,7 +45,7 @@ describe('createColumnBuilder', () => {
     assert.equal(builder.length, 2);
     assert.deepEqual(builder.problem(), {
       code: 'ingest.type_mismatch',
-      detail: 'string "maybe" is not a boolean',
+      detail: 'the string is not a boolean',
     });
     const required = createColumnBuilder(field('date', { nullable: false }), plain);
     assert.equal(required.append(['2024-01-01', ''], 2), 1);
@@ -58,7 +58,7 @@ describe('createColumnBuilder', () => {
     assert.equal(key.problem().detail, 'primary key is empty');
     const secret = createColumnBuilder(field('number', { sensitive: true }), plain);
     assert.equal(secret.append(['1', 'PIN-1234'], 2), 1);
-    assert.equal(secret.problem().detail, 'value is not a valid number');
+    assert.equal(secret.problem().detail, 'the string is not a number');
   });
 
   it('treats typed arrays exactly like arrays of the same numbers', () => {

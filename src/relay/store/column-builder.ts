@@ -47,12 +47,10 @@ abstract class CheckedBuilder {
   protected readonly type: FieldType;
   protected readonly nullable: boolean;
   protected readonly excelSerials: boolean;
-  private readonly field: TableFieldConfig;
   private readonly primaryKey: boolean;
   private lastProblem: CellProblem = { code: 'ingest.type_mismatch', detail: '' };
 
   constructor(field: TableFieldConfig, options: ColumnBuilderOptions) {
-    this.field = field;
     this.type = field.type;
     this.primaryKey = options.primaryKey;
     this.nullable = field.nullable && !options.primaryKey;
@@ -66,9 +64,8 @@ abstract class CheckedBuilder {
   /** Records why the coerced value of cell `index` is refused (INVALID, or null where nulls are not allowed). */
   protected refuse(index: number, value: unknown): number {
     if (value === INVALID) {
-      // A sensitive column's reason would quote the value, so it is replaced.
-      const detail = this.field.sensitive ? `value is not a valid ${this.type}` : invalidReason();
-      this.lastProblem = { code: 'ingest.type_mismatch', detail };
+      // The reason names the kind of value, never the value, so a sensitive column needs no other wording.
+      this.lastProblem = { code: 'ingest.type_mismatch', detail: invalidReason() };
     } else {
       const detail = this.primaryKey ? 'primary key is empty' : 'empty value in a non-nullable field';
       this.lastProblem = { code: 'ingest.null_value', detail };

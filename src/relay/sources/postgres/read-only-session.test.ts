@@ -58,6 +58,15 @@ describe('read-only session', () => {
       describePgError(server('42P01', 'relation "x" does not exist')),
       'SQLSTATE 42P01: relation "x" does not exist',
     );
+    // Messages that quote a value of the data are left out.
+    for (const [code, message] of [
+      ['22P02', 'invalid input syntax for type integer: "PIN-4711"'],
+      ['22003', 'value "4711000000000" is out of range for type integer'],
+      ['P0001', 'person PIN-4711 is not valid'],
+    ]) {
+      const reason = describePgError(server(code as string, message));
+      assert.equal(reason, `SQLSTATE ${code} (its message is left out: it may quote a value)`);
+    }
     assert.equal(
       describePgError(
         Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:5432'), { code: 'ECONNREFUSED' }),

@@ -110,11 +110,19 @@ export function classifyPgError(error: unknown): PgErrorKind {
   return 'failed';
 }
 
+// Data exceptions quote the value they refused (`invalid input syntax for type integer: "..."`), and a RAISE in a
+// function may say anything: their server messages never reach a load error or a log.
+const VALUE_QUOTING_CLASSES = /^(22|P0)/;
+
 /** A short reason for logs and load errors: the SQLSTATE and server message, or the socket error code. */
 export function describePgError(error: unknown): string {
   const { code, severity, message } = (error ?? {}) as PgLikeError;
   const text = typeof message === 'string' ? message.slice(0, 200) : 'unknown error';
-  if (typeof code === 'string' && typeof severity === 'string') return `SQLSTATE ${code}: ${text}`;
+  if (typeof code === 'string' && typeof severity === 'string') {
+    return VALUE_QUOTING_CLASSES.test(code)
+      ? `SQLSTATE ${code} (its message is left out: it may quote a value)`
+      : `SQLSTATE ${code}: ${text}`;
+  }
   if (typeof code === 'string') return code;
   // Driver messages ("Connection terminated due to connection timeout") name no host or credential.
   return text;
