@@ -1,8 +1,9 @@
 // Scale-out with real processes: two relays from one config accept each other's cursors and agree on ETags;
 // `--workers N` shares one port, reloads every worker through the admin listener and keeps one audit chain per
-// worker; SIGTERM lets an in-flight request finish while new connections are refused.
+// worker, and starts a dead worker again until it loads; SIGTERM or SIGINT, to the primary or to its whole process
+// group, lets an in-flight request finish while new connections are refused.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
@@ -30,9 +31,18 @@ interface Served {
   readonly adminUrl: string | undefined;
   output(): string;
   stop(): Promise<number | null>;
+  /** Sends `signal` to the relay, or to its whole process group (it must have been served with `group`). */
+  signal(signal: NodeJS.Signals, group?: boolean): void;
+  readonly exited: Promise<number | null>;
 }
 
-async function serve(fixture: ReloadFixture, extra: string[] = [], env: Record<string, string> = {}) {
+/** `group`: the relay leads a process group of its own, so a test can signal it and its workers at once. */
+async function serve(
+  fixture: ReloadFixture,
+  extra: string[] = [],
+  env: Record<string, string> = {},
+  group = false,
+) {
   const child = spawn(
     process.execPath,
     ['bin/ambit.js', 'relay', 'serve', '--config', fixture.configPath, ...extra],
@@ -40,6 +50,7 @@ async function serve(fixture: ReloadFixture, extra: string[] = [], env: Record<s
       cwd: ROOT,
       env: { ...process.env, ...reloadEnv(), AMBIT_LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: group,
     },
   );
   let out = '';
@@ -65,6 +76,12 @@ async function serve(fixture: ReloadFixture, extra: string[] = [], env: Record<s
       if (child.exitCode === null) child.kill('SIGTERM');
       return exited;
     },
+    signal(signal, group = false) {
+      if (child.exitCode !== null || child.pid === undefined) return;
+      if (group) process.kill(-child.pid, signal);
+      else child.kill(signal);
+    },
+    exited,
   };
   return served;
 }
@@ -280,7 +297,12 @@ describe('ambit relay serve --workers 2 with a bad source', () => {
       });
       const code = await new Promise((resolve) => child.once('exit', resolve));
       assert.equal(code, 1, out);
-      assert.match(out, /ingest\.type_mismatch: table people_table \(data row 1, column "born"\)/);
+      assert.match(
+        out,
+        /ingest\.type_mismatch: table people_table \(data row 1, column "born"\): the string is not a date/,
+      );
+      // The load error crossed the IPC channel and reached the output with no cell value in it.
+      assert.doesNotMatch(out, /2001-02-30/);
       assert.doesNotMatch(out, /listening on/);
     } finally {
       fixture.remove();
@@ -288,13 +310,95 @@ describe('ambit relay serve --workers 2 with a bad source', () => {
   });
 });
 
-for (const workers of [1, 2]) {
-  describe(`graceful shutdown (${workers === 1 ? 'one process' : `${workers} workers`})`, () => {
+describe('ambit relay serve --workers 2 when a worker dies and cannot start again at once', () => {
+  let fixture: ReloadFixture;
+  let relay: Served;
+  before(async () => {
+    fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
+    relay = await serve(fixture, ['--workers', '2']);
+  });
+  after(async () => {
+    await relay.stop();
+    fixture.remove();
+  });
+
+  const gauge = async (name: string) => {
+    const metrics = await call(`${relay.adminUrl}/metrics`, { as: 'metrics_only' });
+    const line = metrics.body.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+    return Number(line?.split(' ').pop());
+  };
+  const posture = async () =>
+    JSON.parse((await call(`${relay.adminUrl}/admin/v1/posture`, { as: 'ops_only' })).body);
+
+  it('retries the start until the source is fixed, reporting one worker down meanwhile', async () => {
+    // The workers are the primary's children running the same command (a build tool may be another child).
+    const workers = execFileSync('pgrep', ['-P', String(relay.child.pid), '-f', 'relay serve'], {
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((line) => line.trim() !== '')
+      .map(Number);
+    assert.equal(workers.length, 2);
+    fixture.writePeople('id,district,born\n1,a,PIN-4711\n');
+    process.kill(workers[0] as number, 'SIGKILL');
+    await until(
+      () => (relay.output().match(/restart failed; trying again/g)?.length ?? 0) >= 1,
+      'a restart failed',
+    );
+    assert.match(
+      relay.output(),
+      /ingest\.type_mismatch: table people_table \(data row 1, column \\"born\\"\)/,
+    );
+    assert.doesNotMatch(relay.output(), /PIN-4711/);
+    // Metrics, posture and readiness tell the same story: one of two workers runs, the relay is not fully ready.
+    assert.equal(await gauge('ambit_relay_processes'), 1);
+    assert.equal(await gauge('ambit_relay_processes_configured'), 2);
+    assert.equal(await gauge('ambit_relay_readiness_fully_ready'), 0);
+    const down = await posture();
+    assert.deepEqual([down.runtime.processes, down.runtime.processes_configured], [1, 2]);
+    assert.equal(down.data.ready, false);
+    assert.equal((await call(`${relay.adminUrl}/ready`)).status, 503);
+    // The other worker keeps serving the data it loaded.
+    assert.equal(json(await call(`${relay.url}${PEOPLE}?limit=100`, { as: 'reader' })).data.length, 30);
+
+    fixture.writePeople(peopleCsv(30));
+    await until(async () => (await gauge('ambit_relay_processes')) === 2, 'the worker is back', true);
+    assert.equal(await gauge('ambit_relay_readiness_fully_ready'), 1);
+    const up = await posture();
+    assert.deepEqual([up.runtime.processes, up.runtime.processes_configured], [2, 2]);
+    assert.equal(up.data.ready, true);
+    assert.equal((await call(`${relay.adminUrl}/ready`)).status, 200);
+    for (let i = 0; i < 6; i++) {
+      assert.equal(json(await call(`${relay.url}${PEOPLE}?limit=100`, { as: 'reader' })).data.length, 30);
+    }
+  });
+});
+
+/** How a shutdown is asked for: the primary alone, or every process of the group at once. */
+const SHUTDOWNS = [
+  { workers: 1, how: 'SIGTERM', send: (relay: Served) => relay.signal('SIGTERM') },
+  { workers: 2, how: 'SIGTERM to the primary', send: (relay: Served) => relay.signal('SIGTERM') },
+  // systemd's default KillMode=control-group: each worker is signalled, then signalled again by its primary.
+  {
+    workers: 2,
+    how: 'SIGTERM to the primary and its workers at once',
+    send: (relay: Served) => relay.signal('SIGTERM', true),
+  },
+  // Ctrl-C in a terminal signals the whole foreground process group.
+  {
+    workers: 2,
+    how: 'SIGINT to the primary and its workers at once',
+    send: (relay: Served) => relay.signal('SIGINT', true),
+  },
+];
+
+for (const { workers, how, send } of SHUTDOWNS) {
+  describe(`graceful shutdown (${workers === 1 ? 'one process' : `${workers} workers`}, ${how})`, () => {
     let fixture: ReloadFixture;
     let relay: Served;
     before(async () => {
       fixture = createReloadFixture();
-      relay = await serve(fixture, ['--workers', String(workers)]);
+      relay = await serve(fixture, ['--workers', String(workers)], {}, true);
     });
     after(async () => {
       await relay.stop();
@@ -302,39 +406,74 @@ for (const workers of [1, 2]) {
     });
 
     it('lets an in-flight request finish while refusing new connections, then exits 0', async () => {
+      const slow = await startSlowRequest(relay.url);
+      send(relay);
       const { hostname, port } = new URL(relay.url);
-      const body = JSON.stringify({ measures: ['people'] });
-      const socket = connect(Number(port), hostname);
-      let received = '';
-      socket.setEncoding('utf8');
-      socket.on('data', (chunk) => {
-        received += chunk;
-      });
-      // Expect: 100-continue makes the server confirm the request is being handled before the body arrives.
-      socket.write(
-        [
-          `POST ${QUERY} HTTP/1.1`,
-          `host: ${hostname}:${port}`,
-          `authorization: Bearer ${RELOAD_KEYS.reader}`,
-          'content-type: application/json',
-          `content-length: ${body.length}`,
-          'expect: 100-continue',
-          'connection: close',
-          '',
-          '',
-        ].join('\r\n'),
-      );
-      await until(() => received.includes('100 Continue'), 'the server accepted the request');
-      const exited = relay.stop();
       await until(() => refused(Number(port), hostname), 'new connections are refused', true);
-      socket.write(body);
-      await until(() => socket.destroyed || socket.readableEnded, 'the response arrived');
-      const status = /HTTP\/1\.1 (\d{3}) (?!Continue)/.exec(received)?.[1];
-      assert.equal(status, '200', received);
-      assert.match(received, /"people"/);
-      assert.equal(await exited, 0);
+      const answer = await slow.finish();
+      assert.equal(answer.status, '200', answer.received);
+      assert.match(answer.received, /"people"/);
+      assert.equal(await relay.exited, 0);
     });
   });
+}
+
+describe('a second SIGINT while draining', () => {
+  it('exits at once with status 130, cutting what is still in flight', async () => {
+    const fixture = createReloadFixture();
+    const relay = await serve(fixture);
+    try {
+      const slow = await startSlowRequest(relay.url);
+      relay.signal('SIGINT');
+      await until(() => relay.output().includes('draining'), 'the relay drains');
+      relay.signal('SIGINT');
+      assert.equal(await relay.exited, 130);
+      assert.match(relay.output(), /second interrupt: exiting without draining/);
+      const answer = await slow.finish();
+      assert.equal(answer.status, undefined, answer.received);
+    } finally {
+      await relay.stop();
+      fixture.remove();
+    }
+  });
+});
+
+/**
+ * An aggregate query whose body is held back: `Expect: 100-continue` makes the server confirm it is handling the
+ * request before the body arrives, so the request is in flight for as long as the test wants.
+ */
+async function startSlowRequest(url: string) {
+  const { hostname, port } = new URL(url);
+  const body = JSON.stringify({ measures: ['people'] });
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk) => {
+    received += chunk;
+  });
+  socket.on('error', () => socket.destroy());
+  socket.write(
+    [
+      `POST ${QUERY} HTTP/1.1`,
+      `host: ${hostname}:${port}`,
+      `authorization: Bearer ${RELOAD_KEYS.reader}`,
+      'content-type: application/json',
+      `content-length: ${body.length}`,
+      'expect: 100-continue',
+      'connection: close',
+      '',
+      '',
+    ].join('\r\n'),
+  );
+  await until(() => received.includes('100 Continue'), 'the server accepted the request');
+  return {
+    /** Sends the body and waits for the connection to end: the final status, if any arrived. */
+    async finish() {
+      if (!socket.destroyed) socket.write(body);
+      await until(() => socket.destroyed || socket.readableEnded, 'the connection ended');
+      return { status: /HTTP\/1\.1 (\d{3}) (?!Continue)/.exec(received)?.[1], received };
+    },
+  };
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string, slow = false): Promise<void> {

@@ -45,7 +45,7 @@ export const relayServe: Command = async (args, io) => {
     const loaded = loadRelayConfig(path, resolveEnv(io.env, flags.envFile));
     if (workerIndex !== undefined) {
       const running = await startRelayWorker(loaded, workerIndex, deps, bind);
-      await waitForSignal(true);
+      await shutdownRequested('worker', io.err);
       await running.close();
       // The IPC channel to the primary would keep this process alive.
       cluster.worker?.disconnect();
@@ -57,8 +57,8 @@ export const relayServe: Command = async (args, io) => {
         : await startRelay(loaded, deps, bind ?? loaded.config.server.bind);
     io.out(`ambit relay listening on ${running.url}${workers > 1 ? ` (${workers} workers)` : ''}`);
     if (running.adminUrl !== undefined) io.out(`ambit relay admin listener on ${running.adminUrl}`);
-    await waitForSignal(false);
-    io.out('shutting down: draining in-flight requests');
+    await shutdownRequested(workers > 1 ? 'primary' : 'single', io.err);
+    io.out('shutting down: draining in-flight requests (a second Ctrl-C exits at once)');
     await running.close();
     return 0;
   } catch (error) {
@@ -89,17 +89,31 @@ export function reportStartupError(error: unknown, err: (line: string) => void):
   return 1;
 }
 
-/** SIGINT or SIGTERM; a worker also stops when its primary goes away (the IPC channel closes). */
-function waitForSignal(worker: boolean): Promise<void> {
+/**
+ * Resolves on the first SIGINT or SIGTERM; a worker also stops when its primary goes away (the IPC channel closes).
+ * The handlers stay for the whole drain: a signal sent to the process group (Ctrl-C, systemd's default
+ * KillMode=control-group) reaches a worker from the sender and again from its primary, and Node's default action
+ * for that second signal would kill the worker mid-drain. So a draining process ignores SIGTERM, and a worker
+ * ignores every signal; a second SIGINT (Ctrl-C again) exits a single process or a primary at once, which takes
+ * its workers with it (a worker exits when its primary's channel closes).
+ */
+function shutdownRequested(
+  role: 'single' | 'primary' | 'worker',
+  err: (line: string) => void,
+): Promise<void> {
   return new Promise((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      process.off('disconnect', stop);
-      resolve();
+    let draining = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (!draining) {
+        draining = true;
+        resolve();
+      } else if (signal === 'SIGINT' && role !== 'worker') {
+        err('second interrupt: exiting without draining');
+        process.exit(130);
+      }
     };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    if (worker) process.on('disconnect', stop);
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    if (role === 'worker') process.once('disconnect', () => onSignal('SIGTERM'));
   });
 }

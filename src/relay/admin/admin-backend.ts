@@ -1,11 +1,13 @@
 // What the admin routes act on: the relay processes. One process answers for itself; the primary of a
 // `--workers N` relay answers by asking every worker (src/relay/cluster/).
 import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
-import type { RelayMetrics } from '../metrics/relay-metrics.ts';
+import { configuredProcessesFamily, type RelayMetrics } from '../metrics/relay-metrics.ts';
 import type { RelayState } from '../relay-state.ts';
 import type { ReloadOutcome, Reloader } from '../reload/reloader.ts';
 
 export interface ProcessStatus {
+  /** False for a worker that is not running (being restarted) or did not answer. */
+  readonly running: boolean;
   readonly ready: boolean;
   readonly readiness: { readonly total: number; readonly loaded: number; readonly failed: number };
   readonly generation: string | undefined;
@@ -24,6 +26,7 @@ export interface RelayAdminBackend {
 export function processStatus(state: RelayState): ProcessStatus {
   const { total, loaded, failed } = state.readiness;
   return {
+    running: true,
     ready: state.generation !== undefined,
     readiness: { total, loaded, failed },
     generation: state.generation?.version,
@@ -40,7 +43,7 @@ export function createLocalAdminBackend(
   return {
     reloadAll: () => reloader.reloadAll('admin'),
     reloadTable: (datasetId, tableId) => reloader.reloadTable(datasetId, tableId, 'admin'),
-    metrics: async () => [metrics.families(state)],
+    metrics: async () => [[...metrics.families(state), configuredProcessesFamily(1)]],
     status: async () => [processStatus(state)],
   };
 }

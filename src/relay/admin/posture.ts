@@ -77,7 +77,9 @@ export function buildPosture(
     },
     runtime: {
       auth_mode: config.auth.mode,
-      processes: statuses.length,
+      // Running now, and configured: they differ while a worker is being restarted.
+      processes: statuses.filter((status) => status.running).length,
+      processes_configured: statuses.length,
       admin_listener: config.server.admin_bind !== undefined,
     },
     relay: {

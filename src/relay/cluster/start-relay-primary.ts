@@ -1,6 +1,7 @@
 // `ambit relay serve --workers N`: the primary process. It forks N workers that share the public port (node:cluster
 // hands each accepted connection to a worker), serves the admin listener itself, and fans reloads, metrics and
-// status out to every worker. Workers that die are started again; on shutdown every worker drains first.
+// status out to every worker. Workers that die are started again (until one starts, however long that takes);
+// on shutdown every worker drains first.
 import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { createAuditWriter } from '../../platform/audit/create-audit-writer.ts';
@@ -14,6 +15,7 @@ import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { createAuthenticator } from '../create-authenticator.ts';
 import { listenOn } from '../start-relay.ts';
 import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
+import { configuredProcessesFamily, processFamilies } from '../metrics/relay-metrics.ts';
 import type { ReloadOutcome } from '../reload/reloader.ts';
 import { asWorkerMessage, WORKER_INDEX_ENV, type WorkerOperation } from './cluster-messages.ts';
 
@@ -30,6 +32,8 @@ interface Slot {
   listening: boolean;
   /** The public URL the worker reported (the same for every worker: they share the port). */
   url: string | undefined;
+  /** The next restart attempt, while the worker is down. */
+  restart: NodeJS.Timeout | undefined;
 }
 
 interface Pending {
@@ -40,7 +44,9 @@ interface Pending {
 
 /** Status and metrics must answer quickly; reloads take as long as loading the data does. */
 const QUICK_TIMEOUT_MS = 5000;
+/** A worker that fails to start again is retried after 1s, 2s, 4s, ... at most 30s apart, until it starts. */
 const RESTART_DELAY_MS = 1000;
+const MAX_RESTART_DELAY_MS = 30_000;
 
 export async function startRelayPrimary(
   loaded: LoadedRelayConfig,
@@ -102,7 +108,7 @@ export async function startRelayPrimary(
   const fork = (index: number): Promise<void> => {
     const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(index) });
     const existing = slots.find((slot) => slot.index === index);
-    const slot = existing ?? { index, worker, listening: false, url: undefined };
+    const slot = existing ?? { index, worker, listening: false, url: undefined, restart: undefined };
     slot.worker = worker;
     slot.listening = false;
     if (!existing) slots.push(slot);
@@ -133,18 +139,40 @@ export async function startRelayPrimary(
         }
         if (closing) return;
         logger.error({ worker: index, code, signal }, 'relay worker exited; starting it again');
-        setTimeout(() => {
-          if (!closing)
-            fork(index).catch((error: unknown) =>
-              logger.error({ worker: index, err: error }, 'restart failed'),
-            );
-        }, RESTART_DELAY_MS).unref();
+        restart(slot, 1);
       });
     });
   };
 
+  // The timer is not unref'd: with every worker down it is what keeps the primary (and its port) alive.
+  const restart = (slot: Slot, attempt: number): void => {
+    const delay = Math.min(RESTART_DELAY_MS * 2 ** (attempt - 1), MAX_RESTART_DELAY_MS);
+    slot.restart = setTimeout(() => {
+      slot.restart = undefined;
+      if (closing) return;
+      fork(slot.index).then(
+        () => logger.info({ worker: slot.index, attempt }, 'relay worker started again'),
+        (error: unknown) => {
+          if (closing) return;
+          // The message is a load error's (code, table, row and column, never a cell value) or an exit code.
+          logger.error(
+            {
+              worker: slot.index,
+              attempt,
+              err_message: error instanceof Error ? error.message : String(error),
+              retry_in_ms: Math.min(delay * 2, MAX_RESTART_DELAY_MS),
+            },
+            'restart failed; trying again',
+          );
+          restart(slot, attempt + 1);
+        },
+      );
+    }, delay);
+  };
+
   const stopWorkers = async (): Promise<void> => {
     closing = true;
+    for (const slot of slots) clearTimeout(slot.restart);
     const exits = slots
       .filter((slot) => !slot.worker.isDead())
       .map((slot) => {
@@ -170,7 +198,18 @@ export async function startRelayPrimary(
     reloadAll: async () => combineOutcomes(await askAll<ReloadOutcome>({ op: 'reload-all' })),
     reloadTable: async (datasetId, tableId) =>
       combineOutcomes(await askAll<ReloadOutcome>({ op: 'reload-table', datasetId, tableId })),
-    metrics: () => askAll<MetricFamily[]>({ op: 'metrics' }),
+    // A worker that is down (or does not answer) counts as a process that is not running and not ready, as in
+    // status(): metrics, posture and /ready agree.
+    async metrics() {
+      const answers = await Promise.all(
+        slots.map((slot) =>
+          slot.listening
+            ? ask<MetricFamily[]>(slot, { op: 'metrics' }).catch(() => notRunningFamilies(loaded))
+            : notRunningFamilies(loaded),
+        ),
+      );
+      return [...answers, [configuredProcessesFamily(workers)]];
+    },
     async status() {
       const answers = await Promise.all(
         slots.map((slot) =>
@@ -235,12 +274,21 @@ export async function startRelayPrimary(
   };
 }
 
+function tableCount(loaded: LoadedRelayConfig): number {
+  return loaded.config.datasets.reduce((sum, dataset) => sum + dataset.tables.length, 0);
+}
+
 function notReady(loaded: LoadedRelayConfig): ProcessStatus {
-  const total = loaded.config.datasets.reduce((sum, dataset) => sum + dataset.tables.length, 0);
+  const total = tableCount(loaded);
   return {
+    running: false,
     ready: false,
     readiness: { total, loaded: 0, failed: 0 },
     generation: undefined,
     loadedAt: undefined,
   };
+}
+
+function notRunningFamilies(loaded: LoadedRelayConfig): MetricFamily[] {
+  return processFamilies({ running: false, ready: false, total: tableCount(loaded), loaded: 0, failed: 0 });
 }

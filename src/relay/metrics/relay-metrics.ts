@@ -92,7 +92,7 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
     families(state) {
       const p = METRIC_PREFIX;
       const { total, loaded, failed } = state.readiness;
-      const ready = state.generation === undefined ? 0 : 1;
+      const ready = state.generation !== undefined;
       const loadCounts: MetricSample[] = [];
       const loadTimes: MetricSample[] = [];
       const rowCounts: MetricSample[] = [];
@@ -133,33 +133,7 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
         : [];
       return [
         ...routes.families(),
-        gaugeFamily(`${p}_processes`, 'Relay processes serving (one per worker).', [
-          { labels: {}, value: 1 },
-        ]),
-        gaugeFamily(
-          `${p}_readiness_fully_ready`,
-          '1 when every table is loaded and served, else 0 (the minimum over processes).',
-          [{ labels: {}, value: ready }],
-          'min',
-        ),
-        gaugeFamily(
-          `${p}_readiness_ready_resources`,
-          'Tables loaded at startup.',
-          [{ labels: {}, value: loaded }],
-          'min',
-        ),
-        gaugeFamily(
-          `${p}_readiness_failed_resources`,
-          'Tables that failed to load at startup.',
-          [{ labels: {}, value: failed }],
-          'max',
-        ),
-        gaugeFamily(
-          `${p}_readiness_not_ready_resources`,
-          'Tables not loaded yet at startup.',
-          [{ labels: {}, value: total - loaded }],
-          'max',
-        ),
+        ...processFamilies({ running: true, ready, total, loaded, failed }),
         gaugeFamily(
           `${p}_generation_loaded_timestamp_seconds`,
           'When the data generation being served was assembled (Unix time; the oldest over processes).',
@@ -194,6 +168,59 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
       ];
     },
   };
+}
+
+/** Whether one process runs and how far it loaded; combined over the processes of a `--workers` relay. */
+export interface ProcessReadiness {
+  readonly running: boolean;
+  readonly ready: boolean;
+  readonly total: number;
+  readonly loaded: number;
+  readonly failed: number;
+}
+
+/** The families a process reports about itself; the primary reports them for a worker that is not running. */
+export function processFamilies(status: ProcessReadiness): MetricFamily[] {
+  const p = METRIC_PREFIX;
+  return [
+    gaugeFamily(`${p}_processes`, 'Relay processes running (one per worker).', [
+      { labels: {}, value: status.running ? 1 : 0 },
+    ]),
+    gaugeFamily(
+      `${p}_readiness_fully_ready`,
+      '1 when every table is loaded and served, else 0 (the minimum over processes).',
+      [{ labels: {}, value: status.ready ? 1 : 0 }],
+      'min',
+    ),
+    gaugeFamily(
+      `${p}_readiness_ready_resources`,
+      'Tables loaded at startup.',
+      [{ labels: {}, value: status.loaded }],
+      'min',
+    ),
+    gaugeFamily(
+      `${p}_readiness_failed_resources`,
+      'Tables that failed to load at startup.',
+      [{ labels: {}, value: status.failed }],
+      'max',
+    ),
+    gaugeFamily(
+      `${p}_readiness_not_ready_resources`,
+      'Tables not loaded yet at startup.',
+      [{ labels: {}, value: status.total - status.loaded }],
+      'max',
+    ),
+  ];
+}
+
+/** How many relay processes should be running: 1, or the `--workers` count (reported once, by the primary). */
+export function configuredProcessesFamily(count: number): MetricFamily {
+  return gaugeFamily(
+    `${METRIC_PREFIX}_processes_configured`,
+    'Relay processes there should be; more than ambit_relay_processes while a worker is being restarted.',
+    [{ labels: {}, value: count }],
+    'max',
+  );
 }
 
 function tableStats(datasetId: string, tableId: string): TableStats {
