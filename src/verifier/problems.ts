@@ -11,7 +11,8 @@ export const VERIFIER_PROBLEMS = {
   'target.identifier_missing': {
     status: 400,
     title: 'Target identifier missing',
-    description: 'A claim looks its subject up by an identifier, id or attribute the request did not send.',
+    description:
+      'A claim looks its subject up by an identifier, id or attribute the request did not send, or sent blank.',
   },
   'target.attributes_insufficient': {
     status: 400,
@@ -61,7 +62,7 @@ export const VERIFIER_PROBLEMS = {
     status: 409,
     title: 'Evidence not available',
     description:
-      'The source holds no single matching record for the target (none or several); a stable answer, never a false `satisfied: false`.',
+      'The source holds no single matching record for the target (none or several) or refused its lookup value (HTTP 400); a stable answer, never a false `satisfied: false`.',
   },
   'batch.too_large': {
     status: 413,
@@ -102,7 +103,7 @@ export const VERIFIER_PROBLEMS = {
     status: 503,
     title: 'Source unavailable',
     description:
-      'A source the claim reads is not configured, refused the read, or stayed unavailable after retries; retry later.',
+      'A source the claim reads is not configured, refused the read, or stayed unavailable after retries or for as long as the request could wait; retry later.',
   },
 } as const satisfies ProblemCatalog;
 

@@ -229,6 +229,17 @@ describe('verifier error table', () => {
       'target.identifier_missing',
     );
     assert.match(String(problem.detail), /target\.identifiers\.person_id/);
+    // A blank lookup value is as good as none: no record is keyed by it, and a relay refuses it.
+    for (const value of ['   ', '\t\n']) {
+      await deniedBeforeReads(
+        {
+          target: { type: 'person', identifiers: [{ scheme: 'national_id', value }] },
+          claims: ['person_alive'],
+        },
+        400,
+        'target.identifier_missing',
+      );
+    }
   });
 
   it('purpose rules: header or body, both must agree, one is required, allowed_purposes and claim purpose', async () => {
@@ -307,6 +318,25 @@ describe('verifier error table', () => {
       const record = verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
       assert.equal(record?.error_code, data.length === 0 ? 'target.not_found' : 'target.match_ambiguous');
     }
+  });
+
+  it('409 evidence.not_available, not retried, when the source refuses the lookup value (400)', async () => {
+    handler = (_request, response) => json(response, 400, { code: 'filter.invalid_value' });
+    const response = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });
+    const problem = assertProblem(response, 409, 'evidence.not_available');
+    assert.equal(requests.length, 1);
+    assert.deepEqual(sleeps, []);
+    const record = verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
+    assert.equal(record?.error_code, 'source.http_400');
+    // In a batch, the item fails as evaluating it alone would, and is not worth retrying as it is.
+    const batch = await verifier.post('/v1/batch-evaluations', {
+      items: [{ target: ALIVE }],
+      claims: ['person_alive'],
+    });
+    assert.equal(batch.statusCode, 200, batch.body);
+    assert.deepEqual(JSON.parse(batch.body).items[0].errors, [
+      { code: 'evidence.not_available', title: 'Evidence not available', retryable: false },
+    ]);
   });
 
   it('503 source.unavailable after retries honouring Retry-After; the reason only in audit', async () => {

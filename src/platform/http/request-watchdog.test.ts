@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { createRequestWatchdog } from './request-watchdog.ts';
+import { createRequestWatchdog, requestDeadline } from './request-watchdog.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
 
 const request = (id: string) => ({ id }) as RouteRequest;
@@ -39,6 +39,20 @@ describe('request watchdog', () => {
     assert.deepEqual(timedOut, ['a']);
     advance(50);
     assert.deepEqual(timedOut, ['a', 'b', 'c']);
+  });
+
+  it('tells when a watched request will be answered, until it is answered or released', () => {
+    const { watchdog } = start();
+    const [a, b] = [request('a'), request('b')];
+    advance(10);
+    watchdog.watch(a, reply);
+    watchdog.watch(b, reply);
+    assert.equal(requestDeadline(a), 110);
+    advance(100);
+    assert.equal(requestDeadline(a), undefined);
+    watchdog.release(b);
+    assert.equal(requestDeadline(b), undefined);
+    assert.equal(requestDeadline(request('never watched')), undefined);
   });
 
   it('never times out a released request, wherever it sits in the list', () => {

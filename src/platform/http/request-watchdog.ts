@@ -21,6 +21,15 @@ const LINK = Symbol('watchdog link');
 type Linked = RouteRequest & { [LINK]?: Watched | undefined };
 
 /**
+ * When the watchdog answers `request` if it is still running (on the watchdog's clock, `performance.now()` unless
+ * one was injected); undefined once it is answered, or when it is not watched. Work done for the request, such as
+ * upstream reads, can stop there: its client has had its answer.
+ */
+export function requestDeadline(request: RouteRequest): number | undefined {
+  return (request as Linked)[LINK]?.deadline;
+}
+
+/**
  * Checks in-flight requests every quarter of the time-out (between 10 ms and 1 s), so a request is answered
  * between `timeoutMs` and `timeoutMs` plus one tick after it started. Uses the monotonic clock: time-outs are
  * about real elapsed time, never the injected business clock.

@@ -5,7 +5,7 @@ import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
 import type { SourceLookup, SourceReader } from '../connectors/source-reader.ts';
 import { buildClaimCatalog } from './build-claim-catalog.ts';
 import type { CelEvaluator } from './create-cel-evaluator.ts';
-import { evaluateClaims } from './evaluate-claims.ts';
+import { EvaluationTrace, evaluateClaims } from './evaluate-claims.ts';
 
 const binding = (connection: string, dataset: string) =>
   `connector: registry_data_api, connection: ${connection}, dataset: ${dataset}, entity: e, lookup: { input: target.id, field: id }, fields: [ok]`;
@@ -35,6 +35,7 @@ function setup() {
   const reader: SourceReader = {
     async read(lookup) {
       lookups.push(lookup);
+      lookup.trace?.readSent();
       inFlight++;
       peak = Math.max(peak, inFlight);
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -62,12 +63,13 @@ const CONTEXT = {
   purpose: 'https://p.example/x',
   requestId: 'r1',
   today: '2026-01-01',
+  deadline: 12_345,
 };
 
 describe('claim evaluation over the dependency graph', () => {
   it('reads independent sub-claims in parallel, shares identical reads, counts distinct sources', async () => {
     const { catalog, reader, cel, lookups, peak } = setup();
-    const trace = { sourceReads: 0 };
+    const trace = new EvaluationTrace();
     const outcomes = await evaluateClaims(
       { catalog, reader, cel, bindingConcurrency: 8 },
       ['both', 'a'],
@@ -81,20 +83,25 @@ describe('claim evaluation over the dependency graph', () => {
     assert.equal(lookups.length, 2);
     assert.equal(trace.sourceReads, 2);
     assert.equal(peak(), 2);
+    // Each read carries the request's deadline and the evaluation's trace, which the reader tells when it sends.
     assert.deepEqual(
-      lookups.map((lookup) => [lookup.value, lookup.purpose, lookup.requestId]),
+      lookups.map((lookup) => [lookup.value, lookup.purpose, lookup.requestId, lookup.deadline]),
       [
-        ['x1', 'https://p.example/x', 'r1'],
-        ['x1', 'https://p.example/x', 'r1'],
+        ['x1', 'https://p.example/x', 'r1', 12_345],
+        ['x1', 'https://p.example/x', 'r1', 12_345],
       ],
     );
+    assert.ok(lookups.every((lookup) => lookup.trace === trace));
   });
 
   it('keeps to the binding concurrency limit', async () => {
     const { catalog, reader, cel, peak } = setup();
-    await evaluateClaims({ catalog, reader, cel, bindingConcurrency: 1 }, ['both'], CONTEXT, {
-      sourceReads: 0,
-    });
+    await evaluateClaims(
+      { catalog, reader, cel, bindingConcurrency: 1 },
+      ['both'],
+      CONTEXT,
+      new EvaluationTrace(),
+    );
     assert.equal(peak(), 1);
   });
 
@@ -113,9 +120,12 @@ describe('claim evaluation over the dependency graph', () => {
       close() {},
     };
     await assert.rejects(
-      evaluateClaims({ catalog, reader: failing, cel, bindingConcurrency: 8 }, ['both'], CONTEXT, {
-        sourceReads: 0,
-      }),
+      evaluateClaims(
+        { catalog, reader: failing, cel, bindingConcurrency: 8 },
+        ['both'],
+        CONTEXT,
+        new EvaluationTrace(),
+      ),
       /boom/,
     );
     assert.equal(finished, 2);

@@ -2,7 +2,7 @@
 // in parallel (bounded), identical source reads shared within one evaluation.
 import type { SourceBindingConfig } from '../config/schema.ts';
 import { createSemaphore, type Semaphore } from '../connectors/create-semaphore.ts';
-import type { SourceReader } from '../connectors/source-reader.ts';
+import type { ReadTrace, SourceReader } from '../connectors/source-reader.ts';
 import { type EvaluationTarget, lookupValue } from '../evaluation/parse-evaluation-request.ts';
 import { verifierProblem } from '../problems.ts';
 import { applyRule } from './apply-rule.ts';
@@ -23,6 +23,8 @@ export interface EvaluationContext {
   /** Forwarded upstream as `x-request-id`. */
   readonly requestId: string;
   readonly today: string;
+  /** When the request is answered whatever happens (a `performance.now()` instant): no read starts later. */
+  readonly deadline: number;
 }
 
 export interface ClaimEngine {
@@ -33,12 +35,29 @@ export interface ClaimEngine {
   readonly bindingConcurrency: number;
 }
 
-/** Counters an evaluation reports for its audit event. */
-export interface EvaluationTrace {
-  sourceReads: number;
+/**
+ * The reads of an evaluation that reached their source, for its audit event: counted as they leave, so an answer
+ * sent before the evaluation ends (its 504) is audited with the reads made so far. With `audit`, its
+ * `sourceReadCount` follows the count; with `total`, the count is added there too (a batch's items).
+ */
+export class EvaluationTrace implements ReadTrace {
+  sourceReads = 0;
+  private readonly audit: { sourceReadCount?: number } | undefined;
+  private readonly total: ReadTrace | undefined;
+
+  constructor(audit?: { sourceReadCount?: number }, total?: ReadTrace) {
+    this.audit = audit;
+    this.total = total;
+  }
+
+  readSent(): void {
+    this.sourceReads++;
+    if (this.audit !== undefined) this.audit.sourceReadCount = this.sourceReads;
+    this.total?.readSent();
+  }
 }
 
-/** Fails before any read when a binding's lookup input is missing from the request. */
+/** Fails before any read when a binding's lookup input is missing from the request, or blank. */
 export function checkLookupInputs(
   catalog: ClaimCatalog,
   claimIds: readonly string[],
@@ -47,7 +66,10 @@ export function checkLookupInputs(
   for (const id of claimIds) {
     for (const input of catalog.claims.get(id)?.targetInputs ?? []) {
       if (lookupValue(target, input) === undefined) {
-        throw verifierProblem('target.identifier_missing', `Claim ${id} needs \`${input}\` in the request.`);
+        throw verifierProblem(
+          'target.identifier_missing',
+          `Claim ${id} needs \`${input}\` (not blank) in the request.`,
+        );
       }
     }
   }
@@ -57,7 +79,7 @@ export async function evaluateClaims(
   engine: ClaimEngine,
   claimIds: readonly string[],
   context: EvaluationContext,
-  trace: EvaluationTrace,
+  trace: ReadTrace,
 ): Promise<Map<string, ClaimOutcome>> {
   const run = new ClaimGraphRun(engine, context, trace);
   const settled = await Promise.allSettled(claimIds.map((id) => run.evaluate(id)));
@@ -84,9 +106,9 @@ class ClaimGraphRun {
   private readonly permits: Semaphore;
   private readonly engine: ClaimEngine;
   private readonly context: EvaluationContext;
-  private readonly trace: EvaluationTrace;
+  private readonly trace: ReadTrace;
 
-  constructor(engine: ClaimEngine, context: EvaluationContext, trace: EvaluationTrace) {
+  constructor(engine: ClaimEngine, context: EvaluationContext, trace: ReadTrace) {
     this.engine = engine;
     this.context = context;
     this.trace = trace;
@@ -113,8 +135,14 @@ class ClaimGraphRun {
     const key = `${readKeyOf(binding)}${JSON.stringify(value)}`;
     let pending = this.reads.get(key);
     if (!pending) {
-      this.trace.sourceReads++;
-      const lookup = { binding, value, purpose: context.purpose, requestId: context.requestId };
+      const lookup = {
+        binding,
+        value,
+        purpose: context.purpose,
+        requestId: context.requestId,
+        deadline: context.deadline,
+        trace: this.trace,
+      };
       const reader = this.engine.reader;
       pending = this.permits.run(() => reader.read(lookup));
       this.reads.set(key, pending);

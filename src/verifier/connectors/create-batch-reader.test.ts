@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createBatchReader } from './create-batch-reader.ts';
-import { binding, fakeSourceReader, lookupOf, PURPOSE } from './fake-source-reader.ts';
+import { binding, fakeSourceReader, lookupOf, PURPOSE, readCounter } from './fake-source-reader.ts';
 import type { SourceLookup } from './source-reader.ts';
 
 const BULK = binding('bulk');
@@ -83,5 +83,40 @@ describe('batch reader', () => {
     down.prefetch([lookup('u'), lookup('v'), lookup('w'), lookup('z')]);
     await assert.rejects(down.read(lookup('u')), { code: 'source.unavailable' });
     await new Promise((resolve) => setImmediate(resolve));
+  });
+
+  it("counts a shared read for every item that reads it, once, and passes the batch's deadline on", async () => {
+    const { base, bulks, singleLookups } = fakeBase();
+    const reader = createBatchReader(base);
+    const deadline = performance.now() + 60_000;
+    const announced = ['a', 'b', '?u'].map((value) => ({ ...lookup(value), deadline }));
+    reader.prefetch(announced);
+    // Items read with their own traces: two read `a`, two read a value on a connection without bulk reads.
+    const items = [
+      ['a', BULK],
+      ['a', BULK],
+      ['b', BULK],
+      ['?u', BULK],
+      ['x', SINGLE],
+      ['x', SINGLE],
+    ] as const;
+    const traces = items.map(() => readCounter());
+    await Promise.all(
+      items.map(([value, on], index) =>
+        reader.read({ ...lookup(value, on), deadline, trace: traces[index] }),
+      ),
+    );
+    assert.deepEqual(
+      traces.map((trace) => trace.sent),
+      [1, 1, 1, 1, 1, 1],
+    );
+    assert.equal(bulks[0]?.deadline, deadline);
+    assert.deepEqual(
+      singleLookups.map((entry) => [entry.value, entry.deadline]),
+      [
+        ['x', deadline],
+        ['?u', deadline],
+      ],
+    );
   });
 });

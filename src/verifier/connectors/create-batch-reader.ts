@@ -1,9 +1,16 @@
 // The source reader of one batch: every distinct lookup is read once for the whole batch, and the lookups of
 // all items are announced up front so that a connection with `bulk_mode: rda_in_filter` reads them with one
 // `.in` request per binding (split only past `bulk_max_values`). Values a bulk answer cannot settle, and every
-// lookup on other connections, are read singly, still once per batch.
+// lookup on other connections, are read singly, still once per batch. Each item counts a shared read as its own
+// once the request serving it has left.
 import { bulkChunks, groupKey, readKey } from './bulk-groups.ts';
-import { isBulkSafe, type SourceLookup, type SourceReader, type SourceRecord } from './source-reader.ts';
+import {
+  isBulkSafe,
+  SharedReadTrace,
+  type SourceLookup,
+  type SourceReader,
+  type SourceRecord,
+} from './source-reader.ts';
 
 export interface BatchReader extends SourceReader {
   /** Starts the reads of these lookups now, in as few upstream requests as the connections allow. */
@@ -12,15 +19,22 @@ export interface BatchReader extends SourceReader {
   readonly upstreamRequests: number;
 }
 
+interface SharedRead {
+  readonly pending: Promise<SourceRecord>;
+  /** Tells the items reading it when its request leaves. */
+  readonly trace: SharedReadTrace;
+}
+
 export function createBatchReader(base: SourceReader): BatchReader {
-  const reads = new Map<string, Promise<SourceRecord>>();
+  const reads = new Map<string, SharedRead>();
   let upstreamRequests = 0;
 
-  const remember = (key: string, pending: Promise<SourceRecord>): Promise<SourceRecord> => {
+  const remember = (key: string, pending: Promise<SourceRecord>, trace: SharedReadTrace): SharedRead => {
     // Every read is awaited by an item; this only keeps a read nobody reached from surfacing as unhandled.
     pending.catch(() => {});
-    reads.set(key, pending);
-    return pending;
+    const read = { pending, trace };
+    reads.set(key, read);
+    return read;
   };
 
   const single = (lookup: SourceLookup): Promise<SourceRecord> => {
@@ -30,28 +44,40 @@ export function createBatchReader(base: SourceReader): BatchReader {
 
   const readChunk = (first: SourceLookup, chunk: readonly SourceLookup[]) => {
     upstreamRequests++;
+    const trace = new SharedReadTrace();
     const settled = base.readMany({
       binding: first.binding,
       values: chunk.map((lookup) => lookup.value),
       purpose: first.purpose,
       requestId: first.requestId,
+      deadline: first.deadline,
+      trace,
     });
     for (const lookup of chunk) {
       remember(
         readKey(lookup),
         settled.then((outcomes) => {
           const outcome = outcomes.get(lookup.value);
-          if (!outcome) return single(lookup);
+          // Its items were counted when the bulk request left.
+          if (!outcome) return single({ ...lookup, trace: undefined });
           if ('problem' in outcome) throw outcome.problem;
           return outcome.record;
         }),
+        trace,
       );
     }
   };
 
   return {
     read(lookup) {
-      return reads.get(readKey(lookup)) ?? remember(readKey(lookup), single(lookup));
+      const key = readKey(lookup);
+      let read = reads.get(key);
+      if (read === undefined) {
+        const trace = new SharedReadTrace();
+        read = remember(key, single({ ...lookup, trace }), trace);
+      }
+      read.trace.add(lookup.trace);
+      return read.pending;
     },
     bulkLimit: (binding) => base.bulkLimit(binding),
     readMany: (lookup) => base.readMany(lookup),

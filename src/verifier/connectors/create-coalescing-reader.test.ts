@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createCoalescingReader } from './create-coalescing-reader.ts';
-import { binding, fakeSourceReader, lookupOf, PURPOSE } from './fake-source-reader.ts';
+import { binding, fakeSourceReader, lookupOf, PURPOSE, readCounter } from './fake-source-reader.ts';
 import type { SourceLookup, SourceReader, SourceRecord } from './source-reader.ts';
 
 const COALESCED = binding('bulk');
@@ -133,5 +133,69 @@ describe('coalescing reader', () => {
       ],
     );
     assert.deepEqual(singles, ['bulk:c']);
+  });
+
+  it("counts each evaluation's read once when the request serving it leaves, never again for a single re-read", async () => {
+    const { base, singles, bulks } = fakeBase();
+    const reader = createCoalescingReader(base, onlyBulk);
+    const traces = [readCounter(), readCounter(), readCounter(), readCounter()];
+    const [a, again, b, unsettled] = traces;
+    await Promise.all([
+      reader.read({ ...lookup('a'), trace: a }),
+      reader.read({ ...lookup('a'), trace: again }),
+      reader.read({ ...lookup('b'), trace: b }),
+      reader.read({ ...lookup('?u'), trace: unsettled }),
+    ]);
+    assert.deepEqual(
+      bulks.map((request) => request.values),
+      [['a', 'b', '?u']],
+    );
+    assert.deepEqual(singles, ['bulk:?u']);
+    assert.deepEqual(
+      traces.map((trace) => trace.sent),
+      [1, 1, 1, 1],
+    );
+    // One subject asked by two evaluations at once: one single read, counted for both.
+    const twice = [readCounter(), readCounter()];
+    await Promise.all(twice.map((trace) => reader.read({ ...lookup('z'), trace })));
+    assert.deepEqual(
+      twice.map((trace) => trace.sent),
+      [1, 1],
+    );
+  });
+
+  it('never sends a lookup whose request timed out while it waited; the others share a read until the latest deadline', async () => {
+    const released: (() => void)[] = [];
+    const { base, bulks } = fakeBase();
+    const held: SourceReader = {
+      ...base,
+      read: (request) => new Promise<void>((go) => released.push(go)).then(() => base.read(request)),
+      readMany: (request) => new Promise<void>((go) => released.push(go)).then(() => base.readMany(request)),
+    };
+    const reader = createCoalescingReader(held, onlyBulk);
+    const busy = [reader.read(lookup('a'))];
+    await new Promise((resolve) => setImmediate(resolve));
+    busy.push(reader.read(lookup('b')));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Both reads the group may have on their way are out: the next lookups wait.
+    const now = performance.now();
+    const [expired, soon, later] = [readCounter(), readCounter(), readCounter()];
+    const timedOut = reader.read({ ...lookup('c'), deadline: now + 20, trace: expired });
+    const waiting = [
+      reader.read({ ...lookup('d'), deadline: now + 60_000, trace: soon }),
+      reader.read({ ...lookup('e'), deadline: now + 120_000, trace: later }),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    for (const go of released.splice(0)) go();
+    await Promise.all(busy);
+    await assert.rejects(timedOut, { code: 'internal.timeout' });
+    await new Promise((resolve) => setImmediate(resolve));
+    for (const go of released.splice(0)) go();
+    await Promise.all(waiting);
+    assert.deepEqual(
+      bulks.map((request) => [request.values, request.deadline]),
+      [[['d', 'e'], now + 120_000]],
+    );
+    assert.deepEqual([expired.sent, soon.sent, later.sent], [0, 1, 1]);
   });
 });

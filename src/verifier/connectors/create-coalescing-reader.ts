@@ -3,8 +3,18 @@
 // lookups do) instead of one request each. Under load the batches grow with the concurrency; a lone lookup still
 // leaves at once, on its own. A value the bulk answer cannot settle is read singly, exactly as it would have been;
 // a lookup on any other connection, or whose value cannot travel in an `.in` list, goes straight through.
+// A lookup whose request has been answered (its deadline passed) while it waited is not sent; a read already shared
+// goes on for the others, until the latest of their deadlines.
 import { bulkChunks, groupKey } from './bulk-groups.ts';
-import { isBulkSafe, type SourceLookup, type SourceReader, type SourceRecord } from './source-reader.ts';
+import {
+  isBulkSafe,
+  type ReadTrace,
+  SharedReadTrace,
+  type SourceLookup,
+  type SourceReader,
+  type SourceRecord,
+  requestTimedOut,
+} from './source-reader.ts';
 
 interface Waiting {
   readonly lookup: SourceLookup;
@@ -43,20 +53,27 @@ export function createCoalescingReader(
     );
   };
 
-  /** What one value of a bulk answer came to, or its single read when the answer could not settle it. */
+  /**
+   * What one value of a bulk answer came to, or its single read when the answer could not settle it (its
+   * evaluations were counted when the bulk request left).
+   */
   const fromBulk = (
     answer: ReturnType<SourceReader['readMany']>,
     lookup: SourceLookup,
+    waiting: readonly Waiting[],
   ): Promise<SourceRecord> =>
     answer.then((outcomes) => {
       const outcome = outcomes.get(lookup.value);
-      if (outcome === undefined) return base.read(lookup);
+      if (outcome === undefined) {
+        return base.read({ ...lookup, deadline: latestDeadline([waiting]), trace: undefined });
+      }
       if ('problem' in outcome) throw outcome.problem;
       return outcome.record;
     });
 
   /** Sends what the group has queued, as long as it may have another read on its way. */
   const send = (key: string, group: Group) => {
+    dropExpired(group, performance.now());
     while (group.queue.size > 0 && group.inFlight < MAX_IN_FLIGHT) {
       const first = ([...group.queue.values()][0] as Waiting[])[0] as Waiting;
       const limit = base.bulkLimit(first.lookup.binding);
@@ -71,8 +88,15 @@ export function createCoalescingReader(
       });
       let read: Promise<unknown>;
       if (chunk.length === 1) {
-        const single = base.read(chunk[0] as SourceLookup);
-        settle(sent[0] as Waiting[], single);
+        const waiting = sent[0] as Waiting[];
+        const lone = chunk[0] as SourceLookup;
+        // One evaluation's lookup goes as it is; one read serving several tells each of them.
+        const single = base.read(
+          waiting.length === 1
+            ? lone
+            : { ...lone, deadline: latestDeadline([waiting]), trace: sharedTrace(sent) },
+        );
+        settle(waiting, single);
         read = single;
       } else {
         const answer = base.readMany({
@@ -81,10 +105,13 @@ export function createCoalescingReader(
           purpose: first.lookup.purpose,
           // The request carries the correlation id of the first evaluation it serves.
           requestId: (chunk[0] as SourceLookup).requestId,
+          deadline: latestDeadline(sent),
+          trace: sharedTrace(sent),
         });
         const outcomes = chunk.map((lookup, index) => {
-          const outcome = fromBulk(answer, lookup);
-          settle(sent[index] as Waiting[], outcome);
+          const waiting = sent[index] as Waiting[];
+          const outcome = fromBulk(answer, lookup, waiting);
+          settle(waiting, outcome);
           return outcome;
         });
         read = Promise.allSettled(outcomes);
@@ -97,6 +124,8 @@ export function createCoalescingReader(
       };
       read.then(done, done);
     }
+    // Everything it held had expired.
+    if (group.queue.size === 0 && group.inFlight === 0 && groups.get(key) === group) groups.delete(key);
   };
 
   return {
@@ -124,4 +153,38 @@ export function createCoalescingReader(
     readMany: (lookup) => base.readMany(lookup),
     close: () => base.close(),
   };
+}
+
+/** Fails, unsent, the queued lookups whose request has been answered meanwhile. */
+function dropExpired(group: Group, now: number): void {
+  for (const [value, waiting] of group.queue) {
+    for (let index = waiting.length - 1; index >= 0; index--) {
+      const entry = waiting[index] as Waiting;
+      const deadline = entry.lookup.deadline;
+      if (deadline !== undefined && deadline <= now) {
+        waiting.splice(index, 1);
+        entry.reject(requestTimedOut());
+      }
+    }
+    if (waiting.length === 0) group.queue.delete(value);
+  }
+}
+
+/** The deadline of a read serving these lookups: the latest, or none when one of them has none. */
+function latestDeadline(sent: readonly (readonly Waiting[])[]): number | undefined {
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const waiting of sent) {
+    for (const entry of waiting) {
+      const deadline = entry.lookup.deadline;
+      if (deadline === undefined) return undefined;
+      if (deadline > latest) latest = deadline;
+    }
+  }
+  return latest;
+}
+
+function sharedTrace(sent: readonly (readonly Waiting[])[]): ReadTrace {
+  const trace = new SharedReadTrace();
+  for (const waiting of sent) for (const entry of waiting) trace.add(entry.lookup.trace);
+  return trace;
 }

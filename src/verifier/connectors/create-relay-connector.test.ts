@@ -55,6 +55,14 @@ const LOOKUP: SourceLookup = {
   requestId: 'corr-1',
 };
 
+/** A read trace that counts what it is told. */
+const counter = () => ({
+  sent: 0,
+  readSent() {
+    this.sent++;
+  },
+});
+
 async function failure(promise: Promise<unknown>): Promise<Problem> {
   try {
     await promise;
@@ -193,6 +201,129 @@ describe('registry_data_api connector', () => {
         ['source.unavailable', 'source.invalid_response'],
       ],
     );
+  });
+
+  it('answers a 400 (a lookup value the source refuses) 409 evidence.not_available, without retrying', async () => {
+    handler = (_request, response) =>
+      json(response, 400, { code: 'filter.invalid_value' }, { 'content-type': 'application/problem+json' });
+    const reader = connector();
+    const problem = await failure(reader.read({ ...LOOKUP, value: 'not-a-number' }));
+    reader.close();
+    assert.equal(problem.status, 409);
+    assert.equal(problem.code, 'evidence.not_available');
+    assert.equal(auditCodeOf(problem), 'source.http_400');
+    assert.equal(requests.length, 1);
+    assert.deepEqual(sleeps, []);
+  });
+
+  it('still answers 401, 403 and 404 from the source 503 source.unavailable', async () => {
+    const reader = connector();
+    const problems: Problem[] = [];
+    for (const status of [401, 403, 404]) {
+      handler = (_request, response) => json(response, status, {});
+      problems.push(await failure(reader.read(LOOKUP)));
+    }
+    reader.close();
+    assert.deepEqual(
+      problems.map((problem) => [problem.status, problem.code, auditCodeOf(problem)]),
+      [
+        [503, 'source.unavailable', 'source.http_401'],
+        [503, 'source.unavailable', 'source.http_403'],
+        [503, 'source.unavailable', 'source.http_404'],
+      ],
+    );
+    assert.equal(requests.length, 3);
+  });
+
+  it('passes an absurd Retry-After on as one day, a whole number of seconds', async () => {
+    handler = (_request, response) => json(response, 429, {}, { 'retry-after': '9'.repeat(300) });
+    const reader = connector();
+    const problem = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.equal(problem.code, 'source.unavailable');
+    assert.equal(problem.headers['retry-after'], '86400');
+    assert.equal(requests.length, 1);
+  });
+
+  it('tells the trace once when a read leaves, however many attempts it takes', async () => {
+    let calls = 0;
+    handler = (_request, response) => {
+      calls++;
+      if (calls === 1) json(response, 503, {});
+      else json(response, 200, { data: [{ deceased: false }] });
+    };
+    const reader = connector();
+    const trace = counter();
+    await reader.read({ ...LOOKUP, trace });
+    reader.close();
+    assert.equal(requests.length, 2);
+    assert.equal(trace.sent, 1);
+  });
+
+  describe('the request deadline', () => {
+    it('sends nothing once the deadline has passed: 504 internal.timeout, and the trace is not told', async () => {
+      handler = (_request, response) => json(response, 200, { data: [{}] });
+      const reader = connector();
+      const trace = counter();
+      const problem = await failure(reader.read({ ...LOOKUP, deadline: performance.now() - 1, trace }));
+      reader.close();
+      assert.equal(problem.status, 504);
+      assert.equal(problem.code, 'internal.timeout');
+      assert.equal(auditCodeOf(problem), 'source.deadline_passed');
+      assert.equal(requests.length, 0);
+      assert.equal(trace.sent, 0);
+    });
+
+    it('gives up waiting for a free slot at the deadline; the read is never sent', async () => {
+      // The first read holds the only slot for 300 ms; the second may wait 50 ms.
+      handler = (_request, response) => {
+        setTimeout(() => json(response, 200, { data: [{ deceased: false }] }), 300);
+      };
+      const reader = connector({ max_in_flight: 1 });
+      const first = counter();
+      const second = counter();
+      const holding = reader.read({ ...LOOKUP, trace: first });
+      const problem = await failure(
+        reader.read({ ...LOOKUP, deadline: performance.now() + 50, trace: second }),
+      );
+      assert.equal(problem.code, 'internal.timeout');
+      assert.equal(auditCodeOf(problem), 'source.deadline_passed');
+      // The read holding the slot was counted when it left, before its answer.
+      assert.equal(first.sent, 1);
+      await holding;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      reader.close();
+      assert.equal(requests.length, 1);
+      assert.equal(second.sent, 0);
+    });
+
+    it('cuts an attempt short at the deadline and does not retry past it', async () => {
+      handler = () => {};
+      const reader = connector({ timeout: 10_000 });
+      const trace = counter();
+      const started = performance.now();
+      const problem = await failure(reader.read({ ...LOOKUP, deadline: started + 100, trace }));
+      const took = performance.now() - started;
+      reader.close();
+      assert.equal(problem.code, 'internal.timeout');
+      assert.equal(auditCodeOf(problem), 'source.timeout');
+      assert.ok(took >= 90 && took < 5_000, `gave up after ${took} ms`);
+      assert.equal(requests.length, 1);
+      assert.deepEqual(sleeps, []);
+      assert.equal(trace.sent, 1);
+    });
+
+    it('does not wait for a retry that would start past the deadline: 503 with what the source said', async () => {
+      handler = (_request, response) => json(response, 503, {}, { 'retry-after': '1' });
+      const reader = connector();
+      const problem = await failure(reader.read({ ...LOOKUP, deadline: performance.now() + 500 }));
+      reader.close();
+      assert.equal(problem.code, 'source.unavailable');
+      assert.equal(auditCodeOf(problem), 'source.http_503');
+      assert.equal(problem.headers['retry-after'], '1');
+      assert.equal(requests.length, 1);
+      assert.deepEqual(sleeps, []);
+    });
   });
 
   it('times out a silent upstream per attempt and retries', async () => {

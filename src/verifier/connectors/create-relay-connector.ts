@@ -11,16 +11,18 @@ import {
   type HttpTransport,
   TransportError,
 } from './create-http-transport.ts';
-import { createSemaphore, type Semaphore } from './create-semaphore.ts';
+import { createSemaphore, PermitTimeout, type Semaphore } from './create-semaphore.ts';
 import { FailureReason } from './failure-reason.ts';
 import { recordsPath } from './records-path.ts';
 import { parseRetryAfter, retryDelay } from './retry-delay.ts';
 import {
   type BulkOutcome,
+  type ReadTrace,
   type SourceLookup,
   type SourceReader,
   type SourceRecord,
   sourceIdOf,
+  requestTimedOut,
 } from './source-reader.ts';
 
 export interface RelayConnectorDeps {
@@ -74,11 +76,29 @@ export function createRelayConnector(
     readonly path: string;
     readonly purpose: string;
     readonly requestId: string;
+    /** `performance.now()` instant after which no attempt starts; undefined for none. */
+    readonly deadline: number | undefined;
+    readonly trace: ReadTrace | undefined;
   }
 
-  const attemptOnce = (connection: Connection, lookup: Request): Promise<HttpResponse> =>
-    connection.permits.run(() =>
-      connection.transport.send({
+  /**
+   * One attempt: waits for a permit (no later than the deadline), then sends, within `timeout` and the time the
+   * request has left. The first attempt that leaves tells the trace.
+   */
+  const attemptOnce = (connection: Connection, lookup: Request, first: boolean): Promise<HttpResponse> =>
+    connection.permits.run(() => {
+      let timeoutMs = connection.config.timeout;
+      let cut = false;
+      if (lookup.deadline !== undefined) {
+        const left = lookup.deadline - performance.now();
+        if (left <= 0) throw requestTimedOut();
+        if (left < timeoutMs) {
+          timeoutMs = left;
+          cut = true;
+        }
+      }
+      if (first) lookup.trace?.readSent();
+      const sent = connection.transport.send({
         path: lookup.path,
         headers: {
           authorization: connection.authorization,
@@ -87,9 +107,10 @@ export function createRelayConnector(
           'x-request-id': lookup.requestId,
           'user-agent': 'ambit-verifier',
         },
-        timeoutMs: connection.config.timeout,
-      }),
-    );
+        timeoutMs,
+      });
+      return cut ? sent.catch(deadlineReached) : sent;
+    }, lookup.deadline);
 
   const fetchWithRetries = async (connection: Connection, lookup: Request): Promise<HttpResponse> => {
     const policy = connection.config.retry;
@@ -97,7 +118,7 @@ export function createRelayConnector(
       let failure: FailureReason;
       let retryAfter: number | undefined;
       try {
-        const response = await attemptOnce(connection, lookup);
+        const response = await attemptOnce(connection, lookup, attempt === 1);
         if (!RETRY_STATUSES.has(response.status)) return response;
         const header = response.headers['retry-after'];
         retryAfter = parseRetryAfter(typeof header === 'string' ? header : undefined, deps.clock.now());
@@ -106,12 +127,21 @@ export function createRelayConnector(
           `the source answered HTTP ${response.status}`,
         );
       } catch (error) {
+        if (error instanceof PermitTimeout) throw requestTimedOut();
         if (!(error instanceof TransportError)) throw error;
         if (error.kind === 'address_denied' || error.kind === 'too_large')
           throw unavailable(`source.${error.kind}`, error.message);
         failure = new FailureReason(`source.${error.kind}`, error.message);
       }
-      const delay = retryDelay(policy, attempt, retryAfter, fraction());
+      let delay = retryDelay(policy, attempt, retryAfter, fraction());
+      // No time left to wait and try again: the source stayed unavailable for as long as the request could wait.
+      if (
+        delay !== undefined &&
+        lookup.deadline !== undefined &&
+        performance.now() + delay >= lookup.deadline
+      ) {
+        delay = undefined;
+      }
       if (delay === undefined) {
         const headers: Record<string, string> =
           retryAfter === undefined ? {} : { 'retry-after': String(Math.ceil(retryAfter / 1000)) };
@@ -145,6 +175,8 @@ export function createRelayConnector(
         path,
         purpose: lookup.purpose,
         requestId: lookup.requestId,
+        deadline: lookup.deadline,
+        trace: lookup.trace,
       });
       return singleRecord(response, lookup);
     },
@@ -167,6 +199,8 @@ export function createRelayConnector(
         path,
         purpose: lookup.purpose,
         requestId: lookup.requestId,
+        deadline: lookup.deadline,
+        trace: lookup.trace,
       });
       // The source refused the bulk form (filter not allowed, limit, size): every value is read singly instead.
       if (response.status >= 400 && response.status < 500) return new Map();
@@ -185,6 +219,11 @@ interface Page {
 }
 
 function parsePage(response: HttpResponse): Page {
+  if (response.status === 400) {
+    // The source refused the lookup itself (a value it cannot parse as the field, say): no record can match it,
+    // and asking again would be refused again. Not an outage.
+    throw notAvailable('source.http_400', 'the source refused the lookup (HTTP 400)');
+  }
   if (response.status !== 200) {
     const code =
       response.status >= 300 && response.status < 400
@@ -271,6 +310,14 @@ function bulkRecords(
     }
   }
   return settled;
+}
+
+/** An attempt cut short by the request's deadline timed out: the request has timed out, not the source. */
+function deadlineReached(error: unknown): never {
+  if (error instanceof TransportError && error.kind === 'timeout') {
+    throw requestTimedOut('source.timeout', 'the source did not answer before the request timed out');
+  }
+  throw error;
 }
 
 function unavailable(code: string, message: string) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { createSemaphore } from './create-semaphore.ts';
+import { createSemaphore, PermitTimeout } from './create-semaphore.ts';
 
 const deferred = () => {
   let resolve!: () => void;
@@ -52,5 +52,28 @@ describe('createSemaphore', () => {
     );
     assert.equal(permits.inFlight, 0);
     assert.equal(await permits.run(async () => 'free again'), 'free again');
+  });
+
+  it('gives up a wait at its waitUntil: the task never runs and the queue goes on', async () => {
+    const permits = createSemaphore(1);
+    const gate = deferred();
+    const holder = permits.run(() => gate.promise);
+    let ran = false;
+    const late = permits.run(async () => {
+      ran = true;
+    }, performance.now() + 20);
+    const next = permits.run(async () => 'next');
+    await assert.rejects(late, PermitTimeout);
+    assert.equal(permits.waiting, 1);
+    gate.resolve();
+    await holder;
+    assert.equal(await next, 'next');
+    assert.equal(ran, false);
+    assert.equal(permits.inFlight, 0);
+  });
+
+  it('runs at once when a permit is free, whatever its waitUntil', async () => {
+    const permits = createSemaphore(1);
+    assert.equal(await permits.run(async () => 'free', performance.now() - 1), 'free');
   });
 });

@@ -1,9 +1,20 @@
 // A counting semaphore: at most `limit` holders at once, the rest wait in arrival order.
 export interface Semaphore {
-  /** Runs `task` while holding one permit. */
-  run<T>(task: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `task` while holding one permit. With `waitUntil` (a `performance.now()` instant), a task still waiting
+   * for its permit then never runs: `run` rejects with a `PermitTimeout`.
+   */
+  run<T>(task: () => Promise<T>, waitUntil?: number): Promise<T>;
   readonly inFlight: number;
   readonly waiting: number;
+}
+
+/** No permit came free before the waiting task's `waitUntil`. */
+export class PermitTimeout extends Error {
+  constructor() {
+    super('no permit came free in time');
+    this.name = 'PermitTimeout';
+  }
 }
 
 export function createSemaphore(limit: number): Semaphore {
@@ -30,12 +41,34 @@ class CountingSemaphore implements Semaphore {
     return this.waiters.length;
   }
 
-  run<T>(task: () => Promise<T>): Promise<T> {
+  run<T>(task: () => Promise<T>, waitUntil?: number): Promise<T> {
     if (this.held < this.limit) {
       this.held++;
       return this.holding(task);
     }
-    return new Promise<void>((resolve) => this.waiters.push(resolve)).then(() => this.holding(task));
+    if (waitUntil === undefined) {
+      return new Promise<void>((resolve) => this.waiters.push(resolve)).then(() => this.holding(task));
+    }
+    return this.waitAtMost(waitUntil).then(() => this.holding(task));
+  }
+
+  /** A place in the queue that is given up at `waitUntil`; the timer exists only while the task waits. */
+  private waitAtMost(waitUntil: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => {
+          const index = this.waiters.indexOf(granted);
+          if (index >= 0) this.waiters.splice(index, 1);
+          reject(new PermitTimeout());
+        },
+        Math.max(0, waitUntil - performance.now()),
+      );
+      const granted = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.waiters.push(granted);
+    });
   }
 
   private holding<T>(task: () => Promise<T>): Promise<T> {

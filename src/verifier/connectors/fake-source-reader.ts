@@ -17,23 +17,35 @@ export const PURPOSE = 'https://p.example/x';
 export const lookupOf = (value: string, on: SourceBindingConfig, purpose = PURPOSE, requestId = 'r1') =>
   ({ binding: on, value, purpose, requestId }) satisfies SourceLookup;
 
+/** A read trace that counts what it is told. */
+export const readCounter = () => ({
+  sent: 0,
+  readSent() {
+    this.sent++;
+  },
+});
+
 /**
  * Bulk reads of limit 3, except on connection `single` (none). By value: `?…` stays unsettled by a bulk answer,
  * `missing` is not found, `down` fails its single read; a bulk read holding `refuse` is refused whole, and every
- * bulk read fails with `failBulk`.
+ * bulk read fails with `failBulk`. Every read tells its trace, as a connector does when it sends.
  */
 export function fakeSourceReader(options: { failBulk?: boolean } = {}) {
   const singles: string[] = [];
+  const singleLookups: SourceLookup[] = [];
   const bulks: BulkLookup[] = [];
   const base: SourceReader = {
     async read(request) {
       singles.push(`${request.binding.connection}:${request.value}`);
+      singleLookups.push(request);
+      request.trace?.readSent();
       if (request.value === 'down') throw verifierProblem('source.unavailable', 'down');
       return { row: { national_id: request.value, via: 'single' }, sourceId: 's' };
     },
     bulkLimit: (on) => (on.connection === 'single' ? 0 : 3),
     async readMany(request) {
       bulks.push(request);
+      request.trace?.readSent();
       if (options.failBulk) throw verifierProblem('source.unavailable', 'down');
       const settled = new Map<string, BulkOutcome>();
       if (request.values.includes('refuse')) return settled;
@@ -50,5 +62,5 @@ export function fakeSourceReader(options: { failBulk?: boolean } = {}) {
     },
     close() {},
   };
-  return { base, singles, bulks };
+  return { base, singles, singleLookups, bulks };
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseRetryAfter, retryDelay } from './retry-delay.ts';
+import { MAX_RETRY_AFTER_MS, parseRetryAfter, retryDelay } from './retry-delay.ts';
 
 const POLICY = { max_attempts: 4, base_delay: 100, max_delay: 300, max_retry_after: 5000 };
 
@@ -12,6 +12,14 @@ describe('retry delay', () => {
     assert.equal(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now), 0);
     assert.equal(parseRetryAfter('soon', now), undefined);
     assert.equal(parseRetryAfter(undefined, now), undefined);
+  });
+
+  it('reads an absurd Retry-After as a day at most, so that a whole number of seconds is passed on', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    assert.equal(parseRetryAfter('9'.repeat(300), now), MAX_RETRY_AFTER_MS);
+    assert.equal(parseRetryAfter('Fri, 31 Dec 9999 23:59:59 GMT', now), MAX_RETRY_AFTER_MS);
+    assert.equal(parseRetryAfter('86401', now), MAX_RETRY_AFTER_MS);
+    assert.equal(MAX_RETRY_AFTER_MS, 86_400_000);
   });
 
   it('backs off exponentially with full jitter, capped at max_delay', () => {

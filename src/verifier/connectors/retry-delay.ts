@@ -7,13 +7,19 @@ export interface RetryPolicy {
   readonly max_retry_after: number;
 }
 
-/** Parses `Retry-After` (delay-seconds or an HTTP date) into milliseconds from `now`; undefined when absent or bad. */
+/** The longest pause a `Retry-After` is read as: a longer one (or an absurd one, 300 digits) counts as a day. */
+export const MAX_RETRY_AFTER_MS = 86_400_000;
+
+/**
+ * Parses `Retry-After` (delay-seconds or an HTTP date) into whole milliseconds from `now`, at most
+ * `MAX_RETRY_AFTER_MS`; undefined when absent or bad.
+ */
 export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
   const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return Number.isNaN(date) ? undefined : Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
 }
 
 /**

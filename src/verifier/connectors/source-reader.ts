@@ -1,7 +1,9 @@
 // What claim evaluation needs from a source: one record for one lookup, or a problem; and, for batches, many
 // lookups of one binding in one request where the connection allows it.
+import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { Problem } from '../../platform/problem/problem.ts';
 import type { SourceBindingConfig } from '../config/schema.ts';
+import { FailureReason } from './failure-reason.ts';
 
 export interface SourceLookup {
   readonly binding: SourceBindingConfig;
@@ -10,6 +12,34 @@ export interface SourceLookup {
   readonly purpose: string;
   /** Correlation id forwarded upstream as `x-request-id`. */
   readonly requestId: string;
+  /** A `performance.now()` instant: the request is answered by then, so no attempt of this read starts later. */
+  readonly deadline?: number | undefined;
+  /** Told when this read leaves for its source, alone or with others. */
+  readonly trace?: ReadTrace | undefined;
+}
+
+/** What an evaluation's audit counts as its source reads: told once per read, when it leaves for its source. */
+export interface ReadTrace {
+  readSent(): void;
+}
+
+/** The trace of one request serving several reads: each trace added is told once, when the request leaves. */
+export class SharedReadTrace implements ReadTrace {
+  private sent = false;
+  private readonly traces: ReadTrace[] = [];
+
+  add(trace: ReadTrace | undefined): void {
+    if (trace === undefined) return;
+    if (this.sent) trace.readSent();
+    else this.traces.push(trace);
+  }
+
+  readSent(): void {
+    if (this.sent) return;
+    this.sent = true;
+    for (const trace of this.traces) trace.readSent();
+    this.traces.length = 0;
+  }
 }
 
 export interface SourceRecord {
@@ -24,13 +54,19 @@ export interface BulkLookup {
   readonly values: readonly string[];
   readonly purpose: string;
   readonly requestId: string;
+  /** As for `SourceLookup`: the latest deadline of the reads the request serves. */
+  readonly deadline?: number | undefined;
+  readonly trace?: ReadTrace | undefined;
 }
 
 /** What one value of a bulk read came to: its record, or the problem a single read would have raised. */
 export type BulkOutcome = { readonly record: SourceRecord } | { readonly problem: Problem };
 
 export interface SourceReader {
-  /** Exactly one record, or a thrown problem: 409 `evidence.not_available` or 503 `source.unavailable`. */
+  /**
+   * Exactly one record, or a thrown problem: 409 `evidence.not_available`, 503 `source.unavailable`, or 504
+   * `internal.timeout` when the lookup's deadline passes first.
+   */
   read(lookup: SourceLookup): Promise<SourceRecord>;
   /** How many values one `readMany` of this binding may carry; 0 when the connection reads one at a time. */
   bulkLimit(binding: SourceBindingConfig): number;
@@ -50,4 +86,15 @@ export function sourceIdOf(binding: SourceBindingConfig): string {
 /** A value the relay's comma-separated `.in` list carries unchanged: no comma, no surrounding space, not empty. */
 export function isBulkSafe(value: string): boolean {
   return value !== '' && !value.includes(',') && value.trim() === value;
+}
+
+/**
+ * A read the request had no time left for: not sent, or sent and not answered before the deadline. The request is
+ * answered as its time-out is, 504 `internal.timeout`, whichever of the two comes first; `code` goes to audit.
+ */
+export function requestTimedOut(
+  code = 'source.deadline_passed',
+  message = 'the request timed out before the read was sent',
+): Problem {
+  return platformProblem('internal.timeout', undefined, { cause: new FailureReason(code, message) });
 }

@@ -5,12 +5,8 @@ import { canonicalJson } from '../../platform/audit/canonical-json.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import { principalHash as hashPrincipal } from '../audit/principal-hash.ts';
 import type { CatalogClaim, ClaimCatalog } from '../claims/build-claim-catalog.ts';
-import {
-  type ClaimEngine,
-  type ClaimOutcome,
-  type EvaluationTrace,
-  evaluateClaims,
-} from '../claims/evaluate-claims.ts';
+import { type ClaimEngine, type ClaimOutcome, evaluateClaims } from '../claims/evaluate-claims.ts';
+import type { ReadTrace } from '../connectors/source-reader.ts';
 import type { DisclosureLevel } from '../config/schema.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import type { VerifierRuntime } from '../verifier-runtime.ts';
@@ -30,6 +26,8 @@ export interface TargetEvaluationInput {
   readonly format: string;
   readonly evaluationId: string;
   readonly startedAt: number;
+  /** When the request is answered whatever happens (a `performance.now()` instant): no read starts later. */
+  readonly deadline: number;
 }
 
 export interface TargetEvaluation {
@@ -42,7 +40,7 @@ export interface TargetEvaluation {
 export async function evaluateTarget(
   runtime: VerifierRuntime,
   input: TargetEvaluationInput,
-  trace: EvaluationTrace,
+  trace: ReadTrace,
 ): Promise<TargetEvaluation> {
   const issuedAt = new Date(input.startedAt).toISOString();
   const outcomes = await evaluateClaims(
@@ -53,6 +51,7 @@ export async function evaluateTarget(
       purpose: input.purpose,
       requestId: input.requestId,
       today: issuedAt.slice(0, 10),
+      deadline: input.deadline,
     },
     trace,
   );

@@ -102,8 +102,15 @@ export function parseEvaluationRequest(raw: unknown): EvaluationRequest {
   };
 }
 
-/** The request value a binding looks its subject up by, or undefined when the request did not send it. */
+/**
+ * The request value a binding looks its subject up by, or undefined when the request did not send it. A blank one
+ * (only white space) counts as not sent: no record is keyed by it, and a source refuses it as a filter value.
+ */
 export function lookupValue(target: EvaluationTarget, input: string): string | undefined {
+  return notBlank(rawLookupValue(target, input));
+}
+
+function rawLookupValue(target: EvaluationTarget, input: string): string | undefined {
   if (input === 'target.id') return target.id;
   if (input.startsWith('target.identifiers.'))
     return target.identifiers.get(input.slice('target.identifiers.'.length));
@@ -113,4 +120,10 @@ export function lookupValue(target: EvaluationTarget, input: string): string | u
     return value === undefined || value === null ? undefined : String(value);
   }
   return undefined;
+}
+
+const BLANK = /^\s*$/;
+
+function notBlank(value: string | undefined): string | undefined {
+  return value === undefined || BLANK.test(value) ? undefined : value;
 }

@@ -3,11 +3,11 @@
 // evaluation, and reports per item. One item's failure never fails another.
 import { isProblem, type Problem } from '../../platform/problem/problem.ts';
 import type { CatalogClaim } from '../claims/build-claim-catalog.ts';
-import { checkLookupInputs } from '../claims/evaluate-claims.ts';
+import { checkLookupInputs, EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { createBatchReader } from '../connectors/create-batch-reader.ts';
 import { createSemaphore } from '../connectors/create-semaphore.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
-import type { SourceLookup } from '../connectors/source-reader.ts';
+import type { ReadTrace, SourceLookup } from '../connectors/source-reader.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import type { VerifierAuditFacts, VerifierRuntime } from '../verifier-runtime.ts';
 import type { ClaimResult } from './build-claim-result.ts';
@@ -22,6 +22,10 @@ export interface BatchContext {
   readonly principalHash: string;
   readonly requestId: string;
   readonly startedAt: number;
+  /** When the request is answered whatever happens (a `performance.now()` instant): no read starts later. */
+  readonly deadline: number;
+  /** Told of every item's reads as well. */
+  readonly reads?: ReadTrace;
 }
 
 export interface BatchItemReport {
@@ -39,8 +43,9 @@ export interface BatchRun {
   /** Set when the evaluations could not be stored: the batch then fails as a whole. */
   readonly storeFailure: unknown;
   readonly upstreamRequests: number;
-  readonly sourceReads: number;
 }
+
+const RETRYABLE = new Set(['source.unavailable', 'internal.timeout']);
 
 type ItemOutcome =
   | {
@@ -77,9 +82,7 @@ export async function runBatch(
       failures.set(item.index, error);
       continue;
     }
-    lookups.push(
-      ...lookupsOf(runtime, plan.claims, target, plan.purposes[item.index] as string, context.requestId),
-    );
+    lookups.push(...lookupsOf(runtime, plan.claims, target, plan.purposes[item.index] as string, context));
   }
   reader.prefetch(lookups);
 
@@ -87,7 +90,7 @@ export async function runBatch(
   const keys = request.items.map((item) =>
     isProblem(item.target) ? undefined : targetKeys(runtime.hashSecret, item.target),
   );
-  const traces = request.items.map(() => ({ sourceReads: 0 }));
+  const traces = request.items.map(() => new EvaluationTrace(undefined, context.reads));
   const permits = createSemaphore(runtime.config.evidence.concurrency.subjects);
   const outcomes = await Promise.all(
     request.items.map(async (item): Promise<ItemOutcome> => {
@@ -109,8 +112,9 @@ export async function runBatch(
               format: plan.format,
               evaluationId,
               startedAt: context.startedAt,
+              deadline: context.deadline,
             },
-            traces[item.index] as { sourceReads: number },
+            traces[item.index] as EvaluationTrace,
           ),
         );
         return { ok: true, evaluationId, results: evaluation.results, sourceCount: evaluation.sourceCount };
@@ -176,7 +180,6 @@ export async function runBatch(
     reports,
     storeFailure,
     upstreamRequests: reader.upstreamRequests,
-    sourceReads: traces.reduce((sum, trace) => sum + trace.sourceReads, 0),
   };
 }
 
@@ -186,7 +189,7 @@ function lookupsOf(
   claims: readonly CatalogClaim[],
   target: EvaluationTarget,
   purpose: string,
-  requestId: string,
+  context: BatchContext,
 ): SourceLookup[] {
   const members = new Set(claims.flatMap((claim) => claim.closure));
   const lookups: SourceLookup[] = [];
@@ -194,7 +197,9 @@ function lookupsOf(
     const claim = runtime.catalog.claims.get(id)?.config;
     for (const binding of Object.values(claim?.source_bindings ?? {})) {
       const value = lookupValue(target, binding.lookup.input);
-      if (value !== undefined) lookups.push({ binding, value, purpose, requestId });
+      if (value !== undefined) {
+        lookups.push({ binding, value, purpose, requestId: context.requestId, deadline: context.deadline });
+      }
     }
   }
   return lookups;
@@ -217,8 +222,9 @@ function renderItem(
         {
           code: outcome.problem.code,
           title: outcome.problem.title,
-          // Only an unavailable source is worth retrying as is; every other failure would fail again.
-          retryable: outcome.problem.code === 'source.unavailable',
+          // Only an unavailable source, or reads the request had no time left for, are worth retrying as they are;
+          // every other failure would fail again.
+          retryable: RETRYABLE.has(outcome.problem.code),
         },
       ],
     };

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
 import { buildBatchItemAuditEvent } from '../audit/build-evidence-audit-event.ts';
+import { EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
 import { overallDisclosure, principalHash, requestHash } from '../evaluation/evaluate-target.ts';
 import { countItems, parseBatchRequest } from '../evaluation/parse-batch-request.ts';
@@ -12,6 +13,7 @@ import { runBatch } from '../evaluation/run-batch.ts';
 import { verifierProblem } from '../problems.ts';
 import type { IdempotencyOutcome } from '../state/evaluation-store.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
+import { evaluationDeadline } from './evaluations.ts';
 
 const ROUTE = '/v1/batch-evaluations';
 /** Printable ASCII without spaces, as the key is usually a UUID or a ULID. */
@@ -99,9 +101,11 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
         principalHash: owner,
         requestId: request.ctx.clientRequestId ?? request.ctx.requestId,
         startedAt,
+        deadline: evaluationDeadline(request),
+        // The items' reads, counted into the audit facts as they leave (a 504 is audited with those made so far).
+        reads: new EvaluationTrace(facts),
       });
       facts.upstreamRequestCount = run.upstreamRequests;
-      facts.sourceReadCount = run.sourceReads;
       const summary = run.response.summary as { succeeded: number; failed: number };
       facts.batchSucceeded = summary.succeeded;
       facts.batchFailed = summary.failed;

@@ -1,6 +1,9 @@
 // POST /v1/evaluations: authenticate -> parse -> plan (no reads) -> evaluate -> build results -> store -> render.
 import type { FastifyInstance } from 'fastify';
 import { addJsonPostRoute } from '../../platform/http/fast-lane.ts';
+import { requestDeadline } from '../../platform/http/request-watchdog.ts';
+import type { RouteRequest } from '../../platform/http/route-types.ts';
+import { EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
 import {
   evaluateTarget,
@@ -42,7 +45,8 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
     const startedAt = runtime.clock.now();
     const evaluationId = runtime.random.ulid(startedAt);
     facts.evaluationId = evaluationId;
-    const trace = { sourceReads: 0 };
+    // Counted as reads leave, into the audit facts: a 504 sent meanwhile is audited with the reads made so far.
+    const trace = new EvaluationTrace(facts);
     let evaluation: TargetEvaluation;
     try {
       evaluation = await evaluateTarget(
@@ -58,14 +62,13 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
           format: plan.format,
           evaluationId,
           startedAt,
+          deadline: evaluationDeadline(request),
         },
         trace,
       );
     } catch (error) {
       facts.errorDetailCode = auditCodeOf(error);
       throw error;
-    } finally {
-      facts.sourceReadCount = trace.sourceReads;
     }
     facts.sourceCount = evaluation.sourceCount;
     try {
@@ -90,4 +93,12 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
     // Sent here, not only returned: the fast lane serves this route too, and it sends nothing a handler returns.
     return reply.send(resultsResponse(reply, runtime, plan.format, evaluation.results));
   });
+}
+
+/**
+ * The instant the request is answered 504 if it is still running: reads get the time left until then and none
+ * starts later. A request no longer watched has had its answer already.
+ */
+export function evaluationDeadline(request: RouteRequest): number {
+  return requestDeadline(request) ?? Number.NEGATIVE_INFINITY;
 }

@@ -1,0 +1,99 @@
+// Source reads get the time their request has left: none starts after the request is answered, and the audit
+// event of a request answered 504 counts the reads it actually made.
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { assertProblem } from '../helpers/http-checks.ts';
+import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+
+const target = (nationalId: string) => ({
+  type: 'person',
+  identifiers: [{ scheme: 'national_id', value: nationalId }],
+});
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+describe('source reads and the request timeout', () => {
+  let upstream: Server;
+  let hits: string[];
+  let handler: Handler;
+  let verifier: TestVerifier;
+
+  before(async () => {
+    upstream = createServer((request, response) => {
+      hits.push(String(request.headers['x-request-id']));
+      handler(request, response);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    verifier = await startTestVerifier({
+      relays: { civil: url },
+      // 300 ms per request, one read at a time on the connection.
+      edit: (text) =>
+        text
+          .replace('  bind: 127.0.0.1:0\n', '  bind: 127.0.0.1:0\n  request_timeout: 300ms\n')
+          .replace(
+            '      allow_insecure_localhost: true\n',
+            '      allow_insecure_localhost: true\n      max_in_flight: 1\n',
+          ),
+    });
+  });
+  after(async () => {
+    await verifier?.close();
+    upstream.closeAllConnections();
+    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+  });
+  beforeEach(() => {
+    hits = [];
+  });
+
+  const auditOf = (clientRequestId: string) =>
+    verifier.auditRecords().find((record) => record.client_request_id === clientRequestId);
+
+  it('answers 504 when a slow source outlasts the request, auditing the reads actually made', async () => {
+    // The relay answers after 1.5 s, long after both requests were answered.
+    handler = (_request, response) => {
+      setTimeout(() => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ data: [{ deceased: false }] }));
+      }, 1_500).unref();
+    };
+    const answers = await Promise.all(
+      ['first', 'second'].map((id) =>
+        verifier.evaluate(
+          { target: target(`FAKE-${id}`), claims: ['person_alive'] },
+          { headers: { 'x-request-id': id } },
+        ),
+      ),
+    );
+    for (const answer of answers) assertProblem(answer, 504, 'internal.timeout');
+    // Past the relay's answer: a read still waiting for the connection's slot would have been sent by now.
+    await new Promise((resolve) => setTimeout(resolve, 1_700));
+    assert.equal(hits.filter((id) => id === 'first').length, 1);
+    assert.ok(hits.length <= 2, String(hits));
+    for (const id of ['first', 'second']) {
+      const record = auditOf(id);
+      assert.equal(record?.status, 504);
+      assert.equal(
+        record?.source_read_count,
+        hits.filter((hit) => hit === id).length,
+        `${id}: audited reads against relay hits ${hits}`,
+      );
+    }
+  });
+
+  it('gives up at once when the pause the source asks for outlasts the request', async () => {
+    handler = (_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json', 'retry-after': '1' });
+      response.end('{}');
+    };
+    const answer = await verifier.evaluate(
+      { target: target('FAKE-busy'), claims: ['person_alive'] },
+      { headers: { 'x-request-id': 'busy' } },
+    );
+    assertProblem(answer, 503, 'source.unavailable');
+    assert.equal(answer.headers['retry-after'], '1');
+    assert.deepEqual(hits, ['busy']);
+    assert.equal(auditOf('busy')?.source_read_count, 1);
+  });
+});
