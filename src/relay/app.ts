@@ -118,7 +118,8 @@ export function createRelayApp(
   const waitForDatabase = {
     retryMs: deps.sourceRetryMs ?? 5000,
     signal: closing.signal,
-    shouldWait: () => state.generation === undefined,
+    // Only the first load waits: a later reload fails at once and is reported (a refresh tries again later).
+    shouldWait: () => reloader.isStarting(),
     onWaiting(datasetId: string, tableId: string, error: SourceError) {
       state.readiness.waiting ??= new Map();
       state.readiness.waiting.set(tableKey(datasetId, tableId), { datasetId, tableId, code: error.code });
@@ -145,26 +146,35 @@ export function createRelayApp(
     logger: deps.logger,
     metrics,
     loadTable: async (datasetId, table) => {
-      const snapshot = await retryWhileUnavailable(
-        () => loadTable(config, table, { baseDir, clock: deps.clock, postgres }),
-        { ...waitForDatabase, onWaiting: (error) => waitForDatabase.onWaiting(datasetId, table.id, error) },
-      );
-      state.readiness.waiting?.delete(tableKey(datasetId, table.id));
-      return snapshot;
+      try {
+        return await retryWhileUnavailable(
+          () => loadTable(config, table, { baseDir, clock: deps.clock, postgres }),
+          { ...waitForDatabase, onWaiting: (error) => waitForDatabase.onWaiting(datasetId, table.id, error) },
+        );
+      } finally {
+        // Loaded, or failed for another reason: either way the table no longer waits for its database.
+        state.readiness.waiting?.delete(tableKey(datasetId, table.id));
+      }
     },
     changeToken,
   });
   const refresh = createRefreshScheduler({ config, reloader, logger: deps.logger, changeToken });
-  const loadedPromise = reloader.load().then(() => refresh.start());
-  loadedPromise.catch((error: unknown) => {
-    // Once the start went ahead without a database, nobody else awaits this load: its failure is logged here.
-    if (state.readiness.waiting !== undefined) {
+  const loadedPromise = reloader.load();
+  loadedPromise.then(
+    () => {
+      if (!closing.signal.aborted) refresh.start();
+    },
+    (error: unknown) => {
+      // Once the start went ahead without a database, nobody else awaits this load: its failure is logged here,
+      // and refresh runs anyway, so the next reload that succeeds (refresh or admin) makes the relay ready.
+      if (state.readiness.waiting === undefined || closing.signal.aborted) return;
       deps.logger.error(
         { err_message: error instanceof Error ? error.message : String(error) },
-        'the first load failed after waiting for a database; /ready stays 503',
+        'the first load failed after waiting for a database; /ready stays 503 until a reload succeeds',
       );
-    }
-  });
+      refresh.start();
+    },
+  );
 
   const backend = createLocalAdminBackend(reloader, metrics, state);
   const admin =

@@ -16,7 +16,8 @@ export const RELAY_PROBLEMS = {
   'schema.resource_unavailable': {
     status: 503,
     title: 'Resource unavailable',
-    description: 'The relay has not finished loading its sources (see `/ready`); retry after `Retry-After`.',
+    description:
+      'The relay has not finished loading its sources (see `/ready`), or an admin reload was asked before its first load was over (nothing is queued; `waiting` names the tables waiting for their database); retry after `Retry-After`.',
   },
   'entity.filter_required': {
     status: 400,

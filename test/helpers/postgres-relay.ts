@@ -1,5 +1,6 @@
 // A relay over PostgreSQL sources for HTTP tests: the `datasets` YAML is the test's, everything else is fixed (one
-// API key holding every scope of dataset `registry`, a temporary audit file, the URL in DATABASE_URL_UNDER_TEST).
+// API key holding every scope of dataset `registry`, a temporary audit file, the URL in DATABASE_URL_UNDER_TEST),
+// with an admin listener and an operator key when asked.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -14,18 +15,21 @@ import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts
 import { injectThroughLane } from './inject-through-lane.ts';
 
 export const READER_KEY = 'test-key-postgres-reader-000000001';
+export const OPERATOR_KEY = 'test-key-postgres-operator-0000001';
 export const URL_ENV = 'DATABASE_URL_UNDER_TEST';
 
 export interface PostgresRelay {
   readonly relay: RelayApp;
   get(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** A request to the admin listener with the operator key (`admin: true` only). */
+  admin(method: 'GET' | 'POST', path: string): Promise<Response>;
   close(): Promise<void>;
 }
 
-export function postgresRelayConfig(datasetsYaml: string, auditPath: string): string {
+export function postgresRelayConfig(datasetsYaml: string, auditPath: string, admin = false): string {
   return `
 server:
-  bind: 127.0.0.1:0
+  bind: 127.0.0.1:0${admin ? '\n  admin_bind: 127.0.0.1:0' : ''}
 catalog:
   title: Relay over PostgreSQL
   base_url: https://relay.example.org
@@ -35,7 +39,14 @@ auth:
   api_keys:
     - id: reader
       fingerprint: { provider: env, name: READER_HASH }
-      scopes: [registry:metadata, registry:rows]
+      scopes: [registry:metadata, registry:rows]${
+        admin
+          ? `
+    - id: operator
+      fingerprint: { provider: env, name: OPERATOR_HASH }
+      scopes: [relay:admin, relay:metrics_read]`
+          : ''
+      }
 audit:
   sink: jsonl
   path: ${auditPath}
@@ -48,15 +59,17 @@ ${datasetsYaml}`;
 export async function startPostgresRelay(
   datasetsYaml: string,
   databaseUrl: string,
-  options: { waitForLoad?: boolean; sourceRetryMs?: number } = {},
+  options: { waitForLoad?: boolean; sourceRetryMs?: number; admin?: boolean } = {},
 ): Promise<PostgresRelay> {
   const dir = mkdtempSync(join(tmpdir(), 'ambit-pg-relay-'));
   const env = {
     READER_HASH: fingerprintOf(READER_KEY),
+    OPERATOR_HASH: fingerprintOf(OPERATOR_KEY),
     AUDIT_SECRET: 'test-audit-secret-postgres-0123456789',
     [URL_ENV]: databaseUrl,
   };
-  const loaded = loadRelayConfigText(postgresRelayConfig(datasetsYaml, join(dir, 'audit.jsonl')), env, dir);
+  const config = postgresRelayConfig(datasetsYaml, join(dir, 'audit.jsonl'), options.admin);
+  const loaded = loadRelayConfigText(config, env, dir);
   const relay = createRelayApp(loaded, {
     logger: silentLogger(),
     clock: systemClock,
@@ -83,6 +96,10 @@ export async function startPostgresRelay(
         url: path,
         headers: { authorization: `Bearer ${READER_KEY}`, ...headers },
       }),
+    admin(method, path) {
+      if (!relay.admin) throw new TypeError('started without an admin listener');
+      return relay.admin.inject({ method, url: path, headers: { authorization: `Bearer ${OPERATOR_KEY}` } });
+    },
     close,
   };
 }

@@ -1,7 +1,8 @@
 // PostgreSQL going away: down at start (the relay starts, /ready says which table waits, and it loads once the
-// database answers) and during live reads (503 datasource.unavailable, then recovery), never needing a restart.
+// database answers; admin reloads meanwhile answer at once; a first load that fails later is recovered by a reload)
+// and during live reads (503 datasource.unavailable, then recovery), never needing a restart.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -85,6 +86,118 @@ describe('PostgreSQL unavailable', () => {
       assert.equal((await relay.get(`${LIVE}?limit=100`)).json().data.length, PEOPLE.length);
     } finally {
       await relay.close();
+    }
+  });
+
+  it('at start: an admin reload while a table waits for its database answers 503 at once and queues nothing', async () => {
+    await database.cut();
+    const relay = await startPostgresRelay(DATASETS, database.url, { waitForLoad: false, admin: true });
+    try {
+      await eventually(
+        async () => (await relay.get('/ready')).json().waiting?.length === 2,
+        'both tables to be reported as waiting',
+      );
+      const reload = await relay.admin('POST', '/admin/v1/reload');
+      assertProblem(
+        reload,
+        503,
+        'schema.resource_unavailable',
+        /waiting for the database of registry\/people_/,
+      );
+      assert.equal(reload.headers['retry-after'], '5');
+      assert.deepEqual(
+        reload
+          .json()
+          .waiting.map((wait: { table_id: string }) => wait.table_id)
+          .sort(),
+        ['people_live', 'people_snapshot'],
+      );
+      assert.doesNotMatch(reload.body, /postgres:|127\.0\.0\.1|password/, 'no connection detail leaks');
+      const one = await relay.admin('POST', '/admin/v1/datasets/registry/tables/people_snapshot/reload');
+      assertProblem(one, 503, 'schema.resource_unavailable');
+
+      await database.open();
+      await relay.relay.loaded;
+      const metrics = (await relay.admin('GET', '/metrics')).body;
+      assert.doesNotMatch(
+        metrics,
+        /reloads_total\{[^}]*trigger="admin"/,
+        'the refused reloads did not run later',
+      );
+      assert.deepEqual((await relay.admin('POST', '/admin/v1/reload')).json(), {
+        status: 'ok',
+        counts: { total: 2, succeeded: 2, failed: 0 },
+      });
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('at start: a first load that fails once the database is back is recovered by a reload, and refresh runs', async () => {
+    // A row that does not fit the declared schema shows up only once the database answers.
+    await db.query('CREATE TABLE odd_people (id text PRIMARY KEY, district text)');
+    await db.query(`INSERT INTO odd_people VALUES ('1', 'a'), ('x', 'b')`);
+    const dir = mkdtempSync(join(tmpdir(), 'ambit-pg-first-load-'));
+    const csv = join(dir, 'districts.csv');
+    writeFileSync(csv, 'code,name\na,Alpha\n');
+    const datasets = `  - id: registry
+    title: Registry
+    tables:
+      - id: odd_people
+        ${postgresSource({ table: 'odd_people' }, 'connect_timeout: 1s')}
+        primary_key: id
+        schema:
+          fields:
+            - { name: id, type: integer, nullable: false }
+            - { name: district, type: string }
+      - id: districts
+        source: { type: file, path: ${JSON.stringify(csv)} }
+        refresh: { mode: mtime, interval: 1s }
+        primary_key: code
+        schema:
+          fields:
+            - { name: code, type: string, nullable: false }
+            - { name: name, type: string }
+    entities:
+      - { name: odd_people, table: odd_people, ${ACCESS} }
+      - { name: districts, table: districts, ${ACCESS} }`;
+    await database.cut();
+    const relay = await startPostgresRelay(datasets, database.url, { waitForLoad: false, admin: true });
+    try {
+      await relay.relay.waitingForSources;
+      await database.open();
+      await assert.rejects(relay.relay.loaded, { code: 'ingest.type_mismatch' });
+      const failed = await relay.get('/ready');
+      assertProblem(failed, 503, 'schema.resource_unavailable', '1 of 2 tables loaded');
+      assert.equal(failed.json().failed_count, 1);
+      assert.equal(failed.json().waiting, undefined, 'the table no longer waits: it failed');
+
+      await db.query(`DELETE FROM odd_people WHERE id = 'x'`);
+      assert.equal((await relay.admin('POST', '/admin/v1/reload')).statusCode, 200);
+      const checks = { status: 'ok', checks: { total: 2, ok: 2, failed: 0 } };
+      assert.deepEqual((await relay.get('/ready')).json(), checks);
+      assert.deepEqual((await relay.admin('GET', '/ready')).json(), checks);
+      const metrics = (await relay.admin('GET', '/metrics')).body;
+      for (const [family, value] of [
+        ['fully_ready', 1],
+        ['ready_resources', 2],
+        ['failed_resources', 0],
+        ['not_ready_resources', 0],
+      ] as const) {
+        assert.match(metrics, new RegExp(`^ambit_relay_readiness_${family} ${value}$`, 'm'), family);
+      }
+
+      // The file table's mtime refresh runs although the first load failed.
+      writeFileSync(csv, 'code,name\na,Alpha\nb,Beta\n');
+      await eventually(
+        async () =>
+          (await relay.get('/v1/datasets/registry/entities/districts/records')).json().data?.length === 2,
+        'the refresh to pick up the rewritten file',
+      );
+    } finally {
+      await relay.close();
+      await db.query('DROP TABLE odd_people');
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

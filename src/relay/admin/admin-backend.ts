@@ -3,7 +3,7 @@
 import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
 import { configuredProcessesFamily, type RelayMetrics } from '../metrics/relay-metrics.ts';
 import type { RelayState } from '../relay-state.ts';
-import type { ReloadOutcome, Reloader } from '../reload/reloader.ts';
+import type { ReloadFailure, ReloadOutcome, Reloader } from '../reload/reloader.ts';
 
 export interface ProcessStatus {
   /** False for a worker that is not running (being restarted) or did not answer. */
@@ -59,10 +59,20 @@ export function combineOutcomes(outcomes: readonly ReloadOutcome[]): ReloadOutco
   }
   const failed = failures.size;
   const generations = new Set(outcomes.map((outcome) => outcome.generation));
+  // A process still in its first load refused the reload: the operator hears that, whatever the others did.
+  const waiting = new Map<string, ReloadFailure>();
+  let firstLoadRunning = false;
+  for (const outcome of outcomes) {
+    if (!outcome.firstLoadRunning) continue;
+    firstLoadRunning = true;
+    for (const wait of outcome.firstLoadRunning.waiting)
+      waiting.set(`${wait.dataset_id}/${wait.table_id}`, wait);
+  }
   return {
     ok: outcomes.every((outcome) => outcome.ok),
     counts: { total: first.counts.total, succeeded: first.counts.total - failed, failed },
     failures: [...failures.values()],
     generation: generations.size === 1 ? first.generation : undefined,
+    ...(firstLoadRunning ? { firstLoadRunning: { waiting: [...waiting.values()] } } : {}),
   };
 }

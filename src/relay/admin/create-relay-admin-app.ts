@@ -14,7 +14,7 @@ import type { Logger } from '../../platform/log.ts';
 import type { Random } from '../../platform/random.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { relayProblem } from '../problems.ts';
-import type { ReloadOutcome } from '../reload/reloader.ts';
+import type { ReloadOutcome, TableWaiting } from '../reload/reloader.ts';
 import type { RelayAdminBackend } from './admin-backend.ts';
 import { type AdminRouteInfo, buildCapabilities, buildPosture, POSTURE_TIERS } from './posture.ts';
 
@@ -109,6 +109,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
     ignoreRequestBodies(scope);
     scope.post('/admin/v1/reload', { onRequest: admin, bodyLimit: ADMIN_BODY_LIMIT }, async () => {
       const outcome = await backend.reloadAll();
+      if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
       if (!outcome.ok) throw reloadFailed(outcome);
       return { status: 'ok', counts: outcome.counts };
     });
@@ -124,6 +125,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
         }
         request.ctx.audit.datasetId = datasetId;
         const outcome = await backend.reloadTable(datasetId, tableId);
+        if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
         if (!outcome.ok) throw reloadFailed(outcome);
         return { status: 'ok', counts: { reloaded: 1 } };
       },
@@ -131,6 +133,19 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
   });
 
   return app;
+}
+
+/** A reload asked before the first load is over: answered at once, nothing queued (the first load reads it all). */
+function firstLoadRunning(waiting: readonly TableWaiting[]) {
+  const names = waiting.map((wait) => `${wait.dataset_id}/${wait.table_id}`);
+  const detail =
+    waiting.length === 0
+      ? 'the first load is not over; nothing was reloaded (the first load reads every source)'
+      : `the first load is waiting for the database of ${names.join(', ')} (retried until it answers); nothing was reloaded`;
+  return relayProblem('schema.resource_unavailable', detail, {
+    extras: waiting.length === 0 ? {} : { waiting },
+    headers: { 'retry-after': '5' },
+  });
 }
 
 function reloadFailed(outcome: ReloadOutcome) {

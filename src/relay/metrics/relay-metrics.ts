@@ -194,19 +194,19 @@ export function processFamilies(status: ProcessReadiness): MetricFamily[] {
     ),
     gaugeFamily(
       `${p}_readiness_ready_resources`,
-      'Tables loaded at startup.',
+      'Tables loaded (of the generation served, else of the last load attempt).',
       [{ labels: {}, value: status.loaded }],
       'min',
     ),
     gaugeFamily(
       `${p}_readiness_failed_resources`,
-      'Tables that failed to load at startup.',
+      'Tables that failed to load (0 once a generation is served: a failed reload keeps it).',
       [{ labels: {}, value: status.failed }],
       'max',
     ),
     gaugeFamily(
       `${p}_readiness_not_ready_resources`,
-      'Tables not loaded yet at startup.',
+      'Tables not loaded yet (0 once a generation is served).',
       [{ labels: {}, value: status.total - status.loaded }],
       'max',
     ),

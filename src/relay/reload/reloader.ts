@@ -20,17 +20,27 @@ export interface ReloadFailure {
   readonly code: string;
 }
 
+/** A table the first load waits for, and why (`ingest.source_unavailable`): the same shape as a failure. */
+export type TableWaiting = ReloadFailure;
+
 export interface ReloadOutcome {
   readonly ok: boolean;
   readonly counts: { readonly total: number; readonly succeeded: number; readonly failed: number };
   readonly failures: readonly ReloadFailure[];
   /** Version of the generation served once the reload is over (unchanged after a failure). */
   readonly generation: string | undefined;
+  /**
+   * Set when nothing ran because the first load is not over: it reads every source itself, and one waiting for
+   * its database would hold a queued reload for as long as the database stays away.
+   */
+  readonly firstLoadRunning?: { readonly waiting: readonly TableWaiting[] };
 }
 
 export interface Reloader {
   /** The startup load: rejects with the first table's failure. */
   load(): Promise<void>;
+  /** True until the startup load is over, loaded or failed: reloads are refused meanwhile. */
+  isStarting(): boolean;
   /** Every table, as one new generation: all swap in together or none does. */
   reloadAll(trigger: LoadTrigger): Promise<ReloadOutcome>;
   /** One table; the others keep their snapshots. */
@@ -72,6 +82,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
     }
   }
   const tokens = new Map<string, string>();
+  let starting = true;
 
   // One load at a time: a reload always starts from the generation the previous one left behind.
   let tail: Promise<unknown> = Promise.resolve();
@@ -108,6 +119,9 @@ export function createReloader(options: ReloaderOptions): Reloader {
     }
     // Equal versions mean equal data: the current generation (and its caches and cursors) stays.
     if (changed) state.generation = assembleGeneration(tables, options.clock.now());
+    // A generation holds every table: readiness counts describe it, whatever an earlier load left there.
+    state.readiness.loaded = state.readiness.total;
+    state.readiness.failed = 0;
   }
 
   function outcome(loaded: readonly Loaded[], scope: 'all' | 'table', trigger: LoadTrigger): ReloadOutcome {
@@ -145,35 +159,71 @@ export function createReloader(options: ReloaderOptions): Reloader {
   async function reloadEverything(trigger: LoadTrigger): Promise<ReloadOutcome> {
     const loaded = await Promise.all([...refs.values()].map(loadOne));
     if (loaded.every((result) => result.ok)) swap(loaded);
+    else if (state.generation === undefined) {
+      // Still nothing served (the first load failed): /ready reports this attempt.
+      state.readiness.failed = loaded.filter((result) => !result.ok).length;
+      state.readiness.loaded = loaded.length - state.readiness.failed;
+    }
     return outcome(loaded, 'all', trigger);
+  }
+
+  /** The answer to a reload asked before the first load is over: nothing runs, nothing is queued. */
+  function refused(scope: 'all' | 'table', trigger: LoadTrigger): ReloadOutcome {
+    const waiting = [...(state.readiness.waiting?.values() ?? [])].map((wait) => ({
+      dataset_id: wait.datasetId,
+      table_id: wait.tableId,
+      code: wait.code,
+    }));
+    logger.warn({ scope, trigger, waiting: waiting.length }, 'reload refused: the first load is not over');
+    const total = scope === 'all' ? refs.size : 1;
+    return {
+      ok: false,
+      counts: { total, succeeded: 0, failed: 0 },
+      failures: [],
+      generation: state.generation?.version,
+      firstLoadRunning: { waiting },
+    };
   }
 
   return {
     load() {
       return exclusive(async () => {
-        const loaded = await Promise.all(
-          [...refs.values()].map(async (ref) => {
-            const result = await loadOne(ref);
-            if (!result.ok) {
-              state.readiness.failed++;
-              throw result.error;
-            }
-            state.readiness.loaded++;
-            logger.info(
-              { dataset_id: ref.datasetId, table_id: ref.table.id, rows: result.snapshot.rowCount },
-              'table loaded',
-            );
-            return result;
-          }),
-        );
-        swap(loaded);
-        metrics.recordReload('all', 'startup', 'ok');
+        // Once one table failed, the others' results no longer count (a later reload sets the counts).
+        let over = false;
+        try {
+          const loaded = await Promise.all(
+            [...refs.values()].map(async (ref) => {
+              const result = await loadOne(ref);
+              if (!result.ok) {
+                if (!over) state.readiness.failed++;
+                throw result.error;
+              }
+              if (over) return result;
+              state.readiness.loaded++;
+              logger.info(
+                { dataset_id: ref.datasetId, table_id: ref.table.id, rows: result.snapshot.rowCount },
+                'table loaded',
+              );
+              return result;
+            }),
+          );
+          swap(loaded);
+          metrics.recordReload('all', 'startup', 'ok');
+        } finally {
+          over = true;
+          starting = false;
+        }
       });
     },
+    isStarting() {
+      return starting;
+    },
     reloadAll(trigger) {
+      if (starting) return Promise.resolve(refused('all', trigger));
       return exclusive(() => reloadEverything(trigger));
     },
     reloadTable(datasetId, tableId, trigger) {
+      if (starting) return Promise.resolve(refused('table', trigger));
       return exclusive(async () => {
         const ref = refs.get(tableKey(datasetId, tableId));
         if (!ref) throw new TypeError(`no table ${datasetId}/${tableId} in the config`);
