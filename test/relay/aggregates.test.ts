@@ -1,10 +1,12 @@
 // Aggregate execution over the demo data: results against the files, disclosure modes, limits, formats, caching, audit.
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
 import type { Response } from 'light-my-request';
 import { fixedClock } from '../../src/platform/clock.ts';
-import { PURPOSE, startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
+import { DEMO_DIR, PURPOSE, startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
 import { assertProblem } from './assert-problem.ts';
 import { type DemoData, type Row, readDemoData } from './read-demo-data.ts';
 
@@ -15,6 +17,10 @@ const PERSONS = '/v1/datasets/civil_registry/aggregates/persons_by_district';
 const BEDS = '/v1/datasets/health_facilities/aggregates/beds_by_district';
 const SDMX = 'application/vnd.sdmx.data+json;version=2.1';
 const NOW = '2026-03-01T12:00:00.000Z';
+/** What the social protection aggregates say they are of: the workbook's modification time, not the clock. */
+const WORKBOOK_TIME = new Date(
+  Math.floor(statSync(join(DEMO_DIR, 'data/social_protection.xlsx')).mtimeMs),
+).toISOString();
 
 /** Groups rows by the given key function, in the relay's order (ascending text keys). */
 function groupsOf(rows: readonly Row[], key: (row: Row) => string): Map<string, Row[]> {
@@ -71,7 +77,7 @@ describe('aggregate execution (demo)', () => {
       assert.equal(observation.attributes, undefined);
     }
     assert.deepEqual(body.completeness, { complete: true, truncated: false });
-    assert.deepEqual(body.freshness.computed_at, NOW);
+    assert.deepEqual(body.freshness, { computed_at: WORKBOOK_TIME, as_of: WORKBOOK_TIME });
     assert.equal(body.disclosure_control.suppression, 'mask');
     assert.equal(body.disclosure_control.suppressed_observations, null, 'hidden on personal data');
     const total = body.structure.measures.find((m: { id: string }) => m.id === 'total_amount');
@@ -266,7 +272,10 @@ describe('aggregate execution (demo)', () => {
     const disclosure = JSON.parse(String(response.headers['x-ambit-disclosure-control']));
     assert.deepEqual(disclosure.method, ['k-anonymity']);
     assert.equal(disclosure.suppressed_observations, null);
-    assert.equal(JSON.parse(String(response.headers['x-ambit-freshness'])).computed_at, NOW);
+    assert.deepEqual(JSON.parse(String(response.headers['x-ambit-freshness'])), {
+      computed_at: WORKBOOK_TIME,
+      as_of: WORKBOOK_TIME,
+    });
     assert.deepEqual(JSON.parse(String(response.headers['x-ambit-completeness'])), {
       complete: false,
       truncated: false,
@@ -320,6 +329,47 @@ describe('aggregate execution (demo)', () => {
       ).statusCode,
       304,
     );
+  });
+
+  it('answers the same bytes under the same ETag in another process started at another time', async () => {
+    // Another process (a `--workers` sibling, or a relay on another machine given the same files).
+    const other = await startDemoRelay({ clock: fixedClock('2026-05-09T08:30:00.000Z') });
+    try {
+      for (const [path, accept] of [
+        [`${PAYMENTS}?group_by=district,cycle`, 'application/json'],
+        [`${PAYMENTS}?group_by=district`, 'text/csv'],
+        [`${HOUSEHOLDS}?group_by=district`, SDMX],
+      ] as const) {
+        const here = await get(path, { accept });
+        const there = await other.get(path, { as: 'analyst', headers: { accept } });
+        assert.equal(here.statusCode, 200, here.body.slice(0, 300));
+        assert.equal(there.headers.etag, here.headers.etag, path);
+        assert.equal(there.body, here.body, path);
+        assert.equal(there.headers['x-ambit-freshness'], here.headers['x-ambit-freshness'], path);
+        // The ETag one process gave revalidates at the other.
+        const revalidated = await other.get(path, {
+          as: 'analyst',
+          headers: { accept, 'if-none-match': String(here.headers.etag) },
+        });
+        assert.equal(revalidated.statusCode, 304, path);
+      }
+      const posted = [
+        await post(`${PAYMENTS}/query`, { group_by: ['cycle'] }),
+        await other.inject({
+          method: 'POST',
+          url: `${PAYMENTS}/query`,
+          headers: { authorization: `Bearer ${TEST_KEYS.analyst}`, 'content-type': 'application/json' },
+          payload: JSON.stringify({ group_by: ['cycle'] }),
+        }),
+      ];
+      assert.equal(posted[1]?.headers.etag, posted[0]?.headers.etag);
+      assert.equal(posted[1]?.body, posted[0]?.body);
+      const sdmx = JSON.parse((await get(`${HOUSEHOLDS}?f=sdmx-json`)).body).meta;
+      assert.equal(sdmx.prepared, WORKBOOK_TIME);
+      assert.equal(sdmx['x-asOf'], WORKBOOK_TIME);
+    } finally {
+      await other.close();
+    }
   });
 
   it('reads the POST body only after authentication, and only as JSON', async () => {

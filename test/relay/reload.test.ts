@@ -1,7 +1,7 @@
 // Reloads: atomic generation swaps under concurrent reads, failed reloads that keep serving and are reported,
 // cursors of a replaced generation, and the mtime and interval refresh modes.
 import assert from 'node:assert/strict';
-import { unlinkSync } from 'node:fs';
+import { statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Response } from 'light-my-request';
@@ -16,6 +16,7 @@ import {
 
 const PEOPLE = '/v1/datasets/people/entities/person/records';
 const DISTRICTS = '/v1/datasets/people/entities/district/records';
+const BY_DISTRICT = '/v1/datasets/people/aggregates/people_by_district';
 
 function ids(response: Response): unknown[] {
   assert.equal(response.statusCode, 200, response.body.slice(0, 300));
@@ -109,6 +110,29 @@ describe('admin reload', () => {
     h.fixture.writePeople(peopleCsv(30, 3));
     assert.equal((await h.post('/admin/v1/datasets/people/tables/people_table/reload')).statusCode, 200);
     assert.notEqual(await etagOf(), before);
+  });
+
+  it('answers an aggregate byte for byte until its own data changes, and then with a new time and ETag', async () => {
+    const first = await h.get(BY_DISTRICT);
+    assert.equal(first.statusCode, 200, first.body);
+    const modified = (name: string) =>
+      new Date(Math.floor(statSync(join(h.fixture.dir, name)).mtimeMs)).toISOString();
+    assert.equal(first.json().freshness.as_of, modified('people.csv'));
+    // Another table changes, and this one's file is rewritten with the same bytes: the same answer.
+    h.fixture.writeDistricts(`${DISTRICTS_CSV}d,Delta\n`);
+    h.fixture.writePeople(peopleCsv(30));
+    assert.equal((await h.post('/admin/v1/reload')).statusCode, 200);
+    const same = await h.get(BY_DISTRICT);
+    assert.equal(same.headers.etag, first.headers.etag);
+    assert.equal(same.body, first.body);
+    h.fixture.writePeople(peopleCsv(33));
+    assert.equal((await h.post('/admin/v1/reload')).statusCode, 200);
+    const changed = await h.get(BY_DISTRICT);
+    assert.notEqual(changed.headers.etag, first.headers.etag);
+    assert.deepEqual(changed.json().freshness, {
+      computed_at: modified('people.csv'),
+      as_of: modified('people.csv'),
+    });
   });
 
   it('serves every concurrent read while reloads swap the data underneath (zero failed requests)', async () => {

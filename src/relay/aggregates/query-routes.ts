@@ -99,13 +99,15 @@ async function runAggregate(
     known = {
       query,
       format,
-      // The method is part of the tag because GET and POST answers link to themselves differently.
+      // The method is part of the tag because GET and POST answers link to themselves differently; the data time
+      // because the body states it (equal data read from the same files gives the same time in every process).
       etag: strongEtag([
         'aggregate',
         method,
         aggregate.datasetId,
         aggregate.id,
         versions,
+        dataTime(generation, aggregate),
         normalisedQuery(query),
         format,
       ]),
@@ -122,7 +124,6 @@ async function runAggregate(
   let answer = cachedAnswer(generation, etag);
   if (!answer) {
     answer = answerOf(generation, aggregate, query, format, {
-      computedAt: request.ctx.startedAt,
       digest: createHash('sha256').update(etag).digest('hex').slice(0, 16),
       links: linksOf(baseUrl, aggregate, request, method),
     });
@@ -140,13 +141,13 @@ function answerOf(
   aggregate: CatalogAggregate,
   query: AggregateQuery,
   format: AggregateFormat,
-  context: Pick<AggregateResponse, 'computedAt' | 'digest' | 'links'>,
+  context: Pick<AggregateResponse, 'digest' | 'links'>,
 ): CachedAnswer {
   const result = computeAggregate(generation, aggregate, query);
-  const asOf = Math.max(
-    ...aggregate.entitiesRead.map((e) => generation.table(e.datasetId, e.tableId).loadedAt),
-  );
-  const response: AggregateResponse = { aggregate, query, result, asOf, ...context };
+  // The answer is a function of the data alone, so it is stamped with the data's time rather than the clock's:
+  // every process, and every repeat after the answer left the cache, sends the same bytes under the same ETag.
+  const asOf = dataTime(generation, aggregate);
+  const response: AggregateResponse = { aggregate, query, result, asOf, computedAt: asOf, ...context };
   const describedBy = { link: `<${context.links.structure}>; rel="describedby"` };
   const counts = { rowCount: result.observations.length, suppressedGroups: result.suppressedGroups };
   switch (format) {
@@ -172,6 +173,19 @@ function answerOf(
         ...counts,
       };
   }
+}
+
+/**
+ * The time of the data an aggregate reads: the newest modification time of its source files. A PostgreSQL
+ * snapshot has none, so its load time stands in (kept while reloads find the same data).
+ */
+function dataTime(generation: Generation, aggregate: CatalogAggregate): number {
+  return Math.max(
+    ...aggregate.entitiesRead.map((e) => {
+      const table = generation.table(e.datasetId, e.tableId);
+      return table.modifiedAt ?? table.loadedAt;
+    }),
+  );
 }
 
 /** A GET request's cache key: the aggregate, its query string and the Accept header it was negotiated with. */

@@ -8,9 +8,9 @@ export interface AggregateResponse {
   readonly aggregate: CatalogAggregate;
   readonly query: AggregateQuery;
   readonly result: DisclosedResult;
-  /** When the relay computed this answer (epoch ms). */
+  /** When the answer was computed (epoch ms): the relay stamps it with `asOf`, the time of the data it depends on. */
   readonly computedAt: number;
-  /** When the source data was loaded (epoch ms). */
+  /** The time of the source data (epoch ms): files' modification time, else when the data was loaded. */
   readonly asOf: number;
   /** Short digest of the data versions and the query, used for message ids. */
   readonly digest: string;

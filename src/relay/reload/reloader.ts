@@ -112,12 +112,14 @@ export function createReloader(options: ReloaderOptions): Reloader {
     let changed = state.generation === undefined;
     for (const result of loaded) {
       if (!result.ok) continue;
-      if (tables.get(result.ref.key)?.version !== result.snapshot.version) changed = true;
-      tables.set(result.ref.key, result.snapshot);
       if (result.token !== undefined) tokens.set(result.ref.key, result.token);
       metrics.table(result.ref.datasetId, result.ref.table.id).recordServed(result.snapshot.rowCount);
+      // Equal versions mean equal data: the snapshot served stays, and with it the time aggregates say it is of.
+      if (tables.get(result.ref.key)?.version === result.snapshot.version) continue;
+      changed = true;
+      tables.set(result.ref.key, result.snapshot);
     }
-    // Equal versions mean equal data: the current generation (and its caches and cursors) stays.
+    // Nothing changed: the current generation (and its caches and cursors) stays.
     if (changed) state.generation = assembleGeneration(tables, options.clock.now());
     // A generation holds every table: readiness counts describe it, whatever an earlier load left there.
     state.readiness.loaded = state.readiness.total;

@@ -16,6 +16,8 @@ export interface BuildTableInput {
   /** The content version, or a function computing it from the finished columns (in primary-key order). */
   readonly version: string | ((columns: ReadonlyMap<string, Column>) => string);
   readonly loadedAt: number;
+  /** The source's modification time, when it has one. */
+  readonly modifiedAt?: number | undefined;
   /** Bytes read, or a function giving them once every row has been read. */
   readonly byteSize: number | (() => number);
 }
@@ -62,6 +64,7 @@ export async function buildTable(input: BuildTableInput): Promise<TableSnapshot>
     columns,
     version: typeof input.version === 'function' ? input.version(columns) : input.version,
     loadedAt: input.loadedAt,
+    modifiedAt: input.modifiedAt,
     byteSize: typeof input.byteSize === 'function' ? input.byteSize() : input.byteSize,
   });
 }

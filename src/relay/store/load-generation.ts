@@ -1,6 +1,7 @@
 // Loads every table of the config into a new generation; any failure rejects with the table's error.
 // PostgreSQL tables are streamed (snapshot) or probed (live, which keeps an empty snapshot).
 import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import type { Clock } from '../../platform/clock.ts';
 import type { FileSourceConfig, RelayConfig, TableConfig } from '../config/schema.ts';
@@ -61,6 +62,11 @@ async function loadFileTable(
   file: FileSourceConfig,
   options: LoadOptions,
 ): Promise<TableSnapshot> {
+  // Read before the data (as the change token is): a change made during the load leaves the older time.
+  const modifiedAt = await stat(resolve(options.baseDir, file.path)).then(
+    (info) => Math.floor(info.mtimeMs),
+    () => undefined,
+  );
   const source = await openFileSource(table.id, file, {
     baseDir: options.baseDir,
     maxFileBytes: config.server.max_source_file_bytes,
@@ -80,6 +86,7 @@ async function loadFileTable(
     excelSerials: isXlsx(file),
     version,
     loadedAt: options.clock.now(),
+    modifiedAt,
     byteSize: source.byteSize,
   });
 }

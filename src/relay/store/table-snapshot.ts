@@ -15,6 +15,8 @@ export interface TableSnapshot {
   /** Content hash of the source bytes and the declared schema: equal data gives equal versions on every replica. */
   readonly version: string;
   readonly loadedAt: number;
+  /** When the source was last modified (a file's modification time); undefined when the source does not say. */
+  readonly modifiedAt: number | undefined;
   readonly byteSize: number;
   rowOf(key: CellKey): number | undefined;
   hashIndex(column: string): HashIndex;
@@ -28,6 +30,7 @@ export function createTableSnapshot(init: {
   columns: Map<string, Column>;
   version: string;
   loadedAt: number;
+  modifiedAt?: number | undefined;
   byteSize: number;
 }): TableSnapshot {
   const hashIndexes = new Map<string, HashIndex>();
@@ -47,6 +50,7 @@ export function createTableSnapshot(init: {
     primaryKey: init.config.primary_key,
     version: init.version,
     loadedAt: init.loadedAt,
+    modifiedAt: init.modifiedAt,
     byteSize: init.byteSize,
     rowOf: (key) => primaryKeyRow(pkColumn, init.rowCount, key),
     hashIndex(name) {
