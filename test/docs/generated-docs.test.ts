@@ -95,7 +95,7 @@ describe('docs/configuration.md', () => {
     );
     assert.equal(
       row('server.request_timeout'),
-      '| `server.request_timeout` | duration | no | `30s` | Requests running longer answer 504. |',
+      '| `server.request_timeout` | duration | no | `30s` | Requests running longer answer 504 (at most 1h). |',
     );
     assert.match(row('auth.mode'), /\| `api_key` \\\| `oidc` \| yes \|/);
     assert.match(
