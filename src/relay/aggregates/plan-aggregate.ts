@@ -1,5 +1,6 @@
 // Turns a checked query into a plan over typed arrays: rows to visit, filter code masks, dimension codes, inputs.
 import type { CellKey } from '../store/column.ts';
+import { compareKeys } from '../store/compare-keys.ts';
 import type { Generation } from '../store/generation.ts';
 import { lookup } from '../store/hash-index.ts';
 import { rangeBounds, rowsInRange } from '../store/sorted-index.ts';
@@ -164,14 +165,15 @@ function acceptMask(encoded: Encoded, filter: AggregateFilter): Uint8Array {
       case 'in':
         ok = (set as Set<CellKey>).has(value);
         break;
+      // Once per distinct value: the code-point order (compare-keys.ts) costs nothing that matters here.
       case 'gte':
-        ok = value >= (first as CellKey);
+        ok = compareKeys(value, first as CellKey) >= 0;
         break;
       case 'lte':
-        ok = value <= (first as CellKey);
+        ok = compareKeys(value, first as CellKey) <= 0;
         break;
       case 'between':
-        ok = value >= (first as CellKey) && value <= (second as CellKey);
+        ok = compareKeys(value, first as CellKey) >= 0 && compareKeys(value, second as CellKey) <= 0;
         break;
     }
     if (ok) accept[code] = 1;

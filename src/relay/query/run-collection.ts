@@ -1,6 +1,7 @@
 // Executes a filtered, keyset-paginated read over a snapshot using its indexes.
 import type { CellKey, Column } from '../store/column.ts';
 import { cellKey } from '../store/column.ts';
+import { compareKeys, hasHighUnits } from '../store/compare-keys.ts';
 import { lookup } from '../store/hash-index.ts';
 import { rangeBounds, rowsInRange } from '../store/sorted-index.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
@@ -15,6 +16,8 @@ export interface CollectionPage {
 interface Predicate {
   readonly column: Column;
   readonly filter: Filter;
+  /** A bound holds high units: ranges compare by code point (compare-keys.ts); otherwise natively, as fast. */
+  readonly codePoints: boolean;
 }
 
 /** Rows after `afterRow` (exclusive) that satisfy every filter, at most `limit`. */
@@ -27,7 +30,11 @@ export function runCollection(
   // Plain loops, no per-call closures: this runs on every collection read.
   const predicates: Predicate[] = [];
   for (const filter of filters) {
-    predicates.push({ column: table.columns.get(filter.field.column) as Column, filter });
+    predicates.push({
+      column: table.columns.get(filter.field.column) as Column,
+      filter,
+      codePoints: filter.op !== 'eq' && filter.op !== 'in' && filter.values.some(hasHighUnits),
+    });
   }
   // Drive the scan from the smallest candidate list; the other filters are checked row by row.
   let driver: Int32Array | undefined;
@@ -102,6 +109,7 @@ function matches(predicate: Predicate, row: number): boolean {
   const value = cellKey(predicate.column, row);
   if (value === null) return false;
   const { op, values } = predicate.filter;
+  if (predicate.codePoints) return inRange(op, value, values);
   switch (op) {
     case 'eq':
       return value === values[0];
@@ -114,6 +122,16 @@ function matches(predicate: Predicate, row: number): boolean {
     case 'between':
       return value >= (values[0] as CellKey) && value <= (values[1] as CellKey);
   }
+}
+
+/** A range filter by code point order (a bound with high units). */
+function inRange(op: Filter['op'], value: CellKey, values: readonly CellKey[]): boolean {
+  const lower = op === 'lte' ? undefined : (values[0] as CellKey);
+  const upper = op === 'gte' ? undefined : (values[op === 'between' ? 1 : 0] as CellKey);
+  return (
+    (lower === undefined || compareKeys(value, lower) >= 0) &&
+    (upper === undefined || compareKeys(value, upper) <= 0)
+  );
 }
 
 function firstAfter(rows: Int32Array, afterRow: number): number {

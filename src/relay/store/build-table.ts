@@ -4,6 +4,7 @@ import type { ColumnBatch } from '../sources/open-file-source.ts';
 import { SourceError } from '../sources/source-error.ts';
 import type { CellKey, Column } from './column.ts';
 import { type ColumnBuilder, createColumnBuilder } from './column-builder.ts';
+import { anyHighUnits, compareKeys } from './compare-keys.ts';
 import { createTableSnapshot, type TableSnapshot } from './table-snapshot.ts';
 
 export interface BuildTableInput {
@@ -127,16 +128,15 @@ export function mapColumns(config: TableConfig, sourceColumns: readonly string[]
 
 /** Row permutation into ascending primary-key order; duplicates fail naming both source rows. */
 function primaryKeyOrder(config: TableConfig, keys: ArrayLike<CellKey>): Int32Array | undefined {
+  // Code-point order (compare-keys.ts), natively compared unless some key needs the slower comparison.
+  const compare = anyHighUnits(keys) ? compareKeys : (a: CellKey, b: CellKey) => (a < b ? -1 : a > b ? 1 : 0);
   let sorted = true;
-  for (let i = 1; i < keys.length && sorted; i++) sorted = (keys[i - 1] as CellKey) < (keys[i] as CellKey);
+  for (let i = 1; i < keys.length && sorted; i++)
+    sorted = compare(keys[i - 1] as CellKey, keys[i] as CellKey) < 0;
   if (sorted) return undefined;
   const order = new Int32Array(keys.length);
   for (let i = 0; i < order.length; i++) order[i] = i;
-  order.sort((a, b) => {
-    const ka = keys[a] as CellKey;
-    const kb = keys[b] as CellKey;
-    return ka < kb ? -1 : ka > kb ? 1 : a - b;
-  });
+  order.sort((a, b) => compare(keys[a] as CellKey, keys[b] as CellKey) || a - b);
   for (let i = 1; i < order.length; i++) {
     const previous = order[i - 1] as number;
     const current = order[i] as number;

@@ -1,5 +1,6 @@
 // Range index: row numbers ordered by cell value, searched by binary search for gte/lte/between filters.
 import { type CellKey, type Column, cellKey } from './column.ts';
+import { anyHighUnits, compareKeys, hasHighUnits } from './compare-keys.ts';
 
 export interface SortedIndex {
   /** Non-null rows ordered by value (ties by row). */
@@ -11,11 +12,16 @@ export function buildSortedIndex(column: Column, rowCount: number): SortedIndex 
   const rows: number[] = [];
   for (let row = 0; row < rowCount; row++) if (cellKey(column, row) !== null) rows.push(row);
   const key = (row: number) => cellKey(column, row) as CellKey;
-  rows.sort((a, b) => {
-    const ka = key(a);
-    const kb = key(b);
-    return ka < kb ? -1 : ka > kb ? 1 : a - b;
-  });
+  const keys = rows.map(key);
+  if (anyHighUnits(keys)) {
+    rows.sort((a, b) => compareKeys(key(a), key(b)) || a - b);
+  } else {
+    rows.sort((a, b) => {
+      const ka = key(a);
+      const kb = key(b);
+      return ka < kb ? -1 : ka > kb ? 1 : a - b;
+    });
+  }
   return { rows: Int32Array.from(rows), keys: rows.map(key) };
 }
 
@@ -35,23 +41,28 @@ export function rowsInRange(index: SortedIndex, [start, end]: [number, number]):
   return index.rows.slice(start, end).sort();
 }
 
+// A bound without high units compares natively: against it, both orders agree (see compare-keys.ts).
 function firstAtLeast(keys: CellKey[], value: CellKey): number {
+  const codePoints = hasHighUnits(value);
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as CellKey) < value) lo = mid + 1;
+    const key = keys[mid] as CellKey;
+    if (codePoints ? compareKeys(key, value) < 0 : key < value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
 }
 
 function firstAbove(keys: CellKey[], value: CellKey): number {
+  const codePoints = hasHighUnits(value);
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as CellKey) <= value) lo = mid + 1;
+    const key = keys[mid] as CellKey;
+    if (codePoints ? compareKeys(key, value) <= 0 : key <= value) lo = mid + 1;
     else hi = mid;
   }
   return lo;
