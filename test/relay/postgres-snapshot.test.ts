@@ -313,6 +313,38 @@ describe('PostgreSQL snapshot sources', () => {
     }
   });
 
+  it('a change token that cannot be read costs no reload on every poll: the table keeps being served', async () => {
+    await db.query('CREATE TABLE ledgers (id integer PRIMARY KEY, value integer)');
+    await db.query('INSERT INTO ledgers VALUES (1, 10)');
+    // Accepted when the config loads, refused by the database on every run (division by zero).
+    const failingToken = "change_token_sql: 'SELECT 1 / (count(*) - count(*)) FROM ledgers'";
+    const relay = await startPostgresRelay(
+      dataset(
+        `      - id: ledgers
+        ${postgresSource({ table: 'ledgers' }, failingToken)}
+        refresh: { mode: mtime, interval: 1s }
+        primary_key: id
+        schema: { fields: [{ name: id, type: integer }, { name: value, type: integer }] }`,
+        `      - { name: ledgers, table: ledgers, ${ACCESS} }`,
+      ),
+      db.url,
+      { admin: true },
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 3500));
+      const metrics = (await relay.admin('GET', '/metrics')).body;
+      const reloads = metrics
+        .split('\n')
+        .filter((line) => line.startsWith('ambit_relay_reloads_total{') && line.includes('trigger="mtime"'))
+        .map((line) => Number(line.split(' ').pop()))
+        .reduce((sum, count) => sum + count, 0);
+      assert.equal(reloads, 0, metrics);
+      assert.equal((await relay.get('/v1/datasets/registry/entities/ledgers/records/1')).json().value, 10);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('change tokens are equal while the data is unchanged and differ after a change', async () => {
     const text = postgresRelayConfig(
       peopleDataset(

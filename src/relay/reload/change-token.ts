@@ -10,6 +10,17 @@ export interface ChangeTokenSource {
   changeToken(): Promise<string>;
 }
 
+/**
+ * The token, or a stand-in naming why it could not be read (`unavailable:<code>`). Recorded with a successful load
+ * like any token, so a token that stays unreadable (a change-token query that lost its privileges, say) costs one
+ * reload rather than one on every poll; a reload that fails records nothing, so it is tried again at the next poll.
+ */
+export function readChangeToken(tokens: ChangeTokenSource): Promise<string> {
+  return tokens
+    .changeToken()
+    .catch((error: unknown) => `unavailable:${(error as { code?: unknown } | null)?.code ?? 'error'}`);
+}
+
 export interface ChangeTokenContext {
   /** Directory relative source paths resolve against. */
   readonly baseDir: string;

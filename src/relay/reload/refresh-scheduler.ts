@@ -2,7 +2,7 @@
 // `interval` reloads it on a period, `manual` waits for the admin listener. Timers never keep the process alive.
 import type { Logger } from '../../platform/log.ts';
 import type { DatasetConfig, RefreshConfig, RelayConfig, TableConfig } from '../config/schema.ts';
-import type { ChangeTokenSource } from './change-token.ts';
+import { type ChangeTokenSource, readChangeToken } from './change-token.ts';
 import type { Reloader } from './reloader.ts';
 
 const MANUAL: RefreshConfig = { mode: 'manual', interval: 60_000 };
@@ -57,10 +57,7 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
       const tokens = refresh.mode === 'mtime' ? options.changeToken(dataset.id, table) : undefined;
       const step = async (): Promise<void> => {
         if (refresh.mode === 'mtime') {
-          const token = await tokens?.changeToken().then(
-            (value) => value,
-            (error: unknown) => `unavailable:${(error as { code?: unknown } | null)?.code ?? 'error'}`,
-          );
+          const token = tokens === undefined ? undefined : await readChangeToken(tokens);
           if (token !== undefined && token === reloader.lastToken(dataset.id, table.id)) return;
         }
         await reloader.reloadTable(dataset.id, table.id, refresh.mode as 'mtime' | 'interval');

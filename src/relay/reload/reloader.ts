@@ -11,7 +11,7 @@ import { SourceError } from '../sources/source-error.ts';
 import { tableKey } from '../store/generation.ts';
 import { assembleGeneration } from '../store/load-generation.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
-import type { ChangeTokenSource } from './change-token.ts';
+import { type ChangeTokenSource, readChangeToken } from './change-token.ts';
 
 export interface ReloadFailure {
   readonly dataset_id: string;
@@ -94,7 +94,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
 
   async function loadOne(ref: TableRef): Promise<Loaded & { token?: string }> {
     // The token is read before the data, so a change made during the load is seen by the next poll.
-    const token = await ref.tokens?.changeToken().catch(() => undefined);
+    const token = ref.tokens === undefined ? undefined : await readChangeToken(ref.tokens);
     const started = performance.now();
     try {
       const snapshot = await options.loadTable(ref.datasetId, ref.table);
