@@ -176,6 +176,36 @@ describe('verifier error table', () => {
     );
   });
 
+  it('403 the same whatever version a caller without the scopes names, single or batch', async () => {
+    const answers = new Set<string>();
+    for (const ref of [
+      'household_enrolled',
+      { id: 'household_enrolled', version: '1' },
+      { id: 'household_enrolled', version: '9' },
+    ]) {
+      const single = await deniedBeforeReads({ target: ALIVE, claims: [ref] }, 403, 'auth.scope_denied', {
+        as: 'civil_only',
+      });
+      const batch = await verifier.post(
+        '/v1/batch-evaluations',
+        { items: [{ target: ALIVE }], claims: [ref] },
+        { as: 'civil_only' },
+      );
+      answers.add(`${single.detail}`).add(`${assertProblem(batch, 403, 'auth.scope_denied').detail}`);
+    }
+    assert.equal(answers.size, 1, [...answers].join(' / '));
+    assert.equal(requests.length, 0);
+    // A caller holding the scopes is told the version does not exist.
+    for (const path of ['/v1/evaluations', '/v1/batch-evaluations']) {
+      const body = { claims: [{ id: 'household_enrolled', version: '9' }] };
+      const response = await verifier.post(
+        path,
+        path === '/v1/evaluations' ? { target: ALIVE, ...body } : { items: [{ target: ALIVE }], ...body },
+      );
+      assertProblem(response, 404, 'claim.version_not_found');
+    }
+  });
+
   it('404 claim.not_found with a hint, and claim.version_not_found', async () => {
     const problem = await deniedBeforeReads(
       { target: ALIVE, claims: ['person_alvie'] },

@@ -64,7 +64,10 @@ export function resolveDisclosures(
   return disclosures;
 }
 
-/** Requested claims, each once: they exist, the caller may evaluate them, and they offer the operation. */
+/**
+ * Requested claims, each once: they exist, the caller may evaluate them, they have the requested version, and they
+ * offer the operation.
+ */
 export function resolveClaims(
   catalog: ClaimCatalog,
   principal: Principal,
@@ -78,12 +81,13 @@ export function resolveClaims(
       const known = visibleClaims(catalog, principal).map((entry) => entry.id);
       throw verifierProblem('claim.not_found', `No claim \`${ref.id}\`${hint(ref.id, known)}.`);
     }
-    if (ref.version !== undefined && ref.version !== claim.config.version) {
-      throw verifierProblem('claim.version_not_found', `Claim ${ref.id} has no version ${ref.version}.`);
-    }
-    // Scopes before anything else about the claim: a caller without them learns nothing more.
+    // Scopes before anything else about the claim (its version included): a caller without them gets the same
+    // 403 whatever else it sends.
     if (!isClaimVisible(claim, principal)) {
       throw platformProblem('auth.scope_denied', `The credential lacks a scope claim ${ref.id} requires.`);
+    }
+    if (ref.version !== undefined && ref.version !== claim.config.version) {
+      throw verifierProblem('claim.version_not_found', `Claim ${ref.id} has no version ${ref.version}.`);
     }
     if (operation === 'evaluate' && !claim.config.operations.evaluate.enabled) {
       throw verifierProblem('claim.operation_unsupported', `Claim ${ref.id} cannot be evaluated on its own.`);
