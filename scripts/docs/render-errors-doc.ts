@@ -1,6 +1,6 @@
 // Renders docs/errors.md from the problem catalogues: every code, grouped by family, sorted.
 import { PLATFORM_PROBLEMS } from '../../src/platform/problem/platform-problems.ts';
-import type { ProblemCatalog } from '../../src/platform/problem/problem.ts';
+import type { ProblemCatalog, ProblemEntry } from '../../src/platform/problem/problem.ts';
 import { problemTypeUri } from '../../src/platform/problem/problem.ts';
 import { RELAY_PROBLEMS } from '../../src/relay/problems.ts';
 import { VERIFIER_PROBLEMS } from '../../src/verifier/problems.ts';
@@ -26,7 +26,7 @@ export function renderErrorsDoc(): string {
       '',
       markdownTable(
         ['Code', 'Status', 'Title', 'When'],
-        members.map(([code, entry]) => [`\`${code}\``, String(entry.status), entry.title, entry.description]),
+        members.map(([code, entry]) => [`\`${code}\``, statusCell(entry), entry.title, entry.description]),
       ),
     ].join('\n'),
   );
@@ -45,6 +45,12 @@ export function renderErrorsDoc(): string {
     sections.join('\n\n'),
     '',
   ].join('\n');
+}
+
+/** The status, then any service's own (`503 (verifier: 500)`). */
+export function statusCell(entry: ProblemEntry): string {
+  const others = Object.entries(entry.statusIn ?? {}).map(([service, status]) => `${service}: ${status}`);
+  return others.length === 0 ? String(entry.status) : `${entry.status} (${others.join(', ')})`;
 }
 
 function compare(a: string, b: string): number {

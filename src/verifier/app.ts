@@ -23,6 +23,7 @@ import { registerOpenApiRoutes } from './routes/openapi.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 import { createEvaluationStore, startPurging } from './state/create-evaluation-store.ts';
 import type { EvaluationStore } from './state/evaluation-store.ts';
+import { auditWriteFailed } from './problems.ts';
 import type { VerifierRuntime } from './verifier-runtime.ts';
 
 export interface VerifierDeps {
@@ -82,6 +83,7 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
     baseDir,
     deps,
     buildRecord,
+    auditWriteFailed,
     // Batch evaluations take an Idempotency-Key and mark a replay with idempotent-replayed.
     corsHeaders: { allow: ['idempotency-key'], expose: ['idempotent-replayed'] },
   });

@@ -1,5 +1,6 @@
 // Problems raised by the verifier's own stages: evaluation requests, claims, disclosure and sources.
-import { createProblemFactory, type ProblemCatalog } from '../platform/problem/problem.ts';
+import { PLATFORM_PROBLEMS } from '../platform/problem/platform-problems.ts';
+import { createProblemFactory, type Problem, type ProblemCatalog } from '../platform/problem/problem.ts';
 
 export const VERIFIER_PROBLEMS = {
   'request.invalid': {
@@ -110,3 +111,11 @@ export const VERIFIER_PROBLEMS = {
 export type VerifierProblemCode = keyof typeof VERIFIER_PROBLEMS;
 
 export const verifierProblem = createProblemFactory(VERIFIER_PROBLEMS);
+
+/** Platform codes with the status the verifier contract gives them (`audit.write_failed` is 500 here). */
+const verifierPlatformProblem = createProblemFactory(PLATFORM_PROBLEMS, 'verifier');
+
+/** What a failed audit write answers under `fail_closed`. */
+export function auditWriteFailed(cause: unknown): Problem {
+  return verifierPlatformProblem('audit.write_failed', 'The audit record could not be written.', { cause });
+}

@@ -8,7 +8,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { GENERATED_DOCS } from '../../scripts/docs/generated-docs.ts';
 import { renderConfigDoc } from '../../scripts/docs/render-config-doc.ts';
-import { PROBLEM_CATALOGUES, renderErrorsDoc } from '../../scripts/docs/render-errors-doc.ts';
+import { PROBLEM_CATALOGUES, renderErrorsDoc, statusCell } from '../../scripts/docs/render-errors-doc.ts';
 import { schemaRows } from '../../scripts/docs/schema-rows.ts';
 import { relayConfigSchema } from '../../src/relay/config/schema.ts';
 
@@ -30,8 +30,10 @@ describe('committed generated docs', () => {
 describe('docs/errors.md', () => {
   const text = read('docs/errors.md');
   const catalogued = new Map(PROBLEM_CATALOGUES.flatMap(({ catalog }) => Object.entries(catalog)));
-  // Codes are the first cell of each table row: | `family.name` | status | ...
-  const documented = [...text.matchAll(/^\| `([a-z0-9_]+\.[a-z0-9_.]+)` \| (\d{3}) \| /gm)].map((match) => ({
+  // Codes are the first cell of each table row: | `family.name` | status (service: status) | ...
+  const documented = [
+    ...text.matchAll(/^\| `([a-z0-9_]+\.[a-z0-9_.]+)` \| (\d{3})(?: \([a-z]+: \d{3}\))? \| /gm),
+  ].map((match) => ({
     code: match[1] as string,
     status: Number(match[2]),
   }));
@@ -41,8 +43,16 @@ describe('docs/errors.md', () => {
     for (const [code, entry] of catalogued) {
       const row = text.split('\n').find((line) => line.startsWith(`| \`${code}\` |`));
       assert.ok(row, `${code} is missing from docs/errors.md`);
-      assert.ok(row.includes(` | ${entry.status} | ${entry.title} | `), `${code} row is out of date: ${row}`);
+      assert.ok(
+        row.includes(` | ${statusCell(entry)} | ${entry.title} | `),
+        `${code} row is out of date: ${row}`,
+      );
     }
+  });
+
+  it('gives a service its own status where its contract differs', () => {
+    const row = text.split('\n').find((line) => line.startsWith('| `audit.write_failed` |'));
+    assert.match(row ?? '', /^\| `audit\.write_failed` \| 503 \(verifier: 500\) \| Audit unavailable \| /);
   });
 
   it('lists no code that is not catalogued, and none twice', () => {

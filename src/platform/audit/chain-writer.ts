@@ -4,6 +4,7 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
+import type { Problem } from '../problem/problem.ts';
 import type { Random } from '../random.ts';
 import { type AuditRecord, buildEnvelopeLine } from './audit-envelope.ts';
 import type { AuditSink } from './sinks/audit-sink.ts';
@@ -31,10 +32,16 @@ export interface ChainWriterOptions {
   readonly logger: Logger;
   /** Where the chain resumes: the last hash already in the sink, or null for a new chain. */
   readonly prevHash: string | null;
+  /** The problem a failed write reports under `fail_closed`; by default the platform's (503). */
+  readonly writeFailed?: (cause: unknown) => Problem;
 }
+
+const defaultWriteFailed = (cause: unknown) =>
+  platformProblem('audit.write_failed', 'The audit record could not be written.', { cause });
 
 export function createChainWriter(sink: AuditSink, options: ChainWriterOptions): AuditWriter {
   const { secret, writePolicy, clock, random, logger } = options;
+  const writeFailed = options.writeFailed ?? defaultWriteFailed;
   // The last hash known to be in the sink, and the last one handed to a queued line (the chain runs ahead of
   // the sink while a batch is pending; a failed batch rewinds it).
   let prevHash = options.prevHash;
@@ -63,12 +70,7 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
       }
       failedWrites += records;
       if (writePolicy !== 'fail_closed') return { ok: false };
-      return {
-        ok: false,
-        failure: platformProblem('audit.write_failed', 'The audit record could not be written.', {
-          cause: error,
-        }),
-      };
+      return { ok: false, failure: writeFailed(error) };
     }
     if (failedWrites > 0) {
       logger.warn({ failed_writes: failedWrites, write_policy: writePolicy }, 'audit writes recovered');

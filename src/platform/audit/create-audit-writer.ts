@@ -2,6 +2,7 @@
 import type { Clock } from '../clock.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { Logger } from '../log.ts';
+import type { Problem } from '../problem/problem.ts';
 import type { Random } from '../random.ts';
 import { verifyEnvelopeLine } from './audit-envelope.ts';
 import { type AuditWritePolicy, type AuditWriter, createChainWriter } from './chain-writer.ts';
@@ -23,6 +24,8 @@ export interface AuditWriterOptions {
   clock: Clock;
   random: Random;
   logger: Logger;
+  /** The problem a failed write reports under `fail_closed`; by default the platform's (503). */
+  writeFailed?: (cause: unknown) => Problem;
 }
 
 /**
@@ -40,6 +43,7 @@ export function createAuditWriter(options: AuditWriterOptions): AuditWriter {
     random: options.random,
     logger: options.logger,
     prevHash,
+    ...(options.writeFailed === undefined ? {} : { writeFailed: options.writeFailed }),
   });
 }
 

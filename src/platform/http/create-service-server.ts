@@ -6,6 +6,7 @@ import { type AuditWriter, createAuditWriter } from '../audit/create-audit-write
 import type { Clock } from '../clock.ts';
 import type { AuditBlock } from '../config/audit-config-schema.ts';
 import type { Logger } from '../log.ts';
+import type { Problem } from '../problem/problem.ts';
 import type { Random } from '../random.ts';
 import { type CorsHeaders, createHttpServerApp } from './create-server.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
@@ -26,6 +27,8 @@ export interface ServiceServerOptions {
   readonly deps: { readonly logger: Logger; readonly clock: Clock; readonly random: Random };
   /** Request and response headers of the service's own that listed origins may use. */
   readonly corsHeaders?: CorsHeaders;
+  /** The problem a failed audit write answers under `fail_closed`; by default the platform's (503). */
+  readonly auditWriteFailed?: (cause: unknown) => Problem;
   /** The service's own audit record for one response (an object, or its JSON text). */
   buildRecord(request: RouteRequest, reply: RouteReply): AuditRecord;
 }
@@ -44,6 +47,7 @@ export function createServiceServer(options: ServiceServerOptions): {
     clock: deps.clock,
     random: deps.random,
     logger: deps.logger,
+    ...(options.auditWriteFailed === undefined ? {} : { writeFailed: options.auditWriteFailed }),
   });
   const app = createHttpServerApp({
     logger: deps.logger,

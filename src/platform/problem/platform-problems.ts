@@ -117,7 +117,9 @@ export const PLATFORM_PROBLEMS = {
   'audit.write_failed': {
     status: 503,
     title: 'Audit unavailable',
-    description: 'The audit record could not be written and `audit.write_policy` is `fail_closed`.',
+    description:
+      'The audit record could not be written and `audit.write_policy` is `fail_closed`. The relay answers 503, the verifier 500 (the status its contract gives).',
+    statusIn: { verifier: 500 },
   },
 } as const satisfies ProblemCatalog;
 

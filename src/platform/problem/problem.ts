@@ -5,6 +5,8 @@ export interface ProblemEntry {
   readonly title: string;
   /** One line for docs/errors.md: when the problem occurs. */
   readonly description: string;
+  /** Services whose contract gives this code another status, and that status (`{ verifier: 500 }`). */
+  readonly statusIn?: Readonly<Record<string, number>>;
 }
 
 export type ProblemCatalog = Readonly<Record<string, ProblemEntry>>;
@@ -49,12 +51,16 @@ export interface ProblemOptions {
   cause?: unknown;
 }
 
-/** A typed factory over one catalogue: `fail('auth.scope_denied', 'required scope: x')`. */
-export function createProblemFactory<C extends ProblemCatalog>(catalog: C) {
+/**
+ * A typed factory over one catalogue: `fail('auth.scope_denied', 'required scope: x')`. With `service`, a code
+ * whose `statusIn` names that service gets the status given there.
+ */
+export function createProblemFactory<C extends ProblemCatalog>(catalog: C, service?: string) {
   return (code: keyof C & string, detail?: string, options?: ProblemOptions): Problem => {
     const entry = catalog[code];
     if (!entry) throw new TypeError(`unknown problem code ${code}`);
-    return new Problem(code, entry, detail, options);
+    const status = service === undefined ? undefined : entry.statusIn?.[service];
+    return new Problem(code, status === undefined ? entry : { ...entry, status }, detail, options);
   };
 }
 

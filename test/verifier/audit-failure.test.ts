@@ -1,0 +1,56 @@
+// A failed audit write under `write_policy: fail_closed` (the default): the verifier answers 500
+// `audit.write_failed` (verifier contract §2.12, §6), never the result it could not record.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { assertProblem } from '../helpers/http-checks.ts';
+import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+
+const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
+
+/** The harness config with its audit records written to /dev/full, where every write fails (ENOSPC). */
+const auditToDevFull = (text: string) => text.replace(/^( {2}path: ).*$/m, '$1/dev/full');
+
+describe('verifier audit write failures', () => {
+  let upstream: Server;
+  let verifier: TestVerifier;
+  before(async () => {
+    assert.ok(existsSync('/dev/full'), 'the test writes its audit records to /dev/full');
+    upstream = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    verifier = await startTestVerifier({ relays: { civil: url }, edit: auditToDevFull });
+  });
+  after(async () => {
+    await verifier?.close();
+    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+  });
+
+  it('answers 500 audit.write_failed instead of an evaluation, a batch or a catalogue', async () => {
+    const evaluation = await verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
+    const batch = await verifier.post(
+      '/v1/batch-evaluations',
+      { items: [{ target: TARGET }], claims: ['person_alive'] },
+      { headers: { 'idempotency-key': 'audit-failure-1' } },
+    );
+    const claims = await verifier.get('/v1/claims', { as: 'full' });
+    for (const response of [evaluation, batch, claims]) {
+      const problem = assertProblem(response, 500, 'audit.write_failed');
+      assert.equal(problem.detail, 'The audit record could not be written.');
+      assert.doesNotMatch(response.body, /satisfied|evaluation_id|person_alive|FAKE-1/);
+    }
+    // A denial is recorded too, so it fails alike.
+    assertProblem(
+      await verifier.get('/v1/claims', { headers: { 'x-api-key': 'nope' } }),
+      500,
+      'audit.write_failed',
+    );
+    // Unaudited probes still answer.
+    assert.equal((await verifier.get('/healthz')).statusCode, 200);
+  });
+});
