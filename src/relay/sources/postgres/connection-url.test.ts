@@ -9,6 +9,10 @@ describe('connectionUrlProblem', () => {
       'postgres://relay:pw@localhost/registry',
       'postgresql://relay@[::1]:5432/registry',
       'postgres:///registry?host=/var/run/postgresql',
+      'postgres://relay:pw@%2Fvar%2Frun%2Fpostgresql/registry',
+      'postgres://relay:pw@LOCALHOST:5432/registry',
+      'postgres://relay:pw@127.0.0.1/registry?sslmode=disable',
+      'postgres://relay:pw@db.example.org/registry?sslmode=require&uselibpqcompat=true',
       'postgres://relay:pw@db.example.org/registry?sslmode=require',
       'postgres://relay:pw@10.1.2.3/registry?sslmode=verify-ca',
       'postgres://relay:pw@db.example.org/registry?sslmode=verify-full',
@@ -25,9 +29,66 @@ describe('connectionUrlProblem', () => {
       'postgres://relay:pw@db.example.org/registry?sslmode=prefer',
       'postgres://relay:pw@127.0.0.1.nip.io/registry',
       'postgres://relay:pw@127.0.0.1/registry?host=db.example.org',
+      // Only `localhost` itself is loopback: a name under it may resolve, through DNS, anywhere.
+      'postgres://relay:pw@api.localhost/registry',
+      'postgres://relay:pw@localhost./registry',
+      // Judged as decoded, as the driver decodes it.
+      'postgres://relay:pw@127.0.0.1%2Eexample.org/registry',
+      // The driver lets an empty `host` parameter fall back to the authority.
+      'postgres://relay:pw@db.example.org/registry?host=&sslmode=disable',
     ]) {
       assert.match(connectionUrlProblem(url, 'DB_URL') ?? '', /must require TLS/, url);
     }
+  });
+
+  it('refuses a repeated parameter, whichever copy the driver would use', () => {
+    for (const url of [
+      'postgres://relay:pw@192.0.2.2/registry?sslmode=require&sslmode=disable',
+      'postgres://relay:pw@192.0.2.2/registry?sslmode=disable&sslmode=require',
+      'postgres://relay:pw@localhost/registry?host=/var/run/postgresql&host=192.0.2.2',
+      'postgres://relay:pw@localhost/registry?host=/tmp&host=/var/run/postgresql',
+      // An encoded name is the same name.
+      'postgres://relay:pw@192.0.2.2/registry?sslmode=require&ssl%6Dode=disable',
+    ]) {
+      assert.match(connectionUrlProblem(url, 'DB_URL') ?? '', /repeats the connection parameter/, url);
+    }
+    assert.match(
+      connectionUrlProblem('postgres://u@localhost/x?host=/tmp&host=/tmp', 'DB_URL') ?? '',
+      /parameter `host`/,
+    );
+    assert.doesNotMatch(
+      connectionUrlProblem('postgres://u@localhost/x?hunter-2=1&hunter-2=2', 'DB_URL') ?? '',
+      /hunter/,
+    );
+  });
+
+  it('refuses hostaddr, several hosts and an empty host, whose server the URL does not say', () => {
+    const cases: [string, RegExp][] = [
+      ['postgres://relay:pw@localhost/registry?hostaddr=192.0.2.2', /hostaddr/],
+      ['postgres://relay:pw@db.example.org/registry?hostaddr=127.0.0.1&sslmode=require', /hostaddr/],
+      ['postgres://relay:pw@localhost,db.example.org/registry', /several hosts/],
+      ['postgres://relay:pw@localhost/registry?host=/tmp,db.example.org', /several hosts/],
+      ['postgres://relay:pw@localhost/registry?host=localhost,127.0.0.1', /several hosts/],
+      // The driver would take PGHOST from the environment, then localhost.
+      ['postgres:///registry', /must name the server's host/],
+      ['postgres:///registry?host=', /must name the server's host/],
+      ['postgres:///registry?sslmode=require', /must name the server's host/],
+    ];
+    for (const [url, reason] of cases) assert.match(connectionUrlProblem(url, 'DB_URL') ?? '', reason, url);
+  });
+
+  it('refuses certificate files the driver cannot read, without naming them', () => {
+    const problem = connectionUrlProblem(
+      'postgres://u:pw@db.example.org/x?sslmode=verify-full&sslrootcert=/nonexistent/secret-ca.pem',
+      'DB_URL',
+    );
+    assert.match(problem ?? '', /certificate or key file it names cannot be read/);
+    assert.doesNotMatch(problem ?? '', /secret-ca|nonexistent|pw/);
+    assert.match(
+      connectionUrlProblem('postgres://u@db.example.org/x?sslmode=verify-ca&uselibpqcompat=true', 'DB_URL') ??
+        '',
+      /verify-ca needs sslrootcert/,
+    );
   });
 
   it('refuses what is not a postgres URL, and never quotes the URL (it holds a password)', () => {
@@ -47,10 +108,18 @@ describe('connectionUrlProblem', () => {
   });
 
   it('knows loopback spellings', () => {
-    for (const host of ['localhost', 'api.localhost', '127.0.0.1', '127.5.6.7', '[::1]', '::1', '', '/tmp']) {
+    for (const host of ['localhost', '127.0.0.1', '127.5.6.7', '[::1]', '::1', '::ffff:127.0.0.1', '/tmp']) {
       assert.equal(isLocalHost(host), true, host);
     }
-    for (const host of ['10.0.0.1', 'db', '127.0.0.1.example.org', '[::2]'])
+    for (const host of [
+      '10.0.0.1',
+      'db',
+      '127.0.0.1.example.org',
+      '[::2]',
+      'api.localhost',
+      'localhost.',
+      '',
+    ])
       assert.equal(isLocalHost(host), false, host);
   });
 });

@@ -1,5 +1,7 @@
 // The rules a PostgreSQL connection URL must meet: postgres:// form, and TLS unless the server is on this machine.
-// Messages never quote the URL: it usually carries a password.
+// The URL is judged as the driver reads it (pg-connection-string, the parser `pg` itself uses), so what is checked
+// is what is connected to. Messages never quote the URL: it usually carries a password.
+import { parse } from 'pg-connection-string';
 
 const TLS_MODES = new Set(['require', 'verify-ca', 'verify-full']);
 
@@ -14,22 +16,57 @@ export function connectionUrlProblem(url: string, envName: string): string | und
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     return `${envName} must hold a postgres:// or postgresql:// URL`;
   }
-  const sslmode = parsed.searchParams.get('sslmode');
-  if (!isLocalHost(effectiveHost(parsed)) && (sslmode === null || !TLS_MODES.has(sslmode))) {
+  // The driver keeps the last of repeated parameters, libpq-style tools may not: one reading only.
+  const repeated = repeatedParameter(parsed.searchParams);
+  if (repeated !== undefined)
+    return `${envName} repeats the connection parameter ${repeated}: give each once`;
+  // libpq connects to `hostaddr` rather than `host`; the driver ignores it, so the URL would say another server.
+  if (parsed.searchParams.has('hostaddr')) {
+    return `${envName} sets hostaddr, which the driver ignores: name the server in the host instead`;
+  }
+  let options: ReturnType<typeof parse>;
+  try {
+    options = parse(url);
+  } catch (error) {
+    return `the PostgreSQL driver cannot use the URL in ${envName}: ${parseFailure(error)}`;
+  }
+  const host = options.host ?? '';
+  // An empty host makes the driver fall back to PGHOST, then localhost: the URL would not say where it connects.
+  if (host === '') return `${envName} must name the server's host (or a Unix socket directory with ?host=)`;
+  if (host.includes(',')) return `${envName} names several hosts; the driver connects to one only: name one`;
+  const tls = TLS_MODES.has(String(options.sslmode)) && Boolean(options.ssl);
+  if (!isLocalHost(host) && !tls) {
     return `the server named in ${envName} is not on a loopback address, so the URL must require TLS (sslmode=require, verify-ca or verify-full)`;
   }
   return undefined;
 }
 
-/** The host pg will connect to: a `host` parameter (a Unix socket directory, say) wins over the authority. */
-function effectiveHost(url: URL): string {
-  return url.searchParams.get('host') ?? decodeURIComponent(url.hostname);
+/** The first parameter name given more than once (quoted only when it is a plain name), or undefined. */
+function repeatedParameter(params: URLSearchParams): string | undefined {
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (seen.has(name)) return /^[A-Za-z_]{1,40}$/.test(name) ? `\`${name}\`` : '(a name given twice)';
+    seen.add(name);
+  }
+  return undefined;
 }
 
-/** Loopback names and addresses, a Unix socket directory, or no host at all (pg then uses a local socket). */
+/** The reason, without the file names or values the driver's own messages may hold. */
+function parseFailure(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  if (typeof code === 'string' && code.startsWith('E'))
+    return 'a certificate or key file it names cannot be read';
+  const message = (error as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' && message.includes('verify-ca')
+    ? 'with uselibpqcompat=true, sslmode=verify-ca needs sslrootcert'
+    : 'the driver refuses it';
+}
+
+/** `localhost` itself, loopback addresses, or a Unix socket directory. */
 export function isLocalHost(host: string): boolean {
   const name = host.toLowerCase().replace(/^\[|\]$/g, '');
-  if (name === '' || name.startsWith('/')) return true;
-  if (name === 'localhost' || name.endsWith('.localhost') || name === '::1') return true;
+  if (name.startsWith('/')) return true;
+  // Only `localhost` itself: a `*.localhost` name may be resolved through DNS to any address.
+  if (name === 'localhost' || name === '::1') return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name) || /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(name);
 }
