@@ -38,6 +38,8 @@ export interface TestOidcProvider {
   getToken(scopes: readonly string[] | string, options?: GetTokenOptions): Promise<string>;
   /** Publishes a fresh signing key (the old one stays in the JWKS) and signs new tokens with it. */
   rotateKeys(): Promise<string>;
+  /** Withdraws a key that no longer signs from the JWKS, as an issuer revoking it would. */
+  retireKey(kid: string): void;
   close(): Promise<void>;
 }
 
@@ -162,6 +164,12 @@ export async function startOidcProvider(options: StartOidcProviderOptions = {}):
       keys.unshift(await newSigningKey(algorithm));
       install();
       return String(keys[0]?.kid);
+    },
+    retireKey(kid) {
+      const index = keys.findIndex((key) => key.kid === kid);
+      if (index < 1) throw new Error(`cannot retire ${kid}: unknown, or the key signing new tokens`);
+      keys.splice(index, 1);
+      install();
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

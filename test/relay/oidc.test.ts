@@ -205,7 +205,8 @@ describe('relay in OIDC mode with a jwks_url', () => {
   });
 
   it('verifies tokens against the configured key set, and picks up a rotated key after the cooldown', async () => {
-    assert.equal((await bearer(relay, await idp.getToken(['social_protection:rows']))).statusCode, 200);
+    const first = await idp.getToken(['social_protection:rows']);
+    assert.equal((await bearer(relay, first)).statusCode, 200);
     await idp.rotateKeys();
     const rotatedToken = await idp.getToken(['social_protection:rows']);
     // Unknown-kid refetches are rate limited (30 s from the last fetch), so the new key is not known yet.
@@ -214,5 +215,18 @@ describe('relay in OIDC mode with a jwks_url', () => {
     const rotated = await bearer(relay, rotatedToken);
     assert.equal(rotated.statusCode, 200, rotated.body);
     assertProblem(await bearer(relay, await idp.getToken([])), 403, 'auth.scope_denied');
+    assert.equal((await bearer(relay, first)).statusCode, 200, 'the old key is still published');
+  });
+
+  it('refuses a token it accepted before once its key is withdrawn and the key set refetched', async () => {
+    const accepted = await idp.getToken(['social_protection:rows']);
+    assert.equal((await bearer(relay, accepted)).statusCode, 200);
+    const withdrawn = idp.currentKid();
+    await idp.rotateKeys();
+    idp.retireKey(withdrawn);
+    // A token signed by the new key makes the relay refetch the key set (after the 30 s cooldown).
+    clock.advance(30_000);
+    assert.equal((await bearer(relay, await idp.getToken(['social_protection:rows']))).statusCode, 200);
+    assertProblem(await bearer(relay, accepted), 401, 'auth.kid_unknown');
   });
 });

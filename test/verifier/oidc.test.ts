@@ -2,15 +2,28 @@
 // evaluable claims; API-key headers are refused.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
 const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
 
+/** Wall-clock time (the IdP stamps tokens with it) that a test can move forward without waiting. */
+function movableClock(): Clock & { advance(ms: number): void } {
+  let offset = 0;
+  return {
+    now: () => systemClock.now() + offset,
+    advance(ms: number) {
+      offset += ms;
+    },
+  };
+}
+
 describe('verifier in OIDC mode (real IdP)', () => {
   let idp: TestOidcProvider;
   let verifier: TestVerifier;
+  const clock = movableClock();
 
   before(async () => {
     idp = await startOidcProvider({ scopes: ['civil:evidence', 'registry.civil.verify', 'other:scope'] });
@@ -22,12 +35,14 @@ describe('verifier in OIDC mode (real IdP)', () => {
       `    audiences: ["${idp.audience}"]`,
       `    jwks_url: ${idp.jwksUrl}`,
       '    allow_dev_insecure_fetch_urls: true',
+      '    jwks_cache_ttl: 1m',
       '    scope_map:',
       '      registry.civil.verify: [civil:evidence]',
       '',
       'audit:',
     ].join('\n');
     verifier = await startTestVerifier({
+      clock,
       relays: { civil: 'http://127.0.0.1:9' },
       edit: (text) => text.replace(/\nauth:\n[\s\S]*?\naudit:/, `\n${block}`),
     });
@@ -39,13 +54,15 @@ describe('verifier in OIDC mode (real IdP)', () => {
   });
 
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+  const claimIds = async (token: string) => {
+    const response = await verifier.get('/v1/claims', { headers: bearer(token) });
+    assert.equal(response.statusCode, 200, response.body);
+    return JSON.parse(response.body).data.map((claim: { id: string }) => claim.id) as string[];
+  };
 
   it('shows the claims the token scopes (directly or through scope_map) allow', async () => {
     for (const scope of ['civil:evidence', 'registry.civil.verify']) {
-      const token = await idp.getToken([scope]);
-      const response = await verifier.get('/v1/claims', { headers: bearer(token) });
-      assert.equal(response.statusCode, 200, response.body);
-      const ids = JSON.parse(response.body).data.map((claim: { id: string }) => claim.id);
+      const ids = await claimIds(await idp.getToken([scope]));
       assert.ok(ids.includes('person_alive') && !ids.includes('eligible'), `${scope}: ${ids}`);
     }
     const envelope = JSON.parse(
@@ -57,6 +74,15 @@ describe('verifier in OIDC mode (real IdP)', () => {
     );
     assert.deepEqual(envelope.auth.methods, ['bearer']);
     assert.ok(!envelope.claims.some((claim: { id: string }) => claim.id === 'person_alive'));
+  });
+
+  it('grants nothing for a scope claim that is neither a string, a list nor a role object', async () => {
+    for (const scope of [{ 'civil:evidence': false }, { 'civil:evidence': true }, 7]) {
+      const ids = await claimIds(await idp.getToken(['civil:evidence'], { claims: { scope } }));
+      assert.ok(!ids.includes('person_alive'), JSON.stringify(scope));
+    }
+    const listed = await claimIds(await idp.getToken([], { claims: { scope: ['civil:evidence'] } }));
+    assert.ok(listed.includes('person_alive'));
   });
 
   it('enforces claim scopes from the token before reading, and refuses API-key headers', async () => {
@@ -93,5 +119,17 @@ describe('verifier in OIDC mode (real IdP)', () => {
     const denied = records.find((record) => record.problem_code === 'auth.scope_denied');
     assert.equal(denied?.auth_mode, 'oidc');
     assert.equal(denied?.decision, 'evaluate_denied');
+  });
+
+  // Last: withdraws the signing key and moves the shared clock.
+  it('refuses a token it accepted before once the issuer withdraws its key, by jwks_cache_ttl', async () => {
+    const token = await idp.getToken(['civil:evidence']);
+    assert.ok((await claimIds(token)).includes('person_alive'));
+    const revoked = idp.currentKid();
+    await idp.rotateKeys();
+    idp.retireKey(revoked);
+    clock.advance(60_000);
+    assertProblem(await verifier.get('/v1/claims', { headers: bearer(token) }), 401, 'auth.kid_unknown');
+    assert.ok((await claimIds(await idp.getToken(['civil:evidence']))).includes('person_alive'));
   });
 });

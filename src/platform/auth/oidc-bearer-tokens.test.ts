@@ -168,7 +168,7 @@ describe('OIDC bearer checks on hand-made tokens', () => {
     await expectProblem(auth.authenticate(await signToken(rs, claimsAt())), 'auth.client_not_allowed');
   });
 
-  it('reads the scope claim as a string, an array or an object, and applies scope_map', async () => {
+  it('reads the scope claim as a string, an array or a role object, and applies scope_map', async () => {
     const scope_map = {
       admin: ['registry_relay:admin', 'registry_relay:ops_read'],
       viewer: 'people:metadata',
@@ -185,6 +185,9 @@ describe('OIDC bearer checks on hand-made tokens', () => {
       'registry_relay:ops_read',
     ]);
     assert.deepEqual(await scopesOf({ viewer: { org: '1' }, other: {} }), ['other', 'people:metadata']);
+    // In a role object only a grant (an object value) names a role: false, true, null or a string do not.
+    const refused = { admin: false, viewer: null, yes: true, no: 'false', zero: 0, list: ['org'] };
+    assert.deepEqual(await scopesOf(refused), []);
     assert.deepEqual(await scopesOf(undefined), []);
     assert.deepEqual(await scopesOf(42), []);
     // Names that exist on Object.prototype are ordinary scopes, not map lookups.

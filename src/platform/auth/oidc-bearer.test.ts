@@ -194,7 +194,7 @@ describe('OIDC bearer tokens from a real provider', () => {
     await expectProblem(auth.authenticate(token), 'auth.token_expired');
   });
 
-  it('serves a repeated token from the verified-token cache without touching the keys', async () => {
+  it('serves a repeated token from the cache, re-checking only its key once the key set is due', async () => {
     const clock = clockNow();
     const net = countingFetch();
     const auth = createOidcAuthenticator(optionsFor(idp, { jwks_cache_ttl: 60_000 }), {
@@ -204,13 +204,50 @@ describe('OIDC bearer tokens from a real provider', () => {
     const token = await idp.getToken(['relay:read']);
     await auth.authenticate(token);
     const fetches = net.calls.length;
-    clock.advance(61_000);
-    net.setDown(true);
+    clock.advance(59_000);
     assert.equal((await auth.authenticate(token)).id, 'ambit-test-client');
-    assert.equal(net.calls.length, fetches, 'a cache hit does not refresh the keys');
-    // A new token needs the keys: the refresh fails, and the last good keys still verify it.
-    assert.equal((await auth.authenticate(await idp.getToken(['idp-role']))).id, 'ambit-test-client');
-    assert.equal(net.calls.length, fetches + 1);
+    assert.equal(net.calls.length, fetches, 'a cache hit within jwks_cache_ttl does not touch the keys');
+    clock.advance(1_000);
+    assert.equal((await auth.authenticate(token)).id, 'ambit-test-client');
+    assert.equal(net.calls.length, fetches + 1, 'once the key set is due, a hit refetches it');
+    // Through an outage the last good keys still hold the token's key, and retries wait for the cooldown.
+    net.setDown(true);
+    clock.advance(60_000);
+    assert.equal((await auth.authenticate(token)).id, 'ambit-test-client');
+    assert.equal((await auth.authenticate(token)).id, 'ambit-test-client');
+    assert.equal(net.calls.length, fetches + 2);
+  });
+
+  it('refuses a token already accepted once its key leaves the issuer key set', async () => {
+    await withIdp({ scopes: SCOPES }, async (revoking) => {
+      const clock = clockNow();
+      const options = optionsFor(revoking, {
+        discovery_url: undefined,
+        jwks_url: revoking.jwksUrl,
+        jwks_cache_ttl: 60_000,
+      });
+      const auth = createOidcAuthenticator(options, { clock });
+      const early = await revoking.getToken(['relay:read']);
+      assert.equal((await auth.authenticate(early)).id, 'ambit-test-client');
+
+      // Another token's unknown kid refetches the key set: the cached token is refused at once.
+      const firstKid = revoking.currentKid();
+      await revoking.rotateKeys();
+      revoking.retireKey(firstKid);
+      const later = await revoking.getToken(['relay:read']);
+      clock.advance(30_000);
+      assert.equal((await auth.authenticate(later)).id, 'ambit-test-client');
+      await expectProblem(auth.authenticate(early), 'auth.kid_unknown');
+
+      // With no other traffic the key set is refetched when jwks_cache_ttl ends, and the token refused then.
+      const secondKid = revoking.currentKid();
+      await revoking.rotateKeys();
+      revoking.retireKey(secondKid);
+      clock.advance(59_000);
+      assert.equal((await auth.authenticate(later)).id, 'ambit-test-client');
+      clock.advance(1_000);
+      await expectProblem(auth.authenticate(later), 'auth.kid_unknown');
+    });
   });
 
   it('picks up a rotated key: one refresh on an unknown kid, rate-limited', async () => {

@@ -50,6 +50,9 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 interface CachedToken {
   readonly principal: Principal;
   readonly exp: number;
+  /** Thumbprint of the key that verified the token, and the key set generation last seen publishing it. */
+  readonly key: string;
+  generation: number;
 }
 
 export function createOidcAuthenticator(
@@ -66,7 +69,7 @@ export function createOidcAuthenticator(
 
   const isExpired = (exp: number, now: number) => exp <= Math.floor(now / 1000) - leewaySeconds;
 
-  const verify = async (token: string, header: JWSHeaderParameters, now: number): Promise<JWTPayload> => {
+  const verify = async (token: string, header: JWSHeaderParameters, now: number): Promise<Verified> => {
     const candidates = await keys.keysFor(header);
     const verifyOptions: JWTVerifyOptions = {
       issuer: options.issuer,
@@ -88,12 +91,22 @@ export function createOidcAuthenticator(
       const now = clock.now();
       const cached = cache.get(token);
       if (cached) {
-        if (!isExpired(cached.exp, now)) return cached.principal;
+        if (isExpired(cached.exp, now)) {
+          cache.delete(token);
+          throw platformProblem('auth.token_expired', 'The bearer token has expired.');
+        }
+        if (keys.isCurrent(cached.generation, now)) return cached.principal;
+        // The key set was refetched or is due: the token stands only while its key is still published.
+        await keys.refreshIfDue();
+        const generation = keys.holding(cached.key);
+        if (generation !== undefined) {
+          cached.generation = generation;
+          return cached.principal;
+        }
         cache.delete(token);
-        throw platformProblem('auth.token_expired', 'The bearer token has expired.');
       }
       const header = checkHeader(token, algorithms, tokenTypes);
-      const payload = await verify(token, header, now);
+      const { payload, key } = await verify(token, header, now);
       // jose checks `iat` only together with maxTokenAge; a token minted in the future is not yet valid.
       if (typeof payload.iat === 'number' && payload.iat > Math.floor(now / 1000) + leewaySeconds) {
         throw platformProblem('auth.token_not_yet_valid', 'The bearer token `iat` lies in the future.');
@@ -108,7 +121,12 @@ export function createOidcAuthenticator(
         }
       }
       const principal = toPrincipal(payload, options);
-      remember(cache, token, { principal, exp: payload.exp as number });
+      const thumbprint = await keys.thumbprintOf(key);
+      // A refresh that ran meanwhile and dropped the key leaves the token uncached, so the next use fails.
+      const generation = keys.holding(thumbprint);
+      if (generation !== undefined) {
+        remember(cache, token, { principal, exp: payload.exp as number, key: thumbprint, generation });
+      }
       return principal;
     },
   };
@@ -153,16 +171,21 @@ function normaliseTyp(typ: string): string {
     : lower;
 }
 
+interface Verified {
+  readonly payload: JWTPayload;
+  readonly key: CryptoKey;
+}
+
 /** Tries each candidate key; with no `kid` several keys may match and only one signed the token. */
 async function verifyWithAny(
   token: string,
   candidates: readonly CryptoKey[],
   verifyOptions: JWTVerifyOptions,
-): Promise<JWTPayload> {
+): Promise<Verified> {
   let lastError: unknown;
   for (const key of candidates) {
     try {
-      return (await jwtVerify(token, key, verifyOptions)).payload;
+      return { payload: (await jwtVerify(token, key, verifyOptions)).payload, key };
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') throw error;
       lastError = error;
@@ -250,7 +273,11 @@ function toPrincipal(payload: JWTPayload, options: OidcOptions): Principal {
   };
 }
 
-/** Reads the scope claim (space-separated string, string array, or object whose keys are scopes) and renames. */
+/**
+ * Reads the scope claim and renames through scope_map. Forms: a space-separated string, an array (its strings), or
+ * a role object whose keys are granted when their value is an object (`{"admin": {"<org id>": "<domain>"}}`);
+ * anything else grants nothing, so `{"admin": false}` is not the admin role.
+ */
 function oidcScopes(
   payload: JWTPayload,
   claim: string,
@@ -260,7 +287,11 @@ function oidcScopes(
   let raw: string[] = [];
   if (typeof value === 'string') raw = value.split(/\s+/);
   else if (Array.isArray(value)) raw = value.filter((entry): entry is string => typeof entry === 'string');
-  else if (typeof value === 'object' && value !== null) raw = Object.keys(value);
+  else if (typeof value === 'object' && value !== null) {
+    raw = Object.entries(value)
+      .filter(([, grant]) => typeof grant === 'object' && grant !== null && !Array.isArray(grant))
+      .map(([name]) => name);
+  }
   const scopes = new Set<string>();
   for (const name of raw) {
     if (name === '') continue;

@@ -47,12 +47,12 @@ describe('OIDC issuer keys', () => {
   });
   after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  const source = (routes: Record<string, StubRoute>, discovery = false) => {
+  const source = (routes: Record<string, StubRoute>, discovery = false, ttl = TTL) => {
     const net = stubFetch(routes);
     const clock = fixedClock(T0);
     const options = discovery
-      ? { ...oidcTestOptions({ jwks_cache_ttl: TTL, discovery_url: DISCOVERY_URL }), jwks_url: undefined }
-      : oidcTestOptions({ jwks_cache_ttl: TTL });
+      ? { ...oidcTestOptions({ jwks_cache_ttl: ttl, discovery_url: DISCOVERY_URL }), jwks_url: undefined }
+      : oidcTestOptions({ jwks_cache_ttl: ttl });
     return { keys: createOidcKeySource(options, { clock, fetch: net.fetch }), net, clock };
   };
   const header = { alg: 'RS256', kid: 'k-rs' };
@@ -65,6 +65,20 @@ describe('OIDC issuer keys', () => {
     assert.equal(net.calls.length, 1);
     clock.advance(1);
     await keys.keysFor(header);
+    assert.equal(net.calls.length, 2);
+  });
+
+  it('honours a jwks_cache_ttl shorter than the 30 s refresh cooldown', async () => {
+    let published = [rs];
+    const routes = { [TEST_JWKS_URL]: () => jsonResponse(jwksOf(...published)) };
+    const { keys, net, clock } = source(routes, false, 1_000);
+    await keys.keysFor(header);
+    published = [other];
+    clock.advance(999);
+    assert.equal((await keys.keysFor(header)).length, 1);
+    clock.advance(1);
+    await expectProblem(keys.keysFor(header), 'auth.kid_unknown');
+    assert.equal((await keys.keysFor({ alg: 'RS256', kid: 'k-other' })).length, 1);
     assert.equal(net.calls.length, 2);
   });
 

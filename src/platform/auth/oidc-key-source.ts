@@ -1,5 +1,13 @@
 // Issuer verification keys: JWKS from `jwks_url` or discovery, cached on the injected clock, refreshed sparingly.
-import { type CryptoKey, createLocalJWKSet, type JSONWebKeySet, type JWSHeaderParameters } from 'jose';
+import {
+  type CryptoKey,
+  calculateJwkThumbprint,
+  createLocalJWKSet,
+  exportJWK,
+  type JSONWebKeySet,
+  type JWK,
+  type JWSHeaderParameters,
+} from 'jose';
 import type { Clock } from '../clock.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
 import { isLoopbackUrl } from './is-loopback-url.ts';
@@ -23,6 +31,14 @@ export interface OidcKeySourceDeps {
 export interface OidcKeySource {
   /** The keys that may have signed a token with this header; one refresh on a miss, then `auth.kid_unknown`. */
   keysFor(header: JWSHeaderParameters): Promise<readonly CryptoKey[]>;
+  /** Whether the key set of this generation is still the one in use and no fetch is due: a cheap check per request. */
+  isCurrent(generation: number, now: number): boolean;
+  /** Fetches the key set again if it is due, as `keysFor` would. */
+  refreshIfDue(): Promise<void>;
+  /** The generation of the key set in use if it publishes the key with this RFC 7638 thumbprint. */
+  holding(thumbprint: string): number | undefined;
+  /** RFC 7638 thumbprint of a key `keysFor` returned. */
+  thumbprintOf(key: CryptoKey): Promise<string>;
 }
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
@@ -35,8 +51,13 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
   const cooldown = deps.refreshCooldownMs ?? DEFAULT_COOLDOWN_MS;
   const timeout = deps.fetchTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   let keySet: KeySet | undefined;
+  // Thumbprints of every key the current set publishes; generation counts the sets fetched.
+  let published = new Set<string>();
+  let generation = 0;
   let fetchedAt = 0;
   let lastAttemptAt = Number.NEGATIVE_INFINITY;
+  let failedAt = Number.NEGATIVE_INFINITY;
+  const thumbprints = new WeakMap<CryptoKey, string>();
   let discoveredJwksUri: string | undefined;
   let inFlight: Promise<KeySet> | undefined;
 
@@ -75,11 +96,16 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
   const fetchKeySet = async (): Promise<KeySet> => {
     lastAttemptAt = deps.clock.now();
     try {
-      const set = createLocalJWKSet((await getJson(await jwksUri(), 'JWKS')) as JSONWebKeySet);
+      const document = (await getJson(await jwksUri(), 'JWKS')) as JSONWebKeySet;
+      const set = createLocalJWKSet(document);
+      published = await thumbprintsOf(document.keys);
       keySet = set;
+      generation += 1;
       fetchedAt = deps.clock.now();
+      failedAt = Number.NEGATIVE_INFINITY;
       return set;
     } catch (cause) {
+      failedAt = deps.clock.now();
       // Discover again next time: the issuer may have moved its keys.
       discoveredJwksUri = undefined;
       throw platformProblem('auth.jwks_unavailable', 'The issuer keys could not be fetched.', { cause });
@@ -93,11 +119,12 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
     return inFlight;
   };
 
+  // After a failed refresh, the last good keys serve until the cooldown ends rather than fetching on every request.
+  const fetchDue = (now: number) =>
+    keySet === undefined || (now - fetchedAt >= options.jwks_cache_ttl && now - failedAt >= cooldown);
+
   const current = async (): Promise<KeySet> => {
-    const now = deps.clock.now();
-    if (keySet && now - fetchedAt < options.jwks_cache_ttl) return keySet;
-    // After a failed refresh, keep verifying with the last good keys rather than fetching on every request.
-    if (keySet && now - lastAttemptAt < cooldown) return keySet;
+    if (keySet && !fetchDue(deps.clock.now())) return keySet;
     try {
       return await refresh();
     } catch (problem) {
@@ -107,6 +134,19 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
   };
 
   return {
+    isCurrent: (seen, now) => seen === generation && !fetchDue(now),
+    async refreshIfDue() {
+      await current();
+    },
+    holding: (thumbprint) => (keySet && published.has(thumbprint) ? generation : undefined),
+    async thumbprintOf(key) {
+      let thumbprint = thumbprints.get(key);
+      if (thumbprint === undefined) {
+        thumbprint = await calculateJwkThumbprint(await exportJWK(key));
+        thumbprints.set(key, thumbprint);
+      }
+      return thumbprint;
+    },
     async keysFor(header) {
       const found = await candidates(await current(), header);
       if (found.length > 0) return found;
@@ -122,6 +162,19 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
       );
     },
   };
+}
+
+/** RFC 7638 thumbprints of the published keys. */
+async function thumbprintsOf(keys: readonly JWK[]): Promise<Set<string>> {
+  const found = new Set<string>();
+  for (const jwk of keys) {
+    try {
+      found.add(await calculateJwkThumbprint(jwk));
+    } catch {
+      // A malformed key has no thumbprint, and cannot have verified a token either.
+    }
+  }
+  return found;
 }
 
 /** Every key of the set that matches the header (several when the token carries no `kid`). */
