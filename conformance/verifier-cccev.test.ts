@@ -18,6 +18,20 @@ const CV = 'http://data.europa.eu/m8g/';
 const DCT = 'http://purl.org/dc/terms/';
 const TIME = 'http://www.w3.org/2006/time#';
 const SHAPES = 'cccev/2.1.0/shacl/cccev-ap-SHACL.ttl';
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+
+/**
+ * Every `cv:value` literal is well formed for its datatype: SHACL `sh:datatype` fails an ill-formed literal
+ * (SHACL §4.1.2), checked against the XSD lexical spaces; the list holds every datatype a JSON value can map to.
+ */
+const WELL_FORMED_VALUES = rdf.dataset(
+  new Parser().parse(`
+    @prefix sh: <http://www.w3.org/ns/shacl#> . @prefix cv: <${CV}> . @prefix xsd: <${XSD}> . @prefix rdf: <${RDF}> .
+    <urn:shape:value> a sh:NodeShape ; sh:targetObjectsOf cv:value ; sh:or (
+      [ sh:datatype xsd:boolean ] [ sh:datatype xsd:integer ] [ sh:datatype xsd:decimal ] [ sh:datatype xsd:double ]
+      [ sh:datatype xsd:date ] [ sh:datatype xsd:string ] [ sh:datatype rdf:JSON ] ) .`),
+);
 
 /**
  * The CCCEV 2.1.0 shapes, with one upstream erratum corrected: they name the OWL-Time instant class with an
@@ -130,6 +144,15 @@ describe('CCCEV rendering of evaluations', () => {
     await Promise.all([civil?.close(), social?.close()]);
   });
 
+  it('a value literal ill-formed for its datatype fails the well-formedness shape (the check has teeth)', async () => {
+    for (const literal of ['"5.0E-1"^^xsd:decimal', '"1.0E21"^^xsd:integer', '"2020-02-3"^^xsd:date']) {
+      const data = rdf.dataset(
+        new Parser().parse(`@prefix cv: <${CV}> . @prefix xsd: <${XSD}> . <urn:v> cv:value ${literal} .`),
+      );
+      assert.equal(violations(await validateShacl(data, WELL_FORMED_VALUES)).length, 1, literal);
+    }
+  });
+
   it('the corrected shapes still find an untyped range (the check has teeth)', async () => {
     const broken = rdf.dataset(
       new Parser().parse(`
@@ -175,5 +198,109 @@ describe('CCCEV rendering of evaluations', () => {
       assert.equal(evidence.length, (body.claims as string[]).length);
       if (body.disclosure === 'redacted') assert.equal(instancesOf(data, `${CV}SupportedValue`).length, 0);
     }
+  });
+});
+
+/** Claims whose CEL rules answer one value of each kind; one has a version with a space, one configured IRIs. */
+const VALUE_CLAIMS = [
+  ['fraction', 'number', '0.5', 'urn:example:requirement:fraction', 'urn:example:evidence-type:fraction'],
+  ['large', 'number', '1e21'],
+  ['negative', 'integer', '-3'],
+  ['leap_day', 'date', "'2024-02-29'"],
+  ['record', 'object', "{'a': 0.5, 'b': [1, 2]}"],
+  ['list', 'array', "[0.5, 'q']"],
+  ['unknown', 'boolean', 'null'],
+]
+  .map(
+    ([id, type, expression, requirement, evidenceType]) => `
+    - id: v_${id}
+      title: Value ${id}
+      version: "2024 rev"
+      subject_type: person
+      value: { type: ${type} }
+      rule: { type: cel, expression: "${expression}" }
+      disclosure: ${type === 'boolean' ? '{ default: predicate, allowed: [predicate] }' : '{ default: value, allowed: [value] }'}${
+        requirement === undefined
+          ? ''
+          : `
+      cccev: { requirement: "${requirement}", evidence_type_iri: "${evidenceType}" }`
+      }`,
+  )
+  .join('');
+
+describe('CCCEV rendering of every kind of value', () => {
+  let verifier: TestVerifier;
+  before(async () => {
+    verifier = await startTestVerifier({ edit: (text) => `${text}${VALUE_CLAIMS}\n` });
+  });
+  after(() => verifier?.close());
+
+  /** The one Evidence node of a claim rendered alone, with the dataset it expands to. */
+  const render = async (claim: string) => {
+    const response = await verifier.evaluate(
+      { target: { type: 'person', id: 'P-1' }, claims: [`v_${claim}`] },
+      { headers: { accept: CCCEV } },
+    );
+    assert.equal(response.statusCode, 200, response.body);
+    const document = JSON.parse(response.body);
+    const data = await jsonLdToDataset(document);
+    for (const shapes of [cccevShapes(), WELL_FORMED_VALUES]) {
+      const report = await validateShacl(data, shapes);
+      assert.deepEqual(violations(report), [], `${claim}:\n${describeResults(violations(report))}`);
+    }
+    const [evidence] = checkEvidence(data);
+    const [value] = [...data.match(null, rdf.namedNode(`${CV}value`), null)].map((quad) => quad.object);
+    return { document, data, evidence: evidence as Term, value };
+  };
+
+  it('numbers keep their value in a lexical form their datatype allows', async () => {
+    for (const [claim, number] of [
+      ['fraction', 0.5],
+      ['large', 1e21],
+      ['negative', -3],
+    ] as const) {
+      const { value } = await render(claim);
+      assert.equal(value?.termType, 'Literal');
+      assert.equal(Number(value?.value), number, `${claim}: ${value?.value}`);
+    }
+  });
+
+  it('a date claim value is an xsd:date', async () => {
+    const { value } = await render('leap_day');
+    assert.equal(value?.termType === 'Literal' && value.datatype.value, `${XSD}date`);
+    assert.equal(value?.value, '2024-02-29');
+  });
+
+  it('objects and lists are JSON literals of a document that declares JSON-LD 1.1', async () => {
+    for (const [claim, json] of [
+      ['record', { a: 0.5, b: [1, 2] }],
+      ['list', [0.5, 'q']],
+    ] as const) {
+      const { document, value } = await render(claim);
+      // JSON literals (`@json`) are a JSON-LD 1.1 feature: the context says so, and a 1.0 processor refuses it.
+      assert.equal(document['@context']['@version'], 1.1);
+      assert.equal(value?.termType === 'Literal' && value.datatype.value, `${RDF}JSON`);
+      assert.deepEqual(JSON.parse(value?.value ?? ''), json);
+    }
+  });
+
+  it('an unknown outcome (null) still supports its requirement, with no SupportedValue', async () => {
+    const { data, evidence, value } = await render('unknown');
+    assert.equal(value, undefined);
+    assert.equal(instancesOf(data, `${CV}SupportedValue`).length, 0);
+    assert.equal(objectsOf(data, evidence, `${CV}supportsRequirement`).length, 1);
+  });
+
+  it('keeps the links whatever the claim version, and the configured IRIs', async () => {
+    const generated = await render('large');
+    const [type] = objectsOf(generated.data, generated.evidence, `${DCT}conformsTo`);
+    assert.equal(type?.value, 'urn:ambit:claim:v_large:2024%20rev');
+    const configured = await render('fraction');
+    assert.deepEqual(
+      [`${CV}supportsRequirement`, `${DCT}conformsTo`].map(
+        (predicate) => objectsOf(configured.data, configured.evidence, predicate)[0]?.value,
+      ),
+      ['urn:example:requirement:fraction', 'urn:example:evidence-type:fraction'],
+    );
   });
 });

@@ -125,7 +125,14 @@ describe('render stored evaluations', () => {
       assert.equal(response.body, made.body);
     }
     const document = JSON.parse(made.body);
-    assert.deepEqual(Object.keys(document['@context']).sort(), ['cccev', 'dcterms', 'foaf', 'time', 'xsd']);
+    assert.deepEqual(Object.keys(document['@context']).sort(), [
+      '@version',
+      'cccev',
+      'dcterms',
+      'foaf',
+      'time',
+      'xsd',
+    ]);
     const [node] = document['@graph'];
     assert.equal(node['@type'], 'cccev:Evidence');
     for (const property of [

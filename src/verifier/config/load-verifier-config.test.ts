@@ -107,6 +107,50 @@ describe('verifier config', () => {
     ]);
   });
 
+  it('refuses CCCEV links that are not absolute IRIs, naming each path among the other problems', () => {
+    const withCccev = (cccev: string) =>
+      BASE.replace(
+        '      disclosure: { default: predicate, allowed: [predicate, redacted] }\n',
+        `      disclosure: { default: predicate, allowed: [predicate, redacted] }\n      cccev: ${cccev}\n`,
+      );
+    const text = withCccev(
+      '{ requirement: REQ-001, evidence_type_iri: "https://example.org/evidence types/x" }',
+    ).replace('service_id: test.verifier', 'service_id: test.verifier\n  servce_id: x');
+    const issues = issuesOf(text);
+    assert.deepEqual(issues.map((i) => i.path).sort(), [
+      'evidence.claims.0.cccev.evidence_type_iri',
+      'evidence.claims.0.cccev.requirement',
+      'evidence.servce_id',
+    ]);
+    for (const issue of issues.filter((i) => i.path.includes('cccev')))
+      assert.match(issue.message, /must be an absolute IRI/);
+    for (const invalid of [
+      '"x:<y>"',
+      '"https://example.org/r#a#b"',
+      '"https://example.org/e%zz"',
+      '"r1"',
+      '""',
+    ]) {
+      const found = issuesOf(withCccev(`{ requirement: ${invalid}, evidence_type_iri: "urn:example:e1" }`));
+      assert.deepEqual(
+        found.map((i) => i.path),
+        ['evidence.claims.0.cccev.requirement'],
+        invalid,
+      );
+    }
+    for (const [requirement, evidenceType] of [
+      ['urn:example:requirement:r1', 'https://example.org/evidence-types/e1#v2'],
+      ['http://[::1]/r%20s', 'did:web:example.org'],
+    ] as const) {
+      const { config } = loadVerifierConfigText(
+        withCccev(`{ requirement: "${requirement}", evidence_type_iri: "${evidenceType}" }`),
+        ENV,
+        '/tmp',
+      );
+      assert.deepEqual(config.evidence.claims[0]?.cccev, { requirement, evidence_type_iri: evidenceType });
+    }
+  });
+
   it('bounds durations that end up in a timer, reporting them together', () => {
     const text = `server: { bind: "127.0.0.1:8081", request_timeout: 2h }\ncel: { eval_timeout: 25d }\n${BASE}`;
     const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { auditConfigSchema } from '../../platform/config/audit-config-schema.ts';
 import { durationMs } from '../../platform/config/duration.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
+import { absoluteIri } from './absolute-iri.ts';
 
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
 export const KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -161,9 +162,10 @@ const claim = z.strictObject({
   credential_profiles: z.array(key('credential profile id')).default([]),
   cccev: z
     .strictObject({
-      requirement: z.string().optional(),
+      // Both are @ids of the CCCEV rendering.
+      requirement: absoluteIri.optional(),
       evidence_type: z.string().optional(),
-      evidence_type_iri: z.url().optional(),
+      evidence_type_iri: absoluteIri.optional(),
     })
     .optional(),
 });

@@ -1,9 +1,12 @@
 // CCCEV-shaped JSON-LD of evaluated claims: one cccev:Evidence node per claim. Conformance to CCCEV 2.00 is
-// not claimed; redacted claims carry no value and no outcome.
-import type { ClaimConfig } from '../config/schema.ts';
+// not claimed; redacted claims carry no value and no outcome. Every IRI and literal must survive conversion to
+// RDF: a malformed @id drops its triples, and a lexical form invalid for its datatype makes the graph invalid.
+import type { ClaimConfig, ValueType } from '../config/schema.ts';
 import type { ClaimResult } from './build-claim-result.ts';
 
 export const CCCEV_CONTEXT = {
+  // Object and list values are JSON literals (`@json`), a JSON-LD 1.1 feature.
+  '@version': 1.1,
   cccev: 'http://data.europa.eu/m8g/',
   dcterms: 'http://purl.org/dc/terms/',
   foaf: 'http://xmlns.com/foaf/0.1/',
@@ -30,9 +33,10 @@ function evidenceNode(
   const claimId = String(result.claim_id);
   const claim = claims.get(claimId);
   const id = `urn:ambit:evidence:${String(result.evaluation_id)}:${encodeURIComponent(claimId)}`;
+  // Claim ids and versions are free text in these URNs (a version may hold spaces): percent-encoded.
   const evidenceType =
     claim?.cccev?.evidence_type_iri ??
-    `urn:ambit:claim:${encodeURIComponent(claimId)}:${String(result.claim_version)}`;
+    `urn:ambit:claim:${encodeURIComponent(claimId)}:${encodeURIComponent(String(result.claim_version))}`;
   const node: Record<string, unknown> = {
     '@id': id,
     '@type': 'cccev:Evidence',
@@ -56,7 +60,8 @@ function evidenceNode(
       },
     },
   };
-  if (result.disclosure !== 'redacted') {
+  // Nothing to state when redacted, nor when the value is unknown (null): RDF has no null literal.
+  if (result.disclosure !== 'redacted' && result.value !== null && result.value !== undefined) {
     node['cccev:supportsValue'] = {
       '@id': `${id}#value`,
       '@type': 'cccev:SupportedValue',
@@ -65,19 +70,42 @@ function evidenceNode(
         '@type': 'cccev:InformationConcept',
         'dcterms:identifier': claimId,
       },
-      'cccev:value': literal(result.value),
+      'cccev:value': literal(result.value, claim?.value.type ?? 'any'),
     };
   }
   return node;
 }
 
-/** Typed JSON-LD literal; objects and lists are carried as JSON literals. */
-function literal(value: unknown): unknown {
+/**
+ * Typed JSON-LD literal of a non-null value; objects and lists are carried as JSON literals. A JSON number
+ * becomes RDF through its canonical form for the datatype: safe integers as xsd:integer ("-3"), any other
+ * number as xsd:double ("5.0E-1", "1.0E21"); xsd:decimal and xsd:integer have no exponent form.
+ */
+export function literal(value: unknown, type: ValueType): Record<string, unknown> {
   if (typeof value === 'boolean') return { '@value': value, '@type': 'xsd:boolean' };
   if (typeof value === 'number') {
-    return { '@value': value, '@type': Number.isInteger(value) ? 'xsd:integer' : 'xsd:decimal' };
+    return { '@value': value, '@type': Number.isSafeInteger(value) ? 'xsd:integer' : 'xsd:double' };
   }
-  if (typeof value === 'string') return { '@value': value, '@type': 'xsd:string' };
-  if (value === null) return null;
+  if (typeof value === 'string') {
+    return { '@value': value, '@type': type === 'date' && isXsdDate(value) ? 'xsd:date' : 'xsd:string' };
+  }
   return { '@value': value, '@type': '@json' };
+}
+
+// XSD 1.1 date lexical form: year (4 digits or more, no leading zero past 4), month, day, optional time zone.
+const XSD_DATE = /^-?(?:[1-9]\d{3,}|0\d{3})-(\d{2})-(\d{2})(?:Z|[+-](?:(?:0\d|1[0-3]):[0-5]\d|14:00))?$/;
+
+/** A date claim value as xsd:date only when it is one (the value check accepts any text starting YYYY-MM-DD). */
+export function isXsdDate(text: string): boolean {
+  const match = XSD_DATE.exec(text);
+  if (!match) return false;
+  const year = Number(text.slice(0, text.indexOf('-', 1)));
+  const month = Number(match[1]);
+  const day = Number(match[2]);
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysIn(year, month);
+}
+
+function daysIn(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
 }
