@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_SQL_LENGTH, readOnlySqlProblem } from './check-read-only-sql.ts';
 
+const LONG_TAG = `$${'T'.repeat(80)}$`;
+
 describe('readOnlySqlProblem', () => {
   it('accepts plain reads, CTEs, comments, literals and names that merely contain a keyword', () => {
     for (const sql of [
@@ -14,6 +16,17 @@ describe('readOnlySqlProblem', () => {
       'SELECT substring(name from 1 for 3) FROM people',
       "SELECT current_setting('TimeZone') AS tz, count(*) FROM people",
       "SELECT id FROM people WHERE name = U&'d\\0061t\\+000061'",
+      // Names of refused functions as columns, inside literals, comments and continued literals.
+      'SELECT p.pg_note, p.lo_income FROM people AS p',
+      "SELECT 'a'\n-- , pg_sleep(1)\n'pg_sleep(1)' AS note FROM people",
+      `SELECT ${LONG_TAG} pg_sleep(1) $T$ ${LONG_TAG} AS note FROM people`,
+      "SELECT E'\\' , pg_sleep(1) --' AS note FROM people",
+      'SELECT 1 /* outer /* inner */ pg_sleep(1) */ AS id',
+      'SELECT 2 *-- , pg_sleep(1)\n 3 AS id',
+      'SELECT 1 AS "a""b\', pg_sleep(1) --\'"',
+      // A backslash that reads the same whatever standard_conforming_strings says.
+      "SELECT id FROM people WHERE code LIKE 'a\\_%'",
+      "SELECT pg_typeof(id), pg_size_pretty(1024::bigint), xmlserialize(CONTENT xml '<a/>' AS text) FROM t",
     ]) {
       assert.equal(readOnlySqlProblem(sql), undefined, sql);
     }
@@ -41,6 +54,11 @@ describe('readOnlySqlProblem', () => {
     ['SELECT INTO', 'SELECT * INTO copy_of_people FROM people', /INTO/],
     ['a row lock', 'SELECT * FROM people FOR SHARE', /row locks/],
     ['a key-share row lock', 'SELECT * FROM people FOR KEY SHARE', /row locks/],
+    ['a parenthesis closing the wrapping subquery', 'SELECT 1) AS s, (SELECT 2', /balanced parentheses/],
+    ['an unclosed parenthesis', 'SELECT (1', /balanced parentheses/],
+    ['a vertical tab', 'SELECT 1\v AS id', /control characters/],
+    ['a NUL', 'SELECT 1\0', /control characters/],
+    // Session state, locks, sleeps, whatever the spelling.
     ['set_config', "SELECT set_config('search_path', 'evil', false)", /set_config/],
     ['a quoted session function', "SELECT \"set_config\"('a', 'b', false)", /set_config/],
     [
@@ -56,22 +74,88 @@ describe('readOnlySqlProblem', () => {
     ],
     ['an advisory lock', 'SELECT pg_advisory_lock(42)', /pg_advisory_lock/],
     ['a try advisory lock', 'SELECT pg_try_advisory_xact_lock(42)', /pg_try_advisory_xact_lock/],
+    ['a sleep', 'SELECT pg_sleep(60)', /pg_sleep/],
+    ['setseed', 'SELECT setseed(0.5)', /setseed/],
+    // Effects a read-only transaction does not stop.
+    ['a backend killed', 'SELECT pg_terminate_backend(12345)', /pg_terminate_backend/],
+    ['a server file read', "SELECT pg_read_file('postgresql.conf')", /pg_read_file/],
+    ['a notification', "SELECT pg_notify('chan', 'x')", /pg_notify/],
     ['dblink', "SELECT * FROM dblink('host=x', 'DELETE FROM t') AS r(a int)", /dblink/],
     ['a large-object call', "SELECT lo_import('/etc/passwd')", /lo_import/],
     ['a sequence advance', "SELECT nextval('people_id_seq')", /nextval/],
-    ['a sleep', 'SELECT pg_sleep(60)', /pg_sleep/],
     [
-      'SQL text run by a function',
-      "SELECT query_to_xml('DELETE FROM people', true, true, '')",
-      /DELETE|query_to_xml/,
+      'a GIN pending-list flush',
+      "SELECT gin_clean_pending_list('g_gin'::regclass)",
+      /gin_clean_pending_list/,
     ],
-    ['a server file read', "SELECT pg_read_file('postgresql.conf')", /pg_read_file/],
+    ['a BRIN summary', "SELECT brin_summarize_new_values('g_brin'::regclass)", /brin_summarize_new_values/],
+    ['a BRIN range summary', "SELECT brin_summarize_range('g_brin'::regclass, 0)", /brin_summarize_range/],
+    ['a BRIN range cleared', "SELECT brin_desummarize_range('g_brin'::regclass, 0)", /brin_desummarize/],
+    ['a transaction id assigned', 'SELECT txid_current()', /txid_current/],
+    ['a transaction id assigned (new name)', 'SELECT pg_current_xact_id()', /pg_current_xact_id/],
+    ['a WAL switch', 'SELECT pg_switch_wal()', /pg_switch_wal/],
+    ['a restore point', "SELECT pg_create_restore_point('x')", /pg_create_restore_point/],
+    ['a statistics reset', 'SELECT pg_stat_reset()', /pg_stat_reset/],
+    ['a shared statistics reset', "SELECT pg_stat_reset_shared('bgwriter')", /pg_stat_reset_shared/],
+    ['an unlisted pg_ function', "SELECT pg_copy_physical_replication_slot('a', 'b')", /pg_copy_physical/],
+    // SQL given as text.
+    [
+      'SQL text run by query_to_xml',
+      "SELECT query_to_xml('SELECT pg_sleep(1)', true, true, '')",
+      /query_to_xml/,
+    ],
+    ['a whole schema read as XML', "SELECT schema_to_xml('public', true, true, '')", /schema_to_xml/],
+    [
+      'SQL text run by ts_stat',
+      "SELECT word FROM ts_stat('SELECT (pg_notify(''chan'', ''x'')::text || ''x'')::tsvector')",
+      /ts_stat/,
+    ],
+    [
+      'dblink_exec run by ts_stat',
+      "SELECT word FROM ts_stat('SELECT dblink_exec(''dbname=x'', ''INSERT INTO victim VALUES (1)'')::tsvector')",
+      /ts_stat/,
+    ],
+    [
+      'SQL text run by ts_rewrite',
+      "SELECT ts_rewrite('a'::tsquery, 'SELECT pg_sleep(1)::text::tsquery, ''b''::tsquery')",
+      /ts_rewrite/,
+    ],
+    ['SQL text run by crosstab', "SELECT * FROM crosstab('SELECT 1') AS t(a int)", /crosstab/],
+    // Code the server reads where a simpler lexer sees a literal.
+    [
+      'an escape string continued on the next line',
+      "SELECT E'x'\n'\\' ' AS note, 1 AS id, pg_terminate_backend(12345)::text AS killed --'",
+      /pg_terminate_backend/,
+    ],
+    [
+      'an escape string continued after a comment and a carriage return',
+      "SELECT E'x' -- it's\r'\\' ' AS note, pg_sleep(1) AS b --'",
+      /pg_sleep/,
+    ],
+    [
+      'a dollar tag longer than 80 characters',
+      `SELECT ${LONG_TAG}'${LONG_TAG} AS note, 1 AS id, pg_read_file('/etc/passwd', 0, 40) AS leaked --'`,
+      /pg_read_file/,
+    ],
     ['an escape-string bypass', "SELECT E'\\'' AS a, set_config('a','b',false) AS b -- '", /set_config/],
     ['a standard-string bypass', "SELECT '\\' AS a, set_config('a','b',false) AS b -- '", /set_config/],
+    [
+      'a name starting with a no-break space, then a plain literal',
+      "SELECT \u00a0E'\\' AS note, pg_sleep(1) AS b --'",
+      /pg_sleep/,
+    ],
+    ['a dollar tag inside a name', 'SELECT 1 AS a$b$, pg_sleep(1), $b$x$b$ AS c', /pg_sleep/],
+    [
+      'code that depends on standard_conforming_strings',
+      "SELECT 'a\\' AS x, ' AS note, pg_sleep(1) AS b --'",
+      /pg_sleep.*standard_conforming_strings off/,
+    ],
     ['a Unicode-escaped identifier', "SELECT U&\"\\0073et_config\"('a','b',false)", /Unicode-escaped/],
     ['an unterminated literal', "SELECT 'open", /unterminated/],
+    ['a literal unterminated once backslashes escape', "SELECT 'C:\\' AS path", /unterminated.*off/],
     ['an unterminated comment', 'SELECT 1 /* open /* nested */', /unterminated/],
     ['an unterminated dollar quote', 'SELECT $x$ open', /unterminated/],
+    ['an unterminated long dollar quote', `SELECT ${LONG_TAG} open $T$`, /unterminated/],
   ];
   for (const [what, sql, reason] of refused) {
     it(`refuses ${what}`, () => {

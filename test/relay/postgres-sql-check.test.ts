@@ -1,0 +1,79 @@
+// The configured-SQL check against the server's own reading: each statement hides a probe call where lexers
+// disagree about what is a literal. Whenever PostgreSQL runs the probe (its result has a `hit` column), the check
+// must refuse the statement; whenever the server reads the probe as part of a literal or comment, with
+// standard_conforming_strings on and off, the check must accept it.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { readOnlySqlProblem } from '../../src/relay/sources/postgres/check-read-only-sql.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
+
+const PROBE = 'pg_backend_pid() AS hit';
+const TAG = `$${'T'.repeat(100)}$`;
+
+/** [what, statement, whether the server runs the probe]. */
+const CASES: [string, string, boolean][] = [
+  ['an escape string continued on the next line', `SELECT E'x'\n'\\' ' AS note, ${PROBE} --'`, true],
+  ['a continuation after a comment line', `SELECT E'x' -- it's\n-- more\n'\\' ' AS note, ${PROBE} --'`, true],
+  ['a continuation after a carriage return', `SELECT E'x'\r'\\' ' AS note, ${PROBE} --'`, true],
+  ['a continuation after a form feed and tab', `SELECT E'x' \f\n\t'\\' ' AS note, ${PROBE} --'`, true],
+  ['a standard string continued', `SELECT 'x'\n'\\' AS note, ${PROBE} --'`, true],
+  ['a probe in a comment between continued segments', `SELECT 'a'\n-- , ${PROBE}\n'b' AS note`, false],
+  ['a probe in an escape string', `SELECT E'\\' AS note, ${PROBE} --' AS note`, false],
+  ['a national string with a backslash', `SELECT N'\\' AS note, ${PROBE} --'`, true],
+  ['a long dollar tag closed at once', `SELECT ${TAG}'${TAG} AS note, ${PROBE} --'`, true],
+  ['a probe in a long dollar quote', `SELECT ${TAG} ${PROBE} $T$ ${TAG} AS note`, false],
+  ['a near-miss dollar tag', `SELECT $a$ $ab$ ${PROBE} $a$ AS note`, false],
+  ['a dollar tag closed after a name character', `SELECT $a$ x$a$ AS note, ${PROBE}`, true],
+  ['a dollar tag inside a name', `SELECT 1 AS a$b$, ${PROBE}, $b$x$b$ AS c`, true],
+  ['a probe in a nested comment', `SELECT 1 AS note /* a /* b */ , ${PROBE} */`, false],
+  ['a probe after a closed comment', `SELECT 1 AS note /* a */ , ${PROBE} /* b */`, true],
+  ['a line comment ended by a carriage return', `SELECT 1 AS note --\r, ${PROBE}`, true],
+  ['an operator ending before a line comment', `SELECT 2 *-- , ${PROBE}\n 3 AS note`, false],
+  ['an operator ending before a block comment', `SELECT 2 */* c */ 3 AS note, ${PROBE}`, true],
+  ['a quoted name with a doubled quote', `SELECT 1 AS "a""b', ${PROBE} --'"`, false],
+  ['a name starting with a no-break space', `SELECT \u00a0E'\\' AS note, ${PROBE} --'`, true],
+  ['a backslash ending a plain literal', `SELECT 'a\\' AS x, ' AS note, ${PROBE} --'`, true],
+];
+
+describe('the configured-SQL check reads literals as PostgreSQL does', () => {
+  let db: TestDatabase;
+  let client: pg.Client;
+  before(async () => {
+    db = await openTestDatabase();
+    // Makes `<no-break space>E '...'` a valid typed literal, so the server shows how it splits that text.
+    await db.query('CREATE DOMAIN "\u00a0e" AS text');
+    client = new pg.Client({ connectionString: db.url });
+    client.on('notice', () => {});
+    await client.connect();
+  });
+  after(async () => {
+    await client?.end();
+    await db?.close();
+  });
+
+  /** Whether the server ran the probe, with standard_conforming_strings as given; throws on any other error. */
+  async function serverRunsProbe(sql: string, standardConformingStrings: boolean): Promise<boolean> {
+    await client.query('BEGIN READ ONLY');
+    try {
+      await client.query(
+        `SET LOCAL standard_conforming_strings = ${standardConformingStrings ? 'on' : 'off'}`,
+      );
+      const result = await client.query(sql);
+      return result.fields.some((field) => field.name === 'hit');
+    } finally {
+      await client.query('ROLLBACK');
+    }
+  }
+
+  for (const [what, sql, runs] of CASES) {
+    it(`${runs ? 'refuses' : 'accepts'} ${what}`, async () => {
+      const runsOn = await serverRunsProbe(sql, true);
+      const runsOff = await serverRunsProbe(sql, false);
+      assert.equal(runsOn || runsOff, runs, `the server ${runs ? 'did not run' : 'ran'} the probe`);
+      const problem = readOnlySqlProblem(sql);
+      if (runs) assert.match(problem ?? 'accepted', /pg_backend_pid/);
+      else assert.equal(problem, undefined);
+    });
+  }
+});
