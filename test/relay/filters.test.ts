@@ -169,6 +169,9 @@ describe('collection query errors', () => {
         await expectError(`${HOUSEHOLDS}?${query}`, 400, 'filter.invalid_value');
       }
       await expectError(`${PAYMENTS}?amount.gte=ten`, 400, 'filter.invalid_value');
+      // Beyond the double range: refused, not compared as Infinity.
+      await expectError(`${PAYMENTS}?amount.gte=1e400`, 400, 'filter.invalid_value');
+      await expectError(`${PAYMENTS}?amount.between=-1e400,0`, 400, 'filter.invalid_value');
       await expectError(`${FACILITIES}?opened_on.gte=1990/01/01`, 400, 'filter.invalid_value', {
         as: 'health_planner',
       });

@@ -148,7 +148,8 @@ function cellValue(path: FieldPath, name: string, value: Scalar): CellKey {
   const fits =
     typeof value === 'boolean'
       ? type === 'boolean'
-      : type === 'number' || (type === 'integer' && Number.isSafeInteger(value));
+      : // A JSON number beyond the double range (`1e400`) parses as Infinity.
+        (type === 'number' && Number.isFinite(value)) || (type === 'integer' && Number.isSafeInteger(value));
   if (!fits) throw relayProblem('filter.invalid_value', `\`${name}\`: not a valid ${type}`);
   return value;
 }

@@ -143,7 +143,11 @@ const refresh = z
 
 const tableField = z.strictObject({
   name: z.string().min(1),
-  type: z.enum(FIELD_TYPES),
+  type: z
+    .enum(FIELD_TYPES)
+    .describe(
+      '`number`: a finite double (a value beyond about ±1.8e308 is refused); `date`: `YYYY-MM-DD`, years 0001 to 9999; `timestamp`: ISO 8601, read as UTC without an offset.',
+    ),
   nullable: z.boolean().default(true),
   sensitive: z.boolean().default(false),
   concept_uri: z.string().optional(),

@@ -133,6 +133,31 @@ describe('buildTable', () => {
     assert.equal(error.column, 'name');
   });
 
+  it('refuses a CSV number beyond the double range instead of storing it as null', async () => {
+    for (const nullable of [false, true]) {
+      const table = config({
+        fields: [
+          { name: 'id', type: 'integer', nullable: false, sensitive: false },
+          { name: 'amount', type: 'number', nullable, sensitive: false },
+        ],
+      });
+      const error = await failure(
+        build(
+          [
+            ['1', '2.5'],
+            ['2', '1e400'],
+          ],
+          ['id', 'amount'],
+          table,
+        ),
+      );
+      assert.equal(error.code, 'ingest.type_mismatch');
+      assert.equal(error.row, 2);
+      assert.equal(error.column, 'amount');
+      assert.equal(error.detail, 'number outside the double range');
+    }
+  });
+
   it('rejects undeclared columns under strict and drops them otherwise', async () => {
     const strict = await failure(build([['1', 'a', '', 'x']], ['id', 'name', 'secret', 'extra']));
     assert.equal(strict.code, 'ingest.strict_extra_column');

@@ -37,12 +37,46 @@ describe('coerceCell', () => {
     assert.equal(coerceCell('1,5', 'number', csv).ok, false);
   });
 
+  it('refuses numbers beyond the double range instead of serving them as null', () => {
+    for (const raw of ['1e400', '-1e400', ` ${'9'.repeat(400)} `, 10n ** 400n]) {
+      assert.deepEqual(
+        coerceCell(raw, 'number', csv),
+        { ok: false, reason: 'number outside the double range' },
+        String(raw),
+      );
+    }
+    // Below the smallest double is still a number, read as zero.
+    assert.deepEqual(coerceCell('1e-400', 'number', csv), { ok: true, value: 0 });
+    assert.deepEqual(coerceCell('1.7976931348623157e308', 'number', csv), {
+      ok: true,
+      value: Number.MAX_VALUE,
+    });
+    assert.deepEqual(coerceCell(10n ** 300n, 'number', csv), { ok: true, value: 1e300 });
+  });
+
   it('accepts the boolean spellings case-insensitively', () => {
     for (const text of ['true', 'TRUE', '1', 'yes', 't', 'Y'])
       assert.deepEqual(coerceCell(text, 'boolean', csv), { ok: true, value: true });
     for (const text of ['false', 'False', '0', 'no', 'f', 'N'])
       assert.deepEqual(coerceCell(text, 'boolean', csv), { ok: true, value: false });
     assert.equal(coerceCell('maybe', 'boolean', csv).ok, false);
+  });
+
+  it('reads dates and timestamps of years 0001 to 0099 as those years, and refuses year 0000 dates', () => {
+    for (const text of ['0001-01-01', '0050-02-28', '0099-12-31']) {
+      assert.deepEqual(coerceCell(text, 'date', csv), { ok: true, value: text });
+      assert.deepEqual(parseFilterValue(text, 'date'), { ok: true, value: text });
+      assert.deepEqual(coerceCell(`${text} 10:00:00`, 'timestamp', csv), {
+        ok: true,
+        value: Date.parse(`${text}T10:00:00Z`),
+      });
+    }
+    assert.equal(coerceCell('0050-02-29', 'date', csv).ok, false, 'year 50 is not a leap year');
+    assert.equal(coerceCell('0004-02-29', 'date', csv).ok, true);
+    assert.equal(coerceCell('0000-01-01', 'date', csv).ok, false);
+    assert.equal(coerceEpochDay(-719_162, 'date', false), '0001-01-01');
+    assert.equal(coerceEpochDay(-719_163, 'date', false), INVALID);
+    assert.equal(invalidReason(), 'date outside the years 0001 to 9999');
   });
 
   it('validates calendar dates and converts Excel serials only for XLSX', () => {
@@ -91,6 +125,10 @@ describe('coerceCell', () => {
     assert.equal(parseFilterValue('', 'string').ok, false);
     assert.deepEqual(parseFilterValue('3', 'integer'), { ok: true, value: 3 });
     assert.deepEqual(parseFilterValue('x', 'integer'), { ok: false, reason: 'the string is not an integer' });
+    assert.deepEqual(parseFilterValue('1e400', 'number'), {
+      ok: false,
+      reason: 'number outside the double range',
+    });
   });
 
   it('spells Date cells of any day exactly as toISOString does, time of day dropped', () => {
@@ -103,8 +141,9 @@ describe('coerceCell', () => {
       Date.UTC(2024, 1, 29, 6),
       Date.UTC(2099, 11, 31, 23),
       Date.UTC(2100, 0, 1, 1),
-      Date.UTC(-50, 5, 1),
-      Date.UTC(12_000, 0, 1),
+      Date.parse('0001-01-01T00:00:00Z'),
+      Date.parse('0050-06-01T12:00:00Z'),
+      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
     ];
     for (let ms = Date.UTC(1890, 0, 1) + 12_345; ms < Date.UTC(2110, 0, 1); ms += 37 * day + 4_321_000) {
       samples.push(ms);
@@ -115,6 +154,15 @@ describe('coerceCell', () => {
       assert.equal(coerceValue(new Date(ms), 'date', false), expected, `${ms} again`);
     }
     assert.deepEqual(coerceCell(new Date(Number.NaN), 'date', csv), { ok: false, reason: 'invalid date' });
+    // Beyond 0001 to 9999 a day would need a sign or more digits (and would sort out of order): refused.
+    for (const ms of [Date.parse('0001-01-01T00:00:00Z') - 1, Date.UTC(-50, 5, 1), Date.UTC(10_000, 0, 1)]) {
+      assert.deepEqual(
+        coerceCell(new Date(ms), 'date', csv),
+        { ok: false, reason: 'date outside the years 0001 to 9999' },
+        String(ms),
+      );
+    }
+    assert.equal(coerceCell(2_958_466, 'date', xlsx).ok, false, 'an Excel serial past 9999-12-31');
     assert.deepEqual(coerceCell(-1, 'date', xlsx), { ok: true, value: '1899-12-29' });
     assert.deepEqual(coerceCell(45292.75, 'date', xlsx), { ok: true, value: '2024-01-01' });
   });

@@ -23,6 +23,10 @@ const DAY_MS = 86_400_000;
 const EXCEL_EPOCH_DAY = EXCEL_EPOCH_MS / DAY_MS;
 // A Date holds at most 100,000,000 days either side of 1970 (±8.64e15 ms).
 const MAX_DATE_DAY = 100_000_000;
+// Dates are `YYYY-MM-DD` from 0001-01-01 to 9999-12-31 whatever the source: a day beyond would need a sign or more
+// digits, and would no longer sort as its text.
+const FIRST_CALENDAR_DAY = Date.parse('0001-01-01T00:00:00Z') / DAY_MS;
+const LAST_CALENDAR_DAY = Date.parse('9999-12-31T00:00:00Z') / DAY_MS;
 // Date columns repeat few distinct days, so the text of days from 1900 to 2099 is cached, indexed by epoch day.
 const CACHED_FIRST_DAY = Date.UTC(1900, 0, 1) / DAY_MS;
 const CACHED_DAYS = Date.UTC(2100, 0, 1) / DAY_MS - CACHED_FIRST_DAY;
@@ -60,7 +64,7 @@ export function coerceEpochDay(day: unknown, type: FieldType, excelSerials: bool
   if (typeof day !== 'number') return coerceValue(day, type, excelSerials);
   // Only the date type skips the Date; it is the only one a Parquet DATE column is normally declared as.
   if (type === 'date' && Number.isInteger(day) && day >= -MAX_DATE_DAY && day <= MAX_DATE_DAY)
-    return dayText(day);
+    return calendarDay(day);
   return coerceValue(new Date(day * DAY_MS), type, excelSerials);
 }
 
@@ -110,9 +114,14 @@ function coerceInteger(raw: unknown): CoercedValue {
 
 function coerceNumber(raw: unknown): CoercedValue {
   if (typeof raw === 'number') return Number.isFinite(raw) ? raw : fail('not a finite number');
-  if (typeof raw === 'bigint') return Number(raw);
-  if (typeof raw === 'string' && NUMBER_TEXT.test(raw)) return Number(raw);
+  // Text or a bigint beyond the double range (`1e400`, a large numeric) becomes Infinity, which renders as null.
+  if (typeof raw === 'bigint') return finite(Number(raw));
+  if (typeof raw === 'string' && NUMBER_TEXT.test(raw)) return finite(Number(raw));
   return fail(`the ${kindOf(raw)} is not a number`);
+}
+
+function finite(value: number): CoercedValue {
+  return Number.isFinite(value) ? value : fail('number outside the double range');
 }
 
 function coerceBoolean(raw: unknown): CoercedValue {
@@ -129,14 +138,21 @@ function coerceBoolean(raw: unknown): CoercedValue {
 function coerceDate(raw: unknown, excelSerials: boolean): CoercedValue {
   if (raw instanceof Date) {
     const ms = raw.getTime();
-    return Number.isNaN(ms) ? fail('invalid date') : dayText(Math.floor(ms / DAY_MS));
+    return Number.isNaN(ms) ? fail('invalid date') : calendarDay(Math.floor(ms / DAY_MS));
   }
-  if (typeof raw === 'number' && excelSerials) return dayText(EXCEL_EPOCH_DAY + Math.floor(raw));
+  if (typeof raw === 'number' && excelSerials) return calendarDay(EXCEL_EPOCH_DAY + Math.floor(raw));
   if (typeof raw === 'string') {
     const text = raw.length === 10 ? raw : raw.trim();
     if (isDateText(text)) return text;
   }
   return fail(`the ${kindOf(raw)} is not a date (YYYY-MM-DD)`);
+}
+
+/** `YYYY-MM-DD` of a UTC day number, or INVALID for a day outside the years 0001 to 9999. */
+function calendarDay(day: number): CoercedValue {
+  return day >= FIRST_CALENDAR_DAY && day <= LAST_CALENDAR_DAY
+    ? dayText(day)
+    : fail('date outside the years 0001 to 9999');
 }
 
 /** `YYYY-MM-DD` of a UTC day number, exactly as `toISOString()` spells that day. */
@@ -180,13 +196,13 @@ function normaliseOffset(offset: string | undefined): string {
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-/** `YYYY-MM-DD` naming a day of the calendar (years 0100 to 9999), checked by arithmetic: no Date, no regex. */
+/** `YYYY-MM-DD` naming a day of the calendar (years 0001 to 9999), checked by arithmetic: no Date, no regex. */
 export function isDateText(text: string): boolean {
   if (text.length !== 10 || text.charCodeAt(4) !== 45 || text.charCodeAt(7) !== 45) return false;
   const year = digits(text, 0, 4);
   const month = digits(text, 5, 2);
   const day = digits(text, 8, 2);
-  if (year < 100 || month < 1 || month > 12 || day < 1) return false;
+  if (year < 1 || month < 1 || month > 12 || day < 1) return false;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   return day <= (month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] as number));
 }

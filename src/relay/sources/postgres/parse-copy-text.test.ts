@@ -70,14 +70,20 @@ describe('COPY text decoding', () => {
 
   it('reads calendar dates as the day numbers Date gives, and refuses impossible ones', () => {
     fc.assert(
-      fc.property(fc.integer({ min: Date.UTC(100, 0, 1), max: Date.UTC(9999, 11, 31) }), (ms) => {
-        const text = new Date(ms).toISOString().slice(0, 10);
-        assert.equal(plainEpochDay(bytes(text), 0, 10), Math.floor(ms / 86_400_000), text);
-      }),
+      fc.property(
+        fc.integer({ min: Date.parse('0001-01-01T00:00:00Z'), max: Date.UTC(9999, 11, 31) }),
+        (ms) => {
+          const text = new Date(ms).toISOString().slice(0, 10);
+          assert.equal(plainEpochDay(bytes(text), 0, 10), Math.floor(ms / 86_400_000), text);
+        },
+      ),
     );
-    for (const text of ['2023-02-29', '2024-13-01', '2024-00-10', '2024-04-31', '0099-01-01', '2024-1-01 ']) {
+    for (const text of ['2023-02-29', '2024-13-01', '2024-00-10', '2024-04-31', '0000-01-01', '2024-1-01 ']) {
       assert.equal(plainEpochDay(bytes(text), 0, text.length), undefined, text);
     }
+    // Years 1 to 99 are plain years, as in timestamps (not 1900 onwards, as Date.UTC would take them).
+    assert.equal(plainEpochDay(bytes('0001-01-01'), 0, 10), -719_162);
+    assert.equal(plainEpochDay(bytes('0099-12-31'), 0, 10), Date.parse('0099-12-31T00:00:00Z') / 86_400_000);
     assert.equal(plainEpochDay(bytes('2000-02-29'), 0, 10), Date.UTC(2000, 1, 29) / 86_400_000);
   });
 });

@@ -154,13 +154,13 @@ const POWERS_OF_TEN = Array.from({ length: 23 }, (_, k) => 10 ** k);
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const DAYS_BEFORE_MONTH = [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334];
 
-/** `YYYY-MM-DD` of a real calendar day (years 0100 to 9999) as days since 1970-01-01. */
+/** `YYYY-MM-DD` of a real calendar day (years 0001 to 9999) as days since 1970-01-01. */
 export function plainEpochDay(chunk: Uint8Array, start: number, end: number): number | undefined {
   if (end - start !== 10 || chunk[start + 4] !== MINUS || chunk[start + 7] !== MINUS) return undefined;
   const year = decimal(chunk, start, 4);
   const month = decimal(chunk, start + 5, 2);
   const day = decimal(chunk, start + 8, 2);
-  if (year < 100 || month < 1 || month > 12 || day < 1) return undefined;
+  if (year < 1 || month < 1 || month > 12 || day < 1) return undefined;
   const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   const monthDays = month === 2 ? (leap ? 29 : 28) : (DAYS_IN_MONTH[month - 1] as number);
   if (day > monthDays) return undefined;
