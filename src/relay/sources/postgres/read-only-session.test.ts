@@ -12,21 +12,23 @@ const server = (code: string, message = 'boom') =>
   Object.assign(new Error(message), { code, severity: 'ERROR' });
 
 describe('read-only session', () => {
-  it('opens every transaction READ ONLY with a local statement timeout, UTC and standard strings', () => {
+  it('opens every transaction READ ONLY with a local statement timeout, UTC, standard strings and output styles', () => {
     assert.equal(
       beginReadOnly({ query_timeout: 1500 }),
-      "BEGIN READ ONLY; SET LOCAL statement_timeout = 1500; SET LOCAL TIME ZONE 'UTC'; SET LOCAL standard_conforming_strings = on",
+      "BEGIN READ ONLY; SET LOCAL statement_timeout = 1500; SET LOCAL TIME ZONE 'UTC'; SET LOCAL standard_conforming_strings = on; SET LOCAL DateStyle = 'ISO, YMD'; SET LOCAL IntervalStyle = 'postgres'; SET LOCAL extra_float_digits = '3'",
     );
   });
 
-  it('guards a live read with transaction-local settings: read only, the timeout in whole ms, UTC when asked', () => {
+  it('guards a live read with one statement of transaction-local settings: read only, the timeout in whole ms, output styles, UTC when asked', () => {
+    const output =
+      "set_config('DateStyle', 'ISO, YMD', true), set_config('IntervalStyle', 'postgres', true), set_config('extra_float_digits', '3', true)";
     assert.equal(
       liveGuard({ query_timeout: 1500.7 }, false),
-      "SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1500', true)",
+      `SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1500', true), ${output}`,
     );
     assert.equal(
       liveGuard({ query_timeout: 0.2 }, true),
-      "SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1', true), set_config('TimeZone', 'UTC', true)",
+      `SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1', true), ${output}, set_config('TimeZone', 'UTC', true)`,
     );
   });
 

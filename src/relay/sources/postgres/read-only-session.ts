@@ -4,25 +4,46 @@ import type pg from 'pg';
 import type { PostgresSourceConfig } from '../../config/schema.ts';
 
 /**
+ * The settings that decide the text the server writes for the mapped types, pinned in every transaction: a
+ * database or role may set others (`ALTER DATABASE ... SET DateStyle = 'SQL, DMY'`), which would make dates
+ * unreadable or, with a negative `extra_float_digits`, round doubles silently. 3 digits write every double so that
+ * it reads back exactly on any server version (12 and later write the shortest such form for any positive value).
+ */
+const OUTPUT_SETTINGS: readonly (readonly [name: string, value: string])[] = [
+  ['DateStyle', 'ISO, YMD'],
+  ['IntervalStyle', 'postgres'],
+  ['extra_float_digits', '3'],
+];
+
+/**
  * Opens the transaction every snapshot read runs in. READ ONLY makes any write fail, whatever a view or function
  * tries; the settings are LOCAL so they end with the transaction (and work where startup options are ignored).
  * `standard_conforming_strings` pins the literal rules the configured SQL was checked with.
  */
 export function beginReadOnly(source: Pick<PostgresSourceConfig, 'query_timeout'>): string {
-  return `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs(source)}; SET LOCAL TIME ZONE 'UTC'; SET LOCAL standard_conforming_strings = on`;
+  const output = OUTPUT_SETTINGS.map(([name, value]) => `SET LOCAL ${name} = '${value}'`);
+  return [
+    'BEGIN READ ONLY',
+    `SET LOCAL statement_timeout = ${timeoutMs(source)}`,
+    "SET LOCAL TIME ZONE 'UTC'",
+    'SET LOCAL standard_conforming_strings = on',
+    ...output,
+  ].join('; ');
 }
 
 /**
  * The guard of a live read: the first statement of the read's implicit transaction (everything up to its Sync),
  * which makes the transaction READ ONLY (nothing run later in it can switch that off: PostgreSQL refuses
- * read-write once a query ran) and sets its statement timeout, plus UTC output when the table has a timestamptz
- * column (its text carries the session's offset otherwise). `set_config(..., true)` is SET LOCAL without the
- * warning SET LOCAL logs outside an explicit transaction block; the settings end with the transaction.
+ * read-write once a query ran) and sets its statement timeout and the output settings, plus UTC output when the
+ * table has a timestamptz column (its text carries the session's offset otherwise). `set_config(..., true)` is
+ * SET LOCAL without the warning SET LOCAL logs outside an explicit transaction block; the settings end with the
+ * transaction.
  */
 export function liveGuard(source: Pick<PostgresSourceConfig, 'query_timeout'>, utc: boolean): string {
   const settings = [
     "set_config('transaction_read_only', 'on', true)",
     `set_config('statement_timeout', '${timeoutMs(source)}', true)`,
+    ...OUTPUT_SETTINGS.map(([name, value]) => `set_config('${name}', '${value}', true)`),
     ...(utc ? ["set_config('TimeZone', 'UTC', true)"] : []),
   ];
   return `SELECT ${settings.join(', ')}`;
