@@ -315,6 +315,68 @@ describe('batch evaluations', () => {
     }
   });
 
+  it('gives subjects looked up by an attribute each their own handle and audit hash', async () => {
+    const relayUrl = `http://127.0.0.1:${(plainCivil.app.server.address() as AddressInfo).port}`;
+    const byRef = await startTestVerifier({
+      relays: { civil: relayUrl },
+      edit: (text) => `${text}
+    - id: alive_by_ref
+      title: Person is alive, found by a case reference
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+      source_bindings:
+        person:
+          connector: registry_data_api
+          connection: relay_civil
+          required_scope: civil:evidence
+          dataset: civil_registry
+          entity: persons
+          lookup: { input: target.attributes.person_ref, field: person_id }
+          fields: [deceased]
+      rule: { type: cel, expression: "!source.person.deceased" }
+      disclosure: { default: predicate, allowed: [predicate] }
+      operations: { batch_evaluate: { enabled: true } }
+`,
+    });
+    try {
+      const [alive] = heads as [Row];
+      const target = (row: Row, extra = {}) => ({
+        type: 'person',
+        attributes: { person_ref: String(row.person_id), ...extra },
+      });
+      const response = await byRef.post(BATCH, {
+        items: [
+          { target: target(alive) },
+          { target: target(deceased) },
+          { target: target(alive, { note: 'not a lookup input' }) },
+        ],
+        claims: ['alive_by_ref'],
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      const body = JSON.parse(response.body) as { batch_id: string; items: Item[] };
+      assert.deepEqual(
+        body.items.map((item) => item.claim_results[0]?.satisfied),
+        [true, false, true],
+      );
+      const [first, second, again] = body.items.map((item) => item.target_ref?.handle);
+      assert.notEqual(first, second);
+      assert.equal(again, first, 'the same subject keeps its handle');
+      const hashes = byRef
+        .auditRecords()
+        .filter((record) => record.batch_id === body.batch_id && record.endpoint_kind === 'batch_item')
+        .sort((a, b) => Number(a.input_index) - Number(b.input_index))
+        .map((record) => String(record.target_ref_hash));
+      assert.equal(new Set(hashes).size, 2);
+      assert.equal(hashes[2], hashes[0]);
+      for (const hash of hashes) assert.match(hash, /^hmac-sha256:[0-9a-f]{64}$/);
+      const text = readFileSync(byRef.auditPath, 'utf8');
+      for (const row of [alive, deceased]) assert.ok(!text.includes(String(row.person_id)));
+    } finally {
+      await byRef.close();
+    }
+  });
+
   describe('idempotency key', () => {
     const body = () => ({ items: [{ target: person(heads[0] as Row) }], claims: ['person_alive'] });
 

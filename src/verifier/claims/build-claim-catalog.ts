@@ -20,7 +20,11 @@ export interface ClaimCatalog {
   readonly claims: ReadonlyMap<string, CatalogClaim>;
   /** Claims in configuration order. */
   readonly ordered: readonly CatalogClaim[];
+  /** Target attributes some claim looks subjects up by (`target.attributes.<name>`), sorted: they identify a target. */
+  readonly lookupAttributes: readonly string[];
 }
+
+const ATTRIBUTE_INPUT = 'target.attributes.';
 
 export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
   const byId = new Map(config.evidence.claims.map((claim) => [claim.id, claim]));
@@ -60,7 +64,18 @@ export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
       needsPlugin: members.some((member) => member.rule.type === 'plugin'),
     };
   });
-  return deepFreeze({ claims: new Map(ordered.map((claim) => [claim.id, claim])), ordered });
+  const attributes = new Set(
+    ordered.flatMap((claim) =>
+      claim.targetInputs
+        .filter((input) => input.startsWith(ATTRIBUTE_INPUT))
+        .map((input) => input.slice(ATTRIBUTE_INPUT.length)),
+    ),
+  );
+  return deepFreeze({
+    claims: new Map(ordered.map((claim) => [claim.id, claim])),
+    ordered,
+    lookupAttributes: [...attributes].sort(),
+  });
 }
 
 /** A claim is visible to (and may be evaluated by) a caller holding every scope it requires. */

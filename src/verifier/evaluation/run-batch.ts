@@ -88,7 +88,9 @@ export async function runBatch(
 
   // Each target's handle and audit hash, once: for its results, its item and its audit event.
   const keys = request.items.map((item) =>
-    isProblem(item.target) ? undefined : targetKeys(runtime.hashSecret, item.target),
+    isProblem(item.target)
+      ? undefined
+      : targetKeys(runtime.hashSecret, item.target, runtime.catalog.lookupAttributes),
   );
   const traces = request.items.map(() => new EvaluationTrace(undefined, context.reads));
   const permits = createSemaphore(runtime.config.evidence.concurrency.subjects);

@@ -3,7 +3,7 @@
 // together, once per target, from one serialisation of its identity.
 import { keyedHash } from '../../platform/audit/keyed-hash.ts';
 import type { TargetRef } from './build-claim-result.ts';
-import type { EvaluationTarget } from './parse-evaluation-request.ts';
+import { type EvaluationTarget, lookupValue } from './parse-evaluation-request.ts';
 
 export interface TargetKeys {
   readonly ref: TargetRef;
@@ -11,8 +11,13 @@ export interface TargetKeys {
   readonly auditHash: string;
 }
 
-export function targetKeys(secret: Buffer, target: EvaluationTarget): TargetKeys {
-  const identity = targetIdentity(target);
+/** `lookupAttributes`: the attribute names claims look subjects up by (the catalogue's `lookupAttributes`). */
+export function targetKeys(
+  secret: Buffer,
+  target: EvaluationTarget,
+  lookupAttributes: readonly string[],
+): TargetKeys {
+  const identity = targetIdentity(target, lookupAttributes);
   const digest = keyedHash(secret, 'target_ref', identity).slice('hmac-sha256:'.length);
   return {
     ref: {
@@ -25,11 +30,19 @@ export function targetKeys(secret: Buffer, target: EvaluationTarget): TargetKeys
 }
 
 /**
- * The identity a target handle and audit hash stand for: type, id and identifiers (sorted by scheme), never
- * attributes; `canonicalJson({type, id, identifiers})`, written out directly (keys in sorted order, and every
- * member a string, null or an array of string pairs, which JSON.stringify writes exactly as canonicalJson does).
+ * The identity a target handle and audit hash stand for: whatever a lookup may find the subject by. That is its
+ * type, id and identifiers (sorted by scheme), and the attributes named in `lookupAttributes` as a lookup sends
+ * them (as text, blank ones left out); other attributes (inputs to a rule) are not part of it. Written out as
+ * `canonicalJson({attributes?, id, identifiers, type})` directly (keys sorted, `attributes` only when one is sent,
+ * every member a string, null or an array of string pairs, which JSON.stringify writes exactly as canonicalJson).
  */
-export function targetIdentity(target: EvaluationTarget): string {
+export function targetIdentity(target: EvaluationTarget, lookupAttributes: readonly string[]): string {
   const identifiers = [...target.identifiers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{"id":${JSON.stringify(target.id ?? null)},"identifiers":${JSON.stringify(identifiers)},"type":${JSON.stringify(target.type)}}`;
+  const attributes: [string, string][] = [];
+  for (const name of lookupAttributes) {
+    const value = lookupValue(target, `target.attributes.${name}`);
+    if (value !== undefined) attributes.push([name, value]);
+  }
+  const head = attributes.length === 0 ? '' : `"attributes":${JSON.stringify(attributes)},`;
+  return `{${head}"id":${JSON.stringify(target.id ?? null)},"identifiers":${JSON.stringify(identifiers)},"type":${JSON.stringify(target.type)}}`;
 }

@@ -33,7 +33,7 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
     facts.claimIds = body.claims.map((ref) => ref.id);
     facts.targetType = body.target.type;
     facts.identifierSchemes = [...body.target.identifiers.keys()].sort();
-    const target = targetKeys(runtime.hashSecret, body.target);
+    const target = targetKeys(runtime.hashSecret, body.target, runtime.catalog.lookupAttributes);
     facts.targetRefHash = target.auditHash;
     const plan = planEvaluation(runtime.config, runtime.catalog, principal, body, request.headers);
     facts.purpose = plan.purpose;
