@@ -70,7 +70,10 @@ async function serve(
   const served: Served = {
     child,
     url,
-    adminUrl: /admin listener on (http:\S+)/.exec(out)?.[1],
+    // Read when asked: the admin listener's line is written after the public one and may arrive in a later chunk.
+    get adminUrl() {
+      return /admin listener on (http:\S+)/.exec(out)?.[1];
+    },
     output: () => out,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');

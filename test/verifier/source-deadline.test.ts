@@ -28,10 +28,10 @@ describe('source reads and the request timeout', () => {
     const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
     verifier = await startTestVerifier({
       relays: { civil: url },
-      // 300 ms per request, one read at a time on the connection.
+      // One second per request (room for a loaded machine to send the first read), one read at a time.
       edit: (text) =>
         text
-          .replace('  bind: 127.0.0.1:0\n', '  bind: 127.0.0.1:0\n  request_timeout: 300ms\n')
+          .replace('  bind: 127.0.0.1:0\n', '  bind: 127.0.0.1:0\n  request_timeout: 1s\n')
           .replace(
             '      allow_insecure_localhost: true\n',
             '      allow_insecure_localhost: true\n      max_in_flight: 1\n',
@@ -51,12 +51,12 @@ describe('source reads and the request timeout', () => {
     verifier.auditRecords().find((record) => record.client_request_id === clientRequestId);
 
   it('answers 504 when a slow source outlasts the request, auditing the reads actually made', async () => {
-    // The relay answers after 1.5 s, long after both requests were answered.
+    // The relay answers after 2.5 s, long after both requests were answered.
     handler = (_request, response) => {
       setTimeout(() => {
         response.writeHead(200, { 'content-type': 'application/json' });
         response.end(JSON.stringify({ data: [{ deceased: false }] }));
-      }, 1_500).unref();
+      }, 2_500).unref();
     };
     const answers = await Promise.all(
       ['first', 'second'].map((id) =>
@@ -68,7 +68,7 @@ describe('source reads and the request timeout', () => {
     );
     for (const answer of answers) assertProblem(answer, 504, 'internal.timeout');
     // Past the relay's answer: a read still waiting for the connection's slot would have been sent by now.
-    await new Promise((resolve) => setTimeout(resolve, 1_700));
+    await new Promise((resolve) => setTimeout(resolve, 2_700));
     assert.equal(hits.filter((id) => id === 'first').length, 1);
     assert.ok(hits.length <= 2, String(hits));
     for (const id of ['first', 'second']) {
