@@ -12,6 +12,7 @@ import { silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
 import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
+import { SourceError } from '../../src/relay/sources/source-error.ts';
 import { injectThroughLane } from './inject-through-lane.ts';
 
 export const READER_KEY = 'test-key-postgres-reader-000000001';
@@ -56,6 +57,18 @@ ${datasetsYaml}`;
 }
 
 /** Creates the relay; `waitForLoad: false` returns at once (for tests of a database that is down at start). */
+/** The source error a relay over `datasetsYaml` fails to start with (an error when it starts). */
+export async function startupFailure(url: string, datasetsYaml: string): Promise<SourceError> {
+  try {
+    const relay = await startPostgresRelay(datasetsYaml, url);
+    await relay.close();
+  } catch (error) {
+    if (error instanceof SourceError) return error;
+    throw error;
+  }
+  throw new Error('the relay was expected to fail to start');
+}
+
 export async function startPostgresRelay(
   datasetsYaml: string,
   databaseUrl: string,

@@ -2,9 +2,8 @@
 // of the same table answers, with the same envelope, cursors and error codes; reads are read-only; probe failures.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { SourceError } from '../../src/relay/sources/source-error.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { type PostgresRelay, startPostgresRelay } from '../helpers/postgres-relay.ts';
+import { type PostgresRelay, startPostgresRelay, startupFailure } from '../helpers/postgres-relay.ts';
 import { assertProblem } from './assert-problem.ts';
 import {
   ACCESS,
@@ -307,18 +306,27 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     entities:
       - { name: items, table: items, ${ACCESS} }`;
   const ITEMS = '/v1/datasets/registry/entities/items/records';
+  /**
+   * An `(id text-like, label text)` table served twice: live as entity `table`, as a snapshot as entity `copy`,
+   * each allowing every operator on `id`.
+   */
+  const liveAndSnapshot = (table: string, copy: string) => {
+    const tableYaml = (id: string, live: boolean) => `
+      - id: ${id}
+        ${postgresSource({ table })}${live ? '\n        materialization: live' : ''}
+        primary_key: id
+        schema: { fields: [{ name: id, type: string }, { name: label, type: string }] }`;
+    const entity = (name: string) => `
+      - name: ${name}
+        table: ${name}
+        ${ACCESS}
+        api: { allowed_filters: [{ field: id, ops: [eq, in, gte, lte, between] }] }`;
+    return `  - id: registry
+    title: Registry
+    tables:${tableYaml(table, true)}${tableYaml(copy, false)}
+    entities:${entity(table)}${entity(copy)}`;
+  };
   const ID_AND_LABEL = '{ name: id, type: integer }, { name: label, type: string }';
-
-  async function probeFailure(datasets: string): Promise<SourceError> {
-    try {
-      const relay = await startPostgresRelay(datasets, db.url);
-      await relay.close();
-    } catch (error) {
-      if (error instanceof SourceError) return error;
-      throw error;
-    }
-    assert.fail('the probe was expected to fail');
-  }
 
   it('a read that would make the database write fails with datasource.query_failed and writes nothing', async () => {
     // A view that calls a writing function for every row it returns: reading it live must not write.
@@ -398,23 +406,7 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     await db.query('CREATE TABLE tokens (id uuid PRIMARY KEY, label text)');
     await db.query(`INSERT INTO tokens VALUES ('6f1c1c2e-1d5c-4d55-9a4e-6f6b3c1f0a01', 'first'),
       ('c0ffee00-0000-4000-8000-000000000002', 'second')`);
-    const table = (id: string, live: boolean) => `
-      - id: ${id}
-        ${postgresSource({ table: 'tokens' })}${live ? '\n        materialization: live' : ''}
-        primary_key: id
-        schema: { fields: [{ name: id, type: string }, { name: label, type: string }] }`;
-    const entity = (name: string) => `
-      - name: ${name}
-        table: ${name}
-        ${ACCESS}
-        api: { allowed_filters: [{ field: id, ops: [eq, in, gte, lte, between] }] }`;
-    const relay = await startPostgresRelay(
-      `  - id: registry
-    title: Registry
-    tables:${table('tokens', true)}${table('token_copies', false)}
-    entities:${entity('tokens')}${entity('token_copies')}`,
-      db.url,
-    );
+    const relay = await startPostgresRelay(liveAndSnapshot('tokens', 'token_copies'), db.url);
     const LIVE_TOKENS = '/v1/datasets/registry/entities/tokens/records';
     const SNAPSHOT_TOKENS = '/v1/datasets/registry/entities/token_copies/records';
     const FIRST = '6f1c1c2e-1d5c-4d55-9a4e-6f6b3c1f0a01';
@@ -457,23 +449,7 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     for (const [index, key] of keys.entries()) {
       await db.query('INSERT INTO symbols VALUES ($1, $2)', [key, `label ${index}`]);
     }
-    const table = (id: string, live: boolean) => `
-      - id: ${id}
-        ${postgresSource({ table: 'symbols' })}${live ? '\n        materialization: live' : ''}
-        primary_key: id
-        schema: { fields: [{ name: id, type: string }, { name: label, type: string }] }`;
-    const entity = (name: string) => `
-      - name: ${name}
-        table: ${name}
-        ${ACCESS}
-        api: { allowed_filters: [{ field: id, ops: [eq, in, gte, lte, between] }] }`;
-    const relay = await startPostgresRelay(
-      `  - id: registry
-    title: Registry
-    tables:${table('symbols', true)}${table('symbol_copies', false)}
-    entities:${entity('symbols')}${entity('symbol_copies')}`,
-      db.url,
-    );
+    const relay = await startPostgresRelay(liveAndSnapshot('symbols', 'symbol_copies'), db.url);
     const path = (name: string) => `/v1/datasets/registry/entities/${name}/records`;
     const idsOf = (response: { json(): { data: { id: string }[] } }) =>
       response.json().data.map((row) => row.id);
@@ -574,14 +550,15 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     await db.query('CREATE UNIQUE INDEX unfinished_id ON unfinished (id)');
     await db.query("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'unfinished_id'::regclass");
     for (const table of ['loose', 'partial', 'paired', 'unfinished']) {
-      const error = await probeFailure(liveDataset(table, ID_AND_LABEL));
+      const error = await startupFailure(db.url, liveDataset(table, ID_AND_LABEL));
       assert.equal(error.code, 'ingest.live_key_not_unique', table);
     }
   });
 
   it('the probe refuses a column type that cannot serve the declared type (ingest.type_mismatch)', async () => {
     await db.query('CREATE TABLE texty (id integer PRIMARY KEY, label text, amount text)');
-    const error = await probeFailure(
+    const error = await startupFailure(
+      db.url,
       liveDataset('texty', `${ID_AND_LABEL}, { name: amount, type: integer }`),
     );
     assert.equal(error.code, 'ingest.type_mismatch');
@@ -597,7 +574,8 @@ describe('live PostgreSQL tables: failures and read-only', () => {
       await db.query(
         `CREATE TABLE with_${column} (id integer PRIMARY KEY, label text, ${column} ${sqlType})`,
       );
-      const error = await probeFailure(
+      const error = await startupFailure(
+        db.url,
         liveDataset(`with_${column}`, `${ID_AND_LABEL}, { name: ${column}, type: ${type} }`),
       );
       assert.equal(error.code, 'ingest.type_mismatch', column);
@@ -607,11 +585,18 @@ describe('live PostgreSQL tables: failures and read-only', () => {
 
   it('the probe refuses a missing table, a missing column and an undeclared one under strict', async () => {
     await db.query('CREATE TABLE wide (id integer PRIMARY KEY, label text, extra text)');
-    assert.equal((await probeFailure(liveDataset('nowhere', ID_AND_LABEL))).code, 'ingest.query_failed');
-    assert.equal((await probeFailure(liveDataset('wide', ID_AND_LABEL))).code, 'ingest.strict_extra_column');
+    assert.equal(
+      (await startupFailure(db.url, liveDataset('nowhere', ID_AND_LABEL))).code,
+      'ingest.query_failed',
+    );
+    assert.equal(
+      (await startupFailure(db.url, liveDataset('wide', ID_AND_LABEL))).code,
+      'ingest.strict_extra_column',
+    );
     assert.equal(
       (
-        await probeFailure(
+        await startupFailure(
+          db.url,
           liveDataset(
             'wide',
             `${ID_AND_LABEL}, { name: extra, type: string }, { name: colour, type: string }`,

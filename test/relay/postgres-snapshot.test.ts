@@ -7,7 +7,13 @@ import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts
 import { createPostgresSources } from '../../src/relay/sources/postgres/postgres-sources.ts';
 import { SourceError } from '../../src/relay/sources/source-error.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { eventually, postgresRelayConfig, startPostgresRelay, URL_ENV } from '../helpers/postgres-relay.ts';
+import {
+  eventually,
+  postgresRelayConfig,
+  startPostgresRelay,
+  startupFailure,
+  URL_ENV,
+} from '../helpers/postgres-relay.ts';
 import { ACCESS, createPeople, PEOPLE, peopleApi, peopleSchema, postgresSource } from './postgres-fixture.ts';
 
 const PEOPLE_PATH = '/v1/datasets/registry/entities/people/records';
@@ -31,17 +37,6 @@ function peopleDataset(source: string, options: { strict?: boolean; schema?: str
         ${ACCESS}
         ${options.schema === undefined ? peopleApi() : ''}`,
   );
-}
-
-async function loadFailure(db: TestDatabase, datasets: string): Promise<SourceError> {
-  try {
-    const relay = await startPostgresRelay(datasets, db.url);
-    await relay.close();
-  } catch (error) {
-    if (error instanceof SourceError) return error;
-    throw error;
-  }
-  assert.fail('the load was expected to fail');
 }
 
 describe('PostgreSQL snapshot sources', () => {
@@ -154,8 +149,8 @@ describe('PostgreSQL snapshot sources', () => {
     it('a bigint beyond the safe integer range declared integer: ingest.type_mismatch', async () => {
       await db.query('CREATE TABLE big (id integer PRIMARY KEY, amount bigint)');
       await db.query('INSERT INTO big VALUES (1, 9007199254740993)');
-      const error = await loadFailure(
-        db,
+      const error = await startupFailure(
+        db.url,
         dataset(
           `      - id: big
         ${postgresSource({ table: 'big' })}
@@ -173,8 +168,8 @@ describe('PostgreSQL snapshot sources', () => {
     it('a numeric NaN declared number: ingest.type_mismatch', async () => {
       await db.query('CREATE TABLE odd (id integer PRIMARY KEY, value numeric)');
       await db.query("INSERT INTO odd VALUES (1, 1.5), (2, 'NaN')");
-      const error = await loadFailure(
-        db,
+      const error = await startupFailure(
+        db.url,
         dataset(
           `      - id: odd
         ${postgresSource({ table: 'odd' })}
@@ -188,8 +183,8 @@ describe('PostgreSQL snapshot sources', () => {
     });
 
     it('a declared column the table lacks: ingest.missing_column', async () => {
-      const error = await loadFailure(
-        db,
+      const error = await startupFailure(
+        db.url,
         peopleDataset(postgresSource({ table: 'people' }), {
           schema: `
         primary_key: person_id
@@ -204,8 +199,8 @@ describe('PostgreSQL snapshot sources', () => {
       const narrow = `
         primary_key: person_id
         schema: { strict: STRICT, fields: [{ name: person_id, type: string }, { name: age, type: integer }] }`;
-      const error = await loadFailure(
-        db,
+      const error = await startupFailure(
+        db.url,
         peopleDataset(postgresSource({ table: 'people' }), { schema: narrow.replace('STRICT', 'true') }),
       );
       assert.equal(error.code, 'ingest.strict_extra_column');
@@ -222,7 +217,7 @@ describe('PostgreSQL snapshot sources', () => {
 
     it('a table that does not exist, or a name crafted as SQL: ingest.query_failed, nothing else runs', async () => {
       for (const name of ['no_such_table', '"people; DROP TABLE people; --"']) {
-        const error = await loadFailure(db, peopleDataset(postgresSource({ table: name })));
+        const error = await startupFailure(db.url, peopleDataset(postgresSource({ table: name })));
         assert.equal(error.code, 'ingest.query_failed', error.message);
       }
       const { rows } = await db.query('SELECT count(*)::int AS n FROM people');
@@ -243,15 +238,15 @@ describe('PostgreSQL snapshot sources', () => {
 
     it('a crafted query that writes through a function fails the load and writes nothing', async () => {
       const query = 'SELECT p.*, sneaky_write() AS w FROM people AS p';
-      const error = await loadFailure(db, peopleDataset(postgresSource({ query }), { strict: false }));
+      const error = await startupFailure(db.url, peopleDataset(postgresSource({ query }), { strict: false }));
       assert.equal(error.code, 'ingest.query_failed');
       assert.match(error.message, /read-only transaction/);
       assert.equal(await writeCount(), 0);
     });
 
     it('a view that writes when read fails the load and writes nothing', async () => {
-      const error = await loadFailure(
-        db,
+      const error = await startupFailure(
+        db.url,
         peopleDataset(postgresSource({ table: 'people_with_writes' }), { strict: false }),
       );
       assert.equal(error.code, 'ingest.query_failed');

@@ -6,9 +6,13 @@ import pg from 'pg';
 import { silentLogger } from '../../src/platform/log.ts';
 import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
 import { createPostgresSources } from '../../src/relay/sources/postgres/postgres-sources.ts';
-import { SourceError } from '../../src/relay/sources/source-error.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { postgresRelayConfig, startPostgresRelay, URL_ENV } from '../helpers/postgres-relay.ts';
+import {
+  postgresRelayConfig,
+  startPostgresRelay,
+  startupFailure,
+  URL_ENV,
+} from '../helpers/postgres-relay.ts';
 import { assertProblem } from './assert-problem.ts';
 import { ACCESS, postgresSource } from './postgres-fixture.ts';
 
@@ -90,17 +94,6 @@ ${fields()}
         table: vals_live
         ${ACCESS}
         api: { allowed_filters: [{ field: d, ops: ${OPS} }, { field: ts, ops: ${OPS} }, { field: f, ops: ${OPS} }] }`;
-
-async function loadFailure(db: TestDatabase, datasets: string): Promise<SourceError> {
-  try {
-    const relay = await startPostgresRelay(datasets, db.url);
-    await relay.close();
-  } catch (error) {
-    if (error instanceof SourceError) return error;
-    throw error;
-  }
-  assert.fail('the load was expected to fail');
-}
 
 /** The change token `change_token_sql` gives for the `vals` table of the database at `url`. */
 async function changeToken(url: string): Promise<string> {
@@ -222,7 +215,7 @@ describe('PostgreSQL numerics beyond the double range', () => {
 
   it('refuses them at snapshot load with ingest.type_mismatch, also in a nullable field', async () => {
     for (const nullable of [false, true]) {
-      const error = await loadFailure(db, dataset(nullable, false));
+      const error = await startupFailure(db.url, dataset(nullable, false));
       assert.equal(error.code, 'ingest.type_mismatch');
       assert.equal(error.row, 2);
       assert.equal(error.column, 'n');
