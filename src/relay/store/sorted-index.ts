@@ -1,6 +1,6 @@
 // Range index: row numbers ordered by cell value, searched by binary search for gte/lte/between filters.
 import { type CellKey, type Column, cellKey } from './column.ts';
-import { anyHighUnits, compareKeys, hasHighUnits } from './compare-keys.ts';
+import { compareKeys, hasHighUnits } from './compare-keys.ts';
 
 export interface SortedIndex {
   /** Non-null rows ordered by value (ties by row). */
@@ -10,10 +10,16 @@ export interface SortedIndex {
 
 export function buildSortedIndex(column: Column, rowCount: number): SortedIndex {
   const rows: number[] = [];
-  for (let row = 0; row < rowCount; row++) if (cellKey(column, row) !== null) rows.push(row);
+  // Whether some value needs the code-point comparison, learnt on the same pass.
+  let codePoints = false;
+  for (let row = 0; row < rowCount; row++) {
+    const value = cellKey(column, row);
+    if (value === null) continue;
+    rows.push(row);
+    if (!codePoints) codePoints = hasHighUnits(value);
+  }
   const key = (row: number) => cellKey(column, row) as CellKey;
-  const keys = rows.map(key);
-  if (anyHighUnits(keys)) {
+  if (codePoints) {
     rows.sort((a, b) => compareKeys(key(a), key(b)) || a - b);
   } else {
     rows.sort((a, b) => {

@@ -3,7 +3,7 @@
 // a value lies outside what its column can hold, which turns its condition into a constant).
 import type { FieldType, FilterOp } from '../../config/schema.ts';
 import type { CellKey } from '../../store/column.ts';
-import { type Bound, comparedColumn, exactParam, lowerBound, upperBound } from './live-comparison.ts';
+import { type Bound, exactParam, lowerBound, rangeColumn, upperBound } from './live-comparison.ts';
 import { quoteIdentifier } from './read-only-session.ts';
 
 export interface LiveFilter {
@@ -104,7 +104,7 @@ function rangeCondition(
   param: (value: unknown) => string,
 ): string {
   if (lower === 'none' || upper === 'none') return 'FALSE';
-  const column = comparedColumn(quoted, pgType, true);
+  const column = rangeColumn(quoted, pgType);
   const parts: string[] = [];
   if (lower !== undefined && lower !== 'all')
     parts.push(`${column} ${lower.strict ? '>' : '>='} ${param(lower.param)}`);

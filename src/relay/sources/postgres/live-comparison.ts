@@ -25,11 +25,11 @@ const TEXT_TYPES = new Set(['text', 'varchar', 'uuid']);
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /**
- * The column as the comparison names it. A uuid's ranges compare its text byte by byte, as the snapshot compares
- * the strings it holds (uuid order is not text order once the bound is not itself a uuid).
+ * The column as a range compares it. A uuid's ranges compare its text byte by byte, as the snapshot compares the
+ * strings it holds (uuid order is not text order once the bound is not itself a uuid).
  */
-export function comparedColumn(quoted: string, pgType: string, range: boolean): string {
-  return range && pgType === 'uuid' ? `(${quoted}::text COLLATE "C")` : quoted;
+export function rangeColumn(quoted: string, pgType: string): string {
+  return pgType === 'uuid' ? `(${quoted}::text COLLATE "C")` : quoted;
 }
 
 /** The parameter for `column = value`, or undefined when no row of the column can equal it. */
