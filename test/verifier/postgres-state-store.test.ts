@@ -75,6 +75,44 @@ describe('postgresql state store', () => {
     }
   });
 
+  it('runs on a role with read and write on the installed schema only (no CREATE)', async (t) => {
+    const database = await freshDatabase();
+    if (database.kind === 'pglite') {
+      t.skip('PGlite has one role');
+      return;
+    }
+    const installer = storeOn(database.url);
+    assert.equal(await installer.prepare(), true);
+    await installer.close();
+    const name = new URL(database.url).pathname.slice(1);
+    // Roles belong to the server: named after the test's own database.
+    const role = `${name}_runtime`;
+    await database.query(`CREATE ROLE ${role} LOGIN PASSWORD 'runtime'`);
+    try {
+      await database.query(`REVOKE CREATE ON DATABASE ${name} FROM PUBLIC`);
+      await database.query('REVOKE CREATE ON SCHEMA public FROM PUBLIC');
+      await database.query(`GRANT USAGE ON SCHEMA ambit_verifier TO ${role}`);
+      await database.query(
+        `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ambit_verifier TO ${role}`,
+      );
+      const url = new URL(database.url);
+      url.username = role;
+      url.password = 'runtime';
+      const store = storeOn(url.toString());
+      try {
+        assert.equal(await store.prepare(), true);
+        const now = Date.parse('2026-01-01T00:00:00Z');
+        await store.put(evaluation('01J00000000000000000RUNTME', now, 60_000));
+        assert.ok(await store.get('01J00000000000000000RUNTME', 'p1'));
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await database.query(`DROP OWNED BY ${role}`);
+      await database.query(`DROP ROLE ${role}`);
+    }
+  });
+
   it('migrates a schema of the first release in place: its evaluations stay readable', async () => {
     const database = await freshDatabase();
     const [first] = MIGRATIONS;

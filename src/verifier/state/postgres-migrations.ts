@@ -60,14 +60,22 @@ export async function migrateStateSchema(pool: pg.Pool): Promise<number[]> {
     await client.query('BEGIN');
     try {
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${STATE_SCHEMA}`);
-      await client.query(
-        `CREATE TABLE IF NOT EXISTS ${STATE_SCHEMA}.schema_migrations (
-           version integer PRIMARY KEY,
-           name text NOT NULL,
-           applied_at timestamptz NOT NULL DEFAULT now()
-         )`,
+      // Created only when missing: PostgreSQL checks the CREATE privilege even for `IF NOT EXISTS`, and a role with
+      // read and write on an installed schema has none.
+      const { rows: found } = await client.query<{ has_schema: boolean; has_table: boolean }>(
+        `SELECT to_regnamespace($1) IS NOT NULL AS has_schema, to_regclass($2) IS NOT NULL AS has_table`,
+        [STATE_SCHEMA, `${STATE_SCHEMA}.schema_migrations`],
       );
+      if (!found[0]?.has_schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${STATE_SCHEMA}`);
+      if (!found[0]?.has_table) {
+        await client.query(
+          `CREATE TABLE IF NOT EXISTS ${STATE_SCHEMA}.schema_migrations (
+             version integer PRIMARY KEY,
+             name text NOT NULL,
+             applied_at timestamptz NOT NULL DEFAULT now()
+           )`,
+        );
+      }
       const { rows } = await client.query<{ version: number }>(
         `SELECT version FROM ${STATE_SCHEMA}.schema_migrations`,
       );
