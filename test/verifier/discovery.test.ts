@@ -1,6 +1,7 @@
 // Discovery, catalogue, formats, OpenAPI and probes: authenticated, filtered to the caller's scopes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { assertProblem, assertSecurityHeaders } from '../helpers/http-checks.ts';
 import { type Caller, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
@@ -108,6 +109,54 @@ describe('verifier discovery', () => {
     const docs = await verifier.get('/docs');
     assert.equal(docs.statusCode, 200);
     assert.match(docs.body, /openapi\.json/);
+  });
+
+  it('the OpenAPI request schemas accept exactly the bodies the server parses', async () => {
+    const document = JSON.parse((await verifier.get('/openapi.json', { as: 'full' })).body);
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema({ ...document, $id: 'verifier' });
+    const schemaAccepts = (name: string, body: unknown) =>
+      (ajv.getSchema(`verifier#/components/schemas/${name}`) as (value: unknown) => boolean)(body);
+    const target = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
+    const evaluation = (over: Record<string, unknown>) => ({ target, claims: ['person_alive'], ...over });
+    const cases: [string, Record<string, unknown>][] = [
+      ['plain', evaluation({})],
+      ['target profile', evaluation({ target: { ...target, profile: 'p' } })],
+      [
+        'identifier issuer',
+        evaluation({ target: { type: 'person', identifiers: [{ ...target.identifiers[0], issuer: 'i' }] } }),
+      ],
+      ['unquoted CCCEV format', evaluation({ format: 'application/ld+json; profile=cccev' })],
+      ['claim with version', evaluation({ claims: [{ id: 'person_alive', version: '1' }] })],
+      [
+        'unknown identifier member',
+        evaluation({ target: { type: 'person', identifiers: [{ ...target.identifiers[0], x: 1 }] } }),
+      ],
+      ['unknown claim member', evaluation({ claims: [{ id: 'person_alive', x: 1 }] })],
+      ['33 claims', evaluation({ claims: Array(33).fill('person_alive') })],
+      ['object attribute', evaluation({ target: { ...target, attributes: { a: { b: 1 } } } })],
+      ['empty type', evaluation({ target: { ...target, type: '' } })],
+      [
+        'long identifier value',
+        evaluation({
+          target: { type: 'person', identifiers: [{ scheme: 'national_id', value: 'x'.repeat(1025) }] },
+        }),
+      ],
+    ];
+    for (const [label, body] of cases) {
+      const response = await verifier.evaluate(body);
+      const serverAccepts = JSON.parse(response.body).code !== 'request.invalid';
+      assert.equal(schemaAccepts('EvaluationRequest', body), serverAccepts, `${label}: ${response.body}`);
+      const batch = { items: [{ target: body.target }], claims: body.claims };
+      const batchResponse = await verifier.post('/v1/batch-evaluations', batch);
+      const batchAccepted = JSON.parse(batchResponse.body).code !== 'request.invalid';
+      assert.equal(schemaAccepts('BatchEvaluationRequest', batch), batchAccepted, `batch ${label}`);
+    }
+    assert.ok(schemaAccepts('RenderRequest', { claims: [{ id: 'person_alive' }] }), 'claims by object');
+    assert.ok(!schemaAccepts('RenderRequest', { claims: [] }), 'the server refuses an empty list');
+    const evaluate = document.paths['/v1/evaluations'].post.responses;
+    for (const status of ['413', '415', '500', '504']) assert.ok(evaluate[status], `evaluations ${status}`);
+    assert.ok(document.paths['/ready'].get.responses['503'], 'readiness 503');
   });
 
   it('audits discovery requests but not probes', async () => {

@@ -19,7 +19,7 @@ export const MAX_BATCH_ITEMS = 1000;
 
 const purpose = z.string().min(1).max(512);
 
-const envelope = z.strictObject({
+export const batchEnvelopeSchema = z.strictObject({
   items: z.array(z.unknown()).min(1),
   claims: z.array(claimRefSchema).min(1).max(32),
   disclosure: z.enum(DISCLOSURE_LEVELS).optional(),
@@ -27,7 +27,7 @@ const envelope = z.strictObject({
   purpose: purpose.optional(),
 });
 
-const item = z.strictObject({ target: targetSchema, purpose: purpose.optional() });
+export const batchItemSchema = z.strictObject({ target: targetSchema, purpose: purpose.optional() });
 
 export interface BatchItem {
   readonly index: number;
@@ -58,9 +58,9 @@ export function parseBatchRequest(raw: unknown): BatchRequest {
   if (countItems(raw) > MAX_BATCH_ITEMS) {
     throw verifierProblem('batch.too_large', `A batch holds at most ${MAX_BATCH_ITEMS} items.`);
   }
-  const parsed = parseOrReject(envelope, raw);
+  const parsed = parseOrReject(batchEnvelopeSchema, raw);
   const items = parsed.items.map((rawItem, index): BatchItem => {
-    const value = parseOrReject(item, rawItem, ['items', index]);
+    const value = parseOrReject(batchItemSchema, rawItem, ['items', index]);
     let target: EvaluationTarget | Problem;
     try {
       target = toEvaluationTarget(value.target);

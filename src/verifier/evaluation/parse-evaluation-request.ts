@@ -27,7 +27,8 @@ export const claimRefSchema = z.union([
   z.strictObject({ id: z.string().min(1).max(128), version: z.string().min(1).max(64).optional() }),
 ]);
 
-const body = z.strictObject({
+/** The whole body; the runtime OpenAPI document describes it from this schema. */
+export const evaluationBodySchema = z.strictObject({
   target: targetSchema,
   claims: z.array(claimRefSchema).min(1).max(32),
   disclosure: z.enum(DISCLOSURE_LEVELS).optional(),
@@ -92,7 +93,7 @@ export function toClaimRefs(refs: readonly z.infer<typeof claimRefSchema>[]): Ev
 }
 
 export function parseEvaluationRequest(raw: unknown): EvaluationRequest {
-  const parsed = parseOrReject(body, raw);
+  const parsed = parseOrReject(evaluationBodySchema, raw);
   return {
     target: toEvaluationTarget(parsed.target),
     claims: toClaimRefs(parsed.claims),

@@ -2,12 +2,8 @@
 import type { Principal } from '../../platform/auth/principal.ts';
 import { PROBLEM_MEDIA_TYPE } from '../../platform/problem/render-problem-json.ts';
 import { type ClaimCatalog, visibleClaims } from '../claims/build-claim-catalog.ts';
-import {
-  CCCEV_MEDIA_TYPE,
-  CLAIM_RESULT_MEDIA_TYPE,
-  DISCLOSURE_LEVELS,
-  type VerifierConfig,
-} from '../config/schema.ts';
+import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE, type VerifierConfig } from '../config/schema.ts';
+import { requestSchemas } from './request-schemas.ts';
 
 const problem = (description: string) => ({
   description,
@@ -21,6 +17,13 @@ const COMMON_ERRORS = {
   '400': problem('Bad request'),
   '401': problem('Not authenticated'),
   '403': problem('Scope denied'),
+};
+/** What every POST route may also answer: its body refused, a failed audit write, its time-out. */
+const POST_ERRORS = {
+  '413': problem('Body larger than 1 MiB'),
+  '415': problem('Body not application/json'),
+  '500': problem('Audit record not written'),
+  '504': problem('Request timed out'),
 };
 
 export function buildVerifierOpenApi(
@@ -38,7 +41,13 @@ export function buildVerifierOpenApi(
     security: config.auth.mode === 'api_key' ? [{ apiKey: [] }, { bearer: [] }] : [{ bearer: [] }],
     paths: {
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { '200': json('Alive') } } },
-      '/ready': { get: { summary: 'Readiness', security: [], responses: { '200': json('Ready') } } },
+      '/ready': {
+        get: {
+          summary: 'Readiness',
+          security: [],
+          responses: { '200': json('Ready'), '503': problem('State store unavailable') },
+        },
+      },
       '/.well-known/evidence-service': {
         get: {
           summary: 'Capability envelope: claims and capabilities',
@@ -81,11 +90,13 @@ export function buildVerifierOpenApi(
               },
             },
             ...COMMON_ERRORS,
+            ...POST_ERRORS,
             '404': problem('Unknown claim'),
             '406': problem('Format not supported'),
             '409': problem('Evidence not available'),
+            '500': problem('Rule evaluation failed, or audit record not written'),
             '501': problem('Operation unsupported'),
-            '503': problem('Source unavailable'),
+            '503': problem('Source or state store unavailable'),
           },
         },
       },
@@ -112,10 +123,11 @@ export function buildVerifierOpenApi(
           responses: {
             '200': json('Per-item outcomes', { type: 'object', required: ['batch_id', 'items', 'summary'] }),
             ...COMMON_ERRORS,
+            ...POST_ERRORS,
             '404': problem('Unknown claim'),
             '406': problem('Format not supported'),
             '409': problem('Idempotency conflict'),
-            '413': problem('Batch too large'),
+            '413': problem('Batch or body too large'),
             '501': problem('Operation unsupported'),
             '503': problem('State store unavailable'),
           },
@@ -141,6 +153,7 @@ export function buildVerifierOpenApi(
               },
             },
             ...COMMON_ERRORS,
+            ...POST_ERRORS,
             '403': problem('Scope denied or binding mismatch'),
             '404': problem("Unknown, expired or another caller's evaluation"),
             '406': problem('Format not supported'),
@@ -167,74 +180,7 @@ export function buildVerifierOpenApi(
             request_id: { type: 'string' },
           },
         },
-        EvaluationRequest: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['target', 'claims'],
-          properties: {
-            target: {
-              type: 'object',
-              additionalProperties: false,
-              required: ['type'],
-              properties: {
-                type: { type: 'string' },
-                id: { type: 'string' },
-                identifiers: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['scheme', 'value'],
-                    properties: { scheme: { type: 'string' }, value: { type: 'string' } },
-                  },
-                },
-                attributes: { type: 'object' },
-              },
-            },
-            claims: {
-              type: 'array',
-              minItems: 1,
-              items: { oneOf: [claimId, { type: 'object', required: ['id'] }] },
-            },
-            disclosure: { type: 'string', enum: [...DISCLOSURE_LEVELS] },
-            format: { type: 'string', enum: [CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE] },
-            purpose: { type: 'string' },
-          },
-        },
-        BatchEvaluationRequest: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['items', 'claims'],
-          properties: {
-            items: {
-              type: 'array',
-              minItems: 1,
-              maxItems: config.evidence.inline_batch_limit,
-              items: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['target'],
-                properties: {
-                  target: { $ref: '#/components/schemas/EvaluationRequest/properties/target' },
-                  purpose: { type: 'string' },
-                },
-              },
-            },
-            claims: { $ref: '#/components/schemas/EvaluationRequest/properties/claims' },
-            disclosure: { type: 'string', enum: [...DISCLOSURE_LEVELS] },
-            format: { type: 'string', enum: [CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE] },
-            purpose: { type: 'string' },
-          },
-        },
-        RenderRequest: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            format: { type: 'string', enum: [CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE] },
-            claims: { type: 'array', items: { type: 'string' } },
-            disclosure: { type: 'string', enum: [...DISCLOSURE_LEVELS, 'mixed'] },
-            purpose: { type: 'string' },
-          },
-        },
+        ...requestSchemas(claimIds, config.evidence.inline_batch_limit),
       },
     },
   };

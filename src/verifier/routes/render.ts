@@ -17,7 +17,7 @@ import { resultsResponse } from './send-results.ts';
 
 const EVALUATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
-const renderBody = z.strictObject({
+export const renderBodySchema = z.strictObject({
   format: z.string().min(1).max(256).optional(),
   claims: z
     .array(z.union([z.string().min(1).max(128), z.strictObject({ id: z.string().min(1).max(128) })]))
@@ -49,7 +49,7 @@ function registerRenderRoute(app: FastifyInstance, runtime: VerifierRuntime): vo
       facts.endpointKind = 'render';
       facts.decision = 'render_failed';
       const principal = await runtime.authenticate(request);
-      const body = parseOrReject(renderBody, request.body ?? {});
+      const body = parseOrReject(renderBodySchema, request.body ?? {});
       const id = request.params.evaluation_id;
       // Unknown, another caller's and expired evaluations answer alike.
       const notFound = () =>
@@ -106,7 +106,7 @@ function renderFormat(
 function checkBinding(
   stored: StoredEvaluation,
   format: string,
-  body: z.infer<typeof renderBody>,
+  body: z.infer<typeof renderBodySchema>,
   purpose: string | undefined,
 ): void {
   const mismatch = (what: string) =>
