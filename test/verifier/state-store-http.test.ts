@@ -217,4 +217,48 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
       await verifier.close();
     }
   });
+
+  it('holds the key for a request running longer than the retention, and purges no running key', async () => {
+    const clock = fixedClock('2026-03-01T10:00:00Z');
+    const verifier = await startTestVerifier({
+      relays: { civil: upstreamUrl, social: upstreamUrl },
+      clock,
+      edit: (text) => `${postgresState(text)}  evaluation_retention: 1s\n`,
+      env: { STATE_URL: database.url },
+    });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let arrived: () => void = () => {};
+    const reached = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    let reads = 0;
+    handler = (_request, response) => {
+      reads++;
+      arrived();
+      void gate.then(() => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
+      });
+    };
+    try {
+      const body = { items: [{ target: TARGET }], claims: ['person_alive'] };
+      const headers = { 'idempotency-key': 'outlives-retention' };
+      const first = verifier.post(BATCH, body, { headers });
+      await reached;
+      // Past the retention, within the lease: the key still belongs to the running request.
+      clock.advance(2_000);
+      await verifier.verifier.runtime.store.purgeExpired();
+      const meanwhile = await verifier.post(BATCH, body, { headers });
+      assertProblem(meanwhile, 409, 'idempotency.conflict');
+      assert.equal(reads, 1, 'the batch is not run a second time');
+      release();
+      assert.equal((await first).statusCode, 200);
+    } finally {
+      release();
+      await verifier.close();
+    }
+  });
 });

@@ -59,13 +59,16 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
     if (key !== undefined) {
       const scope = `${owner}:${ROUTE}:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
       const token = runtime.random.ulid(startedAt);
+      const leaseUntil = startedAt + config.server.request_timeout + LEASE_MARGIN_MS;
       const outcome: IdempotencyOutcome = await store.beginIdempotent({
         scope,
         // Same body and same purpose header: the same request. (The body alone could hide a changed purpose.)
         requestHash: requestHash({ body: request.body, purpose: request.headers['data-purpose'] ?? null }),
         owner: token,
-        leaseUntil: startedAt + config.server.request_timeout + LEASE_MARGIN_MS,
-        expiresAt: startedAt + config.state.evaluation_retention,
+        leaseUntil,
+        // Not before the lease: an expired key is free to take (and purged), so with a retention shorter than the
+        // request a retry would run the batch a second time.
+        expiresAt: Math.max(startedAt + config.state.evaluation_retention, leaseUntil),
       });
       if (outcome.kind === 'conflict') {
         throw verifierProblem(
