@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { isMap, isSeq, parse, parseDocument } from 'yaml';
+import { connectionUrlProblem } from '../relay/sources/postgres/connection-url.ts';
 
 export const DEMO_POSTGRES_DATASET = 'vital_events';
 export const BIRTH_ROWS = 300;
@@ -13,6 +14,37 @@ const PERSONA_SCOPES: Record<string, readonly string[]> = {
   catalog_viewer: [`${DEMO_POSTGRES_DATASET}:metadata`],
   caseworker: [`${DEMO_POSTGRES_DATASET}:metadata`, `${DEMO_POSTGRES_DATASET}:rows`],
 };
+
+/**
+ * Seeds the optional PostgreSQL dataset when DATABASE_URL is set; true when the demo should serve it. A URL the
+ * relay would refuse (a server not on this machine without TLS) is not written to, and neither it nor a database
+ * that cannot be reached stops the demo: it then runs on its files alone.
+ */
+export async function prepareDemoPostgres(
+  url: string | undefined,
+  err: (line: string) => void,
+  seed: (url: string) => Promise<void> = seedDemoPostgres,
+): Promise<boolean> {
+  if (url === undefined || url === '') return false;
+  // The relay's own rule, checked before anything is written: the relay would otherwise refuse the demo config.
+  const refused = connectionUrlProblem(url, 'DATABASE_URL');
+  if (refused !== undefined) {
+    err(`DATABASE_URL is set but the relay refuses it: ${refused}; starting without schema ambit_demo.`);
+    return false;
+  }
+  try {
+    await seed(url);
+    return true;
+  } catch (error) {
+    // The URL may hold a password: only the driver's reason is shown.
+    const reason =
+      (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
+    err(
+      `DATABASE_URL is set but the demo could not prepare schema ambit_demo (${reason}); starting without it.`,
+    );
+    return false;
+  }
+}
 
 /**
  * Recreates ambit_demo.birth_registrations with the same 300 rows on every run, computed from the row number (so

@@ -10,7 +10,12 @@ import { systemClock } from '../../src/platform/clock.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
 import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
-import { BIRTH_ROWS, seedDemoPostgres, withPostgresDataset } from '../../src/cli/demo-postgres.ts';
+import {
+  BIRTH_ROWS,
+  prepareDemoPostgres,
+  seedDemoPostgres,
+  withPostgresDataset,
+} from '../../src/cli/demo-postgres.ts';
 import { injectThroughLane } from '../helpers/inject-through-lane.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import { DEMO_DIR, demoConfigText, demoEnv, type Persona, TEST_KEYS } from '../helpers/relay-harness.ts';
@@ -76,5 +81,69 @@ describe('demo with DATABASE_URL', () => {
 
   it('leaves the file-only demo config untouched when DATABASE_URL is not set', () => {
     assert.doesNotMatch(readFileSync(join(DEMO_DIR, 'relay.yaml'), 'utf8'), /vital_events/);
+  });
+});
+
+describe('demo: whether DATABASE_URL is used', () => {
+  const prepare = async (url: string | undefined, seed: (url: string) => Promise<void>) => {
+    const errors: string[] = [];
+    const seeded: string[] = [];
+    const used = await prepareDemoPostgres(
+      url,
+      (line) => errors.push(line),
+      async (target) => {
+        seeded.push(target);
+        await seed(target);
+      },
+    );
+    return { used, errors, seeded };
+  };
+  const succeed = async () => {};
+
+  it('writes nothing to a server the relay would refuse, and starts without the dataset', async () => {
+    // Reachable servers (127.1 is loopback to the resolver) that the relay refuses without TLS: seeding them
+    // used to succeed, and then the relay refused the demo config and the demo did not start at all.
+    for (const url of [
+      'postgres://postgres:secret@127.1:5432/postgres',
+      'postgres://postgres:secret@db.example.org:5432/postgres',
+    ]) {
+      const { used, errors, seeded } = await prepare(url, succeed);
+      assert.equal(used, false, url);
+      assert.deepEqual(seeded, [], url);
+      assert.equal(errors.length, 1);
+      assert.match(errors[0] ?? '', /must require TLS/);
+      assert.doesNotMatch(errors[0] ?? '', /secret/);
+    }
+  });
+
+  it('seeds a URL the relay accepts', async () => {
+    for (const url of [
+      'postgres://postgres@127.0.0.1:5432/postgres',
+      'postgres://postgres@db.example.org:5432/postgres?sslmode=verify-full',
+    ]) {
+      const { used, errors, seeded } = await prepare(url, succeed);
+      assert.equal(used, true, url);
+      assert.deepEqual(seeded, [url]);
+      assert.deepEqual(errors, []);
+    }
+  });
+
+  it('starts without the dataset when seeding fails, naming only the reason', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const { used, errors } = await prepare('postgres://postgres:secret@127.0.0.1:1/postgres', async () => {
+      throw refused;
+    });
+    assert.equal(used, false);
+    assert.match(errors[0] ?? '', /\(ECONNREFUSED\)/);
+    assert.doesNotMatch(errors[0] ?? '', /secret/);
+  });
+
+  it('does nothing without DATABASE_URL', async () => {
+    for (const url of [undefined, '']) {
+      const { used, errors, seeded } = await prepare(url, succeed);
+      assert.equal(used, false);
+      assert.deepEqual(errors, []);
+      assert.deepEqual(seeded, []);
+    }
   });
 });

@@ -11,7 +11,7 @@ import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.t
 import { type RunningVerifier, startVerifier } from '../../verifier/start-verifier.ts';
 import type { Command } from '../cli-io.ts';
 import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from '../demo-keys.ts';
-import { seedDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
+import { prepareDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
 import { verifierExamples } from '../demo-verifier-examples.ts';
 import { reportStartupError } from './relay-serve.ts';
 
@@ -25,7 +25,7 @@ export const demo: Command = async (_args, io) => {
   const env = { ...io.env, ...keys.env };
   const logger = createLogger({ name: 'ambit-demo', level: io.env.AMBIT_LOG_LEVEL ?? 'warn' });
   try {
-    const withPostgres = await seedPostgresIfConfigured(env.DATABASE_URL, io.err);
+    const withPostgres = await prepareDemoPostgres(env.DATABASE_URL, io.err);
     const loaded = withPostgres
       ? loadRelayConfigText(
           withPostgresDataset(
@@ -65,26 +65,6 @@ export const demo: Command = async (_args, io) => {
     return reportStartupError(error, io.err);
   }
 };
-
-/** Seeds the optional PostgreSQL dataset; a database that cannot be reached leaves the demo without it. */
-async function seedPostgresIfConfigured(
-  url: string | undefined,
-  err: (line: string) => void,
-): Promise<boolean> {
-  if (url === undefined || url === '') return false;
-  try {
-    await seedDemoPostgres(url);
-    return true;
-  } catch (error) {
-    // The URL may hold a password: only the driver's reason is shown.
-    const reason =
-      (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
-    err(
-      `DATABASE_URL is set but the demo could not prepare schema ambit_demo (${reason}); starting without it.`,
-    );
-    return false;
-  }
-}
 
 function printPostgresWelcome(out: (line: string) => void, url: string, env: Record<string, string>): void {
   const caseworker = env[personaVar('caseworker', 'KEY')] ?? '';
