@@ -35,7 +35,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   },
   'keys generate': {
     run: keysGenerate,
-    summary: 'Create an API key: --id ID (prints the key once, and its fingerprint)',
+    summary: 'Create an API key: --id ID (prints the key once, its fingerprint and commitment)',
   },
   'audit verify': {
     run: auditVerify,

@@ -270,6 +270,8 @@ describe('ambit dispatch and flags', () => {
     assert.equal(result.code, 0);
     assert.equal(result.out.length, 1);
     assert.match(result.out[0] ?? '', /^ambit keys generate: /);
+    // The summary names every line the command prints besides the key.
+    assert.match(result.out[0] ?? '', /fingerprint and commitment/);
   });
 
   it('rejects unknown or misspelt flags with exit 2, naming the flag', async () => {
