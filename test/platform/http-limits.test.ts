@@ -1,5 +1,6 @@
 // The HTTP bootstrap seen from outside: request ids, problem bodies, security headers, size limits and timeouts.
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { systemClock } from '../../src/platform/clock.ts';
@@ -11,6 +12,7 @@ import {
   assertRequestId,
   assertSecurityHeaders,
   bareApp,
+  type HttpResult,
   listenLocal,
   rawRequest,
   ULID_PATTERN,
@@ -221,6 +223,54 @@ describe('URI limits over a real socket', () => {
     assert.equal(records.length, before + 1);
     assert.equal(records.at(-1)?.request_id, body.request_id);
     assert.equal(records.at(-1)?.error_code, 'http.not_found');
+  });
+});
+
+/** Sends bytes as they are (Node's client refuses malformed ones) and reads the answer up to the close. */
+function sendRaw(port: number, bytes: string): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes, 'latin1'));
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString();
+      const [head = '', body = ''] = text.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({ statusCode: Number(statusLine.split(' ')[1]), headers, body });
+    });
+  });
+}
+
+describe('requests the HTTP parser refuses', () => {
+  const app = bareApp();
+  let port = 0;
+  before(async () => {
+    port = await listenLocal(app);
+  });
+  after(() => app.close());
+
+  it('answers them with problems, not a bare JSON error', async () => {
+    const cases = [
+      ['GET /x HTTP/1.1\r\nhost: a\r\nx-request-id: a\x7fb\r\n\r\n', 400, 'http.malformed_request'],
+      ['NOT HTTP AT ALL\r\n\r\n', 400, 'http.malformed_request'],
+      [
+        `GET /x HTTP/1.1\r\nhost: a\r\nx-pad: ${'p'.repeat(70 * 1024)}\r\n\r\n`,
+        431,
+        'http.headers_too_large',
+      ],
+    ] as const;
+    for (const [bytes, status, code] of cases) {
+      const response = await sendRaw(port, bytes);
+      const body = assertProblem(response, status, code);
+      assertSecurityHeaders(response);
+      assert.equal(response.headers['x-request-id'], body.request_id);
+    }
   });
 });
 

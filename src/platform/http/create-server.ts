@@ -7,6 +7,7 @@ import { platformProblem } from '../problem/platform-problems.ts';
 import { isProblem, type Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import type { Random } from '../random.ts';
+import { answerClientError } from './answer-client-error.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
 import type { RequestContext } from './request-context.ts';
 import { createRequestWatchdog } from './request-watchdog.ts';
@@ -179,6 +180,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     genReqId: pipeline.newRequestId,
     requestIdHeader: false,
     return503OnClosing: true,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, pipeline.newRequestId()),
     // A path parameter may be as long as the URI limit allows; longer ones are answered by frameworkErrors.
     routerOptions: { maxParamLength: MAX_URI_BYTES },
     // The router answers undecodable paths and overlong parameters itself, outside every hook; give those

@@ -89,6 +89,17 @@ export const PLATFORM_PROBLEMS = {
     title: 'Unsupported media type',
     description: 'The request body has a content type the route does not accept.',
   },
+  'http.malformed_request': {
+    status: 400,
+    title: 'Malformed request',
+    description:
+      'The request is not well-formed HTTP (for example a control character in a header value); it reached no route and is not audited.',
+  },
+  'http.headers_too_large': {
+    status: 431,
+    title: 'Headers too large',
+    description: 'The request headers exceed 64 KiB; the request reached no route and is not audited.',
+  },
   'http.cors_denied': {
     status: 403,
     title: 'Origin not allowed',
