@@ -93,15 +93,23 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
   const at = (ms: number) => new Date(ms);
 
   // json, not jsonb, all the way: each record keeps its text, key order included, so a render is byte-identical.
+  // The columns come as arrays of their own, not read from the records: `->>` decodes every string of a record
+  // and fails on a lone surrogate escape (`\ud800`), which JSON allows and a request can carry into the results.
   const insertMany = (evaluations: readonly StoredEvaluation[]) =>
     pool.query(
       `INSERT INTO ${T.evaluations} (evaluation_id, principal_hash, record, created_at, expires_at)
-       SELECT e->>'evaluation_id', e->>'principal_hash', e,
-              to_timestamp((e->>'created_at')::double precision / 1000),
-              to_timestamp((e->>'expires_at')::double precision / 1000)
-       FROM json_array_elements($1::json) AS e`,
-      // Serialized here: pg would turn a JavaScript array into a PostgreSQL array literal.
-      [JSON.stringify(evaluations)],
+       SELECT k.id, k.principal, r.record, to_timestamp(k.created / 1000), to_timestamp(k.expires / 1000)
+       FROM json_array_elements($1::json) WITH ORDINALITY AS r(record, n)
+       JOIN unnest($2::text[], $3::text[], $4::double precision[], $5::double precision[])
+            WITH ORDINALITY AS k(id, principal, created, expires, n) USING (n)`,
+      [
+        // Serialized here: pg would turn a JavaScript array into a PostgreSQL array literal.
+        JSON.stringify(evaluations),
+        evaluations.map((evaluation) => evaluation.evaluation_id),
+        evaluations.map((evaluation) => evaluation.principal_hash),
+        evaluations.map((evaluation) => evaluation.created_at),
+        evaluations.map((evaluation) => evaluation.expires_at),
+      ],
     );
 
   const begin = async (

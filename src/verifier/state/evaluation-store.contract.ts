@@ -56,6 +56,22 @@ export function evaluationStoreContract(start: () => Promise<StoreUnderTest>): v
     }
   });
 
+  it('stores any string JSON can carry, a lone surrogate included, and answers it unchanged', async () => {
+    const { store, now } = await start();
+    try {
+      const base = evaluation('01J0000000000000000000000S', now(), 60_000);
+      const stored = {
+        ...base,
+        results: [{ ...base.results[0], subject_type: 'person\ud800', nul: 'a\u0000b' }],
+      };
+      await store.putMany([stored, evaluation('01J0000000000000000000000T', now(), 60_000)]);
+      assert.equal(JSON.stringify(await store.get(stored.evaluation_id, 'p1')), JSON.stringify(stored));
+      assert.ok(await store.get('01J0000000000000000000000T', 'p1'));
+    } finally {
+      await store.close();
+    }
+  });
+
   it('stores the evaluations of a batch at once', async () => {
     const { store, now } = await start();
     try {
