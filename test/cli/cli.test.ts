@@ -281,6 +281,8 @@ describe('ambit dispatch and flags', () => {
       [['relay', 'serve', '--port', '80'], /--port/],
       [['audit', 'verify', '--fil', 'x'], /--fil/],
       [['keys', 'generate', '--id', 'reader', 'extra'], /extra/],
+      // The demo takes no flags: one it ignored would leave the user believing it applied (a --bind, say).
+      [['demo', '--bind', '0.0.0.0:4242'], /--bind/],
     ];
     for (const [argv, pattern] of cases) {
       const result = await run(argv, READER_ENV);

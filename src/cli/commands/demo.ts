@@ -13,11 +13,19 @@ import type { Command } from '../cli-io.ts';
 import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from '../demo-keys.ts';
 import { prepareDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
 import { verifierExamples } from '../demo-verifier-examples.ts';
+import { flagError, parseFlags } from '../parse-flags.ts';
 import { reportStartupError } from './relay-serve.ts';
 
 const DEMO_DIR = `${join(PACKAGE_ROOT, 'demo')}/`;
 
-export const demo: Command = async (_args, io) => {
+export const demo: Command = async (args, io) => {
+  // No flags: the environment variables in demo/README.md move the listeners and the state folder.
+  try {
+    parseFlags(args, {});
+  } catch (error) {
+    io.err(`${flagError(error)} (the demo takes no flags; see demo/README.md for its environment variables)`);
+    return 2;
+  }
   // AMBIT_DEMO_STATE_DIR moves the generated keys and the audit file (tests use a temporary folder).
   const stateDir = io.env.AMBIT_DEMO_STATE_DIR ?? `${DEMO_DIR}var`;
   const keysPath = `${stateDir}/demo-keys.env`;
