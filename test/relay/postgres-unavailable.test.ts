@@ -97,6 +97,10 @@ describe('PostgreSQL unavailable', () => {
         async () => (await relay.get('/ready')).json().waiting?.length === 2,
         'both tables to be reported as waiting',
       );
+      // The admin listener's /ready says what the public one says, waiting tables included.
+      const adminReady = await relay.admin('GET', '/ready');
+      assertProblem(adminReady, 503, 'schema.resource_unavailable', /2 waiting for their database/);
+      assert.deepEqual(adminReady.json().waiting, (await relay.get('/ready')).json().waiting);
       const reload = await relay.admin('POST', '/admin/v1/reload');
       assertProblem(
         reload,

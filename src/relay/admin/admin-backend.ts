@@ -3,13 +3,15 @@
 import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
 import { configuredProcessesFamily, type RelayMetrics } from '../metrics/relay-metrics.ts';
 import type { RelayState } from '../relay-state.ts';
-import type { ReloadFailure, ReloadOutcome, Reloader } from '../reload/reloader.ts';
+import type { ReloadFailure, ReloadOutcome, Reloader, TableWaiting } from '../reload/reloader.ts';
 
 export interface ProcessStatus {
   /** False for a worker that is not running (being restarted) or did not answer. */
   readonly running: boolean;
   readonly ready: boolean;
   readonly readiness: { readonly total: number; readonly loaded: number; readonly failed: number };
+  /** Tables whose first load waits for their database (empty once a generation is served). */
+  readonly waiting: readonly TableWaiting[];
   readonly generation: string | undefined;
   readonly loadedAt: number | undefined;
 }
@@ -29,6 +31,14 @@ export function processStatus(state: RelayState): ProcessStatus {
     running: true,
     ready: state.generation !== undefined,
     readiness: { total, loaded, failed },
+    waiting:
+      state.generation === undefined
+        ? [...(state.readiness.waiting?.values() ?? [])].map((wait) => ({
+            dataset_id: wait.datasetId,
+            table_id: wait.tableId,
+            code: wait.code,
+          }))
+        : [],
     generation: state.generation?.version,
     loadedAt: state.generation?.loadedAt,
   };

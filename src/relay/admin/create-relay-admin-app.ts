@@ -15,6 +15,7 @@ import type { Random } from '../../platform/random.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { relayProblem } from '../problems.ts';
 import type { ReloadOutcome, TableWaiting } from '../reload/reloader.ts';
+import { notReadyProblem } from '../routes/health.ts';
 import type { RelayAdminBackend } from './admin-backend.ts';
 import { type AdminRouteInfo, buildCapabilities, buildPosture, POSTURE_TIERS } from './posture.ts';
 
@@ -73,15 +74,12 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
     const failed = Math.max(...statuses.map((status) => status.readiness.failed));
     const loadedCount = Math.min(...statuses.map((status) => status.readiness.loaded));
     if (!statuses.every((status) => status.ready)) {
-      throw relayProblem('schema.resource_unavailable', `${loadedCount} of ${total} tables loaded`, {
-        extras: {
-          total_count: total,
-          loaded_count: loadedCount,
-          failed_count: failed,
-          not_ready_count: total - loadedCount,
-        },
-        headers: { 'retry-after': '5' },
-      });
+      // Each table once, however many processes wait for it.
+      const waiting = new Map<string, TableWaiting>();
+      for (const status of statuses) {
+        for (const wait of status.waiting) waiting.set(`${wait.dataset_id}/${wait.table_id}`, wait);
+      }
+      throw notReadyProblem({ total, loaded: loadedCount, failed }, [...waiting.values()]);
     }
     return { status: 'ok', checks: { total, ok: loadedCount, failed } };
   });

@@ -284,6 +284,7 @@ function notReady(loaded: LoadedRelayConfig): ProcessStatus {
     running: false,
     ready: false,
     readiness: { total, loaded: 0, failed: 0 },
+    waiting: [],
     generation: undefined,
     loadedAt: undefined,
   };

@@ -1,6 +1,7 @@
 // Liveness and readiness probes (unauthenticated).
 import type { FastifyInstance } from 'fastify';
 import { relayProblem } from '../problems.ts';
+import type { TableWaiting } from '../reload/reloader.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
 
 export function registerHealthRoutes(app: FastifyInstance, runtime: RelayRuntime): void {
@@ -13,30 +14,35 @@ export function registerHealthRoutes(app: FastifyInstance, runtime: RelayRuntime
     auditFacts(request).endpointKind = 'ready';
     const { total, loaded, failed, waiting } = runtime.state.readiness;
     if (runtime.state.generation === undefined) {
-      const waits = [...(waiting?.values() ?? [])];
-      const detail =
-        waits.length === 0
-          ? `${loaded} of ${total} tables loaded`
-          : `${loaded} of ${total} tables loaded; ${waits.length} waiting for their database (retried until it answers)`;
-      throw relayProblem('schema.resource_unavailable', detail, {
-        extras: {
-          total_count: total,
-          loaded_count: loaded,
-          failed_count: failed,
-          not_ready_count: total - loaded,
-          ...(waits.length === 0
-            ? {}
-            : {
-                waiting: waits.map((wait) => ({
-                  dataset_id: wait.datasetId,
-                  table_id: wait.tableId,
-                  code: wait.code,
-                })),
-              }),
-        },
-        headers: { 'retry-after': '5' },
-      });
+      const waits = [...(waiting?.values() ?? [])].map((wait) => ({
+        dataset_id: wait.datasetId,
+        table_id: wait.tableId,
+        code: wait.code,
+      }));
+      throw notReadyProblem({ total, loaded, failed }, waits);
     }
     return { status: 'ok', checks: { total, ok: loaded, failed } };
+  });
+}
+
+/** The 503 of `/ready` (public and admin listeners): what is loaded, and which tables wait for their database. */
+export function notReadyProblem(
+  readiness: { readonly total: number; readonly loaded: number; readonly failed: number },
+  waiting: readonly TableWaiting[],
+) {
+  const { total, loaded, failed } = readiness;
+  const detail =
+    waiting.length === 0
+      ? `${loaded} of ${total} tables loaded`
+      : `${loaded} of ${total} tables loaded; ${waiting.length} waiting for their database (retried until it answers)`;
+  return relayProblem('schema.resource_unavailable', detail, {
+    extras: {
+      total_count: total,
+      loaded_count: loaded,
+      failed_count: failed,
+      not_ready_count: total - loaded,
+      ...(waiting.length === 0 ? {} : { waiting }),
+    },
+    headers: { 'retry-after': '5' },
   });
 }
