@@ -132,6 +132,16 @@ describe('PostgreSQL unavailable', () => {
         status: 'ok',
         counts: { total: 2, succeeded: 2, failed: 0 },
       });
+      // Rows of the snapshot served; a live table has none (its reads go to the database), so no series.
+      const served = (await relay.admin('GET', '/metrics')).body;
+      assert.match(
+        served,
+        new RegExp(
+          `^ambit_relay_source_rows\\{dataset="registry",table="people_snapshot"\\} ${PEOPLE.length}$`,
+          'm',
+        ),
+      );
+      assert.doesNotMatch(served, /^ambit_relay_source_rows\{[^}]*table="people_live"/m);
     } finally {
       await relay.close();
     }

@@ -151,7 +151,12 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
           'Time to load one table, in seconds.',
           loadTimes,
         ),
-        gaugeFamily(`${p}_source_rows`, 'Rows in the table being served.', rowCounts, 'max'),
+        gaugeFamily(
+          `${p}_source_rows`,
+          'Rows in the snapshot being served (live tables have none).',
+          rowCounts,
+          'max',
+        ),
         counterFamily(`${p}_datasource_live_scans_total`, 'Live source scans by outcome.', scans),
         histogramFamily(
           `${p}_datasource_live_scan_duration_seconds`,

@@ -113,7 +113,10 @@ export function createReloader(options: ReloaderOptions): Reloader {
     for (const result of loaded) {
       if (!result.ok) continue;
       if (result.token !== undefined) tokens.set(result.ref.key, result.token);
-      metrics.table(result.ref.datasetId, result.ref.table.id).recordServed(result.snapshot.rowCount);
+      // A live table's snapshot is empty (reads go to the database): it has no row count to report.
+      if (result.ref.table.materialization !== 'live') {
+        metrics.table(result.ref.datasetId, result.ref.table.id).recordServed(result.snapshot.rowCount);
+      }
       // Equal versions mean equal data: the snapshot served stays, and with it the time aggregates say it is of.
       if (tables.get(result.ref.key)?.version === result.snapshot.version) continue;
       changed = true;
