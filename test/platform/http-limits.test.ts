@@ -274,6 +274,25 @@ describe('requests the HTTP parser refuses', () => {
   });
 });
 
+describe('headers that never finish', () => {
+  // The header deadline is the request timeout (at most 10 s); Node checks it every second.
+  const app = bareApp(300);
+  let port = 0;
+  before(async () => {
+    port = await listenLocal(app);
+  });
+  after(() => app.close());
+
+  it('answers 504 internal.timeout and closes the connection within the request timeout', async () => {
+    const started = performance.now();
+    const response = await sendRaw(port, 'GET /x HTTP/1.1\r\nhost: a\r\nx-slow: ');
+    const body = assertProblem(response, 504, 'internal.timeout');
+    assert.equal(response.headers['x-request-id'], body.request_id);
+    // Node's own deadline (60 s, checked every 30 s) would hold it far longer.
+    assert.ok(performance.now() - started < 5_000);
+  });
+});
+
 describe('request timeout', () => {
   const app = bareApp(50);
   let release: () => void = () => {};

@@ -37,6 +37,10 @@ export interface CorsHeaders {
   readonly expose?: readonly string[];
 }
 
+/** The longest a request's headers may take to arrive, and how often Node checks (at most the request timeout). */
+const MAX_HEADERS_WAIT_MS = 10_000;
+const HEADERS_CHECK_INTERVAL_MS = 1_000;
+
 export interface HttpServerOptions {
   logger: Logger;
   clock: Clock;
@@ -194,7 +198,16 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     serverFactory: (handler) => {
       fastifyHandler = handler;
       // Headers up to 64 KiB reach us, so an overlong URI gets our 414 problem rather than Node's bare 431.
-      const server = createHttpServer({ maxHeaderSize: 64 * 1024 }, dispatch);
+      const server = createHttpServer(
+        {
+          maxHeaderSize: 64 * 1024,
+          // A client that never finishes its headers holds a connection slot: Node waits 60 s, checked every
+          // 30 s, so a few slow clients could fill `max_connections`. Headers arrive in one packet in practice.
+          headersTimeout: Math.min(options.requestTimeoutMs, MAX_HEADERS_WAIT_MS),
+          connectionsCheckingInterval: HEADERS_CHECK_INTERVAL_MS,
+        },
+        dispatch,
+      );
       if (options.maxConnections) server.maxConnections = options.maxConnections;
       return server;
     },
