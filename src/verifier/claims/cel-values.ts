@@ -1,5 +1,6 @@
 // Conversions between JSON values and CEL values: integers become CEL ints, results come back as plain JSON.
 import { type CelValue, isCelList, isCelMap, isCelUint } from '@bufbuild/cel';
+import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 
 /** JSON as CEL input: whole numbers are CEL `int` (so `age >= 18` compares ints), other numbers `double`. */
 export function toCelInput(value: unknown): unknown {
@@ -40,9 +41,11 @@ export function fromCelValue(value: CelValue | unknown): unknown {
     }
     return out;
   }
-  const typeName = (value as { $typeName?: unknown } | undefined)?.$typeName;
+  // A timestamp (`timestamp(...)` and its arithmetic) comes out as a reflected protobuf message.
+  const message = isReflectMessage(value) ? value.message : value;
+  const typeName = (message as { $typeName?: unknown } | undefined)?.$typeName;
   if (typeName === 'google.protobuf.Timestamp')
-    return timestampText(value as { seconds: bigint; nanos: number });
+    return timestampText(message as { seconds: bigint; nanos: number });
   throw new CelResultError(`the result type is not supported (${typeName ?? typeof value})`);
 }
 

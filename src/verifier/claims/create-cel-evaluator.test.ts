@@ -53,6 +53,17 @@ describe('CEL evaluator (worker pool)', () => {
     assert.equal((await rejection(cel.evaluate("1 + 'a'", {}))).reason, 'error');
   });
 
+  it('answers a timestamp result as RFC 3339 text', async () => {
+    assert.equal(
+      await cel.evaluate("timestamp(ctx.today + 'T00:00:00Z')", { ctx: { today: '2026-01-01' } }),
+      '2026-01-01T00:00:00.000Z',
+    );
+    assert.equal(
+      await cel.evaluate("timestamp('2026-01-01T00:00:00Z') + duration('36h')", {}),
+      '2026-01-02T12:00:00.000Z',
+    );
+  });
+
   it('refuses inputs and results over their size limits', async () => {
     const big = { source: { s: 'x'.repeat(5000) } };
     assert.equal((await rejection(cel.evaluate('true', big))).reason, 'too_large');
