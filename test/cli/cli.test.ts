@@ -330,6 +330,15 @@ describe('ambit dispatch and flags', () => {
     assert.equal(result.code, 2);
     assert.match(result.err.join('\n'), /--secret-env/);
   });
+
+  it('audit verify names a file it cannot read instead of throwing', async () => {
+    const missing = join(dir, 'no-such-audit.jsonl');
+    for (const file of [missing, dir]) {
+      const result = await run(['audit', 'verify', '--file', file, '--secret-env', 'S'], { S: AUDIT_SECRET });
+      assert.equal(result.code, 1);
+      assert.match(result.err.join('\n'), new RegExp(`^cannot read ${file}: E(NOENT|ISDIR)`));
+    }
+  });
 });
 
 describe('bin/ambit.js', () => {

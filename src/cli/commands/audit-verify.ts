@@ -20,9 +20,16 @@ export const auditVerify: Command = async (args, io) => {
     io.err('--file and --secret-env (naming a set environment variable) are required');
     return 2;
   }
-  const result = verifyAuditFile(flags.file, Buffer.from(secret, 'utf8'), {
-    includeRotated: flags.rotated ?? false,
-  });
+  let result: ReturnType<typeof verifyAuditFile>;
+  try {
+    result = verifyAuditFile(flags.file, Buffer.from(secret, 'utf8'), {
+      includeRotated: flags.rotated ?? false,
+    });
+  } catch (error) {
+    // A mistyped path or a folder: say which file, not a stack trace.
+    io.err(`cannot read ${flags.file}: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
   if (result.ok) {
     io.out(`ok: ${result.count} records verified`);
     return 0;
