@@ -96,6 +96,13 @@ describe('verifyAuditFile', () => {
     const cut = verifyAuditFile(path, TEST_SECRET);
     assert.deepEqual(cut.ok === false && cut.line, 2);
     assert.match(cut.ok === false ? cut.reason : '', /not terminated/);
+    // A write cut mid-line (a crash) is named as such, not only as a line that is not JSON.
+    writeFileSync(path, content.slice(0, -40));
+    const torn = verifyAuditFile(path, TEST_SECRET);
+    assert.deepEqual(torn.ok === false && [torn.line, torn.reason], [
+      2,
+      'last line is not terminated (truncated write): line is not valid JSON',
+    ]);
     writeFileSync(path, content);
     appendFileSync(path, '\n');
     const blank = verifyAuditFile(path, TEST_SECRET);

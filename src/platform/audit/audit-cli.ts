@@ -30,7 +30,12 @@ export function verifyAuditFile(
     // A rotation interrupted before the first new write leaves no current file; the rotated ones still count.
     if (file === path && rotated.length > 0 && !lines.exists()) continue;
     const result = verifyAuditChain(lines, secret, anchor);
-    if (!result.ok) return { ok: false, line: result.line, reason: result.reason, file };
+    if (!result.ok) {
+      // A write cut short (a crash, a full disk) leaves half a line at the end: say so rather than "not JSON".
+      const cut = lines.unterminated && result.line === lines.count;
+      const reason = cut ? `last line is not terminated (truncated write): ${result.reason}` : result.reason;
+      return { ok: false, line: result.line, reason, file };
+    }
     if (lines.endsWithEmptyLine) {
       return { ok: false, line: lines.count, reason: 'empty line at the end of the file', file };
     }
