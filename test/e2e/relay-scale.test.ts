@@ -4,7 +4,7 @@
 // group, lets an in-flight request finish while new connections are refused.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -61,8 +61,13 @@ async function serve(
     out += chunk;
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // The admin listener's line is written after the public one and may arrive in a later chunk: a config with an
+  // admin listener is served once both are announced.
+  const withAdmin = readFileSync(fixture.configPath, 'utf8').includes('admin_bind:');
+  const announced = () =>
+    /listening on (http:\S+)/.test(out) && (!withAdmin || /admin listener on (http:\S+)/.test(out));
   const deadline = Date.now() + 60_000;
-  while (!/listening on (http:\S+)/.test(out) && Date.now() < deadline && child.exitCode === null) {
+  while (!announced() && Date.now() < deadline && child.exitCode === null) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const url = /listening on (http:\S+)/.exec(out)?.[1];
@@ -70,7 +75,6 @@ async function serve(
   const served: Served = {
     child,
     url,
-    // Read when asked: the admin listener's line is written after the public one and may arrive in a later chunk.
     get adminUrl() {
       return /admin listener on (http:\S+)/.exec(out)?.[1];
     },
