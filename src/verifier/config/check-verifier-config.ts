@@ -3,6 +3,7 @@ import { parse as parseCel } from '@bufbuild/cel';
 import { isLoopbackUrl } from '../../platform/auth/is-loopback-url.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
+import { checkCelReferences } from '../claims/check-cel-references.ts';
 import { findDependencyCycle } from '../claims/find-dependency-cycle.ts';
 import { addressDenial, isMetadataHostName, schemeDenial } from '../connectors/classify-address.ts';
 import { type ClaimConfig, SD_JWT_MEDIA_TYPE, type VerifierConfig } from './schema.ts';
@@ -215,12 +216,23 @@ function checkRule(config: VerifierConfig, claim: ClaimConfig, base: string): Co
     if (Buffer.byteLength(rule.expression, 'utf8') > limit) {
       issues.push(issue(`${base}.rule.expression`, `is longer than cel.max_expression_bytes (${limit})`));
     } else {
+      let parsed: ReturnType<typeof parseCel> | undefined;
       try {
-        parseCel(rule.expression);
+        parsed = parseCel(rule.expression);
       } catch (error) {
         issues.push(
           issue(`${base}.rule.expression`, `does not parse: ${(error as Error).message.split('\n')[0]}`),
         );
+      }
+      if (parsed) {
+        const scope = {
+          sources: new Map(Object.entries(claim.source_bindings).map(([alias, b]) => [alias, b.fields])),
+          // Without explicit aliases every dependency is bound under its own id (apply-rule.ts).
+          claims: aliasesOf(rule.bindings.claims, claim.depends_on),
+        };
+        for (const problem of checkCelReferences(parsed.expr, scope)) {
+          issues.push(issue(`${base}.rule.expression`, problem));
+        }
       }
     }
     for (const [alias, ref] of Object.entries(rule.bindings.claims)) {
@@ -235,6 +247,11 @@ function checkRule(config: VerifierConfig, claim: ClaimConfig, base: string): Co
     }
   }
   return issues;
+}
+
+function aliasesOf(bound: Readonly<Record<string, unknown>>, dependsOn: readonly string[]): string[] {
+  const aliases = Object.keys(bound);
+  return aliases.length > 0 ? aliases : [...dependsOn];
 }
 
 function checkDisclosure(claim: ClaimConfig, base: string): ConfigIssue[] {

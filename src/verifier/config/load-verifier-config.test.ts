@@ -205,6 +205,49 @@ describe('verifier config', () => {
     );
   });
 
+  it('refuses CEL expressions naming what the claim does not bind: names, bindings, fields, members, functions', () => {
+    const claim = (id: string, expression: string, extra = '') => `
+    - id: ${id}
+      title: ${id}
+      version: "1"
+      subject_type: person${extra}
+      rule: { type: cel, expression: "${expression}" }`;
+    const text = BASE.concat(
+      claim('typo_root', '!sourse.p.deceased'),
+      claim('no_binding', 'source.q.deceased'),
+      claim(
+        'unbound_field',
+        "source.p.national_id == 'x'",
+        BASE.slice(BASE.indexOf('\n      source_bindings:'), BASE.indexOf('\n      rule:')),
+      ),
+      claim('no_dependency', 'claims.dead.value', '\n      depends_on: [alive]'),
+      claim('no_member', 'claims.alive.valeu', '\n      depends_on: [alive]'),
+      claim('no_ctx_member', "ctx.todey > '2020'"),
+      claim('no_function', "ctx.purpose.lowerAscii() == 'x' && foo(1)"),
+      // What exists: locals shadowing roots, quoted ids, has() on any field, type names, macros, ctx.target members.
+      claim(
+        'fine',
+        "[1].map(source, source + 1).size() == 1 && claims['alive'].satisfied == true && has(ctx.target.attributes.x) && type(1) == int && type(timestamp('2020-01-01T00:00:00Z')) == google.protobuf.Timestamp && [1].exists(v, v == int(ctx.target.attributes.n))",
+        '\n      depends_on: [alive]',
+      ),
+    );
+    const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);
+    const expected = [
+      'evidence.claims.1.rule.expression: refers to `sourse`; the expression sees source, claims and ctx',
+      'evidence.claims.2.rule.expression: reads `source.q`, but the claim has no source binding `q`',
+      'evidence.claims.3.rule.expression: reads `source.p.national_id`, but `national_id` is not in source_bindings.p.fields',
+      'evidence.claims.4.rule.expression: reads `claims.dead`, but no dependency is bound as `dead`',
+      'evidence.claims.5.rule.expression: reads `claims.alive.valeu`; a dependency has value, satisfied, claim_id, version',
+      'evidence.claims.6.rule.expression: reads `ctx.todey`; ctx has purpose, today, target',
+      'evidence.claims.7.rule.expression: calls `lowerAscii`, which is not a CEL function here',
+      'evidence.claims.7.rule.expression: calls `foo`, which is not a CEL function here',
+    ];
+    assert.deepEqual(
+      messages.filter((m) => m.includes('rule.expression')),
+      expected,
+    );
+  });
+
   it('guards source URLs: metadata and link-local addresses, plain http without a flag', () => {
     const text = BASE.replace(
       'relay: { base_url: "http://127.0.0.1:4242", token_env: RELAY_TOKEN, allow_insecure_localhost: true }',
