@@ -1,11 +1,12 @@
 // `ambit relay serve` as an operator runs it: a bad source stops startup with table, row and column.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -102,5 +103,57 @@ describe('ambit relay serve', () => {
     child.kill('SIGTERM');
     assert.equal(await exited, 0);
     assert.match(output(), /draining/);
+  });
+
+  it('with the stdout audit sink writes only audit envelopes to stdout', async () => {
+    writeFileSync(join(dir, 'people.csv'), 'id,born\n1,2001-02-03\n');
+    const path = config(dir);
+    writeFileSync(
+      path,
+      readFileSync(path, 'utf8').replace(
+        'audit: { sink: jsonl, path: audit.jsonl,',
+        'audit: { sink: stdout,',
+      ),
+    );
+    const child = spawn(process.execPath, ['bin/ambit.js', 'relay', 'serve', '--config', path], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    const deadline = Date.now() + 20_000;
+    // Both streams are read, so that a notice on the wrong one fails the assertions below rather than the wait.
+    while (
+      !/listening on (http:\S+)/.test(stderr + stdout) &&
+      Date.now() < deadline &&
+      child.exitCode === null
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const url = /listening on (http:\S+)/.exec(stderr + stdout)?.[1];
+    try {
+      assert.ok(url, stderr + stdout);
+      const response = await fetch(`${url}/v1/datasets/people/entities/person/records?limit=1`, {
+        headers: { authorization: `Bearer ${KEY}` },
+      });
+      assert.equal(response.status, 200);
+      await response.text();
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0);
+    assert.match(stderr, /listening on[\s\S]*draining/);
+    const lines = stdout.split('\n');
+    assert.equal(lines.pop(), '', 'stdout ends with a complete line');
+    const chain = verifyAuditChain(lines, Buffer.from(env.AUDIT_SECRET, 'utf8'), null);
+    assert.deepEqual(chain.ok && chain.count, 1, JSON.stringify(chain));
   });
 });

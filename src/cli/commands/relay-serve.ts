@@ -55,10 +55,13 @@ export const relayServe: Command = async (args, io) => {
       workers > 1
         ? await startRelayPrimary(loaded, workers, deps)
         : await startRelay(loaded, deps, bind ?? loaded.config.server.bind);
-    io.out(`ambit relay listening on ${running.url}${workers > 1 ? ` (${workers} workers)` : ''}`);
-    if (running.adminUrl !== undefined) io.out(`ambit relay admin listener on ${running.adminUrl}`);
+    // With the stdout audit sink, standard output carries audit envelopes only, so it stays a verifiable chain.
+    const stdoutAudit = loaded.config.audit.sink === 'stdout';
+    const notice = (line: string) => (stdoutAudit ? io.err(line) : io.out(line));
+    notice(`ambit relay listening on ${running.url}${workers > 1 ? ` (${workers} workers)` : ''}`);
+    if (running.adminUrl !== undefined) notice(`ambit relay admin listener on ${running.adminUrl}`);
     await shutdownRequested(workers > 1 ? 'primary' : 'single', io.err);
-    io.out('shutting down: draining in-flight requests (a second Ctrl-C exits at once)');
+    notice('shutting down: draining in-flight requests (a second Ctrl-C exits at once)');
     await running.close();
     return 0;
   } catch (error) {

@@ -44,10 +44,13 @@ export const verifierServe: Command = async (args, io) => {
       { logger, clock: systemClock, random: systemRandom },
       flags.bind,
     );
-    io.out(`ambit verifier listening on ${running.url}`);
-    if (running.adminUrl) io.out(`ambit verifier admin listener on ${running.adminUrl}`);
+    // With the stdout audit sink, standard output carries audit envelopes only, so it stays a verifiable chain.
+    const stdoutAudit = loaded.config.audit.sink === 'stdout';
+    const notice = (line: string) => (stdoutAudit ? io.err(line) : io.out(line));
+    notice(`ambit verifier listening on ${running.url}`);
+    if (running.adminUrl) notice(`ambit verifier admin listener on ${running.adminUrl}`);
     await waitForSignal();
-    io.out('shutting down: draining in-flight requests');
+    notice('shutting down: draining in-flight requests');
     await running.close();
     return 0;
   } catch (error) {
