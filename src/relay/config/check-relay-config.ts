@@ -1,5 +1,6 @@
 // Cross-field rules of the relay config, each a small named check; all issues are collected.
 import { isLoopbackUrl } from '../../platform/auth/is-loopback-url.ts';
+import { checkAuditBlock } from '../../platform/config/check-audit-block.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkAggregateConfig } from '../aggregates/check-aggregate-config.ts';
@@ -27,6 +28,7 @@ export const RELAY_CONFIG_CHECKS: readonly Check[] = [
   checkEntities,
   checkTrustProxy,
   checkAdminBind,
+  (config) => checkAuditBlock(config.audit),
   // Dataset aggregates: paths, functions, filters, scopes and disclosure rules.
   checkAggregateConfig,
   // PostgreSQL sources: table xor query, read-only SQL, live materialization limits.

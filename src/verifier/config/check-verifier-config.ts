@@ -1,6 +1,7 @@
 // Cross-field rules of the verifier config, each a small named check; all issues are collected.
 import { parse as parseCel } from '@bufbuild/cel';
 import { isLoopbackUrl } from '../../platform/auth/is-loopback-url.ts';
+import { checkAuditBlock } from '../../platform/config/check-audit-block.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
@@ -14,7 +15,7 @@ export const VERIFIER_CONFIG_CHECKS: readonly Check[] = [
   checkAdminBind,
   checkAuthMode,
   checkCredentialIds,
-  checkAuditPath,
+  (config) => checkAuditBlock(config.audit),
   checkClaimIds,
   checkClaimGraph,
   checkClaims,
@@ -114,13 +115,6 @@ function checkCredentialIds(config: VerifierConfig): ConfigIssue[] {
     });
   }
   return issues;
-}
-
-function checkAuditPath(config: VerifierConfig): ConfigIssue[] {
-  const { sink, path } = config.audit;
-  return sink !== 'stdout' && (path === undefined || path === '')
-    ? [issue('audit.path', `is required for the ${sink} sink`)]
-    : [];
 }
 
 function checkClaimIds(config: VerifierConfig): ConfigIssue[] {

@@ -162,6 +162,29 @@ describe('verifier config', () => {
     assert.equal(loadVerifierConfigText(longest, ENV, '/tmp').config.server.request_timeout, 3_600_000);
   });
 
+  it('rotates only the file sink, and requires the path of a file or jsonl sink', () => {
+    const withAudit = (audit: string) =>
+      `server: { bind: "127.0.0.1:8081" }\n${BASE.replace('audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }', audit)}`;
+    const messages = (audit: string) => issuesOf(withAudit(audit)).map((i) => `${i.path}: ${i.message}`);
+    assert.deepEqual(
+      messages(
+        'audit: { sink: jsonl, path: a.jsonl, hash_secret_env: AUDIT_SECRET, rotate: { max_files: 2 } }',
+      ),
+      [
+        'audit.rotate: applies to the file sink only (the jsonl sink appends to one file); use sink: file to rotate',
+      ],
+    );
+    assert.deepEqual(messages('audit: { sink: stdout, hash_secret_env: AUDIT_SECRET, rotate: {} }'), [
+      'audit.rotate: applies to the file sink only (the stdout sink has no file); use sink: file to rotate',
+    ]);
+    assert.deepEqual(messages('audit: { sink: file, hash_secret_env: AUDIT_SECRET }'), [
+      'audit.path: is required for the file sink',
+    ]);
+    const rotating =
+      'audit: { sink: file, path: a.jsonl, hash_secret_env: AUDIT_SECRET, rotate: { max_files: 2 } }';
+    assert.equal(loadVerifierConfigText(withAudit(rotating), ENV, '/tmp').config.audit.rotate?.max_files, 2);
+  });
+
   it('rejects dependency cycles at load', () => {
     const claim = (id: string, dep: string) => `
     - id: ${id}
