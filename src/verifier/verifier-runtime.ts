@@ -47,7 +47,7 @@ export interface VerifierAuditFacts {
   upstreamRequestCount?: number;
   /** Every purpose of a batch when its items have several. */
   purposes?: string[];
-  idempotency?: 'none' | 'new' | 'replayed';
+  idempotency?: 'none' | 'new' | 'replayed' | 'conflict';
 }
 
 export function auditFacts(request: RouteRequest): VerifierAuditFacts {

@@ -413,6 +413,15 @@ describe('batch evaluations', () => {
       });
       assertProblem(otherPurpose, 409, 'idempotency.conflict');
       assert.equal(rowReads(civil).length, reads);
+      const refused = bulk
+        .auditRecords()
+        .filter((record) => record.endpoint_kind === 'batch_evaluate')
+        .slice(-2)
+        .map((record) => [record.error_code, record.idempotency]);
+      assert.deepEqual(refused, [
+        ['idempotency.conflict', 'conflict'],
+        ['idempotency.conflict', 'conflict'],
+      ]);
     });
 
     it('scopes keys to the caller: another caller with the same key runs its own batch', async () => {

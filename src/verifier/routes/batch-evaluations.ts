@@ -70,6 +70,8 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
         // request a retry would run the batch a second time.
         expiresAt: Math.max(startedAt + config.state.evaluation_retention, leaseUntil),
       });
+      // A key refused is still a key used: the event says so rather than `none`.
+      if (outcome.kind === 'conflict' || outcome.kind === 'in_progress') facts.idempotency = 'conflict';
       if (outcome.kind === 'conflict') {
         throw verifierProblem(
           'idempotency.conflict',
