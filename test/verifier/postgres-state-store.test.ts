@@ -151,6 +151,21 @@ describe('postgresql state store', () => {
     }
   });
 
+  it('is not ready once a state table is gone, and ready again when it is back', async () => {
+    const database = await freshDatabase();
+    const store = storeOn(database.url);
+    try {
+      assert.equal(await store.prepare(), true);
+      assert.equal(await store.isReady(), true);
+      await database.query('ALTER TABLE ambit_verifier.idempotency_records RENAME TO idempotency_aside');
+      assert.equal(await store.isReady(), false);
+      await database.query('ALTER TABLE ambit_verifier.idempotency_aside RENAME TO idempotency_records');
+      assert.equal(await store.isReady(), true);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('answers 503 state.unavailable, never crashes, when PostgreSQL cannot be reached', async () => {
     const store = storeOn(`postgres://postgres@127.0.0.1:${await closedPort()}/none`);
     try {

@@ -156,7 +156,10 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     async isReady() {
       try {
         await ensure();
-        await pool.query('SELECT 1');
+        // Names both tables, so a table dropped or its grant revoked after start shows here, not only as 503s.
+        await pool.query(
+          `SELECT (SELECT 1 FROM ${T.evaluations} LIMIT 0) AS e, (SELECT 1 FROM ${T.idempotency} LIMIT 0) AS i`,
+        );
         return true;
       } catch {
         return false;
