@@ -1,7 +1,7 @@
 // Reloads: atomic generation swaps under concurrent reads, failed reloads that keep serving and are reported,
 // cursors of a replaced generation, and the mtime and interval refresh modes.
 import assert from 'node:assert/strict';
-import { statSync, unlinkSync } from 'node:fs';
+import { closeSync, ftruncateSync, openSync, statSync, unlinkSync, utimesSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Response } from 'light-my-request';
@@ -243,8 +243,15 @@ describe('a failed reload', () => {
   });
 });
 
+/** Dates a file's modification a minute back: a file written moments ago may still be being written. */
+function settle(path: string): void {
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(path, past, past);
+}
+
 describe('refresh modes', () => {
   let h: Harness;
+  const people = () => join(h.fixture.dir, 'people.csv');
   before(async () => {
     h = await startHarness();
   });
@@ -252,6 +259,7 @@ describe('refresh modes', () => {
 
   it('mtime: a changed CSV is picked up by the next poll', async () => {
     h.fixture.writePeople(peopleCsv(31));
+    settle(people());
     await h.relay.refresh.runOnce();
     assert.equal((await h.get(`${PEOPLE}?limit=1000`)).json().data.length, 31);
     assert.equal(
@@ -288,7 +296,8 @@ describe('refresh modes', () => {
     const { renameSync, writeFileSync } = await import('node:fs');
     const staged = join(h.fixture.dir, 'people.csv.new');
     writeFileSync(staged, peopleCsv(33));
-    renameSync(staged, join(h.fixture.dir, 'people.csv'));
+    settle(staged);
+    renameSync(staged, people());
     await h.relay.refresh.runOnce();
     assert.equal((await h.get(`${PEOPLE}?limit=1000`)).json().data.length, 33);
   });
@@ -302,8 +311,36 @@ describe('refresh modes', () => {
       1,
     );
     h.fixture.writePeople(peopleCsv(34));
+    settle(people());
     await h.relay.refresh.runOnce();
     assert.equal((await h.get(`${PEOPLE}?limit=1000`)).json().data.length, 34);
+  });
+
+  it('mtime: a file being rewritten in place is served only once it stopped changing', async () => {
+    const lines = peopleCsv(40, 3).split(/(?<=\n)/);
+    const fd = openSync(people(), 'r+');
+    try {
+      ftruncateSync(fd, 0);
+      writeSync(fd, lines.slice(0, 11).join(''));
+      await h.relay.refresh.runOnce();
+      assert.equal((await h.get(`${PEOPLE}?limit=1000`)).json().data.length, 34, 'half a file is not served');
+      writeSync(fd, lines.slice(11).join(''));
+      await h.relay.refresh.runOnce();
+      assert.equal((await h.get(`${PEOPLE}?limit=1000`)).json().data.length, 34, 'it is still changing');
+    } finally {
+      closeSync(fd);
+    }
+    // Unchanged since the previous poll: written out, it loads.
+    await h.relay.refresh.runOnce();
+    assert.equal((await h.get(`${PEOPLE}?limit=1000`)).json().data.length, 40);
+  });
+
+  it('mtime: a restored backup with an older modification time is picked up', async () => {
+    h.fixture.writePeople(peopleCsv(41));
+    const year = new Date(Date.now() - 365 * 86_400_000);
+    utimesSync(people(), year, year);
+    await h.relay.refresh.runOnce();
+    assert.equal((await h.get(`${PEOPLE}?limit=1000`)).json().data.length, 41);
   });
 });
 

@@ -8,6 +8,11 @@ import type { PostgresSourceConfig, TableConfig } from '../config/schema.ts';
 export interface ChangeTokenSource {
   /** An opaque value; equal values mean "unchanged". Rejects when the source cannot be asked. */
   changeToken(): Promise<string>;
+  /**
+   * True while the source may still be being written (a file modified moments ago): mtime refresh then reloads
+   * only once it read the same token at two polls in a row, so a half-written file is not served.
+   */
+  settling?(token: string): boolean;
 }
 
 /**
@@ -43,15 +48,24 @@ export function changeTokenSource(
   }
 }
 
+/** A file modified less than this long ago may still be being written (a copy or an editor rewriting it in place). */
+export const FILE_SETTLE_MS = 2_000;
+
 /**
  * Device, inode, size and modification time in nanoseconds: an atomic replace (new inode) and an in-place
  * rewrite (new mtime or size) both rotate it.
  */
-export function fileChangeToken(path: string): ChangeTokenSource {
+export function fileChangeToken(path: string, now: () => number = Date.now): ChangeTokenSource {
   return {
     async changeToken() {
       const info = await stat(path, { bigint: true });
       return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}`;
+    },
+    settling(token) {
+      const mtimeNs = /^\d+:\d+:\d+:(\d+)$/.exec(token)?.[1];
+      if (mtimeNs === undefined) return false;
+      // An mtime in the future (clock skew) counts as recent: the token then has to hold still for one poll.
+      return Number(BigInt(mtimeNs) / 1_000_000n) > now() - FILE_SETTLE_MS;
     },
   };
 }

@@ -55,10 +55,21 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
       const refresh = refreshOf(dataset, table);
       if (refresh.mode === 'manual') continue;
       const tokens = refresh.mode === 'mtime' ? options.changeToken(dataset.id, table) : undefined;
+      // The token read at the previous poll: a source still being written reloads once it holds still.
+      let polled: string | undefined;
       const step = async (): Promise<void> => {
         if (refresh.mode === 'mtime') {
           const token = tokens === undefined ? undefined : await readChangeToken(tokens);
+          const previous = polled;
+          polled = token;
           if (token !== undefined && token === reloader.lastToken(dataset.id, table.id)) return;
+          if (token !== undefined && token !== previous && tokens?.settling?.(token)) {
+            logger.debug(
+              { dataset_id: dataset.id, table_id: table.id },
+              'source changing: reload at the next poll',
+            );
+            return;
+          }
         }
         await reloader.reloadTable(dataset.id, table.id, refresh.mode as 'mtime' | 'interval');
       };
