@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { serveWithStdoutAudit } from '../helpers/stdout-audit-serve.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KEY = 'serve-test-key-000000000000000000001';
@@ -115,45 +115,18 @@ describe('ambit relay serve', () => {
         'audit: { sink: stdout,',
       ),
     );
-    const child = spawn(process.execPath, ['bin/ambit.js', 'relay', 'serve', '--config', path], {
-      cwd: ROOT,
+    const stderr = await serveWithStdoutAudit({
+      args: ['relay', 'serve', '--config', path],
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      auditSecret: env.AUDIT_SECRET,
+      call: async (url) => {
+        const response = await fetch(`${url}/v1/datasets/people/entities/person/records?limit=1`, {
+          headers: { authorization: `Bearer ${KEY}` },
+        });
+        assert.equal(response.status, 200);
+        await response.text();
+      },
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    const deadline = Date.now() + 20_000;
-    // Both streams are read, so that a notice on the wrong one fails the assertions below rather than the wait.
-    while (
-      !/listening on (http:\S+)/.test(stderr + stdout) &&
-      Date.now() < deadline &&
-      child.exitCode === null
-    ) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const url = /listening on (http:\S+)/.exec(stderr + stdout)?.[1];
-    try {
-      assert.ok(url, stderr + stdout);
-      const response = await fetch(`${url}/v1/datasets/people/entities/person/records?limit=1`, {
-        headers: { authorization: `Bearer ${KEY}` },
-      });
-      assert.equal(response.status, 200);
-      await response.text();
-    } finally {
-      child.kill('SIGTERM');
-    }
-    assert.equal(await exited, 0);
     assert.match(stderr, /listening on[\s\S]*draining/);
-    const lines = stdout.split('\n');
-    assert.equal(lines.pop(), '', 'stdout ends with a complete line');
-    const chain = verifyAuditChain(lines, Buffer.from(env.AUDIT_SECRET, 'utf8'), null);
-    assert.deepEqual(chain.ok && chain.count, 1, JSON.stringify(chain));
   });
 });

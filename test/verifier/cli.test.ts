@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.ts';
-import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { serveWithStdoutAudit } from '../helpers/stdout-audit-serve.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KEY = 'verifier-cli-key-00000000000000001';
@@ -150,45 +150,15 @@ describe('ambit config check (verifier)', () => {
       stdoutConfig,
       CONFIG.replace('audit: { sink: jsonl, path: audit.jsonl,', 'audit: { sink: stdout,'),
     );
-    const child = spawn(process.execPath, ['bin/ambit.js', 'verifier', 'serve', '--config', stdoutConfig], {
-      cwd: ROOT,
+    const stderr = await serveWithStdoutAudit({
+      args: ['verifier', 'serve', '--config', stdoutConfig],
       env: { ...process.env, ...ENV, AMBIT_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      auditSecret: ENV.AUDIT_SECRET,
+      call: async (url) => {
+        const response = await fetch(`${url}/v1/claims`, { headers: { 'x-api-key': KEY } });
+        assert.equal(response.status, 200);
+      },
     });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    try {
-      // Read from both streams, so that a notice on the wrong one fails the assertions below, not a wait.
-      const url = await new Promise<string>((resolve, reject) => {
-        const timer = setInterval(() => {
-          const match = /listening on (http:\/\/\S+)/.exec(stderr + stdout);
-          if (match) {
-            clearInterval(timer);
-            resolve(match[1] as string);
-          }
-        }, 50);
-        child.on('exit', () => {
-          clearInterval(timer);
-          reject(new Error(`exited early: ${stdout}${stderr}`));
-        });
-      });
-      const response = await fetch(`${url}/v1/claims`, { headers: { 'x-api-key': KEY } });
-      assert.equal(response.status, 200);
-    } finally {
-      child.kill('SIGTERM');
-    }
-    assert.equal(await exited, 0, stderr);
     assert.match(stderr, /shutting down/);
-    const lines = stdout.split('\n');
-    assert.equal(lines.pop(), '', 'stdout ends with a complete line');
-    const chain = verifyAuditChain(lines, Buffer.from(ENV.AUDIT_SECRET, 'utf8'), null);
-    assert.deepEqual(chain.ok && chain.count, 1, JSON.stringify(chain));
   });
 });
