@@ -176,4 +176,18 @@ describe('readCsv', () => {
     const error = await sourceErrorOf(() => rowsOf(source));
     assert.equal(error.code, 'ingest.file_changed');
   });
+
+  it('refuses rows read while the file was being rewritten', async () => {
+    const rows = Array.from({ length: 10_000 }, (_, index) => `${index}\n`).join('');
+    const source = await open('rewritten.csv', `id\n${rows}`);
+    const error = await sourceErrorOf(async () => {
+      let first = true;
+      for await (const _batch of source.batches) {
+        // The first batch is in: the rest of the read sees the file being written again.
+        if (first) await appendFile(join(dir, 'rewritten.csv'), '10000\n');
+        first = false;
+      }
+    });
+    assert.equal(error.code, 'ingest.file_changed');
+  });
 });

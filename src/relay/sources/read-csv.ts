@@ -117,6 +117,8 @@ async function* iterateBatches(
         batch = [];
       }
     }
+    // A rewrite that began while the rows were read (a copy or an editor writing in place) may have torn them.
+    await assertUnchanged(file);
     if (batch.length > 0) yield batch;
   } catch (error) {
     throw csvError(file, error, format.header_row, dataRows);

@@ -1,6 +1,6 @@
 // Parquet reading: values round-trip through snappy, gzip and zstd files; framing checks; limits and batching.
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -249,6 +249,19 @@ describe('readParquet', () => {
     const source = await openParquet('moving.parquet');
     await writeParquet('moving.parquet', COLUMNS.slice(0, 2));
     const error = await sourceErrorOf(() => rowsOf(source));
+    assert.equal(error.code, 'ingest.file_changed');
+  });
+
+  it('refuses row groups read while the file was being written again', async () => {
+    await writeParquet('rewritten.parquet', COLUMNS, 'SNAPPY', 1);
+    const source = await openParquet('rewritten.parquet');
+    const error = await sourceErrorOf(async () => {
+      let first = true;
+      for await (const _batch of source.batches) {
+        if (first) await appendFile(join(dir, 'rewritten.parquet'), 'more');
+        first = false;
+      }
+    });
     assert.equal(error.code, 'ingest.file_changed');
   });
 });

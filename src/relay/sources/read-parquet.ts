@@ -134,6 +134,8 @@ async function* iterateRowGroups(layout: FileLayout): AsyncGenerator<ColumnBatch
         : { rowCount: groupRows, columns: data };
       groupStart += groupRows;
     }
+    // Row groups read before and after an in-place rewrite began would mix two versions of the file.
+    await assertUnchanged(file);
   } finally {
     await handle.close();
   }
