@@ -3,7 +3,8 @@
 import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
 import { configuredProcessesFamily, type RelayMetrics } from '../metrics/relay-metrics.ts';
 import type { RelayState } from '../relay-state.ts';
-import type { ReloadFailure, ReloadOutcome, Reloader, TableWaiting } from '../reload/reloader.ts';
+import type { Reloader, ReloadFailure, ReloadOutcome, TableWaiting } from '../reload/reloader.ts';
+import { waitingTables } from '../routes/health.ts';
 
 export interface ProcessStatus {
   /** False for a worker that is not running (being restarted) or did not answer. */
@@ -31,14 +32,7 @@ export function processStatus(state: RelayState): ProcessStatus {
     running: true,
     ready: state.generation !== undefined,
     readiness: { total, loaded, failed },
-    waiting:
-      state.generation === undefined
-        ? [...(state.readiness.waiting?.values() ?? [])].map((wait) => ({
-            dataset_id: wait.datasetId,
-            table_id: wait.tableId,
-            code: wait.code,
-          }))
-        : [],
+    waiting: state.generation === undefined ? waitingTables(state.readiness.waiting) : [],
     generation: state.generation?.version,
     loadedAt: state.generation?.loadedAt,
   };

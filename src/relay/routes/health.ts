@@ -1,8 +1,9 @@
 // Liveness and readiness probes (unauthenticated).
 import type { FastifyInstance } from 'fastify';
 import { relayProblem } from '../problems.ts';
-import type { TableWaiting } from '../reload/reloader.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
+import type { Readiness } from '../relay-state.ts';
+import type { TableWaiting } from '../reload/reloader.ts';
 
 export function registerHealthRoutes(app: FastifyInstance, runtime: RelayRuntime): void {
   app.get('/healthz', async (request) => {
@@ -14,15 +15,19 @@ export function registerHealthRoutes(app: FastifyInstance, runtime: RelayRuntime
     auditFacts(request).endpointKind = 'ready';
     const { total, loaded, failed, waiting } = runtime.state.readiness;
     if (runtime.state.generation === undefined) {
-      const waits = [...(waiting?.values() ?? [])].map((wait) => ({
-        dataset_id: wait.datasetId,
-        table_id: wait.tableId,
-        code: wait.code,
-      }));
-      throw notReadyProblem({ total, loaded, failed }, waits);
+      throw notReadyProblem({ total, loaded, failed }, waitingTables(waiting));
     }
     return { status: 'ok', checks: { total, ok: loaded, failed } };
   });
+}
+
+/** The tables whose first load waits for their database, as `/ready` and the admin status name them. */
+export function waitingTables(waiting: Readiness['waiting']): TableWaiting[] {
+  return [...(waiting?.values() ?? [])].map((wait) => ({
+    dataset_id: wait.datasetId,
+    table_id: wait.tableId,
+    code: wait.code,
+  }));
 }
 
 /** The 503 of `/ready` (public and admin listeners): what is loaded, and which tables wait for their database. */
