@@ -2,8 +2,8 @@
 // unreachable and recovery once it is back; and a batch idempotency key held by a running request.
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect, createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { connect, createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
@@ -45,6 +45,28 @@ class CuttableProxy {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()));
   }
+}
+
+/** An upstream that answers one row only once released; `reached` settles when the first read arrives. */
+function holdUpstream() {
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let arrived: () => void = () => {};
+  const reached = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  let reads = 0;
+  const handler = (_request: IncomingMessage, response: ServerResponse) => {
+    reads++;
+    arrived();
+    void gate.then(() => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
+    });
+  };
+  return { handler, release, reached, reads: () => reads };
 }
 
 function postgresState(text: string): string {
@@ -182,21 +204,9 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
       edit: postgresState,
       env: { STATE_URL: database.url },
     });
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let arrived: () => void = () => {};
-    const reached = new Promise<void>((resolve) => {
-      arrived = resolve;
-    });
-    handler = (_request, response) => {
-      arrived();
-      void gate.then(() => {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
-      });
-    };
+    const held = holdUpstream();
+    handler = held.handler;
+    const { release, reached } = held;
     try {
       const body = { items: [{ target: TARGET }], claims: ['person_alive'] };
       const headers = { 'idempotency-key': 'slow-key-1' };
@@ -226,23 +236,9 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
       edit: (text) => `${postgresState(text)}  evaluation_retention: 1s\n`,
       env: { STATE_URL: database.url },
     });
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let arrived: () => void = () => {};
-    const reached = new Promise<void>((resolve) => {
-      arrived = resolve;
-    });
-    let reads = 0;
-    handler = (_request, response) => {
-      reads++;
-      arrived();
-      void gate.then(() => {
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
-      });
-    };
+    const held = holdUpstream();
+    handler = held.handler;
+    const { release, reached } = held;
     try {
       const body = { items: [{ target: TARGET }], claims: ['person_alive'] };
       const headers = { 'idempotency-key': 'outlives-retention' };
@@ -253,7 +249,7 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
       await verifier.verifier.runtime.store.purgeExpired();
       const meanwhile = await verifier.post(BATCH, body, { headers });
       assertProblem(meanwhile, 409, 'idempotency.conflict');
-      assert.equal(reads, 1, 'the batch is not run a second time');
+      assert.equal(held.reads(), 1, 'the batch is not run a second time');
       release();
       assert.equal((await first).statusCode, 200);
     } finally {
