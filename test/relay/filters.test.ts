@@ -149,6 +149,13 @@ describe('collection query errors', () => {
       await expectError(`${PAYMENTS}?amount.between=100.5,100.25`, 400, 'filter.invalid_range');
     });
 
+    it('orders string bounds by code point, as rows are ordered (U+FFFF before U+1F600)', async () => {
+      const response = await get(`${PAYMENTS}?cycle.between=%EF%BF%BF,%F0%9F%98%80`);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.deepEqual(response.json().data, []);
+      await expectError(`${PAYMENTS}?cycle.between=%F0%9F%98%80,%EF%BF%BF`, 400, 'filter.invalid_range');
+    });
+
     it('compares bounds by type, not as text', async () => {
       const ids = await householdIds('household_size.between=7,10');
       assert.ok(ids.length > 0);

@@ -5,6 +5,7 @@ import { FILTER_OPS, type FilterOp } from '../config/schema.ts';
 import { relayProblem } from '../problems.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { CellKey } from '../store/column.ts';
+import { compareKeys } from '../store/compare-keys.ts';
 
 export const MAX_FILTER_PARAMS = 20;
 export const MAX_IN_VALUES = 100;
@@ -109,7 +110,7 @@ function parseFilter(entity: CatalogEntity, name: string, raw: string): Filter {
     }
     return parsed.value;
   });
-  if (op === 'between' && (values[0] as CellKey) > (values[1] as CellKey)) {
+  if (op === 'between' && compareKeys(values[0] as CellKey, values[1] as CellKey) > 0) {
     throw relayProblem('filter.invalid_range', `\`${name}\`: the lower bound is above the upper bound`);
   }
   return { field, op: op as FilterOp, values: op === 'in' ? [...new Set(values)] : values };

@@ -35,6 +35,18 @@ describe('primaryKeyRow', () => {
     }
   });
 
+  it('finds keys beyond U+FFFF among keys in U+E000–U+FFFF (rows are in code-point order)', () => {
+    // Code-point order, as a snapshot stores them: U+FFFF before U+1F600, the reverse of UTF-16 order.
+    const keys = ['a', '\uE000', '\uFFFF', '\u{10000}', '😀', '😀x'];
+    const column = text(keys);
+    keys.forEach((key, row) => {
+      assert.equal(primaryKeyRow(column, keys.length, key), row, JSON.stringify(key));
+    });
+    for (const absent of ['\uFFFE', '😁', '\u{10001}', 'b']) {
+      assert.equal(primaryKeyRow(column, keys.length, absent), undefined, JSON.stringify(absent));
+    }
+  });
+
   it('never matches a key of another type', () => {
     assert.equal(primaryKeyRow(numeric([1, 2, 3]), 3, '2'), undefined);
     assert.equal(primaryKeyRow(text(['1', '2']), 2, 2), undefined);

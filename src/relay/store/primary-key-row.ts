@@ -1,5 +1,6 @@
 // Finds a primary-key value's row by binary search: snapshot rows are stored in ascending primary-key order.
 import type { CellKey, Column } from './column.ts';
+import { compareKeys, hasHighUnits } from './compare-keys.ts';
 
 /**
  * The row holding `key` in a primary-key column whose `rowCount` values are non-null and strictly ascending (as
@@ -13,22 +14,35 @@ export function primaryKeyRow(column: Column, rowCount: number, key: CellKey): n
     case 'boolean':
       return typeof key === 'boolean' ? search(column.values, rowCount, key ? 1 : 0) : undefined;
     case 'text':
-      return typeof key === 'string' ? search(column.values as ArrayLike<string>, rowCount, key) : undefined;
+      if (typeof key !== 'string') return undefined;
+      // Rows are in code-point order; JavaScript's own string order agrees with it unless the key has high units.
+      return search(
+        column.values as ArrayLike<string>,
+        rowCount,
+        key,
+        hasHighUnits(key) ? compareKeys : nativeOrder,
+      );
   }
+}
+
+/** Native order: numbers, and strings without high units (where it is code-point order). */
+function nativeOrder<T extends number | string>(a: T, b: T): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function search<T extends number | string>(
   values: ArrayLike<T>,
   rowCount: number,
   key: T,
+  order: (a: T, b: T) => number = nativeOrder,
 ): number | undefined {
   let lo = 0;
   let hi = rowCount;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const value = values[mid] as T;
-    if (value < key) lo = mid + 1;
-    else if (value > key) hi = mid;
+    const sign = order(values[mid] as T, key);
+    if (sign < 0) lo = mid + 1;
+    else if (sign > 0) hi = mid;
     else return mid;
   }
   return undefined;
