@@ -307,20 +307,28 @@ describe('live PostgreSQL tables: failures and read-only', () => {
       - { name: items, table: items, ${ACCESS} }`;
   const ITEMS = '/v1/datasets/registry/entities/items/records';
   /**
-   * An `(id text-like, label text)` table served twice: live as entity `table`, as a snapshot as entity `copy`,
-   * each allowing every operator on `id`.
+   * A table served twice: live as entity `table`, as a snapshot as entity `copy`, each allowing every operator on
+   * the `filtered` fields. By default an `(id text-like, label text)` table filtered on `id`.
    */
-  const liveAndSnapshot = (table: string, copy: string) => {
+  const liveAndSnapshot = (
+    table: string,
+    copy: string,
+    fields = '{ name: id, type: string }, { name: label, type: string }',
+    filtered = ['id'],
+  ) => {
     const tableYaml = (id: string, live: boolean) => `
       - id: ${id}
         ${postgresSource({ table })}${live ? '\n        materialization: live' : ''}
         primary_key: id
-        schema: { fields: [{ name: id, type: string }, { name: label, type: string }] }`;
+        schema: { fields: [${fields}] }`;
+    const filters = filtered
+      .map((field) => `{ field: ${field}, ops: [eq, in, gte, lte, between] }`)
+      .join(', ');
     const entity = (name: string) => `
       - name: ${name}
         table: ${name}
         ${ACCESS}
-        api: { allowed_filters: [{ field: id, ops: [eq, in, gte, lte, between] }] }`;
+        api: { allowed_filters: [${filters}] }`;
     return `  - id: registry
     title: Registry
     tables:${tableYaml(table, true)}${tableYaml(copy, false)}
@@ -486,6 +494,54 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     }
   });
 
+  it('empty strings (null in a snapshot) and numerics (doubles in a snapshot) filter alike live and in the snapshot', async () => {
+    await db.query(
+      'CREATE TABLE amounts (id integer PRIMARY KEY, name text, code varchar(8), amount numeric)',
+    );
+    await db.query(`INSERT INTO amounts VALUES
+      (1, '', '', 0.1), (2, 'bob', 'b', 0.10000000000000000001), (3, NULL, NULL, 123456789012345678901234567890.123),
+      (4, 'amy', 'a', 2.5)`);
+    const relay = await startPostgresRelay(
+      liveAndSnapshot(
+        'amounts',
+        'amount_copies',
+        '{ name: id, type: integer }, { name: name, type: string }, { name: code, type: string }, { name: amount, type: number }',
+        ['name', 'code', 'amount'],
+      ),
+      db.url,
+    );
+    const path = (name: string) => `/v1/datasets/registry/entities/${name}/records`;
+    try {
+      const cases: [string, number[]][] = [
+        ['name.lte=zzz', [2, 4]],
+        ['name.lte=%00', []],
+        ['name.gte=%00', [2, 4]],
+        ['name.between=a,c', [2, 4]],
+        ['code.lte=b', [2, 4]],
+        ['name.in=bob,amy', [2, 4]],
+        // The value a record shows selects it, and both rows that show 0.1.
+        ['amount=0.1', [1, 2]],
+        ['amount.in=0.1,7', [1, 2]],
+        ['amount.lte=0.1', [1, 2]],
+        ['amount.gte=0.2', [3, 4]],
+        ['amount=1.2345678901234568e%2B29', [3]],
+        ['amount.between=1e29,1.2345678901234568e%2B29', [3]],
+      ];
+      for (const [query, ids] of cases) {
+        const live = await relay.get(`${path('amounts')}?${query}`);
+        assert.equal(live.statusCode, 200, `${query}: ${live.body}`);
+        assert.deepEqual(
+          live.json().data.map((row: { id: number }) => row.id),
+          ids,
+          query,
+        );
+        assert.equal(live.body, (await relay.get(`${path('amount_copies')}?${query}`)).body, query);
+      }
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('a read running past query_timeout answers datasource.timeout', async () => {
     await db.query('CREATE TABLE slow (id integer PRIMARY KEY, label text)');
     await db.query("INSERT INTO slow VALUES (1, 'one')");
@@ -580,6 +636,40 @@ describe('live PostgreSQL tables: failures and read-only', () => {
       );
       assert.equal(error.code, 'ingest.type_mismatch', column);
       assert.equal(error.column, column);
+    }
+  });
+
+  it('the probe refuses a text column with a nondeterministic collation (it compares strings case-insensitively)', async () => {
+    let created = true;
+    try {
+      await db.query(
+        "CREATE COLLATION case_blind (provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
+      );
+    } catch (error) {
+      // A server built without ICU (the embedded one) cannot hold such a column at all.
+      assert.match(String(error), /ICU|not supported|nondeterministic/i);
+      created = false;
+    }
+    if (created) {
+      await db.query(
+        'CREATE TABLE mails (id integer PRIMARY KEY, label text, email text COLLATE case_blind)',
+      );
+      const error = await startupFailure(
+        db.url,
+        liveDataset('mails', `${ID_AND_LABEL}, { name: email, type: string }`),
+      );
+      assert.equal(error.code, 'ingest.type_mismatch');
+      assert.equal(error.column, 'email');
+      assert.match(String(error.detail), /nondeterministic collation case_blind/);
+    }
+    // A deterministic collation other than C is served (its ranges and key order follow it, as documented).
+    await db.query('CREATE TABLE coded (id integer PRIMARY KEY, label text COLLATE "POSIX")');
+    await db.query("INSERT INTO coded VALUES (1, 'one')");
+    const relay = await startPostgresRelay(liveDataset('coded', ID_AND_LABEL), db.url);
+    try {
+      assert.deepEqual((await relay.get(ITEMS)).json().data, [{ id: 1, label: 'one' }]);
+    } finally {
+      await relay.close();
     }
   });
 

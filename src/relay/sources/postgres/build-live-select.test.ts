@@ -26,7 +26,7 @@ describe('buildLiveSelect', () => {
     });
     assert.equal(
       statement.text,
-      'SELECT "person_id", "age" FROM "public"."people" WHERE "district" = $1 AND "age" = ANY($2) AND "age" >= $3 AND "income" <= $4 AND "born" >= $5 AND "born" <= $6 AND "person_id" > $7 ORDER BY "person_id" LIMIT $8',
+      'SELECT "person_id", "age" FROM "public"."people" WHERE "district" = $1 AND "age" = ANY($2) AND "age" >= $3 AND ("income"::float8) <= $4 AND "born" >= $5 AND "born" <= $6 AND "person_id" > $7 ORDER BY "person_id" LIMIT $8',
     );
     assert.deepEqual(statement.values, ['north', [3, 4], 1, 2.5, '1980-01-01', '1990-12-31', 'p010', 51]);
   });
@@ -48,6 +48,29 @@ describe('buildLiveSelect', () => {
     );
     assert.ok(!statement.text.includes('DROP'));
     assert.deepEqual(statement.values, [[hostile], 2]);
+  });
+
+  it('compares numeric columns as the doubles a snapshot holds, for every operator', () => {
+    const statement = buildLiveSelect({
+      relation: '"t"',
+      columns: ['id'],
+      primaryKey: 'id',
+      filters: [
+        { column: 'amount', type: 'number', op: 'eq', values: [0.1] },
+        { column: 'amount', type: 'number', op: 'in', values: [0.1, 2] },
+        { column: 'amount', type: 'number', op: 'between', values: [0, 1] },
+        { column: 'ratio', type: 'number', op: 'gte', values: [0.5] },
+      ],
+      columnTypes: new Map([
+        ['amount', 'numeric'],
+        ['ratio', 'float8'],
+      ]),
+      limit: 3,
+    });
+    assert.equal(
+      statement.text,
+      'SELECT "id" FROM "t" WHERE ("amount"::float8) = $1 AND ("amount"::float8) = ANY($2) AND ("amount"::float8) >= $3 AND ("amount"::float8) <= $4 AND "ratio" >= $5 ORDER BY "id" LIMIT $6',
+    );
   });
 
   it('sends timestamps (epoch ms in the store) as ISO 8601 UTC text', () => {
@@ -97,9 +120,10 @@ describe('buildLiveSelect', () => {
     });
     assert.equal(
       statement.text,
-      'SELECT "id" FROM "t" WHERE FALSE AND "small" = ANY($1) AND "small" IS NOT NULL AND "small" >= $2 AND "small" <= $3 AND "name" <= $4 AND ("token"::text COLLATE "C") >= $5 ORDER BY "id" LIMIT $6',
+      'SELECT "id" FROM "t" WHERE FALSE AND "small" = ANY($1) AND "small" IS NOT NULL AND "small" >= $2 AND "small" <= $3 AND "name" > $4 AND "name" <= $5 AND ("token"::text COLLATE "C") >= $6 ORDER BY "id" LIMIT $7',
     );
-    assert.deepEqual(statement.values, [[7], 2, 9, 'b', 'a', 3]);
+    // A text range starts above '' (an empty string is null in a snapshot, and null satisfies no filter).
+    assert.deepEqual(statement.values, [[7], 2, 9, '', 'b', 'a', 3]);
     const none = buildLiveSelect({
       relation: '"t"',
       columns: ['id'],

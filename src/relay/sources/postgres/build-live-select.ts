@@ -3,7 +3,15 @@
 // a value lies outside what its column can hold, which turns its condition into a constant).
 import type { FieldType, FilterOp } from '../../config/schema.ts';
 import type { CellKey } from '../../store/column.ts';
-import { type Bound, exactParam, lowerBound, rangeColumn, upperBound } from './live-comparison.ts';
+import {
+  type Bound,
+  exactColumn,
+  exactParam,
+  lowerBound,
+  nonEmptyLower,
+  rangeColumn,
+  upperBound,
+} from './live-comparison.ts';
 import { quoteIdentifier } from './read-only-session.ts';
 
 export interface LiveFilter {
@@ -73,13 +81,13 @@ function filterCondition(filter: LiveFilter, pgType: string, param: (value: unkn
   switch (filter.op) {
     case 'eq': {
       const value = exactParam(first, pgType);
-      return value === undefined ? 'FALSE' : `${quoted} = ${param(value)}`;
+      return value === undefined ? 'FALSE' : `${exactColumn(quoted, pgType)} = ${param(value)}`;
     }
     case 'in': {
       const values = filter.values
         .map((value) => exactParam(value, pgType))
         .filter((value) => value !== undefined);
-      return values.length === 0 ? 'FALSE' : `${quoted} = ANY(${param(values)})`;
+      return values.length === 0 ? 'FALSE' : `${exactColumn(quoted, pgType)} = ANY(${param(values)})`;
     }
     case 'gte':
       return rangeCondition(quoted, pgType, lowerBound(first, pgType), undefined, param);
@@ -99,10 +107,11 @@ function filterCondition(filter: LiveFilter, pgType: string, param: (value: unkn
 function rangeCondition(
   quoted: string,
   pgType: string,
-  lower: Bound | undefined,
+  requested: Bound | undefined,
   upper: Bound | undefined,
   param: (value: unknown) => string,
 ): string {
+  const lower = nonEmptyLower(requested, pgType);
   if (lower === 'none' || upper === 'none') return 'FALSE';
   const column = rangeColumn(quoted, pgType);
   const parts: string[] = [];

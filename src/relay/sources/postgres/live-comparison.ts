@@ -24,12 +24,34 @@ const TEXT_TYPES = new Set(['text', 'varchar', 'uuid']);
 /** The only spelling PostgreSQL writes a uuid in, and so the only one a snapshot of it holds. */
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
+/** Text types whose empty string a snapshot reads as null (uuid has no empty value). */
+const EMPTY_IS_NULL_TYPES = new Set(['text', 'varchar']);
+
+/**
+ * The column as `eq` and `in` compare it. A numeric column compares as the double a snapshot holds (and a record
+ * shows), not exactly: `0.1` then equals a stored 0.10000000000000000001, as it does in the snapshot.
+ */
+export function exactColumn(quoted: string, pgType: string): string {
+  return pgType === 'numeric' ? `(${quoted}::float8)` : quoted;
+}
+
 /**
  * The column as a range compares it. A uuid's ranges compare its text byte by byte, as the snapshot compares the
- * strings it holds (uuid order is not text order once the bound is not itself a uuid).
+ * strings it holds (uuid order is not text order once the bound is not itself a uuid); a numeric column compares
+ * as doubles (see `exactColumn`).
  */
 export function rangeColumn(quoted: string, pgType: string): string {
-  return pgType === 'uuid' ? `(${quoted}::text COLLATE "C")` : quoted;
+  return pgType === 'uuid' ? `(${quoted}::text COLLATE "C")` : exactColumn(quoted, pgType);
+}
+
+/**
+ * The lower bound a range needs on a text column: an empty string is null in a snapshot, and null satisfies no
+ * filter, so a range selects only strings above '' (the database would take '' as the lowest string).
+ */
+export function nonEmptyLower(lower: Bound | undefined, pgType: string): Bound | undefined {
+  if (!EMPTY_IS_NULL_TYPES.has(pgType) || lower === 'none') return lower;
+  if (lower === undefined || lower === 'all' || lower.param === '') return { param: '', strict: true };
+  return lower;
 }
 
 /** The parameter for `column = value`, or undefined when no row of the column can equal it. */

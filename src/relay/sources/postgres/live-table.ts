@@ -252,9 +252,11 @@ async function probeLiveTable(
   try {
     await client.connect();
     await client.query(beginReadOnly(source));
-    const columns = await client.query<{ name: string; type: string; shown: string }>({
-      text: `SELECT a.attname AS name, t.typname AS type, format_type(a.atttypid, a.atttypmod) AS shown
+    const columns = await client.query<ProbedColumn>({
+      text: `SELECT a.attname AS name, t.typname AS type, format_type(a.atttypid, a.atttypmod) AS shown,
+                    c.collname AS collation, coalesce(c.collisdeterministic, true) AS deterministic
                FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
+               LEFT JOIN pg_collation c ON c.oid = a.attcollation
               WHERE a.attrelid = to_regclass($1) AND a.attnum > 0 AND NOT a.attisdropped`,
       values: [relation],
     });
@@ -299,10 +301,16 @@ async function probeLiveTable(
   }
 }
 
-function checkColumns(
-  table: TableConfig,
-  actual: readonly { name: string; type: string; shown: string }[],
-): void {
+interface ProbedColumn {
+  readonly name: string;
+  readonly type: string;
+  /** The type as PostgreSQL writes it (`character varying(8)`). */
+  readonly shown: string;
+  readonly collation: string | null;
+  readonly deterministic: boolean;
+}
+
+function checkColumns(table: TableConfig, actual: readonly ProbedColumn[]): void {
   const byName = new Map(actual.map((column) => [column.name, column]));
   const declared = new Set(table.schema.fields.map((field) => field.name));
   if (table.schema.strict) {
@@ -324,7 +332,17 @@ function checkColumns(
     });
   }
   for (const field of table.schema.fields) {
-    const column = byName.get(field.name) as { type: string; shown: string };
+    const column = byName.get(field.name) as ProbedColumn;
+    if (!column.deterministic) {
+      // Equal strings by such a collation (case or accents ignored) are different values in a snapshot: a filter
+      // or record read would match rows the snapshot does not, as with citext.
+      throw new SourceError({
+        tableId: table.id,
+        code: 'ingest.type_mismatch',
+        detail: `column uses the nondeterministic collation ${column.collation}, which compares strings otherwise than their text (serve it through a view that applies COLLATE "C")`,
+        column: field.name,
+      });
+    }
     if (!(COMPATIBLE_TYPES[field.type] ?? []).includes(column.type)) {
       throw new SourceError({
         tableId: table.id,
