@@ -369,6 +369,17 @@ describe('verifier error table', () => {
     ]);
   });
 
+  it('503 source.unavailable, not retried, when the source refuses the request for another reason (400)', async () => {
+    // A binding that drifted from the relay's schema says nothing about the person: not 409 "no record".
+    handler = (_request, response) => json(response, 400, { code: 'filter.unknown_field' });
+    const response = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });
+    const problem = assertProblem(response, 503, 'source.unavailable');
+    assert.equal(requests.length, 1);
+    assert.deepEqual(sleeps, []);
+    const record = verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
+    assert.equal(record?.error_code, 'source.request_refused');
+  });
+
   it('503 source.unavailable after retries honouring Retry-After; the reason only in audit', async () => {
     handler = (_request, response) => json(response, 503, {}, { 'retry-after': '2' });
     const response = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });

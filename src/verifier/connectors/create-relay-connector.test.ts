@@ -216,6 +216,36 @@ describe('registry_data_api connector', () => {
     assert.deepEqual(sleeps, []);
   });
 
+  it('answers any other 400 (a binding the relay schema refuses) 503 source.unavailable, without retrying', async () => {
+    const reader = connector();
+    const problems: Problem[] = [];
+    const bodies = [
+      JSON.stringify({ code: 'filter.unknown_field' }),
+      JSON.stringify({ code: 'filter.not_allowed' }),
+      JSON.stringify({ code: 'entity.filter_required' }),
+      JSON.stringify({ code: 7 }),
+      JSON.stringify(['filter.invalid_value']),
+      'filter.invalid_value',
+      '',
+    ];
+    for (const body of bodies) {
+      handler = (_request, response) => {
+        response.writeHead(400, { 'content-type': 'application/problem+json' });
+        response.end(body);
+      };
+      problems.push(await failure(reader.read(LOOKUP)));
+    }
+    reader.close();
+    for (const problem of problems) {
+      assert.deepEqual(
+        [problem.status, problem.code, auditCodeOf(problem)],
+        [503, 'source.unavailable', 'source.request_refused'],
+      );
+    }
+    assert.equal(requests.length, bodies.length);
+    assert.deepEqual(sleeps, []);
+  });
+
   it('still answers 401, 403 and 404 from the source 503 source.unavailable', async () => {
     const reader = connector();
     const problems: Problem[] = [];

@@ -219,11 +219,7 @@ interface Page {
 }
 
 function parsePage(response: HttpResponse): Page {
-  if (response.status === 400) {
-    // The source refused the lookup itself (a value it cannot parse as the field, say): no record can match it,
-    // and asking again would be refused again. Not an outage.
-    throw notAvailable('source.http_400', 'the source refused the lookup (HTTP 400)');
-  }
+  if (response.status === 400) throw refusal(response);
   if (response.status !== 200) {
     const code =
       response.status >= 300 && response.status < 400
@@ -249,6 +245,32 @@ function parsePage(response: HttpResponse): Page {
     rows: data as Record<string, unknown>[],
     hasMore: typeof hasMore === 'boolean' ? hasMore : undefined,
   };
+}
+
+/**
+ * A 400 means "no record" only when the relay refused the lookup value itself (a value it cannot parse as the
+ * field): asking again would be refused again, and no record can match it. Any other 400 (an unknown or
+ * disallowed field, a missing filter) is a binding that does not fit the relay's schema: an outage of this
+ * source, not an answer about the person.
+ */
+function refusal(response: HttpResponse) {
+  if (problemCodeOf(response.body) === 'filter.invalid_value') {
+    return notAvailable('source.http_400', 'the source refused the lookup value (HTTP 400)');
+  }
+  return unavailable('source.request_refused', 'the source refused the request (HTTP 400)');
+}
+
+/** The `code` of a problem+json body, or undefined when the body is not one. */
+function problemCodeOf(body: Buffer): string | undefined {
+  try {
+    const problem: unknown = JSON.parse(body.toString('utf8'));
+    if (problem !== null && typeof problem === 'object' && 'code' in problem) {
+      return typeof problem.code === 'string' ? problem.code : undefined;
+    }
+  } catch {
+    // Not JSON: nothing says the value was the problem.
+  }
+  return undefined;
 }
 
 function singleRecord(response: HttpResponse, lookup: SourceLookup): SourceRecord {
