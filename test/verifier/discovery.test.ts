@@ -92,6 +92,15 @@ describe('verifier discovery', () => {
     assertProblem(await verifier.get('/v1/claims/nope', { as: 'full' }), 404, 'claim.not_found');
   });
 
+  it("lists the target attributes a CEL rule reads among a claim's target inputs", async () => {
+    const response = await verifier.get('/v1/claims/household_size_plus', { as: 'full' });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(JSON.parse(response.body).target_inputs, [
+      { path: 'target.attributes.newborns', kind: 'attribute', name: 'newborns' },
+      { path: 'target.identifiers.person_id', kind: 'identifier', name: 'person_id' },
+    ]);
+  });
+
   it('lists formats offered by visible claims; credentials stay disabled', async () => {
     const { formats } = JSON.parse((await verifier.get('/v1/formats', { as: 'full' })).body);
     assert.deepEqual(formats, [

@@ -189,6 +189,55 @@ describe('verifier evaluations over two real relays', () => {
     assert.equal(JSON.parse(response.body).results[0].value, Number(household.household_size) + 2);
   });
 
+  it('requires the target attributes a CEL rule reads (400 before any read, instead of a rule failure)', async () => {
+    const reads = rowReads(social).length;
+    for (const attributes of [undefined, {}, { newborns: null }, { newborns: '  ' }]) {
+      const target = { ...person(enrolledHead), ...(attributes === undefined ? {} : { attributes }) };
+      const response = await verifier.evaluate({ target, claims: ['household_size_plus'] });
+      const problem = assertProblem(response, 400, 'target.identifier_missing');
+      assert.match(String(problem.detail), /target\.attributes\.newborns/);
+    }
+    assert.equal(rowReads(social).length, reads, 'no source read happens');
+  });
+
+  it('takes a target as large as the request limits allow into a CEL rule (the rule input limit bounds sourced data)', async () => {
+    // 32 attributes of 1,024 control characters: about 200 KB as JSON, over cel.max_binding_json_bytes (64 KiB).
+    const attributes: Record<string, string | number> = { newborns: 1 };
+    for (let index = 1; index < 32; index++) attributes[`note_${index}`] = '\u0001'.repeat(1024);
+    const target = { ...person(enrolledHead), attributes };
+    const response = await verifier.evaluate({ target, claims: ['household_size_plus'] });
+    assert.equal(response.statusCode, 200, response.body);
+    const tooMany = { ...target, attributes: { ...attributes, note_32: 'x' } };
+    const refused = assertProblem(
+      await verifier.evaluate({ target: tooMany, claims: ['household_size_plus'] }),
+      400,
+      'request.invalid',
+    );
+    assert.match(String(refused.detail), /target\.attributes/);
+  });
+
+  it('refuses an identifier over 1,024 bytes in UTF-8 (400), which no relay URL could carry, before any read', async () => {
+    const reads = rowReads(civil).length;
+    const target = { type: 'person', identifiers: [{ scheme: 'national_id', value: '\u4e2d'.repeat(400) }] };
+    const problem = assertProblem(
+      await verifier.evaluate({ target, claims: ['person_alive'] }),
+      400,
+      'request.invalid',
+    );
+    assert.match(String(problem.detail), /target\.identifiers\.0\.value.*1024 bytes/);
+    assert.equal(rowReads(civil).length, reads);
+    // 1,024 bytes exactly is a value like any other (here: no such person).
+    const largest = {
+      type: 'person',
+      identifiers: [{ scheme: 'national_id', value: `${'\u4e2d'.repeat(341)}x` }],
+    };
+    assertProblem(
+      await verifier.evaluate({ target: largest, claims: ['person_alive'] }),
+      409,
+      'evidence.not_available',
+    );
+  });
+
   it('answers 409 evidence.not_available for an unknown subject, with the precise reason only in audit', async () => {
     const target = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-000000' }] };
     const response = await verifier.evaluate({ target, claims: ['person_alive'] });

@@ -1,7 +1,9 @@
 // Validated config -> frozen claim catalogue: each claim with its transitive dependencies, scopes and lookup inputs.
+import { parse as parseCel } from '@bufbuild/cel';
 import type { Principal } from '../../platform/auth/principal.ts';
 import { deepFreeze } from '../../platform/config/validate-config.ts';
 import type { ClaimConfig, VerifierConfig } from '../config/schema.ts';
+import { celTargetInputs } from './cel-target-inputs.ts';
 
 export interface CatalogClaim {
   readonly id: string;
@@ -10,7 +12,10 @@ export interface CatalogClaim {
   readonly closure: readonly string[];
   /** Every scope a caller needs to evaluate the claim: its own, its bindings' and its dependencies'. */
   readonly requiredScopes: readonly string[];
-  /** Request paths (`target.identifiers.national_id`) the claim and its dependencies look subjects up by. */
+  /**
+   * Request paths (`target.identifiers.national_id`) the claim and its dependencies need: those they look subjects
+   * up by, and those their CEL rules read (`ctx.target.attributes.income`).
+   */
   readonly targetInputs: readonly string[];
   /** True when the claim or a dependency has a `plugin` rule, which cannot be evaluated. */
   readonly needsPlugin: boolean;
@@ -54,6 +59,10 @@ export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
         if (binding.required_scope) scopes.add(binding.required_scope);
         inputs.add(binding.lookup.input);
       }
+      // The config check has parsed every expression already.
+      if (member.rule.type === 'cel') {
+        for (const input of celTargetInputs(parseCel(member.rule.expression).expr)) inputs.add(input);
+      }
     }
     return {
       id: claim.id,
@@ -64,9 +73,11 @@ export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
       needsPlugin: members.some((member) => member.rule.type === 'plugin'),
     };
   });
+  // Only lookups identify a target: an attribute that is a rule input alone leaves its handle unchanged.
   const attributes = new Set(
-    ordered.flatMap((claim) =>
-      claim.targetInputs
+    config.evidence.claims.flatMap((claim) =>
+      Object.values(claim.source_bindings)
+        .map((binding) => binding.lookup.input)
         .filter((input) => input.startsWith(ATTRIBUTE_INPUT))
         .map((input) => input.slice(ATTRIBUTE_INPUT.length)),
     ),

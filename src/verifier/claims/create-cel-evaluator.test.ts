@@ -67,6 +67,13 @@ describe('CEL evaluator (worker pool)', () => {
   it('refuses inputs and results over their size limits', async () => {
     const big = { source: { s: 'x'.repeat(5000) } };
     assert.equal((await rejection(cel.evaluate('true', big))).reason, 'too_large');
+    // The request's own target is bounded by the request limits, not by max_binding_json_bytes.
+    const largeTarget = { ctx: { target: { attributes: { note: 'x'.repeat(5000) } } } };
+    assert.equal(await cel.evaluate('ctx.target.attributes.note.size()', largeTarget), 5000);
+    // A record nested beyond what can be serialised is refused as too large, not thrown.
+    let deep: unknown = 1;
+    for (let level = 0; level < 20_000; level++) deep = [deep];
+    assert.equal((await rejection(cel.evaluate('true', { source: { s: deep } }))).reason, 'too_large');
     assert.equal(
       (await rejection(cel.evaluate("'y'.size() > 0 ? 'y' + 'y'.repeat(1) : ''", {}))).reason,
       'error',

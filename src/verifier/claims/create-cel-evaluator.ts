@@ -18,6 +18,23 @@ export interface CelEvaluator {
   close(): Promise<void>;
 }
 
+/**
+ * The JSON size of the inputs that come from sources (records, sub-claim values): `max_binding_json_bytes` bounds
+ * them. The request's own target (`ctx`) is bounded by the request's limits instead, so that a large but valid
+ * request is never a rule failure. Undefined when the inputs cannot be serialised (nested beyond the stack).
+ */
+function sourcedBytes(bindings: Readonly<Record<string, unknown>>): number | undefined {
+  let bytes = 0;
+  try {
+    for (const key in bindings) {
+      if (key !== 'ctx') bytes += Buffer.byteLength(JSON.stringify(bindings[key]) ?? '', 'utf8');
+    }
+  } catch {
+    return undefined;
+  }
+  return bytes;
+}
+
 export class CelEvaluationError extends Error {
   readonly reason: 'error' | 'timeout' | 'too_large' | 'worker_failed';
   constructor(reason: CelEvaluationError['reason'], message: string) {
@@ -181,12 +198,14 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     evaluate(expression, bindings) {
       if (closed)
         return Promise.reject(new CelEvaluationError('worker_failed', 'the CEL evaluator is closed'));
-      const size = Buffer.byteLength(JSON.stringify(bindings), 'utf8');
-      if (size > limits.max_binding_json_bytes) {
+      const size = sourcedBytes(bindings);
+      if (size === undefined || size > limits.max_binding_json_bytes) {
         return Promise.reject(
           new CelEvaluationError(
             'too_large',
-            `CEL inputs are ${size} bytes, over ${limits.max_binding_json_bytes}`,
+            size === undefined
+              ? 'CEL inputs nest too deeply to be passed on'
+              : `CEL inputs are ${size} bytes, over ${limits.max_binding_json_bytes}`,
           ),
         );
       }

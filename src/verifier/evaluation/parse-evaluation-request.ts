@@ -3,7 +3,17 @@ import { z } from 'zod';
 import { DISCLOSURE_LEVELS, type DisclosureLevel } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
 
-const text = z.string().min(1).max(1024);
+/** Bytes a value may take in UTF-8: percent-encoded into a relay's URL it stays well under its 8 KiB limit. */
+const MAX_VALUE_BYTES = 1024;
+const text = z
+  .string()
+  .min(1)
+  .max(MAX_VALUE_BYTES)
+  .refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_VALUE_BYTES, {
+    message: `Too big: expected at most ${MAX_VALUE_BYTES} bytes in UTF-8`,
+  });
+/** Attributes a target may carry (lookup inputs and rule inputs). */
+const MAX_ATTRIBUTES = 32;
 
 const identifier = z.strictObject({
   scheme: z.string().min(1).max(128),
@@ -18,6 +28,9 @@ export const targetSchema = z.strictObject({
   identifiers: z.array(identifier).max(20).optional(),
   attributes: z
     .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/), z.union([text, z.number(), z.boolean(), z.null()]))
+    .refine((attributes) => Object.keys(attributes).length <= MAX_ATTRIBUTES, {
+      message: `Too big: expected at most ${MAX_ATTRIBUTES} attributes`,
+    })
     .optional(),
   profile: z.string().max(128).optional(),
 });
