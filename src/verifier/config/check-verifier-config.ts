@@ -6,7 +6,7 @@ import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
 import { findDependencyCycle } from '../claims/find-dependency-cycle.ts';
-import { addressDenial, isMetadataHostName, schemeDenial } from '../connectors/classify-address.ts';
+import { connectDenial, isMetadataHostName, schemeDenial } from '../connectors/classify-address.ts';
 import { type ClaimConfig, SD_JWT_MEDIA_TYPE, type VerifierConfig } from './schema.ts';
 
 type Check = (config: VerifierConfig) => ConfigIssue[];
@@ -276,7 +276,8 @@ function checkConnections(config: VerifierConfig): ConfigIssue[] {
     }
     const host = url.hostname.replace(/^\[|\]$/g, '');
     const literal = /^[\d.]+$/.test(host) || host.includes(':');
-    const denial = literal ? addressDenial(host, connection) : undefined;
+    // A name is judged when it is resolved, at each connect (plain http to a public address included).
+    const denial = literal ? connectDenial(host, url.protocol, connection) : undefined;
     if (denial) issues.push(issue(path, denial));
     if (!literal && isMetadataHostName(host) && !connection.allow_link_local) {
       issues.push(issue(path, 'names a cloud metadata host'));

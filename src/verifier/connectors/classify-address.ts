@@ -84,7 +84,21 @@ export function addressDenial(address: string, policy: AddressPolicy): string | 
   }
 }
 
-/** The scheme rule: https always; http only where an insecure flag allows it. */
+/**
+ * Undefined when a connection over `protocol` (`http:` or `https:`) may reach the address, else why not. Plain
+ * http carries the bearer token and the lookup values in cleartext, so it may only reach the local addresses an
+ * insecure flag is about: loopback (allow_insecure_localhost) or private (allow_insecure_private_network).
+ */
+export function connectDenial(address: string, protocol: string, policy: AddressPolicy): string | undefined {
+  const denial = addressDenial(address, policy);
+  if (denial !== undefined || protocol !== 'http:') return denial;
+  const kind = classifyAddress(address);
+  return kind === 'loopback' || kind === 'private'
+    ? undefined
+    : `http reaches only loopback or private addresses, not ${kind.replace('_', '-')} ones (use https)`;
+}
+
+/** The scheme rule: https always; http only where an insecure flag allows it (and see `connectDenial`). */
 export function schemeDenial(url: URL, policy: AddressPolicy): string | undefined {
   if (url.protocol === 'https:') return undefined;
   if (url.protocol !== 'http:') return `scheme ${url.protocol} is not supported`;

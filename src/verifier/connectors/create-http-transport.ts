@@ -4,11 +4,11 @@
 // One undici pool per connection, driven through `dispatch` with a handler: a read is one small JSON answer, and
 // node:http's ClientRequest/IncomingMessage streams, or undici's own `request()` body stream, cost more per read
 // than the rest of the connector.
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import { type Dispatcher, Pool } from 'undici';
-import { type AddressPolicy, addressDenial } from './classify-address.ts';
+import { type AddressPolicy, connectDenial } from './classify-address.ts';
 
 export interface HttpRequest {
   /** Path and query on the transport's origin, e.g. `/v1/datasets/d/entities/e/records?id=1`. */
@@ -43,6 +43,18 @@ export interface HttpTransport {
 
 export const MAX_SOURCE_RESPONSE_BYTES = 1024 * 1024;
 
+/** Resolves a host name to all its addresses (`dns.lookup` with `all: true`); injected by tests. */
+export type ResolveAll = (
+  hostname: string,
+  options: LookupAllOptions,
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+export interface HttpTransportOptions {
+  readonly maxSockets: number;
+  readonly resolve?: ResolveAll;
+}
+
 /**
  * One origin (scheme, host, port of `baseUrl`) over at most `maxSockets` kept-alive sockets. The address check runs
  * where an address is chosen: once here for an IP literal (it cannot change), and for a host name on every new
@@ -51,15 +63,15 @@ export const MAX_SOURCE_RESPONSE_BYTES = 1024 * 1024;
 export function createHttpTransport(
   baseUrl: string,
   policy: AddressPolicy,
-  options: { maxSockets: number },
+  options: HttpTransportOptions,
 ): HttpTransport {
   const origin = new URL(baseUrl);
   const host = origin.hostname.replace(/^\[|\]$/g, '');
   // Name resolution is skipped for IP literals, so those are judged here.
-  const literalDenial = isIP(host) ? addressDenial(host, policy) : undefined;
+  const literalDenial = isIP(host) ? connectDenial(host, origin.protocol, policy) : undefined;
   const pool = new Pool(origin.origin, {
     connections: options.maxSockets,
-    connect: { lookup: guardedLookup(policy) },
+    connect: { lookup: guardedLookup(origin.protocol, policy, options.resolve ?? dnsLookup) },
     // The attempt's own timer bounds the whole exchange.
     headersTimeout: 0,
     bodyTimeout: 0,
@@ -158,17 +170,19 @@ function classify(error: Error): TransportError {
   return new TransportError('network', error.message, error);
 }
 
-/** Resolves every address and refuses the connection when any of them is not allowed (no partial pinning). */
-function guardedLookup(policy: AddressPolicy): LookupFunction {
+/**
+ * Resolves every address and refuses the connection when any of them is not allowed over `protocol` (no partial
+ * pinning): a name may resolve anywhere, so an http connection to a public address is refused here too.
+ */
+function guardedLookup(protocol: string, policy: AddressPolicy, resolve: ResolveAll): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { family: options.family, hints: options.hints, all: true }, (error, addresses) => {
+    resolve(hostname, { family: options.family, hints: options.hints, all: true }, (error, list) => {
       if (error) {
         callback(error, '', 0);
         return;
       }
-      const list = addresses as LookupAddress[];
       for (const entry of list) {
-        const denial = addressDenial(entry.address, policy);
+        const denial = connectDenial(entry.address, protocol, policy);
         if (denial) {
           const refused = new TransportError(
             'address_denied',

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fingerprintOf } from '../../platform/auth/api-key.ts';
+import { ConfigError } from '../../platform/config/config-error.ts';
+import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
+import { type AddressPolicy, connectDenial } from './classify-address.ts';
+
+const BOTH: AddressPolicy = {
+  allow_insecure_localhost: true,
+  allow_insecure_private_network: true,
+  allow_link_local: false,
+};
+
+describe('which addresses a connection may reach over http and https', () => {
+  const cases: [string, string, Partial<AddressPolicy>, boolean][] = [
+    // address, protocol, policy overrides, allowed
+    ['127.0.0.1', 'http:', {}, true],
+    ['::1', 'http:', {}, true],
+    ['127.0.0.1', 'http:', { allow_insecure_localhost: false }, false],
+    ['10.1.2.3', 'http:', {}, true],
+    ['fd12::1', 'http:', {}, true],
+    ['10.1.2.3', 'http:', { allow_insecure_private_network: false }, false],
+    ['203.0.113.10', 'http:', {}, false],
+    ['::ffff:203.0.113.10', 'http:', {}, false],
+    ['2606:4700::1111', 'http:', {}, false],
+    ['169.254.10.1', 'http:', { allow_link_local: true }, false],
+    ['203.0.113.10', 'https:', {}, true],
+    [
+      '203.0.113.10',
+      'https:',
+      { allow_insecure_localhost: false, allow_insecure_private_network: false },
+      true,
+    ],
+    ['127.0.0.1', 'https:', { allow_insecure_localhost: false }, false],
+    ['169.254.10.1', 'https:', { allow_link_local: true }, true],
+  ];
+  for (const [address, protocol, overrides, allowed] of cases) {
+    it(`${protocol}//${address} ${JSON.stringify(overrides)}: ${allowed ? 'allowed' : 'refused'}`, () => {
+      assert.equal(connectDenial(address, protocol, { ...BOTH, ...overrides }) === undefined, allowed);
+    });
+  }
+
+  it('says why plain http may not reach a public address', () => {
+    assert.match(
+      connectDenial('203.0.113.10', 'http:', BOTH) ?? '',
+      /http reaches only loopback or private addresses, not public ones \(use https\)/,
+    );
+  });
+});
+
+describe('a source base URL at config load', () => {
+  const ENV = {
+    CALLER_HASH: fingerprintOf('caller-key'),
+    AUDIT_SECRET: 'a'.repeat(32),
+    RELAY_TOKEN: 'relay-token',
+  };
+  const config = (connection: string) => `
+auth:
+  mode: api_key
+  api_keys:
+    - { id: caller, fingerprint: { provider: env, name: CALLER_HASH }, scopes: [civil:evidence] }
+audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }
+evidence:
+  service_id: test.verifier
+  source_connections:
+    relay: { ${connection}, token_env: RELAY_TOKEN }
+  claims: []
+`;
+  const baseUrlIssues = (connection: string): string[] => {
+    try {
+      loadVerifierConfigText(config(connection), ENV, '/tmp');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError, String(error));
+      return error.issues
+        .filter((issue) => issue.path === 'evidence.source_connections.relay.base_url')
+        .map((issue) => issue.message);
+    }
+    return [];
+  };
+  const FLAGS = 'allow_insecure_localhost: true, allow_insecure_private_network: true';
+
+  it('refuses plain http to a public IP literal, whatever the insecure flags', () => {
+    for (const url of ['http://203.0.113.10:8080', 'http://[2606:4700::1111]']) {
+      assert.deepEqual(baseUrlIssues(`base_url: "${url}", ${FLAGS}`), [
+        'http reaches only loopback or private addresses, not public ones (use https)',
+      ]);
+    }
+  });
+
+  it('accepts https to a public address, and http to the local address its flag allows', () => {
+    assert.deepEqual(baseUrlIssues('base_url: "https://203.0.113.10"'), []);
+    assert.deepEqual(baseUrlIssues('base_url: "http://127.0.0.1:4242", allow_insecure_localhost: true'), []);
+    assert.deepEqual(
+      baseUrlIssues('base_url: "http://10.0.0.5:4242", allow_insecure_private_network: true'),
+      [],
+    );
+    // A name is judged by what it resolves to, at each connect.
+    assert.deepEqual(baseUrlIssues(`base_url: "http://relay.internal:4242", ${FLAGS}`), []);
+  });
+});
