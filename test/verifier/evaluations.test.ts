@@ -251,6 +251,33 @@ describe('verifier evaluations over two real relays', () => {
     assert.equal(record?.source_read_count, 1);
   });
 
+  it('answers in the most preferred acceptable format every requested claim offers', async () => {
+    // birth_date offers the claim-result format only: CCCEV preferred by q, but claim-result acceptable too.
+    const accept = `${CCCEV};q=1, ${CLAIM_RESULT};q=0.5`;
+    const response = await verifier.evaluate(
+      { target: person(alive), claims: ['birth_date'] },
+      { headers: { accept } },
+    );
+    assert.equal(response.statusCode, 200, response.body);
+    assert.equal(response.headers['content-type'], CLAIM_RESULT);
+    // Preferred and offered: CCCEV.
+    const both = await verifier.evaluate(
+      { target: person(alive), claims: ['person_alive'] },
+      { headers: { accept } },
+    );
+    assert.equal(both.headers['content-type'], CCCEV);
+    // Nothing acceptable that the claim offers: 406, naming the claim.
+    const refused = assertProblem(
+      await verifier.evaluate(
+        { target: person(alive), claims: ['birth_date'] },
+        { headers: { accept: CCCEV } },
+      ),
+      406,
+      'claim.format_not_supported',
+    );
+    assert.match(String(refused.detail), /birth_date/);
+  });
+
   it('renders CCCEV JSON-LD when Accept asks for it, quoted or unquoted', async () => {
     for (const accept of [CCCEV, 'application/ld+json;profile=cccev']) {
       const response = await verifier.evaluate(

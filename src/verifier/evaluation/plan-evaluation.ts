@@ -14,7 +14,7 @@ import { checkLookupInputs } from '../claims/evaluate-claims.ts';
 import { resolveDisclosure } from '../claims/resolve-disclosure.ts';
 import type { DisclosureLevel, VerifierConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
-import { negotiateFormat, type ResultFormat } from './negotiate-format.ts';
+import { acceptedFormats, negotiateFormat, type ResultFormat } from './negotiate-format.ts';
 import type { EvaluationRequest } from './parse-evaluation-request.ts';
 
 export interface EvaluationPlan {
@@ -34,8 +34,15 @@ export function planEvaluation(
   request: EvaluationRequest,
   headers: IncomingHttpHeaders,
 ): EvaluationPlan {
-  const format = negotiateFormat(single(headers.accept), request.format);
+  const accept = single(headers.accept);
+  // 406 first when Accept (or the body format) names no result format at all.
+  const negotiated = negotiateFormat(accept, request.format);
   const claims = resolveClaims(catalog, principal, request.claims, 'evaluate');
+  // Without a body format, the most preferred acceptable format that every requested claim offers.
+  const format =
+    request.format === undefined
+      ? (acceptedFormats(accept).find((candidate) => offeredByAll(claims, candidate)) ?? negotiated)
+      : negotiated;
   const purpose = readEvaluationPurpose(headers, request.purpose);
   checkPurpose(config, catalog, claims, purpose);
   const disclosures = resolveDisclosures(claims, format, request.disclosure);
@@ -46,6 +53,10 @@ export function planEvaluation(
   );
   const scopesUsed = [...new Set(claims.flatMap((claim) => claim.requiredScopes))].sort();
   return { claims, format, purpose, disclosures, scopesUsed };
+}
+
+function offeredByAll(claims: readonly CatalogClaim[], format: string): boolean {
+  return claims.every((claim) => (claim.config.formats as readonly string[]).includes(format));
 }
 
 /** Every claim offers the format (else 406), and each claim's disclosure after its downgrade policy (else 403). */
