@@ -1,9 +1,14 @@
 // Which lookups may share one `.in` request, and how a group is cut into requests the relay accepts.
 import type { SourceBindingConfig } from '../config/schema.ts';
+import { formEncode } from './records-path.ts';
 import type { SourceLookup } from './source-reader.ts';
 
-/** Keeps an `.in` list well under the relay's 8 KiB request-target limit. */
-const MAX_BULK_VALUE_CHARS = 4_000;
+/**
+ * Keeps an `.in` list well under the relay's 8 KiB request-target limit. Counted as sent, form-encoded: `€` takes
+ * 9 characters (`%E2%82%AC`), an emoji 12, and each separating comma 3 (`%2C`).
+ */
+const MAX_BULK_QUERY_CHARS = 4_000;
+const SEPARATOR_CHARS = formEncode(',').length;
 
 /** Lookups of one binding (same source, filter and projection) for one purpose can share a request. */
 export function groupKey(binding: SourceBindingConfig, purpose: string): string {
@@ -27,16 +32,14 @@ export function bulkChunks(members: readonly SourceLookup[], limit: number): Sou
   let chunk: SourceLookup[] = [];
   let chars = 0;
   for (const lookup of members) {
-    if (
-      chunk.length > 0 &&
-      (chunk.length >= limit || chars + lookup.value.length + 1 > MAX_BULK_VALUE_CHARS)
-    ) {
+    const size = formEncode(lookup.value).length + SEPARATOR_CHARS;
+    if (chunk.length > 0 && (chunk.length >= limit || chars + size > MAX_BULK_QUERY_CHARS)) {
       chunks.push(chunk);
       chunk = [];
       chars = 0;
     }
     chunk.push(lookup);
-    chars += lookup.value.length + 1;
+    chars += size;
   }
   if (chunk.length > 0) chunks.push(chunk);
   return chunks;
