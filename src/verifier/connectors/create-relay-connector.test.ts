@@ -265,6 +265,25 @@ describe('registry_data_api connector', () => {
     assert.equal(requests.length, 3);
   });
 
+  it('treats a malformed Retry-After as absent: jittered backoff, nothing passed on', async () => {
+    // `-1` is a date to V8's Date.parse (2001): that read as "retry now" and passed `Retry-After: 0` on.
+    handler = (_request, response) => json(response, 503, {}, { 'retry-after': '-1' });
+    const halfway = { ...systemRandom, bytes: (length: number) => Buffer.alloc(length, 0x80) };
+    const reader = createRelayConnector({ relay: connection(port) }, new Map([['relay', 't']]), {
+      clock: systemClock,
+      random: halfway,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    });
+    const problem = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.equal(problem.code, 'source.unavailable');
+    assert.equal(requests.length, 3);
+    assert.deepEqual(sleeps, [50, 100]);
+    assert.equal(problem.headers['retry-after'], undefined);
+  });
+
   it('passes an absurd Retry-After on as one day, a whole number of seconds', async () => {
     handler = (_request, response) => json(response, 429, {}, { 'retry-after': '9'.repeat(300) });
     const reader = connector();

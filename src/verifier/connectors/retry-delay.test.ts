@@ -5,13 +5,50 @@ import { MAX_RETRY_AFTER_MS, parseRetryAfter, retryDelay } from './retry-delay.t
 const POLICY = { max_attempts: 4, base_delay: 100, max_delay: 300, max_retry_after: 5000 };
 
 describe('retry delay', () => {
-  it('parses Retry-After as seconds or an HTTP date, ignoring garbage', () => {
+  describe('reads Retry-After as delay-seconds or a strict HTTP-date, anything else as absent', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
-    assert.equal(parseRetryAfter('2', now), 2000);
-    assert.equal(parseRetryAfter('Thu, 01 Jan 2026 00:00:03 GMT', now), 3000);
-    assert.equal(parseRetryAfter('Wed, 31 Dec 2025 00:00:00 GMT', now), 0);
-    assert.equal(parseRetryAfter('soon', now), undefined);
-    assert.equal(parseRetryAfter(undefined, now), undefined);
+    const cases: [string | undefined, number | undefined][] = [
+      ['2', 2000],
+      ['0', 0],
+      [' 120 ', 120_000],
+      ['Thu, 01 Jan 2026 00:00:03 GMT', 3000],
+      ['Wed, 31 Dec 2025 00:00:00 GMT', 0],
+      ['Thursday, 01-Jan-26 00:00:04 GMT', 4000],
+      ['Wednesday, 31-Dec-25 00:00:00 GMT', 0],
+      ['Thu Jan  1 00:00:05 2026', 5000],
+      ['Thu Jan 01 00:00:05 2026', 5000],
+      // Garbage V8's Date.parse reads as some date (2001-01-01, 2001-02-01...): a 0 ms pause, `Retry-After: 0`.
+      ['-1', undefined],
+      ['1.5', undefined],
+      ['+3', undefined],
+      ['1, 2', undefined],
+      ['2 3', undefined],
+      ['1e3', undefined],
+      ['0x10', undefined],
+      ['2026-01-01T00:00:03Z', undefined],
+      ['Thu, 1 Jan 2026 00:00:03 GMT', undefined],
+      ['Thu, 01 Jan 2026 00:00:03 UTC', undefined],
+      ['thu, 01 jan 2026 00:00:03 gmt', undefined],
+      ['Thu, 01 Jan 2026 00:00:03', undefined],
+      ['Sat, 31 Feb 2026 00:00:00 GMT', undefined],
+      ['Thu, 01 Jan 2026 24:00:00 GMT', undefined],
+      ['Thu, 01 Jan 2026 00:00:03 GMT, Fri, 02 Jan 2026 00:00:00 GMT', undefined],
+      ['soon', undefined],
+      ['abc', undefined],
+      ['', undefined],
+      [undefined, undefined],
+    ];
+    for (const [header, expected] of cases) {
+      it(`${JSON.stringify(header)} → ${expected === undefined ? 'absent' : `${expected} ms`}`, () => {
+        assert.equal(parseRetryAfter(header, now), expected);
+      });
+    }
+  });
+
+  it('reads an RFC 850 two-digit year as at most 50 years ahead', () => {
+    const now = Date.parse('2026-01-01T00:00:00Z');
+    assert.equal(parseRetryAfter('Sunday, 01-Jan-76 00:00:00 GMT', now), MAX_RETRY_AFTER_MS);
+    assert.equal(parseRetryAfter('Friday, 01-Jan-77 00:00:00 GMT', now), 0);
   });
 
   it('reads an absurd Retry-After as a day at most, so that a whole number of seconds is passed on', () => {
