@@ -380,6 +380,23 @@ describe('verifier error table', () => {
     assert.equal(record?.error_code, 'source.request_refused');
   });
 
+  it('503 source.unavailable, single or in a batch, when a record nests absurdly deep', async () => {
+    handler = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(`{"data":[{"deceased":${'['.repeat(5000)}${']'.repeat(5000)}}]}`);
+    };
+    const response = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });
+    const problem = assertProblem(response, 503, 'source.unavailable');
+    const record = verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
+    assert.equal(record?.error_code, 'source.invalid_response');
+    const batch = await verifier.post('/v1/batch-evaluations', {
+      items: [{ target: ALIVE }],
+      claims: ['person_alive'],
+    });
+    assert.equal(batch.statusCode, 200, batch.body);
+    assert.equal(JSON.parse(batch.body).items[0].errors[0].code, 'source.unavailable');
+  });
+
   it('503 source.unavailable after retries honouring Retry-After; the reason only in audit', async () => {
     handler = (_request, response) => json(response, 503, {}, { 'retry-after': '2' });
     const response = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });

@@ -246,6 +246,32 @@ describe('registry_data_api connector', () => {
     assert.deepEqual(sleeps, []);
   });
 
+  it('refuses a record nested deeper than 32 levels as 503 source.invalid_response, without retrying', async () => {
+    // Written as text: a record 5,000 levels deep is what made the rule evaluator answer 500.
+    const answer = (deep: string) => (_request: IncomingMessage, response: ServerResponse) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(`{"data":[{"national_id":"FAKE-1","deep":${deep}}]}`);
+    };
+    const arrays = (levels: number) => `${'['.repeat(levels)}${']'.repeat(levels)}`;
+    const reader = connector();
+    handler = answer(arrays(32));
+    assert.equal((await reader.read(LOOKUP)).row.national_id, 'FAKE-1');
+    const problems: Problem[] = [];
+    for (const deep of [arrays(33), `${'{"a":['.repeat(2500)}${']}'.repeat(2500)}`]) {
+      handler = answer(deep);
+      problems.push(await failure(reader.read(LOOKUP)));
+    }
+    reader.close();
+    for (const problem of problems) {
+      assert.deepEqual(
+        [problem.status, problem.code, auditCodeOf(problem)],
+        [503, 'source.unavailable', 'source.invalid_response'],
+      );
+    }
+    assert.equal(requests.length, 3);
+    assert.deepEqual(sleeps, []);
+  });
+
   it('still answers 401, 403 and 404 from the source 503 source.unavailable', async () => {
     const reader = connector();
     const problems: Problem[] = [];

@@ -240,6 +240,12 @@ function parsePage(response: HttpResponse): Page {
   ) {
     throw unavailable('source.invalid_response', 'the source response has no `data` list of records');
   }
+  if (data.some(nestsTooDeep)) {
+    throw unavailable(
+      'source.invalid_response',
+      `a record in the source response nests deeper than ${MAX_ROW_DEPTH} levels`,
+    );
+  }
   const hasMore = body?.pagination?.has_more;
   return {
     rows: data as Record<string, unknown>[],
@@ -271,6 +277,28 @@ function problemCodeOf(body: Buffer): string | undefined {
     // Not JSON: nothing says the value was the problem.
   }
   return undefined;
+}
+
+/**
+ * How deep arrays and objects may nest inside a record: far beyond any registry record, and shallow enough for
+ * everything downstream (the rule evaluator serialises bindings recursively) to handle it.
+ */
+const MAX_ROW_DEPTH = 32;
+
+/** Walked with an explicit stack: a recursive check could itself overflow on the rows it is meant to refuse. */
+function nestsTooDeep(row: object): boolean {
+  const containers: object[] = [row];
+  const depths: number[] = [0];
+  for (let container = containers.pop(); container !== undefined; container = containers.pop()) {
+    const depth = (depths.pop() as number) + 1;
+    for (const value of Object.values(container)) {
+      if (value === null || typeof value !== 'object') continue;
+      if (depth > MAX_ROW_DEPTH) return true;
+      containers.push(value);
+      depths.push(depth);
+    }
+  }
+  return false;
 }
 
 function singleRecord(response: HttpResponse, lookup: SourceLookup): SourceRecord {
