@@ -173,11 +173,16 @@ const claim = z.strictObject({
 const sourceConnection = z.strictObject({
   base_url: z.url().describe('Relay base URL; https unless an allow_insecure_* flag permits http.'),
   token_env: z.string().min(1).describe('Environment variable holding the bearer token sent to this source.'),
-  allow_insecure_localhost: z.boolean().default(false).describe('Allow http and loopback addresses.'),
+  allow_insecure_localhost: z
+    .boolean()
+    .default(false)
+    .describe('Allow loopback addresses, and plain http to local (never public) addresses.'),
   allow_insecure_private_network: z
     .boolean()
     .default(false)
-    .describe('Allow http and private (RFC 1918, ULA, CGNAT) addresses.'),
+    .describe(
+      'Allow private (RFC 1918, ULA, CGNAT) addresses, and plain http to local (never public) addresses.',
+    ),
   allow_link_local: z
     .boolean()
     .default(false)

@@ -23,7 +23,9 @@ describe('which addresses a connection may reach over http and https', () => {
     ['203.0.113.10', 'http:', {}, false],
     ['::ffff:203.0.113.10', 'http:', {}, false],
     ['2606:4700::1111', 'http:', {}, false],
-    ['169.254.10.1', 'http:', { allow_link_local: true }, false],
+    // Link-local traffic never leaves the link: with allow_link_local (and an insecure flag) http may reach it.
+    ['169.254.10.1', 'http:', { allow_link_local: true }, true],
+    ['169.254.10.1', 'http:', {}, false],
     ['203.0.113.10', 'https:', {}, true],
     [
       '203.0.113.10',
@@ -43,7 +45,7 @@ describe('which addresses a connection may reach over http and https', () => {
   it('says why plain http may not reach a public address', () => {
     assert.match(
       connectDenial('203.0.113.10', 'http:', BOTH) ?? '',
-      /http reaches only loopback or private addresses, not public ones \(use https\)/,
+      /http never reaches a public address: the token and the lookup values would cross it in cleartext \(use https\)/,
     );
   });
 });
@@ -82,7 +84,7 @@ evidence:
   it('refuses plain http to a public IP literal, whatever the insecure flags', () => {
     for (const url of ['http://203.0.113.10:8080', 'http://[2606:4700::1111]']) {
       assert.deepEqual(baseUrlIssues(`base_url: "${url}", ${FLAGS}`), [
-        'http reaches only loopback or private addresses, not public ones (use https)',
+        'http never reaches a public address: the token and the lookup values would cross it in cleartext (use https)',
       ]);
     }
   });

@@ -86,16 +86,15 @@ export function addressDenial(address: string, policy: AddressPolicy): string | 
 
 /**
  * Undefined when a connection over `protocol` (`http:` or `https:`) may reach the address, else why not. Plain
- * http carries the bearer token and the lookup values in cleartext, so it may only reach the local addresses an
- * insecure flag is about: loopback (allow_insecure_localhost) or private (allow_insecure_private_network).
+ * http carries the bearer token and the lookup values in cleartext, so it never reaches a public address: only
+ * the local ones the flags allow (loopback, private, and link-local with allow_link_local).
  */
 export function connectDenial(address: string, protocol: string, policy: AddressPolicy): string | undefined {
   const denial = addressDenial(address, policy);
   if (denial !== undefined || protocol !== 'http:') return denial;
-  const kind = classifyAddress(address);
-  return kind === 'loopback' || kind === 'private'
-    ? undefined
-    : `http reaches only loopback or private addresses, not ${kind.replace('_', '-')} ones (use https)`;
+  return classifyAddress(address) === 'public'
+    ? 'http never reaches a public address: the token and the lookup values would cross it in cleartext (use https)'
+    : undefined;
 }
 
 /** The scheme rule: https always; http only where an insecure flag allows it (and see `connectDenial`). */
