@@ -1,13 +1,18 @@
 // The demo relay in OIDC mode against a real OpenID provider: scopes, scope_map, audience, credential kinds, audit.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { Response } from 'light-my-request';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { assertProblem, assertRequestId } from '../helpers/http-checks.ts';
 import { startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
 
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HOUSEHOLDS = '/v1/datasets/social_protection/entities/households/records';
 const ROWS_CLIENT = 'caseworker-app';
 const MAPPED_CLIENT = 'case-portal';
@@ -228,5 +233,47 @@ describe('relay in OIDC mode with a jwks_url', () => {
     clock.advance(30_000);
     assert.equal((await bearer(relay, await idp.getToken(['social_protection:rows']))).statusCode, 200);
     assertProblem(await bearer(relay, accepted), 401, 'auth.kid_unknown');
+  });
+});
+
+describe('relay OIDC config check', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ambit-relay-oidc-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const configWith = (scopeClaim: string) =>
+    [
+      'server: { bind: 127.0.0.1:4242 }',
+      'catalog: { title: Relay, base_url: https://relay.example.org, publisher: Example Registry Office }',
+      'auth:',
+      '  mode: oidc',
+      '  oidc:',
+      '    issuer: https://idp.example.org',
+      '    audiences: [ambit-relay]',
+      '    jwks_url: https://idp.example.org/jwks',
+      `    scope_claim: ${scopeClaim}`,
+      'audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }',
+      'datasets: []',
+      '',
+    ].join('\n');
+
+  const check = (scopeClaim: string) => {
+    const path = join(dir, `relay-${scopeClaim}.yaml`);
+    writeFileSync(path, configWith(scopeClaim));
+    return new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['bin/ambit.js', 'config', 'check', '--config', path],
+        { cwd: ROOT, env: { ...process.env, AUDIT_SECRET: 'relay-oidc-audit-secret-0123456789' } },
+        (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
+      );
+    });
+  };
+
+  it('refuses scope_claim aud, as the verifier does', async () => {
+    const refused = await check('aud');
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /auth\.oidc\.scope_claim: cannot be `aud`/);
+    const accepted = await check('roles');
+    assert.equal(accepted.code, 0, accepted.stderr);
   });
 });

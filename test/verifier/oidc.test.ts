@@ -1,13 +1,19 @@
 // The verifier in OIDC mode against a real OpenID provider: token scopes (and scope_map) decide visible and
 // evaluable claims; API-key headers are refused.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
 const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** Wall-clock time (the IdP stamps tokens with it) that a test can move forward without waiting. */
 function movableClock(): Clock & { advance(ms: number): void } {
@@ -131,5 +137,55 @@ describe('verifier in OIDC mode (real IdP)', () => {
     clock.advance(60_000);
     assertProblem(await verifier.get('/v1/claims', { headers: bearer(token) }), 401, 'auth.kid_unknown');
     assert.ok((await claimIds(await idp.getToken(['civil:evidence']))).includes('person_alive'));
+  });
+});
+
+describe('verifier OIDC config check', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'ambit-verifier-oidc-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const configWith = (scopeClaim: string) =>
+    [
+      'server: { bind: 127.0.0.1:0 }',
+      'auth:',
+      '  mode: oidc',
+      '  oidc:',
+      '    issuer: https://idp.example.org',
+      '    audiences: [ambit-verifier]',
+      '    jwks_url: https://idp.example.org/jwks',
+      `    scope_claim: ${scopeClaim}`,
+      'audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }',
+      'evidence:',
+      '  service_id: oidc.verifier',
+      '  claims:',
+      '    - id: always',
+      '      title: Always true',
+      '      version: "1"',
+      '      subject_type: person',
+      '      value: { type: boolean }',
+      `      rule: { type: cel, expression: "ctx.target.type == 'person'" }`,
+      '      disclosure: { default: predicate, allowed: [predicate] }',
+      '',
+    ].join('\n');
+
+  const check = (scopeClaim: string) => {
+    const path = join(dir, `verifier-${scopeClaim}.yaml`);
+    writeFileSync(path, configWith(scopeClaim));
+    return new Promise<{ code: number; stderr: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['bin/ambit.js', 'config', 'check', '--config', path],
+        { cwd: ROOT, env: { ...process.env, AUDIT_SECRET: 'verifier-oidc-audit-secret-0123456789' } },
+        (error, _stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stderr }),
+      );
+    });
+  };
+
+  it('refuses scope_claim aud, as the relay does', async () => {
+    const refused = await check('aud');
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /auth\.oidc\.scope_claim: cannot be `aud`/);
+    const accepted = await check('roles');
+    assert.equal(accepted.code, 0, accepted.stderr);
   });
 });

@@ -1,5 +1,7 @@
 // The `auth.oidc` config block both services accept: issuer, keys, audiences, algorithms and scope mapping.
 import { z } from 'zod';
+import { isLoopbackUrl } from '../auth/is-loopback-url.ts';
+import type { ConfigIssue } from './config-error.ts';
 import { durationMs } from './duration.ts';
 
 export const oidcConfigSchema = z.strictObject({
@@ -13,9 +15,50 @@ export const oidcConfigSchema = z.strictObject({
     .default(['RS256', 'ES256', 'EdDSA']),
   jwks_cache_ttl: durationMs({ min: 1000, max: 86_400_000 }).default(600_000),
   leeway: durationMs({ min: 0, max: 300_000 }).default(30_000),
-  scope_claim: z.string().trim().min(1).default('scope'),
+  scope_claim: z
+    .string()
+    .trim()
+    .min(1)
+    .default('scope')
+    .describe('The token claim holding the granted scopes; not `aud`.'),
   scope_map: z.record(z.string(), z.union([z.string(), z.array(z.string())])).default({}),
   allowed_clients: z.array(z.string().min(1)).default([]),
   allowed_token_types: z.array(z.string().min(1)).min(1).default(['JWT', 'at+jwt']),
   allow_dev_insecure_fetch_urls: z.boolean().default(false),
 });
+
+export type OidcBlock = z.infer<typeof oidcConfigSchema>;
+
+const issue = (path: string, message: string): ConfigIssue => ({
+  path,
+  code: 'config.validation_error',
+  message,
+});
+
+/** Cross-field rules of `auth.oidc`, one set for both services so neither accepts what the other refuses. */
+export function checkOidcBlock(oidc: OidcBlock): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  if ((oidc.jwks_url === undefined) === (oidc.discovery_url === undefined)) {
+    issues.push(issue('auth.oidc', 'set exactly one of jwks_url and discovery_url'));
+  }
+  for (const key of ['issuer', 'jwks_url', 'discovery_url'] as const) {
+    const url = oidc[key];
+    if (url !== undefined && !isAllowedFetchUrl(url, oidc.allow_dev_insecure_fetch_urls)) {
+      issues.push(
+        issue(
+          `auth.oidc.${key}`,
+          'must use https (http only on loopback with allow_dev_insecure_fetch_urls)',
+        ),
+      );
+    }
+  }
+  // `aud` names the token's audiences: reading it as scopes would grant whatever the audience is called.
+  if (oidc.scope_claim === 'aud') issues.push(issue('auth.oidc.scope_claim', 'cannot be `aud`'));
+  return issues;
+}
+
+function isAllowedFetchUrl(url: string, allowDevInsecure: boolean): boolean {
+  // Parsed, not prefix-matched: `HTTPS://` is https, and `http://127.example.org` is not loopback.
+  const protocol = new URL(url).protocol;
+  return protocol === 'https:' || (protocol === 'http:' && allowDevInsecure && isLoopbackUrl(url));
+}

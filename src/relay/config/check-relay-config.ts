@@ -1,8 +1,8 @@
 // Cross-field rules of the relay config, each a small named check; all issues are collected.
-import { isLoopbackUrl } from '../../platform/auth/is-loopback-url.ts';
 import { checkAuditBlock } from '../../platform/config/check-audit-block.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
+import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
 import { checkAggregateConfig } from '../aggregates/check-aggregate-config.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
 import { checkPostgresSources } from './check-postgres-sources.ts';
@@ -55,31 +55,10 @@ function checkAuthMode(config: RelayConfig): ConfigIssue[] {
   } else {
     if (auth.api_keys)
       issues.push(issue('auth.api_keys', 'must be absent when auth.mode is oidc (one mode per deployment)'));
-    const oidc = auth.oidc;
-    if (!oidc) return [...issues, issue('auth.oidc', 'is required when auth.mode is oidc')];
-    if ((oidc.jwks_url === undefined) === (oidc.discovery_url === undefined)) {
-      issues.push(issue('auth.oidc', 'set exactly one of jwks_url and discovery_url'));
-    }
-    for (const key of ['issuer', 'jwks_url', 'discovery_url'] as const) {
-      const url = oidc[key];
-      if (url && !isAllowedFetchUrl(url, oidc.allow_dev_insecure_fetch_urls)) {
-        issues.push(
-          issue(
-            `auth.oidc.${key}`,
-            'must use https (http only on loopback with allow_dev_insecure_fetch_urls)',
-          ),
-        );
-      }
-    }
-    if (oidc.scope_claim === 'aud') issues.push(issue('auth.oidc.scope_claim', 'cannot be `aud`'));
+    if (!auth.oidc) return [...issues, issue('auth.oidc', 'is required when auth.mode is oidc')];
+    issues.push(...checkOidcBlock(auth.oidc));
   }
   return issues;
-}
-
-function isAllowedFetchUrl(url: string, allowDevInsecure: boolean): boolean {
-  // Parsed, not prefix-matched: `HTTPS://` is https, and `http://127.example.org` is not loopback.
-  const protocol = new URL(url).protocol;
-  return protocol === 'https:' || (protocol === 'http:' && allowDevInsecure && isLoopbackUrl(url));
 }
 
 function checkUniqueIds(config: RelayConfig): ConfigIssue[] {

@@ -1,9 +1,9 @@
 // Cross-field rules of the verifier config, each a small named check; all issues are collected.
 import { parse as parseCel } from '@bufbuild/cel';
-import { isLoopbackUrl } from '../../platform/auth/is-loopback-url.ts';
 import { checkAuditBlock } from '../../platform/config/check-audit-block.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
+import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
 import { findDependencyCycle } from '../claims/find-dependency-cycle.ts';
 import { connectDenial, isMetadataHostName, schemeDenial } from '../connectors/classify-address.ts';
@@ -76,25 +76,8 @@ function checkAuthMode(config: VerifierConfig): ConfigIssue[] {
   if (auth.api_keys.length > 0) issues.push(issue('auth.api_keys', 'must be empty when auth.mode is oidc'));
   if (auth.bearer_tokens.length > 0)
     issues.push(issue('auth.bearer_tokens', 'must be empty when auth.mode is oidc'));
-  const oidc = auth.oidc;
-  if (!oidc) return [...issues, issue('auth.oidc', 'is required when auth.mode is oidc')];
-  if ((oidc.jwks_url === undefined) === (oidc.discovery_url === undefined)) {
-    issues.push(issue('auth.oidc', 'set exactly one of jwks_url and discovery_url'));
-  }
-  for (const name of ['issuer', 'jwks_url', 'discovery_url'] as const) {
-    const url = oidc[name];
-    if (url === undefined) continue;
-    const https = new URL(url).protocol === 'https:';
-    if (!https && !(oidc.allow_dev_insecure_fetch_urls && isLoopbackUrl(url))) {
-      issues.push(
-        issue(
-          `auth.oidc.${name}`,
-          'must use https (http only on loopback with allow_dev_insecure_fetch_urls)',
-        ),
-      );
-    }
-  }
-  return issues;
+  if (!auth.oidc) return [...issues, issue('auth.oidc', 'is required when auth.mode is oidc')];
+  return [...issues, ...checkOidcBlock(auth.oidc)];
 }
 
 function checkCredentialIds(config: VerifierConfig): ConfigIssue[] {
