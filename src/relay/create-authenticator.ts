@@ -5,6 +5,7 @@ import type { Principal } from '../platform/auth/principal.ts';
 import type { RouteRequest } from '../platform/http/route-types.ts';
 import { readCredential } from '../platform/auth/read-credential.ts';
 import type { Clock } from '../platform/clock.ts';
+import type { Logger } from '../platform/log.ts';
 import { platformProblem } from '../platform/problem/platform-problems.ts';
 import type { RelaySecrets } from './config/resolve-relay-secrets.ts';
 import type { RelayConfig } from './config/schema.ts';
@@ -12,7 +13,7 @@ import type { RelayConfig } from './config/schema.ts';
 export function createAuthenticator(
   config: RelayConfig,
   secrets: RelaySecrets,
-  deps: { clock: Clock; fetch?: typeof fetch },
+  deps: { clock: Clock; fetch?: typeof fetch; logger: Logger },
 ): (request: RouteRequest) => Principal | Promise<Principal> {
   if (config.auth.mode === 'api_key') {
     const check = createApiKeyAuthenticator(secrets.apiKeys);

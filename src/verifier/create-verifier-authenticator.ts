@@ -6,6 +6,7 @@ import { createOidcAuthenticator } from '../platform/auth/oidc-bearer.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { readCredential } from '../platform/auth/read-credential.ts';
 import type { Clock } from '../platform/clock.ts';
+import type { Logger } from '../platform/log.ts';
 import { platformProblem } from '../platform/problem/platform-problems.ts';
 import type { VerifierSecrets } from './config/resolve-verifier-secrets.ts';
 import type { VerifierConfig } from './config/schema.ts';
@@ -16,7 +17,7 @@ export type Authenticate = (request: RouteRequest) => Principal | Promise<Princi
 export function createVerifierAuthenticator(
   config: VerifierConfig,
   secrets: VerifierSecrets,
-  deps: { clock: Clock; fetch?: typeof fetch },
+  deps: { clock: Clock; fetch?: typeof fetch; logger: Logger },
 ): Authenticate {
   if (config.auth.mode === 'api_key') {
     // API keys are accepted in either header; bearer tokens only in Authorization.

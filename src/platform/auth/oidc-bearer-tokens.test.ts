@@ -1,5 +1,6 @@
 // OIDC bearer checks on hand-made tokens: the cases a real provider will not produce on request.
 import assert from 'node:assert/strict';
+import { generateKeyPairSync, sign } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import { base64url, SignJWT, UnsecuredJWT } from 'jose';
 import {
@@ -234,6 +235,31 @@ describe('OIDC bearer checks on hand-made tokens', () => {
     await expectProblem(
       auth.authenticate(await signToken(await makeSigner('RS256', undefined))),
       'auth.token_signature_invalid',
+    );
+  });
+
+  it('refuses a token signed by, or trying, a published RSA key under 2048 bits with 401', async () => {
+    const weak = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const weakJwk = { ...weak.publicKey.export({ format: 'jwk' }), kid: 'k-weak', alg: 'RS256', use: 'sig' };
+    const net = stubFetch({ [TEST_JWKS_URL]: () => jsonResponse({ keys: [weakJwk, rs.publicJwk] }) });
+    const auth = createOidcAuthenticator(oidcTestOptions(), { clock: fixedClock(T0), fetch: net.fetch });
+    // jose will not sign with a weak key, so the token is signed by hand.
+    const signedByWeak = (header: Record<string, unknown>) => {
+      const input = `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(claimsAt()))}`;
+      return `${input}.${base64url.encode(sign('sha256', Buffer.from(input), weak.privateKey))}`;
+    };
+    await expectProblem(
+      auth.authenticate(signedByWeak({ alg: 'RS256', kid: 'k-weak', typ: 'at+jwt' })),
+      'auth.kid_unknown',
+    );
+    const problem = await expectProblem(
+      auth.authenticate(signedByWeak({ alg: 'RS256', typ: 'at+jwt' })),
+      'auth.token_signature_invalid',
+    );
+    assert.equal(problem.status, 401);
+    assert.equal(
+      (await auth.authenticate(await signToken(rs, claimsAt(), { kid: undefined }))).id,
+      'client-1',
     );
   });
 

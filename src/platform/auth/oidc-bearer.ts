@@ -10,6 +10,7 @@ import {
   jwtVerify,
 } from 'jose';
 import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
 import { isProblem, type Problem } from '../problem/problem.ts';
 import { createOidcKeySource } from './oidc-key-source.ts';
@@ -41,6 +42,8 @@ export interface OidcAuthenticator {
 export interface OidcAuthenticatorDeps {
   readonly clock: Clock;
   readonly fetch?: typeof fetch;
+  /** For issuer key fetch failures and unusable published keys. */
+  readonly logger?: Pick<Logger, 'warn' | 'info'>;
 }
 
 /** Verified tokens kept so a busy client pays one signature check per token, not per request. */
@@ -60,7 +63,11 @@ export function createOidcAuthenticator(
   deps: OidcAuthenticatorDeps,
 ): OidcAuthenticator {
   const { clock } = deps;
-  const keys = createOidcKeySource(options, { clock, fetch: deps.fetch ?? globalThis.fetch });
+  const keys = createOidcKeySource(options, {
+    clock,
+    fetch: deps.fetch ?? globalThis.fetch,
+    ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+  });
   const algorithms = new Set<string>(options.allowed_algorithms);
   const tokenTypes = new Set(options.allowed_token_types.map(normaliseTyp));
   const clients = new Set(options.allowed_clients);
@@ -187,11 +194,23 @@ async function verifyWithAny(
     try {
       return { payload: (await jwtVerify(token, key, verifyOptions)).payload, key };
     } catch (error) {
-      if ((error as { code?: unknown }).code !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') throw error;
+      if (isTokenVerdict(error)) throw error;
+      // This key did not verify the token, or cannot verify at all (jose refuses a weak key with a TypeError).
       lastError = error;
     }
   }
-  throw lastError;
+  throw platformProblem('auth.token_signature_invalid', 'The token signature does not verify.', {
+    cause: lastError,
+  });
+}
+
+/** Errors about the token itself (its shape, or its claims once a key verified it): no other key changes them. */
+function isTokenVerdict(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return (
+    typeof code === 'string' &&
+    (code.startsWith('ERR_JWT_') || code === 'ERR_JWS_INVALID' || code === 'ERR_JOSE_ALG_NOT_ALLOWED')
+  );
 }
 
 /** Maps jose failures by their stable `code` (and `claim`/`reason`), keeping the original as `cause`. */
@@ -202,8 +221,6 @@ function toProblem(error: unknown): Problem {
   switch (code) {
     case 'ERR_JWT_EXPIRED':
       return platformProblem('auth.token_expired', 'The bearer token has expired.', options);
-    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-      return platformProblem('auth.token_signature_invalid', 'The token signature does not verify.', options);
     case 'ERR_JOSE_ALG_NOT_ALLOWED':
       return platformProblem('auth.algorithm_not_allowed', 'The token algorithm is not accepted.', options);
     case 'ERR_JWS_INVALID':
@@ -214,39 +231,37 @@ function toProblem(error: unknown): Problem {
         options,
       );
     case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      if (claim === 'iss')
-        return platformProblem('auth.issuer_mismatch', 'The token `iss` is not accepted.', options);
-      if (claim === 'aud') {
-        return platformProblem(
-          'auth.audience_mismatch',
-          'The token `aud` names no accepted audience.',
-          options,
-        );
-      }
-      if (reason === 'invalid') {
-        return platformProblem(
-          'auth.malformed_credential',
-          `The token \`${String(claim)}\` is malformed.`,
-          options,
-        );
-      }
-      if (claim === 'nbf' || claim === 'iat') {
-        return platformProblem('auth.token_not_yet_valid', 'The bearer token is not valid yet.', options);
-      }
-      if (reason === 'missing') {
-        return platformProblem(
-          'auth.invalid_credential',
-          `The token has no \`${String(claim)}\` claim.`,
-          options,
-        );
-      }
-      return platformProblem('auth.invalid_credential', 'The token claims are not accepted.', options);
+      return claimProblem(claim, reason, options);
     default:
-      if (typeof code === 'string' && code.startsWith('ERR_J')) {
-        return platformProblem('auth.invalid_credential', 'The bearer token is not accepted.', options);
-      }
-      throw error;
+      // Whatever else a token makes verification throw, it is a token refused, never a server error.
+      return platformProblem('auth.invalid_credential', 'The bearer token is not accepted.', options);
   }
+}
+
+function claimProblem(claim: unknown, reason: unknown, options: { cause: unknown }): Problem {
+  if (claim === 'iss')
+    return platformProblem('auth.issuer_mismatch', 'The token `iss` is not accepted.', options);
+  if (claim === 'aud') {
+    return platformProblem('auth.audience_mismatch', 'The token `aud` names no accepted audience.', options);
+  }
+  if (reason === 'invalid') {
+    return platformProblem(
+      'auth.malformed_credential',
+      `The token \`${String(claim)}\` is malformed.`,
+      options,
+    );
+  }
+  if (claim === 'nbf' || claim === 'iat') {
+    return platformProblem('auth.token_not_yet_valid', 'The bearer token is not valid yet.', options);
+  }
+  if (reason === 'missing') {
+    return platformProblem(
+      'auth.invalid_credential',
+      `The token has no \`${String(claim)}\` claim.`,
+      options,
+    );
+  }
+  return platformProblem('auth.invalid_credential', 'The token claims are not accepted.', options);
 }
 
 function stringClaim(payload: JWTPayload, name: string): string | undefined {

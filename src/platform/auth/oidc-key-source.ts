@@ -9,20 +9,26 @@ import {
   type JWSHeaderParameters,
 } from 'jose';
 import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
+import type { Problem } from '../problem/problem.ts';
 import { isLoopbackUrl } from './is-loopback-url.ts';
 
 export interface OidcKeySourceOptions {
   readonly issuer: string;
   readonly jwks_url?: string;
   readonly discovery_url?: string;
-  /** How long a fetched JWKS is trusted before the next request refetches it (ms). */
+  /** How long a fetched JWKS is trusted before it is refetched in the background (ms). */
   readonly jwks_cache_ttl: number;
+  /** The algorithms a token may name: a published key is checked for use with these when the JWKS loads. */
+  readonly allowed_algorithms: readonly string[];
 }
 
 export interface OidcKeySourceDeps {
   readonly clock: Clock;
   readonly fetch: typeof fetch;
+  /** Receives one warning per failure streak and per unusable key; never a body, token or key. */
+  readonly logger?: Pick<Logger, 'warn' | 'info'>;
   /** Minimum gap between two fetches caused by an unknown `kid` or a failed refresh (ms). */
   readonly refreshCooldownMs?: number;
   readonly fetchTimeoutMs?: number;
@@ -33,7 +39,7 @@ export interface OidcKeySource {
   keysFor(header: JWSHeaderParameters): Promise<readonly CryptoKey[]>;
   /** Whether the key set of this generation is still the one in use and no fetch is due: a cheap check per request. */
   isCurrent(generation: number, now: number): boolean;
-  /** Fetches the key set again if it is due, as `keysFor` would. */
+  /** Starts a refresh if one is due, as `keysFor` would; waits only while no key set has been fetched yet. */
   refreshIfDue(): Promise<void>;
   /** The generation of the key set in use if it publishes the key with this RFC 7638 thumbprint. */
   holding(thumbprint: string): number | undefined;
@@ -43,9 +49,34 @@ export interface OidcKeySource {
 
 type KeySet = ReturnType<typeof createLocalJWKSet>;
 
+/** The current failure streak: when its last attempt failed, how many attempts failed, and why. */
+interface FailureStreak {
+  readonly at: number;
+  readonly count: number;
+  readonly cause: unknown;
+}
+
 const DEFAULT_COOLDOWN_MS = 30_000;
 const DEFAULT_TIMEOUT_MS = 5_000;
+/** First wait after a failed fetch while no key set is held; it doubles per failure up to the cooldown. */
+const COLD_BACKOFF_MS = 1_000;
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
+const MIN_RSA_BITS = 2048;
+
+/** A failed fetch, described by what is safe to log: the URL without its query, and a status or error code. */
+class KeyFetchError extends Error {
+  readonly url: string;
+  readonly reason: string;
+  readonly status: number | undefined;
+
+  constructor(url: string, reason: string, message: string, options?: { status?: number; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'KeyFetchError';
+    this.url = url;
+    this.reason = reason;
+    this.status = options?.status;
+  }
+}
 
 export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKeySourceDeps): OidcKeySource {
   const cooldown = deps.refreshCooldownMs ?? DEFAULT_COOLDOWN_MS;
@@ -56,59 +87,122 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
   let generation = 0;
   let fetchedAt = 0;
   let lastAttemptAt = Number.NEGATIVE_INFINITY;
-  let failedAt = Number.NEGATIVE_INFINITY;
+  let failure: FailureStreak | undefined;
   const thumbprints = new WeakMap<CryptoKey, string>();
+  const warnedKeys = new Set<string>();
   let discoveredJwksUri: string | undefined;
   let inFlight: Promise<KeySet> | undefined;
 
   const getJson = async (url: string, what: string): Promise<unknown> => {
-    const response = await deps.fetch(url, {
-      headers: { accept: 'application/json' },
-      // A redirect could lead off the https origin the configuration was checked against.
-      redirect: 'error',
-      signal: AbortSignal.timeout(timeout),
-    });
-    if (!response.ok) throw new Error(`${what} ${url} answered HTTP ${response.status}`);
-    const text = await response.text();
-    if (text.length > MAX_DOCUMENT_BYTES) throw new Error(`${what} ${url} is larger than 1 MiB`);
-    return JSON.parse(text) as unknown;
+    try {
+      const response = await deps.fetch(url, {
+        headers: { accept: 'application/json' },
+        // A redirect could lead off the https origin the configuration was checked against.
+        redirect: 'error',
+        signal: AbortSignal.timeout(timeout),
+      });
+      if (!response.ok) {
+        void response.body?.cancel().catch(() => {});
+        throw new KeyFetchError(url, 'http_status', `${what} ${url} answered HTTP ${response.status}`, {
+          status: response.status,
+        });
+      }
+      const text = await readLimited(response, url, what);
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (cause) {
+        throw new KeyFetchError(url, 'not_json', `${what} ${url} is not JSON`, { cause });
+      }
+    } catch (error) {
+      if (error instanceof KeyFetchError) throw error;
+      throw new KeyFetchError(url, fetchErrorCode(error), `${what} ${url} could not be fetched`, {
+        cause: error,
+      });
+    }
   };
 
   const jwksUri = async (): Promise<string> => {
     if (options.jwks_url !== undefined) return options.jwks_url;
     if (discoveredJwksUri !== undefined) return discoveredJwksUri;
-    if (options.discovery_url === undefined)
-      throw new Error('neither jwks_url nor discovery_url is configured');
-    const document = await getJson(options.discovery_url, 'discovery document');
+    const url = options.discovery_url;
+    if (url === undefined) throw new Error('neither jwks_url nor discovery_url is configured');
+    const document = await getJson(url, 'discovery document');
+    const invalid = (message: string) => new KeyFetchError(url, 'invalid_discovery_document', message);
     if (typeof document !== 'object' || document === null)
-      throw new Error('discovery document is not an object');
+      throw invalid('discovery document is not an object');
     const { issuer, jwks_uri: uri } = document as { issuer?: unknown; jwks_uri?: unknown };
     if (issuer !== options.issuer) {
-      throw new Error(`discovery document issuer ${JSON.stringify(issuer)} is not ${options.issuer}`);
+      throw invalid(`discovery document issuer ${JSON.stringify(issuer)} is not ${options.issuer}`);
     }
     if (typeof uri !== 'string' || !isFetchableKeyUrl(uri)) {
-      throw new Error(`discovery document jwks_uri ${JSON.stringify(uri)} is not an https (or loopback) URL`);
+      throw invalid(`discovery document jwks_uri ${JSON.stringify(uri)} is not an https (or loopback) URL`);
     }
     discoveredJwksUri = uri;
     return uri;
   };
 
+  /** Warns once per key and reason: the JWKS is refetched every TTL and would repeat it each time. */
+  const warnDropped = (kid: unknown, reason: string) => {
+    const shown = typeof kid === 'string' ? kid.slice(0, 64) : undefined;
+    const seen = `${shown} ${reason}`;
+    if (warnedKeys.has(seen)) return;
+    warnedKeys.add(seen);
+    deps.logger?.warn(
+      { kid: shown, reason },
+      'issuer key ignored: it cannot verify tokens with the allowed algorithms',
+    );
+  };
+
+  /** The key set of a JWKS document without the keys that cannot verify a token they could be chosen for. */
+  const loadKeys = async (url: string, document: unknown) => {
+    try {
+      createLocalJWKSet(document as JSONWebKeySet);
+    } catch (cause) {
+      throw new KeyFetchError(url, 'invalid_jwks', `JWKS ${url} is not a JSON Web Key Set`, { cause });
+    }
+    const { keys } = document as JSONWebKeySet;
+    const kept: JWK[] = [];
+    for (const jwk of keys) {
+      const reason = await unusableReason(jwk, options.allowed_algorithms);
+      if (reason === undefined) kept.push(jwk);
+      else warnDropped(jwk.kid, reason);
+    }
+    if (kept.length === 0 && keys.length > 0) {
+      throw new KeyFetchError(url, 'no_usable_key', `JWKS ${url} holds no usable key`);
+    }
+    return { set: createLocalJWKSet({ keys: kept }), published: await thumbprintsOf(kept) };
+  };
+
+  const recordFailure = (cause: unknown) => {
+    failure = { at: deps.clock.now(), count: (failure?.count ?? 0) + 1, cause };
+    if (failure.count > 1) return;
+    deps.logger?.warn(
+      { ...describeFailure(cause), keys_held: keySet !== undefined },
+      keySet === undefined
+        ? 'issuer keys could not be fetched: bearer tokens answer 503 until they can'
+        : 'issuer keys could not be refreshed: the last good keys keep serving',
+    );
+  };
+
   const fetchKeySet = async (): Promise<KeySet> => {
     lastAttemptAt = deps.clock.now();
     try {
-      const document = (await getJson(await jwksUri(), 'JWKS')) as JSONWebKeySet;
-      const set = createLocalJWKSet(document);
-      published = await thumbprintsOf(document.keys);
-      keySet = set;
+      const url = await jwksUri();
+      const loaded = await loadKeys(url, await getJson(url, 'JWKS'));
+      keySet = loaded.set;
+      published = loaded.published;
       generation += 1;
       fetchedAt = deps.clock.now();
-      failedAt = Number.NEGATIVE_INFINITY;
-      return set;
+      if (failure !== undefined) {
+        deps.logger?.info({ failed_attempts: failure.count }, 'issuer keys fetched again');
+      }
+      failure = undefined;
+      return loaded.set;
     } catch (cause) {
-      failedAt = deps.clock.now();
       // Discover again next time: the issuer may have moved its keys.
       discoveredJwksUri = undefined;
-      throw platformProblem('auth.jwks_unavailable', 'The issuer keys could not be fetched.', { cause });
+      recordFailure(cause);
+      throw unavailable(cause);
     }
   };
 
@@ -121,20 +215,31 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
 
   // After a failed refresh, the last good keys serve until the cooldown ends rather than fetching on every request.
   const fetchDue = (now: number) =>
-    keySet === undefined || (now - fetchedAt >= options.jwks_cache_ttl && now - failedAt >= cooldown);
+    now - fetchedAt >= options.jwks_cache_ttl && (failure === undefined || now - failure.at >= cooldown);
 
-  const current = async (): Promise<KeySet> => {
-    if (keySet && !fetchDue(deps.clock.now())) return keySet;
-    try {
-      return await refresh();
-    } catch (problem) {
-      if (keySet) return keySet;
-      throw problem;
+  /** Without any key set there is nothing to serve: wait for a fetch, but back off after failures. */
+  const firstKeys = (now: number): Promise<KeySet> => {
+    if (inFlight === undefined && failure !== undefined) {
+      const backoff = Math.min(cooldown, COLD_BACKOFF_MS * 2 ** (failure.count - 1));
+      if (now - failure.at < backoff) return Promise.reject(unavailable(failure.cause));
     }
+    return refresh();
+  };
+
+  // With a key set in hand no request waits for the issuer: a due refresh runs in the background.
+  const current = (): Promise<KeySet> => {
+    const now = deps.clock.now();
+    if (keySet === undefined) return firstKeys(now);
+    if (fetchDue(now)) {
+      refresh().catch(() => {
+        // Recorded and logged by fetchKeySet; the current keys keep serving.
+      });
+    }
+    return Promise.resolve(keySet);
   };
 
   return {
-    isCurrent: (seen, now) => seen === generation && !fetchDue(now),
+    isCurrent: (seen, now) => keySet !== undefined && seen === generation && !fetchDue(now),
     async refreshIfDue() {
       await current();
     },
@@ -150,6 +255,7 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
     async keysFor(header) {
       const found = await candidates(await current(), header);
       if (found.length > 0) return found;
+      // The kid may be a rotated key: refetch and wait, at most once per cooldown.
       if (deps.clock.now() - lastAttemptAt >= cooldown) {
         const again = await candidates(await refresh(), header);
         if (again.length > 0) return again;
@@ -162,6 +268,79 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
       );
     },
   };
+}
+
+function unavailable(cause: unknown): Problem {
+  return platformProblem('auth.jwks_unavailable', 'The issuer keys could not be fetched.', { cause });
+}
+
+/** The body as text, read in chunks and abandoned once it passes MAX_DOCUMENT_BYTES (counted in bytes). */
+async function readLimited(response: Response, url: string, what: string): Promise<string> {
+  const tooLarge = () => new KeyFetchError(url, 'too_large', `${what} ${url} is larger than 1 MiB`);
+  const announced = Number(response.headers.get('content-length'));
+  if (announced > MAX_DOCUMENT_BYTES) {
+    void response.body?.cancel().catch(() => {});
+    throw tooLarge();
+  }
+  if (response.body === null) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > MAX_DOCUMENT_BYTES) {
+      void reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}
+
+/** A stable code for a failed fetch (never its message, which may quote the server). */
+function fetchErrorCode(error: unknown): string {
+  const { name, cause } = error as { name?: unknown; cause?: { code?: unknown; message?: unknown } };
+  if (name === 'TimeoutError' || name === 'AbortError') return 'timeout';
+  if (typeof cause?.code === 'string') return cause.code;
+  if (cause?.message === 'unexpected redirect') return 'redirect';
+  return 'fetch_failed';
+}
+
+/** Log fields for a failed fetch: origin and path of the URL, and the HTTP status or error code. */
+function describeFailure(cause: unknown): Record<string, unknown> {
+  if (!(cause instanceof KeyFetchError)) return { error: 'unexpected' };
+  let url = cause.url;
+  try {
+    const parsed = new URL(cause.url);
+    url = `${parsed.origin}${parsed.pathname}`;
+  } catch {
+    // A configured URL always parses; a discovered one is checked before it is fetched.
+  }
+  return cause.status === undefined ? { url, error: cause.reason } : { url, status: cause.status };
+}
+
+/**
+ * Why a published key cannot verify any token it could be chosen for (undefined if it can): it does not import as
+ * a public key for an allowed algorithm, or it is an RSA key under 2048 bits, which jose refuses at verification.
+ */
+async function unusableReason(jwk: JWK, algorithms: readonly string[]): Promise<string | undefined> {
+  const single = createLocalJWKSet({ keys: [jwk] });
+  for (const alg of algorithms) {
+    let key: CryptoKey;
+    try {
+      key = await single({ alg });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === 'ERR_JWKS_NO_MATCHING_KEY') continue;
+      return `the key does not import for ${alg}`;
+    }
+    const { modulusLength } = key.algorithm as { modulusLength?: unknown };
+    if (typeof modulusLength === 'number' && modulusLength < MIN_RSA_BITS) {
+      return `RSA key of ${modulusLength} bits (at least ${MIN_RSA_BITS} required)`;
+    }
+  }
+  return undefined;
 }
 
 /** RFC 7638 thumbprints of the published keys. */
@@ -183,15 +362,14 @@ async function candidates(set: KeySet, header: JWSHeaderParameters): Promise<Cry
     return [await set(header)];
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (code === 'ERR_JWKS_NO_MATCHING_KEY') return [];
     if (code === 'ERR_JWKS_MULTIPLE_MATCHING_KEYS') {
+      // jose skips a key that fails to import here.
       const keys: CryptoKey[] = [];
       for await (const key of error as AsyncIterable<CryptoKey>) keys.push(key);
       return keys;
     }
-    throw platformProblem('auth.jwks_unavailable', 'The issuer key set holds an unusable key.', {
-      cause: error,
-    });
+    // No match, or the one match does not import (checked at load, so unexpected): no key for this token.
+    return [];
   }
 }
 
