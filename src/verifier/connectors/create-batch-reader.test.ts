@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createBatchReader } from './create-batch-reader.ts';
+import { createCoalescingReader } from './create-coalescing-reader.ts';
 import { binding, fakeSourceReader, lookupOf, PURPOSE, readCounter } from './fake-source-reader.ts';
 import type { SourceLookup } from './source-reader.ts';
 
@@ -60,6 +61,25 @@ describe('batch reader', () => {
     );
     assert.equal(rows[5]?.row.via, 'bulk');
     assert.equal(reader.upstreamRequests, 6);
+  });
+
+  it('reads the values a bulk answer left unsettled singly, past a coalescing reader, as many requests as counted', async () => {
+    const { base, singles, bulks } = fakeBase();
+    // The service's reader coalesces concurrent single reads into `.in` requests: these must not be.
+    const reader = createBatchReader(createCoalescingReader(base, () => true));
+    const lookups = ['?a', '?b', '?c'].map((value) => lookup(value));
+    reader.prefetch(lookups);
+    const rows = await Promise.all(lookups.map((entry) => reader.read(entry)));
+    assert.deepEqual(
+      bulks.map((request) => request.values),
+      [['?a', '?b', '?c']],
+    );
+    assert.deepEqual([...singles].sort(), ['bulk:?a', 'bulk:?b', 'bulk:?c']);
+    assert.deepEqual(
+      rows.map((record) => record.row.via),
+      ['single', 'single', 'single'],
+    );
+    assert.equal(reader.upstreamRequests, 4);
   });
 
   it('keeps lookups with different projections apart', async () => {

@@ -58,8 +58,9 @@ export function createBatchReader(base: SourceReader): BatchReader {
         readKey(lookup),
         settled.then((outcomes) => {
           const outcome = outcomes.get(lookup.value);
-          // Its items were counted when the bulk request left.
-          if (!outcome) return single({ ...lookup, trace: undefined });
+          // Its items were counted when the bulk request left. Read on its own: coalesced with its neighbours it
+          // would go out as the same bulk request again.
+          if (!outcome) return single({ ...lookup, trace: undefined, alone: true });
           if ('problem' in outcome) throw outcome.problem;
           return outcome.record;
         }),

@@ -130,7 +130,12 @@ export function createCoalescingReader(
 
   return {
     read(lookup) {
-      if (!coalesces(lookup) || base.bulkLimit(lookup.binding) < 2 || !isBulkSafe(lookup.value)) {
+      if (
+        lookup.alone === true ||
+        !coalesces(lookup) ||
+        base.bulkLimit(lookup.binding) < 2 ||
+        !isBulkSafe(lookup.value)
+      ) {
         return base.read(lookup);
       }
       const key = groupKey(lookup.binding, lookup.purpose);

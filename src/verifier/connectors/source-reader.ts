@@ -16,6 +16,8 @@ export interface SourceLookup {
   readonly deadline?: number | undefined;
   /** Told when this read leaves for its source, alone or with others. */
   readonly trace?: ReadTrace | undefined;
+  /** Read in a request of its own, never coalesced with others: a value a bulk answer could not settle. */
+  readonly alone?: boolean | undefined;
 }
 
 /** What an evaluation's audit counts as its source reads: told once per read, when it leaves for its source. */
