@@ -581,6 +581,15 @@ describe('registry_data_api connector', () => {
         json(response, 200, { data: [{ national_id: 7 }], pagination: { has_more: false } });
       settled = await reader.readMany({ ...BULK, values: ['7', '007'] });
       assert.deepEqual([...settled.keys()], ['7']);
+      // A row for a value not asked (a source comparing case-insensitively): a value's one row may not be all its
+      // single read would find, so only the ambiguity the answer proves is settled.
+      handler = (_request, response) =>
+        json(response, 200, {
+          data: [{ national_id: 'A1' }, { national_id: 'a1' }, { national_id: 'B2' }, { national_id: 'B2' }],
+          pagination: { has_more: false },
+        });
+      settled = await reader.readMany({ ...BULK, values: ['A1', 'B2', 'C3', 'D4', 'E5'] });
+      assert.deepEqual([...settled.keys()], ['B2']);
       // No row at all: nothing shows how the source compares values.
       handler = (_request, response) => json(response, 200, { data: [], pagination: { has_more: false } });
       settled = await reader.readMany({ ...BULK, values: ['A', 'B'] });

@@ -325,6 +325,10 @@ function bulkRecords(
   const field = binding.lookup.field;
   const wanted = new Set(values);
   const groups = new Map<string, Record<string, unknown>[]>();
+  // A row for a value not asked shows the source matches otherwise than by exact text (case, normalisation, a
+  // number's other spellings): then a value's single row may not be all its single read would find either.
+  let stray = false;
+  // No stray row and text keys only: a value without rows has none at the source.
   let exact = true;
   for (const row of rows) {
     const cell = row[field];
@@ -334,6 +338,7 @@ function bulkRecords(
         : undefined;
     if (typeof cell !== 'string') exact = false;
     if (key === undefined || !wanted.has(key)) {
+      stray = true;
       exact = false;
       continue;
     }
@@ -351,7 +356,7 @@ function bulkRecords(
       settled.set(value, {
         problem: notAvailable('target.match_ambiguous', 'the source holds several records for the target'),
       });
-    } else if (complete && group.length === 1) {
+    } else if (complete && !stray && group.length === 1) {
       settled.set(value, { record: { row: group[0] as Record<string, unknown>, sourceId } });
     } else if (complete && exact && rows.length > 0) {
       settled.set(value, {
