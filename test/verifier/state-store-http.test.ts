@@ -228,6 +228,45 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
     }
   });
 
+  it('releases the key of a batch that failed with its database once the database is back', async () => {
+    const url = new URL(database.url);
+    const proxy = new CuttableProxy(url.hostname, Number(url.port || 5432));
+    await proxy.open();
+    const viaProxy = new URL(database.url);
+    viaProxy.host = `127.0.0.1:${proxy.port}`;
+    const verifier = await startTestVerifier({
+      relays: { civil: upstreamUrl, social: upstreamUrl },
+      edit: postgresState,
+      env: { STATE_URL: viaProxy.toString() },
+    });
+    const held = holdUpstream();
+    handler = held.handler;
+    try {
+      const body = { items: [{ target: TARGET }], claims: ['person_alive'] };
+      const headers = { 'idempotency-key': 'failed-with-its-database' };
+      const first = verifier.post(BATCH, body, { headers });
+      await held.reached;
+      // The key is claimed; the database goes away before the batch can store anything or release the key.
+      await proxy.cut();
+      held.release();
+      assertProblem(await first, 503, 'state.unavailable');
+      await proxy.open();
+      // The release is tried again in the background; a retry then runs instead of being told to wait ~35 s.
+      let retry = await verifier.post(BATCH, body, { headers });
+      for (let attempt = 0; attempt < 40 && retry.statusCode !== 200; attempt++) {
+        assertProblem(retry, retry.statusCode, 'idempotency.conflict');
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        retry = await verifier.post(BATCH, body, { headers });
+      }
+      assert.equal(retry.statusCode, 200, retry.body);
+      assert.equal(held.reads(), 2, 'the retry ran the batch');
+    } finally {
+      held.release();
+      await verifier.close();
+      await proxy.cut();
+    }
+  });
+
   it('holds the key for a request running longer than the retention, and purges no running key', async () => {
     const clock = fixedClock('2026-03-01T10:00:00Z');
     const verifier = await startTestVerifier({

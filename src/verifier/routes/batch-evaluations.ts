@@ -11,7 +11,7 @@ import { countItems, parseBatchRequest } from '../evaluation/parse-batch-request
 import { planBatch } from '../evaluation/plan-batch.ts';
 import { runBatch } from '../evaluation/run-batch.ts';
 import { verifierProblem } from '../problems.ts';
-import type { IdempotencyOutcome } from '../state/evaluation-store.ts';
+import type { EvaluationStore, IdempotencyOutcome } from '../state/evaluation-store.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
 import { evaluationDeadline } from './evaluations.ts';
 
@@ -54,7 +54,7 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
     facts.batchId = batchId;
     const owner = principalHash(runtime, principal);
 
-    let held: { scope: string; owner: string } | undefined;
+    let held: HeldKey | undefined;
     facts.idempotency = 'none';
     if (key !== undefined) {
       const scope = `${owner}:${ROUTE}:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
@@ -96,7 +96,7 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
           .header('content-type', outcome.response.content_type)
           .send(Buffer.from(outcome.response.body));
       }
-      held = { scope, owner: token };
+      held = { scope, owner: token, leaseUntil };
       facts.idempotency = 'new';
     }
 
@@ -144,11 +144,33 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
         .header('content-type', 'application/json')
         .send(Buffer.from(text));
     } catch (error) {
-      // The key is released so that a retry of the same request runs afresh.
-      if (held) await store.abandonIdempotent(held.scope, held.owner).catch(() => {});
+      if (held) await releaseKey(store, held, () => runtime.clock.now());
       throw error;
     }
   });
+}
+
+interface HeldKey {
+  readonly scope: string;
+  readonly owner: string;
+  /** Past it the key is free to take anyway. */
+  readonly leaseUntil: number;
+}
+
+const RELEASE_RETRY_MS = 1_000;
+
+/**
+ * Releases the key of a failed batch so that a retry runs afresh. When the store is what failed, the release is
+ * tried again in the background until it succeeds or the lease ends: otherwise a retry would be told, until then,
+ * that the first request is still running.
+ */
+async function releaseKey(store: EvaluationStore, held: HeldKey, now: () => number): Promise<void> {
+  try {
+    await store.abandonIdempotent(held.scope, held.owner);
+  } catch {
+    if (now() + RELEASE_RETRY_MS >= held.leaseUntil) return;
+    setTimeout(() => void releaseKey(store, held, now), RELEASE_RETRY_MS).unref();
+  }
 }
 
 function readIdempotencyKey(headers: IncomingHttpHeaders): string | undefined {
