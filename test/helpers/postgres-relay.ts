@@ -139,6 +139,11 @@ export interface DatabaseSwitch {
   readonly url: string;
   open(): Promise<void>;
   cut(): Promise<void>;
+  /**
+   * The connections open now stop carrying anything, both ways, without closing (a network partition or a frozen
+   * server); new connections are not affected. `cut` closes them.
+   */
+  silence(): void;
   close(): Promise<void>;
 }
 
@@ -189,6 +194,12 @@ export async function databaseSwitch(databaseUrl: string): Promise<DatabaseSwitc
       server = listening;
     },
     cut,
+    silence() {
+      for (const socket of sockets) {
+        socket.unpipe();
+        socket.pause();
+      }
+    },
     close: cut,
   };
 }

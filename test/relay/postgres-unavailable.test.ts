@@ -11,6 +11,8 @@ import { systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
+import { openPostgresSnapshot } from '../../src/relay/sources/postgres/read-postgres-snapshot.ts';
+import type { SourceError } from '../../src/relay/sources/source-error.ts';
 import { startRelay } from '../../src/relay/start-relay.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import {
@@ -238,6 +240,50 @@ describe('PostgreSQL unavailable', () => {
       assert.equal(((await ready.json()) as { waiting: unknown[] }).waiting.length, 2);
     } finally {
       await running.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('mid-snapshot: a database gone silent fails the load after query_timeout instead of holding it (and every later reload)', {
+    timeout: 30_000,
+  }, async () => {
+    await database.open();
+    const dir = mkdtempSync(join(tmpdir(), 'ambit-pg-silent-'));
+    try {
+      const loaded = loadRelayConfigText(
+        postgresRelayConfig(
+          DATASETS.replaceAll('connect_timeout: 1s }', 'connect_timeout: 1s, query_timeout: 1s }'),
+          join(dir, 'audit.jsonl'),
+        ),
+        {
+          READER_HASH: fingerprintOf(READER_KEY),
+          AUDIT_SECRET: 'test-audit-secret-postgres-0123456789',
+          [URL_ENV]: database.url,
+        },
+        dir,
+      );
+      const table = loaded.config.datasets[0]?.tables.find((entry) => entry.id === 'people_snapshot');
+      assert.ok(table);
+      assert.equal((table.source as { query_timeout: number }).query_timeout, 1000);
+      // Connected and checked; the COPY is sent once the rows are read, into a connection that no longer answers.
+      const rows = await openPostgresSnapshot(table, database.url);
+      database.silence();
+      const started = performance.now();
+      const failure = await (async () => {
+        try {
+          for await (const _batch of rows.columnBatches) {
+            // Nothing arrives.
+          }
+        } catch (error) {
+          return error as SourceError;
+        }
+        return undefined;
+      })();
+      assert.ok(failure, 'the load fails');
+      assert.equal(failure.code, 'ingest.query_timeout');
+      assert.ok(performance.now() - started < 10_000, 'within query_timeout and its grace');
+    } finally {
+      await database.cut();
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -26,6 +26,11 @@ export class CopyOut implements pg.Submittable {
   private wake: (() => void) | undefined;
   /** Bytes of row data received. */
   bytes = 0;
+  /**
+   * Set by the client when it times statements (`query_timeout`): called once the COPY has ended, it stops the
+   * client's timer. When the timer fires first, the client reports the time-out through `handleError`.
+   */
+  callback: ((error: unknown) => void) | undefined;
 
   constructor(text: string, types: readonly FieldType[]) {
     this.text = text;
@@ -59,6 +64,7 @@ export class CopyOut implements pg.Submittable {
 
   handleReadyForQuery(): void {
     this.done = true;
+    this.callback?.(this.failure ?? null);
     this.notify();
   }
 

@@ -77,7 +77,7 @@ export function clientTimeoutMs(source: Pick<PostgresSourceConfig, 'query_timeou
 
 /**
  * Driver settings for one source; the URL is passed through untouched and never logged. `clientTimeout: false`
- * leaves out the client-side backstop (a COPY is one long statement, bounded by the server's timeout alone).
+ * leaves out the client-side backstop, for connections whose reads time themselves (live connections).
  */
 export function clientConfig(
   url: string,

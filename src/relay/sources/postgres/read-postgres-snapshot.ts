@@ -34,11 +34,12 @@ export function relationOf(source: PostgresSourceConfig): string {
 /**
  * Connects, checks the columns against the declared schema (missing ones fail, extra ones fail under `strict`),
  * and starts the COPY. Rejects with a SourceError (`ingest.source_unavailable` when the server is not there).
- * `query_timeout` bounds the whole COPY: it is one statement.
+ * `query_timeout` bounds the whole COPY: it is one statement. Every statement also has the client-side backstop,
+ * so a server or network that goes silent mid-load fails the load instead of holding every later reload.
  */
 export async function openPostgresSnapshot(table: TableConfig, url: string): Promise<PostgresSnapshotRows> {
   const source = table.source as PostgresSourceConfig;
-  const client = new pg.Client(clientConfig(url, source, { clientTimeout: false }));
+  const client = new pg.Client(clientConfig(url, source));
   // A socket error while idle is reported through the next query; the listener keeps it from being fatal.
   client.on('error', () => {});
   const relation = relationOf(source);
