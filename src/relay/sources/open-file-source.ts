@@ -27,6 +27,11 @@ export interface SourceRows {
   readonly columnBatches?: AsyncIterable<ColumnBatch>;
   /** Bytes of the file, for metrics. */
   readonly byteSize: number;
+  /**
+   * SHA-256 (hex) of exactly the bytes decoded, from readers that read the file whole when opened (XLSX): hashing
+   * the path again could read a file replaced meanwhile and give old rows the new file's version.
+   */
+  readonly contentHash?: string;
 }
 
 /** Consecutive data rows as one array of cells per source column (aligned with `columns`), each `rowCount` long. */

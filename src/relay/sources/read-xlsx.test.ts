@@ -1,5 +1,6 @@
 // XLSX reading: sheet choice, header_row and data_range, cell types, formula rejection, corrupt files, limits.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,16 @@ describe('readXlsx', () => {
       ['hh-1', 'North', 4, true, JOINED, 45293],
       ['hh-2', 'South', 2.5, false, null, null],
     ]);
+  });
+
+  it('hashes exactly the bytes it decoded, whatever the path holds afterwards', async () => {
+    await writeSheets('replaced.xlsx', [{ sheet: 'one', data: [['id'], ['first']] }]);
+    const before = await readFile(join(dir, 'replaced.xlsx'));
+    const source = await openXlsx('replaced.xlsx');
+    // Replaced once read (a rename by a publishing job): the rows and their hash still describe what was read.
+    await writeSheets('replaced.xlsx', [{ sheet: 'one', data: [['id'], ['second']] }]);
+    assert.deepEqual(await rowsOf(source), [['first']]);
+    assert.equal(source.contentHash, createHash('sha256').update(before).digest('hex'));
   });
 
   it('reads a named sheet', async () => {

@@ -1,4 +1,5 @@
 // Reads one sheet of an XLSX workbook with read-excel-file, after refusing formula cells inside the data region.
+import { createHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import { readSheet } from 'read-excel-file/node';
 import { columnNumber, findFormulaCell, type SheetRegion } from './find-formula-cell.ts';
@@ -25,6 +26,7 @@ export async function readXlsx(file: SourceFile, format: XlsxFormat): Promise<So
   return {
     columns,
     byteSize: file.byteSize,
+    contentHash: createHash('sha256').update(bytes).digest('hex'),
     batches: {
       async *[Symbol.asyncIterator]() {
         for (let offset = 0; offset < rows.length; offset += BATCH_ROWS) {

@@ -72,7 +72,7 @@ async function loadFileTable(
     maxFileBytes: config.server.max_source_file_bytes,
     xlsxMaxFileBytes: config.server.xlsx_max_file_bytes,
   });
-  const contentHash = await hashFile(resolve(options.baseDir, file.path));
+  const contentHash = source.contentHash ?? (await hashFile(resolve(options.baseDir, file.path)));
   const version = createHash('sha256')
     .update(JSON.stringify(table))
     .update(contentHash)
