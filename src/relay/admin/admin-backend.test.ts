@@ -33,3 +33,30 @@ describe('combineOutcomes with a worker still in its first load', () => {
     assert.equal('firstLoadRunning' in combineOutcomes([ok, ok]), false);
   });
 });
+
+describe('combineOutcomes of a reload that failed in some workers only', () => {
+  const ok: ReloadOutcome = {
+    ok: true,
+    counts: { total: 1, succeeded: 1, failed: 0 },
+    failures: [],
+    generation: 'g2',
+  };
+  const failed: ReloadOutcome = {
+    ok: false,
+    counts: { total: 1, succeeded: 0, failed: 1 },
+    failures: [{ dataset_id: 'd', table_id: 't', code: 'ingest.file_changed' }],
+    generation: 'g1',
+  };
+
+  it('reports the split: the processes that failed keep the previous data, the others serve the new', () => {
+    const combined = combineOutcomes([ok, failed, ok]);
+    assert.equal(combined.ok, false);
+    assert.deepEqual(combined.splitProcesses, { failed: 1, total: 3 });
+    assert.equal(combined.generation, undefined);
+  });
+
+  it('reports no split when every process failed, or none did', () => {
+    assert.equal('splitProcesses' in combineOutcomes([failed, failed]), false);
+    assert.equal('splitProcesses' in combineOutcomes([ok, ok]), false);
+  });
+});

@@ -72,11 +72,14 @@ export function combineOutcomes(outcomes: readonly ReloadOutcome[]): ReloadOutco
     for (const wait of outcome.firstLoadRunning.waiting)
       waiting.set(`${wait.dataset_id}/${wait.table_id}`, wait);
   }
+  const failedProcesses = outcomes.filter((outcome) => !outcome.ok).length;
+  const split = failedProcesses > 0 && failedProcesses < outcomes.length && !firstLoadRunning;
   return {
-    ok: outcomes.every((outcome) => outcome.ok),
+    ok: failedProcesses === 0,
     counts: { total: first.counts.total, succeeded: first.counts.total - failed, failed },
     failures: [...failures.values()],
     generation: generations.size === 1 ? first.generation : undefined,
     ...(firstLoadRunning ? { firstLoadRunning: { waiting: [...waiting.values()] } } : {}),
+    ...(split ? { splitProcesses: { failed: failedProcesses, total: outcomes.length } } : {}),
   };
 }

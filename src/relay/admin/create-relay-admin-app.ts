@@ -150,9 +150,16 @@ function reloadFailed(outcome: ReloadOutcome) {
   const names = outcome.failures.map(
     (failure) => `${failure.dataset_id}/${failure.table_id} (${failure.code})`,
   );
-  return relayProblem(
-    'admin.reload_failed',
-    `${names.join(', ')} failed to load; the previous data is still served`,
-    { extras: { counts: outcome.counts, failures: outcome.failures } },
-  );
+  const split = outcome.splitProcesses;
+  const detail =
+    split === undefined
+      ? `${names.join(', ')} failed to load; the previous data is still served`
+      : `${names.join(', ')} failed to load in ${split.failed} of ${split.total} relay processes, which still serve the previous data while the others serve the new: answers differ between processes until a reload succeeds in all of them`;
+  return relayProblem('admin.reload_failed', detail, {
+    extras: {
+      counts: outcome.counts,
+      failures: outcome.failures,
+      ...(split === undefined ? {} : { processes: split }),
+    },
+  });
 }

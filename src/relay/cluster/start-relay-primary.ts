@@ -9,7 +9,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Random } from '../../platform/random.ts';
 import { buildRelayAuditRecord } from '../audit/build-relay-audit-record.ts';
-import { combineOutcomes, type ProcessStatus, type RelayAdminBackend } from '../admin/admin-backend.ts';
+import type { ProcessStatus, RelayAdminBackend } from '../admin/admin-backend.ts';
 import { createRelayAdminApp } from '../admin/create-relay-admin-app.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { createAuthenticator } from '../create-authenticator.ts';
@@ -18,6 +18,9 @@ import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
 import { configuredProcessesFamily, processFamilies } from '../metrics/relay-metrics.ts';
 import type { ReloadOutcome } from '../reload/reloader.ts';
 import { asWorkerMessage, WORKER_INDEX_ENV, type WorkerOperation } from './cluster-messages.ts';
+import { CarriedCounts, monotonicFamilies } from './carried-counts.ts';
+import { reloadEverywhere } from './reload-everywhere.ts';
+import { createWorkerRequests } from './worker-requests.ts';
 
 export interface RunningPrimary {
   /** The public URL every worker serves. */
@@ -34,12 +37,10 @@ interface Slot {
   url: string | undefined;
   /** The next restart attempt, while the worker is down. */
   restart: NodeJS.Timeout | undefined;
-}
-
-interface Pending {
-  readonly worker: Worker;
-  resolve(result: unknown): void;
-  reject(error: Error): void;
+  /** The current process's last metrics scrape. */
+  scraped: MetricFamily[] | undefined;
+  /** Counts of the slot's earlier processes, so that sums never go down. */
+  readonly carried: CarriedCounts;
 }
 
 /** Status and metrics must answer quickly; reloads take as long as loading the data does. */
@@ -56,59 +57,36 @@ export async function startRelayPrimary(
   const { config, secrets } = loaded;
   const { logger } = deps;
   const slots: Slot[] = [];
-  const pending = new Map<number, Pending>();
-  let nextId = 1;
+  const requests = createWorkerRequests();
   let closing = false;
 
-  const onMessage = (worker: Worker, value: unknown) => {
-    const message = asWorkerMessage(value);
-    if (message?.kind !== 'ambit:response') return;
-    const waiting = pending.get(message.id);
-    if (!waiting) return;
-    pending.delete(message.id);
-    if (message.ok) waiting.resolve(message.result);
-    else waiting.reject(new Error(`worker ${worker.process.pid}: ${message.error}`));
-  };
+  const onMessage = (worker: Worker, value: unknown) => requests.onMessage(worker, value);
   cluster.on('message', onMessage);
 
-  const ask = <T>(slot: Slot, operation: WorkerOperation): Promise<T> =>
-    new Promise((resolvePromise, reject) => {
-      const id = nextId++;
-      const quick = operation.op === 'metrics' || operation.op === 'status';
-      const timer = quick
-        ? setTimeout(() => {
-            pending.delete(id);
-            reject(new Error(`worker ${slot.index} did not answer ${operation.op}`));
-          }, QUICK_TIMEOUT_MS)
-        : undefined;
-      pending.set(id, {
-        worker: slot.worker,
-        resolve: (result) => {
-          clearTimeout(timer);
-          resolvePromise(result as T);
-        },
-        reject: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      });
-      slot.worker.send({ kind: 'ambit:request', id, ...operation });
-    });
+  const listening = () => slots.filter((slot) => slot.listening);
 
-  /** Asks every listening worker; a worker that dies meanwhile is left out (it reloads everything as it starts). */
-  const askAll = async <T>(operation: WorkerOperation): Promise<T[]> => {
-    const answers = await Promise.allSettled(
-      slots.filter((slot) => slot.listening).map((slot) => ask<T>(slot, operation)),
+  const ask = <T>(slot: Slot, operation: WorkerOperation): Promise<T> => {
+    const quick = operation.op === 'metrics' || operation.op === 'status';
+    return requests.ask<T>(
+      slot.worker,
+      `worker ${slot.index}`,
+      operation,
+      quick ? QUICK_TIMEOUT_MS : undefined,
     );
-    const results = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
-    if (results.length === 0) throw new Error(`no worker answered ${operation.op}`);
-    return results;
   };
 
   const fork = (index: number): Promise<void> => {
     const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(index) });
     const existing = slots.find((slot) => slot.index === index);
-    const slot = existing ?? { index, worker, listening: false, url: undefined, restart: undefined };
+    const slot = existing ?? {
+      index,
+      worker,
+      listening: false,
+      url: undefined,
+      restart: undefined,
+      scraped: undefined,
+      carried: new CarriedCounts(),
+    };
     slot.worker = worker;
     slot.listening = false;
     if (!existing) slots.push(slot);
@@ -125,14 +103,20 @@ export async function startRelayPrimary(
           reject(new Error(message.message));
         }
       });
+      // A send to a worker whose channel is closing fails through its callback; anything else is only logged.
+      worker.on('error', (error: Error) => {
+        logger.warn({ worker: index, err_message: error.message }, 'relay worker channel error');
+      });
+      // A worker on its way out (its channel closed before it exits) is asked nothing more.
+      worker.on('disconnect', () => {
+        slot.listening = false;
+        requests.abandon(worker, `worker ${index} disconnected`);
+      });
       worker.on('exit', (code, signal) => {
         slot.listening = false;
-        for (const [id, waiting] of pending) {
-          if (waiting.worker === worker) {
-            pending.delete(id);
-            waiting.reject(new Error(`worker ${index} exited`));
-          }
-        }
+        requests.abandon(worker, `worker ${index} exited`);
+        if (slot.scraped !== undefined) slot.carried.add(slot.scraped);
+        slot.scraped = undefined;
         if (!started) {
           reject(new Error(`worker ${index} exited before listening (code ${code ?? signal})`));
           return;
@@ -194,21 +178,36 @@ export async function startRelayPrimary(
     throw error;
   }
 
+  /**
+   * A slot's families, as several processes' worth: the current process's scrape, or its state as not running and
+   * its last counts when it is down or does not answer; and the counts of the slot's earlier processes.
+   */
+  const scrape = async (slot: Slot): Promise<MetricFamily[][]> => {
+    const carried = slot.carried.get();
+    const earlier = carried.length > 0 ? [carried] : [];
+    if (slot.listening) {
+      try {
+        slot.scraped = await ask<MetricFamily[]>(slot, { op: 'metrics' });
+        return [slot.scraped, ...earlier];
+      } catch {
+        // Counted as not running below.
+      }
+    }
+    const last = monotonicFamilies(slot.scraped ?? []);
+    return [notRunningFamilies(loaded), ...(last.length > 0 ? [last] : []), ...earlier];
+  };
+
   const backend: RelayAdminBackend = {
-    reloadAll: async () => combineOutcomes(await askAll<ReloadOutcome>({ op: 'reload-all' })),
-    reloadTable: async (datasetId, tableId) =>
-      combineOutcomes(await askAll<ReloadOutcome>({ op: 'reload-table', datasetId, tableId })),
+    reloadAll: () => reloadEverywhere(listening(), (slot) => ask<ReloadOutcome>(slot, { op: 'reload-all' })),
+    reloadTable: (datasetId, tableId) =>
+      reloadEverywhere(listening(), (slot) =>
+        ask<ReloadOutcome>(slot, { op: 'reload-table', datasetId, tableId }),
+      ),
     // A worker that is down (or does not answer) counts as a process that is not running and not ready, as in
     // status(): metrics, posture and /ready agree.
     async metrics() {
-      const answers = await Promise.all(
-        slots.map((slot) =>
-          slot.listening
-            ? ask<MetricFamily[]>(slot, { op: 'metrics' }).catch(() => notRunningFamilies(loaded))
-            : notRunningFamilies(loaded),
-        ),
-      );
-      return [...answers, [configuredProcessesFamily(workers)]];
+      const answers = await Promise.all(slots.map((slot) => scrape(slot)));
+      return [...answers.flat(), [configuredProcessesFamily(workers)]];
     },
     async status() {
       const answers = await Promise.all(

@@ -34,6 +34,11 @@ export interface ReloadOutcome {
    * its database would hold a queued reload for as long as the database stays away.
    */
   readonly firstLoadRunning?: { readonly waiting: readonly TableWaiting[] };
+  /**
+   * Under `--workers`: the reload failed in some processes and succeeded in the others, which now serve the new
+   * data while these keep the previous one.
+   */
+  readonly splitProcesses?: { readonly failed: number; readonly total: number };
 }
 
 export interface Reloader {
