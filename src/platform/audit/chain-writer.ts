@@ -61,22 +61,27 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
     try {
       action();
     } catch (error) {
-      if (failedWrites === 0) {
-        // The record itself is never logged: it is exactly what could not be stored safely.
-        logger.error(
-          { err_code: errorCode(error), err_message: errorMessage(error), write_policy: writePolicy },
-          'audit write failed',
-        );
-      }
-      failedWrites += records;
-      if (writePolicy !== 'fail_closed') return { ok: false };
-      return { ok: false, failure: writeFailed(error) };
+      return failed(error, records);
     }
     if (failedWrites > 0) {
       logger.warn({ failed_writes: failedWrites, write_policy: writePolicy }, 'audit writes recovered');
       failedWrites = 0;
     }
     return { ok: true };
+  };
+
+  /** Counts records that could not be written, logging the first of a streak. */
+  const failed = (error: unknown, records: number): { ok: false; failure?: unknown } => {
+    if (failedWrites === 0) {
+      // The record itself is never logged: it is exactly what could not be stored safely.
+      logger.error(
+        { err_code: errorCode(error), err_message: errorMessage(error), write_policy: writePolicy },
+        'audit write failed',
+      );
+    }
+    failedWrites += records;
+    if (writePolicy !== 'fail_closed') return { ok: false };
+    return { ok: false, failure: writeFailed(error) };
   };
 
   const flush = (): void => {
@@ -111,12 +116,12 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
       if (written !== undefined) prevHash = queuedHash = written;
     },
     enqueue(record, done) {
-      let built: ReturnType<typeof build> | undefined;
-      const result = attempt(() => {
+      // Only the append says whether the sink works: building the line succeeding is no recovery.
+      let built: ReturnType<typeof build>;
+      try {
         built = build(record);
-      }, 1);
-      if (built === undefined) {
-        done(result.failure);
+      } catch (error) {
+        done(failed(error, 1).failure);
         return;
       }
       queuedHash = built.recordHash;

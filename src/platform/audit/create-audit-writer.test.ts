@@ -244,7 +244,7 @@ describe('write policy', () => {
     assert.equal(readEnvelopes(path).length, 1);
   });
 
-  it('fail_closed when a rotation hits a removed folder, and availability_first carries on', async (t) => {
+  it('fail_closed when the audit folder cannot be made again, and availability_first carries on', async (t) => {
     for (const writePolicy of ['fail_closed', 'availability_first'] as const) {
       const dir = join(makeTempDir(t), 'gone');
       const path = join(dir, 'audit.jsonl');
@@ -253,12 +253,31 @@ describe('write policy', () => {
       );
       writer.write(sampleRecord(1));
       const before = writer.lastHash;
+      // The folder removed and a plain file in its place: the audit file can be neither written nor opened again.
       rmSync(dir, { recursive: true, force: true });
+      writeFileSync(dir, 'not a folder');
       if (writePolicy === 'fail_closed') assert.throws(() => writer.write(sampleRecord(2)), isWriteFailed);
       else writer.write(sampleRecord(2));
       assert.equal(writer.lastHash, before);
       await writer.close();
     }
+  });
+
+  it('opens the audit file again in a folder made again when the folder was removed', async (t) => {
+    const dir = join(makeTempDir(t), 'gone');
+    const path = join(dir, 'audit.jsonl');
+    const writer = createAuditWriter(options({ sink: 'file', path, writePolicy: 'fail_closed' }));
+    writer.write(sampleRecord(1));
+    rmSync(dir, { recursive: true, force: true });
+    writer.write(sampleRecord(2));
+    await writer.close();
+    const lines = readFileSync(path, 'utf8')
+      .split('\n')
+      .filter((line) => line !== '');
+    assert.deepEqual(
+      lines.map((line) => (JSON.parse(line) as AuditEnvelope).record.request_id),
+      ['req-2'],
+    );
   });
 });
 
@@ -318,6 +337,23 @@ describe('group commit (enqueue)', () => {
       ['req-1', 'req-2', 'req-6', 'req-7'],
     );
     assert.equal(verifyAuditChain(lines, TEST_SECRET, null).ok, true);
+  });
+
+  it('logs an outage once, across batches, and its recovery once, with every record that failed', async () => {
+    const sink = flakySink();
+    const { writer, calls } = writerOn(sink);
+    sink.failing = true;
+    // Three turns of failing appends: building each line succeeds, which is no recovery.
+    await enqueueAll(writer, 1, 2);
+    await enqueueAll(writer, 3, 3);
+    await enqueueAll(writer, 4, 5);
+    sink.failing = false;
+    await enqueueAll(writer, 6, 6);
+    assert.deepEqual(
+      calls.map((call) => call.message),
+      ['audit write failed', 'audit writes recovered'],
+    );
+    assert.equal(calls.at(-1)?.fields.failed_writes, 5);
   });
 
   it('availability_first: a failed batch lets its responses go and keeps the chain intact', async () => {

@@ -16,6 +16,11 @@ export interface AppendFile {
   readonly path: string;
   /** Bytes in the file, counted from the size at open plus every successful append. */
   readonly size: number;
+  /**
+   * When the file was removed (its folder deleted, a cleanup job) since it was opened, opens the path again, as a
+   * new file: appends to the removed one would succeed and be lost with it. Throws when the path cannot be opened.
+   */
+  reopenIfRemoved(): void;
   append(data: Buffer): void;
   close(): void;
   /** Stops appends now; syncs and closes the file off the event loop (a rotated file: nobody waits for it). */
@@ -23,20 +28,18 @@ export interface AppendFile {
 }
 
 export function openAppendFile(path: string): AppendFile {
-  mkdirSync(dirname(path), { recursive: true });
-  const fd = openSync(path, 'a', 0o640);
-  let size: number;
-  try {
-    size = fstatSync(fd).size;
-  } catch (error) {
-    closeSync(fd);
-    throw error;
-  }
+  let { fd, size } = openForAppend(path);
   let closed = false;
   return {
     path,
     get size() {
       return size;
+    },
+    reopenIfRemoved() {
+      if (closed || fstatSync(fd).nlink > 0) return;
+      const reopened = openForAppend(path);
+      closeSync(fd);
+      ({ fd, size } = reopened);
     },
     append(data) {
       // Refuse instead of writing to a closed descriptor number that the process may have reused.
@@ -71,4 +74,15 @@ export function openAppendFile(path: string): AppendFile {
       fdatasync(fd, () => close(fd, () => {}));
     },
   };
+}
+
+function openForAppend(path: string): { fd: number; size: number } {
+  mkdirSync(dirname(path), { recursive: true });
+  const fd = openSync(path, 'a', 0o640);
+  try {
+    return { fd, size: fstatSync(fd).size };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { makeTempDir } from '../audit-test-support.ts';
@@ -17,6 +17,18 @@ describe('jsonl sink', () => {
     await second.close();
     assert.equal(readFileSync(path, 'utf8'), '{"n":1}\n{"n":2}\n');
     assert.throws(() => second.append('{"n":3}\n'), /closed/);
+  });
+
+  it('opens the path again, folders included, when the file or its folder was removed', async (t) => {
+    const dir = join(makeTempDir(t), 'audit');
+    const path = join(dir, 'audit.jsonl');
+    const sink = createJsonlSink(path);
+    sink.append('{"n":1}\n');
+    rmSync(dir, { recursive: true });
+    sink.append('{"n":2}\n');
+    sink.append('{"n":3}\n');
+    await sink.close();
+    assert.equal(readFileSync(path, 'utf8'), '{"n":2}\n{"n":3}\n');
   });
 
   it('throws when the write fails (full device)', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fixedClock } from '../../clock.ts';
@@ -63,6 +63,25 @@ describe('file sink rotation', () => {
     // Anchoring at genesis shows that older records were dropped.
     const anchored = verifyAuditFile(path, TEST_SECRET, { includeRotated: true, startPrevHash: null });
     assert.deepEqual(anchored.ok === false && [anchored.file, anchored.line], [`${path}.3`, 1]);
+  });
+
+  it('starts a new current file when the current one was removed, and never drops the rotated ones for it', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    const writer = createAuditWriter(fileOptions(path, { max_size_mb: 1500 / MB, max_files: 3 }));
+    for (let seq = 1; seq <= 12; seq++) writer.write({ seq, note: 'x'.repeat(200) });
+    const rotated = [`${path}.1`, `${path}.2`].map((file) => readFileSync(file, 'utf8'));
+    // Removed while over the rotation threshold: the next writes must neither fail nor shift the rotated files.
+    rmSync(path);
+    for (let seq = 13; seq <= 15; seq++) writer.write({ seq, note: 'y' });
+    await writer.close();
+    assert.deepEqual(
+      [`${path}.1`, `${path}.2`].map((file) => readFileSync(file, 'utf8')),
+      rotated,
+    );
+    assert.deepEqual(
+      envelopes(path).map((envelope) => envelope.record.seq),
+      [13, 14, 15],
+    );
   });
 
   it('keeps exactly one rotated file with max_files 1 and writes an oversized line into an empty file', async (t) => {

@@ -41,6 +41,9 @@ export function createFileSink(path: string, rotate: RotateOptions = DEFAULT_ROT
       const data = Buffer.from(lines, 'utf8');
       let current = file ?? openAppendFile(path);
       file = current;
+      // A removed current file is not rotated (its rename would fail after the older files were shifted, and
+      // again on every append, each time dropping the oldest): the path is opened again as a new file.
+      current.reopenIfRemoved();
       // A line larger than the limit still goes into an empty file rather than rotating forever.
       if (current.size > 0 && current.size + data.length > maxBytes) {
         rotateNow(current);

@@ -6,6 +6,7 @@ export function createJsonlSink(path: string): AuditSink {
   const file = openAppendFile(path);
   return {
     append(lines) {
+      file.reopenIfRemoved();
       file.append(Buffer.from(lines, 'utf8'));
     },
     async close() {
