@@ -111,6 +111,11 @@ describe('invalid config cases', () => {
       }
       // The thrown error's text lists every issue, which is what `ambit config check` prints.
       for (const issue of error.issues) assert.ok(error.message.includes(formatIssue(issue)));
+      // It never quotes a value of the environment: those are secrets (keys, URLs with passwords).
+      for (const value of Object.values(caseEnv(INVALID, name))) {
+        if (value !== undefined && value.length >= 8)
+          assert.ok(!error.message.includes(value), `${name} quotes a value`);
+      }
     });
   }
 

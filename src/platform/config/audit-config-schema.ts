@@ -1,5 +1,6 @@
 // The `audit` config block both services accept: sink, file, HMAC secret, health records and write policy.
 import { z } from 'zod';
+import { envVarName } from './env-var-name.ts';
 
 export const auditConfigSchema = z.strictObject({
   sink: z.enum(['stdout', 'file', 'jsonl']),
@@ -7,10 +8,7 @@ export const auditConfigSchema = z.strictObject({
     .string()
     .optional()
     .describe('Audit file for the `file` and `jsonl` sinks, relative to the config file.'),
-  hash_secret_env: z
-    .string()
-    .min(1)
-    .describe('Environment variable holding the audit HMAC secret (>= 32 bytes).'),
+  hash_secret_env: envVarName().describe('Environment variable holding the audit HMAC secret (>= 32 bytes).'),
   include_health: z.boolean().default(false),
   write_policy: z.enum(['fail_closed', 'availability_first']).default('fail_closed'),
   rotate: z

@@ -10,6 +10,9 @@ export interface LegacyKey {
   readonly message: string;
 }
 
+/** Unknown keys shown in messages: the snake_case names config keys have (a secret is longer or of other characters). */
+const SHOWN_KEY = /^[a-z][a-z0-9_]{0,30}$/i;
+
 export function validateConfig<S extends z.ZodType>(
   schema: S,
   raw: unknown,
@@ -30,6 +33,16 @@ export function validateConfig<S extends z.ZodType>(
         for (const key of issue.keys) {
           const keyPath = path === '' ? key : `${path}.${key}`;
           if (legacyPaths.has(keyPath)) continue;
+          if (!SHOWN_KEY.test(key)) {
+            // Not a name anyone types as a key: a `${VAR}` expanded there, which may be a secret. Not repeated.
+            issues.push({
+              path: path === '' ? '<key>' : `${path}.<key>`,
+              code: 'config.parse_error',
+              message:
+                'an unknown key that is not a plain name (not shown: a variable reference in a key is expanded)',
+            });
+            continue;
+          }
           issues.push({
             path: keyPath,
             code: 'config.parse_error',

@@ -1,6 +1,7 @@
 // `source: {type: postgres}`: a table or a read-only query of a PostgreSQL database, read as a snapshot or live.
 import { z } from 'zod';
 import { durationMs } from '../../platform/config/duration.ts';
+import { envVarName } from '../../platform/config/env-var-name.ts';
 
 const identifier = (what: string) =>
   z
@@ -11,12 +12,9 @@ const identifier = (what: string) =>
 
 export const postgresSource = z.strictObject({
   type: z.literal('postgres'),
-  connection_env: z
-    .string()
-    .min(1)
-    .describe(
-      'Environment variable holding the postgres:// URL. TLS (`sslmode=require`, `verify-ca` or `verify-full`) is required unless the host is loopback or a Unix socket.',
-    ),
+  connection_env: envVarName().describe(
+    'Environment variable holding the postgres:// URL. TLS (`sslmode=require`, `verify-ca` or `verify-full`) is required unless the host is loopback or a Unix socket.',
+  ),
   table: z
     .strictObject({
       schema: identifier('schema').default('public'),

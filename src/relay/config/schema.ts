@@ -7,6 +7,7 @@ import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { AGGREGATE_FUNCTIONS, aggregate } from './aggregate-schema.ts';
 import { postgresSource } from './postgres-source-schema.ts';
 import { FILTER_OPS, id } from './schema-parts.ts';
+import { envVarName } from '../../platform/config/env-var-name.ts';
 
 export { FILTER_OPS, ID_PATTERN } from './schema-parts.ts';
 export { AGGREGATE_FUNCTIONS };
@@ -45,8 +46,7 @@ const server = z.strictObject({
     .default(30_000)
     .describe('Requests running longer answer 504 (at most 1h).'),
   max_connections: z.number().int().positive().default(1024),
-  cursor_secret_env: z
-    .string()
+  cursor_secret_env: envVarName()
     .optional()
     .describe(
       'Environment variable holding the cursor signing secret (>= 32 bytes); derived from the audit secret if unset, so every process of one deployment accepts cursors issued by the others.',
@@ -79,7 +79,7 @@ const apiKey = z.strictObject({
   id: id('api key id'),
   fingerprint: z.strictObject({
     provider: z.literal('env'),
-    name: z.string().min(1).describe('Environment variable holding sha256:<64 hex> of the raw key.'),
+    name: envVarName().describe('Environment variable holding sha256:<64 hex> of the raw key.'),
     commitment: z
       .string()
       .regex(/^sha256:[0-9a-f]{64}$/)

@@ -292,6 +292,19 @@ describe('verifier config', () => {
     assert.ok(messages.some((m) => /gcp\.base_url: names a cloud metadata host/.test(m)));
   });
 
+  it('refuses a variable reference where a variable name belongs, without quoting the expanded secret', () => {
+    const token = 'Bearer-Secret-Token-Value-000000000000001';
+    const text = BASE.replace('token_env: RELAY_TOKEN', `token_env: ${'$'}{RELAY_TOKEN}`);
+    const issues = issuesOf(text, { ...ENV, RELAY_TOKEN: token });
+    assert.deepEqual(
+      issues.map((issue) => `${issue.path}: ${issue.message}`),
+      [
+        'evidence.source_connections.relay.token_env: must name an environment variable (letters, digits and _), not hold its value: write the name, not its expansion',
+      ],
+    );
+    assert.ok(!JSON.stringify(issues).includes(token));
+  });
+
   it('fails closed without caller credentials, and keeps one auth mode', () => {
     const none = BASE.replace(/ {2}api_keys:\n.*\n/, '');
     assert.ok(issuesOf(none).some((i) => i.path === 'auth' && /at least one/.test(i.message)));

@@ -4,6 +4,7 @@ import { auditConfigSchema } from '../../platform/config/audit-config-schema.ts'
 import { durationMs } from '../../platform/config/duration.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
+import { envVarName } from '../../platform/config/env-var-name.ts';
 
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
 export const KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -55,7 +56,7 @@ const server = z.strictObject({
 
 const fingerprint = z.strictObject({
   provider: z.literal('env'),
-  name: z.string().min(1).describe('Environment variable holding sha256:<64 hex> of the raw credential.'),
+  name: envVarName().describe('Environment variable holding sha256:<64 hex> of the raw credential.'),
   commitment: z
     .string()
     .regex(/^sha256:[0-9a-f]{64}$/)
@@ -172,7 +173,7 @@ const claim = z.strictObject({
 
 const sourceConnection = z.strictObject({
   base_url: z.url().describe('Relay base URL; https unless an allow_insecure_* flag permits http.'),
-  token_env: z.string().min(1).describe('Environment variable holding the bearer token sent to this source.'),
+  token_env: envVarName().describe('Environment variable holding the bearer token sent to this source.'),
   allow_insecure_localhost: z
     .boolean()
     .default(false)
@@ -225,8 +226,8 @@ const signingKey = z.strictObject({
   alg: z.enum(['EdDSA', 'ES256']).default('EdDSA'),
   kid: z.string().min(1),
   status: z.enum(['active', 'publish_only', 'disabled']).default('active'),
-  private_jwk_env: z.string().min(1).optional(),
-  public_jwk_env: z.string().min(1).optional(),
+  private_jwk_env: envVarName().optional(),
+  public_jwk_env: envVarName().optional(),
   path: z.string().min(1).optional(),
 });
 
@@ -298,7 +299,7 @@ const state = z.strictObject({
     ),
   postgresql: z
     .strictObject({
-      url_env: z.string().min(1).describe('Environment variable holding the postgres:// connection URL.'),
+      url_env: envVarName().describe('Environment variable holding the postgres:// connection URL.'),
       max_connections: z.number().int().min(1).max(256).default(16),
       connect_timeout: durationMs({ min: 100, max: 60_000 }).default(5_000),
       operation_timeout: durationMs({ min: 100, max: 60_000 })
