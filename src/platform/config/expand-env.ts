@@ -11,6 +11,15 @@ export function expandEnv(
   const lines = text.split('\n').map((line, index) => {
     // Comment lines are left alone so a commented-out reference never fails the load.
     if (/^\s*#/.test(line)) return line;
+    // Any other `${...}` form (`${VAR-x}`, `${VAR:=x}`, `${1}`) would stay as literal text without a word.
+    if (line.replace(REFERENCE, '').includes('${')) {
+      issues.push({
+        path: `line ${index + 1}`,
+        code: 'config.parse_error',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the message shows the reference syntax itself.
+        message: 'a `${` that is not a supported reference: write ${VAR}, ${VAR:-default} or ${VAR:?message}',
+      });
+    }
     return line.replace(REFERENCE, (_whole, name: string, operator?: string, argument?: string) => {
       const value = env[name];
       if (operator === ':-') return value === undefined || value === '' ? (argument ?? '') : value;

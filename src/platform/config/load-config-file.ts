@@ -49,5 +49,11 @@ export function parseConfigText(text: string, env: Readonly<Record<string, strin
     });
   }
   if (issues.length > 0) throw new ConfigError(issues);
-  return document.toJS({ maxAliasCount: 100 });
+  try {
+    return document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // An alias to an anchor never set, or aliases expanding beyond the limit (a resource exhaustion attempt).
+    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
+    throw new ConfigError([{ path: '', code: 'config.parse_error', message }]);
+  }
 }
