@@ -293,12 +293,14 @@ describe('ambit dispatch and flags', () => {
   });
 
   it('relay serve refuses a malformed --bind and an invalid config before listening', async () => {
-    const badBind = await run(
-      ['relay', 'serve', '--config', join(VALID, 'minimal.yaml'), '--bind', 'localhost'],
-      READER_ENV,
-    );
-    assert.equal(badBind.code, 2);
-    assert.match(badBind.err.join('\n'), /--bind must be host:port/);
+    for (const bind of ['localhost', '127.0.0.1:99999', '[::1]:65536']) {
+      const badBind = await run(
+        ['relay', 'serve', '--config', join(VALID, 'minimal.yaml'), '--bind', bind],
+        READER_ENV,
+      );
+      assert.equal(badBind.code, 2, bind);
+      assert.match(badBind.err.join('\n'), /--bind must be host:port with a port from 0 to 65535/);
+    }
 
     for (const workers of ['0', '2.5', 'many', '257']) {
       const badWorkers = await run(

@@ -8,8 +8,8 @@ import { createStaticMetadataApp } from '../../publisher/serve-static-metadata.t
 import { splitBind } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
+import { isBindAddress } from '../../platform/config/bind-address.ts';
 
-const BIND = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
 export const DEFAULT_METADATA_BIND = '127.0.0.1:4380';
 
 export const metadataServe: Command = async (args, io) => {
@@ -25,7 +25,7 @@ export const metadataServe: Command = async (args, io) => {
     return 2;
   }
   const bind = flags.bind ?? DEFAULT_METADATA_BIND;
-  if (!BIND.test(bind)) {
+  if (!isBindAddress(bind)) {
     io.err('--bind must be host:port');
     return 2;
   }

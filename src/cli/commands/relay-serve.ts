@@ -15,8 +15,8 @@ import { startRelay } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
 import { readConfigFlags } from '../read-config-flags.ts';
 import { resolveEnv } from '../resolve-env.ts';
+import { isBindAddress } from '../../platform/config/bind-address.ts';
 
-const BIND = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
 const MAX_WORKERS = 256;
 
 export const relayServe: Command = async (args, io) => {
@@ -29,8 +29,8 @@ export const relayServe: Command = async (args, io) => {
   if (flags === 2) return 2;
   const path = flags.config;
   const bind = flags.values.bind as string | undefined;
-  if (bind !== undefined && !BIND.test(bind)) {
-    io.err('--bind must be host:port');
+  if (bind !== undefined && !isBindAddress(bind)) {
+    io.err('--bind must be host:port with a port from 0 to 65535');
     return 2;
   }
   const workers = parseWorkers(flags.values.workers as string | undefined);

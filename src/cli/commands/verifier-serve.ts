@@ -8,8 +8,7 @@ import type { Command } from '../cli-io.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
 import { resolveEnv } from '../resolve-env.ts';
 import { reportStartupError } from './relay-serve.ts';
-
-const BIND = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
+import { isBindAddress } from '../../platform/config/bind-address.ts';
 
 export const verifierServe: Command = async (args, io) => {
   let flags: { config?: string; 'env-file'?: string; bind?: string };
@@ -28,8 +27,8 @@ export const verifierServe: Command = async (args, io) => {
     io.err('--config is required (or set AMBIT_VERIFIER_CONFIG)');
     return 2;
   }
-  if (flags.bind !== undefined && !BIND.test(flags.bind)) {
-    io.err('--bind must be host:port');
+  if (flags.bind !== undefined && !isBindAddress(flags.bind)) {
+    io.err('--bind must be host:port with a port from 0 to 65535');
     return 2;
   }
   const logger = createLogger({ name: 'ambit-verifier' });

@@ -3,11 +3,15 @@ import { z } from 'zod';
 import { durationMs } from '../../platform/config/duration.ts';
 import { envVarName } from '../../platform/config/env-var-name.ts';
 
+// PostgreSQL cuts longer names to 63 bytes, and would then read another relation than the one named.
 const identifier = (what: string) =>
   z
     .string()
     .min(1)
-    .max(63, `${what} must be at most 63 characters (the PostgreSQL limit)`)
+    .refine(
+      (text) => Buffer.byteLength(text, 'utf8') <= 63,
+      `${what} must be at most 63 bytes in UTF-8 (the PostgreSQL limit)`,
+    )
     .refine((text) => !text.includes('\0'), `${what} must not contain NUL`);
 
 export const postgresSource = z.strictObject({

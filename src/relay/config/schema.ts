@@ -7,6 +7,7 @@ import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { AGGREGATE_FUNCTIONS, aggregate } from './aggregate-schema.ts';
 import { postgresSource } from './postgres-source-schema.ts';
 import { FILTER_OPS, id } from './schema-parts.ts';
+import { bindAddressSchema } from '../../platform/config/bind-address.ts';
 import { envVarName } from '../../platform/config/env-var-name.ts';
 
 export { FILTER_OPS, ID_PATTERN } from './schema-parts.ts';
@@ -18,9 +19,7 @@ export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'date', 't
 export const SCOPE_LEVELS = ['metadata', 'rows', 'evidence_verification', 'aggregate', 'admin'] as const;
 export const ADMIN_SCOPES = ['relay:admin', 'relay:ops_read', 'relay:metrics_read'] as const;
 
-const bindAddress = z
-  .string()
-  .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, for example 127.0.0.1:4242');
+const bindAddress = bindAddressSchema('127.0.0.1:4242');
 
 const server = z.strictObject({
   bind: bindAddress.describe('Data-plane listen address, host:port. `--bind` overrides it.'),

@@ -4,6 +4,7 @@ import { auditConfigSchema } from '../../platform/config/audit-config-schema.ts'
 import { durationMs } from '../../platform/config/duration.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
+import { bindAddressSchema } from '../../platform/config/bind-address.ts';
 import { envVarName } from '../../platform/config/env-var-name.ts';
 
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
@@ -26,9 +27,7 @@ export const CCCEV_MEDIA_TYPE = 'application/ld+json; profile="cccev"';
 export const SD_JWT_MEDIA_TYPE = 'application/dc+sd-jwt';
 export const CLAIM_FORMATS = [CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE, SD_JWT_MEDIA_TYPE] as const;
 
-const bindAddress = z
-  .string()
-  .regex(/^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be host:port, for example 127.0.0.1:8081');
+const bindAddress = bindAddressSchema('127.0.0.1:8081');
 
 const server = z.strictObject({
   bind: bindAddress.default('127.0.0.1:8081').describe('Listen address, host:port. `--bind` overrides it.'),
