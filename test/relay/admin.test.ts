@@ -131,6 +131,14 @@ describe('admin listener', () => {
       assert.ok(reloads.length >= 2);
       assert.equal(reloads[0].endpoint_kind, 'admin');
       assert.deepEqual(reloads[0].scopes_used, ['relay:admin']);
+      // A table reload names its private table id only as a keyed hash, also when the table does not exist.
+      const tableReload = records.find(
+        (record) =>
+          record.path === '/admin/v1/datasets/people/tables/{table_id}/reload' && record.status_code === 200,
+      );
+      assert.match(String(tableReload?.table_id_hash), /^hmac-sha256:[0-9a-f]{64}$/);
+      assert.ok(records.some((record) => record.path === '/admin/v1/datasets/nope/tables/{table_id}/reload'));
+      assert.ok(!records.some((record) => /people_table|tables\/nope/.test(record.path)));
       const denied = records.find((record) => record.path === '/metrics' && record.status_code === 403);
       assert.equal(denied?.error_code, 'auth.scope_denied');
       assert.equal(

@@ -107,6 +107,14 @@ describe('relay audit records', () => {
     assert.equal(rows.error_code, null);
   });
 
+  it('lists each scope a request relied on once (a relationship within one dataset uses its rows scope twice)', async () => {
+    const response = await relay.get(`${HOUSEHOLDS}/hh-1001/relationships/members?limit=2`, {
+      as: 'caseworker',
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(recordOf(relay, response).scopes_used, ['social_protection:rows']);
+  });
+
   it('chains the records with the audit secret, and the chain detects an edit', () => {
     const lines = readFileSync(relay.auditPath, 'utf8').trimEnd().split('\n');
     const verified = verifyAuditFile(relay.auditPath, SECRET, { startPrevHash: null });

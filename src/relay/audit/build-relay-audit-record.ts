@@ -45,11 +45,11 @@ export function buildRelayAuditRecord(
     `,"endpoint_kind":${jsonString(facts.endpointKind ?? 'other')}` +
     `,"dataset_id":${jsonNullableString(facts.datasetId)}` +
     `,"entity_name":${jsonNullableString(entity?.name)}` +
-    `,"table_id_hash":${jsonNullableString(entity ? tableHash(context.secret, entity) : null)}` +
+    `,"table_id_hash":${jsonNullableString(tableIdHash(request, facts, context.secret))}` +
     `,"relationship":${jsonNullableString(facts.relationship)}` +
     `,"aggregate_id":${jsonNullableString(facts.aggregate?.id)}` +
     `,"primary_key":${jsonNullableString(primaryKey)}` +
-    `,"scopes_used":${jsonStringArray(facts.scopesUsed ?? [])}` +
+    `,"scopes_used":${jsonStringArray(distinct(facts.scopesUsed ?? []))}` +
     `,"query_params":${facts.query ? redactedQuery(facts, context.secret) : '{}'}` +
     `,"purpose":${jsonNullableString(rawPurpose(request))}` +
     `,"status_code":${status}` +
@@ -104,6 +104,21 @@ function rawPurpose(request: RouteRequest): string | null {
 }
 
 /** The route pattern with dataset and entity filled in and the record id left as `{id}`. */
+const HIDDEN_PARAMS: ReadonlySet<string> = new Set(['id', 'table_id']);
+
+/** Each scope once: an expansion or relationship within one dataset uses the same rows scope twice. */
+function distinct(scopes: readonly string[]): readonly string[] {
+  return scopes.length < 2 ? scopes : [...new Set(scopes)];
+}
+
+/** The hash of the table the request read (its entity's), or reloaded (the admin table route). */
+function tableIdHash(request: RouteRequest, facts: AggregateAuditFacts, secret: Buffer): string | null {
+  if (facts.entity) return tableHash(secret, facts.entity);
+  const tableId = (request.params as Record<string, string | undefined> | undefined)?.table_id;
+  if (tableId === undefined || facts.datasetId === undefined) return null;
+  return keyedHash(secret, 'table', `${facts.datasetId}/${tableId}`);
+}
+
 function templatedPath(request: RouteRequest): string {
   const pattern = request.routeOptions.url;
   if (pattern === undefined) return request.url.split('?')[0] ?? '';
@@ -111,7 +126,8 @@ function templatedPath(request: RouteRequest): string {
   let out = '';
   for (const part of patternParts(pattern)) {
     if (part.param === undefined) out += part.text;
-    else out += part.param === 'id' ? '{id}' : (params[part.param] ?? part.text);
+    // Record ids and private table ids are never written out: they appear as keyed hashes in their own fields.
+    else out += HIDDEN_PARAMS.has(part.param) ? `{${part.param}}` : (params[part.param] ?? part.text);
   }
   return out;
 }
