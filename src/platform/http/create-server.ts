@@ -8,6 +8,7 @@ import { isProblem, type Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import type { Random } from '../random.ts';
 import { answerClientError } from './answer-client-error.ts';
+import { drainOnClose } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
 import type { RequestContext } from './request-context.ts';
 import { createRequestWatchdog } from './request-watchdog.ts';
@@ -40,6 +41,14 @@ export interface CorsHeaders {
 /** The longest a request's headers may take to arrive, and how often Node checks (at most the request timeout). */
 const MAX_HEADERS_WAIT_MS = 10_000;
 const HEADERS_CHECK_INTERVAL_MS = 1_000;
+
+/**
+ * How long a close waits for the responses in flight: a request gets up to the request timeout to be answered (its
+ * 504 at the latest), and its answer as long again to reach a slow client. Then what remains is cut.
+ */
+function drainDeadlineMs(requestTimeoutMs: number): number {
+  return 2 * requestTimeoutMs;
+}
 
 export interface HttpServerOptions {
   logger: Logger;
@@ -183,7 +192,10 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     trustProxy: options.trustProxy === false ? false : [...options.trustProxy],
     genReqId: pipeline.newRequestId,
     requestIdHeader: false,
-    return503OnClosing: true,
+    // Closing is ours: requests read while closing get a problem (onRequest below), and the server drains
+    // (drain-server.ts) rather than letting Node cut the responses still being written.
+    return503OnClosing: false,
+    forceCloseConnections: false,
     clientErrorHandler: (error, socket) => answerClientError(error, socket, pipeline.newRequestId()),
     // A path parameter may be as long as the URI limit allows; longer ones are answered by frameworkErrors.
     routerOptions: { maxParamLength: MAX_URI_BYTES },
@@ -209,6 +221,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
         dispatch,
       );
       if (options.maxConnections) server.maxConnections = options.maxConnections;
+      drainOnClose(server, drainDeadlineMs(options.requestTimeoutMs));
       return server;
     },
   });
@@ -216,8 +229,10 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   app.decorateRequest('ctx', null as unknown as RequestContext);
   app.decorate('dispatch', dispatch);
   app.decorate('fastLane', lane);
-  // While closing, new requests go to Fastify, which answers them 503 (return503OnClosing).
+  // While closing, new requests go to Fastify, where onRequest answers them 503 http.shutting_down.
+  let closing = false;
   app.addHook('preClose', (done) => {
+    closing = true;
     lane?.close();
     done();
   });
@@ -225,6 +240,12 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   // Hooks take callbacks rather than promises: they run on every request, and each promise costs a microtask.
   app.addHook('onRequest', (request, reply, done) => {
     beginRequest(request, reply);
+    if (closing) {
+      done(
+        platformProblem('http.shutting_down', 'The service is stopping and takes no new requests; retry.'),
+      );
+      return;
+    }
     if ((request.raw.url ?? '').length > MAX_URI_BYTES) {
       done(platformProblem('internal.uri_too_long'));
       return;

@@ -105,6 +105,12 @@ export const PLATFORM_PROBLEMS = {
     title: 'Origin not allowed',
     description: 'A CORS preflight came from an origin outside `server.cors.allowed_origins`.',
   },
+  'http.shutting_down': {
+    status: 503,
+    title: 'Shutting down',
+    description:
+      'The process is stopping: it finishes the requests in flight but takes no new one, and closes the connection after this answer. Retry; another process, or this one restarted, answers.',
+  },
   'internal.payload_too_large': {
     status: 413,
     title: 'Payload too large',
