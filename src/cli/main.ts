@@ -39,7 +39,8 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   },
   'audit verify': {
     run: auditVerify,
-    summary: 'Verify an audit file hash chain: --file F --secret-env VAR [--rotated]',
+    summary:
+      'Verify an audit file hash chain: --file F --secret-env VAR [--rotated] [--genesis | --anchor HASH]',
   },
   'metadata publish': {
     run: metadataPublish,

@@ -8,8 +8,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.ts';
+import { createAuditWriter } from '../../src/platform/audit/create-audit-writer.ts';
 import { createApiKeyAuthenticator, fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { systemClock } from '../../src/platform/clock.ts';
 import { ConfigError, formatIssue } from '../../src/platform/config/config-error.ts';
+import { silentLogger } from '../../src/platform/log.ts';
+import { systemRandom } from '../../src/platform/random.ts';
 import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -331,6 +335,43 @@ describe('ambit dispatch and flags', () => {
     ]);
     assert.equal(result.code, 2);
     assert.match(result.err.join('\n'), /--secret-env/);
+  });
+
+  it('audit verify says whether a file starts the chain, and --genesis or --anchor require where it starts', async () => {
+    const file = join(dir, 'chain.jsonl');
+    const writer = createAuditWriter({
+      sink: 'jsonl',
+      path: file,
+      secret: Buffer.from(AUDIT_SECRET),
+      writePolicy: 'fail_closed',
+      clock: systemClock,
+      random: systemRandom,
+      logger: silentLogger(),
+    });
+    for (let n = 1; n <= 5; n++) writer.write({ n });
+    await writer.close();
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const verify = (path: string, ...flags: string[]) =>
+      run(['audit', 'verify', '--file', path, '--secret-env', 'S', ...flags], { S: AUDIT_SECRET });
+
+    const whole = await verify(file);
+    assert.deepEqual([whole.code, whole.out], [0, ['ok: 5 records verified, from the start of the chain']]);
+    assert.equal((await verify(file, '--genesis')).code, 0);
+
+    // The first two records removed: the rest still verifies on its own, but does not start the chain.
+    const cut = join(dir, 'cut.jsonl');
+    writeFileSync(cut, `${lines.slice(2).join('\n')}\n`);
+    const anchor = JSON.parse(lines[1] as string).record_hash as string;
+    const rest = await verify(cut);
+    assert.equal(rest.code, 0);
+    assert.match(rest.out.join('\n'), new RegExp(`^ok: 3 records verified, continuing from ${anchor} `));
+    const required = await verify(cut, '--genesis');
+    assert.equal(required.code, 1);
+    assert.match(required.err.join('\n'), /chain broken in .*cut\.jsonl at line 1/);
+    assert.equal((await verify(cut, '--anchor', anchor)).code, 0);
+    assert.equal((await verify(cut, '--anchor', 'f'.repeat(64))).code, 1);
+    assert.equal((await verify(cut, '--anchor', 'not-a-hash')).code, 2);
+    assert.equal((await verify(cut, '--genesis', '--anchor', anchor)).code, 2);
   });
 
   it('audit verify names a file it cannot read instead of throwing', async () => {

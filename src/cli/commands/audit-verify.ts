@@ -1,15 +1,21 @@
-// `ambit audit verify --file F --secret-env VAR`: checks an audit file's hash chain.
+// `ambit audit verify --file F --secret-env VAR [--rotated] [--genesis | --anchor HASH]`: checks an audit file's
+// hash chain, and says where it starts: a file whose first records were removed still verifies on its own, so the
+// answer tells the start of the chain from a continuation, and --genesis or --anchor make either a requirement.
 import { verifyAuditFile } from '../../platform/audit/audit-cli.ts';
 import type { Command } from '../cli-io.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
 
+const HASH = /^[0-9a-f]{64}$/;
+
 export const auditVerify: Command = async (args, io) => {
-  let flags: { file?: string; 'secret-env'?: string; rotated?: boolean };
+  let flags: { file?: string; 'secret-env'?: string; rotated?: boolean; genesis?: boolean; anchor?: string };
   try {
     flags = parseFlags(args, {
       file: { type: 'string' },
       'secret-env': { type: 'string' },
       rotated: { type: 'boolean' },
+      genesis: { type: 'boolean' },
+      anchor: { type: 'string' },
     });
   } catch (error) {
     io.err(flagError(error));
@@ -20,10 +26,20 @@ export const auditVerify: Command = async (args, io) => {
     io.err('--file and --secret-env (naming a set environment variable) are required');
     return 2;
   }
+  if (flags.genesis && flags.anchor !== undefined) {
+    io.err('--genesis and --anchor exclude each other');
+    return 2;
+  }
+  if (flags.anchor !== undefined && !HASH.test(flags.anchor)) {
+    io.err('--anchor must be a record_hash (64 lowercase hex digits)');
+    return 2;
+  }
   let result: ReturnType<typeof verifyAuditFile>;
   try {
     result = verifyAuditFile(flags.file, Buffer.from(secret, 'utf8'), {
       includeRotated: flags.rotated ?? false,
+      ...(flags.genesis ? { startPrevHash: null } : {}),
+      ...(flags.anchor !== undefined ? { startPrevHash: flags.anchor } : {}),
     });
   } catch (error) {
     // A mistyped path or a folder: say which file, not a stack trace.
@@ -31,7 +47,11 @@ export const auditVerify: Command = async (args, io) => {
     return 1;
   }
   if (result.ok) {
-    io.out(`ok: ${result.count} records verified`);
+    const start =
+      result.startsFrom === null
+        ? 'from the start of the chain'
+        : `continuing from ${result.startsFrom} (earlier records are not in ${flags.rotated ? 'these files' : 'this file'})`;
+    io.out(`ok: ${result.count} records verified, ${start}`);
     return 0;
   }
   io.err(`chain broken in ${result.file} at line ${result.line}: ${result.reason}`);

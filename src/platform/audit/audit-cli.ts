@@ -4,7 +4,14 @@ import { basename, dirname, join } from 'node:path';
 import { verifyAuditChain } from './audit-envelope.ts';
 
 export type AuditFileVerification =
-  | { ok: true; count: number; lastHash: string | null; files: string[] }
+  | {
+      ok: true;
+      count: number;
+      lastHash: string | null;
+      files: string[];
+      /** The prev_hash the verified records continue from: null when they start the chain (or hold no record). */
+      startsFrom: string | null;
+    }
   | { ok: false; line: number; reason: string; file: string };
 
 export interface VerifyAuditFileOptions {
@@ -25,11 +32,18 @@ export function verifyAuditFile(
   let anchor = options.startPrevHash;
   let count = 0;
   const verified: string[] = [];
+  let startsFrom: string | null | undefined;
   for (const file of files) {
     const lines = new LineReader(file);
     // A rotation interrupted before the first new write leaves no current file; the rotated ones still count.
     if (file === path && rotated.length > 0 && !lines.exists()) continue;
-    const result = verifyAuditChain(lines, secret, anchor);
+    const result = verifyAuditChain(
+      tapFirst(lines, (line) => {
+        startsFrom ??= prevHashOf(line);
+      }),
+      secret,
+      anchor,
+    );
     if (!result.ok) {
       // A write cut short (a crash, a full disk) leaves half a line at the end: say so rather than "not JSON".
       const cut = lines.unterminated && result.line === lines.count;
@@ -46,7 +60,29 @@ export function verifyAuditFile(
     count += result.count;
     verified.push(file);
   }
-  return { ok: true, count, lastHash: anchor ?? null, files: verified };
+  return { ok: true, count, lastHash: anchor ?? null, files: verified, startsFrom: startsFrom ?? null };
+}
+
+/** The lines, telling `first` the first one as it passes. */
+function* tapFirst(lines: Iterable<string>, first: (line: string) => void): Generator<string> {
+  let seen = false;
+  for (const line of lines) {
+    if (!seen) {
+      seen = true;
+      first(line);
+    }
+    yield line;
+  }
+}
+
+/** A verified line's prev_hash (it parsed: verifyAuditChain has checked it before asking for the next line). */
+function prevHashOf(line: string): string | null {
+  try {
+    const prev = (JSON.parse(line) as { prev_hash?: unknown }).prev_hash;
+    return typeof prev === 'string' ? prev : null;
+  } catch {
+    return null;
+  }
 }
 
 /** `<path>.N` files next to `path`, highest number (oldest) first; gaps in the numbering are tolerated. */

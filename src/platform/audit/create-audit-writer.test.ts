@@ -81,6 +81,7 @@ describe('createAuditWriter (jsonl)', () => {
       count: 3,
       lastHash: writer.lastHash,
       files: [path],
+      startsFrom: null,
     });
   });
 

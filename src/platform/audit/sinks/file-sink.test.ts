@@ -59,7 +59,14 @@ describe('file sink rotation', () => {
     assert.notEqual(retained[0]?.prev_hash, null, 'the oldest retained file continues a dropped chain');
 
     const result = verifyAuditFile(path, TEST_SECRET, { includeRotated: true });
-    assert.deepEqual(result, { ok: true, count: retained.length, lastHash: writer.lastHash, files });
+    assert.deepEqual(result, {
+      ok: true,
+      count: retained.length,
+      lastHash: writer.lastHash,
+      files,
+      // The oldest retained record continues records that were dropped.
+      startsFrom: retained[0]?.prev_hash,
+    });
     // Anchoring at genesis shows that older records were dropped.
     const anchored = verifyAuditFile(path, TEST_SECRET, { includeRotated: true, startPrevHash: null });
     assert.deepEqual(anchored.ok === false && [anchored.file, anchored.line], [`${path}.3`, 1]);
