@@ -296,10 +296,21 @@ describe('audit write failures', () => {
       assertProblem(page, 503, 'audit.write_failed');
       const record = await relay.get(`${HOUSEHOLDS}/hh-1001`, { as: 'caseworker' });
       assertProblem(record, 503, 'audit.write_failed');
-      for (const response of [page, record]) {
+      const csv = await relay.get('/v1/datasets/social_protection/aggregates/payments_by_district?f=csv', {
+        as: 'analyst',
+      });
+      assertProblem(csv, 503, 'audit.write_failed');
+      for (const response of [page, record, csv]) {
         assert.doesNotMatch(response.body, /hh-\d|"data"|household/);
         assert.equal(response.headers.etag, undefined);
         assert.equal(response.headers.link, undefined, 'the next-page cursor of an undelivered page');
+        // Nothing that described the refused result: its disclosure control, freshness, completeness.
+        assert.deepEqual(
+          Object.keys(response.headers).filter((name) => name.startsWith('x-ambit-')),
+          [],
+        );
+        assert.equal(response.headers['x-content-type-options'], 'nosniff');
+        assert.ok(response.headers['x-request-id']);
       }
       // Unaudited probes still answer: the gate applies to what would have been recorded.
       assert.equal((await relay.get('/healthz')).statusCode, 200);

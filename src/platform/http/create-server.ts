@@ -38,6 +38,14 @@ export interface CorsHeaders {
   readonly expose?: readonly string[];
 }
 
+/** Headers a response replaced by a problem keeps (with the CORS ones): they describe the exchange, not the result. */
+const KEPT_ON_REPLACEMENT: ReadonlySet<string> = new Set([
+  ...Object.keys(SECURITY_HEADERS),
+  'x-request-id',
+  'vary',
+  'connection',
+]);
+
 /** The longest a request's headers may take to arrive, and how often Node checks (at most the request timeout). */
 const MAX_HEADERS_WAIT_MS = 10_000;
 const HEADERS_CHECK_INTERVAL_MS = 1_000;
@@ -132,10 +140,11 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     const problem = toProblem(error, logger, request);
     request.ctx.errorCode = problem.code;
     reply.code(problem.status);
+    // Its validator, its next-page cursor and whatever else described the result the client does not get.
+    for (const name of Object.keys(reply.getHeaders())) {
+      if (!KEPT_ON_REPLACEMENT.has(name) && !name.startsWith('access-control-')) reply.removeHeader(name);
+    }
     reply.header('content-type', PROBLEM_MEDIA_TYPE);
-    // Its validator and its next-page cursor included.
-    reply.removeHeader('etag');
-    reply.removeHeader('link');
     return Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
   };
 

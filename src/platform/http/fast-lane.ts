@@ -282,6 +282,12 @@ class LaneReply implements RouteReply {
     return at < 0 ? undefined : this.fields[at + 1];
   }
 
+  getHeaders(): Record<string, unknown> {
+    const headers: Record<string, unknown> = {};
+    for (let i = 0; i < this.fields.length; i += 2) headers[this.fields[i] as string] = this.fields[i + 1];
+    return headers;
+  }
+
   removeHeader(name: string): this {
     const at = this.indexOf(name.toLowerCase());
     if (at >= 0) this.fields.splice(at, 2);

@@ -31,6 +31,8 @@ export interface RouteReply {
   header(name: string, value: string | number): RouteReply;
   hasHeader(name: string): boolean;
   getHeader(name: string): string | number | string[] | undefined;
+  /** Every header set so far, by lower-case name. */
+  getHeaders(): Record<string, unknown>;
   removeHeader(name: string): RouteReply;
   /** Sends the response; a string or Buffer body, or none. */
   send(payload?: string | Buffer): RouteReply;
