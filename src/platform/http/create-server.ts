@@ -137,6 +137,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
 
   /** The response replaced by a problem (a failed commit): nothing of the original may survive. */
   const replaceWithProblem = (request: RouteRequest, reply: RouteReply, error: unknown): Buffer => {
+    request.ctx.onReplaced?.();
     const problem = toProblem(error, logger, request);
     request.ctx.errorCode = problem.code;
     reply.code(problem.status);

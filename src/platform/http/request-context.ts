@@ -12,6 +12,12 @@ export interface RequestContext {
   audit: Record<string, unknown>;
   /** Problem code when the response is an error. */
   errorCode: string | undefined;
+  /**
+   * Told when the response the route sent could not be committed (its audit record was not written under
+   * `fail_closed`) and was replaced by a problem: what the route recorded as answered (an idempotent replay) is
+   * undone here.
+   */
+  onReplaced?: (() => void) | undefined;
 }
 
 declare module 'fastify' {

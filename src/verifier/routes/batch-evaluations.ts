@@ -130,6 +130,9 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
       }
       const text = JSON.stringify(run.response);
       if (held) {
+        const completed = held;
+        // Replaced by a problem (the batch's audit record not written): no retry may replay what nobody received.
+        request.ctx.onReplaced = () => void releaseKey(store, completed, () => runtime.clock.now());
         await store.completeIdempotent(
           held.scope,
           held.owner,

@@ -162,7 +162,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
         dropKey(entry);
         return;
       }
-      entry.owner = undefined;
+      // The owner stays: the request that completed the key may still withdraw it (see the PostgreSQL store).
       entry.response = response;
       entry.expiresAt = expiresAt;
       keyBytes += bytes - entry.bytes;

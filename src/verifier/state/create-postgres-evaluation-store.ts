@@ -183,7 +183,9 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     completeIdempotent: (scope, owner, response, expiresAt) =>
       run(async () => {
         await pool.query(
-          `UPDATE ${T.idempotency} SET response = $3::jsonb, owner = NULL, lease_until = NULL, expires_at = $4
+          // The owner token stays: the request that completed the key may still withdraw it (abandonIdempotent)
+          // when its response is replaced by a problem after all.
+          `UPDATE ${T.idempotency} SET response = $3::jsonb, lease_until = NULL, expires_at = $4
            WHERE scope = $1 AND owner = $2`,
           [scope, owner, JSON.stringify(response), at(expiresAt)],
         );

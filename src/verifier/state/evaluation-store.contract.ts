@@ -133,6 +133,11 @@ export function evaluationStoreContract(start: () => Promise<StoreUnderTest>): v
       assert.deepEqual(await store.beginIdempotent({ ...first, scope: 'p2:/v1/batch-evaluations:k1' }), {
         kind: 'started',
       });
+      // The request that completed the key may withdraw it (its response was replaced after all); no other can.
+      await store.abandonIdempotent(first.scope, 'owner-3');
+      assert.equal((await store.beginIdempotent({ ...first, owner: 'owner-4' })).kind, 'replay');
+      await store.abandonIdempotent(first.scope, first.owner);
+      assert.deepEqual(await store.beginIdempotent({ ...first, owner: 'owner-4' }), { kind: 'started' });
     } finally {
       await store.close();
     }

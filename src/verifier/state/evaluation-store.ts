@@ -70,7 +70,10 @@ export interface EvaluationStore {
     response: StoredResponse,
     expiresAt: number,
   ): Promise<void>;
-  /** Releases an owned key whose request failed, so a retry runs afresh. */
+  /**
+   * Releases an owned key whose request failed, so a retry runs afresh; also a key it completed, when its response
+   * was replaced by a problem (its audit record could not be written) after all.
+   */
   abandonIdempotent(scope: string, owner: string): Promise<void>;
   /** Removes expired evaluations and idempotency records; returns how many. */
   purgeExpired(): Promise<number>;
