@@ -80,13 +80,18 @@ function table(rows: readonly SchemaRow[]): string {
 }
 
 const INTRO = `The relay reads one YAML file: \`ambit relay serve --config FILE\` (or \`AMBIT_RELAY_CONFIG\`), checked
-without serving by \`ambit config check --config FILE\`. Every problem in the file is reported at once, each with
-its dotted path and a code (see [Issue codes](#issue-codes)); the relay does not start while any remains.
+without serving by \`ambit config check --config FILE\`. Problems are reported each with its dotted path and a
+code (see [Issue codes](#issue-codes)), every problem of a stage at once: first the file itself (YAML errors and
+\`\${...}\` references that cannot be expanded), then the shape (unknown keys, types, ranges), then what needs a
+valid shape (references between parts, secrets, sources, the metadata manifest). The relay does not start while any
+remains.
 
 - **Environment.** \`\${VAR}\` is replaced by the variable's value before the YAML is parsed; \`\${VAR:-default}\`
   uses \`default\` when \`VAR\` is unset or empty; \`\${VAR:?message}\` fails the load with \`message\`. Whole-line
   comments are not expanded. \`--env-file FILE\` supplies \`KEY=VALUE\` lines for variables the real environment
-  does not set (the real environment wins).
+  does not set (the real environment wins). Node 20 reads an \`--env-file\` option itself wherever it appears on the
+  command line: a file that does not exist is then reported by Node (\`node: FILE: not found\`, exit status 9)
+  before Ambit runs.
 - **Secrets** never sit in the file: keys ending in \`_env\` and \`fingerprint.name\` name environment variables.
   The audit and cursor secrets need at least 32 bytes; an API key fingerprint is \`sha256:<64 lowercase hex>\` of the
   raw key, as printed by \`ambit keys generate --id ID\` together with the \`commitment\` to paste here.
