@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { isMap, isSeq, parse, parseDocument } from 'yaml';
-import { connectionUrlProblem } from '../relay/sources/postgres/connection-url.ts';
+import { connectionUrlProblem } from '../platform/postgres/connection-url.ts';
 
 export const DEMO_POSTGRES_DATASET = 'vital_events';
 export const BIRTH_ROWS = 300;

@@ -1,6 +1,6 @@
 // Reads each PostgreSQL source's connection URL from the variable its `connection_env` names, and checks it.
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
-import { connectionUrlProblem } from '../sources/postgres/connection-url.ts';
+import { connectionUrlProblem } from '../../platform/postgres/connection-url.ts';
 import { tableKey } from '../store/generation.ts';
 import type { RelayConfig } from './schema.ts';
 

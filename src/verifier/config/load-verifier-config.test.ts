@@ -361,6 +361,18 @@ state: { storage: postgresql }
     assert.match(issue?.message ?? '', /must hold a postgres:\/\/ or postgresql:\/\/ URL/);
     assert.ok(!JSON.stringify(wrong).includes('secret@db'), 'the URL is not echoed');
     assert.equal(loadVerifierConfigText(BASE, ENV, '/tmp').secrets.stateUrl, undefined);
+    // URLs the driver can never use are refused at load (the service would start and never be ready).
+    for (const [url, message] of [
+      ['postgres://v:secret@[bad/v', /must hold a postgres:\/\/ or postgresql:\/\/ URL/],
+      ['postgres://v:secret@db:notaport/v', /must hold a postgres:\/\/ or postgresql:\/\/ URL/],
+      ['postgres://v:secret@db/v?sslmode=require&sslrootcert=/no/such/ca.pem', /certificate or key file/],
+      ['postgres://v:secret@db1,db2/v', /several hosts/],
+    ] as const) {
+      const refused = issuesOf(text, { ...ENV, STATE_URL: url });
+      const found = refused.find((i) => i.path === 'state.postgresql.url_env');
+      assert.match(found?.message ?? '', message, url);
+      assert.ok(!JSON.stringify(refused).includes('secret@'), 'the URL is not echoed');
+    }
 
     const bulk = BASE.replace(
       'allow_insecure_localhost: true }',

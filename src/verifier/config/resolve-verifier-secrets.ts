@@ -3,6 +3,7 @@ import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platf
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { readSecretEnv } from '../../platform/config/read-secret-env.ts';
 import type { VerifierConfig } from './schema.ts';
+import { connectionUrlProblem } from '../../platform/postgres/connection-url.ts';
 
 export const VERIFIER_PRODUCT = 'ambit-verifier';
 
@@ -67,13 +68,11 @@ function readStateUrl(config: VerifierConfig, env: Env, issues: ConfigIssue[]): 
     });
     return undefined;
   }
-  if (!/^postgres(ql)?:\/\//.test(value)) {
-    // The value is a secret (it may hold a password): name the variable, never echo it.
-    issues.push({
-      path: 'state.postgresql.url_env',
-      code: 'config.validation_error',
-      message: `${block.url_env} must hold a postgres:// or postgresql:// URL`,
-    });
+  // As the driver will read it (one server, files it names readable); the message never quotes it. The state store
+  // may be reached without TLS (docs/verifier.md).
+  const problem = connectionUrlProblem(value, block.url_env, { remoteTls: false });
+  if (problem !== undefined) {
+    issues.push({ path: 'state.postgresql.url_env', code: 'config.validation_error', message: problem });
     return undefined;
   }
   return value;

@@ -1,12 +1,20 @@
-// The rules a PostgreSQL connection URL must meet: postgres:// form, and TLS unless the server is on this machine.
+// The rules a PostgreSQL connection URL must meet: postgres:// form, one server the driver will really connect to,
+// and (for the relay's sources) TLS unless the server is on this machine.
 // The URL is judged as the driver reads it (pg-connection-string, the parser `pg` itself uses), so what is checked
 // is what is connected to. Messages never quote the URL: it usually carries a password.
 import { parse } from 'pg-connection-string';
 
 const TLS_MODES = new Set(['require', 'verify-ca', 'verify-full']);
 
-/** Why the URL is refused, or undefined. `envName` is the variable it came from, for the message. */
-export function connectionUrlProblem(url: string, envName: string): string | undefined {
+/**
+ * Why the URL is refused, or undefined. `envName` is the variable it came from, for the message. With `remoteTls`
+ * (the default) a server not on this machine must be reached over TLS.
+ */
+export function connectionUrlProblem(
+  url: string,
+  envName: string,
+  options: { readonly remoteTls?: boolean } = {},
+): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -24,18 +32,18 @@ export function connectionUrlProblem(url: string, envName: string): string | und
   if (parsed.searchParams.has('hostaddr')) {
     return `${envName} sets hostaddr, which the driver ignores: name the server in the host instead`;
   }
-  let options: ReturnType<typeof parse>;
+  let driver: ReturnType<typeof parse>;
   try {
-    options = parse(url);
+    driver = parse(url);
   } catch (error) {
     return `the PostgreSQL driver cannot use the URL in ${envName}: ${parseFailure(error)}`;
   }
-  const host = options.host ?? '';
+  const host = driver.host ?? '';
   // An empty host makes the driver fall back to PGHOST, then localhost: the URL would not say where it connects.
   if (host === '') return `${envName} must name the server's host (or a Unix socket directory with ?host=)`;
   if (host.includes(',')) return `${envName} names several hosts; the driver connects to one only: name one`;
-  const tls = TLS_MODES.has(String(options.sslmode)) && Boolean(options.ssl);
-  if (!isLocalHost(host) && !tls) {
+  const tls = TLS_MODES.has(String(driver.sslmode)) && Boolean(driver.ssl);
+  if (options.remoteTls !== false && !isLocalHost(host) && !tls) {
     return `the server named in ${envName} is not on a loopback address, so the URL must require TLS (sslmode=require, verify-ca or verify-full)`;
   }
   return undefined;
