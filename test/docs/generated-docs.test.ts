@@ -100,8 +100,8 @@ describe('docs/configuration.md', () => {
     const row = (key: string) => text.split('\n').find((line) => line.startsWith(`| \`${key}\` |`)) ?? '';
     assert.equal(
       row('server.bind'),
-      '| `server.bind` | string | yes |  | Data-plane listen address, host:port. `--bind` overrides it. ' +
-        'Must match `^(\\[[0-9a-fA-F:]+\\]\\|[A-Za-z0-9.-]+):\\d{1,5}$`. |',
+      '| `server.bind` | string | yes |  | Data-plane listen address, host:port (port 0 to 65535; IPv6 hosts in ' +
+        'brackets). `--bind` overrides it. |',
     );
     assert.equal(
       row('server.request_timeout'),

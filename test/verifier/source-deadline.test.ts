@@ -74,12 +74,14 @@ describe('source reads and the request timeout', () => {
     for (const id of ['first', 'second']) {
       const record = auditOf(id);
       assert.equal(record?.status, 504);
-      assert.equal(
-        record?.source_read_count,
-        hits.filter((hit) => hit === id).length,
-        `${id}: audited reads against relay hits ${hits}`,
-      );
+      // Every read the relay saw is audited. On a loaded machine the second request may start a moment after the
+      // first and get the slot with a few milliseconds left: its read is then sent (and audited) but cut off before
+      // the relay reads it, so the audit may count one read more than the relay saw, never fewer, and at most one.
+      const seen = hits.filter((hit) => hit === id).length;
+      const audited = Number(record?.source_read_count);
+      assert.ok(audited >= seen && audited <= 1, `${id}: audited ${audited} reads against relay hits ${hits}`);
     }
+    assert.equal(auditOf('first')?.source_read_count, 1);
   });
 
   it('gives up at once when the pause the source asks for outlasts the request', async () => {

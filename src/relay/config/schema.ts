@@ -22,11 +22,13 @@ export const ADMIN_SCOPES = ['relay:admin', 'relay:ops_read', 'relay:metrics_rea
 const bindAddress = bindAddressSchema('127.0.0.1:4242');
 
 const server = z.strictObject({
-  bind: bindAddress.describe('Data-plane listen address, host:port. `--bind` overrides it.'),
+  bind: bindAddress.describe(
+    'Data-plane listen address, host:port (port 0 to 65535; IPv6 hosts in brackets). `--bind` overrides it.',
+  ),
   admin_bind: bindAddress
     .optional()
     .describe(
-      'Admin listener address, host:port (reload, metrics, posture). Never mounted on `bind`; no admin listener when unset.',
+      'Admin listener address, host:port like `bind` (reload, metrics, posture). Never mounted on `bind`; no admin listener when unset.',
     ),
   openapi_requires_auth: z.boolean().default(true).describe('When false, /openapi.json is public.'),
   max_source_file_bytes: z
