@@ -79,7 +79,10 @@ describe('source reads and the request timeout', () => {
       // the relay reads it, so the audit may count one read more than the relay saw, never fewer, and at most one.
       const seen = hits.filter((hit) => hit === id).length;
       const audited = Number(record?.source_read_count);
-      assert.ok(audited >= seen && audited <= 1, `${id}: audited ${audited} reads against relay hits ${hits}`);
+      assert.ok(
+        audited >= seen && audited <= 1,
+        `${id}: audited ${audited} reads against relay hits ${hits}`,
+      );
     }
     assert.equal(auditOf('first')?.source_read_count, 1);
   });
