@@ -9,9 +9,9 @@ export function toCelInput(value: unknown): unknown {
   }
   if (Array.isArray(value)) return value.map(toCelInput);
   if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, entry] of Object.entries(value)) out[key] = toCelInput(entry);
-    return out;
+    // fromEntries defines properties: a record key named `__proto__` stays a plain field (assigning it would set
+    // the object's prototype and the field would be lost).
+    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, toCelInput(entry)]));
   }
   return value;
 }

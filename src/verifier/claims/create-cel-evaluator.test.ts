@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { CelEvaluationError, createCelEvaluator } from './create-cel-evaluator.ts';
+import { Worker } from 'node:worker_threads';
+import { CelEvaluationError, createCelEvaluator, retire } from './create-cel-evaluator.ts';
 
 const LIMITS = {
   eval_timeout: 2000,
@@ -62,6 +63,22 @@ describe('CEL evaluator (worker pool)', () => {
       await cel.evaluate("timestamp('2026-01-01T00:00:00Z') + duration('36h')", {}),
       '2026-01-02T12:00:00.000Z',
     );
+  });
+
+  it("keeps a record's key named __proto__ as a plain field", async () => {
+    const record = JSON.parse('{"obj": {"__proto__": {"p": 1}, "q": 2}}');
+    assert.equal(
+      await cel.evaluate("'__proto__' in source.r.obj && size(source.r.obj) == 2", { source: { r: record } }),
+      true,
+    );
+  });
+
+  it('survives a stopped worker reporting an error on its way out (out of memory while being stopped)', async () => {
+    const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
+    const stopped = retire(worker);
+    // Without a listener this would be an unhandled 'error' event, which ends the process.
+    assert.doesNotThrow(() => worker.emit('error', new Error('ERR_WORKER_OUT_OF_MEMORY')));
+    await stopped;
   });
 
   it('refuses inputs and results over their size limits', async () => {

@@ -109,8 +109,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     const running = Math.min(Math.max(0, Number(Atomics.load(slot.progress, 0))), batch.length - 1);
     batch[running]?.reject(error);
     queue.unshift(...batch.filter((_, index) => index !== running));
-    slot.worker.removeAllListeners();
-    void slot.worker.terminate();
+    retire(slot.worker);
     if (!closed) attach(slot, spawnWorker(limits.worker_memory_mb, slot.progress));
   };
 
@@ -226,12 +225,21 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
           for (const pending of takeBatch(slot)) {
             pending.reject(new CelEvaluationError('worker_failed', 'closed'));
           }
-          slot.worker.removeAllListeners();
-          return slot.worker.terminate();
+          return retire(slot.worker);
         }),
       );
     },
   };
+}
+
+/**
+ * Stops a worker whose answers are no longer wanted. It may still report an error on its way out (out of memory
+ * while it was being stopped): without a listener that would be an unhandled 'error' event, fatal to the process.
+ */
+export function retire(worker: Worker): Promise<number> {
+  worker.removeAllListeners();
+  worker.on('error', () => {});
+  return worker.terminate();
 }
 
 function finish(pending: Pending, result: CelTaskResult, maxResultBytes: number): void {
