@@ -44,6 +44,7 @@ describe('render stored evaluations', () => {
     const store = createMemoryEvaluationStore({
       clock,
       maxEntries: 1000,
+      maxEvaluationBytes: 268_435_456,
       maxIdempotencyRecords: 1000,
       maxIdempotencyBytes: 1_048_576,
     });

@@ -19,6 +19,10 @@ evidence:
         source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
           lookup: { input: target.id, field: national_id }, fields: [deceased] } },
         rule: { type: cel, expression: "has(source.p.national_id) || has(source.p.secret)" } }
+    - { id: note, title: N, version: "1", subject_type: p, value: { type: any },
+        source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
+          lookup: { input: target.id, field: national_id }, fields: [note] } },
+        rule: { type: extract, source: p, field: note } }
 `;
 
 const { config } = loadVerifierConfigText(TEXT, { H: fingerprintOf('k'), S: 's'.repeat(32) }, '/tmp');
@@ -48,5 +52,16 @@ describe('a CEL rule sees only the binding fields', () => {
   it('binds source.<alias> to the listed fields, not the lookup field or extra columns', async () => {
     assert.deepEqual(await applyRule(claim('whole'), inputs, cel), { deceased: false });
     assert.equal(await applyRule(claim('peek'), inputs, cel), false);
+  });
+
+  it('bounds an extracted value as a CEL result is bounded (cel.max_result_json_bytes)', async () => {
+    const withNote = (note: unknown): RuleInputs => ({ ...inputs, rows: new Map([['p', { note }]]) });
+    assert.equal(await applyRule(claim('note'), withNote('n'.repeat(1000)), cel), 'n'.repeat(1000));
+    for (const note of ['n'.repeat(1023), '\u0001'.repeat(200), { list: ['n'.repeat(1100)] }]) {
+      await assert.rejects(applyRule(claim('note'), withNote(note), cel), (error: unknown) => {
+        assert.equal((error as { code?: string }).code, 'claim.rule_evaluation_failed');
+        return true;
+      });
+    }
   });
 });

@@ -31,6 +31,13 @@ export async function applyRule(claim: ClaimConfig, inputs: RuleInputs, cel: Cel
         throw ruleFailed('source.field_missing', `the source record has no field ${rule.field}`);
       }
       value = row[rule.field];
+      // Bounded as a CEL result is: a field of any size would otherwise be answered, and kept, as the value.
+      if (exceedsBytes(value, cel.maxResultBytes)) {
+        throw ruleFailed(
+          'extract.too_large',
+          `the extracted value is larger than ${cel.maxResultBytes} bytes (cel.max_result_json_bytes)`,
+        );
+      }
       break;
     }
     case 'cel':
@@ -137,4 +144,18 @@ function ruleFailed(code: string, message: string) {
   return verifierProblem('claim.rule_evaluation_failed', 'The claim rule could not be evaluated.', {
     cause: new FailureReason(code, message),
   });
+}
+
+/** Whether a JSON value takes more than `limit` bytes; scalars other than strings never do. */
+function exceedsBytes(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') {
+    // A string's JSON takes at most six bytes a code unit (an escaped control character): measured only when it
+    // could be over.
+    return (
+      typeof value === 'string' &&
+      value.length * 6 + 2 > limit &&
+      Buffer.byteLength(JSON.stringify(value), 'utf8') > limit
+    );
+  }
+  return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8') > limit;
 }

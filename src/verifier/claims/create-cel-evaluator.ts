@@ -11,6 +11,8 @@ export interface CelLimits {
 }
 
 export interface CelEvaluator {
+  /** `cel.max_result_json_bytes`: the largest result, also the largest value an `extract` rule may take. */
+  readonly maxResultBytes: number;
   /** Starts the workers now rather than on the first evaluation. */
   warm(): void;
   /** Resolves with the JSON result; rejects with a CelEvaluationError on any failure or limit. */
@@ -193,6 +195,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
   };
 
   return {
+    maxResultBytes: limits.max_result_json_bytes,
     warm: start,
     evaluate(expression, bindings) {
       if (closed)

@@ -48,6 +48,7 @@ function setup() {
     close() {},
   };
   const cel: CelEvaluator = {
+    maxResultBytes: 16_384,
     warm() {},
     async evaluate(_expression, bindings) {
       const claims = bindings.claims as Record<string, { value: unknown }>;

@@ -282,6 +282,14 @@ const state = z.strictObject({
     .min(1)
     .default(100_000)
     .describe('Memory store: oldest dropped past this.'),
+  max_memory_evaluation_bytes: z
+    .number()
+    .int()
+    .min(1_048_576)
+    .default(268_435_456)
+    .describe(
+      'Memory store: estimated bytes of stored evaluations (mostly their values) kept at most; oldest dropped past this.',
+    ),
   max_memory_idempotency_records: z
     .number()
     .int()

@@ -26,6 +26,7 @@ export function createEvaluationStore(
   return createMemoryEvaluationStore({
     clock: deps.clock,
     maxEntries: state.max_memory_evaluations,
+    maxEvaluationBytes: state.max_memory_evaluation_bytes,
     maxIdempotencyRecords: state.max_memory_idempotency_records,
     maxIdempotencyBytes: state.max_memory_idempotency_bytes,
   });

@@ -1,13 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fixedClock } from '../../platform/clock.ts';
-import { createMemoryEvaluationStore, type MemoryStoreLimits } from './create-memory-evaluation-store.ts';
+import {
+  createMemoryEvaluationStore,
+  evaluationBytes,
+  type MemoryStoreLimits,
+} from './create-memory-evaluation-store.ts';
 import { evaluation, evaluationStoreContract } from './evaluation-store.contract.ts';
 import type { EvaluationStore, StoredResponse } from './evaluation-store.ts';
 
 function memoryStore(limits: Partial<MemoryStoreLimits> & Pick<MemoryStoreLimits, 'clock'>) {
   return createMemoryEvaluationStore({
     maxEntries: 100,
+    maxEvaluationBytes: 268_435_456,
     maxIdempotencyRecords: 100,
     maxIdempotencyBytes: 1_048_576,
     ...limits,
@@ -72,6 +77,31 @@ describe('memory evaluation store', () => {
     clock.advance(60_001);
     assert.equal(await store.purgeExpired(), 500, 'every kept evaluation expires together');
     assert.equal(await store.get('E4999', 'p1'), undefined);
+  });
+
+  it('drops the oldest evaluations past max_memory_evaluation_bytes, counting what their values hold', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const withValue = (id: string, value: unknown) => ({
+      ...evaluation(id, clock.now(), 60_000),
+      results: [{ claim_id: 'note', value }],
+    });
+    const big = 'x'.repeat(200_000);
+    assert.ok(evaluationBytes(withValue('size', big)) >= 400_000);
+    assert.ok(evaluationBytes(withValue('size', { list: [big] })) >= 800_000);
+    assert.ok(evaluationBytes(withValue('size', true)) < 4096);
+    const store = memoryStore({ clock, maxEvaluationBytes: 1_048_576 });
+    for (const id of ['A', 'B', 'C', 'D']) await store.put(withValue(id, big));
+    // About 400 KB each: two fit in 1 MiB, the oldest went first.
+    assert.equal(await store.get('A', 'p1'), undefined);
+    assert.equal(await store.get('B', 'p1'), undefined);
+    assert.ok(await store.get('C', 'p1'));
+    assert.ok(await store.get('D', 'p1'));
+    // Small ones are held by the count limit only.
+    for (let index = 0; index < 50; index++) await store.put(withValue(`S${index}`, true));
+    assert.ok(await store.get('S0', 'p1'));
+    // One larger than the whole budget is kept alone rather than refused.
+    await store.put(withValue('HUGE', 'y'.repeat(600_000)));
+    assert.ok(await store.get('HUGE', 'p1'));
   });
 
   it('purges expired evaluations on write, oldest first, and stops at the first live one', async () => {

@@ -21,6 +21,8 @@ interface IdempotencyEntry {
 export interface MemoryStoreLimits {
   readonly clock: Clock;
   readonly maxEntries: number;
+  /** Estimated bytes of kept evaluations at most (see `evaluationBytes`); the oldest go first. */
+  readonly maxEvaluationBytes: number;
   /** Idempotency records kept at most; the oldest go first. */
   readonly maxIdempotencyRecords: number;
   /** Bytes of kept idempotency records (their responses, mostly) at most; the oldest go first. */
@@ -30,8 +32,35 @@ export interface MemoryStoreLimits {
 /** A record's key and hash, besides its response. */
 const RECORD_OVERHEAD_BYTES = 256;
 
+/**
+ * What an evaluation holds in memory, roughly: a fixed part per evaluation and per result (ids, provenance), and its
+ * values (a string about its length, an object or list a few times its JSON). Only values other than booleans,
+ * numbers and null are measured: most evaluations hold none, and this runs for every one stored.
+ */
+export function evaluationBytes(evaluation: StoredEvaluation): number {
+  let bytes = EVALUATION_OVERHEAD_BYTES;
+  for (const result of evaluation.results) {
+    bytes += RESULT_OVERHEAD_BYTES;
+    const value = result.value;
+    if (typeof value === 'string') bytes += value.length * 2;
+    else if (value !== null && typeof value === 'object') bytes += 4 * (JSON.stringify(value)?.length ?? 0);
+  }
+  return bytes;
+}
+
+const EVALUATION_OVERHEAD_BYTES = 1024;
+const RESULT_OVERHEAD_BYTES = 1536;
+
 export function createMemoryEvaluationStore(options: MemoryStoreLimits): EvaluationStore {
   const entries = new Map<string, StoredEvaluation>();
+  // Estimated bytes of each kept evaluation, and of all of them.
+  const sizes = new Map<string, number>();
+  let evaluationTotal = 0;
+  const dropEvaluation = (id: string) => {
+    entries.delete(id);
+    evaluationTotal -= sizes.get(id) ?? 0;
+    sizes.delete(id);
+  };
   // Insertion (= expiry) order, for eviction and purging. Not the map's own order: walking a Map from its front
   // after many deletions steps over every deleted slot until the next rehash, which made each eviction cost tens
   // of microseconds once the store was full (single evaluations ran at half speed on the bench).
@@ -71,7 +100,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
       if (evaluation !== undefined && evaluation.expires_at > now) break;
       order.shift();
       if (evaluation !== undefined) {
-        entries.delete(id);
+        dropEvaluation(id);
         removed++;
       }
     }
@@ -96,13 +125,20 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
   };
 
   const put = (evaluation: StoredEvaluation) => {
-    while (entries.size >= options.maxEntries) {
-      const oldest = order.shift();
-      if (oldest === undefined) break;
-      entries.delete(oldest);
+    const id = evaluation.evaluation_id;
+    if (entries.has(id)) dropEvaluation(id);
+    else order.push(id);
+    const bytes = evaluationBytes(evaluation);
+    // Oldest first, until there is room by count and by bytes (the new one itself never evicted).
+    while (entries.size >= options.maxEntries || evaluationTotal + bytes > options.maxEvaluationBytes) {
+      const oldest = order.peek();
+      if (oldest === undefined || oldest === id) break;
+      order.shift();
+      dropEvaluation(oldest);
     }
-    if (!entries.has(evaluation.evaluation_id)) order.push(evaluation.evaluation_id);
-    entries.set(evaluation.evaluation_id, evaluation);
+    entries.set(id, evaluation);
+    sizes.set(id, bytes);
+    evaluationTotal += bytes;
   };
 
   return {
@@ -178,6 +214,8 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
     },
     async close() {
       entries.clear();
+      sizes.clear();
+      evaluationTotal = 0;
       order.clear();
       keys.clear();
       keyOrder.clear();
