@@ -14,6 +14,8 @@ export interface RuleInputs {
   readonly purpose: string;
   /** The evaluation date, YYYY-MM-DD (injected clock). */
   readonly today: string;
+  /** When the request is answered whatever happens (`performance.now()`): a CEL task still queued then is dropped. */
+  readonly deadline?: number | undefined;
 }
 
 export async function applyRule(claim: ClaimConfig, inputs: RuleInputs, cel: CelEvaluator): Promise<unknown> {
@@ -95,7 +97,7 @@ async function evaluateCel(
     },
   };
   try {
-    return await cel.evaluate(rule.expression, bindings);
+    return await cel.evaluate(rule.expression, bindings, inputs.deadline);
   } catch (error) {
     if (error instanceof CelEvaluationError) throw ruleFailed(`cel.${error.reason}`, error.message);
     throw error;

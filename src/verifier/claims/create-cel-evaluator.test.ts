@@ -115,6 +115,48 @@ describe('CEL evaluator (worker pool)', () => {
     }
   });
 
+  it('never runs a task whose request was answered while it waited in the queue', async () => {
+    const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 300, worker_count: 1 });
+    try {
+      const list = Array.from({ length: 400 }, (_, i) => i);
+      const runaway = rejection(slow.evaluate('l.all(a, l.all(b, l.all(c, a + b + c >= 0)))', { l: list }));
+      // Handed to the only worker first; the next ones queue behind it.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const late = rejection(slow.evaluate('1 + 1', {}, performance.now() + 20));
+      const patient = slow.evaluate('2 + 2', {}, performance.now() + 60_000);
+      assert.equal((await runaway).reason, 'timeout');
+      const dropped = await late;
+      assert.equal(dropped.reason, 'timeout');
+      assert.match(dropped.message, /answered before the expression ran/);
+      assert.equal(await patient, 4);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('runs again one at a time the tasks put back after a runaway, so each is timed alone', async () => {
+    const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 150, worker_count: 1 });
+    try {
+      const list = Array.from({ length: 400 }, (_, i) => i);
+      const spin = 'l.all(a, l.all(b, l.all(c, a + b + c >= 0)))';
+      // One hand-off: two runaways with quick tasks among them.
+      const outcomes = await Promise.allSettled([
+        slow.evaluate(spin, { l: list }),
+        slow.evaluate('x + 1', { x: 1 }),
+        slow.evaluate(spin, { l: list }),
+        slow.evaluate('x * 2', { x: 21 }),
+      ]);
+      assert.deepEqual(
+        outcomes.map((outcome) =>
+          outcome.status === 'fulfilled' ? outcome.value : (outcome.reason as CelEvaluationError).reason,
+        ),
+        ['timeout', 2, 'timeout', 42],
+      );
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('times each task of a batch on its own: only the runaway one fails, the others still answer', async () => {
     const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 150, worker_count: 1 });
     try {

@@ -15,8 +15,15 @@ export interface CelEvaluator {
   readonly maxResultBytes: number;
   /** Starts the workers now rather than on the first evaluation. */
   warm(): void;
-  /** Resolves with the JSON result; rejects with a CelEvaluationError on any failure or limit. */
-  evaluate(expression: string, bindings: Readonly<Record<string, unknown>>): Promise<unknown>;
+  /**
+   * Resolves with the JSON result; rejects with a CelEvaluationError on any failure or limit. `deadline` (a
+   * `performance.now()` instant): the request is answered by then, so a task still queued then is not run.
+   */
+  evaluate(
+    expression: string,
+    bindings: Readonly<Record<string, unknown>>,
+    deadline?: number,
+  ): Promise<unknown>;
   close(): Promise<void>;
 }
 
@@ -48,6 +55,9 @@ export class CelEvaluationError extends Error {
 
 interface Pending {
   readonly task: CelTask;
+  readonly deadline: number | undefined;
+  /** Put back in the queue after its worker was stopped (another task of its hand-off ran over): run alone. */
+  requeued: boolean;
   resolve(value: unknown): void;
   reject(error: Error): void;
 }
@@ -110,7 +120,9 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     const batch = takeBatch(slot);
     const running = Math.min(Math.max(0, Number(Atomics.load(slot.progress, 0))), batch.length - 1);
     batch[running]?.reject(error);
-    queue.unshift(...batch.filter((_, index) => index !== running));
+    const rest = batch.filter((_, index) => index !== running);
+    for (const pending of rest) pending.requeued = true;
+    queue.unshift(...rest);
     retire(slot.worker);
     if (!closed) attach(slot, spawnWorker(limits.worker_memory_mb, slot.progress));
   };
@@ -158,11 +170,37 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     });
   };
 
+  /**
+   * The next hand-off: up to MAX_BATCH queued tasks, leaving out (failed) those whose request has been answered
+   * meanwhile. A task put back after its worker was stopped goes alone: the task that ran over may have had others
+   * like it in its hand-off, and alone each is timed, and spread over the workers, on its own.
+   */
+  const nextBatch = (): Pending[] => {
+    const now = performance.now();
+    const batch: Pending[] = [];
+    while (queue.length > 0 && batch.length < MAX_BATCH) {
+      const pending = queue[0] as Pending;
+      if (pending.deadline !== undefined && pending.deadline <= now) {
+        queue.shift();
+        pending.reject(
+          new CelEvaluationError('timeout', 'the request was answered before the expression ran'),
+        );
+        continue;
+      }
+      if (pending.requeued && batch.length > 0) break;
+      queue.shift();
+      batch.push(pending);
+      if (pending.requeued) break;
+    }
+    return batch;
+  };
+
   const pump = () => {
     pumpScheduled = false;
     for (const slot of slots) {
       if (!slot.ready || slot.batch || queue.length === 0) continue;
-      const batch = queue.splice(0, MAX_BATCH);
+      const batch = nextBatch();
+      if (batch.length === 0) continue;
       slot.batch = batch;
       // Until the worker reaches the first task, its time counts from now (as a single hand-off's did).
       Atomics.store(slot.progress, 1, BigInt(Date.now()));
@@ -197,7 +235,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
   return {
     maxResultBytes: limits.max_result_json_bytes,
     warm: start,
-    evaluate(expression, bindings) {
+    evaluate(expression, bindings, deadline) {
       if (closed)
         return Promise.reject(new CelEvaluationError('worker_failed', 'the CEL evaluator is closed'));
       const size = sourcedBytes(bindings);
@@ -214,7 +252,13 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       // Workers start on first use: a verifier without CEL claims never pays for them.
       start();
       return new Promise((resolve, reject) => {
-        queue.push({ task: { id: nextId++, expression, bindings }, resolve, reject });
+        queue.push({
+          task: { id: nextId++, expression, bindings },
+          deadline,
+          requeued: false,
+          resolve,
+          reject,
+        });
         schedulePump();
       });
     },

@@ -173,6 +173,7 @@ class ClaimGraphRun {
         target: this.context.target,
         purpose: this.context.purpose,
         today: this.context.today,
+        deadline: this.context.deadline,
       },
       this.engine.cel,
     );

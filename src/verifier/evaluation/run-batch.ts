@@ -5,9 +5,9 @@ import { isProblem, type Problem } from '../../platform/problem/problem.ts';
 import type { CatalogClaim } from '../claims/build-claim-catalog.ts';
 import { checkLookupInputs, EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { createBatchReader } from '../connectors/create-batch-reader.ts';
-import { createSemaphore } from '../connectors/create-semaphore.ts';
+import { createSemaphore, PermitTimeout } from '../connectors/create-semaphore.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
-import type { ReadTrace, SourceLookup } from '../connectors/source-reader.ts';
+import { type ReadTrace, requestTimedOut, type SourceLookup } from '../connectors/source-reader.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import type { VerifierAuditFacts, VerifierRuntime } from '../verifier-runtime.ts';
 import type { ClaimResult } from './build-claim-result.ts';
@@ -100,27 +100,39 @@ export async function runBatch(
       if (failure) return { ok: false, problem: failure };
       const evaluationId = runtime.random.ulid(context.startedAt);
       try {
-        const evaluation = await permits.run(() =>
-          evaluateTarget(
-            runtime,
-            {
-              engine,
-              claims: plan.claims,
-              target: item.target as EvaluationTarget,
-              targetRef: (keys[item.index] as TargetKeys).ref,
-              purpose: plan.purposes[item.index] as string,
-              requestId: context.requestId,
-              disclosures: plan.disclosures,
-              format: plan.format,
-              evaluationId,
-              startedAt: context.startedAt,
-              deadline: context.deadline,
-            },
-            traces[item.index] as EvaluationTrace,
-          ),
+        const evaluation = await permits.run(
+          () =>
+            evaluateTarget(
+              runtime,
+              {
+                engine,
+                claims: plan.claims,
+                target: item.target as EvaluationTarget,
+                targetRef: (keys[item.index] as TargetKeys).ref,
+                purpose: plan.purposes[item.index] as string,
+                requestId: context.requestId,
+                disclosures: plan.disclosures,
+                format: plan.format,
+                evaluationId,
+                startedAt: context.startedAt,
+                deadline: context.deadline,
+              },
+              traces[item.index] as EvaluationTrace,
+            ),
+          // Items still waiting for their turn when the request is answered never start.
+          context.deadline,
         );
         return { ok: true, evaluationId, results: evaluation.results, sourceCount: evaluation.sourceCount };
       } catch (error) {
+        if (error instanceof PermitTimeout) {
+          return {
+            ok: false,
+            problem: requestTimedOut(
+              'batch.deadline_passed',
+              'the request timed out before the item started',
+            ),
+          };
+        }
         if (!isProblem(error)) throw error;
         return { ok: false, problem: error };
       }
