@@ -394,6 +394,36 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     }
   });
 
+  it('a filtered column changed to another type it may hold (text to uuid and back): prepared reads still answer', async () => {
+    await db.query('CREATE TABLE retyped (id integer PRIMARY KEY, code text NOT NULL)');
+    await db.query(`INSERT INTO retyped VALUES
+      (1, '6f1c1c2e-1d5c-4d55-9a4e-6f6b3c1f0a01'), (2, 'c0ffee00-0000-4000-8000-000000000002')`);
+    const relay = await startPostgresRelay(
+      liveDataset('retyped', '{ name: id, type: integer }, { name: code, type: string }').replace(
+        '{ name: items, table: items,',
+        '{ name: items, table: items, api: { allowed_filters: [{ field: code, ops: [eq] }] },',
+      ),
+      db.url,
+    );
+    const read = () => relay.get(`${ITEMS}?code=6f1c1c2e-1d5c-4d55-9a4e-6f6b3c1f0a01&fields=id`);
+    try {
+      // Prepared with a text parameter on every pooled connection.
+      for (const response of await Promise.all(Array.from({ length: 6 }, read))) {
+        assert.equal(response.statusCode, 200, response.body);
+      }
+      // The parameter's type was fixed by the old column type: the prepared statement no longer compiles.
+      for (const type of ['uuid USING code::uuid', 'text']) {
+        await db.query(`ALTER TABLE retyped ALTER COLUMN code TYPE ${type}`);
+        for (const response of await Promise.all(Array.from({ length: 6 }, read))) {
+          assert.equal(response.statusCode, 200, `${type}: ${response.body}`);
+          assert.deepEqual(response.json().data, [{ id: 1 }]);
+        }
+      }
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('a value that does not fit the declared type answers datasource.row_invalid', async () => {
     await db.query('CREATE TABLE measures (id integer PRIMARY KEY, value numeric)');
     await db.query("INSERT INTO measures VALUES (1, 2.5), (2, 'NaN')");

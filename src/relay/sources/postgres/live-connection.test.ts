@@ -333,6 +333,8 @@ describe('a live connection', () => {
     ['26000', 'shared'],
     ['42P05', 'shared'],
     ['0A000', 'stale'],
+    ['42883', 'stale'],
+    ['42804', 'stale'],
   ] as const) {
     it(`a prepared statement the server reports ${trouble} (${code}): the read says so and the connection retires once its reads are done`, async () => {
       let syncs = 0;

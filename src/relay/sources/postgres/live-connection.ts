@@ -68,8 +68,13 @@ const MAX_PREPARED = 100;
 const STATEMENT_MISSING = '26000';
 /** Prepared statement already exists: the session is shared with another client (a pooler, an embedded server). */
 const STATEMENT_TAKEN = '42P05';
-/** Feature not supported: how a prepared statement answers once the table's column types changed under it. */
-const STATEMENT_STALE = '0A000';
+/**
+ * How a prepared statement answers once the table's column types changed under it: feature not supported (the
+ * result type changed), or, when a parameter's type was fixed by the old column type, a type error of class 42
+ * (no such operator, a datatype mismatch, an undeterminable or uncoercible type, an unknown column) that the same
+ * text prepared afresh would not raise.
+ */
+const STATEMENT_STALE = new Set(['0A000', '42883', '42804', '42P18', '42846', '42725', '42703']);
 
 /**
  * Why a read of a prepared statement failed when the statement, not the read, is at fault: 'shared' when the
@@ -80,7 +85,7 @@ const STATEMENT_STALE = '0A000';
 export function preparedStatementTrouble(error: unknown): 'shared' | 'stale' | undefined {
   const code = (error as Partial<ServerError> | undefined)?.code;
   if (code === STATEMENT_MISSING || code === STATEMENT_TAKEN) return 'shared';
-  if (code === STATEMENT_STALE) return 'stale';
+  if (typeof code === 'string' && STATEMENT_STALE.has(code)) return 'stale';
   return undefined;
 }
 
