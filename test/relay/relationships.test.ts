@@ -383,3 +383,60 @@ describe('relationships and expansions', () => {
     });
   });
 });
+
+describe('required filters are not bypassed by other reads of the entity', () => {
+  const PERSONS = '/v1/datasets/civil_registry/entities/persons/records';
+  const PURPOSE_HEADER = { 'data-purpose': 'https://demo.example.gov/purpose/benefit-eligibility' };
+
+  it('a read by id needs the primary key among the required filters', async () => {
+    const byNationalIdOnly = await startDemoRelay({
+      edit: (text) =>
+        text.replace('required_filters: [person_id, national_id]', 'required_filters: [national_id]'),
+    });
+    const demo = await readDemoData();
+    const person = demo.persons[0] as Row;
+    try {
+      assertProblem(
+        await byNationalIdOnly.get(`${PERSONS}/${person.person_id}`, {
+          as: 'caseworker',
+          headers: PURPOSE_HEADER,
+        }),
+        400,
+        'entity.filter_required',
+      );
+      const found = await byNationalIdOnly.get(`${PERSONS}?national_id=${person.national_id}`, {
+        as: 'caseworker',
+        headers: PURPOSE_HEADER,
+      });
+      assert.equal(found.statusCode, 200, found.body);
+    } finally {
+      await byNationalIdOnly.close();
+    }
+    // The demo lists person_id: its records are read by id.
+    const demoRelay = await startDemoRelay();
+    try {
+      const record = await demoRelay.get(`${PERSONS}/${person.person_id}`, {
+        as: 'caseworker',
+        headers: PURPOSE_HEADER,
+      });
+      assert.equal(record.statusCode, 200, record.body);
+    } finally {
+      await demoRelay.close();
+    }
+  });
+
+  it('a relationship (and so its expansion) into an entity must read it by one of its required filters', async () => {
+    const gateMembers = (text: string) => {
+      const start = text.indexOf('      - name: members\n');
+      const at = text.indexOf('          allowed_filters:', start);
+      return `${text.slice(0, at)}          required_filters: [member_id]\n${text.slice(at)}`;
+    };
+    await assert.rejects(startDemoRelay({ edit: gateMembers }), (error: unknown) => {
+      assert.match(
+        String((error as Error).message),
+        /relationships\.0\.target.*`members` requires an equality filter on one of member_id.*household_id/,
+      );
+      return true;
+    });
+  });
+});

@@ -323,7 +323,34 @@ function checkRelationship(
       ),
     ];
   }
-  return [];
+  return requiredFilterBypass(rel, target, targetFields, referencedTable?.primary_key, path);
+}
+
+/**
+ * A relationship (its route and its expansion) reads the target by one equality: its foreign key (has_many) or its
+ * primary key (belongs_to). A target that requires an equality filter on given fields may only be reached through
+ * one of them, or the relationship would serve rows its own route refuses without that filter.
+ */
+function requiredFilterBypass(
+  rel: EntityConfig['relationships'][number],
+  target: EntityConfig,
+  targetFields: ReadonlyMap<string, { column: string }>,
+  targetPrimaryKey: string | undefined,
+  path: string,
+): ConfigIssue[] {
+  const required = target.api.required_filters;
+  if (required.length === 0) return [];
+  const joinField =
+    rel.kind === 'has_many'
+      ? rel.foreign_key
+      : [...targetFields].find(([, field]) => field.column === targetPrimaryKey)?.[0];
+  if (joinField !== undefined && required.includes(joinField)) return [];
+  return [
+    issue(
+      `${path}.target`,
+      `\`${target.name}\` requires an equality filter on one of ${required.join(', ')}, and this relationship reads it by \`${joinField ?? 'its primary key'}\`: add that field to its required_filters, or drop the relationship`,
+    ),
+  ];
 }
 
 function checkTrustProxy(config: RelayConfig): ConfigIssue[] {

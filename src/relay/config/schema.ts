@@ -220,7 +220,12 @@ const entity = z.strictObject({
       default_limit: z.number().int().min(1).max(10_000).default(50),
       max_limit: z.number().int().min(1).max(10_000).default(1000),
       require_purpose_header: z.boolean().default(false),
-      required_filters: z.array(z.string()).default([]),
+      required_filters: z
+        .array(z.string())
+        .default([])
+        .describe(
+          'A read needs an equality filter on one of these allowed filter fields; a read by id only when the primary key is one of them, and a relationship into the entity must join on one.',
+        ),
       allowed_filters: z
         .array(z.strictObject({ field: z.string(), ops: z.array(z.enum(FILTER_OPS)).min(1) }))
         .default([]),
