@@ -440,3 +440,44 @@ describe('required filters are not bypassed by other reads of the entity', () =>
     });
   });
 });
+
+describe('relationships to entities the caller cannot see', () => {
+  /** Members' metadata (and rows) under a scope only the caseworker is granted; the analyst sees the dataset. */
+  const hideMembers = (text: string) => {
+    const start = text.indexOf('      - name: members\n');
+    const end = text.indexOf('      - name: payments\n', start);
+    const members = text
+      .slice(start, end)
+      .replace('metadata_scope: social_protection:metadata', `metadata_scope: ${MEMBER_SCOPE}`);
+    return restrictMembers(text.slice(0, start) + members + text.slice(end));
+  };
+
+  it('are left out of the schema, the metadata and the OpenAPI document; the caller with the scope sees them', async () => {
+    const relay = await startDemoRelay({ edit: hideMembers });
+    try {
+      const names = (body: { relationships: { name: string }[] }) =>
+        body.relationships.map((rel) => rel.name);
+      const schema = (as: Persona) =>
+        relay.get('/v1/datasets/social_protection/entities/households/schema', { as });
+      assert.deepEqual(names((await schema('analyst')).json()), ['payments']);
+      assert.deepEqual(names((await schema('caseworker')).json()), ['members', 'payments']);
+
+      const metadata = (as: Persona) =>
+        relay.get('/metadata/datasets/social_protection/entities/households', { as });
+      const analystMeta = await metadata('analyst');
+      assert.equal(analystMeta.statusCode, 200, analystMeta.body);
+      assert.doesNotMatch(analystMeta.body, /"members"/);
+      assert.match((await metadata('caseworker')).body, /"members"/);
+
+      const openapi = (await relay.get('/openapi.json', { as: 'analyst' })).body;
+      assert.doesNotMatch(openapi, /relationships\/members|members, payments/);
+      assert.match(openapi, /households\/records\/\{id\}\/relationships\/payments/);
+      assert.match(
+        (await relay.get('/openapi.json', { as: 'caseworker' })).body,
+        /households\/records\/\{id\}\/relationships\/members/,
+      );
+    } finally {
+      await relay.close();
+    }
+  });
+});

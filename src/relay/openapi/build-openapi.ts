@@ -30,7 +30,14 @@ export function buildOpenApi(
   const schemas: Record<string, unknown> = { Problem: problemSchema(), Pagination: paginationSchema() };
   for (const entity of entities) {
     schemas[schemaName(entity)] = recordSchema(entity);
-    Object.assign(paths, entityPaths(entity, schemaName(entity)));
+    const dataset = catalog.datasets.get(entity.datasetId);
+    Object.assign(
+      paths,
+      entityPaths(entity, schemaName(entity), (target) => {
+        const related = dataset?.entities.get(target);
+        return related !== undefined && (!principal || principal.scopes.has(related.scopes.metadata));
+      }),
+    );
   }
   Object.assign(paths, aggregatePaths(catalog, principal));
   if (metadata) {

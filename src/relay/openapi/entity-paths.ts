@@ -9,7 +9,12 @@ const errors = {
   404: problemResponse('Unknown resource'),
 };
 
-export function entityPaths(entity: CatalogEntity, schema: string): Record<string, unknown> {
+/** `shows(target)`: whether the document may name a related entity (the caller holds its metadata scope). */
+export function entityPaths(
+  entity: CatalogEntity,
+  schema: string,
+  shows: (target: string) => boolean = () => true,
+): Record<string, unknown> {
   const base = `/v1/datasets/${entity.datasetId}/entities/${entity.name}`;
   const ref = { $ref: `#/components/schemas/${schema}` };
   const purpose = {
@@ -37,7 +42,7 @@ export function entityPaths(entity: CatalogEntity, schema: string): Record<strin
         description: entity.api.requiredFilters.length
           ? `Requires an equality filter on one of: ${entity.api.requiredFilters.join(', ')}.`
           : undefined,
-        parameters: [purpose, ...pagingParameters(entity), ...filterParameters(entity)],
+        parameters: [purpose, ...pagingParameters(entity, shows), ...filterParameters(entity)],
         responses: {
           200: {
             description: 'A page of records',
@@ -74,7 +79,7 @@ export function entityPaths(entity: CatalogEntity, schema: string): Record<strin
             schema: { type: 'string' },
             description: 'Comma-separated projection',
           },
-          ...expandParameter(entity),
+          ...expandParameter(entity, shows),
         ],
         responses: {
           200: { description: 'The record', content: { 'application/json': { schema: ref } } },
@@ -85,6 +90,7 @@ export function entityPaths(entity: CatalogEntity, schema: string): Record<strin
     },
   };
   for (const rel of entity.relationships.values()) {
+    if (!shows(rel.target)) continue;
     paths[`${base}/records/{id}/relationships/${rel.name}`] = {
       get: {
         tags: [tag],
@@ -107,7 +113,7 @@ export function entityPaths(entity: CatalogEntity, schema: string): Record<strin
   return paths;
 }
 
-function pagingParameters(entity: CatalogEntity) {
+function pagingParameters(entity: CatalogEntity, shows: (target: string) => boolean) {
   return [
     {
       name: 'limit',
@@ -121,18 +127,22 @@ function pagingParameters(entity: CatalogEntity) {
       description: 'Opaque `next_cursor` of the previous page',
     },
     { name: 'fields', in: 'query', schema: { type: 'string' }, description: 'Comma-separated projection' },
-    ...expandParameter(entity),
+    ...expandParameter(entity, shows),
   ];
 }
 
-function expandParameter(entity: CatalogEntity) {
-  if (entity.api.allowedExpansions.size === 0) return [];
+function expandParameter(entity: CatalogEntity, shows: (target: string) => boolean) {
+  const names = [...entity.api.allowedExpansions].filter((name) => {
+    const target = entity.relationships.get(name)?.target;
+    return target !== undefined && shows(target);
+  });
+  if (names.length === 0) return [];
   return [
     {
       name: 'expand',
       in: 'query',
       schema: { type: 'string' },
-      description: `Comma-separated: ${[...entity.api.allowedExpansions].join(', ')}`,
+      description: `Comma-separated: ${names.join(', ')}`,
     },
   ];
 }

@@ -51,7 +51,11 @@ export function registerDatasetRoutes(app: FastifyInstance, runtime: RelayRuntim
       facts.datasetId = entity.datasetId;
       facts.entity = entity;
       facts.scopesUsed = [entity.scopes.metadata];
-      const body = describeEntity(entity, baseUrl);
+      const dataset = catalog.datasets.get(entity.datasetId);
+      const body = describeEntity(entity, baseUrl, (target) => {
+        const related = dataset?.entities.get(target);
+        return related !== undefined && principal.scopes.has(related.scopes.metadata);
+      });
       const etag = strongEtag(['schema', body]);
       if (isNotModified(request, etag)) return notModified(reply, etag);
       reply.header('etag', etag);
@@ -80,7 +84,12 @@ function summarise(dataset: CatalogDataset, entities: readonly CatalogEntity[], 
   };
 }
 
-export function describeEntity(entity: CatalogEntity, baseUrl: string) {
+/** `shows(target)`: whether the caller may learn of a related entity (it holds its metadata scope). */
+export function describeEntity(
+  entity: CatalogEntity,
+  baseUrl: string,
+  shows: (target: string) => boolean = () => true,
+) {
   const entityUrl = `${baseUrl}/v1/datasets/${entity.datasetId}/entities/${entity.name}`;
   return {
     dataset_id: entity.datasetId,
@@ -104,7 +113,9 @@ export function describeEntity(entity: CatalogEntity, baseUrl: string) {
     required_filters: entity.api.requiredFilters,
     requires_purpose: entity.api.requirePurpose,
     limits: { default_limit: entity.api.defaultLimit, max_limit: entity.api.maxLimit },
-    relationships: [...entity.relationships.values()].map((rel) => ({
+    relationships: [...entity.relationships.values()]
+      .filter((rel) => shows(rel.target))
+      .map((rel) => ({
       name: rel.name,
       kind: rel.kind,
       target: rel.target,

@@ -26,7 +26,13 @@ export function scopeMetadataModel(model: MetadataModel, visibility: MetadataVis
   const datasets = model.datasets
     .filter((dataset) => visibility.dataset(dataset.id))
     .map((dataset) => {
-      const entities = dataset.entities.filter((entity) => visibility.entity(dataset.id, entity.name));
+      // A visible entity names no related entity the caller may not see (by its relationships).
+      const entities = dataset.entities
+        .filter((entity) => visibility.entity(dataset.id, entity.name))
+        .map((entity) => ({
+          ...entity,
+          relationships: entity.relationships.filter((rel) => visibility.entity(dataset.id, rel.target)),
+        }));
       const names = new Set(entities.map((entity) => entity.name));
       return {
         ...dataset,
