@@ -6,6 +6,10 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { Response } from 'light-my-request';
 import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
+import { recordingLogger } from '../../src/platform/audit/audit-test-support.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { createHttpServerApp } from '../../src/platform/http/create-server.ts';
+import { systemRandom } from '../../src/platform/random.ts';
 import { addGetRoute, addJsonPostRoute } from '../../src/platform/http/fast-lane.ts';
 import type { RouteReply } from '../../src/platform/http/route-types.ts';
 import { bareApp, listenLocal } from '../helpers/http-checks.ts';
@@ -309,6 +313,59 @@ describe('fast lane JSON POST routes', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       socket.destroy();
       assert.equal(handled(), 0);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('aborted request bodies', () => {
+  test('a client that goes away mid-body on a Fastify-served POST is its mistake, not an error of ours', async () => {
+    const { logger, calls } = recordingLogger();
+    const app = createHttpServerApp({
+      logger,
+      clock: systemClock,
+      random: systemRandom,
+      requestTimeoutMs: 5_000,
+      corsAllowedOrigins: [],
+      trustProxy: false,
+    });
+    let handled = 0;
+    // A chunked body is left to Fastify's body reader.
+    addJsonPostRoute(
+      app,
+      '/echo/:id',
+      async (_request, reply) => {
+        handled++;
+        return reply.send({ ok: true });
+      },
+      64,
+    );
+    let reachedErrorHandler: () => void = () => {};
+    const errored = new Promise<void>((resolve) => {
+      reachedErrorHandler = resolve;
+    });
+    app.addHook('onError', (_request, _reply, _error, done) => {
+      reachedErrorHandler();
+      done();
+    });
+    const port = await listenLocal(app);
+    try {
+      const socket = connect(port, '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      socket.write(
+        'POST /echo/1 HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n6\r\n{"a":1\r\n',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      socket.destroy();
+      await errored;
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(handled, 0);
+      assert.deepEqual(
+        calls.filter((call) => call.level === 'error'),
+        [],
+        'nothing logged as an error of the service',
+      );
     } finally {
       await app.close();
     }

@@ -334,6 +334,11 @@ export function toProblem(error: unknown, logger: Logger, request?: RouteRequest
   if (typeof code === 'string' && FASTIFY_CODES[code]) return FASTIFY_CODES[code]();
   const status = (error as { statusCode?: unknown })?.statusCode;
   if (error instanceof SyntaxError && status === 400) return platformProblem('http.invalid_body');
+  // The client went away while its body was being read (Node's 'aborted', passed on by Fastify's body reader):
+  // its mistake, answered as the fast lane answers it, not an error of ours to log.
+  if (code === 'ECONNRESET' && status === 400) {
+    return platformProblem('http.invalid_body', 'The body was not received in full.');
+  }
   if ((error as { validation?: unknown })?.validation) {
     return platformProblem('http.invalid_body', 'The request does not match the route schema.');
   }
