@@ -337,7 +337,7 @@ describe('aborted request bodies', () => {
       '/echo/:id',
       async (_request, reply) => {
         handled++;
-        return reply.send({ ok: true });
+        return reply.send(Buffer.from('{"ok":true}'));
       },
       64,
     );

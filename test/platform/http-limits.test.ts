@@ -249,6 +249,10 @@ function sendRaw(port: number, bytes: string): Promise<HttpResult> {
 
 describe('requests the HTTP parser refuses', () => {
   const app = bareApp();
+  app.get('/slow', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return { slow: true };
+  });
   let port = 0;
   before(async () => {
     port = await listenLocal(app);
@@ -271,6 +275,25 @@ describe('requests the HTTP parser refuses', () => {
       assertSecurityHeaders(response);
       assert.equal(response.headers['x-request-id'], body.request_id);
     }
+  });
+
+  it('answers the requests pipelined ahead of a refused one first', async () => {
+    const text = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(
+          'GET /slow HTTP/1.1\r\nhost: a\r\n\r\nGET /x HTTP/1.1\r\nhost: a\r\nx-bad: a\x7fb\r\n\r\n',
+          'latin1',
+        ),
+      );
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
+    });
+    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    assert.deepEqual(statuses, [200, 400]);
+    assert.match(text, /\{"slow":true\}/);
+    assert.match(text, /http\.malformed_request/);
   });
 });
 

@@ -1,12 +1,18 @@
 // Requests Node's HTTP parser refuses (a control character in a header, a malformed request line or chunk, headers
 // past the size limit, headers that never finish arriving) reach no route and no hook. Without this they got
 // Fastify's bare `{"error":"Bad Request",...}`: no code, no request id. They are answered as every other error.
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Problem } from '../problem/problem.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
+
+/** How long a connection may take to take in its problem before it is cut. */
+const FLUSH_GRACE_MS = 5_000;
+
+/** Connections whose problem is written or waiting to be: bytes after the bad ones fail the parser again. */
+const answering = new WeakSet<Duplex>();
 
 function problemFor(code: unknown): Problem {
   if (code === 'HPE_HEADER_OVERFLOW') return platformProblem('http.headers_too_large');
@@ -15,25 +21,59 @@ function problemFor(code: unknown): Problem {
   return platformProblem('http.malformed_request');
 }
 
+/**
+ * Answers a request the parser refused, then closes its connection. Requests pipelined ahead of it on the same
+ * connection (`inFlight`) are answered first: cutting the connection at once would lose answers already due.
+ */
 export function answerClientError(
   error: Error & { code?: unknown },
   socket: Duplex,
   requestId: string,
+  inFlight: ReadonlySet<ServerResponse> = new Set(),
 ): void {
   // A reset connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  if (socket.writable) {
-    const problem = problemFor(error.code);
-    const body = JSON.stringify(renderProblemJson(problem, requestId));
-    const headers: [string, string | number][] = [
-      ['content-type', PROBLEM_MEDIA_TYPE],
-      ['content-length', Buffer.byteLength(body)],
-      ...Object.entries(SECURITY_HEADERS),
-      ['x-request-id', requestId],
-      ['connection', 'close'],
-    ];
-    const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
-    socket.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head}\r\n${body}`);
+  if (answering.has(socket)) return;
+  answering.add(socket);
+  const ahead = [...inFlight];
+  // Bytes that fail while a request's body is still being read belong to that request: it can never complete, and
+  // its answer is not waited for (the connection cut ends its handler's wait for the body).
+  if (ahead.length === 0 || ahead.some((response) => !response.req.complete)) {
+    writeProblem(error, socket, requestId);
+    return;
   }
-  socket.destroy(error);
+  let waiting = ahead.length;
+  for (const response of ahead) {
+    response.once('close', () => {
+      if (--waiting === 0) writeProblem(error, socket, requestId);
+    });
+  }
+}
+
+function writeProblem(error: Error, socket: Duplex, requestId: string): void {
+  if (socket.destroyed) return;
+  if (!socket.writable) {
+    socket.destroy(error);
+    return;
+  }
+  const problem = problemFor((error as { code?: unknown }).code);
+  const body = JSON.stringify(renderProblemJson(problem, requestId));
+  const headers: [string, string | number][] = [
+    ['content-type', PROBLEM_MEDIA_TYPE],
+    ['content-length', Buffer.byteLength(body)],
+    ...Object.entries(SECURITY_HEADERS),
+    ['x-request-id', requestId],
+    ['connection', 'close'],
+  ];
+  const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head}\r\n${body}`);
+  if (socket.writableLength === 0) {
+    socket.destroy(error);
+    return;
+  }
+  // Earlier answers (or this one) still wait for a slow reader: a destroy now would discard them.
+  const cut = setTimeout(() => socket.destroy(error), FLUSH_GRACE_MS);
+  cut.unref();
+  socket.once('close', () => clearTimeout(cut));
+  socket.end(() => socket.destroy());
 }

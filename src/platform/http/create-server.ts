@@ -1,5 +1,6 @@
 // Server bootstrap shared by every service: request ids, limits, security headers, CORS and the error boundary.
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
@@ -8,7 +9,7 @@ import { isProblem, type Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import type { Random } from '../random.ts';
 import { answerClientError } from './answer-client-error.ts';
-import { drainOnClose } from './drain-server.ts';
+import { drainOnClose, type InFlightResponses } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
 import type { RequestContext } from './request-context.ts';
 import { createRequestWatchdog } from './request-watchdog.ts';
@@ -191,6 +192,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   const lane =
     options.fastLane === false ? undefined : createFastLane(pipeline, { trustProxy: options.trustProxy });
   let fastifyHandler: ((request: IncomingMessage, response: ServerResponse) => void) | undefined;
+  let inFlight: InFlightResponses | undefined;
   const dispatch = (request: IncomingMessage, response: ServerResponse): void => {
     if (lane?.handle(request, response)) return;
     (fastifyHandler as NonNullable<typeof fastifyHandler>)(request, response);
@@ -206,7 +208,8 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     // (drain-server.ts) rather than letting Node cut the responses still being written.
     return503OnClosing: false,
     forceCloseConnections: false,
-    clientErrorHandler: (error, socket) => answerClientError(error, socket, pipeline.newRequestId()),
+    clientErrorHandler: (error, socket) =>
+      answerClientError(error, socket, pipeline.newRequestId(), inFlight?.(socket as Socket)),
     // A path parameter may be as long as the URI limit allows; longer ones are answered by frameworkErrors.
     routerOptions: { maxParamLength: MAX_URI_BYTES },
     // The router answers undecodable paths and overlong parameters itself, outside every hook; give those
@@ -231,7 +234,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
         dispatch,
       );
       if (options.maxConnections) server.maxConnections = options.maxConnections;
-      drainOnClose(server, drainDeadlineMs(options.requestTimeoutMs));
+      inFlight = drainOnClose(server, drainDeadlineMs(options.requestTimeoutMs));
       return server;
     },
   });

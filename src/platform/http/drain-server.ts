@@ -6,11 +6,16 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
+/** The responses of one connection not yet closed, in the order their requests arrived. */
+export type InFlightResponses = (socket: Socket) => ReadonlySet<ServerResponse>;
+
+const NONE: ReadonlySet<ServerResponse> = new Set();
+
 /**
  * Makes `server.close()` drain as described above; `deadlineMs` bounds the drain. Requests read while draining are
- * still served (the caller decides how) and answered with `Connection: close`.
+ * still served (the caller decides how) and answered with `Connection: close`. Returns what it tracks per connection.
  */
-export function drainOnClose(server: Server, deadlineMs: number): void {
+export function drainOnClose(server: Server, deadlineMs: number): InFlightResponses {
   // Every open connection with its responses not yet closed (written out, or cut by the connection closing).
   const open = new Map<Socket, Set<ServerResponse>>();
   let draining = false;
@@ -57,6 +62,7 @@ export function drainOnClose(server: Server, deadlineMs: number): void {
     deadline.unref();
     server.once('close', () => clearTimeout(deadline));
   };
+  return (socket) => open.get(socket) ?? NONE;
 }
 
 /** Closes a connection with no response in flight: at once, unless bytes written outside a response still wait. */
