@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Response } from 'light-my-request';
 import { assertProblem, assertRequestId, assertSecurityHeaders } from '../helpers/http-checks.ts';
-import { startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
+import { PURPOSE, startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
 
 const LISTED = 'https://app.example.org';
 const UNLISTED = 'https://evil.example.net';
@@ -17,6 +17,14 @@ function withServerBlocks(text: string): string {
     '  trust_proxy:\n    enabled: true\n    trusted_proxies: ["127.0.0.1", "10.0.0.0/8"]\n';
   assert.ok(text.includes('\nserver:\n'));
   return text.replace('\nserver:\n', `\n${blocks}`);
+}
+
+/** The header names in Vary, lower-cased and sorted. */
+function varyOf(response: Response): string[] {
+  return String(response.headers.vary)
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .sort();
 }
 
 function preflight(relay: TestRelay, origin?: string): Promise<Response> {
@@ -106,6 +114,21 @@ describe('configured CORS origins and trusted proxies', () => {
     const denied = await relay.get('/v1/datasets', { headers: { origin: LISTED } });
     assertProblem(denied, 401, 'auth.missing_credential');
     assert.equal(denied.headers['access-control-allow-origin'], LISTED);
+  });
+
+  it('keeps Origin in Vary beside what a route adds to it', async () => {
+    const aggregate = await relay.get('/v1/datasets/social_protection/aggregates/payments_by_district', {
+      as: 'analyst',
+      headers: { origin: LISTED, 'data-purpose': PURPOSE, accept: 'text/csv' },
+    });
+    assert.equal(aggregate.statusCode, 200, aggregate.body);
+    assert.deepEqual(varyOf(aggregate), ['accept', 'origin']);
+    const scopedMetadata = await relay.get('/metadata/datasets/civil_registry/policy', {
+      as: 'caseworker',
+      headers: { origin: LISTED },
+    });
+    assert.equal(scopedMetadata.statusCode, 200, scopedMetadata.body);
+    assert.deepEqual(varyOf(scopedMetadata), ['authorization', 'origin']);
   });
 
   it('refuses an unlisted origin, including look-alikes', async () => {

@@ -51,6 +51,17 @@ describe('verifier CORS for a listed origin', () => {
     assertProblem(await preflight('https://elsewhere.example.net'), 403, 'http.cors_denied');
   });
 
+  it('keeps Origin in Vary beside Accept on an evaluation', async () => {
+    const response = await verifier.post(
+      '/v1/evaluations',
+      { target: TARGET, claims: ['person_alive'] },
+      { headers: { origin: LISTED } },
+    );
+    assert.equal(response.statusCode, 200, response.body);
+    // The answer depends on both the negotiated format and the origin.
+    assert.deepEqual(String(response.headers.vary).split(', ').sort(), ['Accept', 'Origin']);
+  });
+
   it('exposes idempotent-replayed on a replayed batch', async () => {
     const body = { items: [{ target: TARGET }], claims: ['person_alive'] };
     const headers = { origin: LISTED, 'idempotency-key': 'cors-batch-1' };

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
 import { addGetRoute } from '../../platform/http/fast-lane.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
+import { addVary } from '../../platform/http/vary.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import { relayProblem } from '../problems.ts';
 import { optional, type QueryParams } from '../query/parse-collection-query.ts';
@@ -71,7 +72,7 @@ async function runAggregate(
   const facts = aggregateAuditFacts(request);
   facts.endpointKind = 'aggregate';
   // Every answer, errors included, may depend on Accept.
-  reply.header('vary', 'Accept');
+  addVary(reply, 'Accept');
   const principal = await runtime.authenticate(request);
   const { dataset_id: datasetId, aggregate_id: aggregateId } = request.params as AggregateParams;
   const aggregate = lookupAggregate(runtime.catalog, principal, datasetId, aggregateId, 'aggregate');

@@ -3,6 +3,7 @@
 // body for the route to return: an async handler that returns the reply instead makes Fastify wait on it as a
 // thenable (a stream-end listener per response).
 import type { RouteReply } from '../../platform/http/route-types.ts';
+import { addVary } from '../../platform/http/vary.ts';
 import { CCCEV_MEDIA_TYPE } from '../config/schema.ts';
 import type { ClaimResult } from '../evaluation/build-claim-result.ts';
 import { renderCccev } from '../evaluation/render-cccev.ts';
@@ -14,7 +15,7 @@ export function resultsResponse(
   format: string,
   results: readonly ClaimResult[],
 ) {
-  reply.header('cache-control', 'no-store').header('vary', 'Accept');
+  addVary(reply.header('cache-control', 'no-store'), 'Accept');
   const body =
     format === CCCEV_MEDIA_TYPE
       ? renderCccev(

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { etagOfBody, isNotModified } from '../../../platform/http/etag.ts';
 import { addGetRoute } from '../../../platform/http/fast-lane.ts';
 import type { RouteReply, RouteRequest } from '../../../platform/http/route-types.ts';
+import { addVary } from '../../../platform/http/vary.ts';
 import { relayProblem } from '../../problems.ts';
 import { auditFacts, type RelayRuntime } from '../../relay-runtime.ts';
 import type { LoadedManifest } from '../load-manifest.ts';
@@ -117,8 +118,7 @@ function send(
   if (scoped) {
     // The view depends on the credential: only the caller may reuse it, and only after revalidating.
     reply.header('cache-control', 'private, no-store');
-    const vary = reply.getHeader('vary');
-    reply.header('vary', vary === undefined ? 'Authorization' : `${String(vary)}, Authorization`);
+    addVary(reply, 'Authorization');
   }
   if (isNotModified(request, document.etag)) return reply.code(304).send();
   const contentType = mediaType === METADATA_MEDIA_TYPES.json ? 'application/json; charset=utf-8' : mediaType;
