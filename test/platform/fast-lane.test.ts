@@ -270,6 +270,16 @@ describe('fast lane JSON POST routes', () => {
     ],
     ['another media type', { payload: '<a/>', headers: { 'content-type': 'application/xml' } }, false],
     [
+      'a media type with a space inside it',
+      { payload: '{}', headers: { 'content-type': 'app lication/json' } },
+      false,
+    ],
+    [
+      'charset without a space',
+      { payload: '{"a":1}', headers: { 'content-type': 'application/json;charset=utf-8' } },
+      true,
+    ],
+    [
       'a media type parameter',
       { payload: '{}', headers: { 'content-type': 'application/json; v=2' } },
       false,

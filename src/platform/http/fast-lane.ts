@@ -9,8 +9,8 @@ import type { Socket } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
-import { readJsonBody } from './read-json-body.ts';
 import type { ResponsePipeline } from './create-server.ts';
+import { readJsonBody } from './read-json-body.ts';
 import type { RequestContext } from './request-context.ts';
 import type { RouteHandler, RouteReply, RouteRequest } from './route-types.ts';
 
@@ -154,6 +154,8 @@ const DEFAULT_BODY_LIMIT = 1024 * 1024;
  * The body length when the lane can take the request as Fastify's JSON parser would: a Content-Length between 1
  * and the limit, no Transfer-Encoding, and `application/json` with no parameter but `charset=utf-8`.
  */
+const PLAIN_JSON = /^application\/json(?:; ?charset=utf-8)?$/i;
+
 function plainJsonLength(headers: IncomingHttpHeaders, limit: number): number | undefined {
   if (headers['transfer-encoding'] !== undefined) return undefined;
   const declared = headers['content-length'];
@@ -162,10 +164,8 @@ function plainJsonLength(headers: IncomingHttpHeaders, limit: number): number | 
   if (length === 0 || length > limit) return undefined;
   const type = headers['content-type'];
   if (type === undefined) return undefined;
-  const normalized = type.toLowerCase().replaceAll(' ', '');
-  return normalized === 'application/json' || normalized === 'application/json;charset=utf-8'
-    ? length
-    : undefined;
+  // Only the common spellings: any other goes to Fastify, whose parser decides (and refuses `app lication/json`).
+  return PLAIN_JSON.test(type) ? length : undefined;
 }
 
 function run(
