@@ -277,6 +277,24 @@ describe('requests the HTTP parser refuses', () => {
     }
   });
 
+  it('answers what Node would answer bare (no Host, an unknown Expect, CONNECT) with problems', async () => {
+    const cases = [
+      ['GET /x HTTP/1.1\r\n\r\n', 400, 'http.malformed_request'],
+      ['GET /x HTTP/1.1\r\nhost: a\r\nexpect: 200-ok\r\n\r\n', 417, 'http.expectation_failed'],
+      ['CONNECT example.org:443 HTTP/1.1\r\nhost: example.org:443\r\n\r\n', 404, 'http.not_found'],
+    ] as const;
+    for (const [bytes, status, code] of cases) {
+      const response = await sendRaw(port, bytes);
+      const body = assertProblem(response, status, code);
+      assertSecurityHeaders(response);
+      assert.equal(response.headers['x-request-id'], body.request_id);
+      assert.equal(response.headers.connection, 'close');
+    }
+    // HTTP/1.0 has no Host requirement: the request is routed (to a 404 here, as any unknown path).
+    const old = await sendRaw(port, 'GET /x HTTP/1.0\r\n\r\n');
+    assertProblem(old, 404, 'http.not_found');
+  });
+
   it('answers the requests pipelined ahead of a refused one first', async () => {
     const text = await new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];

@@ -1,10 +1,10 @@
 // Requests Node's HTTP parser refuses (a control character in a header, a malformed request line or chunk, headers
 // past the size limit, headers that never finish arriving) reach no route and no hook. Without this they got
 // Fastify's bare `{"error":"Bad Request",...}`: no code, no request id. They are answered as every other error.
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Problem } from '../problem/problem.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
+import type { Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
 
@@ -56,17 +56,7 @@ function writeProblem(error: Error, socket: Duplex, requestId: string): void {
     socket.destroy(error);
     return;
   }
-  const problem = problemFor((error as { code?: unknown }).code);
-  const body = JSON.stringify(renderProblemJson(problem, requestId));
-  const headers: [string, string | number][] = [
-    ['content-type', PROBLEM_MEDIA_TYPE],
-    ['content-length', Buffer.byteLength(body)],
-    ...Object.entries(SECURITY_HEADERS),
-    ['x-request-id', requestId],
-    ['connection', 'close'],
-  ];
-  const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  socket.write(`HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\n${head}\r\n${body}`);
+  socket.write(rawProblemResponse(problemFor((error as { code?: unknown }).code), requestId));
   if (socket.writableLength === 0) {
     socket.destroy(error);
     return;
@@ -76,4 +66,27 @@ function writeProblem(error: Error, socket: Duplex, requestId: string): void {
   cut.unref();
   socket.once('close', () => clearTimeout(cut));
   socket.end(() => socket.destroy());
+}
+
+/** A problem answer outside every route: its status, headers (the connection closes after it) and body. */
+export function problemHead(
+  problem: Problem,
+  requestId: string,
+): { status: number; headers: [string, string | number][]; body: string } {
+  const body = JSON.stringify(renderProblemJson(problem, requestId));
+  const headers: [string, string | number][] = [
+    ['content-type', PROBLEM_MEDIA_TYPE],
+    ['content-length', Buffer.byteLength(body)],
+    ...Object.entries(SECURITY_HEADERS),
+    ['x-request-id', requestId],
+    ['connection', 'close'],
+  ];
+  return { status: problem.status, headers, body };
+}
+
+/** The same, as the bytes of an HTTP/1.1 response, for a socket no response object is attached to. */
+export function rawProblemResponse(problem: Problem, requestId: string): string {
+  const { status, headers, body } = problemHead(problem, requestId);
+  const head = headers.map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${head}\r\n${body}`;
 }

@@ -15,6 +15,7 @@ import type { RequestContext } from './request-context.ts';
 import { createRequestWatchdog } from './request-watchdog.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
+import { answerUnroutableRequests, refuseHostless } from './unroutable-requests.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_URI_BYTES = 8 * 1024;
@@ -194,6 +195,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   let fastifyHandler: ((request: IncomingMessage, response: ServerResponse) => void) | undefined;
   let inFlight: InFlightResponses | undefined;
   const dispatch = (request: IncomingMessage, response: ServerResponse): void => {
+    if (refuseHostless(request, response, pipeline.newRequestId)) return;
     if (lane?.handle(request, response)) return;
     (fastifyHandler as NonNullable<typeof fastifyHandler>)(request, response);
   };
@@ -230,9 +232,12 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
           // 30 s, so a few slow clients could fill `max_connections`. Headers arrive in one packet in practice.
           headersTimeout: Math.min(options.requestTimeoutMs, MAX_HEADERS_WAIT_MS),
           connectionsCheckingInterval: HEADERS_CHECK_INTERVAL_MS,
+          // Refused with a problem by the dispatcher rather than Node's bare 400.
+          requireHostHeader: false,
         },
         dispatch,
       );
+      answerUnroutableRequests(server, pipeline.newRequestId);
       if (options.maxConnections) server.maxConnections = options.maxConnections;
       inFlight = drainOnClose(server, drainDeadlineMs(options.requestTimeoutMs));
       return server;

@@ -95,6 +95,12 @@ export const PLATFORM_PROBLEMS = {
     description:
       'The request is not well-formed HTTP (for example a control character in a header value); it reached no route and is not audited.',
   },
+  'http.expectation_failed': {
+    status: 417,
+    title: 'Expectation failed',
+    description:
+      'The request has an `Expect` header other than `100-continue`; it reached no route and is not audited.',
+  },
   'http.headers_too_large': {
     status: 431,
     title: 'Headers too large',
