@@ -124,3 +124,51 @@ describe('GET /ready while loading', () => {
     }
   });
 });
+
+describe('OpenAPI Data-Purpose on relationship reads', () => {
+  let relay: TestRelay;
+  before(async () => {
+    // Payments alone require a purpose: reads from households into payments need one too.
+    relay = await startDemoRelay({
+      edit: (text) => {
+        const limits = '          default_limit: 50\n          max_limit: 500\n';
+        assert.ok(text.includes(limits));
+        return text.replace(limits, `${limits}          require_purpose_header: true\n`);
+      },
+    });
+  });
+  after(() => relay.close());
+
+  const purposeRequired = (
+    document: { paths: Record<string, { get: { parameters: unknown[] } }> },
+    path: string,
+  ) => {
+    const item = document.paths[path];
+    assert.ok(item, path);
+    const header = item.get.parameters.find(
+      (parameter) => (parameter as { name: string }).name === 'Data-Purpose',
+    ) as { required: boolean } | undefined;
+    assert.ok(header, `${path} documents Data-Purpose`);
+    return header.required;
+  };
+
+  it('marks the header required when either end of the relationship requires it, as the route does', async () => {
+    const document = (await relay.get('/openapi.json', { as: 'caseworker' })).json();
+    const households = '/v1/datasets/social_protection/entities/households/records';
+    assert.equal(purposeRequired(document, `${households}/{id}`), false);
+    assert.equal(purposeRequired(document, `${households}/{id}/relationships/members`), false);
+    assert.equal(purposeRequired(document, `${households}/{id}/relationships/payments`), true);
+    assert.equal(
+      purposeRequired(
+        document,
+        '/v1/datasets/social_protection/entities/payments/records/{id}/relationships/household',
+      ),
+      true,
+    );
+    const unpurposed = await relay.get(`${households}/hh-1033/relationships/payments`, { as: 'caseworker' });
+    assert.equal(unpurposed.statusCode, 400, unpurposed.body);
+    assert.equal(unpurposed.json().code, 'auth.purpose_required');
+    const members = await relay.get(`${households}/hh-1033/relationships/members`, { as: 'caseworker' });
+    assert.equal(members.statusCode, 200, members.body);
+  });
+});

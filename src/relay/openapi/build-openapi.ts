@@ -35,7 +35,9 @@ export function buildOpenApi(
       paths,
       entityPaths(entity, schemaName(entity), (target) => {
         const related = dataset?.entities.get(target);
-        return related !== undefined && (!principal || principal.scopes.has(related.scopes.metadata));
+        return related !== undefined && (!principal || principal.scopes.has(related.scopes.metadata))
+          ? related
+          : undefined;
       }),
     );
   }

@@ -9,13 +9,16 @@ const errors = {
   404: problemResponse('Unknown resource'),
 };
 
-/** `shows(target)`: whether the document may name a related entity (the caller holds its metadata scope). */
+/**
+ * `visible(target)`: the related entity when the document may name it (the caller holds its metadata scope).
+ */
 export function entityPaths(
   entity: CatalogEntity,
   schema: string,
-  shows: (target: string) => boolean = () => true,
+  visible: (target: string) => CatalogEntity | undefined,
 ): Record<string, unknown> {
   const base = `/v1/datasets/${entity.datasetId}/entities/${entity.name}`;
+  const shows = (target: string) => visible(target) !== undefined;
   const ref = { $ref: `#/components/schemas/${schema}` };
   const purpose = {
     name: 'Data-Purpose',
@@ -90,7 +93,8 @@ export function entityPaths(
     },
   };
   for (const rel of entity.relationships.values()) {
-    if (!shows(rel.target)) continue;
+    const target = visible(rel.target);
+    if (target === undefined) continue;
     paths[`${base}/records/{id}/relationships/${rel.name}`] = {
       get: {
         tags: [tag],
@@ -98,7 +102,8 @@ export function entityPaths(
         summary: `${rel.kind} ${rel.target}`,
         parameters: [
           { name: 'id', in: 'path', required: true, schema: fieldSchema(entity.primaryKey) },
-          purpose,
+          // The read needs a purpose when either end of the relationship requires one.
+          { ...purpose, required: entity.api.requirePurpose || target.api.requirePurpose },
           ...(rel.kind === 'has_many'
             ? [
                 { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 } },
