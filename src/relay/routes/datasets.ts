@@ -116,13 +116,13 @@ export function describeEntity(
     relationships: [...entity.relationships.values()]
       .filter((rel) => shows(rel.target))
       .map((rel) => ({
-      name: rel.name,
-      kind: rel.kind,
-      target: rel.target,
-      foreign_key: rel.foreignKey,
-      concept_uri: rel.conceptUri ?? null,
-      expandable: entity.api.allowedExpansions.has(rel.name),
-    })),
+        name: rel.name,
+        kind: rel.kind,
+        target: rel.target,
+        foreign_key: rel.foreignKey,
+        concept_uri: rel.conceptUri ?? null,
+        expandable: entity.api.allowedExpansions.has(rel.name),
+      })),
     links: { self: `${entityUrl}/schema`, records: `${entityUrl}/records` },
   };
 }
