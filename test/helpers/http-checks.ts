@@ -5,7 +5,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../src/platform/clock.ts';
-import { createHttpServerApp } from '../../src/platform/http/create-server.ts';
+import { createHttpServerApp, type HttpServerOptions } from '../../src/platform/http/create-server.ts';
 import { silentLogger } from '../../src/platform/log.ts';
 import { problemTypeUri } from '../../src/platform/problem/problem.ts';
 import { systemRandom } from '../../src/platform/random.ts';
@@ -93,7 +93,7 @@ export async function listenLocal(app: FastifyInstance): Promise<number> {
 }
 
 /** The platform's HTTP app with no routes of its own: every platform behaviour, nothing of either service. */
-export function bareApp(requestTimeoutMs = 5_000): FastifyInstance {
+export function bareApp(requestTimeoutMs = 5_000, options: Partial<HttpServerOptions> = {}): FastifyInstance {
   return createHttpServerApp({
     logger: silentLogger(),
     clock: systemClock,
@@ -101,5 +101,6 @@ export function bareApp(requestTimeoutMs = 5_000): FastifyInstance {
     requestTimeoutMs,
     corsAllowedOrigins: [],
     trustProxy: false,
+    ...options,
   });
 }

@@ -5,14 +5,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
-import { systemClock } from '../../src/platform/clock.ts';
-import { createHttpServerApp } from '../../src/platform/http/create-server.ts';
 import { DOCS_ASSET_CACHE_CONTROL, registerDocsPage } from '../../src/platform/http/docs-page.ts';
 import { DOCS_CSP } from '../../src/platform/http/security-headers.ts';
-import { silentLogger } from '../../src/platform/log.ts';
 import { platformProblem } from '../../src/platform/problem/platform-problems.ts';
-import { systemRandom } from '../../src/platform/random.ts';
 import { launchChromium } from '../helpers/chromium.ts';
+import { bareApp } from '../helpers/http-checks.ts';
 
 const KEY = 'test-key';
 const UI_TIMEOUT_MS = 8_000;
@@ -33,14 +30,7 @@ interface Server {
 }
 
 async function startServer(mode: OpenapiMode): Promise<Server> {
-  const app = createHttpServerApp({
-    logger: silentLogger(),
-    clock: systemClock,
-    random: systemRandom,
-    requestTimeoutMs: 10_000,
-    corsAllowedOrigins: [],
-    trustProxy: false,
-  });
+  const app = bareApp(10_000);
   registerDocsPage(app, { title: 'Docs <Test>', openapiPath: '/openapi.json' });
   const thingsAuthorization: (string | undefined)[] = [];
   app.get('/openapi.json', async (request) => {

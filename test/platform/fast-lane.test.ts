@@ -1,15 +1,12 @@
 // The fast lane must be invisible to clients: every request it serves gets the answer Fastify would give (status,
 // headers, body, audit record), and every request it does not claim reaches Fastify unchanged.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { after, before, describe, test } from 'node:test';
 import type { Response } from 'light-my-request';
 import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
 import { recordingLogger } from '../../src/platform/audit/audit-test-support.ts';
-import { systemClock } from '../../src/platform/clock.ts';
-import { createHttpServerApp } from '../../src/platform/http/create-server.ts';
-import { systemRandom } from '../../src/platform/random.ts';
 import { addGetRoute, addJsonPostRoute } from '../../src/platform/http/fast-lane.ts';
 import type { RouteReply } from '../../src/platform/http/route-types.ts';
 import { bareApp, listenLocal } from '../helpers/http-checks.ts';
@@ -332,14 +329,7 @@ describe('fast lane JSON POST routes', () => {
 describe('aborted request bodies', () => {
   test('a client that goes away mid-body on a Fastify-served POST is its mistake, not an error of ours', async () => {
     const { logger, calls } = recordingLogger();
-    const app = createHttpServerApp({
-      logger,
-      clock: systemClock,
-      random: systemRandom,
-      requestTimeoutMs: 5_000,
-      corsAllowedOrigins: [],
-      trustProxy: false,
-    });
+    const app = bareApp(5_000, { logger });
     let handled = 0;
     // A chunked body is left to Fastify's body reader.
     addJsonPostRoute(

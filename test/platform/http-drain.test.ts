@@ -4,11 +4,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { systemClock } from '../../src/platform/clock.ts';
-import { createHttpServerApp } from '../../src/platform/http/create-server.ts';
 import { addGetRoute } from '../../src/platform/http/fast-lane.ts';
-import { silentLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
 import { assertProblem, assertSecurityHeaders, bareApp, listenLocal } from '../helpers/http-checks.ts';
 
 // Far more than the kernel buffers of a loopback connection hold (a few MiB): most of it still waits in the
@@ -170,13 +166,7 @@ describe('closing while a request body never arrives', () => {
 describe('a request read while the server closes', () => {
   it('answers 503 http.shutting_down as a problem, through the commit hook, and closes the connection', async () => {
     const committed: { id: string; status: number; code: string | undefined }[] = [];
-    const app = createHttpServerApp({
-      logger: silentLogger(),
-      clock: systemClock,
-      random: systemRandom,
-      requestTimeoutMs: 5_000,
-      corsAllowedOrigins: [],
-      trustProxy: false,
+    const app = bareApp(5_000, {
       commitResponse(request, reply, done) {
         committed.push({ id: request.id, status: reply.statusCode, code: request.ctx.errorCode });
         done();

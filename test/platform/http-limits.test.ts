@@ -3,10 +3,8 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { Readable, Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import { systemClock } from '../../src/platform/clock.ts';
-import { createHttpServerApp, MAX_BODY_BYTES, MAX_URI_BYTES } from '../../src/platform/http/create-server.ts';
+import { MAX_BODY_BYTES, MAX_URI_BYTES } from '../../src/platform/http/create-server.ts';
 import { createLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
 import {
   assertProblem,
   assertRequestId,
@@ -259,6 +257,17 @@ describe('requests the HTTP parser refuses', () => {
   });
   after(() => app.close());
 
+  /** Each request, sent as raw bytes, gets its problem with the usual headers, and its connection closes. */
+  const assertRawProblems = async (cases: readonly (readonly [string, number, string])[]) => {
+    for (const [bytes, status, code] of cases) {
+      const response = await sendRaw(port, bytes);
+      const body = assertProblem(response, status, code);
+      assertSecurityHeaders(response);
+      assert.equal(response.headers['x-request-id'], body.request_id);
+      assert.equal(response.headers.connection, 'close');
+    }
+  };
+
   it('answers them with problems, not a bare JSON error', async () => {
     const cases = [
       ['GET /x HTTP/1.1\r\nhost: a\r\nx-request-id: a\x7fb\r\n\r\n', 400, 'http.malformed_request'],
@@ -269,12 +278,7 @@ describe('requests the HTTP parser refuses', () => {
         'http.headers_too_large',
       ],
     ] as const;
-    for (const [bytes, status, code] of cases) {
-      const response = await sendRaw(port, bytes);
-      const body = assertProblem(response, status, code);
-      assertSecurityHeaders(response);
-      assert.equal(response.headers['x-request-id'], body.request_id);
-    }
+    await assertRawProblems(cases);
   });
 
   it('answers what Node would answer bare (no Host, an unknown Expect, CONNECT) with problems', async () => {
@@ -283,13 +287,7 @@ describe('requests the HTTP parser refuses', () => {
       ['GET /x HTTP/1.1\r\nhost: a\r\nexpect: 200-ok\r\n\r\n', 417, 'http.expectation_failed'],
       ['CONNECT example.org:443 HTTP/1.1\r\nhost: example.org:443\r\n\r\n', 404, 'http.not_found'],
     ] as const;
-    for (const [bytes, status, code] of cases) {
-      const response = await sendRaw(port, bytes);
-      const body = assertProblem(response, status, code);
-      assertSecurityHeaders(response);
-      assert.equal(response.headers['x-request-id'], body.request_id);
-      assert.equal(response.headers.connection, 'close');
-    }
+    await assertRawProblems(cases);
     // HTTP/1.0 has no Host requirement: the request is routed (to a 404 here, as any unknown path).
     const old = await sendRaw(port, 'GET /x HTTP/1.0\r\n\r\n');
     assertProblem(old, 404, 'http.not_found');
@@ -362,7 +360,7 @@ describe('request timeout', () => {
 
 describe('error boundary', () => {
   const lines: string[] = [];
-  const app = createHttpServerApp({
+  const app = bareApp(5_000, {
     logger: createLogger({
       name: 'http-limits-test',
       level: 'error',
@@ -373,11 +371,6 @@ describe('error boundary', () => {
         },
       }),
     }),
-    clock: systemClock,
-    random: systemRandom,
-    requestTimeoutMs: 5_000,
-    corsAllowedOrigins: [],
-    trustProxy: false,
   });
   app.get('/boom', async () => {
     throw new Error('db password=hunter2 at /srv/registry/secret.db');
