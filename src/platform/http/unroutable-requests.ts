@@ -15,7 +15,8 @@ export function answerUnroutableRequests(server: Server, newRequestId: () => str
   server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
     // No route serves CONNECT: answered as any unknown route, then the tunnel Node handed over is closed.
     socket.on('error', () => {});
-    socket.end(rawProblemResponse(platformProblem('http.not_found'), newRequestId()));
+    // Cut once written: a client holding its side open would otherwise keep the connection.
+    socket.end(rawProblemResponse(platformProblem('http.not_found'), newRequestId()), () => socket.destroy());
   });
 }
 
