@@ -62,9 +62,8 @@ export function classifyAddress(address: string): AddressClass {
   return 'public';
 }
 
-/** Undefined when the address may be reached under the policy, else the reason it may not. */
-export function addressDenial(address: string, policy: AddressPolicy): string | undefined {
-  const kind = classifyAddress(address);
+/** Undefined when an address of this kind may be reached under the policy, else the reason it may not. */
+function kindDenial(kind: AddressClass, policy: AddressPolicy): string | undefined {
   switch (kind) {
     case 'public':
       return undefined;
@@ -90,9 +89,10 @@ export function addressDenial(address: string, policy: AddressPolicy): string | 
  * the local ones the flags allow (loopback, private, and link-local with allow_link_local).
  */
 export function connectDenial(address: string, protocol: string, policy: AddressPolicy): string | undefined {
-  const denial = addressDenial(address, policy);
+  const kind = classifyAddress(address);
+  const denial = kindDenial(kind, policy);
   if (denial !== undefined || protocol !== 'http:') return denial;
-  return classifyAddress(address) === 'public'
+  return kind === 'public'
     ? 'http never reaches a public address: the token and the lookup values would cross it in cleartext (use https)'
     : undefined;
 }

@@ -52,14 +52,12 @@ const EVALUATION_OVERHEAD_BYTES = 1024;
 const RESULT_OVERHEAD_BYTES = 1536;
 
 export function createMemoryEvaluationStore(options: MemoryStoreLimits): EvaluationStore {
-  const entries = new Map<string, StoredEvaluation>();
-  // Estimated bytes of each kept evaluation, and of all of them.
-  const sizes = new Map<string, number>();
+  // Each kept evaluation with its estimated bytes; the total of those bytes.
+  const entries = new Map<string, { readonly evaluation: StoredEvaluation; readonly bytes: number }>();
   let evaluationTotal = 0;
   const dropEvaluation = (id: string) => {
+    evaluationTotal -= entries.get(id)?.bytes ?? 0;
     entries.delete(id);
-    evaluationTotal -= sizes.get(id) ?? 0;
-    sizes.delete(id);
   };
   // Insertion (= expiry) order, for eviction and purging. Not the map's own order: walking a Map from its front
   // after many deletions steps over every deleted slot until the next rehash, which made each eviction cost tens
@@ -96,10 +94,10 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
     let removed = 0;
     // One retention for all, so insertion order is expiry order and the scan stops at the first live entry.
     for (let id = order.peek(); id !== undefined; id = order.peek()) {
-      const evaluation = entries.get(id);
-      if (evaluation !== undefined && evaluation.expires_at > now) break;
+      const entry = entries.get(id);
+      if (entry !== undefined && entry.evaluation.expires_at > now) break;
       order.shift();
-      if (evaluation !== undefined) {
+      if (entry !== undefined) {
         dropEvaluation(id);
         removed++;
       }
@@ -136,8 +134,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
       order.shift();
       dropEvaluation(oldest);
     }
-    entries.set(id, evaluation);
-    sizes.set(id, bytes);
+    entries.set(id, { evaluation, bytes });
     evaluationTotal += bytes;
   };
 
@@ -158,7 +155,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
       for (const evaluation of evaluations) put(evaluation);
     },
     async get(evaluationId, principalHash) {
-      const evaluation = entries.get(evaluationId);
+      const evaluation = entries.get(evaluationId)?.evaluation;
       if (!evaluation || evaluation.expires_at <= options.clock.now()) return undefined;
       return evaluation.principal_hash === principalHash ? evaluation : undefined;
     },
@@ -214,7 +211,6 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
     },
     async close() {
       entries.clear();
-      sizes.clear();
       evaluationTotal = 0;
       order.clear();
       keys.clear();
