@@ -441,6 +441,51 @@ describe('required filters are not bypassed by other reads of the entity', () =>
   });
 });
 
+describe('required filters on either end of a relationship', () => {
+  const HOUSEHOLDS = '/v1/datasets/social_protection/entities/households/records';
+  const MEMBERS = '/v1/datasets/social_protection/entities/members/records';
+
+  /** Members required to be filtered by household_id, and a has_one from households into them. */
+  const gateMembersByHousehold = (text: string) => {
+    const start = text.indexOf('      - name: members\n');
+    const at = text.indexOf('          allowed_filters:', start);
+    const gated = `${text.slice(0, at)}          required_filters: [household_id]\n${text.slice(at)}`;
+    const payments =
+      '          - { name: payments, kind: has_many, target: payments, foreign_key: household_id }\n';
+    assert.ok(gated.includes(payments));
+    return gated.replace(
+      payments,
+      `${payments}          - { name: first_member, kind: has_one, target: members, foreign_key: household_id }\n`,
+    );
+  };
+
+  it('a has_one reads its target by its foreign key, so one required there is satisfied', async () => {
+    const relay = await startDemoRelay({ edit: gateMembersByHousehold });
+    const demo = await readDemoData();
+    const member = demo.members[0] as Row;
+    try {
+      const one = await relay.get(`${HOUSEHOLDS}/${member.household_id}/relationships/first_member`, {
+        as: 'caseworker',
+      });
+      assert.equal(one.statusCode, 200, one.body);
+      assert.equal(one.json().household_id, member.household_id);
+      // The source of a relationship read is a record read by id: refused where the record route refuses it.
+      assertProblem(
+        await relay.get(`${MEMBERS}/${member.member_id}/relationships/household`, { as: 'caseworker' }),
+        400,
+        'entity.filter_required',
+      );
+      assertProblem(
+        await relay.get(`${MEMBERS}/${member.member_id}`, { as: 'caseworker' }),
+        400,
+        'entity.filter_required',
+      );
+    } finally {
+      await relay.close();
+    }
+  });
+});
+
 describe('relationships to entities the caller cannot see', () => {
   /** Members' metadata (and rows) under a scope only the caseworker is granted; the analyst sees the dataset. */
   const hideMembers = (text: string) => {

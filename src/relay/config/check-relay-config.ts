@@ -327,8 +327,8 @@ function checkRelationship(
 }
 
 /**
- * A relationship (its route and its expansion) reads the target by one equality: its foreign key (has_many) or its
- * primary key (belongs_to). A target that requires an equality filter on given fields may only be reached through
+ * A relationship (its route and its expansion) reads the target by one equality: its foreign key (has_many,
+ * has_one) or its primary key (belongs_to). A target that requires an equality filter on given fields may only be reached through
  * one of them, or the relationship would serve rows its own route refuses without that filter.
  */
 function requiredFilterBypass(
@@ -341,9 +341,9 @@ function requiredFilterBypass(
   const required = target.api.required_filters;
   if (required.length === 0) return [];
   const joinField =
-    rel.kind === 'has_many'
-      ? rel.foreign_key
-      : [...targetFields].find(([, field]) => field.column === targetPrimaryKey)?.[0];
+    rel.kind === 'belongs_to'
+      ? [...targetFields].find(([, field]) => field.column === targetPrimaryKey)?.[0]
+      : rel.foreign_key;
   if (joinField !== undefined && required.includes(joinField)) return [];
   return [
     issue(

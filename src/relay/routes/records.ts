@@ -25,7 +25,7 @@ import { sendLiveCollection, sendLiveRecord } from './live-records.ts';
 import { nextLink } from './next-link.ts';
 import { cachedPage, pageKey, rememberPage } from './page-cache.ts';
 import { renderPage } from './render-page.ts';
-import { readPurpose, requireGeneration, resolveEntity } from './resolve-entity.ts';
+import { readPurpose, requireGeneration, requireReadableById, resolveEntity } from './resolve-entity.ts';
 
 interface EntityParams {
   dataset_id: string;
@@ -104,14 +104,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     facts.recordId = id;
     // Purpose precedes parameter checks, as on the collection route.
     readPurpose(request, [entity]);
-    // A read by id is an equality on the primary key: it satisfies a required filter only when the key is one.
-    const required = entity.api.requiredFilters;
-    if (required.length > 0 && !required.includes(entity.primaryKey.name)) {
-      throw relayProblem(
-        'entity.filter_required',
-        `one of: ${required.join(', ')} (a record of ${entity.name} is not read by its id)`,
-      );
-    }
+    requireReadableById(entity);
     for (const name of Object.keys(params)) {
       if (name !== 'fields' && name !== 'expand') {
         throw relayProblem(

@@ -11,7 +11,7 @@ import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
 import { nextLink } from './next-link.ts';
 import { findRow, notModified, sendJson, sortedQuery } from './records.ts';
 import { renderPage } from './render-page.ts';
-import { lookupEntity, readPurpose, requireGeneration } from './resolve-entity.ts';
+import { lookupEntity, readPurpose, requireGeneration, requireReadableById } from './resolve-entity.ts';
 
 interface RelationshipParams {
   dataset_id: string;
@@ -45,6 +45,8 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
       facts.query = params;
       const purpose = readPurpose(request, [entity, related.target]);
       facts.purpose = purpose;
+      // The source record is read by its id, as on the record route.
+      requireReadableById(entity);
       const many = related.relationship.kind === 'has_many';
       for (const param of Object.keys(params)) {
         if (!many || (param !== 'limit' && param !== 'cursor')) {

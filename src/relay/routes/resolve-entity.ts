@@ -63,6 +63,17 @@ function scopeLevel(scope: keyof EntityScopes): string {
   return scope === 'evidenceVerification' ? 'evidence_verification' : scope;
 }
 
+/** A read by id is an equality on the primary key: it satisfies a required filter only when the key is one. */
+export function requireReadableById(entity: CatalogEntity): void {
+  const required = entity.api.requiredFilters;
+  if (required.length > 0 && !required.includes(entity.primaryKey.name)) {
+    throw relayProblem(
+      'entity.filter_required',
+      `one of: ${required.join(', ')} (a record of ${entity.name} is not read by its id)`,
+    );
+  }
+}
+
 /** The trimmed `Data-Purpose` value, required when the entity says so (blank counts as missing). */
 export function readPurpose(request: RouteRequest, entities: readonly CatalogEntity[]): string | undefined {
   const raw = request.headers['data-purpose'];
