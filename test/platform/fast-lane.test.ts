@@ -179,6 +179,7 @@ describe('audit group commit', () => {
         ok: true,
         count: 24,
         lastHash: JSON.parse(lines.at(-1) as string).record_hash,
+        firstPrevHash: null,
       });
     } finally {
       await relay.close();

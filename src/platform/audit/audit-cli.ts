@@ -37,13 +37,7 @@ export function verifyAuditFile(
     const lines = new LineReader(file);
     // A rotation interrupted before the first new write leaves no current file; the rotated ones still count.
     if (file === path && rotated.length > 0 && !lines.exists()) continue;
-    const result = verifyAuditChain(
-      tapFirst(lines, (line) => {
-        startsFrom ??= prevHashOf(line);
-      }),
-      secret,
-      anchor,
-    );
+    const result = verifyAuditChain(lines, secret, anchor);
     if (!result.ok) {
       // A write cut short (a crash, a full disk) leaves half a line at the end: say so rather than "not JSON".
       const cut = lines.unterminated && result.line === lines.count;
@@ -56,33 +50,13 @@ export function verifyAuditFile(
     if (lines.unterminated) {
       return { ok: false, line: lines.count, reason: 'last line is not terminated (truncated write)', file };
     }
+    // The oldest file holding a record says where the verified records start.
+    if (startsFrom === undefined) startsFrom = result.firstPrevHash;
     if (result.count > 0) anchor = result.lastHash;
     count += result.count;
     verified.push(file);
   }
   return { ok: true, count, lastHash: anchor ?? null, files: verified, startsFrom: startsFrom ?? null };
-}
-
-/** The lines, telling `first` the first one as it passes. */
-function* tapFirst(lines: Iterable<string>, first: (line: string) => void): Generator<string> {
-  let seen = false;
-  for (const line of lines) {
-    if (!seen) {
-      seen = true;
-      first(line);
-    }
-    yield line;
-  }
-}
-
-/** A verified line's prev_hash (it parsed: verifyAuditChain has checked it before asking for the next line). */
-function prevHashOf(line: string): string | null {
-  try {
-    const prev = (JSON.parse(line) as { prev_hash?: unknown }).prev_hash;
-    return typeof prev === 'string' ? prev : null;
-  } catch {
-    return null;
-  }
 }
 
 /** `<path>.N` files next to `path`, highest number (oldest) first; gaps in the numbering are tolerated. */

@@ -94,8 +94,13 @@ describe('verifyAuditChain', () => {
     const lines = makeChain(5);
     const result = verifyAuditChain(lines, TEST_SECRET, null);
     const last = JSON.parse(lines[4] as string) as AuditEnvelope;
-    assert.deepEqual(result, { ok: true, count: 5, lastHash: last.record_hash });
-    assert.deepEqual(verifyAuditChain([], TEST_SECRET), { ok: true, count: 0, lastHash: null });
+    assert.deepEqual(result, { ok: true, count: 5, lastHash: last.record_hash, firstPrevHash: null });
+    assert.deepEqual(verifyAuditChain([], TEST_SECRET), {
+      ok: true,
+      count: 0,
+      lastHash: null,
+      firstPrevHash: undefined,
+    });
   });
 
   it('detects a change of any single byte, on the line that was changed', () => {

@@ -17,7 +17,13 @@ export interface AuditEnvelope {
 }
 
 export type AuditChainResult =
-  | { ok: true; count: number; lastHash: string | null }
+  | {
+      ok: true;
+      count: number;
+      lastHash: string | null;
+      /** The first record's prev_hash: null when it starts the chain; undefined when there is no record. */
+      firstPrevHash: string | null | undefined;
+    }
   | { ok: false; line: number; reason: string };
 
 /** An audit record: an object, or its JSON text exactly as JSON.stringify would write it. */
@@ -172,6 +178,7 @@ export function verifyAuditChain(
   let expected = startPrevHash;
   let lastHash: string | null = startPrevHash ?? null;
   let count = 0;
+  let firstPrevHash: string | null | undefined;
   let lineNumber = 0;
   let emptyAt = 0;
   for (const line of lines) {
@@ -191,9 +198,10 @@ export function verifyAuditChain(
           : 'prev_hash does not match the record_hash of the preceding record (missing, inserted or reordered line)';
       return { ok: false, line: lineNumber, reason };
     }
+    if (count === 0) firstPrevHash = prev_hash;
     expected = record_hash;
     lastHash = record_hash;
     count++;
   }
-  return { ok: true, count, lastHash };
+  return { ok: true, count, lastHash, firstPrevHash };
 }

@@ -316,7 +316,7 @@ describe('group commit (enqueue)', () => {
       ['req-1', 'req-2', 'req-3', 'req-4', 'req-5'],
     );
     const checked = verifyAuditChain(lines, TEST_SECRET, null);
-    assert.deepEqual(checked, { ok: true, count: 5, lastHash: writer.lastHash });
+    assert.deepEqual(checked, { ok: true, count: 5, lastHash: writer.lastHash, firstPrevHash: null });
   });
 
   it('fail_closed: every record of a failed batch reports audit.write_failed, and the chain resumes from the last written record', async () => {

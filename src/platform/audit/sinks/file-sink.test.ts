@@ -72,6 +72,17 @@ describe('file sink rotation', () => {
     assert.deepEqual(anchored.ok === false && [anchored.file, anchored.line], [`${path}.3`, 1]);
   });
 
+  it('says a chain split over rotated files starts at genesis when the oldest file starts it', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    const writer = createAuditWriter(fileOptions(path, { max_size_mb: 1500 / MB, max_files: 5 }));
+    for (let seq = 1; seq <= 12; seq++) writer.write({ seq, note: 'x'.repeat(200) });
+    await writer.close();
+    assert.ok(existsSync(`${path}.1`) && !existsSync(`${path}.5`), 'rotated, nothing dropped');
+    const result = verifyAuditFile(path, TEST_SECRET, { includeRotated: true });
+    assert.equal(result.ok && result.count, 12);
+    assert.equal(result.ok && result.startsFrom, null);
+  });
+
   it('starts a new current file when the current one was removed, and never drops the rotated ones for it', async (t) => {
     const path = join(makeTempDir(t), 'audit.jsonl');
     const writer = createAuditWriter(fileOptions(path, { max_size_mb: 1500 / MB, max_files: 3 }));
