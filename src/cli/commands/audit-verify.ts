@@ -2,10 +2,9 @@
 // hash chain, and says where it starts: a file whose first records were removed still verifies on its own, so the
 // answer tells the start of the chain from a continuation, and --genesis or --anchor make either a requirement.
 import { verifyAuditFile } from '../../platform/audit/audit-cli.ts';
+import { HASH_PATTERN } from '../../platform/audit/audit-envelope.ts';
 import type { Command } from '../cli-io.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
-
-const HASH = /^[0-9a-f]{64}$/;
 
 export const auditVerify: Command = async (args, io) => {
   let flags: { file?: string; 'secret-env'?: string; rotated?: boolean; genesis?: boolean; anchor?: string };
@@ -30,7 +29,7 @@ export const auditVerify: Command = async (args, io) => {
     io.err('--genesis and --anchor exclude each other');
     return 2;
   }
-  if (flags.anchor !== undefined && !HASH.test(flags.anchor)) {
+  if (flags.anchor !== undefined && !HASH_PATTERN.test(flags.anchor)) {
     io.err('--anchor must be a record_hash (64 lowercase hex digits)');
     return 2;
   }

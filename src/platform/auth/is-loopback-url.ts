@@ -16,3 +16,17 @@ export function isLoopbackUrl(url: string): boolean {
     /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(host)
   );
 }
+
+/**
+ * The rule itself: https, or http to a loopback host when `allowHttpLoopback`. Parsed, not prefix-matched:
+ * `HTTPS://` is https, and `http://127.example.org` is not loopback. False for what does not parse.
+ */
+export function isAllowedFetchUrl(url: string, allowHttpLoopback: boolean): boolean {
+  let protocol: string;
+  try {
+    protocol = new URL(url).protocol;
+  } catch {
+    return false;
+  }
+  return protocol === 'https:' || (protocol === 'http:' && allowHttpLoopback && isLoopbackUrl(url));
+}

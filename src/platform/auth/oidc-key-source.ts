@@ -12,7 +12,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
 import type { Problem } from '../problem/problem.ts';
-import { isLoopbackUrl } from './is-loopback-url.ts';
+import { isAllowedFetchUrl } from './is-loopback-url.ts';
 
 export interface OidcKeySourceOptions {
   readonly issuer: string;
@@ -134,7 +134,7 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
     if (issuer !== options.issuer) {
       throw invalid(`discovery document issuer ${JSON.stringify(issuer)} is not ${options.issuer}`);
     }
-    if (typeof uri !== 'string' || !isFetchableKeyUrl(uri)) {
+    if (typeof uri !== 'string' || !isAllowedFetchUrl(uri, true)) {
       throw invalid(`discovery document jwks_uri ${JSON.stringify(uri)} is not an https (or loopback) URL`);
     }
     discoveredJwksUri = uri;
@@ -377,13 +377,4 @@ async function candidates(set: KeySet, header: JWSHeaderParameters): Promise<Cry
 function shownKid(kid: unknown): string {
   const text = JSON.stringify(kid) ?? 'undefined';
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
-}
-
-function isFetchableKeyUrl(url: string): boolean {
-  try {
-    const { protocol } = new URL(url);
-    return protocol === 'https:' || (protocol === 'http:' && isLoopbackUrl(url));
-  } catch {
-    return false;
-  }
 }

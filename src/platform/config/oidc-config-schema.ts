@@ -1,6 +1,6 @@
 // The `auth.oidc` config block both services accept: issuer, keys, audiences, algorithms and scope mapping.
 import { z } from 'zod';
-import { isLoopbackUrl } from '../auth/is-loopback-url.ts';
+import { isAllowedFetchUrl } from '../auth/is-loopback-url.ts';
 import type { ConfigIssue } from './config-error.ts';
 import { durationMs } from './duration.ts';
 
@@ -55,10 +55,4 @@ export function checkOidcBlock(oidc: OidcBlock): ConfigIssue[] {
   // `aud` names the token's audiences: reading it as scopes would grant whatever the audience is called.
   if (oidc.scope_claim === 'aud') issues.push(issue('auth.oidc.scope_claim', 'cannot be `aud`'));
   return issues;
-}
-
-function isAllowedFetchUrl(url: string, allowDevInsecure: boolean): boolean {
-  // Parsed, not prefix-matched: `HTTPS://` is https, and `http://127.example.org` is not loopback.
-  const protocol = new URL(url).protocol;
-  return protocol === 'https:' || (protocol === 'http:' && allowDevInsecure && isLoopbackUrl(url));
 }

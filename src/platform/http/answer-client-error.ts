@@ -29,7 +29,7 @@ export function answerClientError(
   error: Error & { code?: unknown },
   socket: Duplex,
   requestId: string,
-  inFlight: ReadonlySet<ServerResponse> = new Set(),
+  inFlight: ReadonlySet<ServerResponse>,
 ): void {
   // A reset connection has nobody to answer.
   if (error.code === 'ECONNRESET' || socket.destroyed) return;

@@ -211,7 +211,13 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     return503OnClosing: false,
     forceCloseConnections: false,
     clientErrorHandler: (error, socket) =>
-      answerClientError(error, socket, pipeline.newRequestId(), inFlight?.(socket as Socket)),
+      // serverFactory (below) has set inFlight: Fastify calls it while it is constructed, before any connection.
+      answerClientError(
+        error,
+        socket,
+        pipeline.newRequestId(),
+        (inFlight as InFlightResponses)(socket as Socket),
+      ),
     // A path parameter may be as long as the URI limit allows; longer ones are answered by frameworkErrors.
     routerOptions: { maxParamLength: MAX_URI_BYTES },
     // The router answers undecodable paths and overlong parameters itself, outside every hook; give those

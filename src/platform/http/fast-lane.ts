@@ -150,11 +150,12 @@ export function addJsonPostRoute(
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+const PLAIN_JSON = /^application\/json(?:; ?charset=utf-8)?$/i;
+
 /**
  * The body length when the lane can take the request as Fastify's JSON parser would: a Content-Length between 1
  * and the limit, no Transfer-Encoding, and `application/json` with no parameter but `charset=utf-8`.
  */
-const PLAIN_JSON = /^application\/json(?:; ?charset=utf-8)?$/i;
 
 function plainJsonLength(headers: IncomingHttpHeaders, limit: number): number | undefined {
   if (headers['transfer-encoding'] !== undefined) return undefined;
