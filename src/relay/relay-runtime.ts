@@ -20,6 +20,8 @@ export interface RelayRuntime {
 export interface RelayAuditFacts {
   endpointKind?: string;
   datasetId?: string;
+  /** A table named by the route itself (the admin table reload), when no entity says which. */
+  tableId?: string;
   entity?: CatalogEntity;
   relationship?: string;
   recordId?: string;

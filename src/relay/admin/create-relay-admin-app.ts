@@ -122,6 +122,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
           throw relayProblem('admin.unknown_resource', `no table ${tableId} in dataset ${datasetId}`);
         }
         request.ctx.audit.datasetId = datasetId;
+        request.ctx.audit.tableId = tableId;
         const outcome = await backend.reloadTable(datasetId, tableId);
         if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
         if (!outcome.ok) throw reloadFailed(outcome);

@@ -45,7 +45,7 @@ export function buildRelayAuditRecord(
     `,"endpoint_kind":${jsonString(facts.endpointKind ?? 'other')}` +
     `,"dataset_id":${jsonNullableString(facts.datasetId)}` +
     `,"entity_name":${jsonNullableString(entity?.name)}` +
-    `,"table_id_hash":${jsonNullableString(tableIdHash(request, facts, context.secret))}` +
+    `,"table_id_hash":${jsonNullableString(tableIdHash(facts, context.secret))}` +
     `,"relationship":${jsonNullableString(facts.relationship)}` +
     `,"aggregate_id":${jsonNullableString(facts.aggregate?.id)}` +
     `,"primary_key":${jsonNullableString(primaryKey)}` +
@@ -103,7 +103,7 @@ function rawPurpose(request: RouteRequest): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-/** The route pattern with dataset and entity filled in and the record id left as `{id}`. */
+/** Route parameters never written out: they appear as keyed hashes in their own fields. */
 const HIDDEN_PARAMS: ReadonlySet<string> = new Set(['id', 'table_id']);
 
 /** Each scope once: an expansion or relationship within one dataset uses the same rows scope twice. */
@@ -112,13 +112,13 @@ function distinct(scopes: readonly string[]): readonly string[] {
 }
 
 /** The hash of the table the request read (its entity's), or reloaded (the admin table route). */
-function tableIdHash(request: RouteRequest, facts: AggregateAuditFacts, secret: Buffer): string | null {
+function tableIdHash(facts: AggregateAuditFacts, secret: Buffer): string | null {
   if (facts.entity) return tableHash(secret, facts.entity);
-  const tableId = (request.params as Record<string, string | undefined> | undefined)?.table_id;
-  if (tableId === undefined || facts.datasetId === undefined) return null;
-  return keyedHash(secret, 'table', `${facts.datasetId}/${tableId}`);
+  if (facts.tableId === undefined || facts.datasetId === undefined) return null;
+  return tableKeyHash(secret, facts.datasetId, facts.tableId);
 }
 
+/** The route pattern with dataset and entity filled in and the hidden parameters left as `{name}`. */
 function templatedPath(request: RouteRequest): string {
   const pattern = request.routeOptions.url;
   if (pattern === undefined) return request.url.split('?')[0] ?? '';
@@ -154,8 +154,12 @@ const tableHashes = new WeakMap<object, string>();
 function tableHash(secret: Buffer, entity: { datasetId: string; tableId: string }): string {
   let hash = tableHashes.get(entity);
   if (hash === undefined) {
-    hash = keyedHash(secret, 'table', `${entity.datasetId}/${entity.tableId}`);
+    hash = tableKeyHash(secret, entity.datasetId, entity.tableId);
     tableHashes.set(entity, hash);
   }
   return hash;
+}
+
+function tableKeyHash(secret: Buffer, datasetId: string, tableId: string): string {
+  return keyedHash(secret, 'table', `${datasetId}/${tableId}`);
 }
