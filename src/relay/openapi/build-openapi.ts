@@ -28,23 +28,21 @@ export function buildOpenApi(
   );
   const paths: Record<string, unknown> = { ...commonPaths() };
   const schemas: Record<string, unknown> = { Problem: problemSchema(), Pagination: paginationSchema() };
+  // The entities the caller sees, by `dataset/entity`: relationships name only these.
+  const visible = new Map(entities.map((entity) => [`${entity.datasetId}/${entity.name}`, entity]));
   for (const entity of entities) {
     schemas[schemaName(entity)] = recordSchema(entity);
-    const dataset = catalog.datasets.get(entity.datasetId);
     Object.assign(
       paths,
-      entityPaths(entity, schemaName(entity), (target) => {
-        const related = dataset?.entities.get(target);
-        return related !== undefined && (!principal || principal.scopes.has(related.scopes.metadata))
-          ? related
-          : undefined;
-      }),
+      entityPaths(entity, schemaName(entity), (target) => visible.get(`${entity.datasetId}/${target}`)),
     );
   }
   Object.assign(paths, aggregatePaths(catalog, principal));
   if (metadata) {
-    const visible = new Set(entities.map((entity) => `${entity.datasetId}/${entity.name}`));
-    Object.assign(paths, metadataPaths(metadata.routes, metadata.model, { entities: visible }));
+    Object.assign(
+      paths,
+      metadataPaths(metadata.routes, metadata.model, { entities: new Set(visible.keys()) }),
+    );
   }
   return {
     openapi: '3.1.0',

@@ -18,7 +18,13 @@ export function entityPaths(
   visible: (target: string) => CatalogEntity | undefined,
 ): Record<string, unknown> {
   const base = `/v1/datasets/${entity.datasetId}/entities/${entity.name}`;
-  const shows = (target: string) => visible(target) !== undefined;
+  // Expansions into entities the caller cannot see are not offered.
+  const expand = expandParameter(
+    [...entity.api.allowedExpansions].filter((name) => {
+      const target = entity.relationships.get(name)?.target;
+      return target !== undefined && visible(target) !== undefined;
+    }),
+  );
   const ref = { $ref: `#/components/schemas/${schema}` };
   const purpose = {
     name: 'Data-Purpose',
@@ -45,7 +51,7 @@ export function entityPaths(
         description: entity.api.requiredFilters.length
           ? `Requires an equality filter on one of: ${entity.api.requiredFilters.join(', ')}.`
           : undefined,
-        parameters: [purpose, ...pagingParameters(entity, shows), ...filterParameters(entity)],
+        parameters: [purpose, ...pagingParameters(entity, expand), ...filterParameters(entity)],
         responses: {
           200: {
             description: 'A page of records',
@@ -82,7 +88,7 @@ export function entityPaths(
             schema: { type: 'string' },
             description: 'Comma-separated projection',
           },
-          ...expandParameter(entity, shows),
+          ...expand,
         ],
         responses: {
           200: { description: 'The record', content: { 'application/json': { schema: ref } } },
@@ -118,7 +124,7 @@ export function entityPaths(
   return paths;
 }
 
-function pagingParameters(entity: CatalogEntity, shows: (target: string) => boolean) {
+function pagingParameters(entity: CatalogEntity, expand: readonly unknown[]) {
   return [
     {
       name: 'limit',
@@ -132,15 +138,11 @@ function pagingParameters(entity: CatalogEntity, shows: (target: string) => bool
       description: 'Opaque `next_cursor` of the previous page',
     },
     { name: 'fields', in: 'query', schema: { type: 'string' }, description: 'Comma-separated projection' },
-    ...expandParameter(entity, shows),
+    ...expand,
   ];
 }
 
-function expandParameter(entity: CatalogEntity, shows: (target: string) => boolean) {
-  const names = [...entity.api.allowedExpansions].filter((name) => {
-    const target = entity.relationships.get(name)?.target;
-    return target !== undefined && shows(target);
-  });
+function expandParameter(names: readonly string[]) {
   if (names.length === 0) return [];
   return [
     {

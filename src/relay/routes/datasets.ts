@@ -85,11 +85,7 @@ function summarise(dataset: CatalogDataset, entities: readonly CatalogEntity[], 
 }
 
 /** `shows(target)`: whether the caller may learn of a related entity (it holds its metadata scope). */
-export function describeEntity(
-  entity: CatalogEntity,
-  baseUrl: string,
-  shows: (target: string) => boolean = () => true,
-) {
+export function describeEntity(entity: CatalogEntity, baseUrl: string, shows: (target: string) => boolean) {
   const entityUrl = `${baseUrl}/v1/datasets/${entity.datasetId}/entities/${entity.name}`;
   return {
     dataset_id: entity.datasetId,
