@@ -16,31 +16,23 @@ export function primaryKeyRow(column: Column, rowCount: number, key: CellKey): n
     case 'text':
       if (typeof key !== 'string') return undefined;
       // Rows are in code-point order; JavaScript's own string order agrees with it unless the key has high units.
-      return search(
-        column.values as ArrayLike<string>,
-        rowCount,
-        key,
-        hasHighUnits(key) ? compareKeys : nativeOrder,
-      );
+      return search(column.values as ArrayLike<string>, rowCount, key, hasHighUnits(key));
   }
 }
 
-/** Native order: numbers, and strings without high units (where it is code-point order). */
-function nativeOrder<T extends number | string>(a: T, b: T): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
+/** `codePoints`: compare as compareKeys does (a key with high units); else natively, which agrees otherwise. */
 function search<T extends number | string>(
   values: ArrayLike<T>,
   rowCount: number,
   key: T,
-  order: (a: T, b: T) => number = nativeOrder,
+  codePoints = false,
 ): number | undefined {
   let lo = 0;
   let hi = rowCount;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const sign = order(values[mid] as T, key);
+    const value = values[mid] as T;
+    const sign = codePoints ? compareKeys(value, key) : value < key ? -1 : value > key ? 1 : 0;
     if (sign < 0) lo = mid + 1;
     else if (sign > 0) hi = mid;
     else return mid;
