@@ -1,8 +1,7 @@
 // Load-time check of what a CEL expression refers to. A name, binding, field or function that does not exist fails
 // every evaluation (500 claim.rule_evaluation_failed), so it is refused at startup as a syntax error is.
 import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
-
-type Expr = ReturnType<typeof parse>['expr'];
+import { accessOf, type CelExpr as Expr, walkCel } from './walk-cel.ts';
 
 export interface CelScope {
   /** Binding alias -> the fields its record is bound with (`source.<alias>` holds those only). */
@@ -31,14 +30,9 @@ const env = celEnv();
 /** One message per unknown name, binding, field or function, in the order they first appear. */
 export function checkCelReferences(expr: Expr, scope: CelScope): string[] {
   const problems = new Set<string>();
-  new ReferenceWalk(scope, (message) => problems.add(message)).visit(expr, new Set());
+  const references = new ReferenceWalk(scope, (message) => problems.add(message));
+  walkCel(expr, new Set(), (node, locals) => references.enter(node, locals));
   return [...problems];
-}
-
-/** A constant-key access `<operand>.key` or `<operand>['key']`. */
-interface Access {
-  readonly operand: Expr;
-  readonly key: string;
 }
 
 class ReferenceWalk {
@@ -50,50 +44,22 @@ class ReferenceWalk {
     this.report = report;
   }
 
-  visit(expr: Expr | undefined, locals: ReadonlySet<string>): void {
-    if (!expr) return;
+  /** Checks a name, an access or a call; true when the node is checked whole (its children need no visit). */
+  enter(expr: Expr, locals: ReadonlySet<string>): boolean {
     const kind = expr.exprKind;
-    switch (kind.case) {
-      case 'identExpr':
-        this.checkName(kind.value.name, locals);
-        return;
-      case 'selectExpr':
-      case 'callExpr': {
-        if (this.checkAccess(expr, locals)) return;
-        if (kind.case === 'selectExpr') {
-          this.visit(kind.value.operand, locals);
-          return;
-        }
-        const call = kind.value;
-        if (!PLANNER_CALLS.has(call.function) && env.funcs.find(call.function) === undefined) {
-          this.report(`calls \`${call.function}\`, which is not a CEL function here`);
-        }
-        this.visit(call.target, locals);
-        for (const arg of call.args) this.visit(arg, locals);
-        return;
-      }
-      case 'listExpr':
-        for (const element of kind.value.elements) this.visit(element, locals);
-        return;
-      case 'structExpr':
-        for (const entry of kind.value.entries) {
-          if (entry.keyKind.case === 'mapKey') this.visit(entry.keyKind.value, locals);
-          this.visit(entry.value, locals);
-        }
-        return;
-      case 'comprehensionExpr': {
-        const loop = kind.value;
-        this.visit(loop.iterRange, locals);
-        this.visit(loop.accuInit, locals);
-        const inner = new Set([...locals, loop.iterVar, loop.iterVar2, loop.accuVar].filter(Boolean));
-        this.visit(loop.loopCondition, inner);
-        this.visit(loop.loopStep, inner);
-        this.visit(loop.result, new Set([...locals, loop.accuVar]));
-        return;
-      }
-      default:
-        return;
+    if (kind.case === 'identExpr') {
+      this.checkName(kind.value.name, locals);
+      return true;
     }
+    if (kind.case !== 'selectExpr' && kind.case !== 'callExpr') return false;
+    if (this.checkAccess(expr, locals)) return true;
+    if (kind.case === 'callExpr') {
+      const call = kind.value;
+      if (!PLANNER_CALLS.has(call.function) && env.funcs.find(call.function) === undefined) {
+        this.report(`calls \`${call.function}\`, which is not a CEL function here`);
+      }
+    }
+    return false;
   }
 
   private checkName(name: string, locals: ReadonlySet<string>): void {
@@ -146,23 +112,8 @@ class ReferenceWalk {
   }
 }
 
-function accessOf(expr: Expr): Access | undefined {
-  const kind = expr.exprKind;
-  if (kind.case === 'selectExpr' && kind.value.operand && !kind.value.testOnly) {
-    return { operand: kind.value.operand, key: kind.value.field };
-  }
-  if (kind.case === 'callExpr' && kind.value.function === '_[_]' && !kind.value.target) {
-    const [operand, index] = kind.value.args;
-    const constant = index?.exprKind.case === 'constExpr' ? index.exprKind.value.constantKind : undefined;
-    if (operand && index?.exprKind.case === 'constExpr' && constant?.case === 'stringValue') {
-      return { operand, key: constant.value };
-    }
-  }
-  return undefined;
-}
-
 /** The binding root an access starts from, unless a comprehension variable hides it. */
-function rootOf(expr: Expr, locals: ReadonlySet<string>): string | undefined {
+export function rootOf(expr: Expr, locals: ReadonlySet<string>): string | undefined {
   if (expr.exprKind.case !== 'identExpr') return undefined;
   const name = expr.exprKind.value.name;
   return ROOTS.has(name) && !locals.has(name) ? name : undefined;
