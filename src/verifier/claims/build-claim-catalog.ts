@@ -48,6 +48,16 @@ export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
     return order;
   };
 
+  // Each CEL rule's request inputs, once: a claim is in the closure of every claim depending on it. (The config
+  // check has parsed every expression already.)
+  const celInputs = new Map(
+    config.evidence.claims.flatMap((claim) =>
+      claim.rule.type === 'cel'
+        ? [[claim.id, celTargetInputs(parseCel(claim.rule.expression).expr)] as const]
+        : [],
+    ),
+  );
+
   const ordered = config.evidence.claims.map((claim): CatalogClaim => {
     const closure = closureOf(claim.id);
     const members = closure.map((id) => byId.get(id) as ClaimConfig);
@@ -59,10 +69,7 @@ export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
         if (binding.required_scope) scopes.add(binding.required_scope);
         inputs.add(binding.lookup.input);
       }
-      // The config check has parsed every expression already.
-      if (member.rule.type === 'cel') {
-        for (const input of celTargetInputs(parseCel(member.rule.expression).expr)) inputs.add(input);
-      }
+      for (const input of celInputs.get(member.id) ?? []) inputs.add(input);
     }
     return {
       id: claim.id,
