@@ -85,7 +85,7 @@ function specificity(range: MediaRange): number {
 }
 
 /** Which formats an Accept header permits, best first (no header: all, canonical first). */
-export function acceptedFormats(accept: string | undefined): ResultFormat[] {
+function acceptedFormats(accept: string | undefined): ResultFormat[] {
   if (accept === undefined || accept.trim() === '') return OFFERED.map((entry) => entry.format);
   const ranges = splitOutsideQuotes(accept, ',')
     .map((part, index) => parseRange(part, index))
@@ -102,6 +102,17 @@ export function acceptedFormats(accept: string | undefined): ResultFormat[] {
 
 /** The negotiated result format, or 406 `claim.format_not_supported`. */
 export function negotiateFormat(accept: string | undefined, bodyFormat: string | undefined): ResultFormat {
+  return acceptableFormats(accept, bodyFormat)[0] as ResultFormat;
+}
+
+/**
+ * The formats the request permits, best first, never none (406 `claim.format_not_supported` instead): the body
+ * format alone when it names one (which `Accept` must permit), else those `Accept` permits.
+ */
+export function acceptableFormats(
+  accept: string | undefined,
+  bodyFormat: string | undefined,
+): ResultFormat[] {
   const accepted = acceptedFormats(accept);
   if (bodyFormat !== undefined) {
     const wanted = parseRange(bodyFormat, 0);
@@ -118,16 +129,15 @@ export function negotiateFormat(accept: string | undefined, bodyFormat: string |
         'The `Accept` header does not permit the body `format`.',
       );
     }
-    return match.format;
+    return [match.format];
   }
-  const first = accepted[0];
-  if (!first) {
+  if (accepted.length === 0) {
     throw verifierProblem(
       'claim.format_not_supported',
       `Acceptable formats: ${CLAIM_RESULT_MEDIA_TYPE}, ${CCCEV_MEDIA_TYPE}.`,
     );
   }
-  return first;
+  return accepted;
 }
 
 /** Whether an Accept header (absent: yes) permits one media type, such as `application/json` for envelopes. */

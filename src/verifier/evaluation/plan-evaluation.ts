@@ -14,7 +14,7 @@ import { checkLookupInputs } from '../claims/evaluate-claims.ts';
 import { resolveDisclosure } from '../claims/resolve-disclosure.ts';
 import type { DisclosureLevel, VerifierConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
-import { acceptedFormats, negotiateFormat, type ResultFormat } from './negotiate-format.ts';
+import { acceptableFormats, type ResultFormat } from './negotiate-format.ts';
 import type { EvaluationRequest } from './parse-evaluation-request.ts';
 
 export interface EvaluationPlan {
@@ -36,13 +36,11 @@ export function planEvaluation(
 ): EvaluationPlan {
   const accept = single(headers.accept);
   // 406 first when Accept (or the body format) names no result format at all.
-  const negotiated = negotiateFormat(accept, request.format);
+  const candidates = acceptableFormats(accept, request.format);
   const claims = resolveClaims(catalog, principal, request.claims, 'evaluate');
-  // Without a body format, the most preferred acceptable format that every requested claim offers.
+  // The most preferred acceptable format that every requested claim offers (resolveDisclosures refuses a miss).
   const format =
-    request.format === undefined
-      ? (acceptedFormats(accept).find((candidate) => offeredByAll(claims, candidate)) ?? negotiated)
-      : negotiated;
+    candidates.find((candidate) => offeredByAll(claims, candidate)) ?? (candidates[0] as ResultFormat);
   const purpose = readEvaluationPurpose(headers, request.purpose);
   checkPurpose(config, catalog, claims, purpose);
   const disclosures = resolveDisclosures(claims, format, request.disclosure);

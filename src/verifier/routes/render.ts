@@ -7,7 +7,7 @@ import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import { isClaimVisible } from '../claims/build-claim-catalog.ts';
 import { DISCLOSURE_LEVELS } from '../config/schema.ts';
 import { principalHash } from '../evaluation/evaluate-target.ts';
-import { acceptedFormats, negotiateFormat } from '../evaluation/negotiate-format.ts';
+import { acceptableFormats } from '../evaluation/negotiate-format.ts';
 import { parseOrReject } from '../evaluation/parse-evaluation-request.ts';
 import { readOptionalPurpose } from '../evaluation/plan-evaluation.ts';
 import { verifierProblem } from '../problems.ts';
@@ -96,10 +96,8 @@ function renderFormat(
   stored: StoredEvaluation,
 ) {
   const accept = Array.isArray(headers.accept) ? headers.accept.join(', ') : headers.accept;
-  if (bodyFormat !== undefined) return negotiateFormat(accept, bodyFormat);
-  const accepted = acceptedFormats(accept);
-  if (accepted.includes(stored.format as never)) return stored.format;
-  return negotiateFormat(accept, undefined);
+  const candidates: readonly string[] = acceptableFormats(accept, bodyFormat);
+  return candidates.includes(stored.format) ? stored.format : (candidates[0] as string);
 }
 
 /** An evaluation renders only as it was made: same format, and the claims, disclosure and purpose if named. */
