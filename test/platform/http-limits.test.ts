@@ -222,6 +222,30 @@ describe('URI limits over a real socket', () => {
     assert.equal(records.at(-1)?.request_id, body.request_id);
     assert.equal(records.at(-1)?.error_code, 'http.not_found');
   });
+
+  it('refuses a query string that does not percent-decode, on every route, with an audited 400', async () => {
+    const headers = { authorization: 'Bearer test-key-caseworker-0000000000000001' };
+    const before = relay.auditRecords().length;
+    const targets = [
+      `${HOUSEHOLDS}?district=%C3`,
+      `${HOUSEHOLDS}?district=%ZZ`,
+      `${HOUSEHOLDS}?district=a%`,
+      `${HOUSEHOLDS}?district=%ED%A0%80`,
+      `${HOUSEHOLDS}?limit=1&cursor=%`,
+      `${SCHEMA}?x=%E0%A4%A`,
+      '/nowhere?q=%G0',
+    ];
+    for (const target of targets) {
+      const response = await rawRequest(port, target, { headers });
+      assertProblem(response, 400, 'http.invalid_query');
+      assertSecurityHeaders(response);
+    }
+    assert.equal(relay.auditRecords().length, before + targets.length);
+    // Escapes that decode are read as their text.
+    const decoded = await rawRequest(port, `${HOUSEHOLDS}?district=%6Cakeside&limit=1`, { headers });
+    assert.equal(decoded.statusCode, 200, decoded.body);
+    assert.equal(JSON.parse(decoded.body).data[0].district, 'lakeside');
+  });
 });
 
 /** Sends bytes as they are (Node's client refuses malformed ones) and reads the answer up to the close. */

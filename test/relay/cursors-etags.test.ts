@@ -426,6 +426,31 @@ describe('cursors and ETags', () => {
       );
     });
 
+    it('of a page differ by purpose and credential, as its next-page cursor does', async () => {
+      // A 304 lets the client reuse the body it has: its cursor must be one this caller may continue with.
+      for (const path of [`${HOUSEHOLDS}?limit=5`, `${HOUSEHOLDS}/hh-1033/relationships/members?limit=3`]) {
+        const plain = await etagOf(path);
+        const other = `${PURPOSE}/other`;
+        const withPurpose = await etagOf(path, 'caseworker', { 'data-purpose': other });
+        const otherCaller = await etagOf(path, 'verifier_service');
+        assert.equal(new Set([plain, withPurpose, otherCaller]).size, 3, path);
+        const revalidated = await relay.get(path, {
+          as: 'caseworker',
+          headers: { 'data-purpose': other, 'if-none-match': plain },
+        });
+        assert.equal(revalidated.statusCode, 200, path);
+        const { cursor } = await page(path, { headers: { 'data-purpose': other } });
+        assert.ok(cursor, path);
+        const next = await relay.get(`${path}&cursor=${cursor}`, {
+          as: 'caseworker',
+          headers: { 'data-purpose': other },
+        });
+        assert.equal(next.statusCode, 200, next.body);
+        // The same caller and purpose still revalidate.
+        assert.equal(await etagOf(path), plain);
+      }
+    });
+
     it('change with the data generation of the tables they cover', async () => {
       for (const path of [
         HOUSEHOLDS,

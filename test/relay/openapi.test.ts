@@ -171,4 +171,44 @@ describe('OpenAPI Data-Purpose on relationship reads', () => {
     const members = await relay.get(`${households}/hh-1033/relationships/members`, { as: 'caseworker' });
     assert.equal(members.statusCode, 200, members.body);
   });
+
+  it('offers record and relationship reads only where the routes answer them, with their 304s and limits', async () => {
+    const keyless = await startDemoRelay({
+      edit: (text) =>
+        text.replace('required_filters: [person_id, national_id]', 'required_filters: [national_id]'),
+    });
+    try {
+      const document = (await keyless.get('/openapi.json', { as: 'caseworker' })).json();
+      const persons = '/v1/datasets/civil_registry/entities/persons';
+      const households = '/v1/datasets/social_protection/entities/households';
+      const paths = Object.keys(document.paths);
+      assert.ok(paths.includes(`${persons}/records`));
+      assert.deepEqual(
+        paths.filter((path) => path.startsWith(`${persons}/records/`)),
+        [],
+        'persons are not read by id',
+      );
+      const refused = await keyless.get(`${persons}/records/per-0001`, {
+        as: 'caseworker',
+        headers: { 'data-purpose': 'https://example.org/purpose/test' },
+      });
+      assert.equal(refused.statusCode, 400, refused.body);
+      assert.equal(refused.json().code, 'entity.filter_required');
+      for (const path of [
+        `${households}/schema`,
+        `${households}/records`,
+        `${households}/records/{id}`,
+        `${households}/records/{id}/relationships/members`,
+      ]) {
+        assert.ok(document.paths[path]?.get.responses['304'], `${path} documents 304`);
+      }
+      const limit = document.paths[`${households}/records/{id}/relationships/members`].get.parameters.find(
+        (parameter: { name: string }) => parameter.name === 'limit',
+      );
+      // The members entity's own paging bounds, which the relationship route applies.
+      assert.deepEqual(limit.schema, { type: 'integer', minimum: 1, maximum: 200, default: 25 });
+    } finally {
+      await keyless.close();
+    }
+  });
 });

@@ -279,8 +279,8 @@ describe('relationships and expansions', () => {
       ]) {
         assertProblem(
           await restricted.get(path, { as: 'verifier_service' }),
-          400,
-          'expand.not_allowed',
+          403,
+          'auth.scope_denied',
           /requires scope social_protection:evidence_verification/,
         );
       }

@@ -11,6 +11,7 @@ import type { Random } from '../random.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { drainOnClose, type InFlightResponses } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
+import { isWellFormedQuery } from './query-encoding.ts';
 import type { RequestContext } from './request-context.ts';
 import { createRequestWatchdog } from './request-watchdog.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
@@ -270,8 +271,13 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       );
       return;
     }
-    if ((request.raw.url ?? '').length > MAX_URI_BYTES) {
+    const url = request.raw.url ?? '';
+    if (url.length > MAX_URI_BYTES) {
       done(platformProblem('internal.uri_too_long'));
+      return;
+    }
+    if (!isWellFormedQuery(url)) {
+      done(platformProblem('http.invalid_query'));
       return;
     }
     watchdog.watch(request, reply);

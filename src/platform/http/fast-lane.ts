@@ -10,6 +10,7 @@ import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { ResponsePipeline } from './create-server.ts';
+import { isWellFormedQuery } from './query-encoding.ts';
 import { readJsonBody } from './read-json-body.ts';
 import type { RequestContext } from './request-context.ts';
 import type { RouteHandler, RouteReply, RouteRequest } from './route-types.ts';
@@ -101,8 +102,8 @@ export function createFastLane(pipeline: ResponsePipeline, options: FastLaneOpti
       const method = raw.method;
       if ((method !== 'GET' && method !== 'POST') || closing) return false;
       const url = raw.url ?? '';
-      // Overlong targets get Fastify's 414 path; the router never sees them.
-      if (url.length > MAX_PARAM_LENGTH) return false;
+      // Overlong targets get Fastify's 414 path, undecodable queries its 400; the router never sees them.
+      if (url.length > MAX_PARAM_LENGTH || !isWellFormedQuery(url)) return false;
       const found = match(method, url);
       if (found === undefined) return false;
       if (method === 'GET') {

@@ -95,6 +95,12 @@ export const PLATFORM_PROBLEMS = {
     description:
       'The request is not well-formed HTTP (for example a control character in a header value); it reached no route and is not audited.',
   },
+  'http.invalid_query': {
+    status: 400,
+    title: 'Invalid query string',
+    description:
+      'The query string does not percent-decode to UTF-8 (a `%` not followed by two hex digits, or escaped bytes that are not UTF-8); no route read it.',
+  },
   'http.expectation_failed': {
     status: 417,
     title: 'Expectation failed',

@@ -1,5 +1,5 @@
 // OpenAPI path items of one entity: schema, collection (with its filters), record and relationships.
-import type { CatalogEntity } from '../catalog/catalog.ts';
+import { type CatalogEntity, isReadableById } from '../catalog/catalog.ts';
 import { fieldSchema, problemResponse } from './openapi-schemas.ts';
 
 const errors = {
@@ -8,6 +8,8 @@ const errors = {
   403: problemResponse('Scope denied'),
   404: problemResponse('Unknown resource'),
 };
+
+const NOT_MODIFIED = { description: 'Not modified (If-None-Match matched the ETag)' };
 
 /**
  * `visible(target)`: the related entity when the document may name it (the caller holds its metadata scope).
@@ -40,7 +42,7 @@ export function entityPaths(
         tags: [tag],
         operationId: `${tag}.schema`,
         summary: `Schema of ${entity.name}`,
-        responses: { 200: { description: 'Entity schema' }, ...errors },
+        responses: { 200: { description: 'Entity schema' }, 304: NOT_MODIFIED, ...errors },
       },
     },
     [`${base}/records`]: {
@@ -68,33 +70,36 @@ export function entityPaths(
               },
             },
           },
-          304: { description: 'Not modified' },
+          304: NOT_MODIFIED,
           413: problemResponse('Too many filter values'),
           ...errors,
         },
       },
     },
-    [`${base}/records/{id}`]: {
-      get: {
-        tags: [tag],
-        operationId: `${tag}.record`,
-        summary: `One ${entity.name} record by ${entity.primaryKey.name}`,
-        parameters: [
-          { name: 'id', in: 'path', required: true, schema: fieldSchema(entity.primaryKey) },
-          purpose,
-          {
-            name: 'fields',
-            in: 'query',
-            schema: { type: 'string' },
-            description: 'Comma-separated projection',
-          },
-          ...expand,
-        ],
-        responses: {
-          200: { description: 'The record', content: { 'application/json': { schema: ref } } },
-          304: { description: 'Not modified' },
-          ...errors,
+  };
+  // A record (and so its relationships) is read by its id only when the key is among the required filters, if any:
+  // the routes refuse the rest (entity.filter_required), so the document does not offer them.
+  if (!isReadableById(entity)) return paths;
+  paths[`${base}/records/{id}`] = {
+    get: {
+      tags: [tag],
+      operationId: `${tag}.record`,
+      summary: `One ${entity.name} record by ${entity.primaryKey.name}`,
+      parameters: [
+        { name: 'id', in: 'path', required: true, schema: fieldSchema(entity.primaryKey) },
+        purpose,
+        {
+          name: 'fields',
+          in: 'query',
+          schema: { type: 'string' },
+          description: 'Comma-separated projection',
         },
+        ...expand,
+      ],
+      responses: {
+        200: { description: 'The record', content: { 'application/json': { schema: ref } } },
+        304: NOT_MODIFIED,
+        ...errors,
       },
     },
   };
@@ -112,12 +117,21 @@ export function entityPaths(
           { ...purpose, required: entity.api.requirePurpose || target.api.requirePurpose },
           ...(rel.kind === 'has_many'
             ? [
-                { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1 } },
+                {
+                  name: 'limit',
+                  in: 'query',
+                  schema: {
+                    type: 'integer',
+                    minimum: 1,
+                    maximum: target.api.maxLimit,
+                    default: target.api.defaultLimit,
+                  },
+                },
                 { name: 'cursor', in: 'query', schema: { type: 'string' } },
               ]
             : []),
         ],
-        responses: { 200: { description: 'Related record(s)' }, ...errors },
+        responses: { 200: { description: 'Related record(s)' }, 304: NOT_MODIFIED, ...errors },
       },
     };
   }

@@ -49,6 +49,29 @@ describe('cursor codec', () => {
     for (const [run, expected] of cases) assert.equal(code(run), expected);
   });
 
+  it('refuses a signature in any spelling but the one it was issued in', () => {
+    const cursor = codec.encode({ i: 'intent', g: 'gen', p: 20 });
+    const [body, tag] = cursor.split('.') as [string, string];
+    // The 16-byte tag is 22 base64url characters: the last one carries 4 unused bits.
+    const last = tag.at(-1) as string;
+    const sameBits = 'AEIMQUYcgkosw048'.includes(last)
+      ? String.fromCharCode(last.charCodeAt(0) + 1)
+      : String.fromCharCode(last.charCodeAt(0) - 1);
+    for (const altered of [
+      `${tag.slice(0, -1)}${sameBits}`,
+      `${tag}==`,
+      `${tag.slice(0, 5)}!${tag.slice(5)}`,
+      `${tag.slice(0, 5)} ${tag.slice(5)}`,
+    ]) {
+      assert.equal(Buffer.from(altered, 'base64url').equals(Buffer.from(tag, 'base64url')), true, altered);
+      assert.equal(
+        code(() => codec.decode(`${body}.${altered}`, 'intent', 'gen')),
+        'pagination.cursor_malformed',
+      );
+    }
+    assert.equal(codec.decode(`${body}.${tag}`, 'intent', 'gen'), 20);
+  });
+
   it('carries a key as long as a unique index holds uncompressed (2,704 bytes), and refuses an overlong cursor', () => {
     const intent = 'f'.repeat(64);
     const generation = 'e'.repeat(32);

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
 import { addGetRoute } from '../../platform/http/fast-lane.ts';
+import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import type { CatalogEntity } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
@@ -73,12 +74,15 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       intent = recordsIntent(entity, query, purpose, principal.credentialTag);
       afterRow = runtime.cursors.decode(query.cursor, intent, table.version);
     }
+    // Purpose and credential too: the next page's cursor in the body and the Link header is bound to them.
     const etag = strongEtag([
       'records',
       entity.datasetId,
       entity.name,
       versionsOf(generation, entity, expansions),
       sortedQuery(params),
+      purpose ?? null,
+      principal.credentialTag,
     ]);
     if (isNotModified(request, etag)) return notModified(reply, etag);
     const page = runCollection(table, query.filters, afterRow, query.limit);
@@ -187,9 +191,10 @@ export function authorizeExpansions(
 ): Related[] {
   return names.map((name) => {
     const related = relatedOf(runtime.catalog, entity, name);
+    // The same answer as reading the relationship itself: the expansion is allowed, the caller may not read it.
     if (!scopes.has(related.target.scopes.rows)) {
-      throw relayProblem(
-        'expand.not_allowed',
+      throw platformProblem(
+        'auth.scope_denied',
         `expanding \`${name}\` requires scope ${related.target.scopes.rows}`,
       );
     }

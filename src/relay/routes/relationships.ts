@@ -103,6 +103,9 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
         source.version,
         target.version,
         sortedQuery(params),
+        // Bound to what the page's cursor is bound to (see the records route).
+        purpose ?? null,
+        principal.credentialTag,
       ]);
       if (isNotModified(request, etag)) return notModified(reply, etag);
       let start = 0;

@@ -4,7 +4,7 @@ import type { RouteRequest } from '../../platform/http/route-types.ts';
 import { requireScope } from '../../platform/auth/require-scope.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { Catalog, CatalogDataset, CatalogEntity, EntityScopes } from '../catalog/catalog.ts';
-import { datasetScopePrefix } from '../catalog/catalog.ts';
+import { datasetScopePrefix, isReadableById } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import type { RelayState } from '../relay-state.ts';
 import type { Generation } from '../store/generation.ts';
@@ -63,13 +63,11 @@ function scopeLevel(scope: keyof EntityScopes): string {
   return scope === 'evidenceVerification' ? 'evidence_verification' : scope;
 }
 
-/** A read by id is an equality on the primary key: it satisfies a required filter only when the key is one. */
 export function requireReadableById(entity: CatalogEntity): void {
-  const required = entity.api.requiredFilters;
-  if (required.length > 0 && !required.includes(entity.primaryKey.name)) {
+  if (!isReadableById(entity)) {
     throw relayProblem(
       'entity.filter_required',
-      `one of: ${required.join(', ')} (a record of ${entity.name} is not read by its id)`,
+      `one of: ${entity.api.requiredFilters.join(', ')} (a record of ${entity.name} is not read by its id)`,
     );
   }
 }

@@ -114,6 +114,12 @@ describe('coerceCell', () => {
       value: Date.UTC(2024, 0, 1, 10, 0, 0, 123),
     });
     assert.equal(coerceCell('yesterday', 'timestamp', csv).ok, false);
+    // Days that the month does not have are refused, not rolled into the next month.
+    for (const text of ['2024-02-30T00:00:00Z', '2023-02-29 12:00', '2024-04-31T08:00:00+02', '2024-02-30']) {
+      assert.equal(coerceCell(text, 'timestamp', csv).ok, false, text);
+      assert.equal(parseFilterValue(text, 'timestamp').ok, false, text);
+    }
+    assert.equal(coerceCell('2024-02-29T00:00:00Z', 'timestamp', csv).ok, true);
   });
 
   it('keeps strings as they are and renders other cells as text', () => {

@@ -178,7 +178,9 @@ function coerceTimestamp(raw: unknown, excelSerials: boolean): CoercedValue {
     const text = raw.trim();
     if (DATE.test(text)) return coerceTimestamp(`${text}T00:00:00Z`, excelSerials);
     const match = TIMESTAMP.exec(text);
-    if (match) {
+    // Date.parse rolls a day past the month's end into the next month (2024-02-30 is March 1st). Year 0000 stays
+    // a timestamp's (1 BC, a leap year like 2000), though not a date's.
+    if (match && isDateText((match[1] as string).replace(/^0000/, '2000'))) {
       // A timestamp without an offset is read as UTC.
       const iso = `${match[1]}T${match[2]}:${match[3]}:${match[4] ?? '00'}${(match[5] ?? '').slice(0, 4)}${normaliseOffset(match[6])}`;
       const ms = Date.parse(iso);
