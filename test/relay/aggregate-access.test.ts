@@ -146,12 +146,13 @@ describe('aggregate access (demo)', () => {
           .data.map((a: { aggregate_id?: string; id?: string }) => a.aggregate_id ?? a.id);
       assert.deepEqual(await list('catalog_viewer'), ['payments_by_district']);
       assert.deepEqual(await list('analyst'), ['payments_by_district', 'households_by_district']);
+      // A hidden aggregate answers as an unknown one: a 403 would confirm that it exists.
       const hidden = '/v1/datasets/social_protection/aggregates/households_by_district/structure';
       assertProblem(
         await edited.get(hidden, { as: 'catalog_viewer' }),
-        403,
-        'auth.scope_denied',
-        'required scope: social_protection:admin',
+        404,
+        'schema.unknown_aggregate',
+        'dataset social_protection has no aggregate households_by_district',
       );
       assert.equal((await edited.get(hidden, { as: 'analyst' })).statusCode, 200);
       // Measures and dimensions of a hidden aggregate do not exist for the caller.
@@ -206,7 +207,38 @@ describe('aggregate access (demo)', () => {
       404,
       'schema.unknown_aggregate',
     );
-    assertProblem(await get(`${PAYMENTS}/structure`, 'verifier_service'), 403, 'auth.scope_denied');
+    // Scope on the dataset but not on the aggregate: as unknown.
+    assertProblem(await get(`${PAYMENTS}/structure`, 'verifier_service'), 404, 'schema.unknown_aggregate');
+    assertProblem(await get(`${PAYMENTS}/structure`, 'health_planner'), 403, 'auth.scope_denied');
+  });
+
+  it('describes in the metadata documents only the aggregates the caller may discover', async () => {
+    // The payments entity now needs another metadata scope: payments_by_district, which reads it, is hidden from
+    // a caller holding only the dataset's metadata scope, in the API and in every metadata document alike.
+    const edited = await startDemoRelay({
+      edit: (text) =>
+        text.replace(
+          '          - { name: household, kind: belongs_to, target: households, foreign_key: household_id }\n        access:\n          metadata_scope: social_protection:metadata\n          read_scope: social_protection:rows\n          aggregate_scope: social_protection:aggregate\n        api:\n          default_limit: 50',
+          '          - { name: household, kind: belongs_to, target: households, foreign_key: household_id }\n        access:\n          metadata_scope: social_protection:evidence_verification\n          read_scope: social_protection:rows\n          aggregate_scope: social_protection:aggregate\n        api:\n          default_limit: 50',
+        ),
+    });
+    try {
+      const ids = (await edited.get('/v1/datasets/social_protection/aggregates', { as: 'catalog_viewer' }))
+        .json()
+        .data.map((aggregate: { aggregate_id: string }) => aggregate.aggregate_id);
+      assert.deepEqual(ids, ['households_by_district']);
+      for (const path of ['/metadata/dcat', '/metadata/dcat/bregdcat-ap']) {
+        const viewer = await edited.get(path, { as: 'catalog_viewer' });
+        assert.equal(viewer.statusCode, 200, viewer.body);
+        assert.match(viewer.body, /households_by_district/, path);
+        assert.doesNotMatch(viewer.body, /payments_by_district|Payments by district/, path);
+        // The analyst holds the aggregate scope: it may discover (and run) the aggregate.
+        const analyst = await edited.get(path, { as: 'analyst' });
+        assert.match(analyst.body, /payments_by_district/, path);
+      }
+    } finally {
+      await edited.close();
+    }
   });
 
   it('merges measures and dimensions by id across aggregates, with queryable_via', async () => {

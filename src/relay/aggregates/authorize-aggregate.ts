@@ -2,7 +2,6 @@
 import type { RouteRequest } from '../../platform/http/route-types.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import { requireScope } from '../../platform/auth/require-scope.ts';
-import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { Catalog, CatalogDataset } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import { auditFacts, type RelayAuditFacts } from '../relay-runtime.ts';
@@ -53,9 +52,17 @@ export function visibleAggregates(dataset: CatalogDataset, principal: Principal)
   return [...dataset.aggregates.values()].filter((aggregate) => canDiscover(principal, aggregate));
 }
 
+/**
+ * The scopes that let the caller discover the aggregate. One it may not discover answers as an unknown one does:
+ * a 403 would tell the caller that an aggregate of that id exists.
+ */
 export function requireDiscovery(principal: Principal, aggregate: CatalogAggregate): string[] {
-  if (!canDiscover(principal, aggregate))
-    throw platformProblem('auth.scope_denied', `required scope: ${aggregate.scopes.metadata}`);
+  if (!canDiscover(principal, aggregate)) {
+    throw relayProblem(
+      'schema.unknown_aggregate',
+      `dataset ${aggregate.datasetId} has no aggregate ${aggregate.id}`,
+    );
+  }
   return principal.scopes.has(aggregate.scopes.aggregate)
     ? [aggregate.scopes.aggregate]
     : [aggregate.scopes.metadata, aggregate.source.scopes.metadata];

@@ -2,6 +2,7 @@
 // cache of rendered documents: callers with the same visibility share views, bodies and ETags.
 import type { Principal } from '../../../platform/auth/principal.ts';
 import { platformProblem } from '../../../platform/problem/platform-problems.ts';
+import { canDiscover } from '../../aggregates/authorize-aggregate.ts';
 import type { Catalog } from '../../catalog/catalog.ts';
 import type { MetadataModel } from '../model/metadata-model.ts';
 import { scopeMetadataModel } from '../model/scope-metadata-model.ts';
@@ -56,12 +57,13 @@ export function createMetadataViews(model: MetadataModel, catalog: Catalog): Met
         scopesByDataset.set(dataset.id, scopes);
       }
     }
-    // An aggregate is described to whoever holds its metadata scope and sees its dataset at all.
+    // An aggregate is described to whoever sees its dataset at all and may discover it through the API (its
+    // aggregate scope, or its metadata scope with the source entity's): the documents name nothing more.
     const aggregates = new Set<string>();
     for (const dataset of catalog.datasets.values()) {
       if (!scopesByDataset.has(dataset.id)) continue;
       for (const aggregate of dataset.aggregates.values()) {
-        if (principal.scopes.has(aggregate.scopes.metadata)) aggregates.add(`${dataset.id}/${aggregate.id}`);
+        if (canDiscover(principal, aggregate)) aggregates.add(`${dataset.id}/${aggregate.id}`);
       }
     }
     if (visible.size === 0) {
