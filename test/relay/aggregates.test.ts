@@ -167,6 +167,51 @@ describe('aggregate execution (demo)', () => {
     assert.equal(one.observations[0].payments, data.payments.filter((p) => p.cycle === '2026-06').length);
   });
 
+  it('links every answer to its own query, whatever its spelling or method', async () => {
+    const posted = await post(`${PAYMENTS}/query`, {
+      group_by: ['cycle'],
+      filters: { 'household.district': 'lakeside' },
+      temporal: { from: '2026-03' },
+    });
+    assert.equal(posted.statusCode, 200, posted.body);
+    const links = new Map<string, string>(
+      posted
+        .json()
+        .links.map((link: { rel: string; type: string; href: string }) => [
+          `${link.rel} ${link.type}`,
+          link.href,
+        ]),
+    );
+    assert.match(links.get('self application/json') as string, /\/payments_by_district\/query$/);
+    // Each alternate runs the posted query in its format: same observations.
+    const observations = posted.json().observations;
+    for (const [key, format] of [
+      ['alternate text/csv', 'csv'],
+      ['alternate application/vnd.sdmx.data+json;version=2.1', 'sdmx-json'],
+    ]) {
+      const href = links.get(key) as string;
+      const url = new URL(href);
+      assert.equal(url.searchParams.get('f'), format);
+      assert.equal(url.searchParams.get('group_by'), 'cycle');
+      assert.equal(url.searchParams.get('household.district'), 'lakeside');
+      assert.equal(url.searchParams.get('cycle.gte'), '2026-03');
+      url.searchParams.set('f', 'json');
+      const again = (await get(`${url.pathname}${url.search}`)).json();
+      assert.deepEqual(again.observations, observations);
+    }
+    // Two spellings of one GET query: one ETag, one body (its links included).
+    const first = await get(`${PAYMENTS}?group_by=cycle&household.district=lakeside&cycle.gte=2026-03`);
+    const second = await get(
+      `${PAYMENTS}?cycle.gte=2026-03&household.district.eq=lakeside&max_rows=10000&group_by=cycle`,
+    );
+    assert.equal(first.headers.etag, second.headers.etag);
+    assert.equal(first.body, second.body);
+    const sdmx = await post(`${PAYMENTS}/query`, { group_by: ['cycle'], format: 'sdmx-json' });
+    const self = sdmx.json().data.structures[0].links.find((link: { rel: string }) => link.rel === 'self')
+      .href as string;
+    assert.equal(new URL(self).searchParams.get('group_by'), 'cycle');
+  });
+
   it('enforces required filters, limits and truncation', async () => {
     const edited = await startDemoRelay({
       edit: (text) =>

@@ -22,7 +22,7 @@ import {
 } from './answer-cache.ts';
 import { aggregateAuditFacts, lookupAggregate, requireExecution } from './authorize-aggregate.ts';
 import { computeAggregate } from './compute-aggregate.ts';
-import { aggregateUrl } from './describe-aggregate.ts';
+import { aggregateUrl, dimensionJson } from './describe-aggregate.ts';
 import { type AggregateFormat, negotiateFormat } from './negotiate-format.ts';
 import {
   type AggregateQuery,
@@ -126,7 +126,7 @@ async function runAggregate(
   if (!answer) {
     answer = answerOf(generation, aggregate, query, format, {
       digest: createHash('sha256').update(etag).digest('hex').slice(0, 16),
-      links: linksOf(baseUrl, aggregate, request, method),
+      links: linksOf(baseUrl, aggregate, query, format, method),
     });
     rememberAnswer(generation, etag, answer);
   }
@@ -217,17 +217,38 @@ function readJsonBody(request: RouteRequest, params: QueryParams, raw: unknown):
   }
 }
 
+/** The query's filters in a canonical order: by field path, then operator. */
+function sortedFilters(query: AggregateQuery): AggregateQuery['filters'] {
+  return [...query.filters].sort((a, b) =>
+    a.path.path === b.path.path ? (a.op < b.op ? -1 : 1) : a.path.path < b.path.path ? -1 : 1,
+  );
+}
+
 /** What the answer depends on, in a canonical order (filters sorted), for the ETag. */
 function normalisedQuery(query: AggregateQuery): unknown {
-  const filters = query.filters
-    .map((filter) => [filter.path.path, filter.op, filter.values] as const)
-    .sort(([a, opA], [b, opB]) => (a === b ? (opA < opB ? -1 : 1) : a < b ? -1 : 1));
   return {
     measures: query.measures.map((measure) => measure.id),
     group_by: query.groupBy.map((dimension) => dimension.id),
-    filters,
+    filters: sortedFilters(query).map((filter) => [filter.path.path, filter.op, filter.values]),
     max_rows: query.maxRows,
   };
+}
+
+/**
+ * The query as GET parameters in one spelling, whatever spelling or method it came in: every member explicit,
+ * filters sorted, values as their field type writes them. The answer's links are built from it, so the body is a
+ * function of what its ETag covers, and a POST's alternates run the posted query.
+ */
+function canonicalParams(query: AggregateQuery): URLSearchParams {
+  const params = new URLSearchParams();
+  params.set('measures', query.measures.map((measure) => measure.id).join(','));
+  params.set('group_by', query.groupBy.map((dimension) => dimension.id).join(','));
+  for (const filter of sortedFilters(query)) {
+    const name = filter.op === 'eq' ? filter.path.path : `${filter.path.path}.${filter.op}`;
+    params.set(name, filter.values.map((value) => String(dimensionJson(filter.path, value))).join(','));
+  }
+  params.set('max_rows', String(query.maxRows));
+  return params;
 }
 
 /** A POST query as GET-style parameters, so the audit record hashes filter values as for a GET. */
@@ -245,20 +266,18 @@ function auditParams(query: AggregateQuery, format: AggregateFormat): Record<str
 function linksOf(
   baseUrl: string,
   aggregate: CatalogAggregate,
-  request: RouteRequest,
+  query: AggregateQuery,
+  format: AggregateFormat,
   method: 'GET' | 'POST',
 ): AggregateResponse['links'] {
   const url = aggregateUrl(baseUrl, aggregate);
-  const query =
-    method === 'GET' ? new URL(request.url, 'http://relay.invalid').searchParams : new URLSearchParams();
   const withFormat = (f: string) => {
-    const params = new URLSearchParams(query);
+    const params = canonicalParams(query);
     params.set('f', f);
     return `${url}?${params.toString()}`;
   };
-  const self = method === 'GET' ? `${url}${query.size > 0 ? `?${query.toString()}` : ''}` : `${url}/query`;
   return {
-    self,
+    self: method === 'GET' ? withFormat(format) : `${url}/query`,
     structure: `${url}/structure`,
     json: withFormat('json'),
     csv: withFormat('csv'),
