@@ -243,8 +243,28 @@ function checkServices(manifest: Manifest): ConfigIssue[] {
   manifest.public_services.forEach((service, s) => {
     const base = `public_services.${s}`;
     const authority = service.competent_authority;
-    if (authority !== undefined && !ids.authority.has(authority))
+    // CPSV-AP (and BRegDCAT-AP) require a public service's competent authority, and that authority's spatial
+    // coverage, which the documents take from the authority, else the service's jurisdiction, else the catalog's.
+    if (authority === undefined) {
+      issues.push(
+        issue(
+          `${base}.competent_authority`,
+          'a public service needs its competent authority (CPSV-AP requires one)',
+        ),
+      );
+    } else if (!ids.authority.has(authority)) {
       issues.push(missing(`${base}.competent_authority`, 'authority', authority, ids.authority));
+    } else if (service.jurisdiction === undefined && manifest.catalog.spatial_coverage === undefined) {
+      const a = manifest.authorities.findIndex((entry) => entry.id === authority);
+      if (manifest.authorities[a]?.spatial === undefined) {
+        issues.push(
+          issue(
+            `authorities.${a}.spatial`,
+            `authority \`${authority}\` of public service \`${service.id}\` needs a spatial coverage (CPSV-AP requires one): set it, the service's jurisdiction or catalog.spatial_coverage`,
+          ),
+        );
+      }
+    }
     refs(`${base}.holds_requirements`, 'requirement', service.holds_requirements);
     refs(`${base}.produces`, 'dataset', service.produces);
     refs(`${base}.data_services`, 'data service', service.data_services);
