@@ -382,6 +382,39 @@ describe('request timeout', () => {
   });
 });
 
+describe('a time-out while a response is being committed', () => {
+  // The commit (the audit write) takes longer than the request time-out: the first response to enter it is the
+  // one the client gets, and the other is dropped, never written over it (that crashed the process).
+  const app = bareApp(100, { commitResponse: (_request, _reply, done) => setTimeout(() => done(), 250) });
+  const replaced: string[] = [];
+  const answerAfter = (path: string, ms: number) =>
+    app.get(path, async (request, reply) => {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      request.ctx.onReplaced = () => replaced.push(path);
+      return reply.send({ path });
+    });
+  answerAfter('/just-in-time', 60);
+  answerAfter('/too-late', 300);
+  let port = 0;
+  before(async () => {
+    port = await listenLocal(app);
+  });
+  after(() => app.close());
+
+  it('sends the response that entered first, once, and tells the route when its own was dropped', async () => {
+    const inTime = await rawRequest(port, '/just-in-time');
+    assert.equal(inTime.statusCode, 200, inTime.body);
+    assert.deepEqual(JSON.parse(inTime.body), { path: '/just-in-time' });
+    const late = await rawRequest(port, '/too-late');
+    assertProblem(late, 504, 'internal.timeout');
+    // The late handler's answer reaches the pipeline after the 504 did: dropped, and its route told.
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.deepEqual(replaced, ['/too-late']);
+    const again = await rawRequest(port, '/just-in-time');
+    assert.equal(again.statusCode, 200, 'the server still answers');
+  });
+});
+
 describe('error boundary', () => {
   const lines: string[] = [];
   const app = bareApp(5_000, {

@@ -188,7 +188,7 @@ describe('aggregate execution (demo)', () => {
     for (const [key, format] of [
       ['alternate text/csv', 'csv'],
       ['alternate application/vnd.sdmx.data+json;version=2.1', 'sdmx-json'],
-    ]) {
+    ] as const) {
       const href = links.get(key) as string;
       const url = new URL(href);
       assert.equal(url.searchParams.get('f'), format);

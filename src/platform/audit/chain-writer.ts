@@ -96,7 +96,15 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
     const result = attempt(() => sink.append(lines.join('\n')), lines.length - 1);
     if (result.ok) prevHash = queuedHash;
     else queuedHash = prevHash;
-    for (const callback of done) callback(result.failure);
+    for (const callback of done) {
+      // Each callback sends its request's response: one that throws must not keep the others from theirs, nor
+      // escape from this immediate (that would end the process).
+      try {
+        callback(result.failure);
+      } catch (error) {
+        logger.error({ err_message: errorMessage(error) }, 'sending a response after its audit record failed');
+      }
+    }
   };
 
   const build = (record: AuditRecord) =>

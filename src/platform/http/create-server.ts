@@ -114,8 +114,12 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   const allowedOrigins = new Set(options.corsAllowedOrigins);
   const allowHeaders = [...CORS_ALLOW_HEADERS, ...(options.corsHeaders?.allow ?? [])].join(', ');
   const exposeHeaders = [...CORS_EXPOSE_HEADERS, ...(options.corsHeaders?.expose ?? [])].join(', ');
+  // A response already on its way (waiting for its audit record, which Fastify does not count as sent) goes out:
+  // the time-out answer would only be dropped behind it.
   const watchdog = createRequestWatchdog(options.requestTimeoutMs, (request, reply) => {
-    if (!reply.sent) sendProblem(request, reply, platformProblem('internal.timeout'));
+    if (reply.sent || request.ctx?.responding) return;
+    if (request.ctx) request.ctx.timedOut = true;
+    sendProblem(request, reply, platformProblem('internal.timeout'));
   });
 
   /** Per-request state and the CORS echo: the first step of every request, routed or not. */
@@ -158,6 +162,13 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     payload: T,
     done: (out: T | Buffer) => void,
   ): void => {
+    // One response per request: a second (the handler's, after the watchdog answered 504) never reaches the
+    // socket, where it would write over the first. Its route learns that what it sent was not delivered.
+    if (request.ctx?.responding) {
+      request.ctx.onReplaced?.();
+      return;
+    }
+    if (request.ctx) request.ctx.responding = true;
     for (const name in SECURITY_HEADERS) {
       if (!reply.hasHeader(name)) reply.header(name, SECURITY_HEADERS[name] as string);
     }
@@ -174,10 +185,14 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       done(payload);
       return;
     }
+    // A time-out answer waits for its commit while the handler may still run: what it sets on the reply meanwhile
+    // (its content type, its status) is undone before the answer is written.
+    const restore = request.ctx?.timedOut ? frozenHead(reply) : undefined;
     try {
-      options.commitResponse(request, reply, (error) =>
-        done(error === undefined ? payload : replaceWithProblem(request, reply, error)),
-      );
+      options.commitResponse(request, reply, (error) => {
+        restore?.();
+        done(error === undefined ? payload : replaceWithProblem(request, reply, error));
+      });
     } catch (error) {
       done(replaceWithProblem(request, reply, error));
     }
@@ -318,6 +333,19 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   return app;
+}
+
+/** The reply's status and headers as they are now; the function puts them back. */
+function frozenHead(reply: RouteReply): () => void {
+  const status = reply.statusCode;
+  const headers = reply.getHeaders();
+  return () => {
+    for (const name of Object.keys(reply.getHeaders())) if (!(name in headers)) reply.removeHeader(name);
+    for (const [name, value] of Object.entries(headers)) {
+      if (value !== undefined && value !== null) reply.header(name, value as string | number);
+    }
+    reply.code(status);
+  };
 }
 
 export function sendProblem(request: RouteRequest, reply: RouteReply, problem: Problem): void {

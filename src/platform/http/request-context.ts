@@ -18,6 +18,13 @@ export interface RequestContext {
    * undone here.
    */
   onReplaced?: (() => void) | undefined;
+  /**
+   * Set when a response enters the response pipeline (headers, audit, commit). A later one, such as a handler
+   * finishing after its time-out answer, is dropped there: its route is told through `onReplaced`.
+   */
+  responding?: boolean;
+  /** Set when the watchdog answers the request (504): the handler may still set headers on the same reply. */
+  timedOut?: boolean;
 }
 
 declare module 'fastify' {
