@@ -59,7 +59,8 @@ export function assertSecurityHeaders(response: HttpResult): void {
 
 export interface RawRequestOptions {
   readonly method?: string;
-  readonly headers?: Record<string, string>;
+  /** A list sends the header once per value. */
+  readonly headers?: Record<string, string | string[]>;
   readonly body?: string;
 }
 

@@ -223,6 +223,19 @@ describe('URI limits over a real socket', () => {
     assert.equal(records.at(-1)?.error_code, 'http.not_found');
   });
 
+  it('refuses two Data-Purpose headers on a rows read, even where no purpose is required', async () => {
+    const headers = { authorization: 'Bearer test-key-caseworker-0000000000000001' };
+    const repeated = await rawRequest(port, `${HOUSEHOLDS}?limit=1`, {
+      headers: { ...headers, 'data-purpose': ['https://example.org/p/a', 'https://example.org/p/b'] },
+    });
+    assertProblem(repeated, 400, 'auth.purpose_required', 'send one Data-Purpose header');
+    const comma = await rawRequest(port, `${HOUSEHOLDS}?limit=1`, {
+      headers: { ...headers, 'data-purpose': 'review, 2026' },
+    });
+    assert.equal(comma.statusCode, 200, comma.body);
+    assert.equal(relay.auditRecords().at(-1)?.purpose, 'review, 2026');
+  });
+
   it('refuses a query string that does not percent-decode, on every route, with an audited 400', async () => {
     const headers = { authorization: 'Bearer test-key-caseworker-0000000000000001' };
     const before = relay.auditRecords().length;

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
-import { assertProblem } from '../helpers/http-checks.ts';
+import { assertProblem, listenLocal, rawRequest } from '../helpers/http-checks.ts';
 import { injectThroughLane } from '../helpers/inject-through-lane.ts';
 import {
   CALLER_KEYS,
@@ -489,6 +489,35 @@ describe('verifier accepting any purpose (no allowed_purposes)', () => {
       const longest = await verifier.evaluate({ ...body, purpose: 'x'.repeat(512) }, noHeader);
       assert.equal(longest.statusCode, 200, longest.body);
       assert.equal(reads, 2);
+      // Two Data-Purpose headers are not one purpose "a, b" (Node joins them so): refused, whatever their values.
+      const port = await listenLocal(verifier.verifier.app);
+      const purposes = [EVIDENCE_PURPOSE, 'https://elsewhere.example/p'];
+      for (const path of ['/v1/evaluations', '/v1/batch-evaluations']) {
+        const repeated = await rawRequest(port, path, {
+          method: 'POST',
+          headers: {
+            'x-api-key': CALLER_KEYS.full,
+            'content-type': 'application/json',
+            'data-purpose': purposes,
+          },
+          body: JSON.stringify(
+            path === '/v1/evaluations' ? body : { items: [{ target: ALIVE }], claims: ['person_alive'] },
+          ),
+        });
+        assertProblem(repeated, 400, 'request.invalid');
+      }
+      assert.equal(reads, 2, 'no source read happens');
+      // One header whose value holds a comma is one purpose.
+      const comma = await rawRequest(port, '/v1/evaluations', {
+        method: 'POST',
+        headers: {
+          'x-api-key': CALLER_KEYS.full,
+          'content-type': 'application/json',
+          'data-purpose': 'review, 2026',
+        },
+        body: JSON.stringify(body),
+      });
+      assert.equal(comma.statusCode, 200, comma.body);
     } finally {
       await verifier.close();
       await new Promise<void>((resolve) => upstream.close(() => resolve()));

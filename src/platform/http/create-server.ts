@@ -12,6 +12,7 @@ import { answerClientError } from './answer-client-error.ts';
 import { drainOnClose, type InFlightResponses } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
 import { isWellFormedQuery } from './query-encoding.ts';
+import { splitRepeatedHeaders } from './repeated-headers.ts';
 import type { RequestContext } from './request-context.ts';
 import { createRequestWatchdog } from './request-watchdog.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
@@ -124,6 +125,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
 
   /** Per-request state and the CORS echo: the first step of every request, routed or not. */
   const beginRequest = (request: RouteRequest, reply: RouteReply): void => {
+    splitRepeatedHeaders(request.raw);
     const clientRequestId = request.headers['x-request-id'];
     request.ctx = {
       requestId: request.id,

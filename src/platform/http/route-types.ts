@@ -1,6 +1,6 @@
 // The request and reply surface our route handlers may use. Fastify's request and reply satisfy it, and so do the
 // fast lane's (fast-lane.ts), so a handler written against these types runs unchanged on either path.
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { RequestContext } from './request-context.ts';
 
@@ -10,6 +10,8 @@ export interface RouteRequest {
   /** The raw request target: path and query string, as received. */
   readonly url: string;
   readonly headers: IncomingHttpHeaders;
+  /** Node's request, for what the parsed headers lose (the order and repetition of raw headers). */
+  readonly raw: IncomingMessage;
   /** Decoded path parameters of the matched route. */
   readonly params: unknown;
   /** The parsed query string: a string per name, an array for a repeated name. */

@@ -75,6 +75,8 @@ export function requireReadableById(entity: CatalogEntity): void {
 /** The trimmed `Data-Purpose` value, required when the entity says so (blank counts as missing). */
 export function readPurpose(request: RouteRequest, entities: readonly CatalogEntity[]): string | undefined {
   const raw = request.headers['data-purpose'];
+  // Repeated headers arrive split (repeated-headers.ts): which one is the purpose is for the caller to say.
+  if (Array.isArray(raw)) throw platformProblem('auth.purpose_required', 'send one Data-Purpose header');
   const purpose = typeof raw === 'string' && raw.trim() !== '' ? raw.trim() : undefined;
   const requiring = entities.find((entity) => entity.api.requirePurpose);
   if (purpose === undefined && requiring) {
