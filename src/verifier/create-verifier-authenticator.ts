@@ -8,8 +8,10 @@ import { readCredential } from '../platform/auth/read-credential.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/log.ts';
 import { platformProblem } from '../platform/problem/platform-problems.ts';
+import { isProblem } from '../platform/problem/problem.ts';
 import type { VerifierSecrets } from './config/resolve-verifier-secrets.ts';
 import type { VerifierConfig } from './config/schema.ts';
+import { verifierProblem } from './problems.ts';
 
 /** The caller's principal: at once for static credentials, after the token check for OIDC. */
 export type Authenticate = (request: RouteRequest) => Principal | Promise<Principal>;
@@ -25,11 +27,12 @@ export function createVerifierAuthenticator(
     const bearerOnly = createApiKeyAuthenticator([...secrets.apiKeys, ...secrets.bearerTokens]);
     const bearerIds = new Set(secrets.bearerTokens.map((entry) => entry.id));
     return (request) => {
-      const credential = readCredential(request.headers, { rejectBoth: true });
-      const found =
+      const credential = asContractCodes(() => readCredential(request.headers, { rejectBoth: true }));
+      const found = asContractCodes(() =>
         credential.header === 'authorization'
           ? bearerOnly(credential.secret, request.socket)
-          : anyHeader(credential.secret, request.socket);
+          : anyHeader(credential.secret, request.socket),
+      );
       const principal: Principal = bearerIds.has(found.id) ? { ...found, authMode: 'static' } : found;
       request.ctx.principal = principal;
       return principal;
@@ -37,15 +40,49 @@ export function createVerifierAuthenticator(
   }
   const oidc = createOidcAuthenticator(config.auth.oidc as NonNullable<VerifierConfig['auth']['oidc']>, deps);
   return async (request) => {
-    const credential = readCredential(request.headers, { rejectBoth: true });
+    const credential = asContractCodes(() => readCredential(request.headers, { rejectBoth: true }));
     if (credential.header !== 'authorization') {
       throw platformProblem(
-        'auth.malformed_credential',
+        'auth.missing_credential',
         'this verifier accepts `Authorization: Bearer <access token>`',
       );
     }
-    const principal = await oidc.authenticate(credential.secret);
+    let principal: Principal;
+    try {
+      principal = await oidc.authenticate(credential.secret);
+    } catch (error) {
+      throw tokenProblem(error);
+    }
     request.ctx.principal = principal;
     return principal;
   };
+}
+
+/**
+ * The verifier's contract answers a static credential that is absent, malformed or unknown alike, 401
+ * `auth.missing_credential`: a caller learns nothing about which keys exist. (The relay's contract names each.)
+ */
+function asContractCodes<T>(authenticate: () => T): T {
+  try {
+    return authenticate();
+  } catch (error) {
+    if (isProblem(error) && STATIC_CREDENTIAL_CODES.has(error.code)) {
+      throw platformProblem(
+        'auth.missing_credential',
+        'send a valid `x-api-key` or `Authorization: Bearer` credential',
+      );
+    }
+    throw error;
+  }
+}
+
+const STATIC_CREDENTIAL_CODES: ReadonlySet<string> = new Set([
+  'auth.invalid_credential',
+  'auth.malformed_credential',
+]);
+
+/** Every 401 of the token check is the contract's `auth.invalid_token`, its detail saying why. */
+function tokenProblem(error: unknown): unknown {
+  if (!isProblem(error) || error.status !== 401 || error.code === 'auth.missing_credential') return error;
+  return verifierProblem('auth.invalid_token', error.detail, { headers: error.headers });
 }

@@ -3,6 +3,12 @@ import { PLATFORM_PROBLEMS } from '../platform/problem/platform-problems.ts';
 import { createProblemFactory, type Problem, type ProblemCatalog } from '../platform/problem/problem.ts';
 
 export const VERIFIER_PROBLEMS = {
+  'auth.invalid_token': {
+    status: 401,
+    title: 'Invalid token',
+    description:
+      'OIDC mode: the bearer access token does not verify (signature, issuer, audience, lifetime, key, algorithm or type); the detail says which.',
+  },
   'request.invalid': {
     status: 400,
     title: 'Invalid request',

@@ -228,7 +228,10 @@ describe('URI limits over a real socket', () => {
     const repeated = await rawRequest(port, `${HOUSEHOLDS}?limit=1`, {
       headers: { ...headers, 'data-purpose': ['https://example.org/p/a', 'https://example.org/p/b'] },
     });
-    assertProblem(repeated, 400, 'auth.purpose_required', 'send one Data-Purpose header');
+    assert.equal(
+      assertProblem(repeated, 400, 'auth.purpose_required').detail,
+      'send one Data-Purpose header',
+    );
     const comma = await rawRequest(port, `${HOUSEHOLDS}?limit=1`, {
       headers: { ...headers, 'data-purpose': 'review, 2026' },
     });

@@ -76,7 +76,7 @@ describe('verifier admin listener', () => {
     assertProblem(
       await reload({ 'x-api-key': 'not-a-configured-key-000000000000001' }),
       401,
-      'auth.invalid_credential',
+      'auth.missing_credential',
     );
     const denied = assertProblem(await reload({ 'x-api-key': CALLER_KEYS.full }), 403, 'auth.scope_denied');
     assert.equal(denied.detail, 'required scope: verifier:admin');

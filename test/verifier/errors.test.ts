@@ -127,13 +127,18 @@ describe('verifier error table', () => {
     assert.equal(requests.length, 2, 'only the two valid evaluations read their source');
   });
 
-  it('401 auth.missing_credential and auth.invalid_credential; 400 auth.multiple_credentials', async () => {
+  it('401 auth.missing_credential for an absent, malformed or unknown credential; 400 auth.multiple_credentials', async () => {
     await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 401, 'auth.missing_credential', {
       as: 'full',
       headers: { 'x-api-key': '' },
     });
-    await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 401, 'auth.invalid_credential', {
+    // No distinction between absent and wrong (verifier contract §2.1): which keys exist is not told.
+    await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 401, 'auth.missing_credential', {
       headers: { 'x-api-key': 'not-a-key' },
+    });
+    await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 401, 'auth.missing_credential', {
+      as: 'full',
+      headers: { 'x-api-key': '', authorization: 'Token abc' },
     });
     await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 400, 'auth.multiple_credentials', {
       headers: { authorization: `Bearer ${CALLER_KEYS.full}` },
@@ -150,7 +155,7 @@ describe('verifier error table', () => {
       { target: ALIVE, claims: ['person_alive'] },
       { headers: { 'x-api-key': CALLER_KEYS.bearer_only } },
     );
-    assertProblem(bearerInApiKey, 401, 'auth.invalid_credential');
+    assertProblem(bearerInApiKey, 401, 'auth.missing_credential');
     const keyAsBearer = await verifier.evaluate(
       { target: ALIVE, claims: ['person_alive'] },
       { as: 'full', headers: { 'x-api-key': '', authorization: `Bearer ${CALLER_KEYS.full}` } },
