@@ -1,4 +1,6 @@
 // The codes a config issue can carry (`ConfigIssue.code`), with when each occurs, for docs/configuration.md.
+import { AUDIT_ISSUE_CODES } from '../../src/platform/audit/audit-issue-codes.ts';
+
 export const CONFIG_ISSUE_CODES = {
   'config.file_unreadable': 'The config file does not exist or cannot be read.',
   'config.env_file_unreadable': 'The `--env-file` does not exist or cannot be read.',
@@ -33,4 +35,6 @@ export const CONFIG_ISSUE_CODES = {
     'An evidence offering lookup key is not an allowed `eq` filter of the relay entity.',
   'runtime.binding.unsupported_evidence_offering':
     'An evidence offering `access.kind` is not `verifier`: the relay only describes offerings verified elsewhere.',
+  // Raised where the audit sink is opened (src/platform/audit), after the config has loaded.
+  ...AUDIT_ISSUE_CODES,
 } as const satisfies Record<string, string>;

@@ -1,5 +1,6 @@
 // Renders docs/configuration.md from the relay config schema: one row per dotted key, then removed keys and issue codes.
 import { LEGACY_KEYS, relayConfigSchema } from '../../src/relay/config/schema.ts';
+import { INGEST_CODES } from '../../src/relay/sources/ingest-codes.ts';
 import { CONFIG_ISSUE_CODES } from './config-issue-codes.ts';
 import { markdownTable } from './markdown-table.ts';
 import { type SchemaRow, schemaRows } from './schema-rows.ts';
@@ -34,12 +35,25 @@ export function renderConfigDoc(): string {
     '',
     '## Issue codes',
     '',
-    'Each problem `ambit config check` and `ambit relay serve` report has a path (dotted key, or `line N`) and one of',
-    'these codes:',
+    'Each config problem `ambit config check` and `ambit relay serve` report has a path (dotted key, or `line N`) and',
+    'one of these codes (the `audit.*` ones come from opening the audit sink, so only `relay serve` meets them):',
     '',
     markdownTable(
       ['Code', 'When'],
       Object.entries(CONFIG_ISSUE_CODES).map(([code, when]) => [`\`${code}\``, when]),
+    ),
+    '',
+    '## Data load codes',
+    '',
+    'A table whose source cannot be loaded stops `ambit relay serve` at startup',
+    '(`source failed to load: <code>: table <id> ...`), fails an admin reload (500 `admin.reload_failed`, whose',
+    '`failures[].code` names it) or a refresh (logged with the code; the previous data stays served either way), and',
+    'is listed with `ingest.source_unavailable` under `waiting` in `/ready` while its database is away. The code is',
+    'one of these:',
+    '',
+    markdownTable(
+      ['Code', 'When'],
+      Object.entries(INGEST_CODES).map(([code, when]) => [`\`${code}\``, when]),
     ),
     '',
   ].join('\n');

@@ -3,16 +3,24 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
+/** The levels pino knows, quietest first (`silent` logs nothing): what AMBIT_LOG_LEVEL may name. */
+export const LOG_LEVELS = ['silent', 'fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function isLogLevel(text: string): text is LogLevel {
+  return (LOG_LEVELS as readonly string[]).includes(text);
+}
+
+/** The CLI resolves the level (AMBIT_LOG_LEVEL, checked first: pino throws on an unknown one). */
 export function createLogger(options: {
-  level?: string;
+  level?: LogLevel;
   name: string;
   destination?: NodeJS.WritableStream;
 }): Logger {
-  const level = options.level ?? process.env.AMBIT_LOG_LEVEL ?? 'info';
   return pino(
     {
       name: options.name,
-      level,
+      level: options.level ?? 'info',
       redact: {
         paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization'],
         censor: '[redacted]',

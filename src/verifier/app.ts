@@ -6,8 +6,8 @@ import { createServiceServer } from '../platform/http/create-service-server.ts';
 import type { Logger } from '../platform/log.ts';
 import type { Random } from '../platform/random.ts';
 import { buildEvidenceAuditEvent } from './audit/build-evidence-audit-event.ts';
-import { buildClaimCatalog } from './claims/build-claim-catalog.ts';
-import { createCelEvaluator } from './claims/create-cel-evaluator.ts';
+import { buildClaimCatalog, type ClaimCatalog } from './claims/build-claim-catalog.ts';
+import { type CelEvaluator, createCelEvaluator } from './claims/create-cel-evaluator.ts';
 import type { LoadedVerifierConfig } from './config/load-verifier-config.ts';
 import type { SourceConnectionConfig } from './config/schema.ts';
 import type { HttpTransport } from './connectors/create-http-transport.ts';
@@ -48,12 +48,40 @@ export interface VerifierApp {
 }
 
 export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDeps): VerifierApp {
-  const { config, secrets, baseDir } = loaded;
+  const { config } = loaded;
   const catalog = buildClaimCatalog(config);
 
   const cel = createCelEvaluator(config.cel);
   // Workers take a moment to start; start them with the service when any claim needs them.
   if (catalog.ordered.some((claim) => claim.config.rule.type === 'cel')) cel.warm();
+  // What has started so far, stopped in reverse if the rest fails (an unopenable audit sink, a bad proxy list):
+  // the CEL worker threads would otherwise keep a process that failed to start alive, listening on nothing.
+  const started: (() => unknown)[] = [() => cel.close()];
+  try {
+    return composeVerifierApp(loaded, deps, catalog, cel, started);
+  } catch (error) {
+    void stopInReverse(started);
+    throw error;
+  }
+}
+
+/** Best effort: the start has failed already, and that error is the one to report. */
+async function stopInReverse(started: readonly (() => unknown)[]): Promise<void> {
+  for (const stop of [...started].reverse()) {
+    try {
+      await stop();
+    } catch {}
+  }
+}
+
+function composeVerifierApp(
+  loaded: LoadedVerifierConfig,
+  deps: VerifierDeps,
+  catalog: ClaimCatalog,
+  cel: CelEvaluator,
+  started: (() => unknown)[],
+): VerifierApp {
+  const { config, secrets, baseDir } = loaded;
   const connections = config.evidence.source_connections;
   const reader = createCoalescingReader(
     createRelayConnector(connections, secrets.sourceTokens, {
@@ -64,10 +92,13 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
     }),
     (lookup) => connections[lookup.binding.connection]?.coalesce_reads === true,
   );
+  started.push(() => reader.close());
   const store = deps.store ?? createEvaluationStore(config, secrets, deps);
+  started.push(() => store.close());
   // Connects and migrates in the background; until it succeeds, state operations answer 503.
   void store.prepare();
   const stopPurging = startPurging(store, config.state.evaluation_retention);
+  started.push(stopPurging);
   const buildRecord = (request: RouteRequest, reply: RouteReply) => {
     const now = deps.clock.now();
     return buildEvidenceAuditEvent(request, reply, {
@@ -87,6 +118,10 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
     // Batch evaluations take an Idempotency-Key and mark a replay with idempotent-replayed.
     corsHeaders: { allow: ['idempotency-key'], expose: ['idempotent-replayed'] },
   });
+  started.push(
+    () => audit.close(),
+    () => app.close(),
+  );
   const runtime: VerifierRuntime = {
     config,
     catalog,

@@ -19,11 +19,12 @@ export async function startVerifier(
   deps: { logger: Logger; clock: Clock; random: Random },
   bind = loaded.config.server.bind,
 ): Promise<RunningVerifier> {
+  // On failure createVerifierApp stops what it started itself; from here on, close() does.
   const verifier = createVerifierApp(loaded, deps);
-  // The state store gets its first chance to connect and migrate before traffic arrives; when it cannot, the
-  // verifier still starts, reports itself not ready and answers 503 where state is needed until it can.
-  await verifier.runtime.store.prepare();
   try {
+    // The state store gets its first chance to connect and migrate before traffic arrives; when it cannot, the
+    // verifier still starts, reports itself not ready and answers 503 where state is needed until it can.
+    await verifier.runtime.store.prepare();
     const url = await listenOn(verifier.app, bind);
     const adminBind = loaded.config.server.admin_bind;
     const adminUrl =

@@ -324,6 +324,24 @@ describe('ambit dispatch and flags', () => {
     assert.deepEqual(badConfig.out, []);
   });
 
+  it('refuses an unknown AMBIT_LOG_LEVEL with exit 2 before reading the config, in every command that logs', async () => {
+    const expected = [
+      'AMBIT_LOG_LEVEL must be one of silent, fatal, error, warn, info, debug, trace (unset: info)',
+    ];
+    for (const argv of [
+      ['relay', 'serve', '--config', join(VALID, 'minimal.yaml')],
+      ['verifier', 'serve', '--config', join(VALID, 'minimal.yaml')],
+      ['metadata', 'serve', '--dir', dir],
+    ]) {
+      const result = await run(argv, { AMBIT_LOG_LEVEL: 'verbose' });
+      assert.equal(result.code, 2, argv.join(' '));
+      assert.deepEqual(result.err, expected, argv.join(' '));
+    }
+    const demo = await run(['demo'], { AMBIT_LOG_LEVEL: 'INFO', AMBIT_DEMO_STATE_DIR: dir });
+    assert.equal(demo.code, 2);
+    assert.deepEqual(demo.err, [expected[0]?.replace('(unset: info)', '(unset: warn)')]);
+  });
+
   it('audit verify needs a file and a set secret variable', async () => {
     const result = await run([
       'audit',
@@ -391,5 +409,15 @@ describe('bin/ambit.js', () => {
     assert.match(result.stdout, /^Ambit: registry relay and evidence verifier\n/);
     assert.match(result.stdout, /ambit keys generate/);
     assert.equal(result.stderr, '');
+  });
+
+  it('reports an unknown AMBIT_LOG_LEVEL in one line, without a stack trace', () => {
+    const result = spawnSync(
+      process.execPath,
+      ['bin/ambit.js', 'relay', 'serve', '--config', join(VALID, 'minimal.yaml')],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, ...READER_ENV, AMBIT_LOG_LEVEL: 'verbose' } },
+    );
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr, /^AMBIT_LOG_LEVEL must be one of [a-z, ]+ \(unset: info\)\n$/);
   });
 });

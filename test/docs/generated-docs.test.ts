@@ -1,7 +1,7 @@
 // Drift checks for the generated docs: the committed files equal the generator output and cover every code.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -125,6 +125,28 @@ describe('docs/configuration.md', () => {
     }
   });
 
+  it('lists every code a config problem or a data load can carry, as the code emits them', () => {
+    // Codes are string literals in src: `code: 'family.name'`, the audit sink's own helper, and every `ingest.*`.
+    const emitted = new Set<string>();
+    for (const file of sourceFiles(join(ROOT, 'src'))) {
+      const source = readFileSync(file, 'utf8');
+      for (const pattern of [
+        /code: '((?:config|metadata|runtime|audit)\.[a-z_.]+)'/g,
+        /auditIssue\(\s*'([a-z_.]+)'/g,
+        /'(ingest\.[a-z_]+)'/g,
+      ]) {
+        for (const match of source.matchAll(pattern)) emitted.add(match[1] as string);
+      }
+    }
+    const problems = new Set(PROBLEM_CATALOGUES.flatMap(({ catalog }) => Object.keys(catalog)));
+    for (const code of ['audit.chain_invalid', 'audit.sink_unavailable', 'ingest.sheet_not_found'])
+      assert.ok(emitted.has(code), `the scan misses ${code}`);
+    for (const code of emitted) {
+      if (problems.has(code)) continue;
+      assert.ok(text.includes(`| \`${code}\` | `), `${code} is emitted but not in docs/configuration.md`);
+    }
+  });
+
   it('keeps every table row well formed (five cells)', () => {
     const tableRows = text
       .split('\n')
@@ -135,6 +157,14 @@ describe('docs/configuration.md', () => {
     }
   });
 });
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
 
 describe('npm run docs:check', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ambit-docs-'));

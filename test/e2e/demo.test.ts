@@ -93,6 +93,23 @@ describe('demo (npm start)', () => {
     assert.match(output, /caseworker\s+[A-Za-z0-9_-]{43}\s+\(metadata and rows/);
   });
 
+  it('links and the OpenAPI servers name the address the relay bound, not the default port', async () => {
+    const url = /Ambit Relay demo listening on (http:\/\/\S+)/.exec(output)?.[1];
+    assert.ok(url, output);
+    assert.notEqual(url, 'http://127.0.0.1:4242', 'AMBIT_RELAY_BIND asked for any free port');
+    const key = /AMBIT_DEMO_CATALOG_VIEWER_KEY=(\S+)/.exec(
+      readFileSync(join(state, 'demo-keys.env'), 'utf8'),
+    )?.[1];
+    const headers = { authorization: `Bearer ${key}` };
+    const openapi = (await (await fetch(`${url}/openapi.json`, { headers })).json()) as {
+      servers: { url: string }[];
+    };
+    assert.deepEqual(openapi.servers, [{ url }]);
+    const datasets = await (await fetch(`${url}/v1/datasets`, { headers })).text();
+    assert.ok(datasets.includes(`"${url}/v1/datasets`), datasets.slice(0, 500));
+    assert.ok(!datasets.includes('127.0.0.1:4242'), 'a link names the default port');
+  });
+
   /** Body of each printed request, by its trailing comment, for the checks below. */
   const answers = new Map<string, unknown>();
 

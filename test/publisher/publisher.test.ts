@@ -280,6 +280,22 @@ describe('metadata CLI commands', () => {
     assert.match(notary.errors.join('\n'), /runtime\.binding\.unsupported_evidence_offering/);
   });
 
+  it('validate and publish report a broken alias as a located parse problem, without a stack trace', async () => {
+    const broken = join(tmp, 'alias.yaml');
+    writeFileSync(broken, 'schema_version: registry-manifest/v1\ncatalog: *nope\n');
+    for (const args of [
+      ['metadata', 'validate', '--manifest', broken],
+      ['metadata', 'publish', '--manifest', broken, '--out', join(tmp, 'never')],
+    ]) {
+      const io = captureIo();
+      assert.equal(await main(args, io), 1, args.join(' '));
+      assert.deepEqual(io.errors, [
+        `${broken}: 1 problem`,
+        '  metadata.manifest.parse_failed at manifest line 2: unresolved alias: its anchor is not set before it (the name is not shown)',
+      ]);
+    }
+  });
+
   it('each command insists on its flags', async () => {
     for (const args of [
       ['metadata', 'publish', '--manifest', MANIFEST],

@@ -89,6 +89,27 @@ describe('ambit config check (verifier)', () => {
     assert.equal((await run(['verifier', 'serve'], {})).code, 2);
   });
 
+  it('exits 1 when the start fails after the CEL workers started', { timeout: 60_000 }, async () => {
+    // The audit path lies under a regular file: the sink cannot open once the CEL claim's workers are running.
+    writeFileSync(join(dir, 'blocker'), 'x');
+    const blocked = join(dir, 'blocked.yaml');
+    writeFileSync(blocked, CONFIG.replace('path: audit.jsonl', 'path: blocker/audit.jsonl'));
+    const child = spawn(process.execPath, ['bin/ambit.js', 'verifier', 'serve', '--config', blocked], {
+      cwd: ROOT,
+      env: { ...process.env, ...ENV, AMBIT_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    clearTimeout(timer);
+    assert.equal(code, 1, `the process did not exit by itself: ${output}`);
+    assert.match(output, /audit\.sink_unavailable at audit\.path/);
+  });
+
   it('serves, evaluates a CEL claim, and drains on SIGTERM', { timeout: 60_000 }, async () => {
     const child = spawn(process.execPath, ['bin/ambit.js', 'verifier', 'serve', '--config', path], {
       cwd: ROOT,

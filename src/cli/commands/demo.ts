@@ -12,8 +12,10 @@ import { type RunningVerifier, startVerifier } from '../../verifier/start-verifi
 import type { Command } from '../cli-io.ts';
 import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from '../demo-keys.ts';
 import { prepareDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
+import { demoRelayAddressEnv } from '../demo-relay-address.ts';
 import { verifierExamples } from '../demo-verifier-examples.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
+import { readLogLevel } from '../read-log-level.ts';
 import { reportStartupError } from './relay-serve.ts';
 
 const DEMO_DIR = `${join(PACKAGE_ROOT, 'demo')}/`;
@@ -26,13 +28,16 @@ export const demo: Command = async (args, io) => {
     io.err(`${flagError(error)} (the demo takes no flags; see demo/README.md for its environment variables)`);
     return 2;
   }
+  const level = readLogLevel(io, 'warn');
+  if (level === 2) return 2;
   // AMBIT_DEMO_STATE_DIR moves the generated keys and the audit file (tests use a temporary folder).
   const stateDir = io.env.AMBIT_DEMO_STATE_DIR ?? `${DEMO_DIR}var`;
   const keysPath = `${stateDir}/demo-keys.env`;
   const keys = ensureDemoKeys(keysPath);
-  const env = { ...io.env, ...keys.env };
-  const logger = createLogger({ name: 'ambit-demo', level: io.env.AMBIT_LOG_LEVEL ?? 'warn' });
+  const logger = createLogger({ name: 'ambit-demo', level });
   try {
+    // The relay's links and OpenAPI `servers` follow AMBIT_RELAY_BIND (demo/relay.yaml reads both variables).
+    const env = { ...io.env, ...keys.env, ...(await demoRelayAddressEnv(io.env)) };
     const withPostgres = await prepareDemoPostgres(env.DATABASE_URL, io.err);
     const loaded = withPostgres
       ? loadRelayConfigText(

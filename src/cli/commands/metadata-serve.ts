@@ -8,6 +8,7 @@ import { createStaticMetadataApp } from '../../publisher/serve-static-metadata.t
 import { splitBind } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
+import { readLogLevel } from '../read-log-level.ts';
 import { isBindAddress } from '../../platform/config/bind-address.ts';
 
 export const DEFAULT_METADATA_BIND = '127.0.0.1:4380';
@@ -29,6 +30,8 @@ export const metadataServe: Command = async (args, io) => {
     io.err('--bind must be host:port');
     return 2;
   }
+  const level = readLogLevel(io);
+  if (level === 2) return 2;
   if (!existsSync(flags.dir) || !statSync(flags.dir).isDirectory()) {
     io.err(`${flags.dir} is not a directory`);
     return 1;
@@ -38,7 +41,7 @@ export const metadataServe: Command = async (args, io) => {
     return 1;
   }
   const app = createStaticMetadataApp(flags.dir, {
-    logger: createLogger({ name: 'ambit-metadata' }),
+    logger: createLogger({ name: 'ambit-metadata', level }),
     clock: systemClock,
     random: systemRandom,
   });

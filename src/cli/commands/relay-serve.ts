@@ -14,6 +14,7 @@ import { SourceError } from '../../relay/sources/source-error.ts';
 import { startRelay } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
 import { readConfigFlags } from '../read-config-flags.ts';
+import { readLogLevel } from '../read-log-level.ts';
 import { resolveEnv } from '../resolve-env.ts';
 import { isBindAddress } from '../../platform/config/bind-address.ts';
 
@@ -38,7 +39,9 @@ export const relayServe: Command = async (args, io) => {
     io.err(`--workers must be a whole number from 1 to ${MAX_WORKERS}, or auto (one per CPU core)`);
     return 2;
   }
-  const logger = createLogger({ name: 'ambit-relay' });
+  const level = readLogLevel(io);
+  if (level === 2) return 2;
+  const logger = createLogger({ name: 'ambit-relay', level });
   const deps = { logger, clock: systemClock, random: systemRandom };
   const workerIndex = cluster.isWorker ? Number(io.env[WORKER_INDEX_ENV]) : undefined;
   try {

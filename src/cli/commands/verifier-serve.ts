@@ -6,6 +6,7 @@ import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.t
 import { startVerifier } from '../../verifier/start-verifier.ts';
 import type { Command } from '../cli-io.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
+import { readLogLevel } from '../read-log-level.ts';
 import { resolveEnv } from '../resolve-env.ts';
 import { reportStartupError } from './relay-serve.ts';
 import { isBindAddress } from '../../platform/config/bind-address.ts';
@@ -31,7 +32,9 @@ export const verifierServe: Command = async (args, io) => {
     io.err('--bind must be host:port with a port from 0 to 65535');
     return 2;
   }
-  const logger = createLogger({ name: 'ambit-verifier' });
+  const level = readLogLevel(io);
+  if (level === 2) return 2;
+  const logger = createLogger({ name: 'ambit-verifier', level });
   try {
     const loaded = loadVerifierConfig(path, resolveEnv(io.env, flags['env-file']));
     for (const warning of loaded.warnings) logger.warn(warning);

@@ -4,6 +4,7 @@ import { ConfigError } from '../config/config-error.ts';
 import type { Logger } from '../log.ts';
 import type { Problem } from '../problem/problem.ts';
 import type { Random } from '../random.ts';
+import type { AuditIssueCode } from './audit-issue-codes.ts';
 import { verifyEnvelopeLine } from './audit-envelope.ts';
 import { type AuditWritePolicy, type AuditWriter, createChainWriter } from './chain-writer.ts';
 import { readTailLine } from './read-tail-line.ts';
@@ -49,13 +50,7 @@ export function createAuditWriter(options: AuditWriterOptions): AuditWriter {
 
 function requirePath(options: AuditWriterOptions): string {
   if (options.path === undefined || options.path === '') {
-    throw new ConfigError([
-      {
-        path: 'audit.path',
-        code: 'audit.path_required',
-        message: `the ${options.sink} audit sink needs a path`,
-      },
-    ]);
+    throw auditIssue('audit.path_required', `the ${options.sink} audit sink needs a path`);
   }
   return options.path;
 }
@@ -93,20 +88,19 @@ function resumeChain(options: AuditWriterOptions): string | null {
 }
 
 function chainInvalid(file: string, reason: string): ConfigError {
-  return new ConfigError([
-    {
-      path: 'audit.path',
-      code: 'audit.chain_invalid',
-      message:
-        `the last audit record in ${file} does not verify (${reason}); ` +
-        'check the file and the audit secret, or move the file aside to start a new chain',
-    },
-  ]);
+  return auditIssue(
+    'audit.chain_invalid',
+    `the last audit record in ${file} does not verify (${reason}); ` +
+      'check the file and the audit secret, or move the file aside to start a new chain',
+  );
 }
 
 function sinkUnavailable(file: string, error: unknown): ConfigError {
   const detail = error instanceof Error ? error.message : String(error);
-  return new ConfigError([
-    { path: 'audit.path', code: 'audit.sink_unavailable', message: `cannot open ${file}: ${detail}` },
-  ]);
+  return auditIssue('audit.sink_unavailable', `cannot open ${file}: ${detail}`);
+}
+
+/** Every audit startup problem is about `audit.path`; its code is one of AUDIT_ISSUE_CODES, which documents it. */
+function auditIssue(code: AuditIssueCode, message: string): ConfigError {
+  return new ConfigError([{ path: 'audit.path', code, message }]);
 }

@@ -23,14 +23,12 @@ export function durationMs(options: { min?: number; max?: number } = {}) {
     .transform((text, ctx) => {
       const ms = parseDuration(text);
       if (ms === undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `\`${text}\` is not a duration like 500ms, 30s, 10m, 1h or 7d`,
-        });
+        // The value is never quoted (here or below): a `${VAR}` may have expanded a secret into it.
+        ctx.addIssue({ code: 'custom', message: 'is not a duration like 500ms, 30s, 10m, 1h or 7d' });
         return z.NEVER;
       }
       if ((bounds.min !== undefined && ms < bounds.min) || ms > bounds.max) {
-        ctx.addIssue({ code: 'custom', message: `\`${text}\` is out of range (${rangeText(bounds)})` });
+        ctx.addIssue({ code: 'custom', message: `is out of range (${rangeText(bounds)})` });
         return z.NEVER;
       }
       return ms;

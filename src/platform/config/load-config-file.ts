@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError, type ConfigIssue } from './config-error.ts';
 import { expandEnv } from './expand-env.ts';
+import { yamlToPlain } from './yaml-to-plain.ts';
 
 export interface LoadedConfigFile {
   readonly path: string;
@@ -49,11 +50,13 @@ export function parseConfigText(text: string, env: Readonly<Record<string, strin
     });
   }
   if (issues.length > 0) throw new ConfigError(issues);
-  try {
-    return document.toJS({ maxAliasCount: 100 });
-  } catch (error) {
-    // An alias to an anchor never set, or aliases expanding beyond the limit (a resource exhaustion attempt).
-    const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error);
-    throw new ConfigError([{ path: '', code: 'config.parse_error', message }]);
-  }
+  const plain = yamlToPlain(document, expanded.text);
+  if (plain.ok) return plain.value;
+  throw new ConfigError(
+    plain.problems.map((problem) => ({
+      path: problem.line === undefined ? '' : `line ${problem.line}`,
+      code: 'config.parse_error',
+      message: problem.message,
+    })),
+  );
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { auditConfigSchema } from '../../platform/config/audit-config-schema.ts';
 import { durationMs } from '../../platform/config/duration.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
+import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 
 import { AGGREGATE_FUNCTIONS, aggregate } from './aggregate-schema.ts';
 import { postgresSource } from './postgres-source-schema.ts';
@@ -56,13 +57,7 @@ const server = z.strictObject({
     .strictObject({ allowed_origins: z.array(z.url()).default([]) })
     .default({ allowed_origins: [] })
     .describe('CORS is denied unless the origin is listed.'),
-  trust_proxy: z
-    .strictObject({
-      enabled: z.boolean().default(false),
-      trusted_proxies: z.array(z.string().min(1)).default([]),
-    })
-    .default({ enabled: false, trusted_proxies: [] })
-    .describe('X-Forwarded-For is honoured only from these addresses or CIDRs.'),
+  trust_proxy: trustProxySchema().describe('X-Forwarded-For is honoured only from these addresses or CIDRs.'),
 });
 
 const catalog = z.strictObject({

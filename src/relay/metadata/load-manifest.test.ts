@@ -114,6 +114,25 @@ describe('parseManifestText', () => {
     assert.equal(duplicate[0]?.code, 'metadata.manifest.parse_failed');
   });
 
+  it('reports a broken alias and an alias bomb as parse issues, not a crash', () => {
+    const unresolved = issuesOf(() =>
+      parseManifestText('schema_version: registry-manifest/v1\ncatalog: *nope\n'),
+    );
+    assert.deepEqual(codesAt(unresolved), ['metadata.manifest.parse_failed @ manifest line 2']);
+    assert.doesNotMatch(unresolved[0]?.message ?? '', /nope/);
+    // Nested lists of aliases, ten times larger at each level.
+    const bomb = [
+      'schema_version: registry-manifest/v1',
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'catalog: [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+    ].join('\n');
+    assert.deepEqual(codesAt(issuesOf(() => parseManifestText(bomb))), [
+      'metadata.manifest.parse_failed @ manifest',
+    ]);
+  });
+
   it('rejects another schema version before looking at anything else', () => {
     const issues = issuesOf(() =>
       parseManifestText(

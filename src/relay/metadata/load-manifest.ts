@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError, type ConfigIssue } from '../../platform/config/config-error.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
+import { yamlToPlain } from '../../platform/config/yaml-to-plain.ts';
 import { checkManifest } from './check-manifest.ts';
 import { MANIFEST_SCHEMA_VERSION, type Manifest, manifestSchema } from './manifest-schema.ts';
 
@@ -80,7 +81,18 @@ export function parseManifestText(text: string): Manifest {
       })),
     );
   }
-  const raw: unknown = document.toJS({ maxAliasCount: 100 });
+  const plain = yamlToPlain(document, text);
+  if (!plain.ok) {
+    throw new ConfigError(
+      plain.problems.map((problem) => ({
+        path:
+          problem.line === undefined ? MANIFEST_PATH_PREFIX : `${MANIFEST_PATH_PREFIX} line ${problem.line}`,
+        code: 'metadata.manifest.parse_failed',
+        message: problem.message,
+      })),
+    );
+  }
+  const raw = plain.value;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     throw new ConfigError([
       {

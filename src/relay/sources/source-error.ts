@@ -1,9 +1,10 @@
 // Failure to open or decode a table's source file, with a stable `ingest.*` code and a data-free message.
+import type { IngestCode } from './ingest-codes.ts';
 
 export interface SourceErrorInit {
   readonly tableId: string;
-  /** Stable code, e.g. `ingest.parse_error`, `ingest.file_too_large`, `ingest.formula_cell`. */
-  readonly code: string;
+  /** Stable code, one of INGEST_CODES (a new one is added there, which documents it). */
+  readonly code: IngestCode;
   /** What went wrong, without cell values or absolute paths (a path relative to the config dir is fine). */
   readonly detail: string;
   /** 1-based data row number (the header row is not counted). */
@@ -17,7 +18,7 @@ export interface SourceErrorInit {
 
 export class SourceError extends Error {
   readonly tableId: string;
-  readonly code: string;
+  readonly code: IngestCode;
   readonly detail: string;
   readonly row?: number;
   readonly column?: string;

@@ -1,5 +1,6 @@
 // The size-checked source file handed to each format reader, plus the checks shared by the readers.
 import { stat } from 'node:fs/promises';
+import type { IngestCode } from './ingest-codes.ts';
 import { SourceError, type SourceErrorInit } from './source-error.ts';
 
 export interface SourceFile {
@@ -16,7 +17,7 @@ export const BATCH_ROWS = 4096;
 
 export function sourceError(
   file: SourceFile,
-  code: string,
+  code: IngestCode,
   detail: string,
   extra: Omit<SourceErrorInit, 'tableId' | 'code' | 'detail'> = {},
 ): SourceError {

@@ -1,0 +1,56 @@
+// Turns a parsed YAML document into plain values; alias problems are reported without the alias name.
+import { type Document, isAlias, visit } from 'yaml';
+
+/** Aliases may expand to at most this many nodes: more is a resource exhaustion attempt (an alias bomb). */
+const MAX_ALIAS_COUNT = 100;
+
+export interface YamlProblem {
+  /** 1-based line of the offending alias, when known. */
+  readonly line?: number;
+  readonly message: string;
+}
+
+export type YamlToPlainResult =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly problems: readonly YamlProblem[] };
+
+/**
+ * The yaml library's own errors quote the alias name, which a `${VAR}` expansion may have put there (a secret
+ * starting with `*`): callers get fixed messages and the line only.
+ */
+export function yamlToPlain(document: Document, text: string): YamlToPlainResult {
+  const problems: YamlProblem[] = [];
+  // An alias resolves to the last anchor of its name before it in document order, which is the visiting order.
+  const anchors = new Set<string>();
+  visit(document, {
+    Node(_key, node) {
+      if (!isAlias(node)) {
+        if (node.anchor) anchors.add(node.anchor);
+        return;
+      }
+      if (anchors.has(node.source)) return;
+      const offset = node.range?.[0];
+      problems.push({
+        ...(offset === undefined ? {} : { line: lineAt(text, offset) }),
+        message: 'unresolved alias: its anchor is not set before it (the name is not shown)',
+      });
+    },
+  });
+  if (problems.length > 0) return { ok: false, problems };
+  try {
+    return { ok: true, value: document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+  } catch (error) {
+    // Past the checks above, only the alias limit is expected here; any other library message is not repeated.
+    const excessive = error instanceof Error && error.message.startsWith('Excessive alias count');
+    const message = excessive
+      ? `aliases expand beyond the limit of ${MAX_ALIAS_COUNT} (refused as a resource exhaustion attempt)`
+      : 'the document cannot be resolved to plain values';
+    return { ok: false, problems: [{ message }] };
+  }
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}

@@ -1,0 +1,36 @@
+// The codes a table load can fail with, and when: SourceError takes only these, docs/configuration.md lists them.
+export const INGEST_CODES = {
+  'ingest.file_not_found': 'A source file does not exist (or a folder on its path is a file).',
+  'ingest.file_unreadable': 'A source file exists but cannot be read (permissions, an I/O error).',
+  'ingest.file_size_unknown':
+    'A source path is not a regular file (a folder, a pipe), so its size cannot be checked.',
+  'ingest.file_too_large':
+    'A source file is over `server.max_source_file_bytes` (`server.xlsx_max_file_bytes` for XLSX), or an XLSX file expands to more XML than the relay reads.',
+  'ingest.file_changed':
+    'A source file changed while it was being read; the load fails and the next one reads it again.',
+  'ingest.unsupported_format':
+    'The format of a source file cannot be told from its extension: use .csv, .tsv, .xlsx or .parquet, or set `source.format`.',
+  'ingest.parse_error':
+    'A source file is not valid CSV, XLSX or Parquet, or an XLSX `data_range` is not an A1 range (the message gives the line or cell).',
+  'ingest.sheet_not_found':
+    'An XLSX file has no sheet of the configured name (the message lists its sheets).',
+  'ingest.formula_cell':
+    'An XLSX cell holds a formula: formulas are not evaluated, save the values instead (the message gives the cell).',
+  'ingest.column_limit': 'A source has more columns, or more cells, than the relay reads from one file.',
+  'ingest.missing_column': 'A declared field has no column of its name in the source.',
+  'ingest.strict_extra_column': 'Under `schema.strict`, the source has a column no field declares.',
+  'ingest.type_mismatch':
+    'A cell does not fit its field type, or a PostgreSQL column type cannot serve the declared type (the message gives the row and column).',
+  'ingest.null_value': 'The primary key, or a field that is not `nullable`, has an empty cell or a NULL.',
+  'ingest.duplicate_primary_key': 'Two rows share a primary key (the message gives both rows).',
+  'ingest.source_unavailable':
+    'PostgreSQL cannot be reached, refuses the connection or the login, or lost the connection; at startup the table waits and is retried.',
+  'ingest.query_failed':
+    'PostgreSQL refused the read: the table or view is missing or not visible, a permission is denied, or `change_token_sql` is missing where needed.',
+  'ingest.query_timeout': 'A PostgreSQL statement ran past `source.query_timeout`.',
+  'ingest.live_key_not_unique':
+    'A live PostgreSQL table has no unique index on the primary key alone, which its pages are cut by.',
+  'ingest.load_failed': 'A load failed for a reason without a code of its own (the log has the detail).',
+} as const satisfies Record<string, string>;
+
+export type IngestCode = keyof typeof INGEST_CODES;
