@@ -23,7 +23,7 @@ import { registerOpenApiRoutes } from './routes/openapi.ts';
 import { registerRenderRoutes } from './routes/render.ts';
 import { createEvaluationStore, startPurging } from './state/create-evaluation-store.ts';
 import type { EvaluationStore } from './state/evaluation-store.ts';
-import { auditWriteFailed } from './problems.ts';
+import { auditWriteFailed, verifierProblem } from './problems.ts';
 import type { VerifierRuntime } from './verifier-runtime.ts';
 
 export interface VerifierDeps {
@@ -117,6 +117,7 @@ function composeVerifierApp(
     auditWriteFailed,
     // Batch evaluations take an Idempotency-Key and mark a replay with idempotent-replayed.
     corsHeaders: { allow: ['idempotency-key'], expose: ['idempotent-replayed'] },
+    serviceProblems: { 'internal.uri_too_long': () => verifierProblem('request.uri_too_long') },
   });
   started.push(
     () => audit.close(),

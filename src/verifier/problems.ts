@@ -9,6 +9,12 @@ export const VERIFIER_PROBLEMS = {
     description:
       'OIDC mode: the bearer access token does not verify (signature, issuer, audience, lifetime, key, algorithm or type); the detail says which.',
   },
+  'request.uri_too_long': {
+    status: 414,
+    title: 'URI too long',
+    description:
+      'The request URI exceeds 8 KiB, or one path segment does (the verifier contract names it so; the relay answers `internal.uri_too_long`).',
+  },
   'request.invalid': {
     status: 400,
     title: 'Invalid request',

@@ -127,6 +127,13 @@ describe('verifier error table', () => {
     assert.equal(requests.length, 2, 'only the two valid evaluations read their source');
   });
 
+  it('414 request.uri_too_long, as the verifier contract names it, for a long URI or path segment', async () => {
+    for (const path of [`/v1/claims/${'a'.repeat(9000)}`, `/v1/claims?pad=${'a'.repeat(9000)}`]) {
+      const response = await verifier.get(path);
+      assertProblem(response, 414, 'request.uri_too_long');
+    }
+  });
+
   it('401 auth.missing_credential for an absent, malformed or unknown credential; 400 auth.multiple_credentials', async () => {
     await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 401, 'auth.missing_credential', {
       as: 'full',

@@ -73,6 +73,11 @@ export interface HttpServerOptions {
   trustProxy: false | readonly string[];
   maxConnections?: number;
   /**
+   * A service's own problem for a platform code its contract names otherwise (the verifier's 414 is
+   * `request.uri_too_long`), by the platform code.
+   */
+  serviceProblems?: Readonly<Record<string, () => Problem>>;
+  /**
    * Runs once per response before it is written. Throwing a Problem replaces the response
    * (used by the fail-closed audit write).
    */
@@ -117,6 +122,10 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   const exposeHeaders = [...CORS_EXPOSE_HEADERS, ...(options.corsHeaders?.expose ?? [])].join(', ');
   // A response already on its way (waiting for its audit record, which Fastify does not count as sent) goes out:
   // the time-out answer would only be dropped behind it.
+  const problemOf = (error: unknown, request?: RouteRequest): Problem => {
+    const problem = toProblem(error, logger, request);
+    return options.serviceProblems?.[problem.code]?.() ?? problem;
+  };
   const watchdog = createRequestWatchdog(options.requestTimeoutMs, (request, reply) => {
     if (reply.sent || request.ctx?.responding) return;
     if (request.ctx) request.ctx.timedOut = true;
@@ -204,7 +213,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     beginRequest,
     finishResponse,
     sendProblem,
-    toProblem: (error, request) => toProblem(error, logger, request),
+    toProblem: problemOf,
     watchdog,
     newRequestId: () => random.ulid(clock.now()),
   };
@@ -243,7 +252,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     frameworkErrors: (error, request, routeReply) => {
       const reply = routeReply as FastifyReply;
       beginRequest(request, reply);
-      const body = renderProblemBody(request, reply, toProblem(error, logger, request));
+      const body = renderProblemBody(request, reply, problemOf(error, request));
       finishResponse(request, reply, body, (out) => reply.send(out));
     },
     serverFactory: (handler) => {
@@ -316,7 +325,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   app.setErrorHandler((error, request, reply) => {
-    sendProblem(request, reply, toProblem(error, logger, request));
+    sendProblem(request, reply, problemOf(error, request));
   });
 
   app.setNotFoundHandler((request, reply) => {

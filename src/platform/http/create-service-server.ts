@@ -29,6 +29,8 @@ export interface ServiceServerOptions {
   readonly corsHeaders?: CorsHeaders;
   /** The problem a failed audit write answers under `fail_closed`; by default the platform's (503). */
   readonly auditWriteFailed?: (cause: unknown) => Problem;
+  /** Problems the service's contract names otherwise than the platform, by platform code. */
+  readonly serviceProblems?: Readonly<Record<string, () => Problem>>;
   /** The service's own audit record for one response (an object, or its JSON text). */
   buildRecord(request: RouteRequest, reply: RouteReply): AuditRecord;
 }
@@ -58,6 +60,7 @@ export function createServiceServer(options: ServiceServerOptions): {
     ...(options.corsHeaders === undefined ? {} : { corsHeaders: options.corsHeaders }),
     trustProxy: server.trust_proxy.enabled ? server.trust_proxy.trusted_proxies : false,
     maxConnections: server.max_connections,
+    ...(options.serviceProblems === undefined ? {} : { serviceProblems: options.serviceProblems }),
     commitResponse(request, reply, done) {
       // Probes are not audited unless configured: they are noise, not consultations.
       const kind = (request.ctx.audit as { endpointKind?: string }).endpointKind;
