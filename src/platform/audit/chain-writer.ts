@@ -102,7 +102,10 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
       try {
         callback(result.failure);
       } catch (error) {
-        logger.error({ err_message: errorMessage(error) }, 'sending a response after its audit record failed');
+        logger.error(
+          { err_message: errorMessage(error) },
+          'sending a response after its audit record failed',
+        );
       }
     }
   };
