@@ -1,6 +1,7 @@
 // Live PostgreSQL tables against a real database: every filter operator on every type answers what the snapshot
 // of the same table answers, with the same envelope, cursors and error codes; reads are read-only; probe failures.
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import { type PostgresRelay, startPostgresRelay, startupFailure } from '../helpers/postgres-relay.ts';
@@ -335,6 +336,25 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     entities:${entity(table)}${entity(copy)}`;
   };
   const ID_AND_LABEL = '{ name: id, type: integer }, { name: label, type: string }';
+  const recordsOf = (name: string) => `/v1/datasets/registry/entities/${name}/records`;
+  /** Each query selects the rows `ids` from entity `live`, byte for byte as entity `snapshot` answers it. */
+  async function sameAnswers(
+    relay: PostgresRelay,
+    live: string,
+    snapshot: string,
+    cases: readonly (readonly [string, number[]])[],
+  ) {
+    for (const [query, ids] of cases) {
+      const answer = await relay.get(`${recordsOf(live)}?${query}`);
+      assert.equal(answer.statusCode, 200, `${query}: ${answer.body}`);
+      assert.deepEqual(
+        answer.json().data.map((row: { id: number }) => row.id),
+        ids,
+        query,
+      );
+      assert.equal(answer.body, (await relay.get(`${recordsOf(snapshot)}?${query}`)).body, query);
+    }
+  }
 
   it('a read that would make the database write fails with datasource.query_failed and writes nothing', async () => {
     // A view that calls a writing function for every row it returns: reading it live must not write.
@@ -572,6 +592,203 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     }
   });
 
+  it('a view that computes local times from a timestamptz answers alike live and in the snapshot, whatever the database time zone', async () => {
+    await db.query('CREATE TABLE moments (id integer PRIMARY KEY, at timestamptz NOT NULL)');
+    await db.query("INSERT INTO moments VALUES (1, '2024-03-10 23:30:00+00'), (2, '2024-03-11 12:00:00+00')");
+    // No timestamptz column is served: the zone only shapes what the view computes.
+    await db.query(`CREATE VIEW moments_local AS
+      SELECT id, at::timestamp AS at_local, at::date AS day, to_char(at, 'YYYY-MM-DD HH24:MI') AS label FROM moments`);
+    // A database setting applies to the sessions opened after it (both relays open theirs below); embedded
+    // PGlite serves every client in one session, where SET applies at once.
+    const database = new URL(db.url).pathname.slice(1);
+    await db.query(
+      db.kind === 'pglite'
+        ? "SET TIME ZONE 'Pacific/Kiritimati'"
+        : `ALTER DATABASE "${database}" SET timezone = 'Pacific/Kiritimati'`,
+    );
+    let relay: PostgresRelay | undefined;
+    try {
+      relay = await startPostgresRelay(
+        liveAndSnapshot(
+          'moments_local',
+          'moment_copies',
+          '{ name: id, type: integer }, { name: at_local, type: timestamp }, { name: day, type: date }, { name: label, type: string }',
+          ['at_local', 'day', 'label'],
+        ),
+        db.url,
+      );
+      assert.deepEqual((await relay.get(`${recordsOf('moments_local')}/1`)).json(), {
+        id: 1,
+        at_local: '2024-03-10T23:30:00.000Z',
+        day: '2024-03-10',
+        label: '2024-03-10 23:30',
+      });
+      await sameAnswers(relay, 'moments_local', 'moment_copies', [
+        ['limit=10', [1, 2]],
+        ['day=2024-03-10', [1]],
+        ['day.gte=2024-03-11', [2]],
+        ['at_local.lte=2024-03-11T00:00:00Z', [1]],
+        ['label=2024-03-11%2012:00', [2]],
+      ]);
+    } finally {
+      await relay?.close();
+      await db.query(
+        db.kind === 'pglite' ? 'RESET TIME ZONE' : `ALTER DATABASE "${database}" RESET timezone`,
+      );
+    }
+  });
+
+  it('a bigint served as number compares as the double a snapshot holds (rounded beyond 2^53)', async () => {
+    await db.query('CREATE TABLE counts (id integer PRIMARY KEY, big bigint, small integer)');
+    await db.query(`INSERT INTO counts VALUES (1, 9007199254740992, 1), (2, 9007199254740993, 2),
+      (3, 123456789012345678, 3), (4, 9223372036854775807, NULL), (5, -9223372036854775808, -4), (6, 5, NULL),
+      (7, NULL, 7)`);
+    const relay = await startPostgresRelay(
+      liveAndSnapshot(
+        'counts',
+        'count_copies',
+        '{ name: id, type: integer }, { name: big, type: number }, { name: small, type: number }',
+        ['big', 'small'],
+      ),
+      db.url,
+    );
+    try {
+      await sameAnswers(relay, 'counts', 'count_copies', [
+        ['limit=10', [1, 2, 3, 4, 5, 6, 7]],
+        // 9007199254740993 reads as ...992, 123456789012345678 as ...680, the largest bigint as 2^63.
+        ['big=9007199254740992', [1, 2]],
+        ['big=9007199254740993', [1, 2]],
+        ['big.in=9007199254740992,5', [1, 2, 6]],
+        ['big.in=5,6', [6]],
+        ['big.lte=9007199254740992', [1, 2, 5, 6]],
+        ['big.gte=9007199254740993', [1, 2, 3, 4]],
+        ['big.between=9007199254740991,9007199254740992', [1, 2]],
+        ['big=123456789012345680', [3]],
+        ['big.in=123456789012345680,1', [3]],
+        ['big=9223372036854775807', [4]],
+        ['big.gte=9223372036854775808', [4]],
+        ['big.lte=-9223372036854775809', [5]],
+        ['big=5.5', []],
+        ['big.between=4.5,5.5', [6]],
+        ['big.gte=1e300', []],
+        ['big.lte=1e300', [1, 2, 3, 4, 5, 6]],
+        ['big.gte=-1e300', [1, 2, 3, 4, 5, 6]],
+        ['small=1.5', []],
+        ['small.gte=1.5', [2, 3, 7]],
+        ['small.in=-4,7.5', [5]],
+      ]);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('a bigint served as integer: a row beyond 2^53 (which a snapshot refuses to load) answers row_invalid when read', async () => {
+    await db.query('CREATE TABLE wide_counts (id integer PRIMARY KEY, big bigint)');
+    await db.query('INSERT INTO wide_counts VALUES (1, 5), (2, 9007199254740993)');
+    const fields = '{ name: id, type: integer }, { name: big, type: integer }';
+    assert.equal(
+      (await startupFailure(db.url, liveAndSnapshot('wide_counts', 'wide_count_copies', fields, ['big'])))
+        .code,
+      'ingest.type_mismatch',
+    );
+    const relay = await startPostgresRelay(
+      liveDataset('wide_counts', fields).replace(
+        '{ name: items, table: items,',
+        '{ name: items, table: items, api: { allowed_filters: [{ field: big, ops: [eq, gte] }] },',
+      ),
+      db.url,
+    );
+    try {
+      assert.deepEqual((await relay.get(`${ITEMS}?big=5`)).json().data, [{ id: 1, big: 5 }]);
+      assertProblem(await relay.get(`${ITEMS}?big.gte=6`), 502, 'datasource.row_invalid', /`big`/);
+      assertProblem(await relay.get(ITEMS), 502, 'datasource.row_invalid', /`big`/);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('numerics beyond the double range filter as the snapshot reads them: 1e-400 as 0, 1e400 as a row_invalid', async () => {
+    await db.query('CREATE TABLE extremes (id integer PRIMARY KEY, amount numeric)');
+    await db.query(`INSERT INTO extremes VALUES (1, 1e-400), (2, 0), (3, 2.5), (4, -1e-400), (5, 4.9e-324),
+      (6, NULL), (7, 1.7976931348623157e308), (8, -0.1)`);
+    const relay = await startPostgresRelay(
+      liveAndSnapshot(
+        'extremes',
+        'extreme_copies',
+        '{ name: id, type: integer }, { name: amount, type: number }',
+        ['amount'],
+      ),
+      db.url,
+    );
+    try {
+      await sameAnswers(relay, 'extremes', 'extreme_copies', [
+        ['limit=10', [1, 2, 3, 4, 5, 6, 7, 8]],
+        ['amount=0', [1, 2, 4]],
+        ['amount=-0', [1, 2, 4]],
+        ['amount.in=0,2.5', [1, 2, 3, 4]],
+        ['amount.lte=0', [1, 2, 4, 8]],
+        ['amount.gte=0', [1, 2, 3, 4, 5, 7]],
+        ['amount.gte=1e-323', [3, 7]],
+        ['amount=4.9e-324', [5]],
+        ['amount.between=-1,1', [1, 2, 4, 5, 8]],
+        ['amount=-0.1', [8]],
+        ['amount.in=-0.1,5e-324', [5, 8]],
+        ['amount.gte=1.7976931348623157e308', [7]],
+        ['amount.lte=-1e-320', [8]],
+      ]);
+    } finally {
+      await relay.close();
+    }
+    // 1e400 is beyond the double range: a snapshot refuses the table, a live read answers row_invalid for the row.
+    await db.query('CREATE TABLE overflows (id integer PRIMARY KEY, amount numeric)');
+    await db.query('INSERT INTO overflows VALUES (1, 1e400), (2, 2.5), (3, -1e400)');
+    const fields = '{ name: id, type: integer }, { name: amount, type: number }';
+    assert.equal(
+      (await startupFailure(db.url, liveAndSnapshot('overflows', 'overflow_copies', fields, ['amount'])))
+        .code,
+      'ingest.type_mismatch',
+    );
+    const live = await startPostgresRelay(
+      liveDataset('overflows', fields).replace(
+        '{ name: items, table: items,',
+        '{ name: items, table: items, api: { allowed_filters: [{ field: amount, ops: [eq, in, gte, lte, between] }] },',
+      ),
+      db.url,
+    );
+    try {
+      for (const query of ['amount=2.5', 'amount.in=2.5,3', 'amount.between=-1e308,1e308']) {
+        const answer = await live.get(`${ITEMS}?${query}`);
+        assert.equal(answer.statusCode, 200, `${query}: ${answer.body}`);
+        assert.deepEqual(answer.json().data, [{ id: 2, amount: 2.5 }], query);
+      }
+      for (const query of ['amount.gte=1', 'amount.lte=1', 'limit=5']) {
+        assertProblem(await live.get(`${ITEMS}?${query}`), 502, 'datasource.row_invalid', /`amount`/);
+      }
+    } finally {
+      await live.close();
+    }
+  });
+
+  it('a data exception raised while the database runs the read is no filter error: 502 datasource.query_failed', async () => {
+    await db.query('CREATE TABLE tallies (id integer PRIMARY KEY, n bigint)');
+    await db.query('INSERT INTO tallies VALUES (1, 5), (2, 5000000000)');
+    // The view's cast fails (integer out of range, SQLSTATE 22003) for the second row, whatever the request.
+    await db.query('CREATE VIEW narrow_tallies AS SELECT id, n::integer AS n FROM tallies');
+    const relay = await startPostgresRelay(
+      liveDataset('narrow_tallies', '{ name: id, type: integer }, { name: n, type: integer }').replace(
+        '{ name: items, table: items,',
+        '{ name: items, table: items, api: { allowed_filters: [{ field: n, ops: [eq] }] },',
+      ),
+      db.url,
+    );
+    try {
+      assertProblem(await relay.get(ITEMS), 502, 'datasource.query_failed');
+      assertProblem(await relay.get(`${ITEMS}?n=5`), 502, 'datasource.query_failed');
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('a read running past query_timeout answers datasource.timeout', async () => {
     await db.query('CREATE TABLE slow (id integer PRIMARY KEY, label text)');
     await db.query("INSERT INTO slow VALUES (1, 'one')");
@@ -700,6 +917,36 @@ describe('live PostgreSQL tables: failures and read-only', () => {
       assert.deepEqual((await relay.get(ITEMS)).json().data, [{ id: 1, label: 'one' }]);
     } finally {
       await relay.close();
+    }
+  });
+
+  it('the probe refuses a table or column the database user cannot read (ingest.query_failed), as a snapshot load does', async (t) => {
+    // Embedded PGlite serves every client as the one user it has: privileges cannot be tried there.
+    if (db.kind === 'pglite') return t.skip('roles need a real server');
+    await db.query('CREATE TABLE secrets (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO secrets VALUES (1, 'one')");
+    const role = `ambit_reader_${randomBytes(6).toString('hex')}`;
+    await db.query(`CREATE ROLE ${role} LOGIN`);
+    const url = new URL(db.url);
+    url.username = role;
+    try {
+      // The catalog shows the table and its columns to any user: only reading it tells.
+      for (const grant of ['', `GRANT SELECT (id) ON secrets TO ${role}`]) {
+        if (grant !== '') await db.query(grant);
+        const error = await startupFailure(url.toString(), liveDataset('secrets', ID_AND_LABEL));
+        assert.equal(error.code, 'ingest.query_failed', grant);
+        assert.match(String(error.detail), /SQLSTATE 42501: permission denied for table secrets/, grant);
+      }
+      await db.query(`GRANT SELECT ON secrets TO ${role}`);
+      const relay = await startPostgresRelay(liveDataset('secrets', ID_AND_LABEL), url.toString());
+      try {
+        assert.deepEqual((await relay.get(ITEMS)).json().data, [{ id: 1, label: 'one' }]);
+      } finally {
+        await relay.close();
+      }
+    } finally {
+      await db.query(`DROP OWNED BY ${role}`);
+      await db.query(`DROP ROLE ${role}`);
     }
   });
 

@@ -26,9 +26,19 @@ describe('buildLiveSelect', () => {
     });
     assert.equal(
       statement.text,
-      'SELECT "person_id", "age" FROM "public"."people" WHERE "district" = $1 AND "age" = ANY($2) AND "age" >= $3 AND ("income"::float8) <= $4 AND "born" >= $5 AND "born" <= $6 AND "person_id" > $7 ORDER BY "person_id" LIMIT $8',
+      'SELECT "person_id", "age" FROM "public"."people" WHERE "district" = $1 AND "age" = ANY($2) AND "age" >= $3 AND "income" <= $4 AND "born" >= $5 AND "born" <= $6 AND "person_id" > $7 ORDER BY "person_id" LIMIT $8',
     );
-    assert.deepEqual(statement.values, ['north', [3, 4], 1, 2.5, '1980-01-01', '1990-12-31', 'p010', 51]);
+    assert.deepEqual(statement.values, [
+      'north',
+      [3, 4],
+      1,
+      // The greatest numeric that reads as 2.5 (halfway to the next double, which reads as 2.5: it is even).
+      '2.5000000000000002220446049250313080847263336181640625',
+      '1980-01-01',
+      '1990-12-31',
+      'p010',
+      51,
+    ]);
   });
 
   it('never writes a value into the text, and quotes identifiers (a quote in a name is doubled)', () => {
@@ -50,7 +60,7 @@ describe('buildLiveSelect', () => {
     assert.deepEqual(statement.values, [[hostile], 2]);
   });
 
-  it('compares numeric columns as the doubles a snapshot holds, for every operator', () => {
+  it('compares numeric columns as the doubles a snapshot holds: the column itself between the numerics that read as the value, `in` through a cast that never fails', () => {
     const statement = buildLiveSelect({
       relation: '"t"',
       columns: ['id'],
@@ -58,7 +68,7 @@ describe('buildLiveSelect', () => {
       filters: [
         { column: 'amount', type: 'number', op: 'eq', values: [0.1] },
         { column: 'amount', type: 'number', op: 'in', values: [0.1, 2] },
-        { column: 'amount', type: 'number', op: 'between', values: [0, 1] },
+        { column: 'amount', type: 'number', op: 'between', values: [0.5, 1] },
         { column: 'ratio', type: 'number', op: 'gte', values: [0.5] },
       ],
       columnTypes: new Map([
@@ -67,10 +77,58 @@ describe('buildLiveSelect', () => {
       ]),
       limit: 3,
     });
+    const overflow = (2n ** 1024n - 2n ** 970n).toString();
+    const underflow = `0.${(5n ** 1075n).toString().padStart(1075, '0')}`;
     assert.equal(
       statement.text,
-      'SELECT "id" FROM "t" WHERE ("amount"::float8) = $1 AND ("amount"::float8) = ANY($2) AND ("amount"::float8) >= $3 AND ("amount"::float8) <= $4 AND "ratio" >= $5 ORDER BY "id" LIMIT $6',
+      `SELECT "id" FROM "t" WHERE "amount" >= $1 AND "amount" <= $2 AND (CASE WHEN abs("amount") < ${overflow} THEN CASE WHEN abs("amount") > ${underflow} THEN "amount"::float8 ELSE 0::float8 END WHEN "amount" > 0 THEN 'Infinity'::float8 WHEN "amount" < 0 THEN '-Infinity'::float8 END) = ANY($3) AND "amount" >= $4 AND "amount" <= $5 AND "ratio" >= $6 ORDER BY "id" LIMIT $7`,
     );
+    assert.deepEqual(statement.values, [
+      '0.099999999999999998612221219218554324470460414886474609375',
+      '0.100000000000000012490009027033011079765856266021728515625',
+      [0.1, 2],
+      '0.4999999999999999722444243843710864894092082977294921875',
+      '1.00000000000000011102230246251565404236316680908203125',
+      0.5,
+      3,
+    ]);
+  });
+
+  it('compares a bigint served as number as the doubles a snapshot holds, by the bigint itself where it can', () => {
+    const statement = buildLiveSelect({
+      relation: '"t"',
+      columns: ['id'],
+      primaryKey: 'id',
+      filters: [
+        { column: 'big', type: 'number', op: 'eq', values: [42] },
+        { column: 'big', type: 'number', op: 'eq', values: [4.5] },
+        { column: 'big', type: 'number', op: 'eq', values: [2 ** 53] },
+        { column: 'big', type: 'number', op: 'in', values: [1, 2.5] },
+        { column: 'big', type: 'number', op: 'in', values: [1, 2 ** 60] },
+        { column: 'big', type: 'number', op: 'gte', values: [2 ** 63] },
+        { column: 'big', type: 'number', op: 'lte', values: [2 ** 63] },
+        { column: 'count', type: 'integer', op: 'in', values: [7, 8] },
+      ],
+      columnTypes: new Map([
+        ['big', 'int8'],
+        ['count', 'int8'],
+      ]),
+      limit: 3,
+    });
+    assert.equal(
+      statement.text,
+      'SELECT "id" FROM "t" WHERE "big" = $1 AND FALSE AND "big" >= $2 AND "big" <= $3 AND "big" = ANY($4) AND ("big"::float8) = ANY($5) AND "big" >= $6 AND "big" IS NOT NULL AND "count" = ANY($7) ORDER BY "id" LIMIT $8',
+    );
+    assert.deepEqual(statement.values, [
+      42,
+      '9007199254740992',
+      '9007199254740993',
+      [1],
+      [1, 2 ** 60],
+      '9223372036854775296',
+      [7, 8],
+      3,
+    ]);
   });
 
   it('sends timestamps (epoch ms in the store) as ISO 8601 UTC text', () => {

@@ -5,8 +5,11 @@ import type { FieldType, FilterOp } from '../../config/schema.ts';
 import type { CellKey } from '../../store/column.ts';
 import {
   type Bound,
-  exactColumn,
+  comparedType,
+  doubleColumn,
+  equalRange,
   exactParam,
+  inAsDoubles,
   lowerBound,
   nonEmptyLower,
   rangeColumn,
@@ -61,7 +64,7 @@ export function buildLiveSelect(select: LiveSelect): SqlStatement {
   const conditions: string[] = [];
   for (const filter of select.filters) {
     const pgType = select.columnTypes.get(filter.column) ?? ASSUMED_TYPES[filter.type];
-    conditions.push(filterCondition(filter, pgType, param));
+    conditions.push(filterCondition(filter, comparedType(pgType, filter.type), param));
   }
   const key = quoteIdentifier(select.primaryKey);
   if (select.after !== undefined) conditions.push(`${key} > ${param(select.after)}`);
@@ -80,14 +83,32 @@ function filterCondition(filter: LiveFilter, pgType: string, param: (value: unkn
   const [first, second] = filter.values as [CellKey, CellKey | undefined];
   switch (filter.op) {
     case 'eq': {
+      const range = equalRange(first, pgType);
+      if (range === 'none') return 'FALSE';
+      if (range !== undefined) {
+        const { lower, upper } = range;
+        // One value reads as it (a bigint below 2^53): plain equality.
+        if (
+          lower !== 'all' &&
+          upper !== 'all' &&
+          lower.param === upper.param &&
+          !lower.strict &&
+          !upper.strict
+        ) {
+          return `${quoted} = ${param(lower.param)}`;
+        }
+        return rangeCondition(quoted, pgType, lower, upper, param);
+      }
       const value = exactParam(first, pgType);
-      return value === undefined ? 'FALSE' : `${exactColumn(quoted, pgType)} = ${param(value)}`;
+      return value === undefined ? 'FALSE' : `${quoted} = ${param(value)}`;
     }
     case 'in': {
+      if (inAsDoubles(filter.values, pgType))
+        return `${doubleColumn(quoted, pgType)} = ANY(${param(filter.values)})`;
       const values = filter.values
         .map((value) => exactParam(value, pgType))
         .filter((value) => value !== undefined);
-      return values.length === 0 ? 'FALSE' : `${exactColumn(quoted, pgType)} = ANY(${param(values)})`;
+      return values.length === 0 ? 'FALSE' : `${quoted} = ANY(${param(values)})`;
     }
     case 'gte':
       return rangeCondition(quoted, pgType, lowerBound(first, pgType), undefined, param);

@@ -3,6 +3,7 @@
 // own type, which refuses some values (1.5 for an integer column, a year 0 timestamp, text with NUL) and accepts others
 // in more spellings than its text output (upper-case uuids). Each value is therefore turned, before it reaches the
 // database, into a bound of the column's domain: a value the column cannot hold matches nothing or bounds nothing.
+import type { FieldType } from '../../config/schema.ts';
 import type { CellKey } from '../../store/column.ts';
 
 /** A lower or upper bound on a column, as the database can take it. */
@@ -28,20 +29,79 @@ const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 const EMPTY_IS_NULL_TYPES = new Set(['text', 'varchar']);
 
 /**
- * The column as `eq` and `in` compare it. A numeric column compares as the double a snapshot holds (and a record
- * shows), not exactly: `0.1` then equals a stored 0.10000000000000000001, as it does in the snapshot.
+ * A bigint column served as a `number` field: a snapshot holds its values as doubles, which round beyond 2^53
+ * (9007199254740993 reads as 9007199254740992), so it compares as those doubles. (smallint and integer values are
+ * exact doubles; a bigint served as `integer` holds only safe integers, as filters on it do.)
  */
-export function exactColumn(quoted: string, pgType: string): string {
-  return pgType === 'numeric' ? `(${quoted}::float8)` : quoted;
+export const ROUNDED_INT8 = 'int8 as double';
+
+/**
+ * Column types several of whose values read as one double in a snapshot, and so equal it: numeric (0.1 and a stored
+ * 0.10000000000000000001 both read as 0.1) and ROUNDED_INT8. `eq` and ranges compare the column itself with the
+ * bounds of the values that read as the filter's double (`doubleBound`): exact, cheap, and able to use an index.
+ */
+const READ_AS_DOUBLE = new Set(['numeric', ROUNDED_INT8]);
+
+/** The type a filter on a column of `pgType` serving a field of `fieldType` compares it as. */
+export function comparedType(pgType: string, fieldType: FieldType): string {
+  return pgType === 'int8' && fieldType === 'number' ? ROUNDED_INT8 : pgType;
+}
+
+/** Below 2^53 every integer is a double of its own: only the bigint equal to a double reads as it. */
+const EXACT_INTEGERS = 2 ** 53;
+
+/**
+ * Whether `in` compares these values with the column read as doubles (`doubleColumn`): always for numeric, and for
+ * a bigint served as number once a value is beyond 2^53 (below it, only the integer itself reads as that double).
+ */
+export function inAsDoubles(values: readonly CellKey[], pgType: string): boolean {
+  if (pgType === 'numeric') return true;
+  return (
+    pgType === ROUNDED_INT8 &&
+    values.some((value) => typeof value === 'number' && Math.abs(value) >= EXACT_INTEGERS)
+  );
+}
+
+/**
+ * The column as the double a snapshot holds. int8 to float8 never fails; numeric to float8 fails (SQLSTATE 22003)
+ * beyond the double range, both ways, for every row a statement reaches: such values are read as a snapshot reads
+ * them (1e-400 as 0, 1e400 as infinite, which no filter value equals) before the cast.
+ */
+export function doubleColumn(quoted: string, pgType: string): string {
+  if (pgType !== 'numeric') return `(${quoted}::float8)`;
+  return `(CASE WHEN abs(${quoted}) < ${OVERFLOW} THEN CASE WHEN abs(${quoted}) > ${UNDERFLOW} THEN ${quoted}::float8 ELSE 0::float8 END WHEN ${quoted} > 0 THEN 'Infinity'::float8 WHEN ${quoted} < 0 THEN '-Infinity'::float8 END)`;
 }
 
 /**
  * The column as a range compares it. A uuid's ranges compare its text byte by byte, as the snapshot compares the
- * strings it holds (uuid order is not text order once the bound is not itself a uuid); a numeric column compares
- * as doubles (see `exactColumn`).
+ * strings it holds (uuid order is not text order once the bound is not itself a uuid).
  */
 export function rangeColumn(quoted: string, pgType: string): string {
-  return pgType === 'uuid' ? `(${quoted}::text COLLATE "C")` : exactColumn(quoted, pgType);
+  return pgType === 'uuid' ? `(${quoted}::text COLLATE "C")` : quoted;
+}
+
+/**
+ * `column = value` over a READ_AS_DOUBLE column: the bounds of the values that read as `value` (one integer for a
+ * bigint below 2^53), or 'none'; undefined for other columns, which `exactParam` serves.
+ */
+export function equalRange(
+  value: CellKey,
+  pgType: string,
+): { lower: Exclude<Bound, 'none'>; upper: Exclude<Bound, 'none'> } | 'none' | undefined {
+  if (!READ_AS_DOUBLE.has(pgType) || !Number.isFinite(value)) return undefined;
+  const lower = lowerBound(value, pgType);
+  const upper = upperBound(value, pgType);
+  if (lower === 'none' || upper === 'none') return 'none';
+  // A fraction below 2^53 reads from no bigint: its bounds cross.
+  if (
+    pgType === ROUNDED_INT8 &&
+    lower !== 'all' &&
+    upper !== 'all' &&
+    BigInt(lower.param as number | string) > BigInt(upper.param as number | string)
+  ) {
+    return 'none';
+  }
+  return { lower, upper };
 }
 
 /**
@@ -56,6 +116,12 @@ export function nonEmptyLower(lower: Bound | undefined, pgType: string): Bound |
 
 /** The parameter for `column = value`, or undefined when no row of the column can equal it. */
 export function exactParam(value: CellKey, pgType: string): unknown {
+  if (pgType === ROUNDED_INT8) {
+    // Beyond 2^53 several bigints read as the value: `inAsDoubles` compares those as doubles.
+    return typeof value === 'number' && Number.isInteger(value) && Math.abs(value) < EXACT_INTEGERS
+      ? value
+      : undefined;
+  }
   const range = INTEGER_RANGES[pgType];
   if (range !== undefined) {
     return typeof value === 'number' && Number.isInteger(value) && value >= range[0] && value < range[1]
@@ -69,6 +135,8 @@ export function exactParam(value: CellKey, pgType: string): unknown {
 
 /** `column >= value` over the column's domain. */
 export function lowerBound(value: CellKey, pgType: string): Bound {
+  if (READ_AS_DOUBLE.has(pgType) && Number.isFinite(value))
+    return doubleBound(value as number, pgType, 'lower');
   const range = INTEGER_RANGES[pgType];
   if (range !== undefined && typeof value === 'number') {
     const bound = Math.ceil(value);
@@ -85,6 +153,8 @@ export function lowerBound(value: CellKey, pgType: string): Bound {
 
 /** `column <= value` over the column's domain. */
 export function upperBound(value: CellKey, pgType: string): Bound {
+  if (READ_AS_DOUBLE.has(pgType) && Number.isFinite(value))
+    return doubleBound(value as number, pgType, 'upper');
   const range = INTEGER_RANGES[pgType];
   if (range !== undefined && typeof value === 'number') {
     const bound = Math.floor(value);
@@ -114,4 +184,112 @@ function temporalParam(value: CellKey, pgType: string): unknown {
     return year > 9999 ? `${year}-${rest}` : `${String(1 - year).padStart(4, '0')}-${rest} BC`;
   }
   return value;
+}
+
+/**
+ * The bound on a READ_AS_DOUBLE column that selects the values a snapshot reads as a double at least (`lower`) or
+ * at most (`upper`) `value`. Reading rounds to the nearest double, a tie to the one with an even significand, so
+ * those values end halfway to the next double, that halfway point included when `value`'s significand is even. The
+ * bound is that point as exact decimal text for numeric, or the first bigint inside it.
+ */
+function doubleBound(value: number, pgType: string, side: 'lower' | 'upper'): Bound {
+  if (pgType === ROUNDED_INT8 && Math.abs(value) < EXACT_INTEGERS) {
+    // Only the integers themselves read as doubles here: the bigint bound is the value rounded inwards.
+    const bound = side === 'lower' ? Math.ceil(value) : Math.floor(value);
+    return { param: bound === 0 ? 0 : bound, strict: false };
+  }
+  const neighbour = side === 'lower' ? -nextUp(-value) : nextUp(value);
+  const edge = halfway(binary(value), binary(neighbour));
+  const inclusive = (bitsOf(value) & 1n) === 0n;
+  if (pgType === 'numeric') return { param: decimalText(edge), strict: !inclusive };
+  if (side === 'lower') {
+    const first = ceiling(edge, !inclusive);
+    if (first > INT8_MAX) return 'none';
+    return first <= INT8_MIN ? 'all' : { param: integerParam(first), strict: false };
+  }
+  const last = flooring(edge, !inclusive);
+  if (last < INT8_MIN) return 'none';
+  return last >= INT8_MAX ? 'all' : { param: integerParam(last), strict: false };
+}
+
+const INT8_MIN = -(2n ** 63n);
+const INT8_MAX = 2n ** 63n - 1n;
+
+/** An exact binary fraction: mantissa × 2^exponent. */
+interface Binary {
+  readonly mantissa: bigint;
+  readonly exponent: number;
+}
+
+/**
+ * The least numeric magnitude a snapshot reads as an infinite double (halfway from the largest double to 2^1024;
+ * the tie goes to 2^1024), and the greatest nonzero one it reads as 0 (2^-1075, halfway to the least double).
+ */
+const OVERFLOW = (2n ** 1024n - 2n ** 970n).toString();
+const UNDERFLOW = decimalText({ mantissa: 1n, exponent: -1075 });
+
+const bits = new DataView(new ArrayBuffer(8));
+
+function bitsOf(value: number): bigint {
+  bits.setFloat64(0, value);
+  return bits.getBigUint64(0);
+}
+
+/** The next double above a finite one (Infinity above the largest). */
+function nextUp(value: number): number {
+  if (value === 0) return Number.MIN_VALUE;
+  const next = bitsOf(value) + (value > 0 ? 1n : -1n);
+  bits.setBigUint64(0, next);
+  return bits.getFloat64(0);
+}
+
+/** A double as an exact binary fraction; an infinity as ±2^1024, the value a snapshot rounds to it from. */
+function binary(value: number): Binary {
+  if (!Number.isFinite(value)) return { mantissa: value > 0 ? 1n : -1n, exponent: 1024 };
+  const raw = bitsOf(value);
+  const biased = Number((raw >> 52n) & 0x7ffn);
+  const fraction = raw & 0xfffffffffffffn;
+  const mantissa = biased === 0 ? fraction : fraction | 0x10000000000000n;
+  return { mantissa: raw >> 63n === 1n ? -mantissa : mantissa, exponent: Math.max(biased, 1) - 1075 };
+}
+
+function halfway(a: Binary, b: Binary): Binary {
+  const exponent = Math.min(a.exponent, b.exponent);
+  return {
+    mantissa: (a.mantissa << BigInt(a.exponent - exponent)) + (b.mantissa << BigInt(b.exponent - exponent)),
+    exponent: exponent - 1,
+  };
+}
+
+/** Exact decimal text (a binary fraction always has one). */
+function decimalText({ mantissa, exponent }: Binary): string {
+  if (exponent >= 0) return (mantissa << BigInt(exponent)).toString();
+  const sign = mantissa < 0n ? '-' : '';
+  const digits = ((mantissa < 0n ? -mantissa : mantissa) * 5n ** BigInt(-exponent))
+    .toString()
+    .padStart(1 - exponent, '0');
+  const point = digits.length + exponent;
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+/** The least integer at or above (`strict`: above) `value`. */
+function ceiling({ mantissa, exponent }: Binary, strict: boolean): bigint {
+  if (exponent >= 0) return (mantissa << BigInt(exponent)) + (strict ? 1n : 0n);
+  const floor = mantissa >> BigInt(-exponent);
+  const exact = floor << BigInt(-exponent) === mantissa;
+  return exact && !strict ? floor : floor + 1n;
+}
+
+/** The greatest integer at or below (`strict`: below) `value`. */
+function flooring({ mantissa, exponent }: Binary, strict: boolean): bigint {
+  if (exponent >= 0) return (mantissa << BigInt(exponent)) - (strict ? 1n : 0n);
+  const floor = mantissa >> BigInt(-exponent);
+  const exact = floor << BigInt(-exponent) === mantissa;
+  return exact && strict ? floor - 1n : floor;
+}
+
+/** A bigint bound as a parameter: a number while it is exact as one, its decimal text beyond. */
+function integerParam(value: bigint): number | string {
+  const number = Number(value);
+  return Number.isSafeInteger(number) ? number : value.toString();
 }

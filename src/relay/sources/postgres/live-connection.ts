@@ -48,6 +48,8 @@ interface PendingRead {
   parsed: number;
   /** CommandCompletes received: rows before the first are the guard's. */
   completed: number;
+  /** BindCompletes received: the SELECT runs once it is the second (the guard's is the first). */
+  bound: number;
   rows: (string | null)[][];
   error: Error | undefined;
 }
@@ -96,6 +98,7 @@ let statementCount = 0;
 
 const READY = 0x5a;
 const PARSE_COMPLETE = 0x31;
+const BIND_COMPLETE = 0x32;
 const COMMAND_COMPLETE = 0x43;
 const DATA_ROW = 0x44;
 const ERROR_RESPONSE = 0x45;
@@ -185,9 +188,11 @@ export async function openLiveConnection(
       read.completed += 1;
     } else if (type === PARSE_COMPLETE) {
       read.parsed += 1;
+    } else if (type === BIND_COMPLETE) {
+      read.bound += 1;
     } else if (type === ERROR_RESPONSE) {
       // After an error the server skips to Sync: there is one error per read.
-      read.error ??= decodeError(buffer, start, end);
+      read.error ??= decodeError(buffer, start, end, read.bound >= 2);
     } else if (type === READY) {
       pending.shift();
       lastProgress = performance.now();
@@ -315,6 +320,7 @@ export async function openLiveConnection(
           parses,
           parsed: 0,
           completed: 0,
+          bound: 0,
           rows: [],
           error: undefined,
           timer: undefined,

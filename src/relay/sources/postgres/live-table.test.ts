@@ -3,9 +3,13 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
+  backendMessage,
+  commandComplete,
+  dataRowMessage,
   errorResponse,
   type FakeBackend,
   liveReadReplies,
+  readyForQuery,
   startFakeBackend,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
 import type { Logger } from '../../../platform/log.ts';
@@ -138,5 +142,33 @@ describe('a live table over a server that does not keep its prepared statements'
     live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
     await assert.rejects(live.readPage(PAGE));
     assert.equal(syncs, 1);
+  });
+
+  it("a data exception raised while the SELECT runs (after its Bind) is the data's, not the filter's: 502 and logged", async () => {
+    let syncs = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      const error = errorResponse('22003', 'value "5000000000" is out of range for type integer');
+      socket.write(
+        ++syncs === 1
+          ? // Refused at the SELECT's Bind: a parameter value (a filter) the column's type cannot take.
+            liveReadReplies({ error, parses: backend.readParses })
+          : // Refused once the SELECT was bound (BindComplete) and running: a row, or what a view computes.
+            Buffer.concat([
+              ...Array.from({ length: backend.readParses }, () => backendMessage('1')),
+              backendMessage('2'),
+              dataRowMessage(['on', '30000']),
+              commandComplete('SELECT 1'),
+              backendMessage('2'),
+              error,
+              readyForQuery('I'),
+            ]),
+      );
+    };
+    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
+    await assert.rejects(live.readPage(PAGE), { code: 'filter.invalid_value' });
+    assert.deepEqual(warnings, []);
+    await assert.rejects(live.readPage(PAGE), { code: 'datasource.query_failed' });
+    assert.deepEqual(warnings, ['live read failed']);
   });
 });

@@ -20,6 +20,7 @@ import {
   describePgError,
   liveGuard,
   qualifiedName,
+  quoteIdentifier,
 } from './read-only-session.ts';
 
 /** A row as PostgreSQL's text output (null for NULL), aligned with the requested columns. */
@@ -104,8 +105,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     acquireTimeoutMs: source.connect_timeout,
     idleTimeoutMs: 30_000,
   });
-  // Until the probe has seen the column types, every read also pins the session's time zone.
-  let guard = liveGuard(source, true);
+  const guard = liveGuard(source);
   // Each column's PostgreSQL type, once the probe has read them: filters are shaped by them.
   let columnTypes: ReadonlyMap<string, string> = new Map();
   const version = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 32);
@@ -182,7 +182,6 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     version,
     async probe() {
       columnTypes = await probeLiveTable(table, url, relation);
-      guard = liveGuard(source, [...columnTypes.values()].includes('timestamptz'));
     },
     async readPage(request) {
       const statement = buildLiveSelect({
@@ -268,6 +267,11 @@ async function probeLiveTable(
       });
     }
     checkColumns(table, columns.rows);
+    // The catalog shows every table's columns to any user: selecting no row checks that the user may read the
+    // declared columns (table or column privileges; for a view, also its owner's on what it reads), as every read
+    // will need to, so that a table it cannot read fails the start rather than every read.
+    const declared = table.schema.fields.map((field) => quoteIdentifier(field.name)).join(', ');
+    await client.query(`SELECT ${declared} FROM ${relation} LIMIT 0`);
     const kind = await client.query<{ relkind: string }>({
       text: 'SELECT relkind FROM pg_class WHERE oid = to_regclass($1)',
       values: [relation],

@@ -148,9 +148,14 @@ function malformed(): Error {
 export interface ServerError extends Error {
   readonly severity: string;
   readonly code: string;
+  /**
+   * Raised once the SELECT was bound, while it ran: by the data or by what a view computes, not by a parameter
+   * value (those are refused at Bind), so a data exception then is no caller's mistake.
+   */
+  readonly running: boolean;
 }
 
-export function decodeError(buffer: Buffer, start: number, end: number): ServerError {
+export function decodeError(buffer: Buffer, start: number, end: number, running = false): ServerError {
   let severity: string | undefined;
   let localized = 'ERROR';
   let code = 'XX000';
@@ -168,5 +173,5 @@ export function decodeError(buffer: Buffer, start: number, end: number): ServerE
     else if (field === 0x4d) message = value;
     at = stop + 1;
   }
-  return Object.assign(new Error(message), { severity: severity ?? localized, code });
+  return Object.assign(new Error(message), { severity: severity ?? localized, code, running });
 }

@@ -19,15 +19,15 @@ describe('read-only session', () => {
     );
   });
 
-  it('guards a live read with one statement of transaction-local settings: read only, the timeout in whole ms, output styles, UTC when asked', () => {
+  it('guards a live read with one statement of transaction-local settings: read only, the timeout in whole ms, output styles, UTC', () => {
     const output =
       "set_config('DateStyle', 'ISO, YMD', true), set_config('IntervalStyle', 'postgres', true), set_config('extra_float_digits', '3', true)";
     assert.equal(
-      liveGuard({ query_timeout: 1500.7 }, false),
-      `SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1500', true), ${output}`,
+      liveGuard({ query_timeout: 1500.7 }),
+      `SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1500', true), ${output}, set_config('TimeZone', 'UTC', true)`,
     );
     assert.equal(
-      liveGuard({ query_timeout: 0.2 }, true),
+      liveGuard({ query_timeout: 0.2 }),
       `SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1', true), ${output}, set_config('TimeZone', 'UTC', true)`,
     );
   });
@@ -51,6 +51,9 @@ describe('read-only session', () => {
     assert.equal(classifyPgError(server('28P01')), 'unavailable');
     assert.equal(classifyPgError(server('53300')), 'unavailable');
     assert.equal(classifyPgError(server('22P02')), 'invalid_input');
+    // A data exception raised while a live SELECT ran comes from the data, not from a parameter.
+    assert.equal(classifyPgError(Object.assign(server('22003'), { running: false })), 'invalid_input');
+    assert.equal(classifyPgError(Object.assign(server('22003'), { running: true })), 'failed');
     assert.equal(classifyPgError(server('42P01')), 'failed');
     assert.equal(classifyPgError(server('25006')), 'failed');
   });

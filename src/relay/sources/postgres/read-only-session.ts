@@ -34,17 +34,17 @@ export function beginReadOnly(source: Pick<PostgresSourceConfig, 'query_timeout'
 /**
  * The guard of a live read: the first statement of the read's implicit transaction (everything up to its Sync),
  * which makes the transaction READ ONLY (nothing run later in it can switch that off: PostgreSQL refuses
- * read-write once a query ran) and sets its statement timeout and the output settings, plus UTC output when the
- * table has a timestamptz column (its text carries the session's offset otherwise). `set_config(..., true)` is
- * SET LOCAL without the warning SET LOCAL logs outside an explicit transaction block; the settings end with the
- * transaction.
+ * read-write once a query ran) and sets its statement timeout and the output settings, TimeZone UTC included
+ * whatever the columns' types: a view may compute a timestamp, date or text from a timestamptz in the session's
+ * zone, as snapshots compute it in UTC. `set_config(..., true)` is SET LOCAL without the warning SET LOCAL logs
+ * outside an explicit transaction block; the settings end with the transaction.
  */
-export function liveGuard(source: Pick<PostgresSourceConfig, 'query_timeout'>, utc: boolean): string {
+export function liveGuard(source: Pick<PostgresSourceConfig, 'query_timeout'>): string {
   const settings = [
     "set_config('transaction_read_only', 'on', true)",
     `set_config('statement_timeout', '${timeoutMs(source)}', true)`,
     ...OUTPUT_SETTINGS.map(([name, value]) => `set_config('${name}', '${value}', true)`),
-    ...(utc ? ["set_config('TimeZone', 'UTC', true)"] : []),
+    "set_config('TimeZone', 'UTC', true)",
   ];
   return `SELECT ${settings.join(', ')}`;
 }
@@ -99,7 +99,9 @@ export function clientConfig(
  * - unavailable: no connection, lost connection, server shutting down or refusing (also authentication);
  * - timeout: the statement ran past `query_timeout`;
  * - invalid_input: PostgreSQL refused a parameter value for the column's type (a filter value);
- * - failed: anything else the server refused (missing table, permission, read-only violation).
+ * - failed: anything else the server refused (missing table, permission, read-only violation), data exceptions
+ *   raised while a live SELECT ran included (`running`: a value of the table or of what a view computes, which
+ *   no filter value of the caller's would avoid).
  */
 export type PgErrorKind = 'unavailable' | 'timeout' | 'invalid_input' | 'failed';
 
@@ -107,6 +109,7 @@ interface PgLikeError {
   readonly code?: unknown;
   readonly severity?: unknown;
   readonly message?: unknown;
+  readonly running?: unknown;
 }
 
 export function classifyPgError(error: unknown): PgErrorKind {
@@ -127,7 +130,9 @@ export function classifyPgError(error: unknown): PgErrorKind {
   ) {
     return 'unavailable';
   }
-  if (['22P02', '22007', '22008', '22003', '22021', '22023'].includes(sqlstate)) return 'invalid_input';
+  if (['22P02', '22007', '22008', '22003', '22021', '22023'].includes(sqlstate)) {
+    return (error as PgLikeError).running === true ? 'failed' : 'invalid_input';
+  }
   return 'failed';
 }
 
