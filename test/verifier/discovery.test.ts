@@ -96,7 +96,7 @@ describe('verifier discovery', () => {
     const response = await verifier.get('/v1/claims/household_size_plus', { as: 'full' });
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(JSON.parse(response.body).target_inputs, [
-      { path: 'target.attributes.newborns', kind: 'attribute', name: 'newborns' },
+      { path: 'target.attributes.newborns', kind: 'attribute', name: 'newborns', type: 'integer' },
       { path: 'target.identifiers.person_id', kind: 'identifier', name: 'person_id' },
     ]);
   });

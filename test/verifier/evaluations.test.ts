@@ -200,6 +200,17 @@ describe('verifier evaluations over two real relays', () => {
     assert.equal(rowReads(social).length, reads, 'no source read happens');
   });
 
+  it('refuses a target attribute of another type than the claim declares (400 before any read, not a 500)', async () => {
+    const reads = rowReads(social).length;
+    for (const newborns of ['two', true, 2.5, '2']) {
+      const target = { ...person(enrolledHead), attributes: { newborns } };
+      const response = await verifier.evaluate({ target, claims: ['household_size_plus'] });
+      const problem = assertProblem(response, 400, 'request.invalid');
+      assert.match(String(problem.detail), /`target\.attributes\.newborns` must be of type integer/);
+    }
+    assert.equal(rowReads(social).length, reads, 'no source read happens');
+  });
+
   it('takes a target as large as the request limits allow into a CEL rule (the rule input limit bounds sourced data)', async () => {
     // 32 attributes of 1,024 control characters: about 200 KB as JSON, over cel.max_binding_json_bytes (64 KiB).
     const attributes: Record<string, string | number> = { newborns: 1 };

@@ -118,7 +118,8 @@ function declaredFields(
   );
 }
 
-function typeMismatch(value: unknown, type: ValueType): string | undefined {
+/** Why `value` is not of the declared type, or undefined when it is (null is of every type). */
+export function typeMismatch(value: unknown, type: ValueType): string | undefined {
   if (type === 'any' || value === null) return undefined;
   const ok = (() => {
     switch (type) {

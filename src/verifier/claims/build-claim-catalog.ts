@@ -2,7 +2,7 @@
 import { parse as parseCel } from '@bufbuild/cel';
 import type { Principal } from '../../platform/auth/principal.ts';
 import { deepFreeze } from '../../platform/config/validate-config.ts';
-import type { ClaimConfig, VerifierConfig } from '../config/schema.ts';
+import type { ClaimConfig, ValueType, VerifierConfig } from '../config/schema.ts';
 import { celTargetInputs } from './cel-target-inputs.ts';
 
 export interface CatalogClaim {
@@ -17,6 +17,12 @@ export interface CatalogClaim {
    * up by, and those their CEL rules read (`ctx.target.attributes.income`).
    */
   readonly targetInputs: readonly string[];
+  /** The JSON types the claim and its dependencies declare for target attributes (`inputs`), by request path. */
+  readonly attributeTypes: readonly {
+    readonly path: string;
+    readonly type: ValueType;
+    readonly claimId: string;
+  }[];
   /** True when the claim or a dependency has a `plugin` rule, which cannot be evaluated. */
   readonly needsPlugin: boolean;
 }
@@ -63,7 +69,14 @@ export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
     const members = closure.map((id) => byId.get(id) as ClaimConfig);
     const scopes = new Set<string>();
     const inputs = new Set<string>();
+    const attributeTypes: CatalogClaim['attributeTypes'][number][] = [];
     for (const member of members) {
+      for (const input of member.inputs) {
+        // Ids and identifiers are strings by the request's schema: only attributes can arrive as another type.
+        if (input.name.startsWith('target.attributes.') && input.type !== 'any') {
+          attributeTypes.push({ path: input.name, type: input.type, claimId: member.id });
+        }
+      }
       for (const scope of member.required_scopes) scopes.add(scope);
       for (const binding of Object.values(member.source_bindings)) {
         if (binding.required_scope) scopes.add(binding.required_scope);
@@ -77,6 +90,7 @@ export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
       closure,
       requiredScopes: [...scopes].sort(),
       targetInputs: [...inputs].sort(),
+      attributeTypes,
       needsPlugin: members.some((member) => member.rule.type === 'plugin'),
     };
   });

@@ -5,7 +5,7 @@ import { createSemaphore, type Semaphore } from '../connectors/create-semaphore.
 import type { ReadTrace, SourceReader } from '../connectors/source-reader.ts';
 import { type EvaluationTarget, lookupValue } from '../evaluation/parse-evaluation-request.ts';
 import { verifierProblem } from '../problems.ts';
-import { applyRule } from './apply-rule.ts';
+import { applyRule, typeMismatch } from './apply-rule.ts';
 import type { ClaimCatalog } from './build-claim-catalog.ts';
 import type { CelEvaluator } from './create-cel-evaluator.ts';
 
@@ -57,14 +57,18 @@ export class EvaluationTrace implements ReadTrace {
   }
 }
 
-/** Fails before any read when a binding's lookup input is missing from the request, or blank. */
+/**
+ * Fails before any read when a binding's lookup input is missing from the request, or blank, or when a target
+ * attribute is not of the type a claim declares for it (`inputs`): the caller's mistake, where the rule would fail.
+ */
 export function checkLookupInputs(
   catalog: ClaimCatalog,
   claimIds: readonly string[],
   target: EvaluationTarget,
 ): void {
   for (const id of claimIds) {
-    for (const input of catalog.claims.get(id)?.targetInputs ?? []) {
+    const claim = catalog.claims.get(id);
+    for (const input of claim?.targetInputs ?? []) {
       if (lookupValue(target, input) === undefined) {
         throw verifierProblem(
           'target.identifier_missing',
@@ -72,8 +76,17 @@ export function checkLookupInputs(
         );
       }
     }
+    for (const { path, type, claimId } of claim?.attributeTypes ?? []) {
+      const name = path.slice(ATTRIBUTE_PREFIX.length);
+      if (!Object.hasOwn(target.attributes, name)) continue;
+      if (typeMismatch(target.attributes[name], type) !== undefined) {
+        throw verifierProblem('request.invalid', `\`${path}\` must be of type ${type} (claim ${claimId}).`);
+      }
+    }
   }
 }
+
+const ATTRIBUTE_PREFIX = 'target.attributes.';
 
 export async function evaluateClaims(
   engine: ClaimEngine,

@@ -15,7 +15,11 @@ export function renderClaimSummary(claim: CatalogClaim): Record<string, unknown>
     disclosure: config.disclosure,
     depends_on: config.depends_on,
     ...(config.purpose === undefined ? {} : { purpose: config.purpose }),
-    target_inputs: claim.targetInputs.map((path) => ({ path, ...inputKind(path) })),
+    // With the type a claim declares for it (`inputs`), which a request must respect.
+    target_inputs: claim.targetInputs.map((path) => {
+      const declared = claim.attributeTypes.find((input) => input.path === path);
+      return { path, ...inputKind(path), ...(declared ? { type: declared.type } : {}) };
+    }),
     cccev: config.cccev ?? null,
     ...(config.cccev?.evidence_type_iri === undefined
       ? {}

@@ -204,6 +204,28 @@ describe('verifier config', () => {
     assert.equal(loadVerifierConfigText(withAudit(rotating), ENV, '/tmp').config.audit.rotate?.max_files, 2);
   });
 
+  it('takes declared request inputs with their types; an id or identifier is a string', () => {
+    const withInputs = (inputs: string) =>
+      BASE.replace('      rule: { type: cel', `      inputs: ${inputs}\n      rule: { type: cel`);
+    const { config } = loadVerifierConfigText(
+      withInputs(
+        '[{ name: target.attributes.age, type: integer }, { name: target.identifiers.national_id, type: string }]',
+      ),
+      ENV,
+      '/tmp',
+    );
+    assert.deepEqual(config.evidence.claims[0]?.inputs, [
+      { name: 'target.attributes.age', type: 'integer' },
+      { name: 'target.identifiers.national_id', type: 'string' },
+    ]);
+    assert.deepEqual(
+      issuesOf(
+        withInputs('[{ name: target.identifiers.national_id, type: integer }, { name: age, type: integer }]'),
+      ).map((issue) => issue.path),
+      ['evidence.claims.0.inputs.0.type', 'evidence.claims.0.inputs.1.name'],
+    );
+  });
+
   it('rejects dependency cycles at load', () => {
     const claim = (id: string, dep: string) => `
     - id: ${id}

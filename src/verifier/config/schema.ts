@@ -80,13 +80,32 @@ const auth = z.strictObject({
 
 const audit = auditConfigSchema;
 
+const requestPath = z
+  .string()
+  .regex(
+    /^target\.(id|identifiers\.[A-Za-z0-9_.:-]+|attributes\.[A-Za-z0-9_]+)$/,
+    'must be target.id, target.identifiers.<scheme> or target.attributes.<name>',
+  );
+
+/**
+ * A request input the claim reads and its JSON type (contract: `inputs[{name, type}]`). A target attribute of
+ * another type is refused before any read (400 `request.invalid`), where a rule would otherwise fail on it (500).
+ */
+const claimInput = z
+  .strictObject({
+    name: requestPath,
+    type: z.enum(VALUE_TYPES),
+  })
+  .refine(
+    (input) => !/^target\.(id$|identifiers\.)/.test(input.name) || ['string', 'any'].includes(input.type),
+    {
+      message: 'an id or identifier is always a string',
+      path: ['type'],
+    },
+  );
+
 const lookup = z.strictObject({
-  input: z
-    .string()
-    .regex(
-      /^target\.(id|identifiers\.[A-Za-z0-9_.:-]+|attributes\.[A-Za-z0-9_]+)$/,
-      'must be target.id, target.identifiers.<scheme> or target.attributes.<name>',
-    ),
+  input: requestPath,
   field: z.string().min(1).describe('Relay filter field the input is matched against (equality).'),
 });
 
@@ -140,6 +159,12 @@ const claim = z.strictObject({
   purpose: z.string().min(1).optional().describe('When set, the only purpose this claim is evaluated for.'),
   required_scopes: z.array(z.string().min(1)).default([]),
   depends_on: z.array(z.string().regex(CLAIM_ID_PATTERN)).default([]),
+  inputs: z
+    .array(claimInput)
+    .default([])
+    .describe(
+      'Request inputs the claim reads, with their JSON type: a request whose input has another type is refused before any read.',
+    ),
   source_bindings: z.record(z.string().regex(KEY_PATTERN), sourceBinding).default({}),
   rule,
   operations: z
