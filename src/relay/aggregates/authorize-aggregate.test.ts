@@ -68,7 +68,8 @@ describe('aggregate authorisation', () => {
       'shop:admin',
       'shop:metadata',
     ]);
-    denied(() => requireDiscovery(principal('shop:rows'), aggregate), 'auth.scope_denied');
+    // Not discoverable: as unknown (a 403 would confirm that it exists).
+    denied(() => requireDiscovery(principal('shop:rows'), aggregate), 'schema.unknown_aggregate');
   });
 
   it('checks the dataset scope before the aggregate exists', () => {
