@@ -296,7 +296,8 @@ describe('live PostgreSQL tables: failures and read-only', () => {
   });
   after(() => db.close());
 
-  const liveDataset = (table: string, fields: string, extra = '') => `  - id: registry
+  /** `table` served live as entity `items`; `filters` (`{ field: f, ops: [eq] }, ...`) allowed when given. */
+  const liveDataset = (table: string, fields: string, extra = '', filters = '') => `  - id: registry
     title: Registry
     tables:
       - id: items
@@ -305,7 +306,7 @@ describe('live PostgreSQL tables: failures and read-only', () => {
         primary_key: id
         schema: { fields: [${fields}] }
     entities:
-      - { name: items, table: items, ${ACCESS} }`;
+      - { name: items, table: items,${filters === '' ? '' : ` api: { allowed_filters: [${filters}] },`} ${ACCESS} }`;
   const ITEMS = '/v1/datasets/registry/entities/items/records';
   /**
    * A table served twice: live as entity `table`, as a snapshot as entity `copy`, each allowing every operator on
@@ -419,9 +420,11 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     await db.query(`INSERT INTO retyped VALUES
       (1, '6f1c1c2e-1d5c-4d55-9a4e-6f6b3c1f0a01'), (2, 'c0ffee00-0000-4000-8000-000000000002')`);
     const relay = await startPostgresRelay(
-      liveDataset('retyped', '{ name: id, type: integer }, { name: code, type: string }').replace(
-        '{ name: items, table: items,',
-        '{ name: items, table: items, api: { allowed_filters: [{ field: code, ops: [eq] }] },',
+      liveDataset(
+        'retyped',
+        '{ name: id, type: integer }, { name: code, type: string }',
+        '',
+        '{ field: code, ops: [eq] }',
       ),
       db.url,
     );
@@ -692,10 +695,7 @@ describe('live PostgreSQL tables: failures and read-only', () => {
       'ingest.type_mismatch',
     );
     const relay = await startPostgresRelay(
-      liveDataset('wide_counts', fields).replace(
-        '{ name: items, table: items,',
-        '{ name: items, table: items, api: { allowed_filters: [{ field: big, ops: [eq, gte] }] },',
-      ),
+      liveDataset('wide_counts', fields, '', '{ field: big, ops: [eq, gte] }'),
       db.url,
     );
     try {
@@ -749,10 +749,7 @@ describe('live PostgreSQL tables: failures and read-only', () => {
       'ingest.type_mismatch',
     );
     const live = await startPostgresRelay(
-      liveDataset('overflows', fields).replace(
-        '{ name: items, table: items,',
-        '{ name: items, table: items, api: { allowed_filters: [{ field: amount, ops: [eq, in, gte, lte, between] }] },',
-      ),
+      liveDataset('overflows', fields, '', '{ field: amount, ops: [eq, in, gte, lte, between] }'),
       db.url,
     );
     try {
@@ -775,9 +772,11 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     // The view's cast fails (integer out of range, SQLSTATE 22003) for the second row, whatever the request.
     await db.query('CREATE VIEW narrow_tallies AS SELECT id, n::integer AS n FROM tallies');
     const relay = await startPostgresRelay(
-      liveDataset('narrow_tallies', '{ name: id, type: integer }, { name: n, type: integer }').replace(
-        '{ name: items, table: items,',
-        '{ name: items, table: items, api: { allowed_filters: [{ field: n, ops: [eq] }] },',
+      liveDataset(
+        'narrow_tallies',
+        '{ name: id, type: integer }, { name: n, type: integer }',
+        '',
+        '{ field: n, ops: [eq] }',
       ),
       db.url,
     );
