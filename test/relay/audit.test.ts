@@ -205,6 +205,27 @@ describe('relay audit records', () => {
     assert.ok(!text.includes(id) && !text.includes('hh-0000'), 'audit file holds a raw record id');
   });
 
+  it('never writes a raw identifier the client put in a path no route matched, or in a parameter name', async () => {
+    const { nationalId } = firstPerson();
+    const headers = { 'data-purpose': PURPOSE };
+    const probes = [
+      await relay.inject({ method: 'DELETE', url: `${PERSONS}/${nationalId}` }),
+      await relay.get(`${PERSONS}/${nationalId}/`, { as: 'caseworker', headers }),
+      await relay.get(`${PERSONS}/${nationalId}%ZZ`, { as: 'caseworker', headers }),
+      // A double-encoded query: the whole `national_id=<value>` arrives as one parameter name.
+      await relay.get(`${PERSONS}?national_id%3D${nationalId}`, { as: 'caseworker', headers }),
+      await relay.get(`${PERSONS}?national_id.${nationalId}=1`, { as: 'caseworker', headers }),
+    ];
+    for (const response of probes) assert.ok(response.statusCode >= 400, response.body);
+    const records = probes.map((response) => recordOf(relay, response));
+    for (const record of records.slice(0, 3)) assert.equal(record.path, '(no route)');
+    assert.deepEqual(Object.values(records[3]?.query_params as object), [
+      { op: 'unknown', value_hash: keyedHash(SECRET, 'query:civil_registry:persons:unknown', '') },
+    ]);
+    const text = readFileSync(relay.auditPath, 'utf8');
+    assert.ok(!text.includes(nationalId), 'audit file holds the raw national id');
+  });
+
   it('never writes API keys or bearer tokens, presented in any header or parameter', async () => {
     const bogus = 'not-a-real-key-7c1f0e9b2a';
     const responses = [
@@ -215,9 +236,10 @@ describe('relay audit records', () => {
     ];
     assert.equal(responses[0]?.statusCode, 401);
     const redacted = recordOf(relay, responses[3] as Response);
+    // Not names of the entity: written as keyed hashes of themselves.
     assert.deepEqual(redacted.query_params, {
-      api_key: { op: 'redacted' },
-      access_token: { op: 'redacted' },
+      [keyedHash(SECRET, 'query:social_protection:households:name', 'api_key')]: { op: 'redacted' },
+      [keyedHash(SECRET, 'query:social_protection:households:name', 'access_token')]: { op: 'redacted' },
     });
     const text = readFileSync(relay.auditPath, 'utf8');
     for (const secret of [bogus, ...Object.values(TEST_KEYS)]) {

@@ -177,4 +177,14 @@ describe('verifier discovery', () => {
     assert.equal(records[0]?.endpoint_kind, 'formats');
     assert.equal(records[0]?.decision, 'allowed');
   });
+
+  it('records a path no route matched without its text, which may hold an identifier', async () => {
+    const before = verifier.auditRecords().length;
+    const probe = await verifier.get('/v1/evaluations/FAKE-V404SECRET', { as: 'full' });
+    assert.equal(probe.statusCode, 404);
+    const records = verifier.auditRecords().slice(before);
+    assert.equal(records.length, 1);
+    assert.equal(records[0]?.path, '(no route)');
+    assert.ok(!JSON.stringify(records).includes('FAKE-V404SECRET'));
+  });
 });

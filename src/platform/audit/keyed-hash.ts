@@ -12,6 +12,12 @@ export interface RedactQueryOptions {
   readonly domain: string;
   /** Parameter names recorded as `{op: 'param'}`; defaults to `limit`, `cursor`, `fields`, `expand`. */
   readonly reserved?: ReadonlySet<string>;
+  /**
+   * The names the service knows, as a field and its operators. A name is the client's text: `national_id%3DNID`
+   * arrives as the name `national_id=NID`, and a suffix can be anything. Given, a name that is neither reserved nor
+   * a known field with a known operator is written as a keyed hash of itself, with op `unknown` (or `redacted`).
+   */
+  readonly known?: { readonly field: (field: string) => boolean; readonly ops: ReadonlySet<string> };
 }
 
 const DEFAULT_RESERVED: ReadonlySet<string> = new Set(['limit', 'cursor', 'fields', 'expand']);
@@ -36,7 +42,10 @@ export function redactedQueryJson(
     const value = params[name];
     if (value === undefined) continue;
     const entry = redactQueryParam(name, value, options);
-    out += `${out === '{' ? '' : ','}${jsonString(name)}:{"op":${jsonString(entry.op)}`;
+    const key = entry.known
+      ? jsonString(name)
+      : `"${keyedHash(options.secret, `${options.domain}:name`, name)}"`;
+    out += `${out === '{' ? '' : ','}${key}:{"op":${jsonString(entry.op)}`;
     out += entry.value_hash === undefined ? '}' : `,"value_hash":"${entry.value_hash}"}`;
   }
   return `${out}}`;
@@ -46,15 +55,23 @@ function redactQueryParam(
   name: string,
   value: string | readonly string[],
   options: RedactQueryOptions,
-): RedactedQueryParam {
-  if (SECRET_NAME.test(name)) return { op: 'redacted' };
-  if ((options.reserved ?? DEFAULT_RESERVED).has(name)) return { op: 'param' };
+): RedactedQueryParam & { known: boolean } {
+  if ((options.reserved ?? DEFAULT_RESERVED).has(name)) return { op: 'param', known: true };
   const dot = name.lastIndexOf('.');
   const field = dot > 0 ? name.slice(0, dot) : name;
   const op = dot > 0 ? name.slice(dot + 1) : 'eq';
+  const known = options.known === undefined || (options.known.field(field) && options.known.ops.has(op));
+  if (SECRET_NAME.test(name)) return { op: 'redacted', known };
+  if (!known) {
+    return {
+      op: 'unknown',
+      value_hash: keyedHash(options.secret, `${options.domain}:unknown`, joinValues(value)),
+      known,
+    };
+  }
   return options.sensitive(field)
-    ? { op, value_hash: keyedHash(options.secret, `${options.domain}:${field}`, joinValues(value)) }
-    : { op };
+    ? { op, value_hash: keyedHash(options.secret, `${options.domain}:${field}`, joinValues(value)), known }
+    : { op, known };
 }
 
 /** A repeated parameter hashes as a JSON array so `a=x,y` and `a=x&a=y` stay distinguishable. */

@@ -1,5 +1,4 @@
 // The relay's audit record (relay contract §2.12 field set): ids and sensitive values only as keyed hashes.
-import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import {
   isoTimestamp,
   jsonNullableNumber,
@@ -8,7 +7,10 @@ import {
   jsonStringArray,
 } from '../../platform/audit/json-text.ts';
 import { keyedHash, redactedQueryJson } from '../../platform/audit/keyed-hash.ts';
+import { UNROUTED_PATH } from '../../platform/audit/unrouted-path.ts';
+import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import type { AggregateAuditFacts } from '../aggregates/authorize-aggregate.ts';
+import { FILTER_OPS } from '../config/schema-parts.ts';
 
 export interface RelayAuditContext {
   readonly secret: Buffer;
@@ -78,6 +80,8 @@ function redactedQuery(facts: AggregateAuditFacts, secret: Buffer): string {
   return json;
 }
 
+const FILTER_OP_NAMES: ReadonlySet<string> = new Set(FILTER_OPS);
+
 function redact(
   query: NonNullable<AggregateAuditFacts['query']>,
   facts: AggregateAuditFacts,
@@ -94,6 +98,12 @@ function redact(
         ? aggregate.allowedFilters.get(field)?.path.field.sensitive
         : entity?.fieldByName.get(field)?.sensitive) ?? true,
     ...(aggregate ? { reserved: AGGREGATE_PARAMS } : {}),
+    // Names other than the entity's fields (or the aggregate's filters) with their operators are not written out.
+    known: {
+      field: (field) =>
+        (aggregate ? aggregate.allowedFilters.has(field) : entity?.fieldByName.has(field)) ?? false,
+      ops: FILTER_OP_NAMES,
+    },
   });
 }
 
@@ -121,7 +131,7 @@ function tableIdHash(facts: AggregateAuditFacts, secret: Buffer): string | null 
 /** The route pattern with dataset and entity filled in and the hidden parameters left as `{name}`. */
 function templatedPath(request: RouteRequest): string {
   const pattern = request.routeOptions.url;
-  if (pattern === undefined) return request.url.split('?')[0] ?? '';
+  if (pattern === undefined) return UNROUTED_PATH;
   const params = request.params as Record<string, string | undefined>;
   let out = '';
   for (const part of patternParts(pattern)) {

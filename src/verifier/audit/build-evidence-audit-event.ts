@@ -1,6 +1,7 @@
 // The verifier's EvidenceAuditEvent (verifier contract §6): what was decided for whom and why, with every
 // identifier as a keyed hash; no target identifiers, claim values, source rows or credentials. One per request,
 // and one more per item of a batch.
+import { UNROUTED_PATH } from '../../platform/audit/unrouted-path.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import type { VerifierAuditFacts } from '../verifier-runtime.ts';
 import { principalHash } from './principal-hash.ts';
@@ -73,7 +74,8 @@ function evidenceEvent(
     decision: facts.decision ?? (failed ? 'denied' : 'allowed'),
     endpoint_kind: facts.endpointKind ?? 'other',
     method: request.method,
-    path: request.routeOptions.url ?? (request.url.split('?')[0] as string),
+    // Never the raw path of an unmatched request: it may hold an identifier (see UNROUTED_PATH).
+    path: request.routeOptions.url ?? UNROUTED_PATH,
     status,
     verification_id: facts.evaluationId ?? null,
     claim_ids: facts.claimIds ?? [],
