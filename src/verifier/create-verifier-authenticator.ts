@@ -12,6 +12,7 @@ import { isProblem } from '../platform/problem/problem.ts';
 import type { VerifierSecrets } from './config/resolve-verifier-secrets.ts';
 import type { VerifierConfig } from './config/schema.ts';
 import { verifierProblem } from './problems.ts';
+import { auditFacts } from './verifier-runtime.ts';
 
 /** The caller's principal: at once for static credentials, after the token check for OIDC. */
 export type Authenticate = (request: RouteRequest) => Principal | Promise<Principal>;
@@ -27,8 +28,10 @@ export function createVerifierAuthenticator(
     const bearerOnly = createApiKeyAuthenticator([...secrets.apiKeys, ...secrets.bearerTokens]);
     const bearerIds = new Set(secrets.bearerTokens.map((entry) => entry.id));
     return (request) => {
-      const credential = asContractCodes(() => readCredential(request.headers, { rejectBoth: true }));
-      const found = asContractCodes(() =>
+      const credential = asContractCodes(request, () =>
+        readCredential(request.headers, { rejectBoth: true }),
+      );
+      const found = asContractCodes(request, () =>
         credential.header === 'authorization'
           ? bearerOnly(credential.secret, request.socket)
           : anyHeader(credential.secret, request.socket),
@@ -40,7 +43,7 @@ export function createVerifierAuthenticator(
   }
   const oidc = createOidcAuthenticator(config.auth.oidc as NonNullable<VerifierConfig['auth']['oidc']>, deps);
   return async (request) => {
-    const credential = asContractCodes(() => readCredential(request.headers, { rejectBoth: true }));
+    const credential = asContractCodes(request, () => readCredential(request.headers, { rejectBoth: true }));
     if (credential.header !== 'authorization') {
       throw platformProblem(
         'auth.missing_credential',
@@ -51,7 +54,7 @@ export function createVerifierAuthenticator(
     try {
       principal = await oidc.authenticate(credential.secret);
     } catch (error) {
-      throw tokenProblem(error);
+      throw tokenProblem(request, error);
     }
     request.ctx.principal = principal;
     return principal;
@@ -62,11 +65,13 @@ export function createVerifierAuthenticator(
  * The verifier's contract answers a static credential that is absent, malformed or unknown alike, 401
  * `auth.missing_credential`: a caller learns nothing about which keys exist. (The relay's contract names each.)
  */
-function asContractCodes<T>(authenticate: () => T): T {
+function asContractCodes<T>(request: RouteRequest, authenticate: () => T): T {
   try {
     return authenticate();
   } catch (error) {
     if (isProblem(error) && STATIC_CREDENTIAL_CODES.has(error.code)) {
+      // The audit keeps the precise reason (its error_code), the caller gets the contract's one answer.
+      auditFacts(request).errorDetailCode = error.code;
       throw platformProblem(
         'auth.missing_credential',
         'send a valid `x-api-key` or `Authorization: Bearer` credential',
@@ -82,7 +87,8 @@ const STATIC_CREDENTIAL_CODES: ReadonlySet<string> = new Set([
 ]);
 
 /** Every 401 of the token check is the contract's `auth.invalid_token`, its detail saying why. */
-function tokenProblem(error: unknown): unknown {
+function tokenProblem(request: RouteRequest, error: unknown): unknown {
   if (!isProblem(error) || error.status !== 401 || error.code === 'auth.missing_credential') return error;
+  auditFacts(request).errorDetailCode = error.code;
   return verifierProblem('auth.invalid_token', error.detail, { headers: error.headers });
 }

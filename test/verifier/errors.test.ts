@@ -143,10 +143,13 @@ describe('verifier error table', () => {
     await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 401, 'auth.missing_credential', {
       headers: { 'x-api-key': 'not-a-key' },
     });
+    // The audit keeps the precise reason.
+    assert.equal(verifier.auditRecords().at(-1)?.error_code, 'auth.invalid_credential');
     await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 401, 'auth.missing_credential', {
       as: 'full',
       headers: { 'x-api-key': '', authorization: 'Token abc' },
     });
+    assert.equal(verifier.auditRecords().at(-1)?.error_code, 'auth.malformed_credential');
     await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 400, 'auth.multiple_credentials', {
       headers: { authorization: `Bearer ${CALLER_KEYS.full}` },
     });

@@ -145,6 +145,8 @@ describe('verifier in OIDC mode (real IdP)', () => {
     }
     assertProblem(refused, 401, 'auth.invalid_token');
     assert.match(refused.json().detail, /key|kid/i);
+    // The caller gets the contract's one code, the audit the precise one.
+    assert.equal(verifier.auditRecords().at(-1)?.error_code, 'auth.kid_unknown');
     assert.ok((await claimIds(await idp.getToken(['civil:evidence']))).includes('person_alive'));
   });
 });

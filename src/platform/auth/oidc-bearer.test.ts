@@ -48,6 +48,8 @@ function optionsFor(idp: TestOidcProvider, overrides: Partial<OidcOptions> = {})
     },
     allowed_clients: [],
     allowed_token_types: ['JWT', 'at+jwt'],
+    // The test provider serves plain http on loopback.
+    allow_dev_insecure_fetch_urls: true,
     ...overrides,
   };
 }

@@ -33,6 +33,8 @@ export interface OidcOptions {
   readonly scope_map: Readonly<Record<string, string | readonly string[]>>;
   readonly allowed_clients: readonly string[];
   readonly allowed_token_types: readonly string[];
+  /** Plain http to loopback issuers and key sets (development only); see oidc-key-source.ts. */
+  readonly allow_dev_insecure_fetch_urls?: boolean;
 }
 
 export interface OidcAuthenticator {
@@ -155,6 +157,14 @@ function checkHeader(token: string, algorithms: ReadonlySet<string>, tokenTypes:
     throw platformProblem(
       'auth.algorithm_not_allowed',
       `Tokens signed with ${shown(header.alg)} are not accepted.`,
+    );
+  }
+  // No critical extension is understood here: such a token is refused as such, not tried against every key (the
+  // library would reject it per key, which read as a signature that does not verify).
+  if (header.crit !== undefined) {
+    throw platformProblem(
+      'auth.malformed_credential',
+      'The bearer token names critical header parameters (`crit`), which are not supported.',
     );
   }
   const typ = header.typ ?? 'JWT';

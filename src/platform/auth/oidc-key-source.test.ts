@@ -163,6 +163,8 @@ describe('OIDC issuer keys', () => {
       { jwks_uri: TEST_JWKS_URL },
       { issuer: TEST_ISSUER },
       { issuer: TEST_ISSUER, jwks_uri: 'http://idp.test/jwks' },
+      // Loopback over plain http only with allow_dev_insecure_fetch_urls, as for a configured URL.
+      { issuer: TEST_ISSUER, jwks_uri: 'http://127.0.0.1:9/jwks' },
       [],
     ]) {
       const bad = source({ [DISCOVERY_URL]: () => jsonResponse(document) }, true);

@@ -22,6 +22,8 @@ export interface OidcKeySourceOptions {
   readonly jwks_cache_ttl: number;
   /** The algorithms a token may name: a published key is checked for use with these when the JWKS loads. */
   readonly allowed_algorithms: readonly string[];
+  /** Plain http to loopback addresses is allowed (development only), also for a JWKS named by discovery. */
+  readonly allow_dev_insecure_fetch_urls?: boolean;
 }
 
 export interface OidcKeySourceDeps {
@@ -134,8 +136,9 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
     if (issuer !== options.issuer) {
       throw invalid(`discovery document issuer ${JSON.stringify(issuer)} is not ${options.issuer}`);
     }
-    if (typeof uri !== 'string' || !isAllowedFetchUrl(uri, true)) {
-      throw invalid(`discovery document jwks_uri ${JSON.stringify(uri)} is not an https (or loopback) URL`);
+    // The same rule as for a configured URL: a discovered one is not trusted more.
+    if (typeof uri !== 'string' || !isAllowedFetchUrl(uri, options.allow_dev_insecure_fetch_urls ?? false)) {
+      throw invalid(`discovery document jwks_uri ${JSON.stringify(uri)} is not an allowed https URL`);
     }
     discoveredJwksUri = uri;
     return uri;

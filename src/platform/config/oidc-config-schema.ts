@@ -5,16 +5,32 @@ import type { ConfigIssue } from './config-error.ts';
 import { durationMs } from './duration.ts';
 
 export const oidcConfigSchema = z.strictObject({
-  issuer: z.url(),
-  audiences: z.array(z.string().min(1)).min(1),
-  jwks_url: z.url().optional(),
-  discovery_url: z.url().optional(),
+  issuer: z
+    .url()
+    .describe(
+      'The `iss` tokens must carry; https (http only on loopback with allow_dev_insecure_fetch_urls).',
+    ),
+  audiences: z.array(z.string().min(1)).min(1).describe('A token must name one of these in `aud`.'),
+  jwks_url: z
+    .url()
+    .optional()
+    .describe('The issuer key set; exactly one of jwks_url and discovery_url; https as for issuer.'),
+  discovery_url: z
+    .url()
+    .optional()
+    .describe(
+      'OpenID discovery document naming the key set (its `issuer` must match, its `jwks_uri` follows the same https rule).',
+    ),
   allowed_algorithms: z
     .array(z.enum(['RS256', 'ES256', 'EdDSA']))
     .min(1)
     .default(['RS256', 'ES256', 'EdDSA']),
-  jwks_cache_ttl: durationMs({ min: 1000, max: 86_400_000 }).default(600_000),
-  leeway: durationMs({ min: 0, max: 300_000 }).default(30_000),
+  jwks_cache_ttl: durationMs({ min: 1000, max: 86_400_000 })
+    .default(600_000)
+    .describe('How long a fetched key set is used before it is fetched again (1s to 1d).'),
+  leeway: durationMs({ min: 0, max: 300_000 })
+    .default(30_000)
+    .describe('Clock skew allowed on exp, nbf and iat (0 to 5m).'),
   scope_claim: z
     .string()
     .trim()
@@ -24,7 +40,10 @@ export const oidcConfigSchema = z.strictObject({
   scope_map: z.record(z.string(), z.union([z.string(), z.array(z.string())])).default({}),
   allowed_clients: z.array(z.string().min(1)).default([]),
   allowed_token_types: z.array(z.string().min(1)).min(1).default(['JWT', 'at+jwt']),
-  allow_dev_insecure_fetch_urls: z.boolean().default(false),
+  allow_dev_insecure_fetch_urls: z
+    .boolean()
+    .default(false)
+    .describe('Development only: plain http to loopback issuers, discovery documents and key sets.'),
 });
 
 export type OidcBlock = z.infer<typeof oidcConfigSchema>;
