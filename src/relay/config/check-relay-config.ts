@@ -5,6 +5,7 @@ import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
 import { checkAggregateConfig } from '../aggregates/check-aggregate-config.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
+import { fileFormatOf, unknownFormatDetail } from '../sources/file-format.ts';
 import { checkPostgresSources } from './check-postgres-sources.ts';
 import {
   ADMIN_SCOPES,
@@ -162,6 +163,10 @@ function checkTables(config: RelayConfig): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   config.datasets.forEach((dataset, d) => {
     dataset.tables.forEach((table, t) => {
+      // The loader's own rule: without it the check passes a source that `relay serve` then refuses to load.
+      if (table.source.type === 'file' && fileFormatOf(table.source) === undefined) {
+        issues.push(issue(`datasets.${d}.tables.${t}.source.path`, unknownFormatDetail(table.source.path)));
+      }
       const names = table.schema.fields.map((field) => field.name);
       if (!names.includes(table.primary_key)) {
         issues.push(

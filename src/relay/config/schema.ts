@@ -94,11 +94,25 @@ const auth = z.strictObject({
 
 const audit = auditConfigSchema.extend({ format: z.literal('jsonl').default('jsonl') });
 
-const csvFormat = z.strictObject({
-  header_row: z.boolean().default(true),
-  delimiter: z.string().length(1).default(','),
-  quote: z.string().length(1).default('"'),
-});
+// CR and LF end records wherever they stand outside quotes: as a delimiter or a quote they would split or merge rows.
+const csvCharacter = (what: string) =>
+  z
+    .string()
+    .length(1)
+    .refine((char) => char !== '\r' && char !== '\n', `a ${what} cannot be a line break (CR or LF)`);
+const csvFormat = z
+  .strictObject({
+    header_row: z.boolean().default(true),
+    delimiter: csvCharacter('delimiter').default(',').describe('Not CR or LF.'),
+    quote: csvCharacter('quote').default('"').describe('Not CR or LF, nor the delimiter.'),
+  })
+  .refine((csv) => csv.quote !== csv.delimiter, {
+    message: 'the quote must differ from the delimiter',
+    path: ['quote'],
+  })
+  .describe(
+    'CSV, as is a `.csv` or `.tsv` (tab-delimited) path without `format`: UTF-8 text (a BOM is allowed, other encodings are refused), records ending with CRLF, LF or CR, mixed freely.',
+  );
 const xlsxFormat = z.strictObject({
   sheet: z.string().optional(),
   header_row: z.number().int().positive().default(1),
@@ -111,7 +125,12 @@ const sourceFormat = z
   .strictObject({
     csv: csvFormat.optional(),
     xlsx: xlsxFormat.optional(),
-    parquet: z.strictObject({}).optional(),
+    parquet: z
+      .strictObject({})
+      .optional()
+      .describe(
+        'Parquet, as is a `.parquet` path without `format`. A DECIMAL column is read exactly: a `string` field serves its decimal text (`0.57`, trailing zeros dropped), a `number` field the double nearest it, an `integer` field a whole value within ±(2^53 - 1). Timestamps finer than a millisecond are floored to the millisecond, as text timestamps are.',
+      ),
   })
   .refine((f) => [f.csv, f.xlsx, f.parquet].filter((x) => x !== undefined).length === 1, {
     message: 'choose exactly one of csv, xlsx, parquet',

@@ -1,5 +1,5 @@
-// Finds the first formula cell (a `<c>` with an `<f>` child) inside a region of a worksheet's XML.
-// read-excel-file hands back only cached values (or nothing) for formula cells, so they are found here.
+// Walks the cells of a worksheet's XML inside a region: finds formula and error cells, which read-excel-file does
+// not report as such, and gives the raw text of cells whose value it interprets (dates).
 import { Parser } from 'saxen';
 
 /** 1-based, inclusive; `Infinity` for an open end. */
@@ -17,48 +17,116 @@ export interface CellPosition {
   readonly column: number;
 }
 
-/** Cheap pre-check so sheets without any formula (the usual case) skip the XML walk. */
+/** A cell to refuse: it holds a formula (an `<f>`), or an error value (`t="e"`, e.g. `#N/A`). */
+export interface RefusedCell extends CellPosition {
+  readonly kind: 'formula' | 'error';
+  /** The error value as written, for `error`. */
+  readonly error?: string | undefined;
+}
+
+/** A cell as written in the XML: its `t` attribute, whether it has a formula, and the text of its `<v>`. */
+export interface RawCell {
+  readonly row: number;
+  readonly column: number;
+  readonly type: string | undefined;
+  readonly formula: boolean;
+  /** Undefined when the cell has no `<v>`. */
+  readonly value: string | undefined;
+}
+
+/** Cheap pre-checks so sheets without any formula or error cell (the usual case) skip the XML walk. */
 const MAY_HOLD_FORMULA = /<(?:[A-Za-z_][\w.-]*:)?f[\s/>]/;
+const MAY_HOLD_ERROR = /\st\s*=\s*["']e["']/;
+const MAY_HOLD_ISO_DATE = /\st\s*=\s*["']d["']/;
 const CELL_REF = /^([A-Z]{1,3})([0-9]+)$/;
 
-/** Throws the parser's error on XML that is not well-formed. */
-export function findFormulaCell(sheetXml: string, region: SheetRegion): CellPosition | undefined {
-  if (!MAY_HOLD_FORMULA.test(sheetXml)) return undefined;
-  let row = 0;
-  let column = 0;
+/** Whether the sheet may have `t="d"` cells (ISO 8601 text dates); false means it has none. */
+export function mayHoldIsoDates(sheetXml: string): boolean {
+  return MAY_HOLD_ISO_DATE.test(sheetXml);
+}
+
+/**
+ * The first formula or error cell inside the region, in document order (a formula wins within a cell: saving the
+ * values is the first fix). read-excel-file hands back cached values for formulas, and nothing for error cells.
+ * Throws the parser's error on XML that is not well-formed.
+ */
+export function findRefusedCell(sheetXml: string, region: SheetRegion): RefusedCell | undefined {
+  if (!MAY_HOLD_FORMULA.test(sheetXml) && !MAY_HOLD_ERROR.test(sheetXml)) return undefined;
+  let found: RefusedCell | undefined;
+  walkCells(sheetXml, region, (cell) => {
+    if (!cell.formula && cell.type !== 'e') return true;
+    const { row, column } = cell;
+    const ref = `${columnLetters(column)}${row}`;
+    found = cell.formula
+      ? { kind: 'formula', ref, row, column }
+      : { kind: 'error', ref, row, column, error: cell.value };
+    return false;
+  });
+  return found;
+}
+
+/**
+ * Calls `visit` with each cell inside `region`, in document order, until it returns false; the cell object is
+ * reused, so it is valid during the call only. Positions come from the `r` attributes, as read-excel-file takes
+ * them. Throws the parser's error on XML that is not well-formed.
+ */
+export function walkCells(sheetXml: string, region: SheetRegion, visit: (cell: RawCell) => boolean): void {
+  const cell: { -readonly [K in keyof RawCell]: RawCell[K] } = {
+    row: 0,
+    column: 0,
+    type: undefined,
+    formula: false,
+    value: undefined,
+  };
   let inCell = false;
-  let found: CellPosition | undefined;
-  const stop = new Error('formula found');
+  let inValue = false;
+  const stop = new Error('walk stopped');
   const parser = new Parser();
   parser.on('openTag', (name, attributes) => {
     const local = name.slice(name.indexOf(':') + 1);
     if (local === 'row') {
       const r = Number(attributes().r);
-      row = Number.isInteger(r) && r > 0 ? r : row + 1;
-      column = 0;
+      cell.row = Number.isInteger(r) && r > 0 ? r : cell.row + 1;
+      cell.column = 0;
     } else if (local === 'c') {
-      inCell = true;
-      const ref = CELL_REF.exec(attributes().r ?? '');
+      const attrs = attributes();
+      const ref = CELL_REF.exec(attrs.r ?? '');
       if (ref?.[1] !== undefined && ref[2] !== undefined) {
-        column = columnNumber(ref[1]);
-        row = Number(ref[2]);
+        cell.column = columnNumber(ref[1]);
+        cell.row = Number(ref[2]);
       } else {
-        column += 1;
+        cell.column += 1;
       }
-    } else if (local === 'f' && inCell && inside(region, row, column)) {
-      found = { ref: `${columnLetters(column)}${row}`, row, column };
-      throw stop;
+      inCell = inside(region, cell.row, cell.column);
+      cell.type = attrs.t;
+      cell.formula = false;
+      cell.value = undefined;
+    } else if (inCell) {
+      if (local === 'f') cell.formula = true;
+      else if (local === 'v') {
+        inValue = true;
+        cell.value = '';
+      }
     }
   });
+  parser.on('text', (text, decode) => {
+    if (inValue) cell.value += decode(text);
+  });
   parser.on('closeTag', (name) => {
-    if (name.slice(name.indexOf(':') + 1) === 'c') inCell = false;
+    const local = name.slice(name.indexOf(':') + 1);
+    if (local === 'v') inValue = false;
+    else if (local === 'c') {
+      const visited = inCell;
+      inCell = false;
+      inValue = false;
+      if (visited && !visit(cell)) throw stop;
+    }
   });
   try {
     parser.parse(sheetXml);
   } catch (error) {
     if (error !== stop) throw error;
   }
-  return found;
 }
 
 function inside(region: SheetRegion, row: number, column: number): boolean {

@@ -12,13 +12,19 @@ export const INGEST_CODES = {
     'The format of a source file cannot be told from its extension: use .csv, .tsv, .xlsx or .parquet, or set `source.format`.',
   'ingest.parse_error':
     'A source file is not valid CSV, XLSX or Parquet, or an XLSX `data_range` is not an A1 range (the message gives the line or cell).',
+  'ingest.invalid_encoding':
+    'A CSV file is not UTF-8 text (a byte sequence that is not UTF-8; the message gives the line): save it as UTF-8, with or without a BOM.',
   'ingest.sheet_not_found':
     'An XLSX file has no sheet of the configured name (the message lists its sheets).',
   'ingest.formula_cell':
     'An XLSX cell holds a formula: formulas are not evaluated, save the values instead (the message gives the cell).',
+  'ingest.error_cell':
+    'An XLSX cell holds an error value such as `#N/A` or `#DIV/0!`: it is refused rather than served as empty (the message gives the cell).',
   'ingest.column_limit': 'A source has more columns, or more cells, than the relay reads from one file.',
   'ingest.missing_column': 'A declared field has no column of its name in the source.',
   'ingest.strict_extra_column': 'Under `schema.strict`, the source has a column no field declares.',
+  'ingest.duplicate_column':
+    'The header of a source file names a column twice (whether or not a field declares it), or a PostgreSQL result has two columns named as a declared field (the message names the column).',
   'ingest.type_mismatch':
     'A cell does not fit its field type, or a PostgreSQL column type cannot serve the declared type (the message gives the row and column).',
   'ingest.null_value': 'The primary key, or a field that is not `nullable`, has an empty cell or a NULL.',

@@ -1,8 +1,9 @@
 // Opens a table's file source: resolves the path, picks the format, enforces the size guard, then hands off to
 // the CSV, XLSX or Parquet reader.
 import { stat } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { FileSourceConfig } from '../config/schema.ts';
+import { type ChosenFormat, fileFormatOf, unknownFormatDetail } from './file-format.ts';
 import { readCsv } from './read-csv.ts';
 import { readParquet } from './read-parquet.ts';
 import { readXlsx } from './read-xlsx.ts';
@@ -55,22 +56,17 @@ export interface OpenSourceOptions {
 }
 
 type SourceConfig = FileSourceConfig;
-type FormatConfig = NonNullable<SourceConfig['format']>;
-export type CsvFormat = NonNullable<FormatConfig['csv']>;
-export type XlsxFormat = NonNullable<FormatConfig['xlsx']>;
-
-type ChosenFormat =
-  | { readonly kind: 'csv'; readonly options: CsvFormat }
-  | { readonly kind: 'xlsx'; readonly options: XlsxFormat }
-  | { readonly kind: 'parquet' };
+export type { CsvFormat, XlsxFormat } from './file-format.ts';
 
 /**
  * What each reader yields (coercion to the declared schema is the store's job):
  * - CSV: every cell is the string exactly as in the file; an empty field stays ''.
- * - XLSX: string (trimmed by read-excel-file) | number | boolean | Date (date-formatted cells) | null (empty).
- *   A date typed into a cell without a date format arrives as its numeric Excel serial.
+ * - XLSX: string (as stored) | number | boolean | Date (date-formatted and `t="d"` cells) | null (empty, or an
+ *   empty string). A date typed into a cell without a date format arrives as its numeric Excel serial, wrapped
+ *   as Date1904Number in a workbook using the 1904 date system. Formula and error cells are refused.
  * - Parquet: as hyparquet decodes them: string, number, bigint (INT64), boolean, Date (DATE/TIMESTAMP), null,
- *   and for nested columns arrays or objects.
+ *   and for nested columns arrays or objects; but a top-level DECIMAL is its exact decimal text, and a timestamp
+ *   finer than a millisecond is floored.
  */
 export async function openFileSource(
   tableId: string,
@@ -98,27 +94,12 @@ export async function openFileSource(
 }
 
 function chooseFormat(tableId: string, source: SourceConfig): ChosenFormat {
-  const given = source.format;
-  if (given !== undefined) {
-    if (given.csv !== undefined) return { kind: 'csv', options: given.csv };
-    if (given.xlsx !== undefined) return { kind: 'xlsx', options: given.xlsx };
-    if (given.parquet !== undefined) return { kind: 'parquet' };
-  } else {
-    switch (extname(source.path).toLowerCase()) {
-      case '.csv':
-        return { kind: 'csv', options: { header_row: true, delimiter: ',', quote: '"' } };
-      case '.tsv':
-        return { kind: 'csv', options: { header_row: true, delimiter: '\t', quote: '"' } };
-      case '.xlsx':
-        return { kind: 'xlsx', options: { header_row: 1 } };
-      case '.parquet':
-        return { kind: 'parquet' };
-    }
-  }
+  const format = fileFormatOf(source);
+  if (format !== undefined) return format;
   throw new SourceError({
     tableId,
     code: 'ingest.unsupported_format',
-    detail: `cannot tell the format of ${source.path}: use a .csv, .tsv, .xlsx or .parquet file or set source.format`,
+    detail: unknownFormatDetail(source.path),
   });
 }
 

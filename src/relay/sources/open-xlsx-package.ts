@@ -16,6 +16,8 @@ export interface XlsxPackage {
   /** The sheet chosen: the one named in the config, else the first. */
   readonly sheetName: string;
   readonly sheetXml: string;
+  /** The workbook counts date serials from 1904-01-01 (`<workbookPr date1904="1"/>`), not from 1899-12-30. */
+  readonly date1904: boolean;
 }
 
 export function openXlsxPackage(file: SourceFile, bytes: Uint8Array, sheet: string | undefined): XlsxPackage {
@@ -33,7 +35,7 @@ export function openXlsxPackage(file: SourceFile, bytes: Uint8Array, sheet: stri
   }
   const workbook = parts.get(WORKBOOK);
   if (workbook === undefined) throw corrupt(file, `it has no ${WORKBOOK}`);
-  const sheets = listSheets(file, workbook);
+  const { sheets, date1904 } = readWorkbook(file, workbook);
   const chosen = sheet === undefined ? sheets[0] : sheets.find((candidate) => candidate.name === sheet);
   const sheetNames = sheets.map((candidate) => candidate.name);
   if (chosen === undefined) {
@@ -51,7 +53,7 @@ export function openXlsxPackage(file: SourceFile, bytes: Uint8Array, sheet: stri
   const sheetXml = unzip(file, bytes, (name) => name === sheetPath).get(sheetPath);
   if (sheetXml === undefined)
     throw corrupt(file, `the worksheet part of sheet ${JSON.stringify(chosen.name)} is missing`);
-  return { sheetNames, sheetName: chosen.name, sheetXml: text(sheetXml) };
+  return { sheetNames, sheetName: chosen.name, sheetXml: text(sheetXml), date1904 };
 }
 
 function unzip(
@@ -68,16 +70,27 @@ function unzip(
   }
 }
 
-function listSheets(file: SourceFile, workbook: Uint8Array): { name: string; relationId: string }[] {
+/** The sheets of the workbook, and its date system (the first `workbookPr` counts, as in read-excel-file). */
+function readWorkbook(
+  file: SourceFile,
+  workbook: Uint8Array,
+): { sheets: { name: string; relationId: string }[]; date1904: boolean } {
   const sheets: { name: string; relationId: string }[] = [];
+  let date1904: boolean | undefined;
   parseXml(file, WORKBOOK, workbook, (name, attributes) => {
+    if (name === 'workbookPr') {
+      // An xsd:boolean: `1` or `true`.
+      const flag = attributes.date1904?.trim();
+      date1904 ??= flag === '1' || flag === 'true';
+      return;
+    }
     if (name !== 'sheet') return;
     const relationId = Object.entries(attributes).find(([key]) => key.endsWith(':id'))?.[1];
     if (attributes.name !== undefined && relationId !== undefined) {
       sheets.push({ name: decode(attributes.name), relationId: decode(relationId) });
     }
   });
-  return sheets;
+  return { sheets, date1904: date1904 ?? false };
 }
 
 function relationshipTargets(file: SourceFile, rels: Uint8Array): Map<string, string> {

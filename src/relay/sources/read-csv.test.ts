@@ -96,6 +96,154 @@ describe('readCsv', () => {
     assert.deepEqual(await rowsOf(source), [['1', 'Ada']]);
   });
 
+  describe('takes CRLF, LF and CR as record ends, mixed in any way', () => {
+    const cases: [string, string, string[][]][] = [
+      [
+        'LF header, CRLF rows',
+        'id,name\n1,Ada\r\n2,Grace\r\n',
+        [
+          ['1', 'Ada'],
+          ['2', 'Grace'],
+        ],
+      ],
+      [
+        'CRLF header, LF rows',
+        'id,name\r\n1,Ada\n2,Grace\n',
+        [
+          ['1', 'Ada'],
+          ['2', 'Grace'],
+        ],
+      ],
+      ['CRLF header, LF rows, one column', 'id\r\n1\n2\r\n3\r\n', [['1'], ['2'], ['3']]],
+      ['LF header, CRLF rows, one column', 'id\n1\r\n2\r\n3', [['1'], ['2'], ['3']]],
+      [
+        'CR only',
+        'id,name\r1,Ada\r2,Grace\r',
+        [
+          ['1', 'Ada'],
+          ['2', 'Grace'],
+        ],
+      ],
+      ['CR, LF and CRLF in turn', 'id\r1\n2\r\n3\r4\n', [['1'], ['2'], ['3'], ['4']]],
+      ['blank lines of each kind', 'id\r\n\r\n1\n\n2\r\r3\r\n', [['1'], ['2'], ['3']]],
+    ];
+    for (const [name, content, rows] of cases) {
+      it(name, async () => {
+        const source = await open(`ends-${name.replaceAll(/\W+/g, '-')}.csv`, content);
+        assert.deepEqual(source.columns, rows[0]?.length === 1 ? ['id'] : ['id', 'name']);
+        assert.deepEqual(await rowsOf(source), rows);
+      });
+    }
+
+    it('keeps the line breaks of a quoted field as written', async () => {
+      const source = await open(
+        'quoted-ends.csv',
+        'id,note\n1,"a\r\nb"\r\n2,"c\nd"\n3,"e\rf"\r4,"g\r\n"\r\n',
+      );
+      assert.deepEqual(await rowsOf(source), [
+        ['1', 'a\r\nb'],
+        ['2', 'c\nd'],
+        ['3', 'e\rf'],
+        ['4', 'g\r\n'],
+      ]);
+    });
+
+    it('reads a CRLF split across two reads of the file as one record end', async () => {
+      // The file is read 64 KiB at a time: the CR of one record end is the last byte of the first read.
+      const header = 'id,filler\n';
+      const first = `1,${'x'.repeat(65_536 - header.length - 3)}`;
+      const content = `${header}${first}\r\n2,y\r\n`;
+      assert.equal(content.indexOf('\r'), 65_535);
+      const source = await open('split-crlf.csv', content);
+      const rows = await rowsOf(source);
+      assert.deepEqual(
+        rows.map((row) => [row[0], String(row[1]).length]),
+        [
+          ['1', first.length - 2],
+          ['2', 1],
+        ],
+      );
+    });
+  });
+
+  describe('reads UTF-8 only', () => {
+    it('refuses a byte that is not UTF-8, naming the line, without serving U+FFFD', async () => {
+      const bytes = Buffer.concat([
+        Buffer.from('id,name\n1,Ada\r\n2,caf'),
+        Buffer.from([0xe9]),
+        Buffer.from('\n'),
+      ]);
+      await writeFile(join(dir, 'latin1.csv'), bytes);
+      // Opening reads the first 64 KiB, which hold the whole file: it fails there already.
+      const error = await sourceErrorOf(async () =>
+        rowsOf(
+          await openFileSource('people', { type: 'file', path: 'latin1.csv' }, { baseDir: dir, ...LIMITS }),
+        ),
+      );
+      assert.equal(error.code, 'ingest.invalid_encoding');
+      assert.match(error.message, /table people/);
+      assert.match(error.message, /latin1\.csv is not UTF-8 text at line 3/);
+    });
+
+    it('refuses a byte past the first 64 KiB while the rows are read, naming its line', async () => {
+      const rows = Array.from({ length: 10_000 }, (_, index) => `${index},name ${index}\r\n`).join('');
+      const bytes = Buffer.concat([
+        Buffer.from(`id,name\n${rows}10000,na`),
+        Buffer.from([0xff]),
+        Buffer.from('\n'),
+      ]);
+      await writeFile(join(dir, 'late-latin1.csv'), bytes);
+      const source = await openFileSource(
+        'people',
+        { type: 'file', path: 'late-latin1.csv' },
+        { baseDir: dir, ...LIMITS },
+      );
+      const error = await sourceErrorOf(() => rowsOf(source));
+      assert.equal(error.code, 'ingest.invalid_encoding');
+      assert.match(error.message, /late-latin1\.csv is not UTF-8 text at line 10002/);
+    });
+
+    it('refuses a header that is not UTF-8 when the file is opened', async () => {
+      await writeFile(
+        join(dir, 'header-latin1.csv'),
+        Buffer.from([0x69, 0x64, 0x2c, 0x6e, 0xe9, 0x0a, 0x31, 0x2c, 0x32]),
+      );
+      const error = await sourceErrorOf(() =>
+        openFileSource('people', { type: 'file', path: 'header-latin1.csv' }, { baseDir: dir, ...LIMITS }),
+      );
+      assert.equal(error.code, 'ingest.invalid_encoding');
+      assert.match(error.message, /at line 1/);
+    });
+
+    it('refuses UTF-16, overlong forms, surrogates and a sequence cut off by the end of the file', async () => {
+      const files: [string, Buffer][] = [
+        ['utf16.csv', Buffer.from('\uFEFFid\n1\n', 'utf16le')],
+        ['overlong.csv', Buffer.from([0x69, 0x64, 0x0a, 0xc0, 0xaf, 0x0a])],
+        ['surrogate.csv', Buffer.from([0x69, 0x64, 0x0a, 0x31, 0x0a, 0xed, 0xa0, 0x80, 0x0a])],
+        ['cut.csv', Buffer.from([0x69, 0x64, 0x0a, 0x31, 0x0a, 0x32, 0xe2, 0x82])],
+      ];
+      for (const [name, bytes] of files) {
+        await writeFile(join(dir, name), bytes);
+        const error = await sourceErrorOf(async () =>
+          rowsOf(await openFileSource('people', { type: 'file', path: name }, { baseDir: dir, ...LIMITS })),
+        );
+        assert.equal(error.code, 'ingest.invalid_encoding', name);
+      }
+    });
+
+    it('reads multi-byte characters, also where one straddles two reads of the file', async () => {
+      const header = 'id,name\n';
+      const filler = `1,${'x'.repeat(65_536 - header.length - 3)}`;
+      // `€` is three bytes: the first is the last byte of the first 64 KiB read.
+      const content = `${header}${filler}€\n2,Zoë 𝄞\n`;
+      assert.equal(Buffer.from(content).indexOf(Buffer.from('€')), 65_535);
+      const source = await open('straddle.csv', content);
+      const rows = await rowsOf(source);
+      assert.equal(rows[0]?.[1], `${filler.slice(2)}€`);
+      assert.deepEqual(rows[1], ['2', 'Zoë 𝄞']);
+    });
+  });
+
   it('names the data row of an inconsistent record', async () => {
     const source = await open('ragged.csv', 'id,name\n1,a\n2,b\n3,c,extra\n4,d\n');
     const error = await sourceErrorOf(() => rowsOf(source));

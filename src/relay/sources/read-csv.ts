@@ -4,6 +4,7 @@ import { type Parser, parse } from 'csv-parse';
 import type { CsvFormat, SourceRows } from './open-file-source.ts';
 import { SourceError } from './source-error.ts';
 import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
+import { lineAt, utf8Guard } from './utf8-guard.ts';
 
 export interface CsvLimits {
   readonly maxColumns: number;
@@ -12,7 +13,11 @@ export interface CsvLimits {
 
 export const CSV_LIMITS: CsvLimits = { maxColumns: 65_536, maxCells: 10_000_000 };
 
-/** Cells are strings exactly as in the file (an empty field stays ''); no trimming, no type casting. */
+/**
+ * Cells are strings exactly as in the file (an empty field stays ''); no trimming, no type casting. The file is
+ * UTF-8 (a BOM is skipped); a byte that is not fails the load (`ingest.invalid_encoding`) rather than becoming
+ * U+FFFD. Records end with CRLF, LF or CR, mixed freely.
+ */
 export async function readCsv(
   file: SourceFile,
   format: CsvFormat,
@@ -48,6 +53,9 @@ function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly = false
     // A quote inside a quoted field is written twice, whatever the quote character is.
     escape: format.quote,
     bom: true,
+    // Left to itself csv-parse takes the line end of the first line for every record: an LF header over CRLF rows
+    // would keep each row's CR in its last cell, and a CRLF header over LF rows would merge those rows.
+    record_delimiter: ['\r\n', '\n', '\r'],
     // A blank line (often a trailing one) is not a record.
     skip_empty_lines: true,
     // A stray quote inside an unquoted field is kept as text; unclosed quotes still fail.
@@ -59,15 +67,33 @@ function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly = false
   }
   // Never read past the size that passed the guard, even if the file grows meanwhile.
   const input = createReadStream(file.absolutePath, { start: 0, end: file.byteSize - 1 });
+  // csv-parse decodes leniently: bytes that are not UTF-8 would be served as U+FFFD.
+  const utf8 = utf8Guard(async (offset) => invalidEncoding(file, offset));
   input.on('error', (error) => parser.destroy(error));
-  input.pipe(parser);
+  utf8.on('error', (error) => parser.destroy(error));
+  input.pipe(utf8).pipe(parser);
   return {
     parser,
     close() {
       input.destroy();
+      utf8.destroy();
       parser.destroy();
     },
   };
+}
+
+async function invalidEncoding(file: SourceFile, offset: number): Promise<SourceError> {
+  let where = '';
+  try {
+    where = ` at line ${await lineAt(file.absolutePath, offset)}`;
+  } catch {
+    // The line is a courtesy: the file may have gone meanwhile.
+  }
+  return sourceError(
+    file,
+    'ingest.invalid_encoding',
+    `${file.displayPath} is not UTF-8 text${where}: save it as UTF-8`,
+  );
 }
 
 async function readFirstRecord(file: SourceFile, format: CsvFormat): Promise<string[] | undefined> {

@@ -76,6 +76,34 @@ async function writeParquet(
   await writeFile(join(dir, name), new Uint8Array(bytes));
 }
 
+/** INT96 timestamp bytes: nanoseconds of the day (8 bytes LE), then the Julian day (4 bytes LE). */
+function int96(nanos: bigint): Uint8Array {
+  const dayNanos = 86_400_000_000_000n;
+  const day = nanos >= 0n ? nanos / dayNanos : -((-nanos + dayNanos - 1n) / dayNanos);
+  const out = new Uint8Array(12);
+  const view = new DataView(out.buffer);
+  view.setBigUint64(0, nanos - day * dayNanos, true);
+  view.setUint32(8, Number(day + 2_440_588n), true);
+  return out;
+}
+
+/**
+ * Turns the FIXED_LEN_BYTE_ARRAY type (thrift compact: field 1, i32 7) of the schema element and the column chunk
+ * into INT96 (i32 3) in the footer of a one-column-of-that-type file written without statistics.
+ */
+function relabelInt96(bytes: Uint8Array): Uint8Array {
+  const footerLength = new DataView(bytes.buffer, bytes.byteOffset).getUint32(bytes.length - 8, true);
+  let relabelled = 0;
+  for (let i = bytes.length - 8 - footerLength; i < bytes.length - 9; i++) {
+    if (bytes[i] === 0x15 && bytes[i + 1] === 0x0e) {
+      bytes[i + 1] = 0x06;
+      relabelled += 1;
+    }
+  }
+  assert.equal(relabelled, 2, 'the schema element and the column chunk');
+  return bytes;
+}
+
 function openParquet(name: string): Promise<SourceRows> {
   return openFileSource('facilities', { type: 'file', path: name }, { baseDir: dir, ...LIMITS });
 }
@@ -169,6 +197,115 @@ describe('readParquet', () => {
       expected.slice(3, 5).map((row) => row[2]),
       [days[3], days[4]],
     );
+  });
+
+  it('gives DECIMAL cells as their exact decimal text, from INT32, INT64, FIXED_LEN_BYTE_ARRAY and BYTE_ARRAY', async () => {
+    // hyparquet-writer takes a bigint DECIMAL value as the unscaled integer, written as is.
+    const bytes = parquetWriteBuffer({
+      columnData: [
+        { name: 'small', data: [57n, -57n, 500n, null] },
+        { name: 'wide', data: [-57n, 123456789012345678n, 0n, -1n] },
+        { name: 'huge', data: [12345678901234567890123n, 1n, -1n, -(10n ** 37n)] },
+        { name: 'bytes', data: [-1234n, 10n, 0n, 99999n] },
+        { name: 'logical', data: [1, -10, 12, 0] },
+      ],
+      schema: [
+        { name: 'root', num_children: 5 },
+        {
+          name: 'small',
+          type: 'INT32',
+          converted_type: 'DECIMAL',
+          scale: 2,
+          precision: 5,
+          repetition_type: 'OPTIONAL',
+        },
+        {
+          name: 'wide',
+          type: 'INT64',
+          converted_type: 'DECIMAL',
+          scale: 2,
+          precision: 18,
+          repetition_type: 'REQUIRED',
+        },
+        {
+          name: 'huge',
+          type: 'FIXED_LEN_BYTE_ARRAY',
+          type_length: 16,
+          converted_type: 'DECIMAL',
+          scale: 4,
+          precision: 38,
+          repetition_type: 'REQUIRED',
+        },
+        {
+          name: 'bytes',
+          type: 'BYTE_ARRAY',
+          converted_type: 'DECIMAL',
+          scale: 3,
+          precision: 10,
+          repetition_type: 'REQUIRED',
+        },
+        // Annotated with the logical type only: hyparquet would not scale it at all.
+        {
+          name: 'logical',
+          type: 'INT32',
+          logical_type: { type: 'DECIMAL', scale: 1, precision: 5 },
+          repetition_type: 'REQUIRED',
+        },
+      ],
+      rowGroupSize: 3,
+    });
+    await writeFile(join(dir, 'decimals.parquet'), new Uint8Array(bytes));
+    const source = await openParquet('decimals.parquet');
+    const expected = [
+      ['0.57', '-0.57', '1234567890123456789.0123', '-1.234', '0.1'],
+      ['-0.57', '1234567890123456.78', '0.0001', '0.01', '-1'],
+      ['5', '0', '-0.0001', '0', '1.2'],
+      [null, '-0.01', '-1000000000000000000000000000000000', '99.999', '0'],
+    ];
+    assert.deepEqual(await rowsOf(source), expected);
+    assert.ok(source.columnBatches);
+    const byColumns: unknown[][] = [];
+    for await (const batch of source.columnBatches) {
+      for (let row = 0; row < batch.rowCount; row++) {
+        byColumns.push(batch.columns.map((column) => column[row] ?? null));
+      }
+    }
+    assert.deepEqual(byColumns, expected);
+  });
+
+  it('floors sub-millisecond TIMESTAMP MICROS, NANOS and INT96 values, before 1970 too', async () => {
+    const bytes = parquetWriteBuffer({
+      columnData: [
+        { name: 'micros', data: [-1500n, 1500n, -1000n, -1n] },
+        { name: 'nanos', data: [-1_500_000n, 1_500_000n, -1_000_000n, -1n] },
+        {
+          name: 'int96',
+          data: [-1_500_000n, 1_500_000n, -1_000_000n, -1n].map(int96),
+        },
+      ],
+      schema: [
+        { name: 'root', num_children: 3 },
+        { name: 'micros', type: 'INT64', converted_type: 'TIMESTAMP_MICROS', repetition_type: 'REQUIRED' },
+        {
+          name: 'nanos',
+          type: 'INT64',
+          logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'NANOS' },
+          repetition_type: 'REQUIRED',
+        },
+        // Written as 12-byte FIXED_LEN_BYTE_ARRAY (the writer has no INT96), relabelled INT96 below.
+        { name: 'int96', type: 'FIXED_LEN_BYTE_ARRAY', type_length: 12, repetition_type: 'REQUIRED' },
+      ],
+      codec: 'UNCOMPRESSED',
+      statistics: false,
+    });
+    await writeFile(join(dir, 'instants.parquet'), relabelInt96(new Uint8Array(bytes)));
+    const source = await openParquet('instants.parquet');
+    const instants = ['1969-12-31T23:59:59.998Z', '1970-01-01T00:00:00.001Z', '1969-12-31T23:59:59.999Z'];
+    const expected = [...instants, '1969-12-31T23:59:59.999Z'].map((iso) => {
+      const date = new Date(iso);
+      return [date, date, date];
+    });
+    assert.deepEqual(await rowsOf(source), expected);
   });
 
   it('reads a file with no rows as zero rows', async () => {

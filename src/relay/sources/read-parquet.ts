@@ -11,6 +11,7 @@ import {
 } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import type { ColumnBatch, SourceRows } from './open-file-source.ts';
+import { decimalText, FLOORED_TIMESTAMPS, unscaledOf } from './parquet-cells.ts';
 import { SourceError } from './source-error.ts';
 import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
 
@@ -20,8 +21,9 @@ const MAGIC = 'PAR1';
 const DAY_MS = 86_400_000;
 
 /**
- * Cells are as hyparquet decodes them: string, number, bigint (INT64), boolean, Date (DATE and TIMESTAMP),
- * null, and arrays or objects for nested columns. In `columnBatches` a top-level DATE column is given as day
+ * Cells are as hyparquet decodes them: string, number, bigint (INT64), boolean, Date (DATE and TIMESTAMP, sub-
+ * millisecond ones floored), null, and arrays or objects for nested columns; a top-level DECIMAL column is given
+ * as its exact decimal text (see `decimalText`). In `columnBatches` a top-level DATE column is given as day
  * numbers instead (flagged in `epochDays`), which spares one Date object per cell.
  */
 export async function readParquet(file: SourceFile): Promise<SourceRows> {
@@ -35,11 +37,18 @@ export async function readParquet(file: SourceFile): Promise<SourceRows> {
     );
   }
   const children = parquetSchema(metadata).children;
+  const decimalScales = children.map(({ element, children: nested }) =>
+    nested.length === 0 ? decimalScale(element) : undefined,
+  );
   const read: FileLayout = {
     file,
     metadata,
     columns: children.map((child) => child.element.name),
     epochDays: children.map(({ element, children: nested }) => nested.length === 0 && isPlainDate(element)),
+    decimalScales,
+    unscaledMetadata: decimalScales.some((scale) => scale !== undefined)
+      ? withoutDecimals(metadata)
+      : metadata,
   };
   return {
     columns: read.columns,
@@ -54,6 +63,28 @@ function isPlainDate(element: SchemaElement): boolean {
   return (
     element.type === 'INT32' && element.converted_type === 'DATE' && element.repetition_type !== 'REPEATED'
   );
+}
+
+/** The scale of a leaf annotated DECIMAL (converted or logical type), else undefined. */
+function decimalScale(element: SchemaElement): number | undefined {
+  if (element.logical_type?.type === 'DECIMAL') return element.logical_type.scale;
+  return element.converted_type === 'DECIMAL' ? (element.scale ?? 0) : undefined;
+}
+
+/**
+ * The metadata with the DECIMAL annotation taken off top-level leaves, so that hyparquet hands over their
+ * unscaled integers (it would otherwise scale them through a double). Only the pass reading those columns uses it.
+ */
+function withoutDecimals(metadata: FileMetaData): FileMetaData {
+  const topLevel = new Set(parquetSchema(metadata).children.map((child) => child.element));
+  return {
+    ...metadata,
+    schema: metadata.schema.map((element) =>
+      topLevel.has(element) && !element.num_children && decimalScale(element) !== undefined
+        ? { ...element, converted_type: undefined, logical_type: undefined }
+        : element,
+    ),
+  };
 }
 
 /** Checks the framing by hand before hyparquet sees the footer, so a hostile length cannot make it allocate. */
@@ -81,12 +112,17 @@ async function readMetadata(file: SourceFile, handle: FileHandle): Promise<FileM
   }
 }
 
-/** What every pass over the file needs: top-level column names and which of them are read as day numbers. */
+/**
+ * What every pass over the file needs: top-level column names, which of them are read as day numbers and which
+ * are DECIMAL (their scale), read from `unscaledMetadata`.
+ */
 interface FileLayout {
   readonly file: SourceFile;
   readonly metadata: FileMetaData;
   readonly columns: readonly string[];
   readonly epochDays: readonly boolean[];
+  readonly decimalScales: readonly (number | undefined)[];
+  readonly unscaledMetadata: FileMetaData;
 }
 
 /** Rows in batches of at most BATCH_ROWS, transposed from the decoded columns of one row group at a time. */
@@ -144,31 +180,38 @@ async function* iterateRowGroups(layout: FileLayout): AsyncGenerator<ColumnBatch
 /**
  * Column-oriented read of one row group through `onChunk`: hyparquet skips its own row transposition, loading
  * takes the columns as they are (rows are only built for `batches`), and one row group is held at a time. DATE
- * columns are decoded in a pass of their own, with days kept as numbers.
+ * columns are decoded in a pass of their own, with days kept as numbers; DECIMAL columns in another, as their
+ * unscaled integers (bytes not decoded as UTF-8), turned into exact decimal text here.
  */
 async function readRowGroup(
-  { file, metadata, columns, epochDays }: FileLayout,
+  layout: FileLayout,
   buffer: AsyncBuffer,
   groupIndex: number,
   groupStart: number,
   groupRows: number,
 ): Promise<ArrayLike<unknown>[]> {
+  const { file, metadata, columns, epochDays, decimalScales } = layout;
   const chunks = new Map<string, { rowStart: number; data: ArrayLike<unknown> }[]>();
   const dayColumns = columns.filter((_, c) => epochDays[c]);
-  const passes: Pick<ParquetReadOptions, 'columns' | 'parsers'>[] =
-    dayColumns.length === 0
-      ? [{}]
+  const decimalColumns = columns.filter((_, c) => decimalScales[c] !== undefined);
+  const passes: Pick<ParquetReadOptions, 'columns' | 'parsers' | 'metadata' | 'utf8'>[] =
+    dayColumns.length === 0 && decimalColumns.length === 0
+      ? [{ parsers: FLOORED_TIMESTAMPS }]
       : [
-          { columns: columns.filter((_, c) => !epochDays[c]) },
+          {
+            columns: columns.filter((_, c) => !epochDays[c] && decimalScales[c] === undefined),
+            parsers: FLOORED_TIMESTAMPS,
+          },
           { columns: dayColumns, parsers: { dateFromDays: (day: number) => day } },
+          { columns: decimalColumns, metadata: layout.unscaledMetadata, utf8: false },
         ];
   try {
     for (const pass of passes) {
       if (pass.columns?.length === 0) continue;
       await parquetRead({
+        metadata,
         ...pass,
         file: buffer,
-        metadata,
         rowStart: groupStart,
         rowEnd: groupStart + groupRows,
         compressors,
@@ -184,25 +227,42 @@ async function readRowGroup(
     if (error instanceof SourceError) throw error;
     throw notParquet(file, `row group ${groupIndex + 1} cannot be decoded`, error);
   }
-  return columns.map((name) => {
-    const list = chunks.get(name) ?? [];
-    const only = list[0];
-    if (
-      list.length === 1 &&
-      only !== undefined &&
-      only.rowStart === groupStart &&
-      only.data.length === groupRows
-    ) {
-      return only.data;
+  return columns.map((name, c) => {
+    const cells = assemble(chunks.get(name) ?? [], groupStart, groupRows);
+    const scale = decimalScales[c];
+    return scale === undefined ? cells : decimalTexts(cells, scale);
+  });
+}
+
+/** One column's chunks as one array of the row group's cells (a missing cell is null). */
+function assemble(
+  list: readonly { rowStart: number; data: ArrayLike<unknown> }[],
+  groupStart: number,
+  groupRows: number,
+): ArrayLike<unknown> {
+  const only = list[0];
+  if (
+    list.length === 1 &&
+    only !== undefined &&
+    only.rowStart === groupStart &&
+    only.data.length === groupRows
+  ) {
+    return only.data;
+  }
+  const assembled: unknown[] = new Array(groupRows).fill(null);
+  for (const { rowStart, data } of list) {
+    for (let index = 0; index < data.length; index++) {
+      const at = rowStart - groupStart + index;
+      if (at >= 0 && at < groupRows) assembled[at] = data[index];
     }
-    const assembled: unknown[] = new Array(groupRows).fill(null);
-    for (const { rowStart, data } of list) {
-      for (let index = 0; index < data.length; index++) {
-        const at = rowStart - groupStart + index;
-        if (at >= 0 && at < groupRows) assembled[at] = data[index];
-      }
-    }
-    return assembled;
+  }
+  return assembled;
+}
+
+function decimalTexts(cells: ArrayLike<unknown>, scale: number): (string | null)[] {
+  return Array.from(cells, (cell) => {
+    const unscaled = unscaledOf(cell);
+    return unscaled === null ? null : decimalText(unscaled, scale);
   });
 }
 

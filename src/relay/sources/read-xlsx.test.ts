@@ -229,6 +229,56 @@ describe('readXlsx', () => {
     assert.deepEqual(await rowsOf(source), [[7]]);
   });
 
+  it('rejects an error cell inside the data region, naming it; allows one above the header or outside data_range', async () => {
+    await writeRawXlsx(
+      'error-cell.xlsx',
+      sheetXml(
+        `<row r="1"><c r="A1" t="e"><v>#REF!</v></c></row><row r="2">${inline('A2', 'id')}${inline('B2', 'size')}</row><row r="3"><c r="A3"><v>1</v></c><c r="B3" t="e"><v>#DIV/0!</v></c></row>`,
+      ),
+    );
+    const error = await sourceErrorOf(() => openXlsx('error-cell.xlsx', { header_row: 2 }));
+    assert.equal(error.code, 'ingest.error_cell');
+    assert.equal(error.cell, 'B3');
+    assert.equal(error.row, 1);
+    assert.match(error.message, /table households/);
+    assert.match(error.message, /#DIV\/0! in cell B3/);
+    const outside = await openXlsx('error-cell.xlsx', { header_row: 2, data_range: 'A2:A3' });
+    assert.deepEqual(await rowsOf(outside), [[1]]);
+
+    // A formula whose cached value is an error is reported as the formula: saving the values comes first.
+    await writeRawXlsx(
+      'error-formula.xlsx',
+      sheetXml(
+        `<row r="1">${inline('A1', 'id')}</row><row r="2"><c r="A2" t="e"><f>1/0</f><v>#DIV/0!</v></c></row>`,
+      ),
+    );
+    const formula = await sourceErrorOf(() => openXlsx('error-formula.xlsx'));
+    assert.equal(formula.code, 'ingest.formula_cell');
+    assert.equal(formula.cell, 'A2');
+
+    // Text that is no error code is not echoed into the message.
+    await writeRawXlsx(
+      'error-text.xlsx',
+      sheetXml(`<row r="1">${inline('A1', 'id')}</row><row r="2"><c r="A2" t='e'><v>PIN 4711</v></c></row>`),
+    );
+    const text = await sourceErrorOf(() => openXlsx('error-text.xlsx'));
+    assert.equal(text.code, 'ingest.error_cell');
+    assert.equal(text.cell, 'A2');
+    assert.doesNotMatch(text.message, /4711/);
+  });
+
+  it('keeps header and cell text exactly as stored', async () => {
+    await writeRawXlsx(
+      'spaced.xlsx',
+      sheetXml(
+        `<row r="1">${inline('A1', 'id')}${inline('B1', 'name ')}</row><row r="2">${inline('A2', ' a')}${inline('B2', ' ')}</row>`,
+      ),
+    );
+    const source = await openXlsx('spaced.xlsx');
+    assert.deepEqual(source.columns, ['id', 'name ']);
+    assert.deepEqual(await rowsOf(source), [[' a', ' ']]);
+  });
+
   it('rejects corrupt, truncated and non-workbook files as parse errors', async () => {
     await writeFile(join(dir, 'garbage.xlsx'), 'this is not a zip file at all');
     const whole = await readFile(join(dir, 'two-sheets.xlsx'));

@@ -1,8 +1,16 @@
-// Reads one sheet of an XLSX workbook with read-excel-file, after refusing formula cells inside the data region.
+// Reads one sheet of an XLSX workbook with read-excel-file, after refusing formula and error cells inside the data
+// region; its date cells are read again from the XML.
 import { createHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import { readSheet } from 'read-excel-file/node';
-import { columnNumber, findFormulaCell, type SheetRegion } from './find-formula-cell.ts';
+import { coerceValue, Date1904Number, excelSerialMs } from '../store/coerce-cell.ts';
+import {
+  columnNumber,
+  findRefusedCell,
+  mayHoldIsoDates,
+  type SheetRegion,
+  walkCells,
+} from './find-formula-cell.ts';
 import type { SourceRows, XlsxFormat } from './open-file-source.ts';
 import { openXlsxPackage } from './open-xlsx-package.ts';
 import { SourceError } from './source-error.ts';
@@ -12,17 +20,22 @@ export const XLSX_MAX_CELLS = 10_000_000;
 const RANGE = /^([A-Z]+)([0-9]+):([A-Z]+)([0-9]+)$/;
 
 /**
- * Cells are what read-excel-file gives: string (trimmed) | number | boolean | Date | null. A cell is a Date only
- * when it carries a date number format; a date stored as a plain number arrives as its Excel serial, and turning
- * that into a date for `date`/`timestamp` columns is the store's job. Rows empty across the region are skipped.
- * The file-size guard bounds the workbook, so it is read whole.
+ * Cells are string (exactly as stored, as CSV keeps them) | number | boolean | Date | null (an empty cell or an
+ * empty string). A cell is a Date when it carries a date number format or is a `t="d"` ISO date. A date stored as
+ * a plain number arrives as its Excel serial, and turning that into a date for `date`/`timestamp` columns is the
+ * store's job; in a workbook using the 1904 date system such numbers arrive as Date1904Number, which carries that
+ * epoch to the store. Rows empty across the region are skipped. The file-size guard bounds the workbook, so it is
+ * read whole.
  */
 export async function readXlsx(file: SourceFile, format: XlsxFormat): Promise<SourceRows> {
   const region = sheetRegion(file, format);
   const bytes = await readWhole(file);
-  const sheetName = checkedSheetName(file, bytes, format.sheet, region);
+  const { sheetName, date1904, isoDates } = checkedSheet(file, bytes, format.sheet, region);
   const sheet = await decodeSheet(file, bytes, sheetName);
-  const { columns, rows } = cutRegion(file, sheet, region);
+  // read-excel-file takes only date1904="1" for the 1904 system, not "true": such workbooks are read again too.
+  if (datesToReread(sheet, region, isoDates || date1904))
+    rereadDates(file, bytes, sheetName, sheet, region, date1904);
+  const { columns, rows } = cutRegion(file, sheet, region, date1904);
   return {
     columns,
     byteSize: file.byteSize,
@@ -63,43 +76,115 @@ function sheetRegion(file: SourceFile, format: XlsxFormat): SheetRegion {
   return region;
 }
 
-/** Picks the sheet and scans its XML for formulas; only the name is kept so the XML text can be collected. */
-function checkedSheetName(
+/**
+ * Picks the sheet and scans its XML for formula and error cells; only the name, the date system and whether it
+ * may have `t="d"` cells are kept so the XML text can be collected.
+ */
+function checkedSheet(
   file: SourceFile,
   bytes: Buffer,
   sheet: string | undefined,
   region: SheetRegion,
-): string {
-  const { sheetName, sheetXml } = openXlsxPackage(file, bytes, sheet);
-  rejectFormulas(file, sheetName, sheetXml, region);
-  return sheetName;
+): { sheetName: string; date1904: boolean; isoDates: boolean } {
+  const { sheetName, sheetXml, date1904 } = openXlsxPackage(file, bytes, sheet);
+  rejectCells(file, sheetName, sheetXml, region);
+  return { sheetName, date1904, isoDates: mayHoldIsoDates(sheetXml) };
 }
 
-function rejectFormulas(file: SourceFile, sheetName: string, sheetXml: string, region: SheetRegion): void {
-  let formula: ReturnType<typeof findFormulaCell>;
+function rejectCells(file: SourceFile, sheetName: string, sheetXml: string, region: SheetRegion): void {
+  let refused: ReturnType<typeof findRefusedCell>;
   try {
-    formula = findFormulaCell(sheetXml, region);
+    refused = findRefusedCell(sheetXml, region);
   } catch (error) {
-    const detail = `sheet ${JSON.stringify(sheetName)} is not well-formed XML`;
-    throw sourceError(file, 'ingest.parse_error', detail, { cause: error });
+    throw notWellFormed(file, sheetName, error);
   }
-  if (formula === undefined) return;
-  const dataRow = formula.row - region.firstRow;
+  if (refused === undefined) return;
+  const dataRow = refused.row - region.firstRow;
+  const where = { cell: refused.ref, ...(dataRow > 0 ? { row: dataRow } : {}) };
+  const sheet = `sheet ${JSON.stringify(sheetName)}`;
+  if (refused.kind === 'formula') {
+    throw sourceError(
+      file,
+      'ingest.formula_cell',
+      `${sheet} has a formula in cell ${refused.ref}; formulas are not evaluated, save the values instead`,
+      where,
+    );
+  }
+  // read-excel-file reads error cells as empty: #N/A would be served as "no value". Error codes are short
+  // `#NAME?` words; anything else in the cell is not echoed.
+  const error = /^#[A-Z0-9_/!?.]{1,15}$/i.test(refused.error?.trim() ?? '')
+    ? ` ${refused.error?.trim()}`
+    : '';
   throw sourceError(
     file,
-    'ingest.formula_cell',
-    `sheet ${JSON.stringify(sheetName)} has a formula in cell ${formula.ref}; formulas are not evaluated, save the values instead`,
-    { cell: formula.ref, ...(dataRow > 0 ? { row: dataRow } : {}) },
+    'ingest.error_cell',
+    `${sheet} has the error value${error} in cell ${refused.ref}; correct the cell or clear it`,
+    where,
   );
 }
 
-async function decodeSheet(
+function notWellFormed(file: SourceFile, sheetName: string, cause: unknown): SourceError {
+  const detail = `sheet ${JSON.stringify(sheetName)} is not well-formed XML`;
+  return sourceError(file, 'ingest.parse_error', detail, { cause });
+}
+
+/**
+ * Whether the Date cells must be read again (see rereadDates), `always` if there are any: a `t="d"` cell may be
+ * off by the host's offset, and a serial's Date off by a millisecond. A Date on a whole second is what rounding
+ * gives too, unless its serial lies 0.5 ms to 1 ms past that second, which typed dates and times never do: so a
+ * sheet whose Dates all fall on whole seconds (dates without a time, the usual case) is spared a second parse.
+ */
+function datesToReread(sheet: readonly unknown[][], region: SheetRegion, always: boolean): boolean {
+  const end = Math.min(region.lastRow, sheet.length);
+  for (let index = region.firstRow - 1; index < end; index++) {
+    const row = sheet[index] ?? [];
+    const last = Math.min(region.lastColumn, row.length);
+    for (let column = region.firstColumn - 1; column < last; column++) {
+      const value = row[column];
+      if (value instanceof Date && (always || value.getTime() % 1000 !== 0)) return true;
+    }
+  }
+  return false;
+}
+
+/**
+ * read-excel-file rounds date-formatted serials down to the millisecond (2024-01-01 00:00:02, stored as
+ * 45292.000023148146, becomes 00:00:01.999) and reads `t="d"` text without an offset in the host's time zone.
+ * So the Date cells are read again from the sheet XML (inflated once more rather than kept through the decode):
+ * serials as the store converts plain ones (excelSerialMs, the workbook's epoch), ISO text as the store reads a
+ * timestamp (UTC without an offset). Text that is no such timestamp is given as the text.
+ */
+function rereadDates(
   file: SourceFile,
   bytes: Buffer,
   sheetName: string,
-): Promise<readonly unknown[][]> {
+  sheet: unknown[][],
+  region: SheetRegion,
+  date1904: boolean,
+): void {
+  const { sheetXml } = openXlsxPackage(file, bytes, sheetName);
   try {
-    return (await readSheet(bytes, sheetName)) as unknown[][];
+    walkCells(sheetXml, region, (cell) => {
+      const row = sheet[cell.row - 1];
+      if (row === undefined || !(row[cell.column - 1] instanceof Date) || cell.value === undefined)
+        return true;
+      if (cell.type === 'd') {
+        const ms = coerceValue(cell.value, 'timestamp', false);
+        row[cell.column - 1] = typeof ms === 'number' ? new Date(ms) : cell.value;
+      } else {
+        row[cell.column - 1] = new Date(excelSerialMs(Number(cell.value), date1904));
+      }
+      return true;
+    });
+  } catch (error) {
+    throw notWellFormed(file, sheetName, error);
+  }
+}
+
+async function decodeSheet(file: SourceFile, bytes: Buffer, sheetName: string): Promise<unknown[][]> {
+  try {
+    // Strings as stored: read-excel-file trims them by default (and so reads " " as empty), where CSV keeps them.
+    return (await readSheet(bytes, sheetName, { trim: false })) as unknown[][];
   } catch (error) {
     const name = error instanceof Error ? error.name : '';
     const why =
@@ -117,6 +202,7 @@ function cutRegion(
   file: SourceFile,
   sheet: readonly unknown[][],
   region: SheetRegion,
+  date1904: boolean,
 ): { columns: string[]; rows: unknown[][] } {
   const header = sheet[region.firstRow - 1];
   const end = Math.min(region.lastRow, sheet.length);
@@ -141,7 +227,14 @@ function cutRegion(
   for (let index = region.firstRow; index < end; index++) {
     const source = sheet[index] ?? [];
     const row = Array.from({ length: width }, (_, column) => source[from + column] ?? null);
-    if (row.some((value) => value !== null)) rows.push(row);
+    if (!row.some((value) => value !== null)) continue;
+    if (date1904) {
+      for (let column = 0; column < width; column++) {
+        const value = row[column];
+        if (typeof value === 'number') row[column] = new Date1904Number(value);
+      }
+    }
+    rows.push(row);
   }
   return { columns, rows };
 }

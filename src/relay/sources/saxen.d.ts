@@ -13,6 +13,8 @@ declare module 'saxen' {
       ) => void,
     ): this;
     on(event: 'closeTag', callback: (name: string, decode: Decode, selfClosing: boolean) => void): this;
+    /** Text between tags, raw: `decode` resolves its character references. */
+    on(event: 'text', callback: (text: string, decode: Decode) => void): this;
     on(event: 'error', callback: (error: Error) => void): this;
     /** Parses a whole document; throws unless an `error` handler swallows the error. */
     parse(xml: string): Error | undefined;

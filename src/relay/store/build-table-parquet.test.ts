@@ -125,3 +125,131 @@ describe('buildTable from a Parquet file', () => {
     );
   });
 });
+
+describe('buildTable from Parquet DECIMAL and sub-millisecond TIMESTAMP columns', () => {
+  const field = (name: string, type: FieldType) => ({ name, type, nullable: true, sensitive: false });
+
+  async function served(name: string, fields: TableConfig['schema']['fields']) {
+    const config: TableConfig = {
+      id: 'exact',
+      source: { type: 'file', path: name },
+      primary_key: 'id',
+      schema: { strict: true, fields },
+    };
+    const table = await load(config, 'columns');
+    assert.deepEqual((await load(config, 'rows')).columns, table.columns);
+    return fields.map(({ name: column }) => {
+      const values = table.columns.get(column);
+      assert.ok(values);
+      return Array.from({ length: table.rowCount }, (_, row) => cellJson(values, row));
+    });
+  }
+
+  it('serves the exact decimal: its text in a string field, the double nearest it in a number field', async () => {
+    const bytes = parquetWriteBuffer({
+      columnData: [
+        { name: 'id', data: [1, 2, 3] },
+        { name: 'price', data: [57n, -57n, 500n] },
+        { name: 'amount', data: [-57n, 10n, 700n] },
+        { name: 'big', data: [12345678901234567890123n, 1n, 10n ** 30n] },
+      ],
+      schema: [
+        { name: 'root', num_children: 4 },
+        { name: 'id', type: 'INT32', repetition_type: 'REQUIRED' },
+        { name: 'price', type: 'INT32', converted_type: 'DECIMAL', scale: 2, precision: 5 },
+        { name: 'amount', type: 'INT64', converted_type: 'DECIMAL', scale: 2, precision: 18 },
+        {
+          name: 'big',
+          type: 'FIXED_LEN_BYTE_ARRAY',
+          type_length: 16,
+          converted_type: 'DECIMAL',
+          scale: 4,
+          precision: 38,
+        },
+      ],
+    });
+    await writeFile(join(dir, 'decimals.parquet'), new Uint8Array(bytes));
+    const [, price, amount, big] = await served('decimals.parquet', [
+      field('id', 'integer'),
+      field('price', 'number'),
+      field('amount', 'string'),
+      field('big', 'string'),
+    ]);
+    assert.deepEqual(price, [0.57, -0.57, 5]);
+    assert.deepEqual(amount, ['-0.57', '0.1', '7']);
+    assert.deepEqual(big, ['1234567890123456789.0123', '0.0001', '100000000000000000000000000']);
+    const [, asText, asNumber, bigNumber] = await served('decimals.parquet', [
+      field('id', 'integer'),
+      field('price', 'string'),
+      field('amount', 'number'),
+      field('big', 'number'),
+    ]);
+    assert.deepEqual(asText, ['0.57', '-0.57', '5']);
+    assert.deepEqual(asNumber, [-0.57, 0.1, 7]);
+    // The double nearest the decimal, which is what JavaScript makes of its text.
+    assert.deepEqual(bigNumber, [Number('1234567890123456789.0123'), 0.0001, 1e26]);
+  });
+
+  it('takes a decimal into an integer field only when it is whole and within the safe range', async () => {
+    const write = async (name: string, counts: bigint[]) => {
+      const bytes = parquetWriteBuffer({
+        columnData: [
+          { name: 'id', data: counts.map((_, i) => i + 1) },
+          { name: 'count', data: counts },
+        ],
+        schema: [
+          { name: 'root', num_children: 2 },
+          { name: 'id', type: 'INT32', repetition_type: 'REQUIRED' },
+          { name: 'count', type: 'INT64', converted_type: 'DECIMAL', scale: 2, precision: 18 },
+        ],
+      });
+      await writeFile(join(dir, name), new Uint8Array(bytes));
+    };
+    const fields = [field('id', 'integer'), field('count', 'integer')];
+    await write('whole.parquet', [500n, -900719925474099100n]);
+    const [, count] = await served('whole.parquet', fields);
+    assert.deepEqual(count, [5, -9007199254740991]);
+    for (const [name, counts] of [
+      ['fraction.parquet', [500n, 510n]],
+      ['unsafe.parquet', [500n, 900719925474099200n]],
+    ] as const) {
+      await write(name, [...counts]);
+      const error = await served(name, fields).then(
+        () => assert.fail(`${name} loaded`),
+        (error: unknown) => error,
+      );
+      assert.ok(error instanceof SourceError, String(error));
+      assert.deepEqual([error.code, error.row, error.column], ['ingest.type_mismatch', 2, 'count'], name);
+    }
+  });
+
+  it('serves a pre-1970 sub-millisecond instant as the CSV text of it does', async () => {
+    const bytes = parquetWriteBuffer({
+      columnData: [
+        { name: 'id', data: ['1969-12-31T23:59:59.9985Z', '1970-01-01T00:00:00.0015Z'] },
+        { name: 'micros', data: [-1500n, 1500n] },
+        { name: 'nanos', data: [-1_500_000n, 1_500_000n] },
+      ],
+      schema: [
+        { name: 'root', num_children: 3 },
+        { name: 'id', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+        { name: 'micros', type: 'INT64', converted_type: 'TIMESTAMP_MICROS' },
+        {
+          name: 'nanos',
+          type: 'INT64',
+          logical_type: { type: 'TIMESTAMP', isAdjustedToUTC: true, unit: 'NANOS' },
+        },
+      ],
+    });
+    await writeFile(join(dir, 'instants.parquet'), new Uint8Array(bytes));
+    // The id column holds the same instants as text, read the way a CSV cell is.
+    const [asText, micros, nanos] = await served('instants.parquet', [
+      { ...field('id', 'timestamp'), nullable: false },
+      field('micros', 'timestamp'),
+      field('nanos', 'timestamp'),
+    ]);
+    assert.deepEqual(asText, ['1969-12-31T23:59:59.998Z', '1970-01-01T00:00:00.001Z']);
+    assert.deepEqual(micros, asText);
+    assert.deepEqual(nanos, asText);
+  });
+});

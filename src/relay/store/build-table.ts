@@ -102,9 +102,21 @@ function appendBatch(
   });
 }
 
-/** Position of each declared field in the source; missing columns fail, extra ones fail under `strict`. */
+/**
+ * Position of each declared field in the source; missing columns fail, extra ones fail under `strict`, and so does
+ * a name given to two columns (see `repeatedColumn`).
+ */
 export function mapColumns(config: TableConfig, sourceColumns: readonly string[]): number[] {
   const declared = new Set(config.schema.fields.map((field) => field.name));
+  const repeated = repeatedColumn(config, sourceColumns, declared);
+  if (repeated !== undefined) {
+    throw new SourceError({
+      tableId: config.id,
+      code: 'ingest.duplicate_column',
+      detail: `${repeated.count} source columns have this name (at positions ${repeated.positions.join(', ')}): rename all but one`,
+      column: repeated.name,
+    });
+  }
   if (config.schema.strict) {
     const extra = sourceColumns.filter((name) => !declared.has(name));
     if (extra.length > 0) {
@@ -124,6 +136,33 @@ export function mapColumns(config: TableConfig, sourceColumns: readonly string[]
     });
   }
   return config.schema.fields.map((field) => sourceColumns.indexOf(field.name));
+}
+
+/**
+ * The first name two source columns share. Only one of them could be served, and which is a guess: the first would
+ * be taken and the other dropped, under `strict` too. A file header with a repeated name is refused whether or not
+ * a field declares it; a PostgreSQL result only when a field does (the others are never selected, and naming a
+ * declared one twice would make its COPY ambiguous).
+ */
+function repeatedColumn(
+  config: TableConfig,
+  sourceColumns: readonly string[],
+  declared: ReadonlySet<string>,
+): { name: string; count: number; positions: number[] } | undefined {
+  const seen = new Set<string>();
+  for (const name of sourceColumns) {
+    if (!seen.has(name)) {
+      seen.add(name);
+      continue;
+    }
+    if (config.source.type !== 'file' && !declared.has(name)) continue;
+    const positions: number[] = [];
+    sourceColumns.forEach((other, at) => {
+      if (other === name) positions.push(at + 1);
+    });
+    return { name, count: positions.length, positions };
+  }
+  return undefined;
 }
 
 /** Row permutation into ascending primary-key order; duplicates fail naming both source rows. */

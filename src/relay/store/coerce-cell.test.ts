@@ -5,6 +5,8 @@ import {
   coerceCell,
   coerceEpochDay,
   coerceValue,
+  Date1904Number,
+  excelSerialMs,
   INVALID,
   invalidReason,
   parseFilterValue,
@@ -125,6 +127,61 @@ describe('coerceCell', () => {
   it('keeps strings as they are and renders other cells as text', () => {
     assert.deepEqual(coerceCell(' padded ', 'string', csv), { ok: true, value: ' padded ' });
     assert.deepEqual(coerceCell(12, 'string', xlsx), { ok: true, value: '12' });
+    assert.deepEqual(coerceCell(2.5, 'string', csv), { ok: true, value: '2.5' });
+    assert.deepEqual(coerceCell(9n, 'string', csv), { ok: true, value: '9' });
+    assert.deepEqual(coerceCell(false, 'string', csv), { ok: true, value: 'false' });
+    assert.deepEqual(coerceCell(new Date(Date.UTC(2024, 0, 1, 10)), 'string', csv), {
+      ok: true,
+      value: '2024-01-01T10:00:00.000Z',
+    });
+    assert.deepEqual(coerceCell(new Date(Number.NaN), 'string', csv), { ok: false, reason: 'invalid date' });
+  });
+
+  it('refuses lists and objects (Parquet LIST, struct, map, JSON) in a string field instead of String() of them', () => {
+    for (const [cell, reason] of [
+      [{ street: 'Main', number: 4 }, 'the object is not a string'],
+      [['a', 'b'], 'the list is not a string'],
+      [[], 'the list is not a string'],
+      [[{ key: 'a', value: 1 }], 'the list is not a string'],
+      [new Uint8Array([1, 2]), 'the object is not a string'],
+    ] as const) {
+      assert.deepEqual(coerceCell(cell, 'string', csv), { ok: false, reason }, JSON.stringify(cell));
+    }
+  });
+
+  it('converts every Excel serial to the nearest millisecond, dates as the day of that instant', () => {
+    // 2024-01-01 00:00:02 as Excel stores it, a hair below the second.
+    assert.equal(excelSerialMs(45292.000023148146, false), Date.UTC(2024, 0, 1, 0, 0, 2));
+    assert.equal(excelSerialMs(43830.000023148146, true), Date.UTC(2024, 0, 1, 0, 0, 2));
+    for (let second = 0; second < 86_400; second += 1) {
+      const serial = 45292 + second / 86_400;
+      assert.deepEqual(coerceCell(serial, 'timestamp', xlsx), {
+        ok: true,
+        value: Date.UTC(2024, 0, 1, 0, 0, second),
+      });
+    }
+    // Within half a millisecond of midnight the instant is the next day, and so is the date.
+    const lastMoment = 45292 + 1 - 1e-9;
+    assert.deepEqual(coerceCell(lastMoment, 'timestamp', xlsx), { ok: true, value: Date.UTC(2024, 0, 2) });
+    assert.deepEqual(coerceCell(lastMoment, 'date', xlsx), { ok: true, value: '2024-01-02' });
+  });
+
+  it('reads numbers of a 1904 workbook as days since 1904-01-01, and as themselves for other types', () => {
+    const cell = (value: number) => new Date1904Number(value);
+    assert.deepEqual(coerceCell(cell(43830), 'date', xlsx), { ok: true, value: '2024-01-01' });
+    assert.deepEqual(coerceCell(cell(0), 'date', xlsx), { ok: true, value: '1904-01-01' });
+    assert.deepEqual(coerceCell(cell(43830.75), 'timestamp', xlsx), {
+      ok: true,
+      value: Date.UTC(2024, 0, 1, 18),
+    });
+    assert.deepEqual(coerceCell(cell(43830), 'integer', xlsx), { ok: true, value: 43830 });
+    assert.deepEqual(coerceCell(cell(2.5), 'number', xlsx), { ok: true, value: 2.5 });
+    assert.deepEqual(coerceCell(cell(1), 'boolean', xlsx), { ok: true, value: true });
+    assert.deepEqual(coerceCell(cell(12), 'string', xlsx), { ok: true, value: '12' });
+    assert.deepEqual(coerceCell(cell(2.5), 'integer', xlsx), {
+      ok: false,
+      reason: 'the number is not an integer',
+    });
   });
 
   it('parseFilterValue rejects empty values', () => {
@@ -201,6 +258,8 @@ describe('coerceValue', () => {
       [4711n, 'date', 'the big integer is not a date (YYYY-MM-DD)'],
       ['PIN-4711', 'timestamp', 'the string is not an ISO 8601 timestamp'],
       [true, 'timestamp', 'the boolean is not an ISO 8601 timestamp'],
+      [{ pin: 4711 }, 'string', 'the object is not a string'],
+      [['PIN', 4711], 'string', 'the list is not a string'],
     ];
     for (const [cell, type, reason] of refused) {
       assert.equal(coerceValue(cell, type, false), INVALID, `${type} ${String(cell)}`);

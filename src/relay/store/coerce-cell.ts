@@ -17,10 +17,11 @@ const TIMESTAMP =
   /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
 const NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
-// Excel counts days from 1899-12-30 (the 1900 leap-year bug is folded into that epoch).
+// Excel counts days from 1899-12-30 (the 1900 leap-year bug is folded into that epoch), or from 1904-01-01 in
+// workbooks using the 1904 date system (`<workbookPr date1904="1"/>`, old Mac Excel).
 const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
+const EXCEL_1904_EPOCH_MS = Date.UTC(1904, 0, 1);
 const DAY_MS = 86_400_000;
-const EXCEL_EPOCH_DAY = EXCEL_EPOCH_MS / DAY_MS;
 // A Date holds at most 100,000,000 days either side of 1970 (±8.64e15 ms).
 const MAX_DATE_DAY = 100_000_000;
 // Dates are `YYYY-MM-DD` from 0001-01-01 to 9999-12-31 whatever the source: a day beyond would need a sign or more
@@ -35,6 +36,26 @@ let dayTexts: (string | undefined)[] | undefined;
 // The reason of the last INVALID result: kept here so that valid cells allocate no result object.
 let lastReason = '';
 
+/**
+ * A plain number cell of an XLSX workbook using the 1904 date system. It is its `value` for every type but `date`
+ * and `timestamp`, which read it as days since 1904-01-01: only the workbook knows its epoch, so its cells carry it.
+ */
+export class Date1904Number {
+  readonly value: number;
+  constructor(value: number) {
+    this.value = value;
+  }
+}
+
+/**
+ * The instant of an Excel serial day number, to the nearest millisecond. Serials are binary fractions of a day, so
+ * 2024-01-01 00:00:02 is 45292.000023148146, a hair below the second: rounding down would serve 00:00:01.999.
+ * Every XLSX serial (date-formatted or not) is converted here, so both kinds of cell give the same instant.
+ */
+export function excelSerialMs(serial: number, date1904: boolean): number {
+  return Math.round((date1904 ? EXCEL_1904_EPOCH_MS : EXCEL_EPOCH_MS) + serial * DAY_MS);
+}
+
 export interface CoerceOptions {
   /** XLSX sources: numbers in date/timestamp columns are Excel serial day numbers. */
   readonly excelSerials: boolean;
@@ -43,6 +64,8 @@ export interface CoerceOptions {
 /** The allocation-free form used by table loading: the value, or INVALID with the reason in `invalidReason()`. */
 export function coerceValue(raw: unknown, type: FieldType, excelSerials: boolean): CoercedValue {
   if (raw === null || raw === undefined || raw === '') return null;
+  if (typeof raw === 'object' && raw instanceof Date1904Number)
+    return coerce1904(raw.value, type, excelSerials);
   switch (type) {
     case 'string':
       return coerceString(raw);
@@ -89,9 +112,20 @@ function fail(reason: string): typeof INVALID {
   return INVALID;
 }
 
-function coerceString(raw: unknown): string {
+function coerce1904(value: number, type: FieldType, excelSerials: boolean): CoercedValue {
+  if (type === 'date') return coerceDate(value, excelSerials, true);
+  if (type === 'timestamp') return coerceTimestamp(value, excelSerials, true);
+  return coerceValue(value, type, excelSerials);
+}
+
+function coerceString(raw: unknown): CoercedValue {
   if (typeof raw === 'string') return raw;
-  if (raw instanceof Date) return raw.toISOString();
+  if (raw instanceof Date) {
+    const ms = raw.getTime();
+    return Number.isNaN(ms) ? fail('invalid date') : raw.toISOString();
+  }
+  // A Parquet struct, map or list has no one text: String() would serve `[object Object]` or `a,b`.
+  if (typeof raw === 'object') return fail(`the ${kindOf(raw)} is not a string`);
   return String(raw);
 }
 
@@ -135,12 +169,14 @@ function coerceBoolean(raw: unknown): CoercedValue {
   return fail(`the ${kindOf(raw)} is not a boolean`);
 }
 
-function coerceDate(raw: unknown, excelSerials: boolean): CoercedValue {
+function coerceDate(raw: unknown, excelSerials: boolean, date1904 = false): CoercedValue {
   if (raw instanceof Date) {
     const ms = raw.getTime();
     return Number.isNaN(ms) ? fail('invalid date') : calendarDay(Math.floor(ms / DAY_MS));
   }
-  if (typeof raw === 'number' && excelSerials) return calendarDay(EXCEL_EPOCH_DAY + Math.floor(raw));
+  // The day of the serial's instant, as a date-formatted cell (a Date) gives it.
+  if (typeof raw === 'number' && excelSerials)
+    return calendarDay(Math.floor(excelSerialMs(raw, date1904) / DAY_MS));
   if (typeof raw === 'string') {
     const text = raw.length === 10 ? raw : raw.trim();
     if (isDateText(text)) return text;
@@ -168,12 +204,12 @@ function dayText(day: number): string {
   return text;
 }
 
-function coerceTimestamp(raw: unknown, excelSerials: boolean): CoercedValue {
+function coerceTimestamp(raw: unknown, excelSerials: boolean, date1904 = false): CoercedValue {
   if (raw instanceof Date) {
     const ms = raw.getTime();
     return Number.isNaN(ms) ? fail('invalid timestamp') : ms;
   }
-  if (typeof raw === 'number' && excelSerials) return Math.round(EXCEL_EPOCH_MS + raw * DAY_MS);
+  if (typeof raw === 'number' && excelSerials) return excelSerialMs(raw, date1904);
   if (typeof raw === 'string') {
     const text = raw.trim();
     if (DATE.test(text)) return coerceTimestamp(`${text}T00:00:00Z`, excelSerials);

@@ -1,0 +1,57 @@
+// Exact conversions of Parquet values hyparquet would round: DECIMAL to its decimal text, sub-millisecond
+// timestamps floored to the millisecond.
+import type { ParquetParsers } from 'hyparquet';
+
+/**
+ * The decimal `unscaled × 10^-scale` written out exactly, without trailing fractional zeros (`57n, 2` → `0.57`,
+ * `500n, 2` → `5`): a `string` field serves this text, a `number` field the double nearest it (`Number(text)`),
+ * an `integer` field a whole value within the safe range. hyparquet's own `Number(unscaled) * 10 ** -scale`
+ * rounds twice (0.57 → 0.5700000000000001) and loses digits past 2^53.
+ */
+export function decimalText(unscaled: bigint, scale: number): string {
+  const negative = unscaled < 0n;
+  let digits = (negative ? -unscaled : unscaled).toString();
+  // A negative scale (not allowed by the Parquet spec, but cheap to honour) multiplies by a power of ten.
+  if (scale <= 0) return unscaled === 0n ? '0' : `${negative ? '-' : ''}${digits}${'0'.repeat(-scale)}`;
+  digits = digits.padStart(scale + 1, '0');
+  const whole = digits.slice(0, digits.length - scale);
+  const fraction = digits.slice(digits.length - scale).replace(/0+$/, '');
+  const text = fraction === '' ? whole : `${whole}.${fraction}`;
+  return negative && text !== '0' ? `-${text}` : text;
+}
+
+/**
+ * The unscaled integer of a DECIMAL cell as stored: INT32 (number), INT64 (bigint), or FIXED_LEN_BYTE_ARRAY and
+ * BYTE_ARRAY (big-endian two's complement bytes). Anything else (a missing cell) is returned as null.
+ */
+export function unscaledOf(raw: unknown): bigint | null {
+  if (typeof raw === 'bigint') return raw;
+  if (typeof raw === 'number') return Number.isInteger(raw) ? BigInt(raw) : null;
+  if (raw instanceof Uint8Array) {
+    if (raw.length === 0) return 0n;
+    let value = 0n;
+    for (const byte of raw) value = (value << 8n) | BigInt(byte);
+    // The top bit of the first byte is the sign.
+    return (raw[0] as number) & 0x80 ? value - (1n << BigInt(raw.length * 8)) : value;
+  }
+  return null;
+}
+
+/** `Date` of a count of `unit`-ths of a millisecond, floored: -1500µs is …59.998Z, as the CSV text would give. */
+function flooredDate(count: bigint, perMs: bigint): Date {
+  const quotient = count / perMs;
+  // BigInt division truncates toward zero; a negative remainder means the instant lies before `quotient` ms.
+  return new Date(Number(count % perMs < 0n ? quotient - 1n : quotient));
+}
+
+/**
+ * hyparquet's defaults truncate TIMESTAMP MICROS and NANOS (and INT96, read as nanoseconds) toward zero, which
+ * moves a pre-1970 instant with a sub-millisecond part one millisecond later than the same instant read from text.
+ */
+export const FLOORED_TIMESTAMPS: Pick<
+  ParquetParsers,
+  'timestampFromMicroseconds' | 'timestampFromNanoseconds'
+> = {
+  timestampFromMicroseconds: (micros: bigint) => flooredDate(BigInt(micros), 1000n),
+  timestampFromNanoseconds: (nanos: bigint) => flooredDate(BigInt(nanos), 1_000_000n),
+};
