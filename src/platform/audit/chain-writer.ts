@@ -3,13 +3,13 @@
 // (group commit) before any of their responses leaves, so fail-closed still holds for each of them.
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
-import { platformProblem } from '../problem/platform-problems.ts';
 import type { Problem } from '../problem/problem.ts';
 import type { Random } from '../random.ts';
 import { type AuditRecord, buildEnvelopeLine } from './audit-envelope.ts';
 import type { AuditSink } from './sinks/audit-sink.ts';
+import { type AuditWritePolicy, errorMessage, trackWriteFailures } from './write-failures.ts';
 
-export type AuditWritePolicy = 'fail_closed' | 'availability_first';
+export type { AuditWritePolicy } from './write-failures.ts';
 
 export interface AuditWriter {
   /** Appends one record; with `fail_closed` a failed write throws the `audit.write_failed` problem. */
@@ -36,12 +36,10 @@ export interface ChainWriterOptions {
   readonly writeFailed?: (cause: unknown) => Problem;
 }
 
-const defaultWriteFailed = (cause: unknown) =>
-  platformProblem('audit.write_failed', 'The audit record could not be written.', { cause });
-
 export function createChainWriter(sink: AuditSink, options: ChainWriterOptions): AuditWriter {
-  const { secret, writePolicy, clock, random, logger } = options;
-  const writeFailed = options.writeFailed ?? defaultWriteFailed;
+  const { secret, clock, random, logger } = options;
+  // Failures come in bursts (disk full, removed folder); one log line at the start and one at recovery.
+  const failures = trackWriteFailures(logger, options.writePolicy, options.writeFailed);
   // The last hash known to be in the sink, and the last one handed to a queued line (the chain runs ahead of
   // the sink while a batch is pending; a failed batch rewinds it).
   let prevHash = options.prevHash;
@@ -49,8 +47,6 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
   let queuedLines: string[] = [];
   let waiters: ((error?: unknown) => void)[] = [];
   let flushScheduled = false;
-  // Failures come in bursts (disk full, removed folder); one log line at the start and one at recovery.
-  let failedWrites = 0;
   let closing: Promise<void> | undefined;
 
   /**
@@ -61,27 +57,10 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
     try {
       action();
     } catch (error) {
-      return failed(error, records);
+      return { ok: false, failure: failures.failed(error, records) };
     }
-    if (failedWrites > 0) {
-      logger.warn({ failed_writes: failedWrites, write_policy: writePolicy }, 'audit writes recovered');
-      failedWrites = 0;
-    }
+    failures.succeeded();
     return { ok: true };
-  };
-
-  /** Counts records that could not be written, logging the first of a streak. */
-  const failed = (error: unknown, records: number): { ok: false; failure?: unknown } => {
-    if (failedWrites === 0) {
-      // The record itself is never logged: it is exactly what could not be stored safely.
-      logger.error(
-        { err_code: errorCode(error), err_message: errorMessage(error), write_policy: writePolicy },
-        'audit write failed',
-      );
-    }
-    failedWrites += records;
-    if (writePolicy !== 'fail_closed') return { ok: false };
-    return { ok: false, failure: writeFailed(error) };
   };
 
   const flush = (): void => {
@@ -132,7 +111,7 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
       try {
         built = build(record);
       } catch (error) {
-        done(failed(error, 1).failure);
+        done(failures.failed(error, 1));
         return;
       }
       queuedHash = built.recordHash;
@@ -152,13 +131,4 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
       return prevHash;
     },
   };
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : undefined;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

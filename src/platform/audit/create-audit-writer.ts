@@ -7,11 +7,12 @@ import type { Random } from '../random.ts';
 import type { AuditIssueCode } from './audit-issue-codes.ts';
 import { verifyEnvelopeLine } from './audit-envelope.ts';
 import { type AuditWritePolicy, type AuditWriter, createChainWriter } from './chain-writer.ts';
+import { createDeferredChainWriter } from './deferred-chain-writer.ts';
 import { readTailLine } from './read-tail-line.ts';
-import type { AuditSink } from './sinks/audit-sink.ts';
+import { type AuditSink, type DeferredAuditSink, isDeferredSink } from './sinks/audit-sink.ts';
 import { createFileSink, DEFAULT_ROTATE, type RotateOptions, rotatedPath } from './sinks/file-sink.ts';
 import { createJsonlSink } from './sinks/jsonl-sink.ts';
-import { createStdoutSink } from './sinks/stdout-sink.ts';
+import { openStdoutSink } from './sinks/stdout-sink.ts';
 
 export type { AuditWriter } from './chain-writer.ts';
 
@@ -37,7 +38,7 @@ export interface AuditWriterOptions {
 export function createAuditWriter(options: AuditWriterOptions): AuditWriter {
   const prevHash = options.sink === 'stdout' ? null : resumeChain(options);
   const sink = openSink(options);
-  return createChainWriter(sink, {
+  const chain = {
     secret: options.secret,
     writePolicy: options.writePolicy,
     clock: options.clock,
@@ -45,7 +46,9 @@ export function createAuditWriter(options: AuditWriterOptions): AuditWriter {
     logger: options.logger,
     prevHash,
     ...(options.writeFailed === undefined ? {} : { writeFailed: options.writeFailed }),
-  });
+  };
+  // A deferred sink: standard output handed to another process (see handStdoutAuditTo).
+  return isDeferredSink(sink) ? createDeferredChainWriter(sink, chain) : createChainWriter(sink, chain);
 }
 
 function requirePath(options: AuditWriterOptions): string {
@@ -55,8 +58,8 @@ function requirePath(options: AuditWriterOptions): string {
   return options.path;
 }
 
-function openSink(options: AuditWriterOptions): AuditSink {
-  if (options.sink === 'stdout') return createStdoutSink();
+function openSink(options: AuditWriterOptions): AuditSink | DeferredAuditSink {
+  if (options.sink === 'stdout') return openStdoutSink();
   const path = requirePath(options);
   try {
     return options.sink === 'file'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { combineOutcomes } from '../admin/admin-backend.ts';
-import { asPrimaryMessage, asWorkerMessage, workerAuditPath } from './cluster-messages.ts';
+import { asAuditWritten, asPrimaryMessage, asWorkerMessage, workerAuditPath } from './cluster-messages.ts';
 
 describe('workerAuditPath', () => {
   it('puts the worker number before the extension, in the same folder', () => {
@@ -24,6 +24,10 @@ describe('cluster messages', () => {
     });
     assert.equal(asPrimaryMessage({ kind: 'ambit:listening', url: 'http://x' }), undefined);
     assert.equal(asPrimaryMessage({ kind: 'ambit:request', id: 1, op: 'status' })?.id, 1);
+    // The answers to a worker's audit batches are not requests, and requests are not answers.
+    assert.equal(asPrimaryMessage({ kind: 'ambit:audit-written', id: 1, ok: true }), undefined);
+    assert.equal(asAuditWritten({ kind: 'ambit:request', id: 1, op: 'status' }), undefined);
+    assert.equal(asAuditWritten({ kind: 'ambit:audit-written', id: 3, ok: true })?.id, 3);
   });
 });
 

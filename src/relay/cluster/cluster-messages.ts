@@ -17,7 +17,26 @@ export type WorkerMessage =
   /** Sent once the worker listens and its sources are loaded. */
   | { readonly kind: 'ambit:listening'; readonly url: string }
   /** Sent when the worker cannot start; it exits right after. */
-  | { readonly kind: 'ambit:failed'; readonly message: string };
+  | { readonly kind: 'ambit:failed'; readonly message: string }
+  | AuditBatchMessage;
+
+/**
+ * One group commit of a worker's audit chain, with `audit.sink: stdout`: the primary writes it to its standard
+ * output (the only process that does, so lines never cut into each other) and answers `ambit:audit-written`.
+ * `lines` are whole envelope lines, each ending with a newline; past `deadline` (epoch ms) the worker no longer
+ * waits for them, so the primary refuses them instead of writing records whose responses already failed.
+ */
+export interface AuditBatchMessage {
+  readonly kind: 'ambit:audit';
+  readonly id: number;
+  readonly lines: string;
+  readonly deadline: number;
+}
+
+/** The primary's answer to an `ambit:audit` batch: written to standard output, or not (and why). */
+export type AuditWrittenMessage =
+  | { readonly kind: 'ambit:audit-written'; readonly id: number; readonly ok: true }
+  | { readonly kind: 'ambit:audit-written'; readonly id: number; readonly ok: false; readonly error: string };
 
 /** The message as one of ours, or undefined (cluster also carries its own internal messages). */
 export function asWorkerMessage(value: unknown): WorkerMessage | undefined {
@@ -27,6 +46,12 @@ export function asWorkerMessage(value: unknown): WorkerMessage | undefined {
 export function asPrimaryMessage(value: unknown): PrimaryMessage | undefined {
   return isOurs(value) && (value as { kind: string }).kind === 'ambit:request'
     ? (value as PrimaryMessage)
+    : undefined;
+}
+
+export function asAuditWritten(value: unknown): AuditWrittenMessage | undefined {
+  return isOurs(value) && (value as { kind: string }).kind === 'ambit:audit-written'
+    ? (value as AuditWrittenMessage)
     : undefined;
 }
 

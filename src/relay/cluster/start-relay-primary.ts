@@ -5,6 +5,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { createAuditWriter } from '../../platform/audit/create-audit-writer.ts';
+import { writeFully } from '../../platform/audit/sinks/write-fully.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Random } from '../../platform/random.ts';
@@ -20,6 +21,7 @@ import type { ReloadOutcome } from '../reload/reloader.ts';
 import { asWorkerMessage, WORKER_INDEX_ENV, type WorkerOperation } from './cluster-messages.ts';
 import { CarriedCounts, monotonicFamilies } from './carried-counts.ts';
 import { reloadEverywhere } from './reload-everywhere.ts';
+import { STDOUT_FIRST_STALL_MS, writeWorkerBatch } from './stdout-through-primary.ts';
 import { createWorkerRequests } from './worker-requests.ts';
 
 export interface RunningPrimary {
@@ -59,6 +61,14 @@ export async function startRelayPrimary(
   const slots: Slot[] = [];
   const requests = createWorkerRequests();
   let closing = false;
+  // With `audit.sink: stdout` the primary is the one writer of standard output: the workers' batches and its own
+  // admin records (its stdout sink) are each written with one synchronous write, on this thread.
+  const writeAuditBatch =
+    config.audit.sink === 'stdout'
+      ? (data: Buffer) => writeFully(1, data, { firstStallMs: STDOUT_FIRST_STALL_MS })
+      : () => {
+          throw new Error('the audit sink is not stdout');
+        };
 
   const onMessage = (worker: Worker, value: unknown) => requests.onMessage(worker, value);
   cluster.on('message', onMessage);
@@ -101,6 +111,8 @@ export async function startRelayPrimary(
           resolveStarted();
         } else if (message?.kind === 'ambit:failed' && !started) {
           reject(new Error(message.message));
+        } else if (message?.kind === 'ambit:audit') {
+          writeWorkerBatch(worker, message, writeAuditBatch);
         }
       });
       // A send to a worker whose channel is closing fails through its callback; anything else is only logged.

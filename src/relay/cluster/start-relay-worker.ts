@@ -1,5 +1,6 @@
 // A cluster worker: the relay's public listener on the port the workers share, with its own data generation and
 // audit chain, answering the primary over IPC. The admin listener lives in the primary.
+import { handStdoutAuditTo } from '../../platform/audit/sinks/stdout-sink.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Random } from '../../platform/random.ts';
@@ -7,6 +8,7 @@ import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { type RunningRelay, startRelay } from '../start-relay.ts';
 import { type WorkerMessage, workerAuditPath } from './cluster-messages.ts';
 import { answerPrimary } from './serve-worker.ts';
+import { processChannel, stdoutThroughPrimary } from './stdout-through-primary.ts';
 
 export async function startRelayWorker(
   loaded: LoadedRelayConfig,
@@ -23,10 +25,15 @@ export async function startRelayWorker(
           ...loaded,
           config: { ...loaded.config, audit: { ...audit, path: workerAuditPath(audit.path, index) } },
         };
+  // Standard output is shared with the primary and the other workers: the primary writes it for everyone, whole
+  // batches at a time, so lines never cut into each other (stdout-through-primary.ts).
+  const restoreStdout =
+    audit.sink === 'stdout' ? handStdoutAuditTo(() => stdoutThroughPrimary(processChannel())) : () => {};
   let running: RunningRelay;
   try {
     running = await startRelay(own, deps, bind ?? loaded.config.server.bind, { adminListener: false });
   } catch (error) {
+    restoreStdout();
     send({ kind: 'ambit:failed', message: error instanceof Error ? error.message : String(error) });
     throw error;
   }
@@ -37,6 +44,7 @@ export async function startRelayWorker(
     async close() {
       stop();
       await running.close();
+      restoreStdout();
     },
   };
 }

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { makeTempDir } from '../audit-test-support.ts';
 import { createJsonlSink } from './jsonl-sink.ts';
-import { createStdoutSink } from './stdout-sink.ts';
+import { isDeferredSink } from './audit-sink.ts';
+import { createStdoutSink, handStdoutAuditTo, openStdoutSink } from './stdout-sink.ts';
 
 describe('jsonl sink', () => {
   it('creates parent folders and appends to existing content', async (t) => {
@@ -57,5 +58,22 @@ describe('stdout sink', () => {
     t.after(() => closeSync(fd));
     const sink = createStdoutSink(fd);
     assert.throws(() => sink.append('{}\n'), { code: 'ENOSPC' });
+  });
+
+  it('is standard output itself unless this process handed it to another (a relay worker, to its primary)', async () => {
+    const handed = {
+      deferred: true as const,
+      answerTimeoutMs: 1,
+      append: () => {},
+      close: async () => {},
+    };
+    assert.equal(isDeferredSink(openStdoutSink()), false);
+    const restore = handStdoutAuditTo(() => handed);
+    try {
+      assert.equal(openStdoutSink(), handed);
+    } finally {
+      restore();
+    }
+    assert.equal(isDeferredSink(openStdoutSink()), false);
   });
 });
