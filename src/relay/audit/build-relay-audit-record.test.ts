@@ -87,7 +87,11 @@ describe('relay audit record', () => {
     assert.equal(record.status_code, 403);
     assert.equal(record.error_code, 'auth.scope_denied');
     assert.deepEqual(record.scopes_used, ['civil_registry:rows']);
-    assert.deepEqual(Object.keys(record.query_params as object), ['national_id', 'weird"name']);
+    // A name that is not a field of the entity is written as a keyed hash of itself.
+    const [known, unknown] = Object.keys(record.query_params as object);
+    assert.equal(known, 'national_id');
+    assert.match(unknown ?? '', /^hmac-sha256:[0-9a-f]{64}$/);
+    assert.ok(!text.includes('weird'));
     assert.match(
       (record.query_params as { national_id: { value_hash: string } }).national_id.value_hash,
       /^hmac-sha256:[0-9a-f]{64}$/,
