@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { createBatchReader } from './create-batch-reader.ts';
 import { createCoalescingReader } from './create-coalescing-reader.ts';
 import { binding, fakeSourceReader, lookupOf, PURPOSE, readCounter } from './fake-source-reader.ts';
-import type { SourceLookup } from './source-reader.ts';
+import { requestTimedOut, type SourceLookup, type SourceReader } from './source-reader.ts';
 
 const BULK = binding('bulk');
 const SINGLE = binding('single');
@@ -138,5 +138,30 @@ describe('batch reader', () => {
         ['?u', deadline],
       ],
     );
+  });
+
+  it('counts the requests actually sent: every attempt and every request of a split bulk read, none never sent', async () => {
+    const { base } = fakeBase();
+    // The connector tells the counter of each request as it leaves: the bulk read takes three (a retry, two
+    // halves); the single read of `late` is never sent (its request had no time left).
+    const sending: SourceReader = {
+      ...base,
+      async read(request) {
+        if (request.value === 'late') throw requestTimedOut();
+        return base.read(request);
+      },
+      async readMany(request) {
+        request.requests?.requestSent();
+        request.requests?.requestSent();
+        return base.readMany(request);
+      },
+    };
+    const reader = createBatchReader(sending);
+    const lookups = ['a', 'b', '?c'].map((value) => lookup(value));
+    reader.prefetch(lookups);
+    await Promise.all(lookups.map((entry) => reader.read(entry)));
+    await assert.rejects(reader.read(lookup('late', SINGLE)), { code: 'internal.timeout' });
+    // Three for the bulk read, one for the single read of `?c` it left unsettled.
+    assert.equal(reader.upstreamRequests, 4);
   });
 });

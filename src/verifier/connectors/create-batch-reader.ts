@@ -2,10 +2,11 @@
 // all items are announced up front so that a connection with `bulk_mode: rda_in_filter` reads them with one
 // `.in` request per binding (split only past `bulk_max_values`). Values a bulk answer cannot settle, and every
 // lookup on other connections, are read singly, still once per batch. Each item counts a shared read as its own
-// once the request serving it has left.
+// once the request serving it has left; the batch counts every request sent, retries included.
 import { bulkChunks, groupKey, readKey } from './bulk-groups.ts';
 import {
   isBulkSafe,
+  type RequestCounter,
   SharedReadTrace,
   type SourceLookup,
   type SourceReader,
@@ -15,7 +16,7 @@ import {
 export interface BatchReader extends SourceReader {
   /** Starts the reads of these lookups now, in as few upstream requests as the connections allow. */
   prefetch(lookups: readonly SourceLookup[]): void;
-  /** Upstream requests made for the batch so far. */
+  /** Upstream requests sent for the batch so far: each attempt, fallbacks and split bulk reads included. */
   readonly upstreamRequests: number;
 }
 
@@ -28,6 +29,12 @@ interface SharedRead {
 export function createBatchReader(base: SourceReader): BatchReader {
   const reads = new Map<string, SharedRead>();
   let upstreamRequests = 0;
+  // Told by the connector as each request leaves: a read never sent is not counted, a retried one as often as sent.
+  const requests: RequestCounter = {
+    requestSent() {
+      upstreamRequests++;
+    },
+  };
 
   const remember = (key: string, pending: Promise<SourceRecord>, trace: SharedReadTrace): SharedRead => {
     // Every read is awaited by an item; this only keeps a read nobody reached from surfacing as unhandled.
@@ -37,13 +44,9 @@ export function createBatchReader(base: SourceReader): BatchReader {
     return read;
   };
 
-  const single = (lookup: SourceLookup): Promise<SourceRecord> => {
-    upstreamRequests++;
-    return base.read(lookup);
-  };
+  const single = (lookup: SourceLookup): Promise<SourceRecord> => base.read({ ...lookup, requests });
 
   const readChunk = (first: SourceLookup, chunk: readonly SourceLookup[]) => {
-    upstreamRequests++;
     const trace = new SharedReadTrace();
     const settled = base.readMany({
       binding: first.binding,
@@ -52,6 +55,7 @@ export function createBatchReader(base: SourceReader): BatchReader {
       requestId: first.requestId,
       deadline: first.deadline,
       trace,
+      requests,
     });
     for (const lookup of chunk) {
       remember(

@@ -198,4 +198,36 @@ describe('coalescing reader', () => {
     );
     assert.deepEqual([expired.sent, soon.sent, later.sent], [0, 1, 1]);
   });
+
+  it("tells each batch's request counter of every request it shares, once per request", async () => {
+    const { base, singles, bulks } = fakeBase();
+    const reader = createCoalescingReader(base, onlyBulk);
+    const counter = () => ({
+      sent: 0,
+      requestSent() {
+        this.sent++;
+      },
+    });
+    const [first, second, alone] = [counter(), counter(), counter()];
+    await Promise.all([
+      reader.read({ ...lookup('a'), requests: first }),
+      reader.read({ ...lookup('b'), requests: first }),
+      reader.read({ ...lookup('a'), requests: second }),
+      reader.read({ ...lookup('?u'), requests: second }),
+      reader.read(lookup('c')),
+    ]);
+    assert.deepEqual(
+      bulks.map((request) => request.values),
+      [['a', 'b', '?u']],
+    );
+    assert.deepEqual(singles, ['bulk:c', 'bulk:?u']);
+    // The bulk request served both batches; the single re-read of `?u` only the second.
+    assert.deepEqual([first.sent, second.sent], [1, 2]);
+    // A value read by two evaluations at once, in one single read.
+    await Promise.all([
+      reader.read({ ...lookup('z'), requests: first }),
+      reader.read({ ...lookup('z'), requests: alone }),
+    ]);
+    assert.deepEqual([first.sent, second.sent, alone.sent], [2, 2, 1]);
+  });
 });

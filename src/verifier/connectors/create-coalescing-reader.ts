@@ -9,11 +9,13 @@ import { bulkChunks, groupKey } from './bulk-groups.ts';
 import {
   isBulkSafe,
   type ReadTrace,
+  type RequestCounter,
+  requestTimedOut,
   SharedReadTrace,
   type SourceLookup,
   type SourceReader,
   type SourceRecord,
-  requestTimedOut,
+  sharedRequestCounter,
 } from './source-reader.ts';
 
 interface Waiting {
@@ -65,7 +67,12 @@ export function createCoalescingReader(
     answer.then((outcomes) => {
       const outcome = outcomes.get(lookup.value);
       if (outcome === undefined) {
-        return base.read({ ...lookup, deadline: latestDeadline([waiting]), trace: undefined });
+        return base.read({
+          ...lookup,
+          deadline: latestDeadline([waiting]),
+          trace: undefined,
+          requests: sharedRequests([waiting]),
+        });
       }
       if ('problem' in outcome) throw outcome.problem;
       return outcome.record;
@@ -94,7 +101,12 @@ export function createCoalescingReader(
         const single = base.read(
           waiting.length === 1
             ? lone
-            : { ...lone, deadline: latestDeadline([waiting]), trace: sharedTrace(sent) },
+            : {
+                ...lone,
+                deadline: latestDeadline([waiting]),
+                trace: sharedTrace(sent),
+                requests: sharedRequests(sent),
+              },
         );
         settle(waiting, single);
         read = single;
@@ -107,6 +119,7 @@ export function createCoalescingReader(
           requestId: (chunk[0] as SourceLookup).requestId,
           deadline: latestDeadline(sent),
           trace: sharedTrace(sent),
+          requests: sharedRequests(sent),
         });
         const outcomes = chunk.map((lookup, index) => {
           const waiting = sent[index] as Waiting[];
@@ -192,4 +205,18 @@ function sharedTrace(sent: readonly (readonly Waiting[])[]): ReadTrace {
   const trace = new SharedReadTrace();
   for (const waiting of sent) for (const entry of waiting) trace.add(entry.lookup.trace);
   return trace;
+}
+
+/** The request counters of the lookups a read serves (a batch's), each told of every request sent for it. */
+function sharedRequests(sent: readonly (readonly Waiting[])[]): RequestCounter | undefined {
+  let counters: RequestCounter[] | undefined;
+  for (const waiting of sent) {
+    for (const entry of waiting) {
+      const counter = entry.lookup.requests;
+      if (counter === undefined) continue;
+      if (counters === undefined) counters = [counter];
+      else counters.push(counter);
+    }
+  }
+  return counters === undefined ? undefined : sharedRequestCounter(counters);
 }

@@ -597,6 +597,217 @@ describe('registry_data_api connector', () => {
       reader.close();
     });
 
+    /** Answers the rows whose lookup field is in the `.in` list (as text), or equals the `=` value. */
+    const table =
+      (rows: readonly Record<string, unknown>[]) => (request: IncomingMessage, response: ServerResponse) => {
+        const query = new URL(request.url ?? '', 'http://x').searchParams;
+        const asked = query.get('national_id.in')?.split(',') ?? [query.get('national_id')];
+        const data = rows.filter((row) => asked.includes(String(row.national_id)));
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          `{"data":[${data.map((row) => row.raw ?? JSON.stringify(row)).join(',')}],"pagination":{"has_more":false}}`,
+        );
+      };
+    const inList = (request: IncomingMessage | undefined) =>
+      new URL(request?.url ?? '', 'http://x').searchParams.get('national_id.in')?.split(',');
+    /** The values settled, and how: a record, or the audit reason of the problem. */
+    const summary = (settled: Map<string, { record: unknown } | { problem: Problem }>) =>
+      Object.fromEntries(
+        [...settled].map(([value, out]) => [value, 'record' in out ? 'record' : auditCodeOf(out.problem)]),
+      );
+    /** The source answers the lookup field in its own spelling. */
+    const answering = (...cells: unknown[]) =>
+      ((_request: IncomingMessage, response: ServerResponse) =>
+        json(response, 200, {
+          data: cells.map((cell) => ({ national_id: cell, deceased: false })),
+          pagination: { has_more: false },
+        })) satisfies Handler;
+
+    it('reads singly a timestamp spelled otherwise than the source answers it, settles one it answers', async () => {
+      // A timestamp field: the relay matches every spelling of the instant and answers `…00.000Z`.
+      handler = answering('2020-01-01T00:00:00.000Z');
+      const reader = bulk();
+      const settled = await reader.readMany({
+        ...BULK,
+        values: [
+          '2020-01-01T00:00:00.000Z',
+          '2020-01-01T00:00:00Z',
+          '2020-01-01',
+          '2020-01-01T01:00:00+01:00',
+          '2019-12-31T19:00:00-05:00',
+          '2021-06-01T00:00:00.000Z',
+        ],
+      });
+      // Listed the other way round, the spelling answered is still the only one settled.
+      const reversed = await reader.readMany({
+        ...BULK,
+        values: ['2020-01-01T00:00:00Z', '2020-01-01T00:00:00.000Z'],
+      });
+      reader.close();
+      assert.deepEqual(summary(settled), {
+        '2020-01-01T00:00:00.000Z': 'record',
+        // No row of the source could be another spelling of a day a year and a half away.
+        '2021-06-01T00:00:00.000Z': 'target.not_found',
+      });
+      assert.deepEqual(summary(reversed), { '2020-01-01T00:00:00.000Z': 'record' });
+    });
+
+    it('reads singly a value the source may answer as a date it holds, and settles other dates', async () => {
+      handler = answering('2020-01-01');
+      const reader = bulk();
+      const settled = await reader.readMany({
+        ...BULK,
+        values: ['2020-01-01', '2020-01-01T00:00:00Z', '2020-01-02', '2020-03-01'],
+      });
+      reader.close();
+      // The day after may be the same day in another zone: only a day further is certainly not found.
+      assert.deepEqual(summary(settled), { '2020-01-01': 'record', '2020-03-01': 'target.not_found' });
+    });
+
+    it('reads singly another spelling of a number the source holds, as text or as a number', async () => {
+      const reader = bulk();
+      handler = answering('7');
+      const text = await reader.readMany({ ...BULK, values: ['7', '7.0', '07', '+7', '7e0', '8'] });
+      handler = answering(7);
+      const number = await reader.readMany({ ...BULK, values: ['7', '07', '8'] });
+      reader.close();
+      assert.deepEqual(summary(text), { '7': 'record', '8': 'target.not_found' });
+      // A number answered may have been matched from any spelling: nothing absent is settled.
+      assert.deepEqual(summary(number), { '7': 'record' });
+    });
+
+    it('reads singly what a case- or accent-insensitive source may have answered under another value', async () => {
+      const reader = bulk();
+      // Both spellings asked and both held: a single read of either finds two records.
+      handler = answering('AB-1', 'ab-1');
+      const both = await reader.readMany({ ...BULK, values: ['AB-1', 'ab-1', 'Ab-1', 'CD-2'] });
+      // One held: it is all either spelling finds, but only the one answered under its own text is settled.
+      handler = answering('AB-1');
+      const one = await reader.readMany({ ...BULK, values: ['ab-1', 'AB-1', 'CD-2'] });
+      handler = answering('Élan', 'STRASSE-1');
+      const accents = await reader.readMany({
+        ...BULK,
+        values: ['Élan', 'élan', 'Elan', 'E\u0301lan', 'STRASSE-1', 'straße-1', 'Other'],
+      });
+      reader.close();
+      assert.deepEqual(summary(both), { 'CD-2': 'target.not_found' });
+      assert.deepEqual(summary(one), { 'AB-1': 'record', 'CD-2': 'target.not_found' });
+      assert.deepEqual(summary(accents), {
+        Élan: 'record',
+        'STRASSE-1': 'record',
+        Other: 'target.not_found',
+      });
+    });
+
+    it('asks again in halves when a bulk answer is too large: every value settled, one request per half', async () => {
+      const rows = Array.from({ length: 120 }, (_, index) => ({
+        national_id: `N-${index}`,
+        deceased: false,
+        notes: 'x'.repeat(12_000),
+      }));
+      handler = table(rows);
+      const reader = bulk({ bulk_max_values: 100 });
+      let sent = 0;
+      const trace = counter();
+      const values = rows.slice(0, 100).map((row) => row.national_id);
+      const settled = await reader.readMany({
+        ...BULK,
+        values,
+        trace,
+        requests: { requestSent: () => sent++ },
+      });
+      reader.close();
+      assert.equal(settled.size, 100);
+      assert.ok([...settled.values()].every((entry) => 'record' in entry));
+      assert.deepEqual(
+        requests.map((request) => inList(request)?.length),
+        [100, 50, 50],
+      );
+      assert.equal(sent, 3, 'every request sent is counted');
+      assert.equal(trace.sent, 1, 'the read is traced once');
+      assert.deepEqual(sleeps, []);
+    });
+
+    it('narrows an invalid bulk answer down to the value whose record is at fault, left to its single read', async () => {
+      const deep = `{"national_id":"V-3","deep":${'['.repeat(40)}${']'.repeat(40)}}`;
+      const rows = Array.from({ length: 10 }, (_, index) =>
+        index === 3 ? { national_id: 'V-3', raw: deep } : { national_id: `V-${index}`, deceased: false },
+      );
+      handler = table(rows);
+      const reader = bulk();
+      const values = rows.map((row) => row.national_id);
+      const settled = await reader.readMany({ ...BULK, values });
+      // V-3 and the one value it was last asked with are left to single reads.
+      assert.deepEqual(
+        [...settled.keys()].sort(),
+        values.filter((value) => value !== 'V-3' && value !== 'V-4'),
+      );
+      assert.ok([...settled.values()].every((entry) => 'record' in entry));
+      // Halves of 10, 5, 3 and 2 values: a value alone is never asked with `.in`.
+      assert.deepEqual(
+        requests.map((request) => inList(request)),
+        [values, values.slice(0, 5), values.slice(5), ['V-0', 'V-1', 'V-2'], ['V-3', 'V-4']],
+      );
+      // Its single read fails its own subject only, as it would have alone.
+      const problem = await failure(reader.read({ ...LOOKUP, value: 'V-3' }));
+      const alone = await reader.read({ ...LOOKUP, value: 'V-4' });
+      reader.close();
+      assert.deepEqual(
+        [problem.status, problem.code, auditCodeOf(problem)],
+        [503, 'source.unavailable', 'source.invalid_response'],
+      );
+      assert.equal(alone.row.national_id, 'V-4');
+    });
+
+    it('gives the values of a half the source fails the outcome single reads would have, the other half its own', async () => {
+      handler = (request, response) => {
+        const asked = inList(request) ?? [];
+        if (asked.length === 4)
+          json(response, 200, { data: [{ national_id: 'A', deep: 'x'.repeat(1024 * 1024) }] });
+        else if (asked.includes('A')) json(response, 500, {});
+        else table(asked.map((value) => ({ national_id: value })))(request, response);
+      };
+      const reader = bulk();
+      const settled = await reader.readMany({ ...BULK, values: ['A', 'B', 'C', 'D'] });
+      reader.close();
+      assert.deepEqual(summary(settled), {
+        A: 'source.http_500',
+        B: 'source.http_500',
+        C: 'record',
+        D: 'record',
+      });
+      assert.equal(requests.length, 3);
+    });
+
+    it('counts every request sent, retries included, and tells the trace once', async () => {
+      let calls = 0;
+      handler = (request, response) => {
+        calls++;
+        if (calls % 3 !== 0) json(response, 503, {}, { 'retry-after': '0' });
+        else table([{ national_id: 'A' }, { national_id: 'B' }])(request, response);
+      };
+      const reader = bulk();
+      const sent = { bulk: 0, single: 0 };
+      const trace = counter();
+      const settled = await reader.readMany({
+        ...BULK,
+        values: ['A', 'B'],
+        trace,
+        requests: { requestSent: () => sent.bulk++ },
+      });
+      const record = await reader.read({
+        ...LOOKUP,
+        value: 'A',
+        requests: { requestSent: () => sent.single++ },
+      });
+      reader.close();
+      assert.equal(settled.size, 2);
+      assert.equal(record.row.national_id, 'A');
+      assert.equal(requests.length, 6);
+      assert.deepEqual(sent, { bulk: 3, single: 3 });
+      assert.equal(trace.sent, 1);
+    });
+
     it('falls back to single reads when the source refuses the bulk form, and fails when it is unavailable', async () => {
       const reader = bulk();
       handler = (_request, response) =>

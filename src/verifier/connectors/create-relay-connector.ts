@@ -2,6 +2,7 @@
 // a per-connection concurrency limit and the collapse of "none" and "several" into evidence.not_available.
 // Connections with `bulk_mode: rda_in_filter` also read many lookups at once with `<field>.in=a,b,...`.
 import type { Clock } from '../../platform/clock.ts';
+import { isProblem } from '../../platform/problem/problem.ts';
 import type { Random } from '../../platform/random.ts';
 import type { SourceBindingConfig, SourceConnectionConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
@@ -12,17 +13,19 @@ import {
   TransportError,
 } from './create-http-transport.ts';
 import { createSemaphore, PermitTimeout, type Semaphore } from './create-semaphore.ts';
-import { FailureReason } from './failure-reason.ts';
+import { FailureReason, failsAgain } from './failure-reason.ts';
 import { recordsPath } from './records-path.ts';
 import { parseRetryAfter, retryDelay } from './retry-delay.ts';
 import {
+  type BulkLookup,
   type BulkOutcome,
   type ReadTrace,
+  type RequestCounter,
+  requestTimedOut,
   type SourceLookup,
   type SourceReader,
   type SourceRecord,
   sourceIdOf,
-  requestTimedOut,
 } from './source-reader.ts';
 
 export interface RelayConnectorDeps {
@@ -79,11 +82,12 @@ export function createRelayConnector(
     /** `performance.now()` instant after which no attempt starts; undefined for none. */
     readonly deadline: number | undefined;
     readonly trace: ReadTrace | undefined;
+    readonly requests: RequestCounter | undefined;
   }
 
   /**
    * One attempt: waits for a permit (no later than the deadline), then sends, within `timeout` and the time the
-   * request has left. The first attempt that leaves tells the trace.
+   * request has left. The first attempt that leaves tells the trace; every attempt tells the request counter.
    */
   const attemptOnce = (connection: Connection, lookup: Request, first: boolean): Promise<HttpResponse> =>
     connection.permits.run(() => {
@@ -98,6 +102,7 @@ export function createRelayConnector(
         }
       }
       if (first) lookup.trace?.readSent();
+      lookup.requests?.requestSent();
       const sent = connection.transport.send({
         path: lookup.path,
         headers: {
@@ -154,6 +159,65 @@ export function createRelayConnector(
     }
   };
 
+  /**
+   * One `.in` request for `values`. An answer refused as too large or invalid may be the doing of one record: the
+   * values are asked again in two halves, and so on down to single values, which are left to single reads (where
+   * the record at fault fails its own subject only). Only requests that failed so are split: none is added when
+   * nothing fails, and a split costs at most one request per value besides the single reads. `trace` is told by
+   * the first request only.
+   */
+  const bulkRead = async (
+    connection: Connection,
+    lookup: BulkLookup,
+    values: readonly string[],
+    trace: ReadTrace | undefined,
+  ): Promise<Map<string, BulkOutcome>> => {
+    const field = lookup.binding.lookup.field;
+    const path = recordsPath(
+      connection.basePath,
+      lookup.binding,
+      `${field}.in`,
+      values.join(','),
+      values.length,
+    );
+    try {
+      const response = await fetchWithRetries(connection, {
+        path,
+        purpose: lookup.purpose,
+        requestId: lookup.requestId,
+        deadline: lookup.deadline,
+        trace,
+        requests: lookup.requests,
+      });
+      // The source refused the bulk form (filter not allowed, limit, size): every value is read singly instead.
+      if (response.status >= 400 && response.status < 500) return new Map();
+      return bulkRecords(response, lookup.binding, values);
+    } catch (error) {
+      // Only an answer refused for what it holds (too large, invalid) may be the doing of some of its records.
+      if (!failsAgain(error)) throw error;
+    }
+    const settled = new Map<string, BulkOutcome>();
+    if (values.length < 2) return settled;
+    const middle = Math.ceil(values.length / 2);
+    const halves = [values.slice(0, middle), values.slice(middle)];
+    await Promise.all(
+      halves.map(async (half) => {
+        // A lone value is left to its single read.
+        if (half.length < 2) return;
+        try {
+          for (const [value, outcome] of await bulkRead(connection, lookup, half, undefined))
+            settled.set(value, outcome);
+        } catch (error) {
+          // The source failed this half (unavailable, or no time left): its values have the outcome single reads
+          // would have had; the other half keeps its own.
+          if (!isProblem(error)) throw error;
+          for (const value of half) settled.set(value, { problem: error });
+        }
+      }),
+    );
+    return settled;
+  };
+
   const connectionOf = (binding: SourceBindingConfig): Connection => {
     const connection = open.get(binding.connection);
     if (!connection)
@@ -177,6 +241,7 @@ export function createRelayConnector(
         requestId: lookup.requestId,
         deadline: lookup.deadline,
         trace: lookup.trace,
+        requests: lookup.requests,
       });
       return singleRecord(response, lookup);
     },
@@ -186,25 +251,7 @@ export function createRelayConnector(
     },
     async readMany(lookup) {
       const connection = connectionOf(lookup.binding);
-      const values = [...new Set(lookup.values)];
-      const field = lookup.binding.lookup.field;
-      const path = recordsPath(
-        connection.basePath,
-        lookup.binding,
-        `${field}.in`,
-        values.join(','),
-        values.length,
-      );
-      const response = await fetchWithRetries(connection, {
-        path,
-        purpose: lookup.purpose,
-        requestId: lookup.requestId,
-        deadline: lookup.deadline,
-        trace: lookup.trace,
-      });
-      // The source refused the bulk form (filter not allowed, limit, size): every value is read singly instead.
-      if (response.status >= 400 && response.status < 500) return new Map();
-      return bulkRecords(response, lookup.binding, values);
+      return bulkRead(connection, lookup, [...new Set(lookup.values)], lookup.trace);
     },
     close() {
       for (const connection of open.values()) connection.transport.close();
@@ -310,11 +357,18 @@ function singleRecord(response: HttpResponse, lookup: SourceLookup): SourceRecor
 }
 
 /**
- * Matches the rows of an `.in` read back to the values asked for, by the lookup field. Settled: a value with two
- * or more rows (ambiguous); when the answer is complete, a value with one row. A value with no row is settled as
- * not found only when nothing suggests the source rewrote values (every row matched a value exactly and carried
- * its key as text, as a string field does); otherwise, like any value the answer cannot settle, it is left out
- * and read singly.
+ * Matches the rows of an `.in` read back to the values asked for, by the lookup field. A source answers a row's
+ * lookup field in its own spelling, and may match values otherwise than by exact text (a timestamp field matches
+ * `2020-01-01`, `2020-01-01T00:00:00Z` and `2020-01-01T01:00:00+01:00` alike and answers
+ * `2020-01-01T00:00:00.000Z`; a number field `007` and `7`; a case-insensitive one `a1` and `A1`), so a value's
+ * rows are found by its text only when it is the spelling the source answers with. Settled:
+ * - a value with two or more rows of its text: ambiguous (its single read finds those at least);
+ * - when the answer is complete and holds no row for a value not asked: a value with one row of its text, unless
+ *   another row's text is the same but for case or accents (a case-insensitive source would find both);
+ * - likewise, a value without a row of its text, as not found, when every row's text is a string and none could be
+ *   another spelling of the value (the same but for case or accents, the same number, a day or time within a day
+ *   of it). No row at all shows nothing of how the source compares.
+ * Any other value is left out, to be read singly.
  */
 function bulkRecords(
   response: HttpResponse,
@@ -325,21 +379,20 @@ function bulkRecords(
   const field = binding.lookup.field;
   const wanted = new Set(values);
   const groups = new Map<string, Record<string, unknown>[]>();
-  // A row for a value not asked shows the source matches otherwise than by exact text (case, normalisation, a
-  // number's other spellings): then a value's single row may not be all its single read would find either.
+  // A row for a value not asked shows the source matches otherwise than by exact text: a value's rows may then be
+  // answered under another text, and only the ambiguities the answer proves are settled.
   let stray = false;
-  // No stray row and text keys only: a value without rows has none at the source.
-  let exact = true;
+  // Every row's lookup field is text: a number or boolean may have been matched from another spelling.
+  let textCells = true;
   for (const row of rows) {
     const cell = row[field];
     const key =
       typeof cell === 'string' || typeof cell === 'number' || typeof cell === 'boolean'
         ? String(cell)
         : undefined;
-    if (typeof cell !== 'string') exact = false;
+    if (typeof cell !== 'string') textCells = false;
     if (key === undefined || !wanted.has(key)) {
       stray = true;
-      exact = false;
       continue;
     }
     const group = groups.get(key);
@@ -350,21 +403,102 @@ function bulkRecords(
   const complete = hasMore === undefined ? rows.length < values.length : !hasMore;
   const sourceId = sourceIdOf(binding);
   const settled = new Map<string, BulkOutcome>();
+  // The texts answered (each a value asked, as no row is stray), by how a lenient source might compare them.
+  let spellings: Spellings | undefined;
   for (const value of values) {
-    const group = groups.get(value) ?? [];
-    if (group.length > 1) {
+    const group = groups.get(value);
+    if (group !== undefined && group.length > 1) {
       settled.set(value, {
         problem: notAvailable('target.match_ambiguous', 'the source holds several records for the target'),
       });
-    } else if (complete && !stray && group.length === 1) {
-      settled.set(value, { record: { row: group[0] as Record<string, unknown>, sourceId } });
-    } else if (complete && exact && rows.length > 0) {
+      continue;
+    }
+    if (!complete || stray) continue;
+    spellings ??= new Spellings(groups.keys());
+    if (group !== undefined) {
+      if (spellings.foldedOnce(value))
+        settled.set(value, { record: { row: group[0] as Record<string, unknown>, sourceId } });
+    } else if (textCells && rows.length > 0 && !spellings.mayRespell(value)) {
       settled.set(value, {
         problem: notAvailable('target.not_found', 'the source holds no record for the target'),
       });
     }
   }
   return settled;
+}
+
+const DAY_MS = 86_400_000;
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const DAY_TEXT = /^[+-]?(\d{4,6})-(\d{2})-(\d{2})/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const MARKS = /\p{M}/gu;
+
+/**
+ * The texts of a bulk answer's lookup field, compared as a lenient source might: without case or accents, as
+ * numbers, as days. Each comparison is worked out for the answer's texts on first use only.
+ */
+class Spellings {
+  private readonly texts: readonly string[];
+  private folds: Map<string, number> | undefined;
+  private numbers: Set<number> | undefined;
+  private days: Set<number> | undefined;
+
+  constructor(texts: Iterable<string>) {
+    this.texts = [...texts];
+  }
+
+  /** No other text answered is the same as this one (answered) but for case or accents. */
+  foldedOnce(text: string): boolean {
+    return (this.foldCounts().get(fold(text)) ?? 0) <= 1;
+  }
+
+  /** Whether a text not answered may be another spelling of one answered. */
+  mayRespell(text: string): boolean {
+    if (this.foldCounts().has(fold(text))) return true;
+    const number = numberOf(text);
+    if (number !== undefined) {
+      this.numbers ??= new Set(this.texts.map(numberOf).filter((entry) => entry !== undefined));
+      if (this.numbers.has(number)) return true;
+    }
+    const day = dayOf(text);
+    if (day !== undefined) {
+      this.days ??= new Set(this.texts.map(dayOf).filter((entry) => entry !== undefined));
+      // An offset, or a time read in another zone, moves the day of an instant by one at most.
+      if (this.days.has(day - 1) || this.days.has(day) || this.days.has(day + 1)) return true;
+    }
+    return false;
+  }
+
+  private foldCounts(): Map<string, number> {
+    if (this.folds === undefined) {
+      this.folds = new Map();
+      for (const text of this.texts) {
+        const key = fold(text);
+        this.folds.set(key, (this.folds.get(key) ?? 0) + 1);
+      }
+    }
+    return this.folds;
+  }
+}
+
+/** Text without case or accents (`É`, `é` and `e` alike, `ß` as `ss`). */
+function fold(text: string): string {
+  if (PRINTABLE_ASCII.test(text)) return text.toLowerCase();
+  return text.normalize('NFKD').replace(MARKS, '').toUpperCase().toLowerCase();
+}
+
+/** The number a numeric text spells, when a double holds it exactly enough to compare. */
+function numberOf(text: string): number | undefined {
+  if (!NUMBER_TEXT.test(text)) return undefined;
+  const number = Number(text);
+  return Number.isFinite(number) && Math.abs(number) <= Number.MAX_SAFE_INTEGER ? number : undefined;
+}
+
+/** The day (since 1970) a text starting `YYYY-MM-DD` names, as any date or ISO 8601 timestamp does. */
+function dayOf(text: string): number | undefined {
+  const match = DAY_TEXT.exec(text);
+  if (!match) return undefined;
+  return Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / DAY_MS;
 }
 
 /** An attempt cut short by the request's deadline timed out: the request has timed out, not the source. */

@@ -16,3 +16,15 @@ export function auditCodeOf(error: unknown): string | undefined {
   if (!isProblem(error)) return undefined;
   return error.cause instanceof FailureReason ? error.cause.code : error.code;
 }
+
+/**
+ * Reasons a read fails again however often it is retried: the source answered, and its answer for this subject is
+ * refused for what it holds (larger than allowed, or not a valid list of records).
+ */
+const LASTING_REASONS = new Set(['source.too_large', 'source.invalid_response']);
+
+/** Whether retrying the same read can only fail the same way (see `LASTING_REASONS`). */
+export function failsAgain(error: unknown): boolean {
+  const code = auditCodeOf(error);
+  return code !== undefined && LASTING_REASONS.has(code);
+}

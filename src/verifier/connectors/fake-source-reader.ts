@@ -28,7 +28,8 @@ export const readCounter = () => ({
 /**
  * Bulk reads of limit 3, except on connection `single` (none). By value: `?…` stays unsettled by a bulk answer,
  * `missing` is not found, `down` fails its single read; a bulk read holding `refuse` is refused whole, and every
- * bulk read fails with `failBulk`. Every read tells its trace, as a connector does when it sends.
+ * bulk read fails with `failBulk`. Every read tells its trace and its request counter, as a connector does when it
+ * sends.
  */
 export function fakeSourceReader(options: { failBulk?: boolean } = {}) {
   const singles: string[] = [];
@@ -39,6 +40,7 @@ export function fakeSourceReader(options: { failBulk?: boolean } = {}) {
       singles.push(`${request.binding.connection}:${request.value}`);
       singleLookups.push(request);
       request.trace?.readSent();
+      request.requests?.requestSent();
       if (request.value === 'down') throw verifierProblem('source.unavailable', 'down');
       return { row: { national_id: request.value, via: 'single' }, sourceId: 's' };
     },
@@ -46,6 +48,7 @@ export function fakeSourceReader(options: { failBulk?: boolean } = {}) {
     async readMany(request) {
       bulks.push(request);
       request.trace?.readSent();
+      request.requests?.requestSent();
       if (options.failBulk) throw verifierProblem('source.unavailable', 'down');
       const settled = new Map<string, BulkOutcome>();
       if (request.values.includes('refuse')) return settled;

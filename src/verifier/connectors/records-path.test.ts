@@ -37,8 +37,8 @@ describe('recordsPath', () => {
     );
   });
 
-  it('encodes every value exactly as URLSearchParams does, lone surrogates included', () => {
-    for (const text of ["!'()~*-._", ' +&=#?%/\\', 'é漢字😀', '\ud800x\udfff', '\u0000\u007f']) {
+  it('encodes every well-formed value exactly as URLSearchParams does', () => {
+    for (const text of ["!'()~*-._", ' +&=#?%/\\', 'é漢字😀', '\ud83d\ude00x', '\u0000\u007f']) {
       assert.equal(
         formEncode(text),
         new URLSearchParams([['', text]]).toString().slice(1),
@@ -48,6 +48,19 @@ describe('recordsPath', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary' }), (text) => {
         assert.equal(formEncode(text), new URLSearchParams([['', text]]).toString().slice(1));
+      }),
+    );
+  });
+
+  it('refuses a lone surrogate instead of sending U+FFFD in its place', () => {
+    // URLSearchParams sends both as `Z%EF%BF%BD`: a lookup of the record keyed `Z\uFFFD`.
+    for (const text of ['Z\ud800', 'Z\udfff', '\udc00\ud800', 'a\ud83d']) {
+      assert.throws(() => formEncode(text), TypeError, JSON.stringify(text));
+      assert.throws(() => recordsPath('', BINDING, 'national_id', text, 2), TypeError);
+    }
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.string({ unit: 'binary' }), (head, tail) => {
+        assert.throws(() => formEncode(`${head}\ud800${tail.replace(/^[\udc00-\udfff]/, '')}`), TypeError);
       }),
     );
   });

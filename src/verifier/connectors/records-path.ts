@@ -43,14 +43,17 @@ const FORM_EXTRA_CODES: Readonly<Record<string, string>> = {
   '%20': '+',
 };
 
-/** application/x-www-form-urlencoded, byte for byte as `URLSearchParams` writes it. */
+/**
+ * application/x-www-form-urlencoded, byte for byte as `URLSearchParams` writes well-formed text. A lone surrogate
+ * throws: `URLSearchParams` would send U+FFFD in its place, and so look up another value than the one asked (the
+ * request schema refuses such text before any read).
+ */
 export function formEncode(text: string): string {
   let encoded: string;
   try {
     encoded = encodeURIComponent(text);
-  } catch {
-    // A lone surrogate: URLSearchParams sends U+FFFD in its place.
-    encoded = encodeURIComponent(text.replace(/\p{Cs}/gu, '\uFFFD'));
+  } catch (error) {
+    throw new TypeError('a lone surrogate cannot be sent to a source', { cause: error });
   }
   return encoded.replace(FORM_EXTRA, (match) => FORM_EXTRA_CODES[match] as string);
 }

@@ -16,6 +16,8 @@ export interface SourceLookup {
   readonly deadline?: number | undefined;
   /** Told when this read leaves for its source, alone or with others. */
   readonly trace?: ReadTrace | undefined;
+  /** Told of every request sent for this read: each attempt, retries included. */
+  readonly requests?: RequestCounter | undefined;
   /** Read in a request of its own, never coalesced with others: a value a bulk answer could not settle. */
   readonly alone?: boolean | undefined;
 }
@@ -23,6 +25,28 @@ export interface SourceLookup {
 /** What an evaluation's audit counts as its source reads: told once per read, when it leaves for its source. */
 export interface ReadTrace {
   readSent(): void;
+}
+
+/**
+ * What a batch's audit counts as its upstream requests (`upstream_request_count`): told of every request as it is
+ * sent, each attempt of a retried read and each request of a bulk read split in smaller ones included.
+ */
+export interface RequestCounter {
+  requestSent(): void;
+}
+
+/** Tells each distinct counter of several lookups sharing requests; undefined when none has one. */
+export function sharedRequestCounter(
+  counters: Iterable<RequestCounter | undefined>,
+): RequestCounter | undefined {
+  const distinct = new Set<RequestCounter>();
+  for (const counter of counters) if (counter !== undefined) distinct.add(counter);
+  if (distinct.size <= 1) return distinct.values().next().value;
+  return {
+    requestSent() {
+      for (const counter of distinct) counter.requestSent();
+    },
+  };
 }
 
 /** The trace of one request serving several reads: each trace added is told once, when the request leaves. */
@@ -59,6 +83,8 @@ export interface BulkLookup {
   /** As for `SourceLookup`: the latest deadline of the reads the request serves. */
   readonly deadline?: number | undefined;
   readonly trace?: ReadTrace | undefined;
+  /** Told of every request sent, as for `SourceLookup`. */
+  readonly requests?: RequestCounter | undefined;
 }
 
 /** What one value of a bulk read came to: its record, or the problem a single read would have raised. */
@@ -74,8 +100,9 @@ export interface SourceReader {
   bulkLimit(binding: SourceBindingConfig): number;
   /**
    * One upstream request for several values (at most `bulkLimit`). Values missing from the answer could not be
-   * settled by it (the source refused the bulk form, or its answer was cut short): read them singly. Throws
-   * 503 `source.unavailable` when the source is unavailable, as `read` would for each value.
+   * settled by it (the source refused the bulk form, or its answer was cut short): read them singly. An answer
+   * refused as too large or invalid is asked again in smaller requests, so that one record decides only its own
+   * value's outcome. Throws 503 `source.unavailable` when the source is unavailable, as `read` would for each value.
    */
   readMany(lookup: BulkLookup): Promise<Map<string, BulkOutcome>>;
   close(): void;

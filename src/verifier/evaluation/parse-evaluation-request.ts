@@ -5,25 +5,32 @@ import { verifierProblem } from '../problems.ts';
 
 /** Bytes a value may take in UTF-8: percent-encoded into a relay's URL it stays well under its 8 KiB limit. */
 const MAX_VALUE_BYTES = 1024;
-const text = z
-  .string()
-  .min(1)
-  .max(MAX_VALUE_BYTES)
-  .refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_VALUE_BYTES, {
-    message: `Too big: expected at most ${MAX_VALUE_BYTES} bytes in UTF-8`,
-  });
+/** A UTF-16 surrogate not paired: JSON can carry it (`"\ud800"`), UTF-8 and a URL cannot. */
+const LONE_SURROGATE = /\p{Cs}/u;
+const NOT_WELL_FORMED = { message: 'Invalid string: a lone UTF-16 surrogate is not text' };
+const wellFormed = (value: string) => !LONE_SURROGATE.test(value);
+/**
+ * Text of the target: what identifies a subject, is sent to a source or keyed into its handle. A lone surrogate is
+ * refused, not replaced: two values differing only by one would be looked up as the same `U+FFFD` but get
+ * different handles.
+ */
+const name = (max: number, min?: number) =>
+  (min === undefined ? z.string() : z.string().min(min)).max(max).refine(wellFormed, NOT_WELL_FORMED);
+const text = name(MAX_VALUE_BYTES, 1).refine((value) => Buffer.byteLength(value, 'utf8') <= MAX_VALUE_BYTES, {
+  message: `Too big: expected at most ${MAX_VALUE_BYTES} bytes in UTF-8`,
+});
 /** Attributes a target may carry (lookup inputs and rule inputs). */
 const MAX_ATTRIBUTES = 32;
 
 const identifier = z.strictObject({
-  scheme: z.string().min(1).max(128),
+  scheme: name(128, 1),
   value: text,
   issuer: text.optional(),
-  country: z.string().min(2).max(3).optional(),
+  country: name(3, 2).optional(),
 });
 
 export const targetSchema = z.strictObject({
-  type: z.string().min(1).max(128),
+  type: name(128, 1),
   id: text.optional(),
   identifiers: z.array(identifier).max(20).optional(),
   attributes: z
@@ -32,7 +39,7 @@ export const targetSchema = z.strictObject({
       message: `Too big: expected at most ${MAX_ATTRIBUTES} attributes`,
     })
     .optional(),
-  profile: z.string().max(128).optional(),
+  profile: name(128).optional(),
 });
 
 export const claimRefSchema = z.union([

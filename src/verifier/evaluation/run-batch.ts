@@ -6,7 +6,7 @@ import type { CatalogClaim } from '../claims/build-claim-catalog.ts';
 import { checkLookupInputs, EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { createBatchReader } from '../connectors/create-batch-reader.ts';
 import { createSemaphore, PermitTimeout } from '../connectors/create-semaphore.ts';
-import { auditCodeOf } from '../connectors/failure-reason.ts';
+import { auditCodeOf, failsAgain } from '../connectors/failure-reason.ts';
 import { type ReadTrace, requestTimedOut, type SourceLookup } from '../connectors/source-reader.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import type { VerifierAuditFacts, VerifierRuntime } from '../verifier-runtime.ts';
@@ -237,8 +237,8 @@ function renderItem(
           code: outcome.problem.code,
           title: outcome.problem.title,
           // Only an unavailable source, or reads the request had no time left for, are worth retrying as they are;
-          // every other failure would fail again.
-          retryable: RETRYABLE.has(outcome.problem.code),
+          // every other failure would fail again, as would a source answer refused for what it holds.
+          retryable: RETRYABLE.has(outcome.problem.code) && !failsAgain(outcome.problem),
         },
       ],
     };
