@@ -153,6 +153,8 @@ describe('render stored evaluations', () => {
     const ok = [
       { claims: ['person_alive'], disclosure: 'value', purpose: EVIDENCE_PURPOSE },
       { claims: [{ id: 'person_alive' }] },
+      // The claim refs of the evaluation request, versions included.
+      { claims: [{ id: 'person_alive', version: '1' }] },
     ];
     for (const body of ok) {
       assert.equal((await verifier.post(render(id), body)).statusCode, 200);
@@ -163,6 +165,7 @@ describe('render stored evaluations', () => {
       [{ claims: ['person_registered'] }, {}],
       [{ claims: ['person_alive', 'person_registered'] }, {}],
       [{ disclosure: 'predicate' }, {}],
+      [{ claims: [{ id: 'person_alive', version: '2' }] }, {}],
       [{ purpose: 'https://demo.example.gov/purpose/audit' }, { 'data-purpose': '' }],
       [{}, { 'data-purpose': 'https://demo.example.gov/purpose/audit' }],
     ] as const) {

@@ -20,7 +20,13 @@ const EVALUATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 export const renderBodySchema = z.strictObject({
   format: z.string().min(1).max(256).optional(),
   claims: z
-    .array(z.union([z.string().min(1).max(128), z.strictObject({ id: z.string().min(1).max(128) })]))
+    .array(
+      z.union([
+        z.string().min(1).max(128),
+        // As the evaluation request names them: a version, when given, must be the one evaluated.
+        z.strictObject({ id: z.string().min(1).max(128), version: z.string().min(1).max(64).optional() }),
+      ]),
+    )
     .min(1)
     .max(32)
     .optional(),
@@ -115,6 +121,11 @@ function checkBinding(
     const made = new Set(stored.claim_ids);
     if (asked.size !== made.size || [...asked].some((claimId) => !made.has(claimId)))
       throw mismatch('set of claims');
+    for (const ref of body.claims) {
+      if (typeof ref === 'string' || ref.version === undefined) continue;
+      const result = stored.results.find((entry) => entry.claim_id === ref.id);
+      if (result?.claim_version !== ref.version) throw mismatch(`version of claim ${ref.id}`);
+    }
   }
   if (body.disclosure !== undefined && body.disclosure !== stored.disclosure) throw mismatch('disclosure');
   if (purpose !== undefined && purpose !== stored.purpose) throw mismatch('purpose');
