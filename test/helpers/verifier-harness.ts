@@ -65,6 +65,37 @@ ${bulk}`;
     );
 }
 
+/**
+ * A batchable claim that a civil-registry person is alive, looked up by a target attribute: YAML to append to the
+ * test config's claims.
+ */
+export function aliveByAttributeClaim(options: {
+  readonly id: string;
+  readonly title: string;
+  readonly attribute: string;
+  readonly field: string;
+}): string {
+  return `
+    - id: ${options.id}
+      title: ${options.title}
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+      source_bindings:
+        person:
+          connector: registry_data_api
+          connection: relay_civil
+          required_scope: civil:evidence
+          dataset: civil_registry
+          entity: persons
+          lookup: { input: target.attributes.${options.attribute}, field: ${options.field} }
+          fields: [deceased]
+      rule: { type: cel, expression: "!source.person.deceased" }
+      disclosure: { default: predicate, allowed: [predicate] }
+      operations: { batch_evaluate: { enabled: true } }
+`;
+}
+
 export interface TestVerifier {
   readonly verifier: VerifierApp;
   readonly auditPath: string;

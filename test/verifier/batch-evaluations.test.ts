@@ -9,6 +9,7 @@ import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
 import { assertProblem, ULID_PATTERN } from '../helpers/http-checks.ts';
 import { startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
 import {
+  aliveByAttributeClaim,
   CCCEV,
   CLAIM_RESULT,
   EVIDENCE_PURPOSE,
@@ -319,25 +320,13 @@ describe('batch evaluations', () => {
     const relayUrl = `http://127.0.0.1:${(plainCivil.app.server.address() as AddressInfo).port}`;
     const byRef = await startTestVerifier({
       relays: { civil: relayUrl },
-      edit: (text) => `${text}
-    - id: alive_by_ref
-      title: Person is alive, found by a case reference
-      version: "1"
-      subject_type: person
-      value: { type: boolean }
-      source_bindings:
-        person:
-          connector: registry_data_api
-          connection: relay_civil
-          required_scope: civil:evidence
-          dataset: civil_registry
-          entity: persons
-          lookup: { input: target.attributes.person_ref, field: person_id }
-          fields: [deceased]
-      rule: { type: cel, expression: "!source.person.deceased" }
-      disclosure: { default: predicate, allowed: [predicate] }
-      operations: { batch_evaluate: { enabled: true } }
-`,
+      edit: (text) =>
+        `${text}${aliveByAttributeClaim({
+          id: 'alive_by_ref',
+          title: 'Person is alive, found by a case reference',
+          attribute: 'person_ref',
+          field: 'person_id',
+        })}`,
     });
     try {
       const [alive] = heads as [Row];

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
-import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+import { aliveByAttributeClaim, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
 const BATCH = '/v1/batch-evaluations';
 
@@ -42,25 +42,12 @@ describe('bulk reads against a timestamp lookup field', () => {
         '- { field: birth_date, ops: [gte, lte, between] }\n            - { field: deceased',
         '- { field: birth_date, ops: [eq, in, gte, lte, between] }\n            - { field: deceased',
       );
-  const byBirth = `
-    - id: alive_by_birth
-      title: Person born at an instant is alive
-      version: "1"
-      subject_type: person
-      value: { type: boolean }
-      source_bindings:
-        person:
-          connector: registry_data_api
-          connection: relay_civil
-          required_scope: civil:evidence
-          dataset: civil_registry
-          entity: persons
-          lookup: { input: target.attributes.born, field: birth_date }
-          fields: [deceased]
-      rule: { type: cel, expression: "!source.person.deceased" }
-      disclosure: { default: predicate, allowed: [predicate] }
-      operations: { batch_evaluate: { enabled: true } }
-`;
+  const byBirth = aliveByAttributeClaim({
+    id: 'alive_by_birth',
+    title: 'Person born at an instant is alive',
+    attribute: 'born',
+    field: 'birth_date',
+  });
   // The only person of the demo data born that day; the relay answers the instant as `1934-09-04T00:00:00.000Z`.
   const SPELLINGS = [
     '1934-09-04T00:00:00.000Z',
