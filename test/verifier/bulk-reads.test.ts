@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { nationalIdTable } from '../helpers/fake-relay-table.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
 import { aliveByAttributeClaim, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
@@ -137,17 +138,7 @@ describe('bulk reads from a relay whose answers can be refused', () => {
   let verifier: TestVerifier;
   let coalescing: TestVerifier;
 
-  /** Answers, as a relay does, the rows whose `national_id` is asked (`=` or `.in`); `raw` rows as written. */
-  const table =
-    (rows: readonly Record<string, unknown>[]) => (request: IncomingMessage, response: ServerResponse) => {
-      const query = new URL(request.url ?? '', 'http://x').searchParams;
-      const asked = query.get('national_id.in')?.split(',') ?? [query.get('national_id')];
-      const data = rows.filter((row) => asked.includes(String(row.national_id)));
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(
-        `{"data":[${data.map((row) => row.raw ?? JSON.stringify(row)).join(',')}],"pagination":{"has_more":false}}`,
-      );
-    };
+  const table = nationalIdTable;
 
   before(async () => {
     upstream = createServer((request, response) => {

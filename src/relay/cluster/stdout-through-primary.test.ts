@@ -92,6 +92,18 @@ const outcome = () => {
   };
 };
 
+/** A worker's audit writer on the stdout sink, as a relay worker creates it (fail_closed). */
+function failClosedStdoutWriter() {
+  return createAuditWriter({
+    sink: 'stdout',
+    secret: TEST_SECRET,
+    writePolicy: 'fail_closed',
+    clock: systemClock,
+    random: sequenceRandom(),
+    logger: recordingLogger().logger,
+  });
+}
+
 describe('stdoutThroughPrimary (the worker side)', () => {
   it('hands each batch to the primary and is done when the primary says it was written', () => {
     const { channel, sent, fromPrimary } = fakeChannel();
@@ -219,14 +231,7 @@ describe('a worker audit writer with stdout handed to the primary', () => {
         ),
       );
     t.after(handStdoutAuditTo(() => stdoutThroughPrimary(channel)));
-    const writer = createAuditWriter({
-      sink: 'stdout',
-      secret: TEST_SECRET,
-      writePolicy: 'fail_closed',
-      clock: systemClock,
-      random: sequenceRandom(),
-      logger: recordingLogger().logger,
-    });
+    const writer = failClosedStdoutWriter();
     const done: Promise<unknown>[] = [];
     const queue = (from: number, count: number) => {
       for (let n = from; n < from + count; n++)
@@ -257,14 +262,7 @@ describe('a worker audit writer with stdout handed to the primary', () => {
         }),
       );
     t.after(handStdoutAuditTo(() => stdoutThroughPrimary(channel)));
-    const writer = createAuditWriter({
-      sink: 'stdout',
-      secret: TEST_SECRET,
-      writePolicy: 'fail_closed',
-      clock: systemClock,
-      random: sequenceRandom(),
-      logger: recordingLogger().logger,
-    });
+    const writer = failClosedStdoutWriter();
     const error = await new Promise((resolve) => writer.enqueue(sampleRecord(1), resolve));
     assert.ok(isProblem(error) && error.code === 'audit.write_failed', String(error));
     assert.equal(writer.lastHash, null);

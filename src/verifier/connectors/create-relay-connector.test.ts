@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { nationalIdTable } from '../../../test/helpers/fake-relay-table.ts';
 import { systemClock } from '../../platform/clock.ts';
 import { isProblem, type Problem } from '../../platform/problem/problem.ts';
 import { systemRandom } from '../../platform/random.ts';
@@ -597,17 +598,7 @@ describe('registry_data_api connector', () => {
       reader.close();
     });
 
-    /** Answers the rows whose lookup field is in the `.in` list (as text), or equals the `=` value. */
-    const table =
-      (rows: readonly Record<string, unknown>[]) => (request: IncomingMessage, response: ServerResponse) => {
-        const query = new URL(request.url ?? '', 'http://x').searchParams;
-        const asked = query.get('national_id.in')?.split(',') ?? [query.get('national_id')];
-        const data = rows.filter((row) => asked.includes(String(row.national_id)));
-        response.writeHead(200, { 'content-type': 'application/json' });
-        response.end(
-          `{"data":[${data.map((row) => row.raw ?? JSON.stringify(row)).join(',')}],"pagination":{"has_more":false}}`,
-        );
-      };
+    const table = nationalIdTable;
     const inList = (request: IncomingMessage | undefined) =>
       new URL(request?.url ?? '', 'http://x').searchParams.get('national_id.in')?.split(',');
     /** The values settled, and how: a record, or the audit reason of the problem. */
