@@ -1,0 +1,262 @@
+// What a relay's records answer means for the lookups it served: its envelope checked, one record for a single
+// read, and for an `.in` read each value's record, ambiguity or absence where the answer proves it.
+import type { SourceBindingConfig } from '../config/schema.ts';
+import { verifierProblem } from '../problems.ts';
+import type { HttpResponse } from './create-http-transport.ts';
+import { FailureReason } from './failure-reason.ts';
+import { type BulkOutcome, type SourceLookup, type SourceRecord, sourceIdOf } from './source-reader.ts';
+
+interface Page {
+  readonly rows: readonly Record<string, unknown>[];
+  /** `pagination.has_more` when the source sent it. */
+  readonly hasMore: boolean | undefined;
+}
+
+export function parsePage(response: HttpResponse): Page {
+  if (response.status === 400) throw refusal(response);
+  if (response.status !== 200) {
+    const code =
+      response.status >= 300 && response.status < 400
+        ? 'source.redirect_refused'
+        : `source.http_${response.status}`;
+    throw unavailable(code, `the source answered HTTP ${response.status}`);
+  }
+  let body: { data?: unknown; pagination?: { has_more?: unknown } } | null;
+  try {
+    body = JSON.parse(response.body.toString('utf8'));
+  } catch {
+    throw unavailable('source.invalid_response', 'the source response is not JSON');
+  }
+  const data = body?.data;
+  if (
+    !Array.isArray(data) ||
+    !data.every((row) => row !== null && typeof row === 'object' && !Array.isArray(row))
+  ) {
+    throw unavailable('source.invalid_response', 'the source response has no `data` list of records');
+  }
+  if (data.some(nestsTooDeep)) {
+    throw unavailable(
+      'source.invalid_response',
+      `a record in the source response nests deeper than ${MAX_ROW_DEPTH} levels`,
+    );
+  }
+  const hasMore = body?.pagination?.has_more;
+  return {
+    rows: data as Record<string, unknown>[],
+    hasMore: typeof hasMore === 'boolean' ? hasMore : undefined,
+  };
+}
+
+/**
+ * A 400 means "no record" only when the relay refused the lookup value itself (a value it cannot parse as the
+ * field): asking again would be refused again, and no record can match it. Any other 400 (an unknown or
+ * disallowed field, a missing filter) is a binding that does not fit the relay's schema: an outage of this
+ * source, not an answer about the person.
+ */
+function refusal(response: HttpResponse) {
+  if (problemCodeOf(response.body) === 'filter.invalid_value') {
+    return notAvailable('source.http_400', 'the source refused the lookup value (HTTP 400)');
+  }
+  return unavailable('source.request_refused', 'the source refused the request (HTTP 400)');
+}
+
+/** The `code` of a problem+json body, or undefined when the body is not one. */
+function problemCodeOf(body: Buffer): string | undefined {
+  try {
+    const problem: unknown = JSON.parse(body.toString('utf8'));
+    if (problem !== null && typeof problem === 'object' && 'code' in problem) {
+      return typeof problem.code === 'string' ? problem.code : undefined;
+    }
+  } catch {
+    // Not JSON: nothing says the value was the problem.
+  }
+  return undefined;
+}
+
+/**
+ * How deep arrays and objects may nest inside a record: far beyond any registry record, and shallow enough for
+ * everything downstream (the rule evaluator serialises bindings recursively) to handle it.
+ */
+const MAX_ROW_DEPTH = 32;
+
+/** Walked with an explicit stack: a recursive check could itself overflow on the rows it is meant to refuse. */
+function nestsTooDeep(row: object): boolean {
+  const containers: object[] = [row];
+  const depths: number[] = [0];
+  for (let container = containers.pop(); container !== undefined; container = containers.pop()) {
+    const depth = (depths.pop() as number) + 1;
+    for (const value of Object.values(container)) {
+      if (value === null || typeof value !== 'object') continue;
+      if (depth > MAX_ROW_DEPTH) return true;
+      containers.push(value);
+      depths.push(depth);
+    }
+  }
+  return false;
+}
+
+export function singleRecord(response: HttpResponse, lookup: SourceLookup): SourceRecord {
+  const { rows } = parsePage(response);
+  if (rows.length === 0) throw notAvailable('target.not_found', 'the source holds no record for the target');
+  if (rows.length > 1)
+    throw notAvailable('target.match_ambiguous', 'the source holds several records for the target');
+  return { row: rows[0] as Record<string, unknown>, sourceId: sourceIdOf(lookup.binding) };
+}
+
+/**
+ * Matches the rows of an `.in` read back to the values asked for, by the lookup field. A source answers a row's
+ * lookup field in its own spelling, and may match values otherwise than by exact text (a timestamp field matches
+ * `2020-01-01`, `2020-01-01T00:00:00Z` and `2020-01-01T01:00:00+01:00` alike and answers
+ * `2020-01-01T00:00:00.000Z`; a number field `007` and `7`; a case-insensitive one `a1` and `A1`), so a value's
+ * rows are found by its text only when it is the spelling the source answers with. Settled:
+ * - a value with two or more rows of its text: ambiguous (its single read finds those at least);
+ * - when the answer is complete and holds no row for a value not asked: a value with one row of its text, unless
+ *   another row's text is the same but for case or accents (a case-insensitive source would find both);
+ * - likewise, a value without a row of its text, as not found, when every row's text is a string and none could be
+ *   another spelling of the value (the same but for case or accents, the same number, a day or time within a day
+ *   of it). No row at all shows nothing of how the source compares.
+ * Any other value is left out, to be read singly.
+ */
+export function bulkRecords(
+  response: HttpResponse,
+  binding: SourceBindingConfig,
+  values: readonly string[],
+): Map<string, BulkOutcome> {
+  const { rows, hasMore } = parsePage(response);
+  const field = binding.lookup.field;
+  const wanted = new Set(values);
+  const groups = new Map<string, Record<string, unknown>[]>();
+  // A row for a value not asked shows the source matches otherwise than by exact text: a value's rows may then be
+  // answered under another text, and only the ambiguities the answer proves are settled.
+  let stray = false;
+  // Every row's lookup field is text: a number or boolean may have been matched from another spelling.
+  let textCells = true;
+  for (const row of rows) {
+    const cell = row[field];
+    const key =
+      typeof cell === 'string' || typeof cell === 'number' || typeof cell === 'boolean'
+        ? String(cell)
+        : undefined;
+    if (typeof cell !== 'string') textCells = false;
+    if (key === undefined || !wanted.has(key)) {
+      stray = true;
+      continue;
+    }
+    const group = groups.get(key);
+    if (group) group.push(row);
+    else groups.set(key, [row]);
+  }
+  // The page limit equals the number of values: a fuller page may have been cut short.
+  const complete = hasMore === undefined ? rows.length < values.length : !hasMore;
+  const sourceId = sourceIdOf(binding);
+  const settled = new Map<string, BulkOutcome>();
+  // The texts answered (each a value asked, as no row is stray), by how a lenient source might compare them.
+  let spellings: Spellings | undefined;
+  for (const value of values) {
+    const group = groups.get(value);
+    if (group !== undefined && group.length > 1) {
+      settled.set(value, {
+        problem: notAvailable('target.match_ambiguous', 'the source holds several records for the target'),
+      });
+      continue;
+    }
+    if (!complete || stray) continue;
+    spellings ??= new Spellings(groups.keys());
+    if (group !== undefined) {
+      if (spellings.foldedOnce(value))
+        settled.set(value, { record: { row: group[0] as Record<string, unknown>, sourceId } });
+    } else if (textCells && rows.length > 0 && !spellings.mayRespell(value)) {
+      settled.set(value, {
+        problem: notAvailable('target.not_found', 'the source holds no record for the target'),
+      });
+    }
+  }
+  return settled;
+}
+
+const DAY_MS = 86_400_000;
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const DAY_TEXT = /^[+-]?(\d{4,6})-(\d{2})-(\d{2})/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const MARKS = /\p{M}/gu;
+
+/**
+ * The texts of a bulk answer's lookup field, compared as a lenient source might: without case or accents, as
+ * numbers, as days. Each comparison is worked out for the answer's texts on first use only.
+ */
+class Spellings {
+  private readonly texts: readonly string[];
+  private folds: Map<string, number> | undefined;
+  private numbers: Set<number> | undefined;
+  private days: Set<number> | undefined;
+
+  constructor(texts: Iterable<string>) {
+    this.texts = [...texts];
+  }
+
+  /** No other text answered is the same as this one (answered) but for case or accents. */
+  foldedOnce(text: string): boolean {
+    return (this.foldCounts().get(fold(text)) ?? 0) <= 1;
+  }
+
+  /** Whether a text not answered may be another spelling of one answered. */
+  mayRespell(text: string): boolean {
+    if (this.foldCounts().has(fold(text))) return true;
+    const number = numberOf(text);
+    if (number !== undefined) {
+      this.numbers ??= new Set(this.texts.map(numberOf).filter((entry) => entry !== undefined));
+      if (this.numbers.has(number)) return true;
+    }
+    const day = dayOf(text);
+    if (day !== undefined) {
+      this.days ??= new Set(this.texts.map(dayOf).filter((entry) => entry !== undefined));
+      // An offset, or a time read in another zone, moves the day of an instant by one at most.
+      if (this.days.has(day - 1) || this.days.has(day) || this.days.has(day + 1)) return true;
+    }
+    return false;
+  }
+
+  private foldCounts(): Map<string, number> {
+    if (this.folds === undefined) {
+      this.folds = new Map();
+      for (const text of this.texts) {
+        const key = fold(text);
+        this.folds.set(key, (this.folds.get(key) ?? 0) + 1);
+      }
+    }
+    return this.folds;
+  }
+}
+
+/** Text without case or accents (`É`, `é` and `e` alike, `ß` as `ss`). */
+function fold(text: string): string {
+  if (PRINTABLE_ASCII.test(text)) return text.toLowerCase();
+  return text.normalize('NFKD').replace(MARKS, '').toUpperCase().toLowerCase();
+}
+
+/** The number a numeric text spells, when a double holds it exactly enough to compare. */
+function numberOf(text: string): number | undefined {
+  if (!NUMBER_TEXT.test(text)) return undefined;
+  const number = Number(text);
+  return Number.isFinite(number) && Math.abs(number) <= Number.MAX_SAFE_INTEGER ? number : undefined;
+}
+
+/** The day (since 1970) a text starting `YYYY-MM-DD` names, as any date or ISO 8601 timestamp does. */
+function dayOf(text: string): number | undefined {
+  const match = DAY_TEXT.exec(text);
+  if (!match) return undefined;
+  return Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) / DAY_MS;
+}
+
+export function unavailable(code: string, message: string) {
+  return verifierProblem('source.unavailable', 'A source is unavailable; retry later.', {
+    cause: new FailureReason(code, message),
+  });
+}
+
+/** Not found and ambiguous look the same to the client: no single record backs the claim. */
+export function notAvailable(code: string, message: string) {
+  return verifierProblem('evidence.not_available', 'No single source record matches the target.', {
+    cause: new FailureReason(code, message),
+  });
+}
