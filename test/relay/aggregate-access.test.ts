@@ -209,6 +209,8 @@ describe('aggregate access (demo)', () => {
     );
     // Scope on the dataset but not on the aggregate: as unknown.
     assertProblem(await get(`${PAYMENTS}/structure`, 'verifier_service'), 404, 'schema.unknown_aggregate');
+    // Its execution answers the same: a 403 for the missing aggregate scope would confirm it exists.
+    assertProblem(await get(PAYMENTS, 'verifier_service'), 404, 'schema.unknown_aggregate');
     assertProblem(await get(`${PAYMENTS}/structure`, 'health_planner'), 403, 'auth.scope_denied');
   });
 

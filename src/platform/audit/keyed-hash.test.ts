@@ -113,6 +113,19 @@ describe('redactedQueryJson', () => {
     assert.deepEqual(out[name], { op: 'eq' });
   });
 
+  it('writes a known field that holds a dot as itself, and hashes names it does not know', () => {
+    const known = { field: (field: string) => field === 'household.district', ops: new Set(['eq', 'in']) };
+    const out = redactQueryParams(
+      { 'household.district': 'x', 'household.district.in': 'x,y', 'national_id=NID-1': 'x' },
+      { ...options, known },
+    );
+    assert.deepEqual(out['household.district'], { op: 'eq' });
+    assert.deepEqual(out['household.district.in'], { op: 'in' });
+    const hashed = Object.keys(out).filter((name) => name.startsWith('hmac-sha256:'));
+    assert.equal(hashed.length, 1);
+    assert.equal(out[hashed[0] as string]?.op, 'unknown');
+  });
+
   it('accepts a custom reserved set', () => {
     const out = redactQueryParams({ sort: 'name', limit: '5' }, { ...options, reserved: new Set(['sort']) });
     assert.deepEqual(out, { sort: { op: 'param' }, limit: { op: 'eq' } });

@@ -57,7 +57,9 @@ function redactQueryParam(
   options: RedactQueryOptions,
 ): RedactedQueryParam & { known: boolean } {
   if ((options.reserved ?? DEFAULT_RESERVED).has(name)) return { op: 'param', known: true };
-  const dot = name.lastIndexOf('.');
+  // A field may itself hold a dot (an aggregate's `household.district`): the whole name first, as filters read it.
+  const whole = options.known?.field(name) === true;
+  const dot = whole ? -1 : name.lastIndexOf('.');
   const field = dot > 0 ? name.slice(0, dot) : name;
   const op = dot > 0 ? name.slice(dot + 1) : 'eq';
   const known = options.known === undefined || (options.known.field(field) && options.known.ops.has(op));

@@ -121,13 +121,13 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   const allowedOrigins = new Set(options.corsAllowedOrigins);
   const allowHeaders = [...CORS_ALLOW_HEADERS, ...(options.corsHeaders?.allow ?? [])].join(', ');
   const exposeHeaders = [...CORS_EXPOSE_HEADERS, ...(options.corsHeaders?.expose ?? [])].join(', ');
-  // A response already on its way (waiting for its audit record, which Fastify does not count as sent) goes out:
-  // the time-out answer would only be dropped behind it.
   const problemOf = (error: unknown, request?: RouteRequest): Problem => {
     const problem = toProblem(error, logger, request);
     return options.serviceProblems?.[problem.code]?.() ?? problem;
   };
   const watchdog = createRequestWatchdog(options.requestTimeoutMs, (request, reply) => {
+    // A response already on its way (waiting for its audit record, which Fastify does not count as sent) goes
+    // out: the time-out answer would only be dropped behind it.
     if (reply.sent || request.ctx?.responding) return;
     if (request.ctx) request.ctx.timedOut = true;
     sendProblem(request, reply, platformProblem('internal.timeout'));

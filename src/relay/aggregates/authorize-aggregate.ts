@@ -52,17 +52,22 @@ export function visibleAggregates(dataset: CatalogDataset, principal: Principal)
   return [...dataset.aggregates.values()].filter((aggregate) => canDiscover(principal, aggregate));
 }
 
-/**
- * The scopes that let the caller discover the aggregate. One it may not discover answers as an unknown one does:
- * a 403 would tell the caller that an aggregate of that id exists.
- */
-export function requireDiscovery(principal: Principal, aggregate: CatalogAggregate): string[] {
+/** An aggregate the caller may not discover is, to that caller, one that does not exist (404, never 403). */
+export function hideUndiscoverable(principal: Principal, aggregate: CatalogAggregate): void {
   if (!canDiscover(principal, aggregate)) {
     throw relayProblem(
       'schema.unknown_aggregate',
       `dataset ${aggregate.datasetId} has no aggregate ${aggregate.id}`,
     );
   }
+}
+
+/**
+ * The scopes that let the caller discover the aggregate. One it may not discover answers as an unknown one does:
+ * a 403 would tell the caller that an aggregate of that id exists.
+ */
+export function requireDiscovery(principal: Principal, aggregate: CatalogAggregate): string[] {
+  hideUndiscoverable(principal, aggregate);
   return principal.scopes.has(aggregate.scopes.aggregate)
     ? [aggregate.scopes.aggregate]
     : [aggregate.scopes.metadata, aggregate.source.scopes.metadata];

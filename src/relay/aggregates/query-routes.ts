@@ -20,7 +20,12 @@ import {
   rememberAnswer,
   rememberRequest,
 } from './answer-cache.ts';
-import { aggregateAuditFacts, lookupAggregate, requireExecution } from './authorize-aggregate.ts';
+import {
+  aggregateAuditFacts,
+  hideUndiscoverable,
+  lookupAggregate,
+  requireExecution,
+} from './authorize-aggregate.ts';
 import { computeAggregate } from './compute-aggregate.ts';
 import { aggregateUrl, dimensionJson } from './describe-aggregate.ts';
 import { type AggregateFormat, negotiateFormat } from './negotiate-format.ts';
@@ -76,6 +81,8 @@ async function runAggregate(
   const principal = await runtime.authenticate(request);
   const { dataset_id: datasetId, aggregate_id: aggregateId } = request.params as AggregateParams;
   const aggregate = lookupAggregate(runtime.catalog, principal, datasetId, aggregateId, 'aggregate');
+  // Before the execution scopes: their 403 would confirm what discovery hides.
+  hideUndiscoverable(principal, aggregate);
   facts.datasetId = aggregate.datasetId;
   facts.aggregate = aggregate;
   facts.entity = aggregate.source;

@@ -69,13 +69,13 @@ export interface Catalog {
   readonly datasets: ReadonlyMap<string, CatalogDataset>;
 }
 
-/** Every scope string the principal could hold on a dataset starts with this. */
 /** A read by id is an equality on the primary key: it satisfies required filters only when the key is one of them. */
 export function isReadableById(entity: CatalogEntity): boolean {
   const required = entity.api.requiredFilters;
   return required.length === 0 || required.includes(entity.primaryKey.name);
 }
 
+/** Every scope string the principal could hold on a dataset starts with this. */
 export function datasetScopePrefix(datasetId: string): string {
   return `${datasetId}:`;
 }

@@ -70,6 +70,12 @@ describe('cursor codec', () => {
       );
     }
     assert.equal(codec.decode(`${body}.${tag}`, 'intent', 'gen'), 20);
+    // A character whose low byte is that of the one it replaces (U+016F for `o`) is another signature.
+    const wide = `${String.fromCharCode(0x100 + tag.charCodeAt(0))}${tag.slice(1)}`;
+    assert.equal(
+      code(() => codec.decode(`${body}.${wide}`, 'intent', 'gen')),
+      'pagination.cursor_malformed',
+    );
   });
 
   it('carries a key as long as a unique index holds uncompressed (2,704 bytes), and refuses an overlong cursor', () => {

@@ -32,6 +32,8 @@ export interface CursorCodec {
 // control characters, which JSON escapes, fit fewer).
 export const MAX_CURSOR_LENGTH = 6144;
 const TAG_BYTES = 16;
+/** A 16-byte tag in unpadded base64url: 22 characters. */
+const SIGNATURE_TEXT = /^[A-Za-z0-9_-]{22}$/;
 /** Cursors remembered once signed (a bound on memory; the set starts over when full). */
 const SIGNED_CURSORS = 1024;
 
@@ -85,11 +87,11 @@ function verify(cursor: string, tag: (body: string) => Buffer): CursorPayload | 
   if (cursor.length > MAX_CURSOR_LENGTH) throw malformed();
   const [body, signature, extra] = cursor.split('.');
   if (!body || !signature || extra !== undefined) throw malformed();
-  // Compared as text: decoding the signature would ignore characters outside base64url, padding and the unused
-  // bits of its last character, so an altered cursor would still verify.
-  const presented = Buffer.from(signature, 'latin1');
-  const expected = Buffer.from(tag(body).toString('base64url'), 'latin1');
-  if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw malformed();
+  // Compared as text, in its one spelling: decoding the signature would ignore characters outside base64url,
+  // padding and the unused bits of its last character, so an altered cursor would still verify.
+  if (!SIGNATURE_TEXT.test(signature)) throw malformed();
+  const expected = tag(body).toString('base64url');
+  if (!timingSafeEqual(Buffer.from(signature, 'latin1'), Buffer.from(expected, 'latin1'))) throw malformed();
   let payload: unknown;
   try {
     payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
