@@ -212,6 +212,44 @@ describe('aggregate execution (demo)', () => {
     assert.equal(new URL(self).searchParams.get('group_by'), 'cycle');
   });
 
+  it('links a temporal range as its bounds where GET allows no between, and refuses listed values with commas', async () => {
+    const edited = await startDemoRelay({
+      edit: (text) => {
+        // The aggregate's own filter rules (indented less than the entity's).
+        const from =
+          '\n          - { field: cycle, ops: [eq, in, gte, lte, between] }\n          - { field: payment_status';
+        assert.ok(text.includes(from), 'the demo aggregate allows between on cycle');
+        return text.replace(
+          from,
+          '\n          - { field: cycle, ops: [eq, in, gte, lte] }\n          - { field: payment_status',
+        );
+      },
+    });
+    try {
+      const post = (body: unknown) =>
+        edited.inject({
+          method: 'POST',
+          url: `${PAYMENTS}/query`,
+          headers: { authorization: `Bearer ${TEST_KEYS.analyst}`, 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
+      const posted = await post({ group_by: ['cycle'], temporal: { from: '2026-03', to: '2026-06' } });
+      assert.equal(posted.statusCode, 200, posted.body);
+      const csv = posted.json().links.find((link: { type: string }) => link.type === 'text/csv')
+        .href as string;
+      const url = new URL(csv);
+      assert.equal(url.searchParams.get('cycle.gte'), '2026-03');
+      assert.equal(url.searchParams.get('cycle.lte'), '2026-06');
+      const again = await edited.get(`${url.pathname}${url.search}`, { as: 'analyst' });
+      assert.equal(again.statusCode, 200, again.body);
+      const comma = await post({ filters: { payment_status: ['paid,failed'] } });
+      assert.equal(comma.statusCode, 400, comma.body);
+      assert.equal(comma.json().code, 'filter.invalid_value');
+    } finally {
+      await edited.close();
+    }
+  });
+
   it('enforces required filters, limits and truncation', async () => {
     const edited = await startDemoRelay({
       edit: (text) =>

@@ -67,12 +67,20 @@ export function bodyFilters(aggregate: CatalogAggregate, raw: unknown): RawFilte
   checkFilterCount(entries.length);
   return entries.map(([field, value]) => {
     if (Array.isArray(value))
-      return { name: field, ...allowedOp(aggregate, field, 'in'), values: scalars(field, value) };
+      return {
+        name: field,
+        ...allowedOp(aggregate, field, 'in'),
+        values: listed(field, scalars(field, value)),
+      };
     if (value !== null && typeof value === 'object') {
       const range = rangeOf(field, value);
       const op = range.from === undefined ? 'lte' : range.to === undefined ? 'gte' : 'between';
       const values = [range.from, range.to].filter((v): v is Scalar => v !== undefined);
-      return { name: field, ...allowedOp(aggregate, field, op), values };
+      return {
+        name: field,
+        ...allowedOp(aggregate, field, op),
+        values: op === 'between' ? listed(field, values) : values,
+      };
     }
     return { name: field, ...allowedOp(aggregate, field, 'eq'), values: scalars(field, [value]) };
   });
@@ -110,6 +118,17 @@ function rangeOf(name: string, raw: unknown): { from: Scalar | undefined; to: Sc
   if (from === undefined && to === undefined)
     throw relayProblem('aggregate.invalid_query', `\`${name}\` needs \`from\` or \`to\``);
   return { from, to };
+}
+
+/**
+ * Values of a list (`in`, a `between` pair) hold no comma: the GET form of the query, which the answer links to,
+ * separates them by commas and could not say it.
+ */
+function listed(name: string, values: Scalar[]): Scalar[] {
+  if (values.some((value) => typeof value === 'string' && value.includes(','))) {
+    throw relayProblem('filter.invalid_value', `\`${name}\`: a listed value cannot contain a comma`);
+  }
+  return values;
 }
 
 function scalars(name: string, values: readonly unknown[]): Scalar[] {

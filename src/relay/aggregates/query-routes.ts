@@ -11,6 +11,7 @@ import { optional, type QueryParams } from '../query/parse-collection-query.ts';
 import type { RelayRuntime } from '../relay-runtime.ts';
 import { notModified } from '../routes/records.ts';
 import { readPurpose, requireGeneration } from '../routes/resolve-entity.ts';
+import type { CellKey } from '../store/column.ts';
 import type { Generation } from '../store/generation.ts';
 import type { CatalogAggregate } from './aggregate-model.ts';
 import {
@@ -29,6 +30,7 @@ import {
 import { computeAggregate } from './compute-aggregate.ts';
 import { aggregateUrl, dimensionJson } from './describe-aggregate.ts';
 import { type AggregateFormat, negotiateFormat } from './negotiate-format.ts';
+import type { AggregateFilter } from './parse-aggregate-filters.ts';
 import {
   type AggregateQuery,
   bodyFormat,
@@ -246,13 +248,21 @@ function normalisedQuery(query: AggregateQuery): unknown {
  * filters sorted, values as their field type writes them. The answer's links are built from it, so the body is a
  * function of what its ETag covers, and a POST's alternates run the posted query.
  */
-function canonicalParams(query: AggregateQuery): URLSearchParams {
+function canonicalParams(aggregate: CatalogAggregate, query: AggregateQuery): URLSearchParams {
   const params = new URLSearchParams();
   params.set('measures', query.measures.map((measure) => measure.id).join(','));
   params.set('group_by', query.groupBy.map((dimension) => dimension.id).join(','));
+  const text = (filter: AggregateFilter, value: CellKey) => String(dimensionJson(filter.path, value));
   for (const filter of sortedFilters(query)) {
-    const name = filter.op === 'eq' ? filter.path.path : `${filter.path.path}.${filter.op}`;
-    params.set(name, filter.values.map((value) => String(dimensionJson(filter.path, value))).join(','));
+    const path = filter.path.path;
+    // A temporal range may be `between` where GET allows only its bounds: written as them.
+    if (filter.op === 'between' && !aggregate.allowedFilters.get(path)?.ops.has('between')) {
+      params.set(`${path}.gte`, text(filter, filter.values[0] as CellKey));
+      params.set(`${path}.lte`, text(filter, filter.values[1] as CellKey));
+      continue;
+    }
+    const name = filter.op === 'eq' ? path : `${path}.${filter.op}`;
+    params.set(name, filter.values.map((value) => text(filter, value)).join(','));
   }
   params.set('max_rows', String(query.maxRows));
   return params;
@@ -279,7 +289,7 @@ function linksOf(
 ): AggregateResponse['links'] {
   const url = aggregateUrl(baseUrl, aggregate);
   const withFormat = (f: string) => {
-    const params = canonicalParams(query);
+    const params = canonicalParams(aggregate, query);
     params.set('f', f);
     return `${url}?${params.toString()}`;
   };
