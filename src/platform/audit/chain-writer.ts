@@ -7,7 +7,7 @@ import type { Problem } from '../problem/problem.ts';
 import type { Random } from '../random.ts';
 import { type AuditRecord, buildEnvelopeLine } from './audit-envelope.ts';
 import type { AuditSink } from './sinks/audit-sink.ts';
-import { type AuditWritePolicy, errorMessage, trackWriteFailures } from './write-failures.ts';
+import { type AuditWritePolicy, answerAll, trackWriteFailures } from './write-failures.ts';
 
 export type { AuditWritePolicy } from './write-failures.ts';
 
@@ -75,18 +75,7 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
     const result = attempt(() => sink.append(lines.join('\n')), lines.length - 1);
     if (result.ok) prevHash = queuedHash;
     else queuedHash = prevHash;
-    for (const callback of done) {
-      // Each callback sends its request's response: one that throws must not keep the others from theirs, nor
-      // escape from this immediate (that would end the process).
-      try {
-        callback(result.failure);
-      } catch (error) {
-        logger.error(
-          { err_message: errorMessage(error) },
-          'sending a response after its audit record failed',
-        );
-      }
-    }
+    answerAll(logger, done, result.failure);
   };
 
   const build = (record: AuditRecord) =>

@@ -7,7 +7,7 @@
 import { type AuditRecord, buildEnvelopeLine } from './audit-envelope.ts';
 import type { AuditWriter, ChainWriterOptions } from './chain-writer.ts';
 import type { DeferredAuditSink } from './sinks/audit-sink.ts';
-import { errorMessage, trackWriteFailures } from './write-failures.ts';
+import { answerAll, trackWriteFailures } from './write-failures.ts';
 
 interface Queued {
   readonly record: AuditRecord;
@@ -28,19 +28,8 @@ export function createDeferredChainWriter(sink: DeferredAuditSink, options: Chai
   let closing: Promise<void> | undefined;
   let whenIdle: (() => void) | undefined;
 
-  const answer = (callbacks: readonly ((error?: unknown) => void)[], failure: unknown): void => {
-    for (const callback of callbacks) {
-      // As in createChainWriter: a callback that throws must neither keep the others from running nor escape.
-      try {
-        callback(failure);
-      } catch (error) {
-        logger.error(
-          { err_message: errorMessage(error) },
-          'sending a response after its audit record failed',
-        );
-      }
-    }
-  };
+  const answer = (callbacks: readonly ((error?: unknown) => void)[], failure: unknown): void =>
+    answerAll(logger, callbacks, failure);
 
   const idle = (): boolean => queue.length === 0 && (!outstanding || overdue);
 

@@ -53,3 +53,21 @@ function errorCode(error: unknown): string | undefined {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * Tells each waiter of a batch its outcome. Each sends its request's response: one that throws must neither keep
+ * the others from theirs nor escape (from an immediate, that would end the process).
+ */
+export function answerAll(
+  logger: Logger,
+  callbacks: readonly ((error?: unknown) => void)[],
+  failure: unknown,
+): void {
+  for (const callback of callbacks) {
+    try {
+      callback(failure);
+    } catch (error) {
+      logger.error({ err_message: errorMessage(error) }, 'sending a response after its audit record failed');
+    }
+  }
+}

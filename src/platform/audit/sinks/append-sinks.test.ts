@@ -3,8 +3,8 @@ import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { makeTempDir } from '../audit-test-support.ts';
-import { createJsonlSink } from './jsonl-sink.ts';
 import { isDeferredSink } from './audit-sink.ts';
+import { createJsonlSink } from './jsonl-sink.ts';
 import { createStdoutSink, handStdoutAuditTo, openStdoutSink } from './stdout-sink.ts';
 
 describe('jsonl sink', () => {
