@@ -99,6 +99,17 @@ describe('ambit relay serve', () => {
     assert.deepEqual(body.data, [{ id: 1, born: '2001-02-03' }]);
     assert.equal(body.pagination.has_more, true);
     assert.ok(response.headers.get('link')?.includes(`cursor=${body.pagination.next_cursor}`));
+    // SIGHUP is not a way to stop (Node's default would end the process at once): ignored, and said so.
+    child.kill('SIGHUP');
+    for (let waited = 0; !/SIGHUP ignored/.test(output()) && waited < 5_000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.match(output(), /SIGHUP ignored/);
+    assert.equal(child.exitCode, null);
+    const after = await fetch(`${url}/v1/datasets/people/entities/person/records?limit=1`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
+    assert.equal(after.status, 200);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');
     assert.equal(await exited, 0);

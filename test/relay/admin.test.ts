@@ -137,7 +137,11 @@ describe('admin listener', () => {
           record.path === '/admin/v1/datasets/people/tables/{table_id}/reload' && record.status_code === 200,
       );
       assert.match(String(tableReload?.table_id_hash), /^hmac-sha256:[0-9a-f]{64}$/);
-      assert.ok(records.some((record) => record.path === '/admin/v1/datasets/nope/tables/{table_id}/reload'));
+      // A dataset the relay does not serve is not written out: its text is the caller's.
+      assert.ok(
+        records.some((record) => record.path === '/admin/v1/datasets/{dataset_id}/tables/{table_id}/reload'),
+      );
+      assert.ok(!records.some((record) => /datasets\/nope/.test(record.path)));
       assert.ok(!records.some((record) => /people_table|tables\/nope/.test(record.path)));
       const denied = records.find((record) => record.path === '/metrics' && record.status_code === 403);
       assert.equal(denied?.error_code, 'auth.scope_denied');

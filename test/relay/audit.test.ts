@@ -216,9 +216,12 @@ describe('relay audit records', () => {
       await relay.get(`${PERSONS}?national_id%3D${nationalId}`, { as: 'caseworker', headers }),
       await relay.get(`${PERSONS}?national_id.${nationalId}=1`, { as: 'caseworker', headers }),
     ];
+    // A route that matched, with a dataset the relay does not serve (and no credential): its name is not written.
+    probes.push(await relay.get(`/v1/datasets/${nationalId}/entities/x/records`));
     for (const response of probes) assert.ok(response.statusCode >= 400, response.body);
     const records = probes.map((response) => recordOf(relay, response));
     for (const record of records.slice(0, 3)) assert.equal(record.path, '(no route)');
+    assert.equal(records[5]?.path, '/v1/datasets/{dataset_id}/entities/{entity}/records');
     assert.deepEqual(Object.values(records[3]?.query_params as object), [
       { op: 'unknown', value_hash: keyedHash(SECRET, 'query:civil_registry:persons:unknown', '') },
     ]);

@@ -120,6 +120,11 @@ function shutdownRequested(
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+    // Node's default for SIGHUP ends the process at once, cutting responses: often sent to mean "reload" (systemd
+    // ExecReload), it is ignored and said so. Sources reload by their refresh mode or POST /admin/v1/reload.
+    process.on('SIGHUP', () => {
+      if (role !== 'worker') err('SIGHUP ignored: reload with POST /admin/v1/reload; stop with SIGTERM');
+    });
     if (role === 'worker') process.once('disconnect', () => onSignal('SIGTERM'));
   });
 }

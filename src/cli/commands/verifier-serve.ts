@@ -69,5 +69,7 @@ function waitForSignal(): Promise<void> {
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // As the relay: SIGHUP would end the process at once (Node's default); there is nothing to reload.
+    process.on('SIGHUP', () => undefined);
   });
 }

@@ -35,7 +35,7 @@ function requestWith(values: {
       principal: { id: 'caseworker', authMode: 'api_key', scopes: new Set(), credentialTag: 'sha256:x' },
       audit: {
         endpointKind: 'rows',
-        datasetId: 'civil_registry',
+        datasetId: values.dataset,
         entity,
         scopesUsed: ['civil_registry:rows'],
         query: { national_id: 'FAKE-1', 'weird"name': 'x' },

@@ -43,7 +43,7 @@ export function buildRelayAuditRecord(
     `,"auth_mode":${jsonNullableString(principal?.authMode)}` +
     `,"remote_addr":${jsonNullableString(request.ip)}` +
     `,"method":${jsonString(request.method)}` +
-    `,"path":${jsonString(templatedPath(request))}` +
+    `,"path":${jsonString(templatedPath(request, facts))}` +
     `,"endpoint_kind":${jsonString(facts.endpointKind ?? 'other')}` +
     `,"dataset_id":${jsonNullableString(facts.datasetId)}` +
     `,"entity_name":${jsonNullableString(entity?.name)}` +
@@ -113,9 +113,6 @@ function rawPurpose(request: RouteRequest): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-/** Route parameters never written out: they appear as keyed hashes in their own fields. */
-const HIDDEN_PARAMS: ReadonlySet<string> = new Set(['id', 'table_id']);
-
 /** Each scope once: an expansion or relationship within one dataset uses the same rows scope twice. */
 function distinct(scopes: readonly string[]): readonly string[] {
   return scopes.length < 2 ? scopes : [...new Set(scopes)];
@@ -128,18 +125,42 @@ function tableIdHash(facts: AggregateAuditFacts, secret: Buffer): string | null 
   return tableKeyHash(secret, facts.datasetId, facts.tableId);
 }
 
-/** The route pattern with dataset and entity filled in and the hidden parameters left as `{name}`. */
-function templatedPath(request: RouteRequest): string {
+/**
+ * The route pattern, with the dataset, entity, relationship and aggregate filled in once the request resolved them
+ * to what the config declares; every other parameter, and one that named nothing declared (the client's text,
+ * which may be an identifier: `/v1/datasets/FAKE-412781/...`), stays `{name}`. Record ids and table ids appear as
+ * keyed hashes in their own fields.
+ */
+function templatedPath(request: RouteRequest, facts: AggregateAuditFacts): string {
   const pattern = request.routeOptions.url;
   if (pattern === undefined) return UNROUTED_PATH;
   const params = request.params as Record<string, string | undefined>;
   let out = '';
   for (const part of patternParts(pattern)) {
-    if (part.param === undefined) out += part.text;
-    // Record ids and private table ids are never written out: they appear as keyed hashes in their own fields.
-    else out += HIDDEN_PARAMS.has(part.param) ? `{${part.param}}` : (params[part.param] ?? part.text);
+    if (part.param === undefined) {
+      out += part.text;
+      continue;
+    }
+    const value = params[part.param];
+    out += value !== undefined && declared(part.param, value, facts) ? value : `{${part.param}}`;
   }
   return out;
+}
+
+function declared(param: string, value: string, facts: AggregateAuditFacts): boolean {
+  switch (param) {
+    case 'dataset_id':
+      // Set by the routes only once the dataset is found (and visible to the caller).
+      return facts.datasetId === value;
+    case 'entity':
+      return facts.entity?.name === value;
+    case 'relationship':
+      return facts.entity?.relationships.has(value) === true;
+    case 'aggregate_id':
+      return facts.aggregate?.id === value;
+    default:
+      return false;
+  }
 }
 
 type PatternPart = { readonly text: string; readonly param?: string };
