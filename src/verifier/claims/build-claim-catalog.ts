@@ -20,6 +20,8 @@ export interface CatalogClaim {
   /** The JSON types the claim and its dependencies declare for target attributes (`inputs`), by request path. */
   readonly attributeTypes: readonly {
     readonly path: string;
+    /** The attribute's name (the path without `target.attributes.`). */
+    readonly name: string;
     readonly type: ValueType;
     readonly claimId: string;
   }[];
@@ -73,8 +75,9 @@ export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
     for (const member of members) {
       for (const input of member.inputs) {
         // Ids and identifiers are strings by the request's schema: only attributes can arrive as another type.
-        if (input.name.startsWith('target.attributes.') && input.type !== 'any') {
-          attributeTypes.push({ path: input.name, type: input.type, claimId: member.id });
+        if (input.name.startsWith(ATTRIBUTE_INPUT) && input.type !== 'any') {
+          const name = input.name.slice(ATTRIBUTE_INPUT.length);
+          attributeTypes.push({ path: input.name, name, type: input.type, claimId: member.id });
         }
       }
       for (const scope of member.required_scopes) scopes.add(scope);

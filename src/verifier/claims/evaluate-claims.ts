@@ -76,8 +76,7 @@ export function checkLookupInputs(
         );
       }
     }
-    for (const { path, type, claimId } of claim?.attributeTypes ?? []) {
-      const name = path.slice(ATTRIBUTE_PREFIX.length);
+    for (const { path, name, type, claimId } of claim?.attributeTypes ?? []) {
       if (!Object.hasOwn(target.attributes, name)) continue;
       if (typeMismatch(target.attributes[name], type) !== undefined) {
         throw verifierProblem('request.invalid', `\`${path}\` must be of type ${type} (claim ${claimId}).`);
@@ -85,8 +84,6 @@ export function checkLookupInputs(
     }
   }
 }
-
-const ATTRIBUTE_PREFIX = 'target.attributes.';
 
 export async function evaluateClaims(
   engine: ClaimEngine,
