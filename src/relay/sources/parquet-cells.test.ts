@@ -1,7 +1,8 @@
 // Exact DECIMAL text and floored sub-millisecond timestamps, as read-parquet gives them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decimalText, FLOORED_TIMESTAMPS, unscaledOf } from './parquet-cells.ts';
+import { decimalText } from '../store/decimal-text.ts';
+import { FLOORED_TIMESTAMPS, unscaledOf } from './parquet-cells.ts';
 
 describe('decimalText', () => {
   it('writes the decimal exactly, without trailing fractional zeros', () => {

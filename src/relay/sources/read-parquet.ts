@@ -10,8 +10,9 @@ import {
   type SchemaElement,
 } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
+import { decimalText } from '../store/decimal-text.ts';
 import type { ColumnBatch, SourceRows } from './open-file-source.ts';
-import { decimalText, FLOORED_TIMESTAMPS, unscaledOf } from './parquet-cells.ts';
+import { FLOORED_TIMESTAMPS, unscaledOf } from './parquet-cells.ts';
 import { SourceError } from './source-error.ts';
 import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
 

@@ -209,14 +209,5 @@ function sharedTrace(sent: readonly (readonly Waiting[])[]): ReadTrace {
 
 /** The request counters of the lookups a read serves (a batch's), each told of every request sent for it. */
 function sharedRequests(sent: readonly (readonly Waiting[])[]): RequestCounter | undefined {
-  let counters: RequestCounter[] | undefined;
-  for (const waiting of sent) {
-    for (const entry of waiting) {
-      const counter = entry.lookup.requests;
-      if (counter === undefined) continue;
-      if (counters === undefined) counters = [counter];
-      else counters.push(counter);
-    }
-  }
-  return counters === undefined ? undefined : sharedRequestCounter(counters);
+  return sharedRequestCounter(sent.flatMap((waiting) => waiting.map((entry) => entry.lookup.requests)));
 }

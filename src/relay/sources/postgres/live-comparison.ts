@@ -5,6 +5,7 @@
 // database, into a bound of the column's domain: a value the column cannot hold matches nothing or bounds nothing.
 import type { FieldType } from '../../config/schema.ts';
 import type { CellKey } from '../../store/column.ts';
+import { decimalText } from '../../store/decimal-text.ts';
 
 /** A lower or upper bound on a column, as the database can take it. */
 export type Bound =
@@ -201,7 +202,7 @@ function doubleBound(value: number, pgType: string, side: 'lower' | 'upper'): Bo
   const neighbour = side === 'lower' ? -nextUp(-value) : nextUp(value);
   const edge = halfway(binary(value), binary(neighbour));
   const inclusive = (bitsOf(value) & 1n) === 0n;
-  if (pgType === 'numeric') return { param: decimalText(edge), strict: !inclusive };
+  if (pgType === 'numeric') return { param: binaryText(edge), strict: !inclusive };
   if (side === 'lower') {
     const first = ceiling(edge, !inclusive);
     if (first > INT8_MAX) return 'none';
@@ -226,7 +227,7 @@ interface Binary {
  * the tie goes to 2^1024), and the greatest nonzero one it reads as 0 (2^-1075, halfway to the least double).
  */
 const OVERFLOW = (2n ** 1024n - 2n ** 970n).toString();
-const UNDERFLOW = decimalText({ mantissa: 1n, exponent: -1075 });
+const UNDERFLOW = binaryText({ mantissa: 1n, exponent: -1075 });
 
 const bits = new DataView(new ArrayBuffer(8));
 
@@ -261,15 +262,11 @@ function halfway(a: Binary, b: Binary): Binary {
   };
 }
 
-/** Exact decimal text (a binary fraction always has one). */
-function decimalText({ mantissa, exponent }: Binary): string {
-  if (exponent >= 0) return (mantissa << BigInt(exponent)).toString();
-  const sign = mantissa < 0n ? '-' : '';
-  const digits = ((mantissa < 0n ? -mantissa : mantissa) * 5n ** BigInt(-exponent))
-    .toString()
-    .padStart(1 - exponent, '0');
-  const point = digits.length + exponent;
-  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+/** Exact decimal text (a binary fraction always has one: m × 2^-e is m × 5^e × 10^-e). */
+function binaryText({ mantissa, exponent }: Binary): string {
+  return exponent >= 0
+    ? (mantissa << BigInt(exponent)).toString()
+    : decimalText(mantissa * 5n ** BigInt(-exponent), -exponent);
 }
 
 /** The least integer at or above (`strict`: above) `value`. */
