@@ -2,7 +2,8 @@
 // Tasks come in batches; before each task the worker notes in shared memory which one it is running and since when,
 // so the pool can time each task on its own (create-cel-evaluator.ts).
 import { parentPort, workerData } from 'node:worker_threads';
-import { type CelInput, celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { type CelInput, isCelError, parse, plan } from '@bufbuild/cel';
+import { createCelEnv } from './cel-env.ts';
 import { CelResultError, fromCelValue, toCelInput } from './cel-values.ts';
 
 export interface CelTask {
@@ -17,7 +18,7 @@ export type CelTaskResult =
 
 type Program = ReturnType<typeof plan>;
 const MAX_PROGRAMS = 1000;
-const env = celEnv();
+const env = createCelEnv();
 const programs = new Map<string, Program>();
 
 function programFor(expression: string): Program {

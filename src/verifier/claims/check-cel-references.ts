@@ -1,6 +1,7 @@
 // Load-time check of what a CEL expression refers to. A name, binding, field or function that does not exist fails
 // every evaluation (500 claim.rule_evaluation_failed), so it is refused at startup as a syntax error is.
-import { celEnv, isCelError, parse, plan } from '@bufbuild/cel';
+import { isCelError, parse, plan } from '@bufbuild/cel';
+import { createCelEnv } from './cel-env.ts';
 import { accessOf, type CelExpr as Expr, walkCel } from './walk-cel.ts';
 
 export interface CelScope {
@@ -25,7 +26,7 @@ const PLANNER_CALLS = new Set([
   '__not_strictly_false__',
 ]);
 
-const env = celEnv();
+const env = createCelEnv();
 
 /** One message per unknown name, binding, field or function, in the order they first appear. */
 export function checkCelReferences(expr: Expr, scope: CelScope): string[] {

@@ -65,6 +65,15 @@ describe('CEL evaluator (worker pool)', () => {
     );
   });
 
+  it('reads timestamp(int) as Unix seconds, within the CEL timestamp range', async () => {
+    assert.equal(await cel.evaluate('timestamp(1700000000)', {}), '2023-11-14T22:13:20.000Z');
+    assert.equal(await cel.evaluate("timestamp(0) == timestamp('1970-01-01T00:00:00Z')", {}), true);
+    assert.equal(await cel.evaluate('int(timestamp(-86400))', {}), -86400);
+    assert.equal(await cel.evaluate('timestamp(253402300799)', {}), '9999-12-31T23:59:59.000Z');
+    assert.match((await rejection(cel.evaluate('timestamp(253402300800)', {}))).message, /out of range/);
+    assert.match((await rejection(cel.evaluate('timestamp(-62135596801)', {}))).message, /out of range/);
+  });
+
   it("keeps a record's key named __proto__ as a plain field", async () => {
     const record = JSON.parse('{"obj": {"__proto__": {"p": 1}, "q": 2}}');
     assert.equal(
