@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Response } from 'light-my-request';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { assertProblem, assertRequestId } from '../helpers/http-checks.ts';
+import { assertOidcAuthResponses } from '../helpers/openapi-auth-checks.ts';
 import { startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
 
@@ -170,6 +171,14 @@ describe('relay in OIDC mode (real IdP)', () => {
     }
     const none = await relay.inject({ method: 'GET', url: HOUSEHOLDS });
     assertProblem(none, 401, 'auth.missing_credential');
+  });
+
+  it('its OpenAPI document declares 403 auth.client_not_allowed and 503 auth.jwks_unavailable where it authenticates', async () => {
+    const response = await bearer(relay, await token(['social_protection:metadata']), '/openapi.json');
+    assert.equal(response.statusCode, 200, response.body);
+    const document = response.json();
+    assert.ok(assertOidcAuthResponses(document) > 1);
+    assert.equal(document.paths['/v1/datasets'].get.responses['403'].description, 'Token client not allowed');
   });
 
   it('keeps every token out of the audit file', () => {

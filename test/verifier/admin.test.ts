@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
+import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { systemClock } from '../../src/platform/clock.ts';
 import { ConfigError } from '../../src/platform/config/config-error.ts';
 import { silentLogger } from '../../src/platform/log.ts';
@@ -112,6 +112,23 @@ describe('verifier admin listener', () => {
     assert.equal((await reload(operator, 'x')).statusCode, 200, 'no content type');
     const large = await reload({ ...operator, 'content-type': 'text/plain' }, 'x'.repeat(5000));
     assertProblem(large, 413, 'internal.payload_too_large');
+  });
+
+  it('refuses a body over 4 KiB whatever the method, after the credential check', async () => {
+    const admin = verifier.verifier.admin;
+    assert.ok(admin);
+    const big = 'x'.repeat(64 * 1024);
+    const get = await admin.inject({
+      method: 'GET',
+      url: '/admin/v1/reload',
+      headers: { 'x-api-key': OPERATOR_KEY },
+      payload: big,
+    });
+    assertProblem(get, 413, 'internal.payload_too_large');
+    assert.equal(get.headers.connection, 'close');
+    assertProblem(await reload({}, big), 401, 'auth.missing_credential');
+    assertProblem(await reload({ 'x-api-key': CALLER_KEYS.full }, big), 403, 'auth.scope_denied');
+    assertProblem(await reload({ 'x-api-key': OPERATOR_KEY }, big), 413, 'internal.payload_too_large');
   });
 
   it('is not mounted on the public listener, nor listed in its OpenAPI document', async () => {

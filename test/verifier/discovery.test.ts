@@ -166,6 +166,8 @@ describe('verifier discovery', () => {
     const evaluate = document.paths['/v1/evaluations'].post.responses;
     for (const status of ['413', '415', '500', '504']) assert.ok(evaluate[status], `evaluations ${status}`);
     assert.ok(document.paths['/ready'].get.responses['503'], 'readiness 503');
+    // Only an OIDC token check answers these (test/verifier/oidc.test.ts).
+    assert.doesNotMatch(JSON.stringify(document.paths), /client not allowed|issuer keys/i);
   });
 
   it('audits discovery requests but not probes', async () => {

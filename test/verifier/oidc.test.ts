@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
+import { assertOidcAuthResponses } from '../helpers/openapi-auth-checks.ts';
 import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
@@ -126,6 +127,19 @@ describe('verifier in OIDC mode (real IdP)', () => {
     const denied = records.find((record) => record.problem_code === 'auth.scope_denied');
     assert.equal(denied?.auth_mode, 'oidc');
     assert.equal(denied?.decision, 'evaluate_denied');
+  });
+
+  it('its OpenAPI document declares 403 auth.client_not_allowed and 503 auth.jwks_unavailable where it authenticates', async () => {
+    const response = await verifier.get('/openapi.json', {
+      headers: bearer(await idp.getToken(['civil:evidence'])),
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    const document = JSON.parse(response.body);
+    assert.equal(assertOidcAuthResponses(document), 7);
+    // A route's own reasons for the same status stay listed.
+    const evaluate = document.paths['/v1/evaluations'].post.responses;
+    assert.match(evaluate['503'].description, /^Source or state store unavailable, or /);
+    assert.match(document.paths['/v1/claims'].get.responses['403'].description, /^Scope denied, or /);
   });
 
   // Last: withdraws the signing key and moves the shared clock.

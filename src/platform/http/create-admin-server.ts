@@ -8,6 +8,7 @@ import type { Logger } from '../log.ts';
 import type { MetricFamily } from '../metrics/metric-family.ts';
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from '../metrics/render-prometheus.ts';
 import type { Random } from '../random.ts';
+import { boundRequestBodies } from './bound-request-bodies.ts';
 import { createHttpServerApp } from './create-server.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
 
@@ -18,8 +19,11 @@ export interface AdminServerOptions {
   readonly beforeSend?: (request: RouteRequest, reply: RouteReply) => void;
 }
 
+/** No admin route uses a body: a larger one, on any route and with any method, is refused 413 unread. */
+export const ADMIN_BODY_LIMIT = 4096;
+
 export function createAdminServer(options: AdminServerOptions): FastifyInstance {
-  return createHttpServerApp({
+  const app = createHttpServerApp({
     logger: options.deps.logger,
     clock: options.deps.clock,
     random: options.deps.random,
@@ -27,8 +31,11 @@ export function createAdminServer(options: AdminServerOptions): FastifyInstance 
     corsAllowedOrigins: [],
     trustProxy: false,
     maxConnections: 64,
+    bodyLimit: ADMIN_BODY_LIMIT,
     ...(options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend }),
   });
+  boundRequestBodies(app, ADMIN_BODY_LIMIT);
+  return app;
 }
 
 /**
@@ -49,7 +56,7 @@ export function adminScopeGuard(
 
 /**
  * For routes whose body is not used (admin POSTs): in `scope` a body of any type, or none, is read within the
- * route's `bodyLimit` (413 past it) and dropped, so neither its type nor its syntax can fail the request.
+ * app's `bodyLimit` (413 past it) and dropped, so neither its type nor its syntax can fail the request.
  */
 export function ignoreRequestBodies(scope: FastifyInstance): void {
   scope.removeAllContentTypeParsers();

@@ -73,6 +73,8 @@ export interface HttpServerOptions {
   /** `false`, or the list of trusted proxy addresses/CIDRs whose X-Forwarded-For is honoured. */
   trustProxy: false | readonly string[];
   maxConnections?: number;
+  /** The largest request body read (default `MAX_BODY_BYTES`). */
+  bodyLimit?: number;
   /**
    * A service's own problem for a platform code its contract names otherwise (the verifier's 414 is
    * `request.uri_too_long`), by the platform code.
@@ -230,7 +232,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
 
   const app = Fastify({
     logger: false,
-    bodyLimit: MAX_BODY_BYTES,
+    bodyLimit: options.bodyLimit ?? MAX_BODY_BYTES,
     trustProxy: options.trustProxy === false ? false : [...options.trustProxy],
     genReqId: pipeline.newRequestId,
     requestIdHeader: false,

@@ -126,7 +126,7 @@ export const PLATFORM_PROBLEMS = {
   'internal.payload_too_large': {
     status: 413,
     title: 'Payload too large',
-    description: 'The request body exceeds 1 MiB.',
+    description: 'The request body exceeds 1 MiB (4 KiB on an admin listener, whatever the method).',
   },
   'internal.uri_too_long': {
     status: 414,

@@ -45,9 +45,6 @@ export interface RelayAdminAppOptions {
   readonly beforeSend?: (request: RouteRequest, reply: RouteReply) => void;
 }
 
-/** POST routes use no body; anything larger than this is refused before it is read. */
-const ADMIN_BODY_LIMIT = 4096;
-
 export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInstance {
   const { loaded, backend, authenticate } = options;
   const app = createAdminServer({
@@ -102,10 +99,10 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
     },
   );
 
-  // The reload routes take no body: whatever is sent (within the limit) is ignored.
+  // The reload routes take no body: whatever is sent (within the admin listener's body limit) is ignored.
   app.register(async (scope) => {
     ignoreRequestBodies(scope);
-    scope.post('/admin/v1/reload', { onRequest: admin, bodyLimit: ADMIN_BODY_LIMIT }, async () => {
+    scope.post('/admin/v1/reload', { onRequest: admin }, async () => {
       const outcome = await backend.reloadAll();
       if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
       if (!outcome.ok) throw reloadFailed(outcome);
@@ -114,7 +111,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
 
     scope.post<{ Params: { dataset_id: string; table_id: string } }>(
       '/admin/v1/datasets/:dataset_id/tables/:table_id/reload',
-      { onRequest: admin, bodyLimit: ADMIN_BODY_LIMIT },
+      { onRequest: admin },
       async (request) => {
         const { dataset_id: datasetId, table_id: tableId } = request.params;
         const dataset = loaded.config.datasets.find((candidate) => candidate.id === datasetId);

@@ -1,4 +1,5 @@
 // The runtime OpenAPI 3.1 document, generated from the catalogue and limited to what the caller may see.
+import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { Catalog, CatalogEntity } from '../catalog/catalog.ts';
 import type { MetadataModel } from '../metadata/model/metadata-model.ts';
@@ -54,7 +55,8 @@ export function buildOpenApi(
     },
     servers: [{ url: catalog.config.catalog.base_url }],
     security: [{ bearer: [] }],
-    paths,
+    // In OIDC mode the token check adds its own 403 and 503 to every route that authenticates.
+    paths: catalog.config.auth.mode === 'oidc' ? withOidcAuthResponses(paths, problemResponse) : paths,
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'API key or OIDC access token' },

@@ -15,7 +15,7 @@ export function registerAdminRoutes(app: FastifyInstance, runtime: VerifierRunti
   const guard = adminScopeGuard(runtime.authenticate, VERIFIER_ADMIN_SCOPE);
   app.register(async (scope) => {
     ignoreRequestBodies(scope);
-    scope.post('/admin/v1/reload', { onRequest: guard, bodyLimit: 4096 }, async (_request, reply) => {
+    scope.post('/admin/v1/reload', { onRequest: guard }, async (_request, reply) => {
       reply.header('cache-control', 'no-store');
       return { reloaded: false, status: 'noop', detail: RELOAD_NOOP_DETAIL };
     });

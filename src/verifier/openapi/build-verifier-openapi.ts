@@ -1,4 +1,5 @@
 // The runtime OpenAPI document of the verifier, listing the claims the caller may evaluate.
+import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import { PROBLEM_MEDIA_TYPE } from '../../platform/problem/render-problem-json.ts';
 import { type ClaimCatalog, visibleClaims } from '../claims/build-claim-catalog.ts';
@@ -26,6 +27,11 @@ const POST_ERRORS = {
   '504': problem('Request timed out'),
 };
 
+/** In OIDC mode the token check adds its own 403 and 503 to every route that authenticates. */
+function withAuthResponses(config: VerifierConfig, paths: Record<string, unknown>): Record<string, unknown> {
+  return config.auth.mode === 'oidc' ? withOidcAuthResponses(paths, problem) : paths;
+}
+
 export function buildVerifierOpenApi(
   config: VerifierConfig,
   catalog: ClaimCatalog,
@@ -39,7 +45,7 @@ export function buildVerifierOpenApi(
     info: { title: `${config.evidence.service_id} evidence verifier`, version },
     ...(config.evidence.api_base_url ? { servers: [{ url: config.evidence.api_base_url }] } : {}),
     security: config.auth.mode === 'api_key' ? [{ apiKey: [] }, { bearer: [] }] : [{ bearer: [] }],
-    paths: {
+    paths: withAuthResponses(config, {
       '/healthz': { get: { summary: 'Liveness', security: [], responses: { '200': json('Alive') } } },
       '/ready': {
         get: {
@@ -161,7 +167,7 @@ export function buildVerifierOpenApi(
           },
         },
       },
-    },
+    }),
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
