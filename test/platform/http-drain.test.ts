@@ -1,6 +1,7 @@
-// Closing a service's HTTP server: responses in flight reach even a slow client whole, idle connections close at
-// once, and requests read while closing get a problem document.
+// Closing a service's HTTP server: responses in flight reach even a slow client whole (one that pipelines more
+// requests too), idle connections close at once, and requests read while closing get a problem document.
 import assert from 'node:assert/strict';
+import type { ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
@@ -86,6 +87,108 @@ function closingStarted(app: FastifyInstance): Promise<void> {
     });
   });
 }
+
+/** Reads one chunk per event-loop turn, slower than the server writes, until `done()` holds; then stops reading. */
+function readSlowlyUntil(socket: Socket, done: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const step = (): void => {
+      socket.pause();
+      if (!done()) {
+        setImmediate(() => socket.resume());
+        return;
+      }
+      socket.off('data', step);
+      resolve();
+    };
+    socket.on('data', step);
+    socket.resume();
+  });
+}
+
+/** The server's side of the latest connection to `app`. */
+function serverSide(app: FastifyInstance): () => Socket {
+  let latest: Socket | undefined;
+  app.server.on('connection', (socket: Socket) => {
+    latest = socket;
+  });
+  return () => latest as Socket;
+}
+
+/** Resolves once the server has ended (or closed) its side of the connection. */
+function endedByServer(socket: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    socket.once('finish', resolve);
+    socket.once('close', resolve);
+  });
+}
+
+function bigApp(): FastifyInstance {
+  const app = bareApp();
+  app.get('/big', (_request, reply) => {
+    reply.header('content-type', 'application/octet-stream');
+    reply.send(BIG);
+  });
+  return app;
+}
+
+const GET_BIG = 'GET /big HTTP/1.1\r\nhost: a\r\n\r\n';
+
+// Bytes handed to the kernel are not yet with the client: a connection closed while the client still sends (a
+// pipelined request) is reset, and the kernel drops what the client had not read.
+describe('closing while a slow client reads a large response and pipelines more requests', () => {
+  it('delivers the whole response written before the close; the request sent after it is not read', async () => {
+    const app = bigApp();
+    const server = serverSide(app);
+    let written = false;
+    app.server.on('request', (_request, response: ServerResponse) =>
+      response.once('finish', () => (written = true)),
+    );
+    const client = await openClient(await listenLocal(app));
+    client.socket.write(GET_BIG);
+    // Once Node has handed the whole response to the kernel, the connection is idle to the server, though its end
+    // still waits in the kernel's buffers.
+    await readSlowlyUntil(client.socket, () => written);
+    const closed = app.close();
+    await endedByServer(server());
+    client.socket.write(GET_BIG);
+    client.socket.resume();
+
+    const [response, ...more] = parseResponses(await client.closedByServer);
+    assert.equal(more.length, 0);
+    assert.equal(response?.statusCode, 200);
+    assert.equal(response.declaredLength, BIG.length);
+    assert.equal(response.body.length, BIG.length, 'the body was cut');
+    await closed;
+  });
+
+  it('delivers the whole response and the 503 of a request read while closing, whatever is sent after', async () => {
+    const app = bigApp();
+    const server = serverSide(app);
+    const closing = closingStarted(app);
+    const client = await openClient(await listenLocal(app));
+    client.socket.write(GET_BIG);
+    await client.received(1);
+    client.socket.pause();
+    const closed = app.close();
+    await closing;
+    const read = new Promise((resolve) => app.server.once('request', resolve));
+    client.socket.write(GET_BIG);
+    await read;
+    // The server has handed both answers over and ended its side; the client, still reading, sends one more.
+    await readSlowlyUntil(client.socket, () => server().writableFinished || server().destroyed);
+    client.socket.write(GET_BIG);
+    client.socket.resume();
+
+    const [first, second, ...more] = parseResponses(await client.closedByServer);
+    assert.equal(more.length, 0);
+    assert.equal(first?.statusCode, 200);
+    assert.equal(first.body.length, BIG.length, 'the body was cut');
+    assert.ok(second, 'no answer to the request read while closing');
+    assertProblem({ ...second, body: second.body.toString() }, 503, 'http.shutting_down');
+    assert.equal(second.headers.connection, 'close');
+    await closed;
+  });
+});
 
 describe('closing with a large response still being written to a slow client', () => {
   for (const lane of [true, false]) {

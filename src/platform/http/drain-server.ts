@@ -1,10 +1,12 @@
 // Graceful close for a node:http server. Node's own `server.close()` (Node >= 19) destroys every connection whose
 // response has called `end()`, even while part of that response still waits in the write buffer for a slow client:
 // the client got a 200 with its Content-Length, then an early EOF. Here a close stops accepting connections,
-// closes the connections that are truly idle at once, lets every response in flight be written out and closes its
-// connection after it, and destroys whatever is still open at the deadline.
+// ends the connections that are idle at once, lets every response in flight be written out and ends its connection
+// after it, and destroys whatever is still open at the deadline. Ending is graceful (end-connection.ts): a client
+// still reading gets every byte, even if it pipelined another request meanwhile.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { endConnection } from './end-connection.ts';
 
 /** The responses of one connection not yet closed, in the order their requests arrived. */
 export type InFlightResponses = (socket: Socket) => ReadonlySet<ServerResponse>;
@@ -13,7 +15,8 @@ const NONE: ReadonlySet<ServerResponse> = new Set();
 
 /**
  * Makes `server.close()` drain as described above; `deadlineMs` bounds the drain. Requests read while draining are
- * still served (the caller decides how) and answered with `Connection: close`. Returns what it tracks per connection.
+ * still served (the caller decides how) and answered with `Connection: close`; those sent on a connection once it
+ * is ending are not read. Returns what it tracks per connection.
  */
 export function drainOnClose(server: Server, deadlineMs: number): InFlightResponses {
   // Every open connection with its responses not yet closed (written out, or cut by the connection closing).
@@ -23,6 +26,7 @@ export function drainOnClose(server: Server, deadlineMs: number): InFlightRespon
   server.on('connection', (socket: Socket) => {
     open.set(socket, new Set());
     socket.once('close', () => open.delete(socket));
+    if (draining) endOnDestroySoon(socket);
   });
 
   // Ahead of the app's own listener, so that a response can still be told to close its connection.
@@ -34,16 +38,14 @@ export function drainOnClose(server: Server, deadlineMs: number): InFlightRespon
     if (draining) response.shouldKeepAlive = false;
     response.once('close', () => {
       responses.delete(response);
-      // Its bytes are all with the kernel: a FIN after them. The connection closes when the client closes its
-      // side, or at the keep-alive timeout; a destroy now would reset it, discarding them, had the client sent
-      // anything more.
-      if (draining && responses.size === 0 && !socket.destroyed && !socket.writableEnded) socket.end();
+      // Its bytes are all with the kernel (or the connection is gone): a FIN after them.
+      if (draining && responses.size === 0) endConnection(socket);
     });
   });
 
-  // Node's `close()` calls this first: only connections with nothing in flight and nothing left to write go now.
+  // Node's `close()` calls this first: connections with nothing in flight end now.
   server.closeIdleConnections = () => {
-    for (const [socket, responses] of open) if (responses.size === 0) closeIdle(socket);
+    for (const [socket, responses] of open) if (responses.size === 0) endConnection(socket);
   };
 
   const nodeClose = server.close;
@@ -56,6 +58,9 @@ export function drainOnClose(server: Server, deadlineMs: number): InFlightRespon
     // Responses in flight keep their keep-alive: a `Connection: close` on one would drop the answers to requests
     // pipelined after it. Their connection is ended once the last of them is written.
     draining = true;
+    // After a `Connection: close` answer (to a request read while draining) node:http would destroy the socket
+    // once its FIN is handed over: a reset, were the client still sending.
+    for (const socket of open.keys()) endOnDestroySoon(socket);
     const deadline = setTimeout(() => {
       for (const socket of open.keys()) socket.destroy();
     }, deadlineMs);
@@ -65,8 +70,7 @@ export function drainOnClose(server: Server, deadlineMs: number): InFlightRespon
   return (socket) => open.get(socket) ?? NONE;
 }
 
-/** Closes a connection with no response in flight: at once, unless bytes written outside a response still wait. */
-function closeIdle(socket: Socket): void {
-  if (socket.writableLength === 0) socket.destroy();
-  else if (!socket.writableEnded) socket.end();
+/** node:http calls `destroySoon()` after a response that closes its connection. */
+function endOnDestroySoon(socket: Socket): void {
+  socket.destroySoon = () => endConnection(socket);
 }
