@@ -61,6 +61,11 @@ export interface RelayApp {
 export interface RelayAppOptions {
   /** False in a cluster worker: the primary serves the admin listener for every worker. */
   readonly adminListener?: boolean;
+  /**
+   * True in a cluster worker started again: the other workers serve meanwhile, so it listens only once its data
+   * is loaded (a wait for a database included), and a failed first load is a failed start (see startRelay).
+   */
+  readonly loadBeforeListening?: boolean;
 }
 
 export function createRelayApp(
@@ -166,8 +171,10 @@ export function createRelayApp(
     },
     (error: unknown) => {
       // Once the start went ahead without a database, nobody else awaits this load: its failure is logged here,
-      // and refresh runs anyway, so the next reload that succeeds (refresh or admin) makes the relay ready.
-      if (state.readiness.waiting === undefined || closing.signal.aborted) return;
+      // and refresh runs anyway, so the next reload that succeeds (refresh or admin) makes the relay ready. A relay
+      // that loads before it listens never goes ahead: the failure is its failed start.
+      const wentAhead = state.readiness.waiting !== undefined && !options.loadBeforeListening;
+      if (!wentAhead || closing.signal.aborted) return;
       deps.logger.error(
         { err_message: error instanceof Error ? error.message : String(error) },
         'the first load failed after waiting for a database; /ready stays 503 until a reload succeeds',

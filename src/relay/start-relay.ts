@@ -22,7 +22,10 @@ export function splitBind(bind: string): { host: string; port: number } {
 
 /**
  * Listens at once (so /ready answers 503 while loading) and resolves when every source is loaded, or as soon as a
- * table waits for its unreachable database (it keeps loading in the background).
+ * table waits for its unreachable database (it keeps loading in the background). With `loadBeforeListening` it
+ * listens only once every source is loaded, a wait for a database included: cluster workers share the port and a
+ * worker takes connections from the moment it listens, so a restarted one would answer 503 to requests that the
+ * other workers can serve.
  */
 export async function startRelay(
   loaded: LoadedRelayConfig,
@@ -32,6 +35,7 @@ export async function startRelay(
 ): Promise<RunningRelay> {
   const relay = createRelayApp(loaded, deps, options);
   try {
+    if (options.loadBeforeListening) await relay.loaded;
     const url = await listenOn(relay.app, bind);
     const adminBind = loaded.config.server.admin_bind;
     const adminUrl =

@@ -1,7 +1,8 @@
 // Scale-out with real processes: two relays from one config accept each other's cursors and agree on ETags;
 // `--workers N` shares one port, reloads every worker through the admin listener and keeps one audit chain per
-// worker, and starts a dead worker again until it loads; SIGTERM or SIGINT, to the primary or to its whole process
-// group, lets an in-flight request finish while new connections are refused.
+// worker, and starts a dead worker again until it loads, handing it no request before its data is loaded; SIGTERM or
+// SIGINT, to the primary or to its whole process group, lets an in-flight request finish while new connections are
+// refused.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -24,6 +25,8 @@ import {
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PEOPLE = '/v1/datasets/people/entities/person/records';
 const QUERY = '/v1/datasets/people/aggregates/people_by_district/query';
+/** People rows in a table that takes a noticeable while to load. */
+const LARGE_PEOPLE = 300_000;
 
 interface Served {
   readonly child: ChildProcess;
@@ -329,22 +332,12 @@ describe('ambit relay serve --workers 2 when a worker dies and cannot start agai
     fixture.remove();
   });
 
-  const gauge = async (name: string) => {
-    const metrics = await call(`${relay.adminUrl}/metrics`, { as: 'metrics_only' });
-    const line = metrics.body.split('\n').find((candidate) => candidate.startsWith(`${name} `));
-    return Number(line?.split(' ').pop());
-  };
+  const gauge = (name: string) => gaugeOf(relay, name);
   const posture = async () =>
     JSON.parse((await call(`${relay.adminUrl}/admin/v1/posture`, { as: 'ops_only' })).body);
 
   it('retries the start until the source is fixed, reporting one worker down meanwhile', async () => {
-    // The workers are the primary's children running the same command (a build tool may be another child).
-    const workers = execFileSync('pgrep', ['-P', String(relay.child.pid), '-f', 'relay serve'], {
-      encoding: 'utf8',
-    })
-      .split('\n')
-      .filter((line) => line.trim() !== '')
-      .map(Number);
+    const workers = workerPids(relay);
     assert.equal(workers.length, 2);
     fixture.writePeople('id,district,born\n1,a,PIN-4711\n');
     process.kill(workers[0] as number, 'SIGKILL');
@@ -378,6 +371,50 @@ describe('ambit relay serve --workers 2 when a worker dies and cannot start agai
     for (let i = 0; i < 6; i++) {
       assert.equal(json(await call(`${relay.url}${PEOPLE}?limit=100`, { as: 'reader' })).data.length, 30);
     }
+  });
+});
+
+describe('ambit relay serve --workers 2 when a worker dies', () => {
+  let fixture: ReloadFixture;
+  let relay: Served;
+  before(async () => {
+    fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
+    // Enough rows that a load lasts long enough for many requests to arrive meanwhile.
+    fixture.writePeople(peopleCsv(LARGE_PEOPLE));
+    relay = await serve(fixture, ['--workers', '2']);
+  });
+  after(async () => {
+    await relay.stop();
+    fixture.remove();
+  });
+
+  it('hands no request to the worker started again before its data is loaded', async () => {
+    const workers = workerPids(relay);
+    assert.equal(workers.length, 2);
+    process.kill(workers[0] as number, 'SIGKILL');
+    // Requests start once the primary knows the worker is gone, so none is handed to the dying process.
+    await until(
+      async () => (await gaugeOf(relay, 'ambit_relay_processes')) === 1,
+      'the worker is down',
+      true,
+    );
+    const failures = new Map<string, number>();
+    let answered = 0;
+    const read = async () => {
+      const answer = await call(`${relay.url}${PEOPLE}/7`, { as: 'reader' });
+      answered++;
+      if (answer.status === 200) return;
+      const key = `${answer.status} ${JSON.parse(answer.body).code}`;
+      failures.set(key, (failures.get(key) ?? 0) + 1);
+    };
+    // Reads on new connections, handed to the workers in turn, for as long as the new worker starts and loads.
+    await until(async () => {
+      for (let i = 0; i < 10; i++) await read();
+      return (await gaugeOf(relay, 'ambit_relay_processes')) === 2;
+    }, 'the worker is back');
+    for (let i = 0; i < 10; i++) await read();
+    assert.deepEqual(Object.fromEntries(failures), {}, `${answered} reads`);
+    assert.equal(await gaugeOf(relay, 'ambit_relay_readiness_fully_ready'), 1);
   });
 });
 
@@ -481,6 +518,20 @@ async function startSlowRequest(url: string) {
       return { status: /HTTP\/1\.1 (\d{3}) (?!Continue)/.exec(received)?.[1], received };
     },
   };
+}
+
+/** The workers: the primary's children running the same command (a build tool may be another child). */
+function workerPids(relay: Served): number[] {
+  return execFileSync('pgrep', ['-P', String(relay.child.pid), '-f', 'relay serve'], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map(Number);
+}
+
+async function gaugeOf(relay: Served, name: string): Promise<number> {
+  const metrics = await call(`${relay.adminUrl}/metrics`, { as: 'metrics_only' });
+  const line = metrics.body.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+  return Number(line?.split(' ').pop());
 }
 
 async function until(check: () => boolean | Promise<boolean>, what: string, slow = false): Promise<void> {

@@ -3,10 +3,11 @@
 import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { systemClock } from '../../platform/clock.ts';
+import { isBindAddress } from '../../platform/config/bind-address.ts';
 import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
 import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
-import { WORKER_INDEX_ENV } from '../../relay/cluster/cluster-messages.ts';
+import { WORKER_INDEX_ENV, WORKER_RESTARTED_ENV } from '../../relay/cluster/cluster-messages.ts';
 import { startRelayPrimary } from '../../relay/cluster/start-relay-primary.ts';
 import { startRelayWorker } from '../../relay/cluster/start-relay-worker.ts';
 import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
@@ -16,7 +17,6 @@ import type { Command } from '../cli-io.ts';
 import { readConfigFlags } from '../read-config-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
 import { resolveEnv } from '../resolve-env.ts';
-import { isBindAddress } from '../../platform/config/bind-address.ts';
 
 const MAX_WORKERS = 256;
 
@@ -47,7 +47,8 @@ export const relayServe: Command = async (args, io) => {
   try {
     const loaded = loadRelayConfig(path, resolveEnv(io.env, flags.envFile));
     if (workerIndex !== undefined) {
-      const running = await startRelayWorker(loaded, workerIndex, deps, bind);
+      const restarted = io.env[WORKER_RESTARTED_ENV] === '1';
+      const running = await startRelayWorker(loaded, workerIndex, deps, bind, restarted);
       await shutdownRequested('worker', io.err);
       await running.close();
       // The IPC channel to the primary would keep this process alive.

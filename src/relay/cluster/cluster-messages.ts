@@ -2,6 +2,8 @@
 
 /** Environment variable naming a worker's index (1..N); only cluster workers have it. */
 export const WORKER_INDEX_ENV = 'AMBIT_RELAY_WORKER_INDEX';
+/** `1` for a worker the primary starts again after one died: it loads its data before it listens. */
+export const WORKER_RESTARTED_ENV = 'AMBIT_RELAY_WORKER_RESTARTED';
 
 export type WorkerOperation =
   | { readonly op: 'reload-all' }

@@ -8,18 +8,23 @@ import { createAuditWriter } from '../../platform/audit/create-audit-writer.ts';
 import { writeFully } from '../../platform/audit/sinks/write-fully.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
+import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
 import type { Random } from '../../platform/random.ts';
-import { buildRelayAuditRecord } from '../audit/build-relay-audit-record.ts';
 import type { ProcessStatus, RelayAdminBackend } from '../admin/admin-backend.ts';
 import { createRelayAdminApp } from '../admin/create-relay-admin-app.ts';
+import { buildRelayAuditRecord } from '../audit/build-relay-audit-record.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { createAuthenticator } from '../create-authenticator.ts';
-import { listenOn } from '../start-relay.ts';
-import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
 import { configuredProcessesFamily, processFamilies } from '../metrics/relay-metrics.ts';
 import type { ReloadOutcome } from '../reload/reloader.ts';
-import { asWorkerMessage, WORKER_INDEX_ENV, type WorkerOperation } from './cluster-messages.ts';
+import { listenOn } from '../start-relay.ts';
 import { CarriedCounts, monotonicFamilies } from './carried-counts.ts';
+import {
+  asWorkerMessage,
+  WORKER_INDEX_ENV,
+  WORKER_RESTARTED_ENV,
+  type WorkerOperation,
+} from './cluster-messages.ts';
 import { reloadEverywhere } from './reload-everywhere.ts';
 import { STDOUT_FIRST_STALL_MS, writeWorkerBatch } from './stdout-through-primary.ts';
 import { createWorkerRequests } from './worker-requests.ts';
@@ -85,8 +90,14 @@ export async function startRelayPrimary(
     );
   };
 
-  const fork = (index: number): Promise<void> => {
-    const worker = cluster.fork({ [WORKER_INDEX_ENV]: String(index) });
+  // A worker started again loads before it listens (the shared port hands it connections from then on), so the
+  // others serve until it is loaded. At the first start no worker could serve: each listens at once, and /ready
+  // answers 503 while it loads.
+  const fork = (index: number, restarted: boolean): Promise<void> => {
+    const worker = cluster.fork({
+      [WORKER_INDEX_ENV]: String(index),
+      [WORKER_RESTARTED_ENV]: restarted ? '1' : '0',
+    });
     const existing = slots.find((slot) => slot.index === index);
     const slot = existing ?? {
       index,
@@ -146,7 +157,7 @@ export async function startRelayPrimary(
     slot.restart = setTimeout(() => {
       slot.restart = undefined;
       if (closing) return;
-      fork(slot.index).then(
+      fork(slot.index, true).then(
         () => logger.info({ worker: slot.index, attempt }, 'relay worker started again'),
         (error: unknown) => {
           if (closing) return;
@@ -183,7 +194,7 @@ export async function startRelayPrimary(
 
   let url: string;
   try {
-    await Promise.all(Array.from({ length: workers }, (_, k) => fork(k + 1)));
+    await Promise.all(Array.from({ length: workers }, (_, k) => fork(k + 1, false)));
     url = slots[0]?.url ?? '';
   } catch (error) {
     await stopWorkers();

@@ -15,6 +15,7 @@ export async function startRelayWorker(
   index: number,
   deps: { logger: Logger; clock: Clock; random: Random },
   bind: string | undefined,
+  restarted = false,
 ): Promise<RunningRelay> {
   const send = (message: WorkerMessage) => process.send?.(message);
   const audit = loaded.config.audit;
@@ -31,7 +32,12 @@ export async function startRelayWorker(
     audit.sink === 'stdout' ? handStdoutAuditTo(() => stdoutThroughPrimary(processChannel())) : () => {};
   let running: RunningRelay;
   try {
-    running = await startRelay(own, deps, bind ?? loaded.config.server.bind, { adminListener: false });
+    // A failed load reaches the primary as a failed start, which it retries later (a restart) or gives up on
+    // (the first start).
+    running = await startRelay(own, deps, bind ?? loaded.config.server.bind, {
+      adminListener: false,
+      loadBeforeListening: restarted,
+    });
   } catch (error) {
     restoreStdout();
     send({ kind: 'ambit:failed', message: error instanceof Error ? error.message : String(error) });
