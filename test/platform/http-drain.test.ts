@@ -50,6 +50,16 @@ interface RawClient {
   received(count: number): Promise<Buffer>;
 }
 
+/** What the client received before the server closed: one 200 answer with the whole large body. */
+async function onlyWholeResponse(client: RawClient): Promise<RawResponse> {
+  const [response, ...more] = parseResponses(await client.closedByServer);
+  assert.equal(more.length, 0);
+  assert.equal(response?.statusCode, 200);
+  assert.equal(response.declaredLength, BIG.length);
+  assert.equal(response.body.length, BIG.length, 'the body was cut');
+  return response;
+}
+
 async function openClient(port: number): Promise<RawClient> {
   const socket = connect(port, '127.0.0.1');
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -153,11 +163,7 @@ describe('closing while a slow client reads a large response and pipelines more 
     client.socket.write(GET_BIG);
     client.socket.resume();
 
-    const [response, ...more] = parseResponses(await client.closedByServer);
-    assert.equal(more.length, 0);
-    assert.equal(response?.statusCode, 200);
-    assert.equal(response.declaredLength, BIG.length);
-    assert.equal(response.body.length, BIG.length, 'the body was cut');
+    await onlyWholeResponse(client);
     await closed;
   });
 
@@ -215,11 +221,7 @@ describe('closing with a large response still being written to a slow client', (
       await new Promise((resolve) => setTimeout(resolve, 100));
       client.socket.resume();
 
-      const [response, ...more] = parseResponses(await client.closedByServer);
-      assert.equal(more.length, 0);
-      assert.equal(response?.statusCode, 200);
-      assert.equal(response.declaredLength, BIG.length);
-      assert.equal(response.body.length, BIG.length, 'the body was cut');
+      const response = await onlyWholeResponse(client);
       assert.ok(response.body.equals(BIG));
       await closed;
     });
