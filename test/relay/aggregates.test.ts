@@ -125,6 +125,26 @@ describe('aggregate execution (demo)', () => {
     assert.deepEqual(body.completeness, { complete: false, truncated: false });
   });
 
+  it('does not tell an omitted small cell from an empty one where their number is hidden', async () => {
+    const sizes = groupsOf(data.households, (h) => `${h.district}|${h.enrollment_status}`);
+    const small = [...sizes].find(([, rows]) => rows.length > 0 && rows.length < 5)?.[0];
+    assert.ok(small, 'the demo data has a small district and status cell');
+    const [district, status] = small.split('|');
+    const cell = async (query: string) => {
+      const response = await get(`${HOUSEHOLDS}?group_by=&measures=households&${query}`, {
+        accept: 'text/csv',
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return [response.body, response.headers['x-ambit-completeness']];
+    };
+    const omitted = await cell(`district=${district}&enrollment_status=${status}`);
+    const empty = await cell(`district=${district}&enrollment_status=no_such_status`);
+    assert.deepEqual(omitted, empty);
+    const json = (await get(`${HOUSEHOLDS}?group_by=&district=${district}&enrollment_status=none`)).json();
+    assert.deepEqual(json.observations, []);
+    assert.deepEqual(json.completeness, { complete: false, truncated: false });
+  });
+
   it('reports the number of suppressed groups where configured or on non-personal data (null mode)', async () => {
     const persons = (await get(PERSONS, { 'data-purpose': PURPOSE })).json();
     const bySexDistrict = groupsOf(data.persons, (p) => `${p.district}|${p.sex}`);

@@ -26,10 +26,13 @@ export interface AggregateResponse {
 export function resultMetadata(response: AggregateResponse) {
   const { result, aggregate } = response;
   const control = aggregate.disclosure;
+  // Where omitted groups are not counted, whether any was omitted is not told either: on a one-cell query it is
+  // the count, and would tell an empty cell from a small one. Such a cube is never declared complete.
+  const omissionHidden = control.suppression === 'omit' && !control.reportSuppressed;
   return {
     completeness: {
       // A cube is complete only when no group was cut by max_rows and none was omitted or masked.
-      complete: !result.truncated && result.suppressedGroups === 0,
+      complete: !result.truncated && !omissionHidden && result.suppressedGroups === 0,
       truncated: result.truncated,
     },
     disclosure_control: {

@@ -23,6 +23,7 @@ type Check = (config: RelayConfig) => ConfigIssue[];
 export const RELAY_CONFIG_CHECKS: readonly Check[] = [
   checkAuthMode,
   checkUniqueIds,
+  checkReservedDatasetIds,
   checkApiKeyScopes,
   checkIriPrefixes,
   checkTables,
@@ -87,6 +88,18 @@ function checkUniqueIds(config: RelayConfig): ConfigIssue[] {
     });
   });
   return issues;
+}
+
+/**
+ * `relay:` scopes are the admin listener's: a dataset of that id could be granted to no key, and holding an admin
+ * scope would count as holding a scope on it, so admins would learn which of its entities exist.
+ */
+function checkReservedDatasetIds(config: RelayConfig): ConfigIssue[] {
+  return config.datasets.flatMap((dataset, d) =>
+    dataset.id === 'relay'
+      ? [issue(`datasets.${d}.id`, '`relay` is reserved: `relay:` scopes belong to the admin listener')]
+      : [],
+  );
 }
 
 function checkApiKeyScopes(config: RelayConfig): ConfigIssue[] {

@@ -1,15 +1,14 @@
 // The relay config schema: the single source of the config types, their validation and docs/configuration.md.
 import { z } from 'zod';
 import { auditConfigSchema } from '../../platform/config/audit-config-schema.ts';
+import { bindAddressSchema } from '../../platform/config/bind-address.ts';
 import { durationMs } from '../../platform/config/duration.ts';
+import { envVarName } from '../../platform/config/env-var-name.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
-
 import { AGGREGATE_FUNCTIONS, aggregate } from './aggregate-schema.ts';
 import { postgresSource } from './postgres-source-schema.ts';
 import { FILTER_OPS, id } from './schema-parts.ts';
-import { bindAddressSchema } from '../../platform/config/bind-address.ts';
-import { envVarName } from '../../platform/config/env-var-name.ts';
 
 export { FILTER_OPS, ID_PATTERN } from './schema-parts.ts';
 export { AGGREGATE_FUNCTIONS };
@@ -225,7 +224,12 @@ const entity = z.strictObject({
     .strictObject({
       metadata_scope: z.string().optional(),
       read_scope: z.string().optional(),
-      aggregate_scope: z.string().optional(),
+      aggregate_scope: z
+        .string()
+        .optional()
+        .describe(
+          'Accepted for compatibility with existing configs, without effect: an aggregate runs under its own `access.aggregate_scope` (default `<dataset>:aggregate`).',
+        ),
       evidence_verification_scope: z.string().optional(),
     })
     .default({}),
