@@ -1,29 +1,30 @@
 // createVerifierApp: the verifier's composition root, readable top to bottom.
 import type { FastifyInstance } from 'fastify';
-import type { RouteReply, RouteRequest } from '../platform/http/route-types.ts';
 import type { Clock } from '../platform/clock.ts';
 import { createServiceServer } from '../platform/http/create-service-server.ts';
+import type { RouteReply, RouteRequest } from '../platform/http/route-types.ts';
 import type { Logger } from '../platform/log.ts';
 import type { Random } from '../platform/random.ts';
+import { createAdminApp } from './admin/create-admin-app.ts';
 import { buildEvidenceAuditEvent } from './audit/build-evidence-audit-event.ts';
 import { buildClaimCatalog, type ClaimCatalog } from './claims/build-claim-catalog.ts';
 import { type CelEvaluator, createCelEvaluator } from './claims/create-cel-evaluator.ts';
 import type { LoadedVerifierConfig } from './config/load-verifier-config.ts';
 import type { SourceConnectionConfig } from './config/schema.ts';
-import type { HttpTransport } from './connectors/create-http-transport.ts';
 import { createCoalescingReader } from './connectors/create-coalescing-reader.ts';
+import type { HttpTransport } from './connectors/create-http-transport.ts';
 import { createRelayConnector } from './connectors/create-relay-connector.ts';
 import { createVerifierAuthenticator } from './create-verifier-authenticator.ts';
-import { createAdminApp } from './admin/create-admin-app.ts';
-import { registerDiscoveryRoutes } from './routes/discovery.ts';
+import { auditWriteFailed, verifierProblem } from './problems.ts';
 import { registerBatchEvaluationRoutes } from './routes/batch-evaluations.ts';
+import { registerDiscoveryRoutes } from './routes/discovery.ts';
 import { registerEvaluationRoutes } from './routes/evaluations.ts';
 import { registerHealthRoutes } from './routes/health.ts';
 import { registerOpenApiRoutes } from './routes/openapi.ts';
 import { registerRenderRoutes } from './routes/render.ts';
+import { useStrictJsonParser } from './routes/strict-json-parser.ts';
 import { createEvaluationStore, startPurging } from './state/create-evaluation-store.ts';
 import type { EvaluationStore } from './state/evaluation-store.ts';
-import { auditWriteFailed, verifierProblem } from './problems.ts';
 import type { VerifierRuntime } from './verifier-runtime.ts';
 
 export interface VerifierDeps {
@@ -151,6 +152,7 @@ function composeVerifierApp(
     },
   };
 
+  useStrictJsonParser(app);
   registerHealthRoutes(app, runtime);
   registerOpenApiRoutes(app, runtime);
   registerDiscoveryRoutes(app, runtime);

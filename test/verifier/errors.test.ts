@@ -85,6 +85,19 @@ describe('verifier error table', () => {
         code: 'http.invalid_body',
       },
       { name: 'empty body', body: '', status: 400, code: 'http.invalid_body' },
+      // The last of two members wins in JSON.parse; a proxy or a log reader may read the first.
+      {
+        name: 'a member named twice',
+        body: `${valid.slice(0, -1)},"disclosure":"redacted","disclosure":"value"}`,
+        status: 400,
+        code: 'http.invalid_body',
+      },
+      {
+        name: 'a member named twice, once escaped',
+        body: valid.replace('"target":', '"target":{"type":"x"},"t\\u0061rget":'),
+        status: 400,
+        code: 'http.invalid_body',
+      },
       // Fastify reads text/plain as a string, which is not an evaluation request; other types it refuses.
       { name: 'text/plain', body: valid, type: 'text/plain', status: 400, code: 'request.invalid' },
       {
@@ -125,6 +138,37 @@ describe('verifier error table', () => {
       assert.equal(detail(lane), detail(fastify), `${name}: the same detail on both paths`);
     }
     assert.equal(requests.length, 2, 'only the two valid evaluations read their source');
+  });
+
+  it('400 http.invalid_body for a member named twice in a batch or a render body, before any read', async () => {
+    const headers = {
+      'content-type': 'application/json',
+      'x-api-key': CALLER_KEYS.full,
+      'data-purpose': EVIDENCE_PURPOSE,
+    };
+    const batch = await verifier.inject({
+      method: 'POST',
+      url: '/v1/batch-evaluations',
+      headers,
+      payload: `{"items":[{"target":${JSON.stringify(ALIVE)}}],"claims":["person_alive"],"disclosure":"predicate","disclosure":"value"}`,
+    });
+    assert.match(String(assertProblem(batch, 400, 'http.invalid_body').detail), /named twice|twice/);
+    const render = await verifier.inject({
+      method: 'POST',
+      url: '/v1/evaluations/01JZ0000000000000000000000/render',
+      headers,
+      payload: '{"disclosure":"redacted","disclosure":"value"}',
+    });
+    assertProblem(render, 400, 'http.invalid_body');
+    // A name repeated in different objects, or as a value, is no duplicate.
+    const fine = await verifier.inject({
+      method: 'POST',
+      url: '/v1/batch-evaluations',
+      headers,
+      payload: JSON.stringify({ items: [{ target: ALIVE }, { target: ALIVE }], claims: ['person_alive'] }),
+    });
+    assert.equal(fine.statusCode, 200, fine.body);
+    assert.equal(requests.length, 1);
   });
 
   it('414 request.uri_too_long, as the verifier contract names it, for a long URI or path segment', async () => {
@@ -257,6 +301,40 @@ describe('verifier error table', () => {
     await deniedBeforeReads({ target: ALIVE, claims: ['person_alive'] }, 400, 'request.invalid', {
       headers: { 'idempotency-key': 'k1' },
     });
+  });
+
+  it('400 request.invalid for a whole-number attribute past 2^53 - 1, which JSON parsing has rounded', async () => {
+    // 12345678901234567 parses as 12345678901234568: looked up or keyed so, it would name another subject.
+    for (const number of ['12345678901234567', '9007199254740993', '-9007199254740993', '1e21']) {
+      const target = `{"type":"person","identifiers":[{"scheme":"national_id","value":"FAKE-1"}],"attributes":{"n":${number}}}`;
+      const options = {
+        method: 'POST' as const,
+        url: '/v1/evaluations',
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': CALLER_KEYS.full,
+          'data-purpose': EVIDENCE_PURPOSE,
+        },
+        payload: `{"target":${target},"claims":["person_alive"]}`,
+      };
+      const problem = assertProblem(await verifier.inject(options), 400, 'request.invalid');
+      assert.match(String(problem.detail), /`target\.attributes\.n`: .*2\^53/, number);
+      const batch = await verifier.inject({
+        ...options,
+        url: '/v1/batch-evaluations',
+        payload: `{"items":[{"target":${target}}],"claims":["person_alive"]}`,
+      });
+      assertProblem(batch, 400, 'request.invalid');
+    }
+    assert.equal(requests.length, 0);
+    // Safe integers and fractions are numbers like any other.
+    for (const n of [9007199254740991, -9007199254740991, 0.1]) {
+      const response = await verifier.evaluate({
+        target: { ...ALIVE, attributes: { n } },
+        claims: ['person_alive'],
+      });
+      assert.equal(response.statusCode, 200, response.body);
+    }
   });
 
   it('400 target.attributes_insufficient and target.identifier_missing', async () => {

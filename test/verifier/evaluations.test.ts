@@ -1,10 +1,12 @@
 // POST /v1/evaluations against two real demo relays on loopback: rules, sub-claims across relays with
 // different tokens, provenance, disclosure, stored evaluations and audit.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
+import { canonicalJson } from '../../src/platform/audit/canonical-json.ts';
 import { assertProblem, ULID_PATTERN } from '../helpers/http-checks.ts';
 import { startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
 import {
@@ -333,6 +335,43 @@ describe('verifier evaluations over two real relays', () => {
     assert.deepEqual(stored.results, [result]);
     assert.equal(stored.expires_at - stored.created_at, 15 * 60 * 1000);
     assert.equal(await store.get(result.evaluation_id, 'someone-else'), undefined);
+  });
+
+  it('keeps only keyed hashes of requests in the state store: a plain digest would give identifiers back', async () => {
+    const store = verifier.verifier.runtime.store;
+    const plain = (value: unknown) =>
+      `sha256:${createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex')}`;
+    const body = { target: person(alive), claims: ['person_alive'] };
+    const response = await verifier.evaluate(body);
+    const [result] = JSON.parse(response.body).results;
+    const principalHash = verifier
+      .auditRecords()
+      .find((entry) => entry.verification_id === result.evaluation_id)?.principal_id_hash as string;
+    const stored = await store.get(result.evaluation_id, principalHash);
+    assert.match(String(stored?.request_hash), /^hmac-sha256:[0-9a-f]{64}$/);
+    assert.notEqual(stored?.request_hash, plain(body));
+
+    const claims: string[] = [];
+    const begin = store.beginIdempotent.bind(store);
+    store.beginIdempotent = (claim) => {
+      claims.push(claim.requestHash);
+      return begin(claim);
+    };
+    try {
+      const batch = { items: [{ target: person(alive) }], claims: ['person_alive'] };
+      const headers = { 'idempotency-key': `keyed-${Date.now()}` };
+      const first = await verifier.post('/v1/batch-evaluations', batch, { headers });
+      assert.equal(first.statusCode, 200, first.body);
+      const replay = await verifier.post('/v1/batch-evaluations', batch, { headers });
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(claims.length, 2);
+      for (const hash of claims) {
+        assert.match(hash, /^hmac-sha256:[0-9a-f]{64}$/);
+        assert.notEqual(hash, plain({ body: batch, purpose: EVIDENCE_PURPOSE }));
+      }
+    } finally {
+      store.beginIdempotent = begin;
+    }
   });
 
   it('writes one hash-chained EvidenceAuditEvent per request, without identifiers or secrets', async () => {

@@ -1,13 +1,13 @@
 // One target's evaluation, shared by single and batch evaluations: evaluate the claim graph, build the result
 // views at each claim's disclosure level, and the record kept for render.
-import { createHash } from 'node:crypto';
 import { canonicalJson } from '../../platform/audit/canonical-json.ts';
+import { keyedHash } from '../../platform/audit/keyed-hash.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import { principalHash as hashPrincipal } from '../audit/principal-hash.ts';
 import type { CatalogClaim, ClaimCatalog } from '../claims/build-claim-catalog.ts';
 import { type ClaimEngine, type ClaimOutcome, evaluateClaims } from '../claims/evaluate-claims.ts';
-import type { ReadTrace } from '../connectors/source-reader.ts';
 import type { DisclosureLevel } from '../config/schema.ts';
+import type { ReadTrace } from '../connectors/source-reader.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import type { VerifierRuntime } from '../verifier-runtime.ts';
 import { buildClaimResult, type ClaimResult, type TargetRef } from './build-claim-result.ts';
@@ -95,8 +95,13 @@ export function overallDisclosure(
   return levels.size === 1 ? ([...levels][0] as DisclosureLevel) : 'mixed';
 }
 
-export function requestHash(value: unknown): string {
-  return `sha256:${createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex')}`;
+/**
+ * A keyed hash of a request, kept with its evaluation or idempotency key to tell requests apart. Keyed because the
+ * request holds the target's identifiers: a plain digest of a body whose shape is known would give a low-entropy
+ * identifier (a national id) back to whoever reads the state store and tries them all.
+ */
+export function requestHash(runtime: VerifierRuntime, value: unknown): string {
+  return keyedHash(runtime.hashSecret, 'request', canonicalJson(value));
 }
 
 export function storedEvaluation(

@@ -21,6 +21,16 @@ const text = name(MAX_VALUE_BYTES, 1).refine((value) => Buffer.byteLength(value,
 });
 /** Attributes a target may carry (lookup inputs and rule inputs). */
 const MAX_ATTRIBUTES = 32;
+/**
+ * A number attribute. A whole number past 2^53 - 1 has already been rounded by the JSON parse (12345678901234567
+ * arrives as 12345678901234568): looked up or keyed as it arrived, it would name another subject than the one
+ * sent, so it is refused (I-JSON, RFC 7493 section 2.2); such identifiers travel as text.
+ */
+const attributeNumber = z
+  .number()
+  .refine((value) => !Number.isInteger(value) || Number.isSafeInteger(value), {
+    message: 'Too big: a whole number must lie within ±(2^53 - 1); send a larger one as text',
+  });
 
 const identifier = z.strictObject({
   scheme: name(128, 1),
@@ -34,7 +44,7 @@ export const targetSchema = z.strictObject({
   id: text.optional(),
   identifiers: z.array(identifier).max(20).optional(),
   attributes: z
-    .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/), z.union([text, z.number(), z.boolean(), z.null()]))
+    .record(z.string().regex(/^[A-Za-z0-9_]{1,64}$/), z.union([text, attributeNumber, z.boolean(), z.null()]))
     .refine((attributes) => Object.keys(attributes).length <= MAX_ATTRIBUTES, {
       message: `Too big: expected at most ${MAX_ATTRIBUTES} attributes`,
     })

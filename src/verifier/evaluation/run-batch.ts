@@ -154,7 +154,7 @@ export async function runBatch(
         format: plan.format,
         results: outcome.results,
         created_at: context.startedAt,
-        request_hash: requestHash({
+        request_hash: requestHash(runtime, {
           item: item.raw,
           claims: request.claims,
           disclosure: request.disclosure ?? null,

@@ -1,8 +1,8 @@
 // POST /v1/batch-evaluations: authenticate -> size -> parse -> plan the whole batch (no reads) -> idempotency
 // key -> run the items -> store -> one audit event per item and one for the batch.
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import { buildBatchItemAuditEvent } from '../audit/build-evidence-audit-event.ts';
 import { EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
@@ -63,7 +63,10 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
       const outcome: IdempotencyOutcome = await store.beginIdempotent({
         scope,
         // Same body and same purpose header: the same request. (The body alone could hide a changed purpose.)
-        requestHash: requestHash({ body: request.body, purpose: request.headers['data-purpose'] ?? null }),
+        requestHash: requestHash(runtime, {
+          body: request.body,
+          purpose: request.headers['data-purpose'] ?? null,
+        }),
         owner: token,
         leaseUntil,
         // Not before the lease: an expired key is free to take (and purged), so with a retention shorter than the

@@ -82,7 +82,7 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
           format: plan.format,
           results: evaluation.results,
           created_at: startedAt,
-          request_hash: requestHash(request.body),
+          request_hash: requestHash(runtime, request.body),
         }),
       );
     } catch (error) {

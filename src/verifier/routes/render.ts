@@ -1,7 +1,7 @@
 // POST /v1/evaluations/{evaluation_id}/render: a stored evaluation again, in the format it was made in, for the
 // caller that made it. Nothing is read or evaluated anew.
-import type { FastifyInstance } from 'fastify';
 import type { IncomingHttpHeaders } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import { isClaimVisible } from '../claims/build-claim-catalog.ts';
@@ -14,6 +14,7 @@ import { verifierProblem } from '../problems.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
 import { resultsResponse } from './send-results.ts';
+import { useStrictJsonParser } from './strict-json-parser.ts';
 
 const EVALUATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -36,13 +37,8 @@ export const renderBodySchema = z.strictObject({
 
 export function registerRenderRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
   // The body is optional: an empty one, even sent as application/json, asks for nothing (no options).
-  const json = app.getDefaultJsonParser('error', 'error');
   app.register(async (scope) => {
-    scope.removeContentTypeParser('application/json');
-    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-      if ((body as string).trim() === '') done(null, undefined);
-      else json(request, body as string, done);
-    });
+    useStrictJsonParser(scope, { emptyAsNone: true });
     registerRenderRoute(scope, runtime);
   });
 }

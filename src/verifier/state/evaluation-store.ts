@@ -14,7 +14,7 @@ export interface StoredEvaluation {
   readonly results: readonly Readonly<Record<string, unknown>>[];
   readonly created_at: number;
   readonly expires_at: number;
-  /** sha256 of the canonical request, for binding checks. */
+  /** Keyed hash of the canonical request (it holds identifiers), for binding checks. */
   readonly request_hash: string;
 }
 
@@ -28,7 +28,7 @@ export interface StoredResponse {
 export interface IdempotencyClaim {
   /** `<principal hash>:<route>:<sha256 of the key>`: keys never collide across callers or routes. */
   readonly scope: string;
-  /** sha256 of the canonical request; the same key with another request is a conflict. */
+  /** Keyed hash of the canonical request; the same key with another request is a conflict. */
   readonly requestHash: string;
   /** Random token naming the request that owns the key while it runs. */
   readonly owner: string;

@@ -1,0 +1,50 @@
+// Duplicate object member names in a JSON text. JSON.parse keeps the last of them, while a proxy, a log reader or
+// another parser in front of the service may read the first: `{"disclosure":"redacted","disclosure":"value"}`
+// would mean one thing to them and another here. I-JSON (RFC 7493 section 2.3) forbids them; bodies holding
+// them are refused.
+
+/** Whether an object in `text`, which must be valid JSON (parse it first), names a member twice. */
+export function hasDuplicateMember(text: string): boolean {
+  // One entry per open container: the member names seen so far for an object, null for an array.
+  const open: (Set<string> | null)[] = [];
+  let expectName = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === QUOTE) {
+      const start = i;
+      let escaped = false;
+      for (i++; text.charCodeAt(i) !== QUOTE; i++) {
+        if (text.charCodeAt(i) === BACKSLASH) {
+          escaped = true;
+          i++;
+        }
+      }
+      if (!expectName) continue;
+      expectName = false;
+      // `"a"` and `"\u0061"` name the same member.
+      const name = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+      const names = open[open.length - 1] as Set<string>;
+      if (names.has(name)) return true;
+      names.add(name);
+    } else if (char === OPEN_BRACE) {
+      open.push(new Set());
+      expectName = true;
+    } else if (char === OPEN_BRACKET) {
+      open.push(null);
+    } else if (char === CLOSE_BRACE || char === CLOSE_BRACKET) {
+      open.pop();
+      expectName = false;
+    } else if (char === COMMA) {
+      expectName = open[open.length - 1] instanceof Set;
+    }
+  }
+  return false;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
