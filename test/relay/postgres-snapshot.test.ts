@@ -1,6 +1,7 @@
 // PostgreSQL snapshot sources against a real database: type mapping, query sources, load failures with their
 // codes, change tokens, and that nothing the relay runs can write.
 import assert from 'node:assert/strict';
+import { type AddressInfo, connect, createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { silentLogger } from '../../src/platform/log.ts';
 import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
@@ -364,7 +365,73 @@ describe('PostgreSQL snapshot sources', () => {
       await sources.close();
     }
   });
+
+  it('a change token is read as a digest per row: a huge answer does not cross the wire', async () => {
+    // Through a proxy that counts the bytes the server sends: read whole, this value of 6 MB would be nearly all of them
+    // (and one past 512 MiB would end the process in the driver).
+    const proxy = await byteCountingProxy(db.url);
+    const text = postgresRelayConfig(
+      peopleDataset(
+        postgresSource(
+          { table: 'people' },
+          "change_token_sql: 'SELECT repeat(max(note), 1000000) FROM people'",
+        ),
+      ),
+      '/dev/null',
+    );
+    const loaded = loadRelayConfigText(text, relayEnv(proxy.url), '/');
+    const sources = createPostgresSources(loaded.config, loaded.secrets.sourceUrls, {
+      logger: silentLogger(),
+      now: () => 0,
+    });
+    const table = loaded.config.datasets[0]?.tables[0];
+    assert.ok(table);
+    try {
+      const first = await sources.changeToken(table);
+      assert.equal(await sources.changeToken(table), first);
+      assert.ok(proxy.received() < 64 * 1024, `${proxy.received()} bytes from the server`);
+      await db.query("UPDATE people SET note = 'zz last' WHERE person_id = 'p002'");
+      assert.notEqual(await sources.changeToken(table), first);
+    } finally {
+      await db.query("UPDATE people SET note = 'note 2' WHERE person_id = 'p002'");
+      await sources.close();
+      await proxy.close();
+    }
+  });
 });
+
+/** A TCP proxy in front of the database at `url`, counting the bytes the server sends. */
+async function byteCountingProxy(
+  url: string,
+): Promise<{ url: string; received(): number; close(): Promise<void> }> {
+  const target = new URL(url);
+  let received = 0;
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      socket.on('error', () => {});
+    }
+    upstream.on('data', (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    client.pipe(upstream).pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const proxied = new URL(url);
+  proxied.host = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: proxied.toString(),
+    received: () => received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 function relayEnv(url: string): Record<string, string> {
   return {

@@ -187,6 +187,10 @@ describe('PostgreSQL unavailable', () => {
       assertProblem(failed, 503, 'schema.resource_unavailable', '1 of 2 tables loaded');
       assert.equal(failed.json().failed_count, 1);
       assert.equal(failed.json().waiting, undefined, 'the table no longer waits: it failed');
+      assert.match(
+        (await relay.admin('GET', '/metrics')).body,
+        /^ambit_relay_reloads_total\{scope="all",trigger="startup",outcome="failed"\} 1$/m,
+      );
 
       await db.query(`DELETE FROM odd_people WHERE id = 'x'`);
       assert.equal((await relay.admin('POST', '/admin/v1/reload')).statusCode, 200);

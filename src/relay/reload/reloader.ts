@@ -219,6 +219,10 @@ export function createReloader(options: ReloaderOptions): Reloader {
           );
           swap(loaded);
           metrics.recordReload('all', 'startup', 'ok');
+        } catch (error) {
+          // Counted too: a start that went ahead without a database keeps serving with this load failed.
+          metrics.recordReload('all', 'startup', 'failed');
+          throw error;
         } finally {
           over = true;
           starting = false;

@@ -15,6 +15,17 @@ interface PausableConnection {
   readonly stream: { pause(): void; resume(): void };
 }
 
+/**
+ * A row the server sent that could not be decoded (a value past the longest string Node can hold, say): the data,
+ * not the connection, is at fault, so the load fails rather than waiting for the database to come back.
+ */
+export class CopyDecodeError extends Error {
+  constructor(cause: unknown) {
+    super('a row of the COPY answer could not be decoded', { cause });
+    this.name = 'CopyDecodeError';
+  }
+}
+
 export class CopyOut implements pg.Submittable {
   private readonly text: string;
   private readonly builder: CopyBatchBuilder;
@@ -48,7 +59,7 @@ export class CopyOut implements pg.Submittable {
     try {
       this.builder.addRow(message.chunk);
     } catch (error) {
-      this.fail(error);
+      this.fail(new CopyDecodeError(error));
       return;
     }
     if (this.builder.rowCount === this.builder.capacity) this.push(this.builder.take());

@@ -1,5 +1,6 @@
 // Turns a driver or server error met while loading, probing or polling a PostgreSQL table into a SourceError.
 import { SourceError } from '../source-error.ts';
+import { CopyDecodeError } from './copy-out.ts';
 import { classifyPgError, describePgError } from './read-only-session.ts';
 
 /** The load error codes of PostgreSQL sources; `ingest.source_unavailable` is the one retried at startup. */
@@ -11,6 +12,14 @@ export const POSTGRES_LOAD_CODES = {
 
 export function postgresLoadError(tableId: string, error: unknown): SourceError {
   if (error instanceof SourceError) return error;
+  if (error instanceof CopyDecodeError) {
+    return new SourceError({
+      tableId,
+      code: 'ingest.load_failed',
+      detail: `a row PostgreSQL sent could not be decoded (${describePgError(error.cause)})`,
+      cause: error,
+    });
+  }
   const kind = classifyPgError(error);
   const reason = describePgError(error);
   if (kind === 'unavailable') {

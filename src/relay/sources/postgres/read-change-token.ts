@@ -10,8 +10,9 @@ import { beginReadOnly, clientConfig, RAW_TEXT } from './read-only-session.ts';
 const MAX_TOKEN_ROWS = 100;
 
 /**
- * The digest of the first rows `change_token_sql` returns: equal answers give equal tokens. Rejects with a
- * SourceError (`ingest.source_unavailable`, `ingest.query_failed`, `ingest.query_timeout`).
+ * The digest of the first rows `change_token_sql` returns (each row reduced to a digest by the server): equal
+ * answers give equal tokens. Rejects with a SourceError (`ingest.source_unavailable`, `ingest.query_failed`,
+ * `ingest.query_timeout`).
  */
 export async function readPostgresChangeToken(table: TableConfig, url: string): Promise<string> {
   const source = table.source as PostgresSourceConfig;
@@ -28,8 +29,11 @@ export async function readPostgresChangeToken(table: TableConfig, url: string): 
   try {
     await client.connect();
     await client.query(beginReadOnly(source));
+    // Each row arrives as the digest of its text, computed by the server: a huge value (a string_agg over a
+    // table, say) would otherwise be read whole on every poll, and one past 512 MiB ends the process in the
+    // driver. Converting to the server's own encoding keeps the bytes as they are (any encoding, SQL_ASCII too).
     const result = await client.query({
-      text: `SELECT * FROM (\n${sql}\n) AS ambit_change_token LIMIT ${MAX_TOKEN_ROWS}`,
+      text: `SELECT encode(sha256(convert_to(ROW(ambit_change_token.*)::text, current_setting('server_encoding'))), 'hex') FROM (\n${sql}\n) AS ambit_change_token LIMIT ${MAX_TOKEN_ROWS}`,
       rowMode: 'array',
       types: RAW_TEXT,
     });
