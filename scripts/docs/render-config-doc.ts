@@ -48,7 +48,7 @@ export function renderConfigDoc(): string {
     'A table whose source cannot be loaded stops `ambit relay serve` at startup',
     '(`source failed to load: <code>: table <id> ...`), fails an admin reload (500 `admin.reload_failed`, whose',
     '`failures[].code` names it) or a refresh (logged with the code; the previous data stays served either way), and',
-    'is listed with `ingest.source_unavailable` under `waiting` in `/ready` while its database is away. The code is',
+    "is listed with `ingest.source_unavailable` under `waiting` in the admin listener's `/ready` while its database is away. The code is",
     'one of these:',
     '',
     markdownTable(

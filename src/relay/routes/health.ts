@@ -1,4 +1,5 @@
-// Liveness and readiness probes (unauthenticated).
+// Liveness and readiness probes (unauthenticated). Table ids are the operator's private configuration: the public
+// /ready counts the tables waiting for their database, and only the admin listener's names them.
 import type { FastifyInstance } from 'fastify';
 import { relayProblem } from '../problems.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
@@ -15,7 +16,7 @@ export function registerHealthRoutes(app: FastifyInstance, runtime: RelayRuntime
     auditFacts(request).endpointKind = 'ready';
     const { total, loaded, failed, waiting } = runtime.state.readiness;
     if (runtime.state.generation === undefined) {
-      throw notReadyProblem({ total, loaded, failed }, waitingTables(waiting));
+      throw notReadyProblem({ total, loaded, failed }, waitingTables(waiting), { nameTables: false });
     }
     return { status: 'ok', checks: { total, ok: loaded, failed } };
   });
@@ -30,10 +31,14 @@ export function waitingTables(waiting: Readiness['waiting']): TableWaiting[] {
   }));
 }
 
-/** The 503 of `/ready` (public and admin listeners): what is loaded, and which tables wait for their database. */
+/**
+ * The 503 of `/ready`: what is loaded and how many tables wait for their database; with `nameTables` (the admin
+ * listener, the default), which ones.
+ */
 export function notReadyProblem(
   readiness: { readonly total: number; readonly loaded: number; readonly failed: number },
   waiting: readonly TableWaiting[],
+  options: { readonly nameTables?: boolean } = {},
 ) {
   const { total, loaded, failed } = readiness;
   const detail =
@@ -46,7 +51,8 @@ export function notReadyProblem(
       loaded_count: loaded,
       failed_count: failed,
       not_ready_count: total - loaded,
-      ...(waiting.length === 0 ? {} : { waiting }),
+      waiting_count: waiting.length,
+      ...(waiting.length === 0 || options.nameTables === false ? {} : { waiting }),
     },
     headers: { 'retry-after': '5' },
   });
