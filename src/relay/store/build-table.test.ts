@@ -175,4 +175,18 @@ describe('buildTable', () => {
     assert.equal(error.code, 'ingest.missing_column');
     assert.match(error.message, /secret/);
   });
+
+  it('names none of the header cells when not one declared column is among them (a lost header row)', async () => {
+    // A file whose header row went missing: its first record is read as the header.
+    for (const header of [
+      ['7', 'Jane Doe', 'Jane Doe'],
+      ['7', 'Jane Doe', 'x', 'y'],
+    ]) {
+      const error = await failure(build([['8', 'John Roe', '']], header));
+      assert.equal(error.code, 'ingest.missing_column');
+      assert.match(error.message, /header row missing/);
+      assert.doesNotMatch(error.message, /Jane|7/);
+      assert.equal(error.column, undefined);
+    }
+  });
 });

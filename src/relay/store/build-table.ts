@@ -108,6 +108,15 @@ function appendBatch(
  */
 export function mapColumns(config: TableConfig, sourceColumns: readonly string[]): number[] {
   const declared = new Set(config.schema.fields.map((field) => field.name));
+  if (!sourceColumns.some((name) => declared.has(name))) {
+    // Not one declared name: most likely the header row is missing and these are a record's values, which must not
+    // reach the logs (load errors do), so none of them is named.
+    throw new SourceError({
+      tableId: config.id,
+      code: 'ingest.missing_column',
+      detail: `none of the declared columns is in the source's ${sourceColumns.length} columns (is its header row missing?)`,
+    });
+  }
   const repeated = repeatedColumn(config, sourceColumns, declared);
   if (repeated !== undefined) {
     throw new SourceError({
