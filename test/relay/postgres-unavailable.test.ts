@@ -203,6 +203,10 @@ describe('PostgreSQL unavailable', () => {
         /^ambit_relay_reloads_total\{scope="all",trigger="startup",outcome="failed"\} 1$/m,
       );
 
+      // A reload failing again says that nothing is served, not that earlier data still is.
+      const again = await relay.admin('POST', '/admin/v1/reload');
+      assertProblem(again, 500, 'admin.reload_failed', /odd_people .*nothing is served yet/);
+
       await db.query(`DELETE FROM odd_people WHERE id = 'x'`);
       assert.equal((await relay.admin('POST', '/admin/v1/reload')).statusCode, 200);
       const checks = { status: 'ok', checks: { total: 2, ok: 2, failed: 0 } };

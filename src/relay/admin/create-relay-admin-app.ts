@@ -151,7 +151,7 @@ function reloadFailed(outcome: ReloadOutcome) {
   const split = outcome.splitProcesses;
   const detail =
     split === undefined
-      ? `${names.join(', ')} failed to load; the previous data is still served`
+      ? `${names.join(', ')} failed to load; ${outcome.generation === undefined ? 'nothing is served yet (the first load failed too)' : 'the previous data is still served'}`
       : `${names.join(', ')} failed to load in ${split.failed} of ${split.total} relay processes, which still serve the previous data while the others serve the new: answers differ between processes until a reload succeeds in all of them`;
   return relayProblem('admin.reload_failed', detail, {
     extras: {

@@ -153,7 +153,9 @@ export function createReloader(options: ReloaderOptions): Reloader {
               err_code: codeOf(result.error),
               ...whereOf(result.error),
             },
-            'reload failed: the previous data is still served',
+            generation === undefined
+              ? 'reload failed: nothing is served yet (the first load failed too)'
+              : 'reload failed: the previous data is still served',
           );
         }
       }
