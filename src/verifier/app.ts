@@ -98,7 +98,7 @@ function composeVerifierApp(
   started.push(() => store.close());
   // Connects and migrates in the background; until it succeeds, state operations answer 503.
   void store.prepare();
-  const stopPurging = startPurging(store, config.state.evaluation_retention);
+  const stopPurging = startPurging(store, config.state.evaluation_retention, deps.logger);
   started.push(stopPurging);
   const buildRecord = (request: RouteRequest, reply: RouteReply) => {
     const now = deps.clock.now();

@@ -1,7 +1,7 @@
 // The PostgreSQL state store against a real PostgreSQL: the same contract as the memory store, migrations that
 // run once when several processes start together, and a clean 503 when the database cannot be reached.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/log.ts';
@@ -9,7 +9,7 @@ import { isProblem } from '../../src/platform/problem/problem.ts';
 import { FailureReason } from '../../src/verifier/connectors/failure-reason.ts';
 import { createPostgresEvaluationStore } from '../../src/verifier/state/create-postgres-evaluation-store.ts';
 import { evaluation, evaluationStoreContract } from '../../src/verifier/state/evaluation-store.contract.ts';
-import { MIGRATIONS } from '../../src/verifier/state/postgres-migrations.ts';
+import { MIGRATIONS, NEWEST_VERSION } from '../../src/verifier/state/postgres-migrations.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 
 const databases: TestDatabase[] = [];
@@ -23,7 +23,12 @@ async function freshDatabase(): Promise<TestDatabase> {
   return database;
 }
 
-function storeOn(url: string, clock = fixedClock('2026-01-01T00:00:00Z'), operationTimeoutMs = 5_000) {
+function storeOn(
+  url: string,
+  clock = fixedClock('2026-01-01T00:00:00Z'),
+  operationTimeoutMs = 5_000,
+  purgeChunkRows?: number,
+) {
   return createPostgresEvaluationStore({
     url,
     maxConnections: 4,
@@ -31,7 +36,37 @@ function storeOn(url: string, clock = fixedClock('2026-01-01T00:00:00Z'), operat
     operationTimeoutMs,
     clock,
     logger: silentLogger(),
+    ...(purgeChunkRows === undefined ? {} : { purgeChunkRows }),
   });
+}
+
+/**
+ * A TCP proxy to the database that drops both sides of a connection when its client sends `marker` (never
+ * forwarding it): the connection is lost in the middle of whatever that session was doing.
+ */
+async function droppingProxy(databaseUrl: string, marker: string) {
+  const target = new URL(databaseUrl);
+  const server = createServer((client) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop);
+    upstream.on('error', drop);
+    client.on('data', (chunk: Buffer) => {
+      if (chunk.includes(marker)) drop();
+      else upstream.write(chunk);
+    });
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const viaProxy = new URL(databaseUrl);
+  viaProxy.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  return {
+    url: viaProxy.toString(),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** A TCP port nothing listens on. */
@@ -147,6 +182,93 @@ describe('postgresql state store', () => {
       await store.put(fresh);
       assert.equal(JSON.stringify(await store.get(fresh.evaluation_id, 'p1')), JSON.stringify(fresh));
     } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses a schema migrated by a newer version, naming the reason, and leaves it as it is', async () => {
+    const database = await freshDatabase();
+    const installer = storeOn(database.url);
+    assert.equal(await installer.prepare(), true);
+    await installer.close();
+    await database.query('INSERT INTO ambit_verifier.schema_migrations (version, name) VALUES ($1, $2)', [
+      NEWEST_VERSION + 1,
+      'from a later release',
+    ]);
+    const store = storeOn(database.url);
+    try {
+      assert.equal(await store.prepare(), false);
+      assert.equal(await store.isReady(), false);
+      await assert.rejects(store.get('01J0000000000000000000000A', 'p1'), (error: unknown) => {
+        assert.ok(isProblem(error));
+        assert.equal(error.code, 'state.unavailable');
+        assert.ok(error.cause instanceof FailureReason);
+        assert.equal(error.cause.code, 'state.schema_too_new');
+        return true;
+      });
+      const { rows } = await database.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM ambit_verifier.schema_migrations',
+      );
+      assert.equal(rows[0]?.n, MIGRATIONS.length + 1);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('survives a connection dropped in the middle of the migration transaction, and migrates later', async () => {
+    const database = await freshDatabase();
+    // Dropped once the migration has begun its transaction, as it asks for the migration lock.
+    const proxy = await droppingProxy(database.url, 'pg_advisory_xact_lock');
+    const dropped = storeOn(proxy.url);
+    try {
+      assert.equal(await dropped.prepare(), false);
+      assert.equal(await dropped.isReady(), false);
+    } finally {
+      await dropped.close();
+      await proxy.close();
+    }
+    const store = storeOn(database.url);
+    try {
+      assert.equal(await store.prepare(), true);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('purges a backlog in steps, leaving the rows another session holds to it', async () => {
+    const database = await freshDatabase();
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = storeOn(database.url, clock, 2_000, 4);
+    const blocker = await openBlocker(database.url);
+    try {
+      assert.equal(await store.prepare(), true);
+      const ids = Array.from({ length: 11 }, (_, index) => `01J00000000000000000PURGE${index.toString(36)}`);
+      await store.putMany(ids.map((id) => evaluation(id, clock.now(), 60_000)));
+      await store.put(evaluation('01J000000000000000000ALIVE', clock.now() + 60_000, 60_000));
+      clock.advance(60_000);
+      if (database.kind === 'pglite') {
+        // One backend: a session holding a row would hold every other up.
+        assert.equal(await store.purgeExpired(), 11);
+      } else {
+        // Another session (a purge on another instance) holds one expired row: this purge does not wait for it.
+        await blocker.query('BEGIN');
+        await blocker.query('SELECT 1 FROM ambit_verifier.evaluations WHERE evaluation_id = $1 FOR UPDATE', [
+          ids[0],
+        ]);
+        assert.equal(await store.purgeExpired(), 10);
+        await blocker.query('ROLLBACK');
+        assert.equal(await store.purgeExpired(), 1);
+      }
+      const { rows } = await database.query<{ evaluation_id: string }>(
+        'SELECT evaluation_id FROM ambit_verifier.evaluations',
+      );
+      assert.deepEqual(
+        rows.map((row) => row.evaluation_id),
+        ['01J000000000000000000ALIVE'],
+      );
+    } finally {
+      await blocker.query('ROLLBACK').catch(() => {});
+      await blocker.end();
       await store.close();
     }
   });

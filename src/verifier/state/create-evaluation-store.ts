@@ -3,6 +3,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { VerifierSecrets } from '../config/resolve-verifier-secrets.ts';
 import type { VerifierConfig } from '../config/schema.ts';
+import { auditCodeOf } from '../connectors/failure-reason.ts';
 import { createMemoryEvaluationStore } from './create-memory-evaluation-store.ts';
 import { createPostgresEvaluationStore } from './create-postgres-evaluation-store.ts';
 import type { EvaluationStore } from './evaluation-store.ts';
@@ -32,11 +33,24 @@ export function createEvaluationStore(
   });
 }
 
-/** Purges expired records now and then; a failure (database down) is retried at the next tick. */
-export function startPurging(store: EvaluationStore, retentionMs: number): () => void {
+/**
+ * Purges expired records now and then; a failure (database down) is logged and retried at the next tick. A purge
+ * still running (a long backlog) is not joined by another.
+ */
+export function startPurging(store: EvaluationStore, retentionMs: number, logger: Logger): () => void {
+  let running = false;
   const timer = setInterval(
     () => {
-      store.purgeExpired().catch(() => {});
+      if (running) return;
+      running = true;
+      store
+        .purgeExpired()
+        .catch((error: unknown) => {
+          logger.warn({ err_code: auditCodeOf(error) ?? 'unknown' }, 'state store purge failed');
+        })
+        .finally(() => {
+          running = false;
+        });
     },
     Math.min(retentionMs, 60_000),
   );

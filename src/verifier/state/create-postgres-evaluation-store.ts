@@ -23,10 +23,19 @@ export interface PostgresStoreOptions {
   readonly operationTimeoutMs: number;
   readonly clock: Clock;
   readonly logger: Logger;
+  /** Rows one purge statement deletes at most (default PURGE_CHUNK_ROWS). */
+  readonly purgeChunkRows?: number;
 }
 
 /** A failed migration attempt is not repeated sooner than this, so an outage does not become a connect storm. */
 const MIGRATION_RETRY_MS = 1_000;
+
+/**
+ * A purge deletes in steps of this many rows, each its own statement: a backlog (after an outage, or at a high
+ * rate) is then removed step by step within `operation_timeout`, where one statement deleting it all would time
+ * out, and be rolled back, at every attempt.
+ */
+const PURGE_CHUNK_ROWS = 5_000;
 
 const T = {
   evaluations: `${STATE_SCHEMA}.evaluations`,
@@ -64,7 +73,10 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
       .catch((error: unknown) => {
         lastFailureAt = clock.now();
         lastFailure = error;
-        logger.warn({ err_code: errorCode(error) }, 'state store unavailable: migrations not applied');
+        logger.warn(
+          { err_code: errorCode(error), detail: migrationFailureDetail(error) },
+          'state store unavailable: migrations not applied',
+        );
         throw error;
       })
       .finally(() => {
@@ -111,6 +123,21 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
         evaluations.map((evaluation) => evaluation.expires_at),
       ],
     );
+
+  /** Deletes expired rows in steps; rows another session holds (a purge elsewhere) are left to it. */
+  const purgeTable = async (table: string, key: string, now: Date): Promise<number> => {
+    const chunk = options.purgeChunkRows ?? PURGE_CHUNK_ROWS;
+    let removed = 0;
+    for (;;) {
+      const { rowCount } = await pool.query(
+        `DELETE FROM ${table} WHERE ${key} = ANY(ARRAY(
+           SELECT ${key} FROM ${table} WHERE expires_at <= $1 LIMIT ${chunk} FOR UPDATE SKIP LOCKED))`,
+        [now],
+      );
+      removed += rowCount ?? 0;
+      if ((rowCount ?? 0) < chunk) return removed;
+    }
+  };
 
   const begin = async (
     claim: Parameters<EvaluationStore['beginIdempotent']>[0],
@@ -196,13 +223,11 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
       }),
     purgeExpired: () =>
       run(async () => {
-        const { rows } = await pool.query<{ n: string }>(
-          `WITH e AS (DELETE FROM ${T.evaluations} WHERE expires_at <= $1 RETURNING 1),
-                i AS (DELETE FROM ${T.idempotency} WHERE expires_at <= $1 RETURNING 1)
-           SELECT ((SELECT count(*) FROM e) + (SELECT count(*) FROM i))::text AS n`,
-          [at(clock.now())],
+        const now = at(clock.now());
+        return (
+          (await purgeTable(T.evaluations, 'evaluation_id', now)) +
+          (await purgeTable(T.idempotency, 'scope', now))
         );
-        return Number(rows[0]?.n ?? 0);
       }),
     async close() {
       await migrating?.catch(() => {});
@@ -214,6 +239,14 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
 function errorCode(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown';
+}
+
+/** What the operator reads in the log when the migrations fail, with the remedy where there is one. */
+function migrationFailureDetail(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return errorCode(error) === '42501'
+    ? `${message}: this role may not change the state schema; start this version once with the owner's URL`
+    : message;
 }
 
 function unavailable(error: unknown) {

@@ -48,6 +48,20 @@ ALTER TABLE ${STATE_SCHEMA}.evaluations ALTER COLUMN record TYPE json USING reco
   },
 ];
 
+/** The newest schema version this verifier knows. */
+export const NEWEST_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
+
+/** The database holds migrations of a later version: this one would misread its tables, so it refuses them. */
+export class StateSchemaTooNewError extends Error {
+  readonly code = 'schema_too_new';
+  constructor(found: number) {
+    super(
+      `the state schema is at version ${found}, newer than this verifier knows (${NEWEST_VERSION}): ` +
+        'run the verifier version that migrated it, or a later one',
+    );
+  }
+}
+
 /**
  * Applies the migrations not applied yet, all in one transaction that first takes a transaction-level advisory
  * lock: a second process starting at the same time waits, then finds everything applied. Returns the versions it
@@ -56,6 +70,12 @@ ALTER TABLE ${STATE_SCHEMA}.evaluations ALTER COLUMN record TYPE json USING reco
 export async function migrateStateSchema(pool: pg.Pool): Promise<number[]> {
   const client = await pool.connect();
   let broken = false;
+  // A checked-out client reports a dropped connection as an 'error' event besides failing the query in flight;
+  // unheard, that event would end the process.
+  const onError = () => {
+    broken = true;
+  };
+  client.on('error', onError);
   try {
     await client.query('BEGIN');
     try {
@@ -80,6 +100,8 @@ export async function migrateStateSchema(pool: pg.Pool): Promise<number[]> {
         `SELECT version FROM ${STATE_SCHEMA}.schema_migrations`,
       );
       const applied = new Set(rows.map((row) => row.version));
+      const newest = Math.max(0, ...applied);
+      if (newest > NEWEST_VERSION) throw new StateSchemaTooNewError(newest);
       const done: number[] = [];
       for (const migration of MIGRATIONS) {
         if (applied.has(migration.version)) continue;
@@ -103,6 +125,7 @@ export async function migrateStateSchema(pool: pg.Pool): Promise<number[]> {
     throw error;
   } finally {
     // A client that failed mid-migration is discarded rather than handed back to the pool.
+    client.removeListener('error', onError);
     client.release(broken);
   }
 }
