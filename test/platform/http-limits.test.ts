@@ -75,11 +75,23 @@ describe('request ids and problem bodies (demo relay)', () => {
       headers: { 'x-request-id': 'c'.repeat(300) },
     });
 
+    // Not printable ASCII: not recorded (nor, in the verifier, forwarded to sources) as the caller's id.
+    const odd = [];
+    for (const value of ['a\tb', 'caf\u00e9', '', 'ok\u00ff']) {
+      odd.push(
+        await relay.get(`${HOUSEHOLDS}?limit=1`, { as: 'caseworker', headers: { 'x-request-id': value } }),
+      );
+    }
+
     const byId = new Map(relay.auditRecords().map((record) => [record.request_id, record]));
     assert.equal(byId.get(okId)?.client_request_id, callerUlid);
     assert.equal(byId.get(body.request_id)?.client_request_id, 'caller-correlation-42');
     assert.equal(byId.get(assertRequestId(plain))?.client_request_id, null);
     assert.equal(byId.get(assertRequestId(long))?.client_request_id, 'c'.repeat(128));
+    for (const response of odd) {
+      assert.equal(response.statusCode, 200);
+      assert.equal(byId.get(assertRequestId(response))?.client_request_id, null);
+    }
   });
 
   it('sets the security headers on success, error and 304 responses', async () => {

@@ -138,11 +138,10 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   /** Per-request state and the CORS echo: the first step of every request, routed or not. */
   const beginRequest = (request: RouteRequest, reply: RouteReply): void => {
     splitRepeatedHeaders(request.raw);
-    const clientRequestId = request.headers['x-request-id'];
     request.ctx = {
       requestId: request.id,
       startedAt: clock.now(),
-      clientRequestId: typeof clientRequestId === 'string' ? clientRequestId.slice(0, 128) : undefined,
+      clientRequestId: correlationId(request.headers['x-request-id']),
       principal: undefined,
       audit: {},
       errorCode: undefined,
@@ -191,12 +190,12 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       try {
         options.beforeSend(request, reply);
       } catch (error) {
-        done(replaceWithProblem(request, reply, error));
+        done(closingIfBodyPending(request, reply, replaceWithProblem(request, reply, error)));
         return;
       }
     }
     if (!options.commitResponse) {
-      done(payload);
+      done(closingIfBodyPending(request, reply, payload));
       return;
     }
     // A time-out answer waits for its commit while the handler may still run: what it sets on the reply meanwhile
@@ -205,10 +204,11 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     try {
       options.commitResponse(request, reply, (error) => {
         restore?.();
-        done(error === undefined ? payload : replaceWithProblem(request, reply, error));
+        const out = error === undefined ? payload : replaceWithProblem(request, reply, error);
+        done(closingIfBodyPending(request, reply, out));
       });
     } catch (error) {
-      done(replaceWithProblem(request, reply, error));
+      done(closingIfBodyPending(request, reply, replaceWithProblem(request, reply, error)));
     }
   };
 
@@ -347,6 +347,36 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   return app;
+}
+
+/** Printable ASCII only: the value is recorded and sent on to sources as a header. */
+const CORRELATION_ID = /^[\x20-\x7e]+$/;
+
+/**
+ * The caller's `x-request-id`, cut to 128 characters, when it is printable ASCII; anything else (empty, a tab,
+ * bytes outside ASCII) is dropped rather than recorded and forwarded upstream as the caller's correlation id.
+ */
+function correlationId(value: string | string[] | undefined): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const bounded = value.length > 128 ? value.slice(0, 128) : value;
+  return CORRELATION_ID.test(bounded) ? bounded : undefined;
+}
+
+/**
+ * A response written while its request's body is still arriving (a 504 for a body that trickles in, a 413, a GET
+ * sent with a body) closes its connection. Kept alive, node:http would read the rest at the client's pace, holding
+ * the connection far beyond the request timeout, and then answer the same request again at its own deadline.
+ * Returns `payload`.
+ */
+function closingIfBodyPending<T>(request: RouteRequest, reply: RouteReply, payload: T): T {
+  const raw = request.raw;
+  if (raw.complete) return payload;
+  const headers = raw.headers;
+  const length = headers['content-length'];
+  if (headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) {
+    reply.header('connection', 'close');
+  }
+  return payload;
 }
 
 /** The reply's status and headers as they are now; the function puts them back. */

@@ -1,0 +1,93 @@
+// A response sent while its request's body is still arriving ends the connection: a client trickling a body in
+// must not keep it open past the request timeout, nor get a second answer to the same request later.
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { addGetRoute, addJsonPostRoute } from '../../src/platform/http/fast-lane.ts';
+import { bareApp, listenLocal } from '../helpers/http-checks.ts';
+
+/** Writes `head`, then `drip` every 50 ms until the server closes; the bytes received and when the close came. */
+function trickle(port: number, head: string, drip: string): Promise<{ text: string; closedAfterMs: number }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1', () => socket.write(head, 'latin1'));
+    const timer = setInterval(() => {
+      if (socket.writable) socket.write(drip, 'latin1');
+    }, 50);
+    // Kept open, the connection would last until node:http's own request deadline (minutes): give up well before.
+    const giveUp = setTimeout(() => socket.destroy(), 3_000);
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reject(error);
+    });
+    socket.on('close', () => {
+      clearInterval(timer);
+      clearTimeout(giveUp);
+      resolve({ text: Buffer.concat(chunks).toString('latin1'), closedAfterMs: performance.now() - started });
+    });
+  });
+}
+
+const statusLines = (text: string) => [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)].map((match) => match[1]);
+
+describe('a response sent before the request body has arrived', () => {
+  const app = bareApp(200);
+  addJsonPostRoute(app, '/lane/:id', async (_request, reply) => reply.send(Buffer.from('{}')), 4096);
+  app.post('/fastify', async () => ({}));
+  addGetRoute(app, '/read/:id', async (_request, reply) => reply.send(Buffer.from('{}')));
+  let port = 0;
+  before(async () => {
+    port = await listenLocal(app);
+  });
+  after(() => app.close());
+
+  for (const path of ['/lane/1', '/fastify']) {
+    it(`answers a trickling body 504 once and closes the connection (${path})`, async () => {
+      const { text, closedAfterMs } = await trickle(
+        port,
+        `POST ${path} HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":"`,
+        'a',
+      );
+      assert.deepEqual(statusLines(text), ['504']);
+      assert.match(text, /internal\.timeout/);
+      assert.match(text, /\r\nconnection: close\r\n/i);
+      assert.ok(closedAfterMs < 2_000, `closed after ${Math.round(closedAfterMs)} ms`);
+    });
+  }
+
+  it('closes the connection after answering a GET whose chunked body keeps coming', async () => {
+    const { text, closedAfterMs } = await trickle(
+      port,
+      'GET /read/1 HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\r\n\r\n',
+      '1\r\na\r\n',
+    );
+    assert.deepEqual(statusLines(text), ['200']);
+    assert.match(text, /\r\nconnection: close\r\n/i);
+    assert.ok(closedAfterMs < 2_000, `closed after ${Math.round(closedAfterMs)} ms`);
+  });
+
+  for (const path of ['/lane/1', '/fastify']) {
+    it(`keeps the connection of a request whose body has arrived (${path})`, async () => {
+      const text = await new Promise<string>((resolve, reject) => {
+        let received = '';
+        const socket = connect(port, '127.0.0.1', () =>
+          socket.write(
+            `POST ${path} HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}`,
+            'latin1',
+          ),
+        );
+        socket.on('data', (chunk) => {
+          received += chunk.toString('latin1');
+          if (received.endsWith('{}')) {
+            socket.destroy();
+            resolve(received);
+          }
+        });
+        socket.on('error', reject);
+      });
+      assert.deepEqual(statusLines(text), ['200']);
+      assert.match(text, /\r\nconnection: keep-alive\r\n/i);
+    });
+  }
+});
