@@ -1,8 +1,22 @@
 // Writes a static publication: into an empty directory or over a previous publication (whose `metadata/` and
-// `.well-known/` trees are replaced whole, so no stale file survives), never into anything else.
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// `.well-known/` trees are replaced whole, so no stale file survives), never into anything else. The files are
+// first written to a hidden staging folder inside the output directory, then moved into place by rename: a
+// failed write (a full disk, a permission) leaves the previous publication as it was, never a partial one.
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, isAbsolute, join, normalize, resolve, sep } from 'node:path';
-import type { StaticArtefact } from './build-static-artefacts.ts';
+import { PUBLICATION_SCHEMA_VERSION, type StaticArtefact } from './build-static-artefacts.ts';
 
 export class PublishError extends Error {
   constructor(message: string) {
@@ -11,8 +25,12 @@ export class PublishError extends Error {
   }
 }
 
-/** The trees a publication owns; everything it writes lies under one of them. */
-const OWNED = ['metadata', '.well-known'] as const;
+/** The trees a publication owns; everything it writes lies under one of them. `metadata` moves in last: its
+ * index.json is what marks a directory as a publication. */
+const OWNED = ['.well-known', 'metadata'] as const;
+
+/** Staging folders are hidden, so `ambit metadata serve` never serves one. */
+const STAGING_PREFIX = '.ambit-publish-';
 
 export function writePublication(
   outDir: string,
@@ -21,21 +39,110 @@ export function writePublication(
 ): void {
   const root = resolve(outDir);
   checkPaths(artefacts);
-  if (existsSync(root)) {
-    if (!statSync(root).isDirectory()) throw new PublishError(`${outDir} exists and is not a directory`);
-    const entries = readdirSync(root);
-    if (entries.length > 0 && !existsSync(join(root, 'metadata', 'index.json'))) {
-      throw new PublishError(
-        `${outDir} is neither empty nor a previous publication (no metadata/index.json): refusing to write into it`,
-      );
+  const created = prepareRoot(root, outDir);
+  let staging: string | undefined;
+  try {
+    staging = mkdtempSync(join(root, STAGING_PREFIX));
+    for (const artefact of artefacts) {
+      const file = join(staging, ...artefact.path.split('/'));
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, artefact.body);
+      onWritten(artefact);
     }
-    for (const tree of OWNED) rmSync(join(root, tree), { recursive: true, force: true });
+    commit(root, staging);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === undefined) throw error;
+    const kept = created ? 'nothing was published' : 'the directory was left as it was';
+    throw new PublishError(`cannot write to ${outDir}: ${(error as Error).message} (${kept})`);
+  } finally {
+    if (staging !== undefined) rmSync(staging, { recursive: true, force: true });
+    if (created) removeIfEmpty(root);
   }
-  for (const artefact of artefacts) {
-    const file = join(root, ...artefact.path.split('/'));
-    mkdirSync(dirname(file), { recursive: true });
-    writeFileSync(file, artefact.body);
-    onWritten(artefact);
+}
+
+/** Checks (or creates) the output directory; true when this run created it. */
+function prepareRoot(root: string, outDir: string): boolean {
+  if (!existsSync(root)) {
+    try {
+      mkdirSync(root, { recursive: true });
+    } catch (error) {
+      throw new PublishError(`cannot create ${outDir}: ${(error as Error).message}`);
+    }
+    return true;
+  }
+  if (!statSync(root).isDirectory()) throw new PublishError(`${outDir} exists and is not a directory`);
+  // A staging folder left by an interrupted run does not make the directory foreign, and is removed once the
+  // directory is known to be ours.
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch (error) {
+    throw new PublishError(`cannot read ${outDir}: ${(error as Error).message}`);
+  }
+  const leftovers = names.filter((name) => name.startsWith(STAGING_PREFIX));
+  if (names.length > leftovers.length && !isPublication(root)) {
+    throw new PublishError(
+      `${outDir} is neither empty nor a previous publication (no metadata/index.json of ${PUBLICATION_SCHEMA_VERSION}): refusing to write into it`,
+    );
+  }
+  for (const name of leftovers) rmSync(join(root, name), { recursive: true, force: true });
+  return false;
+}
+
+/** An index.json of another kind (a web root's own `metadata/` folder, say) must not be replaced. */
+function isPublication(root: string): boolean {
+  try {
+    const index = JSON.parse(readFileSync(join(root, 'metadata', 'index.json'), 'utf8')) as unknown;
+    return (
+      index !== null &&
+      typeof index === 'object' &&
+      (index as { schema_version?: unknown }).schema_version === PUBLICATION_SCHEMA_VERSION
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Moves the previous trees into the staging folder (removed afterwards) and the new ones into place. A rename
+ * that fails undoes the ones before it, so the previous trees are never removed with the staging folder.
+ */
+function commit(root: string, staging: string): void {
+  const previous = join(staging, '.previous');
+  mkdirSync(previous);
+  const moves: [from: string, to: string][] = [];
+  for (const tree of OWNED) {
+    moves.push([join(root, tree), join(previous, tree)], [join(staging, tree), join(root, tree)]);
+  }
+  const done: [string, string][] = [];
+  try {
+    for (const [from, to] of moves) {
+      if (!exists(from)) continue;
+      renameSync(from, to);
+      done.push([from, to]);
+    }
+  } catch (error) {
+    for (const [from, to] of done.reverse()) renameSync(to, from);
+    throw error;
+  }
+}
+
+/** Like existsSync, but true for a symbolic link too (a link is replaced, never followed). */
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function removeIfEmpty(root: string): void {
+  try {
+    rmdirSync(root);
+  } catch {
+    // Not empty (the publication is there) or already gone.
   }
 }
 

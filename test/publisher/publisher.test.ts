@@ -23,7 +23,7 @@ import { silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { publishMetadata } from '../../src/publisher/publish-metadata.ts';
 import { createStaticMetadataApp } from '../../src/publisher/serve-static-metadata.ts';
-import { PublishError } from '../../src/publisher/write-publication.ts';
+import { PublishError, writePublication } from '../../src/publisher/write-publication.ts';
 import { assertProblem, assertSecurityHeaders } from '../helpers/http-checks.ts';
 import { DEMO_DIR, startDemoRelay } from '../helpers/relay-harness.ts';
 
@@ -202,6 +202,53 @@ describe('ambit metadata publish', () => {
     assert.throws(() => publishMetadata(MANIFEST, out('plain-file')), PublishError);
   });
 
+  it('leaves the previous publication whole when a write fails, and creates nothing in a new directory', () => {
+    const dir = out('kept');
+    const artefacts = publishMetadata(MANIFEST, dir);
+    const before = filesUnder(dir).map((file) => [file, readFileSync(join(dir, file), 'utf8')]);
+    // A file where a folder is needed fails part-way, as a full disk or a permission would.
+    const failing = [
+      ...artefacts,
+      { path: 'metadata/index.json/x', mediaType: 'application/json', body: Buffer.from('{}') },
+    ];
+    assert.throws(() => writePublication(dir, failing), {
+      name: 'PublishError',
+      message: /^cannot write to .*kept: E[A-Z]+: .*\(the directory was left as it was\)$/,
+    });
+    assert.deepEqual(
+      filesUnder(dir).map((file) => [file, readFileSync(join(dir, file), 'utf8')]),
+      before,
+    );
+    assert.deepEqual(readdirSync(dir).sort(), ['.well-known', 'metadata']);
+    assert.throws(() => writePublication(out('fresh'), failing), /\(nothing was published\)$/);
+    assert.throws(() => statSync(out('fresh')));
+  });
+
+  it('removes a staging folder an interrupted run left, and refuses a foreign metadata/index.json', () => {
+    const dir = out('interrupted');
+    mkdirSync(join(dir, '.ambit-publish-abc123', 'metadata'), { recursive: true });
+    publishMetadata(MANIFEST, dir);
+    assert.deepEqual(readdirSync(dir).sort(), ['.well-known', 'metadata']);
+    const webRoot = out('web-root');
+    mkdirSync(join(webRoot, 'metadata'), { recursive: true });
+    writeFileSync(join(webRoot, 'metadata', 'index.json'), '{"pages":[]}');
+    assert.throws(() => publishMetadata(MANIFEST, webRoot), PublishError);
+    assert.equal(readFileSync(join(webRoot, 'metadata', 'index.json'), 'utf8'), '{"pages":[]}');
+  });
+
+  it('replaces a symbolic link in place of a tree, never what it points at', () => {
+    const dir = out('linked');
+    publishMetadata(MANIFEST, dir);
+    const elsewhere = out('elsewhere');
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, 'keep.txt'), 'keep me');
+    rmSync(join(dir, '.well-known'), { recursive: true });
+    symlinkSync(elsewhere, join(dir, '.well-known'));
+    publishMetadata(MANIFEST, dir);
+    assert.ok(statSync(join(dir, '.well-known', 'api-catalog')).isFile());
+    assert.deepEqual(readdirSync(elsewhere), ['keep.txt']);
+  });
+
   it('leaves out the DCAT and SHACL files, and their index links, when the catalog does not publish them', () => {
     const manifest = join(tmp, 'no-rdf.yaml');
     writeFileSync(
@@ -252,6 +299,15 @@ describe('metadata CLI commands', () => {
       1,
     );
     assert.match(foreign.errors[0] ?? '', /^publish failed: /);
+    // A directory that cannot be made (here under a file) is a one-line error, not a stack trace.
+    const blocked = captureIo();
+    const under = join(tmp, 'occupied', 'site');
+    assert.equal(await main(['metadata', 'publish', '--manifest', MANIFEST, '--out', under], blocked), 1);
+    assert.deepEqual(blocked.lines, []);
+    assert.match(
+      blocked.errors.join('\n'),
+      /^publish failed: cannot create .*occupied\/site: ENOTDIR: [^\n]*$/,
+    );
   });
 
   it('validate reports the counts and digest, or every problem with its code', async () => {

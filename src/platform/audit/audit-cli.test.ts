@@ -3,7 +3,7 @@ import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fixedClock } from '../clock.ts';
-import { rotatedFiles, verifyAuditFile } from './audit-cli.ts';
+import { MAX_LINE_BYTES, rotatedFiles, verifyAuditFile } from './audit-cli.ts';
 import { makeTempDir, recordingLogger, sequenceRandom, TEST_SECRET } from './audit-test-support.ts';
 import { createAuditWriter } from './create-audit-writer.ts';
 
@@ -107,5 +107,20 @@ describe('verifyAuditFile', () => {
     appendFileSync(path, '\n');
     const blank = verifyAuditFile(path, TEST_SECRET);
     assert.deepEqual(blank.ok === false && blank.line, 3);
+  });
+
+  it('stops at a line too long to be a record instead of reading it whole', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    await writeRecords(path, [{ n: 1 }]);
+    // A run of bytes without a newline (a file of zeros, say), terminated or not.
+    appendFileSync(path, Buffer.alloc(MAX_LINE_BYTES + 1, 0x20));
+    const unterminated = verifyAuditFile(path, TEST_SECRET);
+    assert.deepEqual(unterminated.ok === false && [unterminated.line, unterminated.reason], [
+      2,
+      'line is longer than 16 MiB: not an audit record',
+    ]);
+    appendFileSync(path, '\n');
+    const terminated = verifyAuditFile(path, TEST_SECRET);
+    assert.deepEqual(terminated.ok === false && terminated.line, 2);
   });
 });

@@ -37,7 +37,13 @@ export function verifyAuditFile(
     const lines = new LineReader(file);
     // A rotation interrupted before the first new write leaves no current file; the rotated ones still count.
     if (file === path && rotated.length > 0 && !lines.exists()) continue;
-    const result = verifyAuditChain(lines, secret, anchor);
+    let result: ReturnType<typeof verifyAuditChain>;
+    try {
+      result = verifyAuditChain(lines, secret, anchor);
+    } catch (error) {
+      if (!(error instanceof LineTooLong)) throw error;
+      return { ok: false, line: error.line, reason: error.message, file };
+    }
     if (!result.ok) {
       // A write cut short (a crash, a full disk) leaves half a line at the end: say so rather than "not JSON".
       const cut = lines.unterminated && result.line === lines.count;
@@ -78,6 +84,17 @@ export function rotatedFiles(path: string): string[] {
 }
 
 const CHUNK = 64 * 1024;
+/** Far above any record the services write (their requests are bounded well below it); a longer line is not an
+ * audit record, and reading it whole could exhaust memory (a file of zeros without a newline, say). */
+export const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+class LineTooLong extends Error {
+  readonly line: number;
+  constructor(line: number) {
+    super(`line is longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB: not an audit record`);
+    this.line = line;
+  }
+}
 
 class LineReader implements Iterable<string> {
   readonly path: string;
@@ -104,18 +121,25 @@ class LineReader implements Iterable<string> {
     try {
       const chunk = Buffer.alloc(CHUNK);
       let pending: Buffer[] = [];
+      let pendingBytes = 0;
       for (;;) {
         const read = readSync(fd, chunk, 0, CHUNK, null);
         if (read === 0) break;
         let start = 0;
         for (let nl = chunk.indexOf(0x0a, start); nl !== -1 && nl < read; nl = chunk.indexOf(0x0a, start)) {
           pending.push(chunk.subarray(start, nl));
+          if (pendingBytes + nl - start > MAX_LINE_BYTES) throw new LineTooLong(this.count + 1);
           yield this.emit(Buffer.concat(pending).toString('utf8'));
           pending = [];
+          pendingBytes = 0;
           start = nl + 1;
         }
         // Copy the unfinished line: the chunk buffer is reused by the next read.
-        if (start < read) pending.push(Buffer.from(chunk.subarray(start, read)));
+        if (start < read) {
+          pending.push(Buffer.from(chunk.subarray(start, read)));
+          pendingBytes += read - start;
+          if (pendingBytes > MAX_LINE_BYTES) throw new LineTooLong(this.count + 1);
+        }
       }
       if (pending.length > 0) {
         this.unterminated = true;
