@@ -128,7 +128,7 @@ const sourceFormat = z
       .strictObject({})
       .optional()
       .describe(
-        'Parquet, as is a `.parquet` path without `format`. A DECIMAL column is read exactly: a `string` field serves its decimal text (`0.57`, trailing zeros dropped), a `number` field the double nearest it, an `integer` field a whole value within ±(2^53 - 1). Timestamps finer than a millisecond are floored to the millisecond, as text timestamps are.',
+        'Parquet, as is a `.parquet` path without `format`. A DECIMAL column is read exactly: a `string` field serves its decimal text (`0.57`, trailing zeros dropped), a `number` field the double nearest it, an `integer` field a whole value within ±(2^53 - 1). Timestamps finer than a millisecond are floored to the millisecond, as text timestamps are. Strings are served as stored; one whose bytes are not UTF-8 is refused (`ingest.type_mismatch`), as in CSV.',
       ),
   })
   .refine((f) => [f.csv, f.xlsx, f.parquet].filter((x) => x !== undefined).length === 1, {

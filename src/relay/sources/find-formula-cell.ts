@@ -1,6 +1,6 @@
 // Walks the cells of a worksheet's XML inside a region: finds formula and error cells, which read-excel-file does
 // not report as such, and gives the raw text of cells whose value it interprets (dates).
-import { Parser } from 'saxen';
+import { decode, Parser } from 'saxen';
 
 /** 1-based, inclusive; `Infinity` for an open end. */
 export interface SheetRegion {
@@ -127,6 +127,91 @@ export function walkCells(sheetXml: string, region: SheetRegion, visit: (cell: R
   } catch (error) {
     if (error !== stop) throw error;
   }
+}
+
+// Every `r` attribute, prefixed or not (read-excel-file drops prefixes), but not the `xmlns:r` declaration.
+const ANY_R_ATTRIBUTE = /(?<!xmlns)[\s:]r\s*=\s*(["'])(.*?)\1/g;
+const A1_REF = /^([A-Z]{1,3})([0-9]{1,7})$/;
+const ROW_NUMBER = /^[0-9]{1,7}$/;
+
+/**
+ * How many cells read-excel-file lays out for the sheet, whatever region is read: an array for every row number up
+ * to the highest one named, each padded to the last column holding a value. One far cell (`XFD1048576`) or row
+ * number in a small file would make that billions. Plain `r` attributes bound it cheaply; a sheet over `limit` by
+ * that bound, or with an `r` in another spelling, is walked the way read-excel-file reads it.
+ */
+export function laidOutCells(sheetXml: string, limit: number): { rows: number; columns: number } {
+  let rows = 0;
+  let columns = 1;
+  for (const match of sheetXml.matchAll(ANY_R_ATTRIBUTE)) {
+    const value = match[2] as string;
+    const ref = A1_REF.exec(value);
+    if (ref) {
+      rows = Math.max(rows, Number(ref[2]));
+      columns = Math.max(columns, columnNumber(ref[1] as string));
+    } else if (ROW_NUMBER.test(value)) rows = Math.max(rows, Number(value));
+    else return walkExtent(sheetXml);
+  }
+  return rows * columns <= limit ? { rows, columns } : walkExtent(sheetXml);
+}
+
+/** The extent as read-excel-file reads it: entities decoded, prefixes dropped, addresses parsed as it does. */
+function walkExtent(sheetXml: string): { rows: number; columns: number } {
+  let rows = 0;
+  let columns = 1;
+  let column = 0;
+  let inCell = false;
+  let inValue = false;
+  let filled = false;
+  const parser = new Parser();
+  parser.on('openTag', (name, attributes) => {
+    const local = name.slice(name.indexOf(':') + 1);
+    if (local === 'row' || local === 'c') {
+      const r = rAttribute(attributes());
+      if (local === 'row') {
+        if (r) rows = Math.max(rows, Number(r) || 0);
+        return;
+      }
+      const [row, at] = r === undefined ? [0, 0] : readExcelAddress(r);
+      rows = Math.max(rows, row);
+      column = at;
+      inCell = true;
+      filled = false;
+    } else if (inCell && local === 'v') inValue = true;
+    else if (inCell && local === 'is') filled = true;
+  });
+  parser.on('text', (text) => {
+    if (inValue && text !== '') filled = true;
+  });
+  parser.on('closeTag', (name) => {
+    const local = name.slice(name.indexOf(':') + 1);
+    if (local === 'v') inValue = false;
+    else if (local === 'c') {
+      if (filled) columns = Math.max(columns, column);
+      inCell = false;
+      inValue = false;
+    }
+  });
+  parser.parse(sheetXml);
+  return { rows, columns };
+}
+
+function rAttribute(attributes: Record<string, string>): string | undefined {
+  for (const [name, value] of Object.entries(attributes)) {
+    if (name.slice(name.indexOf(':') + 1) === 'r' && !name.startsWith('xmlns')) return decode(value);
+  }
+  return undefined;
+}
+
+/** [row, column] as read-excel-file's parseCellAddress gives them (letters from `A` = 1, then a Number). */
+function readExcelAddress(address: string): [number, number] {
+  let column = 0;
+  for (let i = 0; i < address.length; i++) {
+    const code = address.charCodeAt(i);
+    if (code >= 48 && code <= 57) return [Number(address.slice(i)) || 0, column];
+    column = column * 26 + (code - 64);
+  }
+  return [0, 0];
 }
 
 function inside(region: SheetRegion, row: number, column: number): boolean {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decimalText } from '../store/decimal-text.ts';
-import { FLOORED_TIMESTAMPS, unscaledOf } from './parquet-cells.ts';
+import { EXACT_PARSERS, unscaledOf } from './parquet-cells.ts';
 
 describe('decimalText', () => {
   it('writes the decimal exactly, without trailing fractional zeros', () => {
@@ -46,10 +46,10 @@ describe('unscaledOf', () => {
   });
 });
 
-describe('FLOORED_TIMESTAMPS', () => {
+describe('EXACT_PARSERS', () => {
   it('floors micro- and nanoseconds toward negative infinity', () => {
-    const micros = FLOORED_TIMESTAMPS.timestampFromMicroseconds;
-    const nanos = FLOORED_TIMESTAMPS.timestampFromNanoseconds;
+    const micros = EXACT_PARSERS.timestampFromMicroseconds;
+    const nanos = EXACT_PARSERS.timestampFromNanoseconds;
     assert.equal(micros(-1500n).getTime(), -2);
     assert.equal(micros(-1000n).getTime(), -1);
     assert.equal(micros(-1n).getTime(), -1);

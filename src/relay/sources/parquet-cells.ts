@@ -1,6 +1,7 @@
-// Exact conversions of Parquet values hyparquet would round: DECIMAL to its decimal text, sub-millisecond
-// timestamps floored to the millisecond.
+// Exact conversions of Parquet values hyparquet would alter: DECIMAL to its decimal text, sub-millisecond
+// timestamps floored to the millisecond, strings decoded strictly.
 import type { ParquetParsers } from 'hyparquet';
+import { NOT_UTF8 } from '../store/coerce-cell.ts';
 
 /**
  * The unscaled integer of a DECIMAL cell as stored: INT32 (number), INT64 (bigint), or FIXED_LEN_BYTE_ARRAY and
@@ -26,14 +27,28 @@ function flooredDate(count: bigint, perMs: bigint): Date {
   return new Date(Number(count % perMs < 0n ? quotient - 1n : quotient));
 }
 
+// hyparquet's own decoder replaces bytes that are not UTF-8 with U+FFFD and drops a leading U+FEFF from each value.
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** A string cell's text exactly as stored, or NOT_UTF8 (refused by the store) for bytes that are not UTF-8. */
+export function stringFromBytes(bytes: Uint8Array | undefined): string | typeof NOT_UTF8 | undefined {
+  if (bytes === undefined) return undefined;
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return NOT_UTF8;
+  }
+}
+
 /**
  * hyparquet's defaults truncate TIMESTAMP MICROS and NANOS (and INT96, read as nanoseconds) toward zero, which
  * moves a pre-1970 instant with a sub-millisecond part one millisecond later than the same instant read from text.
  */
-export const FLOORED_TIMESTAMPS: Pick<
+export const EXACT_PARSERS: Pick<
   ParquetParsers,
-  'timestampFromMicroseconds' | 'timestampFromNanoseconds'
+  'timestampFromMicroseconds' | 'timestampFromNanoseconds' | 'stringFromBytes'
 > = {
   timestampFromMicroseconds: (micros: bigint) => flooredDate(BigInt(micros), 1000n),
   timestampFromNanoseconds: (nanos: bigint) => flooredDate(BigInt(nanos), 1_000_000n),
+  stringFromBytes,
 };

@@ -12,7 +12,7 @@ import {
 import { compressors } from 'hyparquet-compressors';
 import { decimalText } from '../store/decimal-text.ts';
 import type { ColumnBatch, SourceRows } from './open-file-source.ts';
-import { FLOORED_TIMESTAMPS, unscaledOf } from './parquet-cells.ts';
+import { EXACT_PARSERS, unscaledOf } from './parquet-cells.ts';
 import { SourceError } from './source-error.ts';
 import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
 
@@ -22,8 +22,9 @@ const MAGIC = 'PAR1';
 const DAY_MS = 86_400_000;
 
 /**
- * Cells are as hyparquet decodes them: string, number, bigint (INT64), boolean, Date (DATE and TIMESTAMP, sub-
- * millisecond ones floored), null, and arrays or objects for nested columns; a top-level DECIMAL column is given
+ * Cells are as hyparquet decodes them: string (NOT_UTF8 for bytes that are not UTF-8), number, bigint (INT64),
+ * boolean, Date (DATE and TIMESTAMP, sub-millisecond ones floored), null, and arrays or objects for nested
+ * columns; a top-level DECIMAL column is given
  * as its exact decimal text (see `decimalText`). In `columnBatches` a top-level DATE column is given as day
  * numbers instead (flagged in `epochDays`), which spares one Date object per cell.
  */
@@ -197,11 +198,11 @@ async function readRowGroup(
   const decimalColumns = columns.filter((_, c) => decimalScales[c] !== undefined);
   const passes: Pick<ParquetReadOptions, 'columns' | 'parsers' | 'metadata' | 'utf8'>[] =
     dayColumns.length === 0 && decimalColumns.length === 0
-      ? [{ parsers: FLOORED_TIMESTAMPS }]
+      ? [{ parsers: EXACT_PARSERS }]
       : [
           {
             columns: columns.filter((_, c) => !epochDays[c] && decimalScales[c] === undefined),
-            parsers: FLOORED_TIMESTAMPS,
+            parsers: EXACT_PARSERS,
           },
           { columns: dayColumns, parsers: { dateFromDays: (day: number) => day } },
           { columns: decimalColumns, metadata: layout.unscaledMetadata, utf8: false },

@@ -302,6 +302,35 @@ describe('readXlsx', () => {
     assert.equal((await rowsOf(fine)).length, 699);
   });
 
+  it('refuses a sheet whose one far cell would be laid out as billions, before decoding it', async () => {
+    const head = `<row r="1">${inline('A1', 'id')}</row><row r="2">${inline('A2', 'a')}</row>`;
+    // Decoded, this small file would fill 16,384 × 1,048,576 cells and exhaust the heap.
+    await writeRawXlsx(
+      'far-cell.xlsx',
+      sheetXml(`${head}<row r="1048576">${inline('XFD1048576', 'x')}</row>`),
+    );
+    // The same cell spelled as read-excel-file also reads it: a prefixed attribute, a character reference.
+    const spelled = '<row r="1048576"><c x:r="&#88;FD1048576" t="inlineStr"><is><t>x</t></is></c></row>';
+    await writeRawXlsx('far-spelled.xlsx', sheetXml(`${head}${spelled}`));
+    for (const [name, xlsx] of [
+      ['far-cell.xlsx', undefined],
+      ['far-cell.xlsx', { data_range: 'A1:A2' }],
+      ['far-spelled.xlsx', undefined],
+    ] as const) {
+      const error = await sourceErrorOf(() => openXlsx(name, xlsx));
+      assert.equal(error.code, 'ingest.column_limit', name);
+      assert.match(error.message, /16384 columns × 1048576 rows/, name);
+    }
+    // An empty row numbered far away is laid out as that many empty rows.
+    await writeRawXlsx('far-row.xlsx', sheetXml(`${head}<row r="300000000"/>`));
+    assert.equal((await sourceErrorOf(() => openXlsx('far-row.xlsx'))).code, 'ingest.column_limit');
+    // Empty cells that far away are not laid out, so they do not count.
+    const empty =
+      '<row r="1048575"><c r="XFD1048575"><v></v></c></row><row r="1048576"><c r="XFD1048576" t="s"/></row>';
+    await writeRawXlsx('far-empty.xlsx', sheetXml(`${head}${empty}`));
+    assert.deepEqual(await rowsOf(await openXlsx('far-empty.xlsx')), [['a']]);
+  });
+
   it('converts between column letters and numbers', () => {
     for (const [letters, number] of [
       ['A', 1],

@@ -7,6 +7,7 @@ import { coerceValue, Date1904Number, excelSerialMs } from '../store/coerce-cell
 import {
   columnNumber,
   findRefusedCell,
+  laidOutCells,
   mayHoldIsoDates,
   type SheetRegion,
   walkCells,
@@ -88,6 +89,7 @@ function checkedSheet(
 ): { sheetName: string; date1904: boolean; isoDates: boolean } {
   const { sheetName, sheetXml, date1904 } = openXlsxPackage(file, bytes, sheet);
   rejectCells(file, sheetName, sheetXml, region);
+  rejectSparseSheet(file, sheetName, sheetXml);
   return { sheetName, date1904, isoDates: mayHoldIsoDates(sheetXml) };
 }
 
@@ -120,6 +122,23 @@ function rejectCells(file: SourceFile, sheetName: string, sheetXml: string, regi
     'ingest.error_cell',
     `${sheet} has the error value${error} in cell ${refused.ref}; correct the cell or clear it`,
     where,
+  );
+}
+
+/** Checked before decoding: read-excel-file would fill the whole sheet extent with nulls before any cap applies. */
+function rejectSparseSheet(file: SourceFile, sheetName: string, sheetXml: string): void {
+  let extent: { rows: number; columns: number };
+  try {
+    extent = laidOutCells(sheetXml, XLSX_MAX_CELLS);
+  } catch (error) {
+    throw notWellFormed(file, sheetName, error);
+  }
+  const cells = extent.rows * extent.columns;
+  if (cells <= XLSX_MAX_CELLS) return;
+  throw sourceError(
+    file,
+    'ingest.column_limit',
+    `sheet ${JSON.stringify(sheetName)} spans ${cells} cells up to its last filled cell (${extent.columns} columns × ${extent.rows} rows), over the limit of ${XLSX_MAX_CELLS}`,
   );
 }
 

@@ -223,6 +223,44 @@ describe('buildTable from Parquet DECIMAL and sub-millisecond TIMESTAMP columns'
     }
   });
 
+  it('serves strings exactly as stored and refuses bytes that are not UTF-8, as CSV does', async () => {
+    const utf8 = (text: string) => new TextEncoder().encode(text);
+    const write = async (name: string, labels: Uint8Array[]) => {
+      const bytes = parquetWriteBuffer({
+        columnData: [
+          { name: 'id', data: labels.map((_, i) => i + 1) },
+          { name: 'label', data: labels },
+        ],
+        schema: [
+          { name: 'root', num_children: 2 },
+          { name: 'id', type: 'INT32', repetition_type: 'REQUIRED' },
+          { name: 'label', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+        ],
+      });
+      await writeFile(join(dir, name), new Uint8Array(bytes));
+    };
+    const fields = [field('id', 'integer'), field('label', 'string')];
+    // A leading U+FEFF is part of the value (a decoder skipping BOMs would drop it), and so is a NUL.
+    await write('labels.parquet', [utf8('\uFEFFtagged'), utf8('a\u0000b'), utf8('\uFEFFtagged')]);
+    const [, labels] = await served('labels.parquet', fields);
+    assert.deepEqual(labels, ['\uFEFFtagged', 'a\u0000b', '\uFEFFtagged']);
+    // Latin-1 `é` (0xE9) would otherwise be served as U+FFFD.
+    await write('latin1.parquet', [utf8('fine'), Uint8Array.of(0x63, 0x61, 0x66, 0xe9)]);
+    for (const path of ['rows', 'columns'] as const) {
+      const { error } = await outcome(
+        {
+          ...table('date'),
+          source: { type: 'file', path: 'latin1.parquet' },
+          primary_key: 'id',
+          schema: { strict: true, fields },
+        },
+        path,
+      );
+      assert.deepEqual([error?.code, error?.row, error?.column], ['ingest.type_mismatch', 2, 'label'], path);
+      assert.match(error?.message ?? '', /not UTF-8/);
+    }
+  });
+
   it('serves a pre-1970 sub-millisecond instant as the CSV text of it does', async () => {
     const bytes = parquetWriteBuffer({
       columnData: [

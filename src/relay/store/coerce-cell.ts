@@ -33,6 +33,12 @@ const CACHED_FIRST_DAY = Date.UTC(1900, 0, 1) / DAY_MS;
 const CACHED_DAYS = Date.UTC(2100, 0, 1) / DAY_MS - CACHED_FIRST_DAY;
 let dayTexts: (string | undefined)[] | undefined;
 
+/**
+ * A Parquet string cell whose bytes are not UTF-8 (see parquet-cells.ts). Every field type refuses it, as CSV
+ * sources refuse such bytes, rather than serve them as U+FFFD.
+ */
+export const NOT_UTF8: Readonly<object> = Object.freeze({});
+
 // The reason of the last INVALID result: kept here so that valid cells allocate no result object.
 let lastReason = '';
 
@@ -259,6 +265,7 @@ function digits(text: string, from: number, count: number): number {
 /** What kind of value a refused cell holds (`string`, `list`, ...): its type, never its content. */
 function kindOf(raw: unknown): string {
   if (raw instanceof Date) return 'date';
+  if (raw === NOT_UTF8) return 'byte string that is not UTF-8';
   if (Array.isArray(raw)) return 'list';
   return typeof raw === 'bigint' ? 'big integer' : typeof raw;
 }
