@@ -2,8 +2,9 @@
 // with its media type, listed per visible dataset and entity, and nothing hidden is named.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { METADATA_ROUTES } from '../../src/relay/metadata/routes/metadata-route-table.ts';
-import { type Persona, startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
+import { type Persona, startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
 
 type Operation = {
   operationId: string;
@@ -133,6 +134,52 @@ describe('aggregate routes in /openapi.json', () => {
         headers: { 'data-purpose': 'https://demo.example.gov/purpose/benefit-eligibility' },
       });
       assert.equal(response.statusCode, 200, `${path}: ${response.body.slice(0, 200)}`);
+    }
+  });
+
+  it('describes the query body as the route reads it, so a body valid by the document is answered', async () => {
+    const path = '/v1/datasets/social_protection/aggregates/payments_by_district/query';
+    const document = (await relay.get('/openapi.json', { as: 'analyst' })).json() as {
+      paths: Record<
+        string,
+        { post?: { requestBody: { content: Record<string, { schema: object; example: unknown }> } } }
+      >;
+    };
+    const media = document.paths[path]?.post?.requestBody.content['application/json'];
+    assert.ok(media);
+    const valid = new Ajv2020({ strict: false }).compile(media.schema);
+    const post = (body: unknown) =>
+      relay.inject({
+        method: 'POST',
+        url: path,
+        headers: { authorization: `Bearer ${TEST_KEYS.analyst}`, 'content-type': 'application/json' },
+        payload: JSON.stringify(body),
+      });
+    for (const body of [
+      media.example,
+      {
+        filters: {
+          cycle: { from: '2026-03' },
+          'household.district': ['redfield', 'lakeside'],
+          payment_status: 'paid',
+        },
+        temporal: { from: '2026-01', to: '2026-06' },
+        max_rows: 10_000,
+        format: 'csv',
+      },
+    ]) {
+      assert.ok(valid(body), `${JSON.stringify(body)}: ${JSON.stringify(valid.errors)}`);
+      const response = await post(body);
+      assert.equal(response.statusCode, 200, `${JSON.stringify(body)}: ${response.body.slice(0, 200)}`);
+    }
+    for (const body of [
+      { filters: [{ cycle: '2026-03' }] },
+      { filters: { cycle: [] } },
+      { max_rows: 10_001 },
+      { format: 'xml' },
+    ]) {
+      assert.equal(valid(body), false, JSON.stringify(body));
+      assert.equal((await post(body)).statusCode, 400, JSON.stringify(body));
     }
   });
 

@@ -1,12 +1,24 @@
 // OpenAPI path items of the aggregates the caller may discover: the dataset's list, measures and dimensions,
 // each aggregate's structure, and its execution by GET (query parameters) and POST (JSON body).
 import type { Principal } from '../../platform/auth/principal.ts';
-import type { CatalogAggregate } from '../aggregates/aggregate-model.ts';
+import { AGGREGATE_LIMITS, type CatalogAggregate } from '../aggregates/aggregate-model.ts';
 import { canDiscover } from '../aggregates/authorize-aggregate.ts';
+import { AGGREGATE_FORMATS } from '../aggregates/negotiate-format.ts';
 import { CSV_MEDIA_TYPE } from '../aggregates/render-aggregate-csv.ts';
 import { SDMX_CONTENT_TYPE } from '../aggregates/render-aggregate-sdmx.ts';
 import type { Catalog } from '../catalog/catalog.ts';
+import type { FilterOp } from '../config/schema.ts';
 import { problemResponse } from './openapi-schemas.ts';
+
+const SCALAR = { type: ['string', 'number', 'boolean'] };
+const maxRows = { type: 'integer', minimum: 1, maximum: AGGREGATE_LIMITS.maxRows };
+const range = (description: string) => ({
+  type: 'object',
+  description,
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { from: SCALAR, to: SCALAR },
+});
 
 const errors = {
   401: problemResponse('Not authenticated'),
@@ -72,6 +84,26 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
             : `${op} filter`,
     })),
   );
+  // The body's `filters`: field -> a value (eq), a list (in) or {from, to} (gte, lte, between), as allowed.
+  const bodyFilters = {
+    type: 'object',
+    additionalProperties: false,
+    maxProperties: AGGREGATE_LIMITS.filters,
+    properties: Object.fromEntries(
+      [...aggregate.allowedFilters].map(([name, rule]) => {
+        const forms = [
+          ...(rule.ops.has('eq') ? [SCALAR] : []),
+          ...(rule.ops.has('in')
+            ? [{ type: 'array', items: SCALAR, minItems: 1, maxItems: AGGREGATE_LIMITS.inValues }]
+            : []),
+          ...(['gte', 'lte', 'between'].some((op) => rule.ops.has(op as FilterOp))
+            ? [range('A range: from (gte), to (lte), or both (between)')]
+            : []),
+        ];
+        return [name, forms.length === 1 ? forms[0] : { anyOf: forms }];
+      }),
+    ),
+  };
   const result = {
     description: 'The aggregate result; suppressed or masked groups are result states, not errors',
     content: {
@@ -112,7 +144,7 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
             schema: { type: 'string' },
             description: list(aggregate.dimensions.keys()),
           },
-          { name: 'max_rows', in: 'query', schema: { type: 'integer', minimum: 1 } },
+          { name: 'max_rows', in: 'query', schema: maxRows },
           ...filters,
         ],
         responses,
@@ -134,12 +166,13 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
                 properties: {
                   measures: { type: 'array', items: { enum: [...aggregate.measures.keys()] } },
                   group_by: { type: 'array', items: { enum: [...aggregate.dimensions.keys()] } },
-                  filters: { type: 'array', items: { type: 'object' } },
-                  temporal: { type: 'object' },
-                  max_rows: { type: 'integer', minimum: 1 },
-                  format: { type: 'string' },
+                  filters: bodyFilters,
+                  ...(aggregate.temporal ? { temporal: range(`Range on ${aggregate.temporal.path}`) } : {}),
+                  max_rows: maxRows,
+                  format: { type: 'string', enum: [...AGGREGATE_FORMATS] },
                 },
               },
+              example: { group_by: aggregate.defaultGroupBy },
             },
           },
         },
