@@ -1,11 +1,11 @@
 // Scale-out with real processes: two relays from one config accept each other's cursors and agree on ETags;
 // `--workers N` shares one port, reloads every worker through the admin listener and keeps one audit chain per
-// worker, and starts a dead worker again until it loads, handing it no request before its data is loaded; SIGTERM or
-// SIGINT, to the primary or to its whole process group, lets an in-flight request finish while new connections are
-// refused.
+// worker, and starts a dead worker again until it loads, handing it no request before its data is loaded (and running
+// in it the reloads asked meanwhile); SIGTERM or SIGINT, to the primary or to its whole process group, lets an
+// in-flight request finish while new connections are refused, and a hung worker does not hold the primary forever.
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -418,6 +418,49 @@ describe('ambit relay serve --workers 2 when a worker dies', () => {
   });
 });
 
+describe('ambit relay serve --workers 2 when a reload is asked while a worker starts again', () => {
+  let fixture: ReloadFixture;
+  let relay: Served;
+  before(async () => {
+    fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
+    // The people table loads long after the districts: a worker started again has read them by then.
+    fixture.writePeople(peopleCsv(LARGE_PEOPLE));
+    relay = await serve(fixture, ['--workers', '2'], { AMBIT_LOG_LEVEL: 'info' });
+  });
+  after(async () => {
+    await relay.stop();
+    fixture.remove();
+  });
+
+  it('runs the reload in that worker once it has loaded, so every worker serves the new data', async () => {
+    const workers = workerPids(relay);
+    process.kill(workers[0] as number, 'SIGKILL');
+    // The new worker has read districts.csv and is still loading when the source changes and the reload runs.
+    const restarted = () => relay.output().slice(relay.output().indexOf('starting it again'));
+    await until(
+      () =>
+        relay.output().includes('starting it again') &&
+        /"table_id":"district_table"[^\n]*"msg":"table loaded"/.test(restarted()),
+      'the worker started again has loaded the districts',
+    );
+    fixture.writeDistricts('code,name\na,Alpha\nb,Beta\nc,Gamma\nd,Delta\n');
+    const answer = await call(`${relay.adminUrl}/admin/v1/datasets/people/tables/district_table/reload`, {
+      method: 'POST',
+      as: 'admin_only',
+    });
+    assert.equal(answer.status, 200, answer.body);
+    await until(
+      async () => (await gaugeOf(relay, 'ambit_relay_processes')) === 2,
+      'the worker is back',
+      true,
+    );
+    const DISTRICTS = '/v1/datasets/people/entities/district/records?limit=10';
+    for (let i = 0; i < 6; i++) {
+      assert.equal(json(await call(`${relay.url}${DISTRICTS}`, { as: 'reader' })).data.length, 4);
+    }
+  });
+});
+
 /** How a shutdown is asked for: the primary alone, or every process of the group at once. */
 const SHUTDOWNS = [
   { workers: 1, how: 'SIGTERM', send: (relay: Served) => relay.signal('SIGTERM') },
@@ -461,6 +504,35 @@ for (const { workers, how, send } of SHUTDOWNS) {
     });
   });
 }
+
+describe('graceful shutdown (2 workers, one of them hung)', () => {
+  it('kills the hung worker once the drain is over, then exits 0', { timeout: 120_000 }, async () => {
+    const fixture = createReloadFixture();
+    // A short request timeout: the drain lasts at most twice that.
+    const config = readFileSync(fixture.configPath, 'utf8');
+    writeFileSync(
+      fixture.configPath,
+      config.replace('  bind: 127.0.0.1:0\n', '  bind: 127.0.0.1:0\n  request_timeout: 1s\n'),
+    );
+    const relay = await serve(fixture, ['--workers', '2']);
+    const [hung] = workerPids(relay);
+    try {
+      // Stopped, it handles neither the SIGTERM nor the closing of its channel to the primary.
+      process.kill(hung as number, 'SIGSTOP');
+      relay.signal('SIGTERM');
+      assert.equal(await relay.exited, 0);
+      assert.throws(() => process.kill(hung as number, 0), { code: 'ESRCH' });
+    } finally {
+      try {
+        process.kill(hung as number, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      await relay.stop();
+      fixture.remove();
+    }
+  });
+});
 
 describe('a second SIGINT while draining', () => {
   it('exits at once with status 130, cutting what is still in flight', async () => {

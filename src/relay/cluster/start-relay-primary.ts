@@ -25,6 +25,7 @@ import {
   WORKER_RESTARTED_ENV,
   type WorkerOperation,
 } from './cluster-messages.ts';
+import { MissedReloads, type ReloadOperation } from './missed-reloads.ts';
 import { reloadEverywhere } from './reload-everywhere.ts';
 import { STDOUT_FIRST_STALL_MS, writeWorkerBatch } from './stdout-through-primary.ts';
 import { createWorkerRequests } from './worker-requests.ts';
@@ -55,6 +56,8 @@ const QUICK_TIMEOUT_MS = 5000;
 /** A worker that fails to start again is retried after 1s, 2s, 4s, ... at most 30s apart, until it starts. */
 const RESTART_DELAY_MS = 1000;
 const MAX_RESTART_DELAY_MS = 30_000;
+/** Beyond a worker's drain (at most twice the request timeout), time to close its audit file and exit. */
+const STOP_GRACE_MS = 5000;
 
 export async function startRelayPrimary(
   loaded: LoadedRelayConfig,
@@ -65,6 +68,7 @@ export async function startRelayPrimary(
   const { logger } = deps;
   const slots: Slot[] = [];
   const requests = createWorkerRequests();
+  const missedReloads = new MissedReloads();
   let closing = false;
   // With `audit.sink: stdout` the primary is the one writer of standard output: the workers' batches and its own
   // admin records (its stdout sink) are each written with one synchronous write, on this thread.
@@ -116,10 +120,14 @@ export async function startRelayPrimary(
       worker.on('message', (value: unknown) => {
         const message = asWorkerMessage(value);
         if (message?.kind === 'ambit:listening') {
-          slot.listening = true;
           slot.url = message.url;
           started = true;
-          resolveStarted();
+          // Counted as running (and asked to reload) only once it has caught up with the reloads it missed.
+          void catchUp(slot, worker).then(() => {
+            if (slot.worker !== worker || !worker.isConnected()) return;
+            slot.listening = true;
+            resolveStarted();
+          });
         } else if (message?.kind === 'ambit:failed' && !started) {
           reject(new Error(message.message));
         } else if (message?.kind === 'ambit:audit') {
@@ -137,6 +145,7 @@ export async function startRelayPrimary(
       });
       worker.on('exit', (code, signal) => {
         slot.listening = false;
+        missedReloads.forget(index);
         requests.abandon(worker, `worker ${index} exited`);
         if (slot.scraped !== undefined) slot.carried.add(slot.scraped);
         slot.scraped = undefined;
@@ -149,6 +158,26 @@ export async function startRelayPrimary(
         restart(slot, 1);
       });
     });
+  };
+
+  /** Runs, in a worker that has just loaded, the reloads asked while it was loading, until none is left. */
+  const catchUp = async (slot: Slot, worker: Worker): Promise<void> => {
+    for (let missed = missedReloads.take(slot.index); missed.length > 0; ) {
+      for (const reload of missed) {
+        if (slot.worker !== worker) return;
+        const failure = await ask<ReloadOutcome>(slot, reload).then(
+          (outcome) =>
+            outcome.ok ? undefined : outcome.failures.map((f) => `${f.table_id}: ${f.code}`).join(', '),
+          (error: unknown) => (error instanceof Error ? error.message : String(error)),
+        );
+        if (failure !== undefined)
+          logger.error(
+            { worker: slot.index, err_message: failure },
+            'a reload asked while the worker was starting failed in it; it serves the data it loaded',
+          );
+      }
+      missed = missedReloads.take(slot.index);
+    }
   };
 
   // The timer is not unref'd: with every worker down it is what keeps the primary (and its port) alive.
@@ -188,7 +217,16 @@ export async function startRelayPrimary(
         slot.worker.process.kill('SIGTERM');
         return exited;
       });
+    // A worker still there once its drain is over is hung (it handles no signal): it is killed, so that the
+    // primary neither waits for it forever nor exits leaving it behind.
+    const hung = setTimeout(
+      () => {
+        for (const slot of slots) if (!slot.worker.isDead()) slot.worker.process.kill('SIGKILL');
+      },
+      2 * config.server.request_timeout + STOP_GRACE_MS,
+    );
     await Promise.all(exits);
+    clearTimeout(hung);
     cluster.off('message', onMessage);
   };
 
@@ -220,12 +258,21 @@ export async function startRelayPrimary(
     return [notRunningFamilies(loaded), ...(last.length > 0 ? [last] : []), ...earlier];
   };
 
+  // Workers that are loading (started again, or catching up) run the reload once they have loaded.
+  const reload = (operation: ReloadOperation): Promise<ReloadOutcome> => {
+    const loading = slots.filter(
+      (slot) => !slot.listening && !slot.worker.isDead() && slot.restart === undefined,
+    );
+    missedReloads.note(
+      loading.map((slot) => slot.index),
+      operation,
+    );
+    return reloadEverywhere(listening(), (slot) => ask<ReloadOutcome>(slot, operation));
+  };
+
   const backend: RelayAdminBackend = {
-    reloadAll: () => reloadEverywhere(listening(), (slot) => ask<ReloadOutcome>(slot, { op: 'reload-all' })),
-    reloadTable: (datasetId, tableId) =>
-      reloadEverywhere(listening(), (slot) =>
-        ask<ReloadOutcome>(slot, { op: 'reload-table', datasetId, tableId }),
-      ),
+    reloadAll: () => reload({ op: 'reload-all' }),
+    reloadTable: (datasetId, tableId) => reload({ op: 'reload-table', datasetId, tableId }),
     // A worker that is down (or does not answer) counts as a process that is not running and not ready, as in
     // status(): metrics, posture and /ready agree.
     async metrics() {
