@@ -1,5 +1,6 @@
 // The post-pass over computed groups: order, disclosure control (omit or mask small groups), rounding, max_rows.
 import type { CellKey } from '../store/column.ts';
+import { compareKeys } from '../store/compare-keys.ts';
 import type { AggregateMeasure, CatalogAggregate } from './aggregate-model.ts';
 import type { GroupedResult } from './execute-aggregate.ts';
 import type { AggregateQuery } from './parse-aggregate-request.ts';
@@ -60,7 +61,7 @@ export function applyDisclosure(
   return { observations, suppressedGroups, truncated: kept > query.maxRows };
 }
 
-/** Position of each code when the values are sorted: null last, then numbers, text and booleans ascending. */
+/** Position of each code when the values are sorted: null last, then ascending as compareCells orders them. */
 function rankOf(values: readonly (CellKey | null)[]): Int32Array {
   const codes = values.map((_, code) => code);
   codes.sort((a, b) => compareCells(values[a] as CellKey | null, values[b] as CellKey | null));
@@ -71,15 +72,19 @@ function rankOf(values: readonly (CellKey | null)[]): Int32Array {
   return rank;
 }
 
+/** Null last; else the order filters and indexes use (strings by code point), so max_rows keeps what a range would. */
 export function compareCells(a: CellKey | null, b: CellKey | null): number {
   if (a === b) return 0;
   if (a === null) return 1;
   if (b === null) return -1;
-  return a < b ? -1 : a > b ? 1 : 0;
+  return compareKeys(a, b);
 }
 
 function rounded(measure: AggregateMeasure, value: number | null): number | null {
-  if (value === null || measure.decimals === undefined) return value;
+  // A sum beyond the double range overflows to Infinity (a stddev over it is NaN): there is no number to report,
+  // and every format must say so alike (JSON would write null, CSV the word).
+  if (value === null || !Number.isFinite(value)) return null;
+  if (measure.decimals === undefined) return value;
   const result = Number(value.toFixed(measure.decimals));
   // -0 renders as 0 in JSON but not everywhere else.
   return result === 0 ? 0 : result;

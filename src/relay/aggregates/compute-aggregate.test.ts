@@ -270,4 +270,54 @@ describe('computeAggregate', () => {
     );
     assert.deepEqual(result, { observations: [], suppressedGroups: 0, truncated: false });
   });
+
+  it('orders groups by code point, as filters do, so max_rows keeps the first of that order', async () => {
+    // By UTF-16 units the emoji (a surrogate pair) would sort before U+FF1D; by code point it is after.
+    const cats = ['\u{1F600}', '\uFF1D', 'z'];
+    const items: ItemRow[] = cats.map((cat, i) => ({
+      id: i + 1,
+      cat,
+      flag: null,
+      size: null,
+      amount: 1,
+      owner_id: null,
+    }));
+    const generation = await testGeneration(catalog, items, []);
+    const aggregate = testAggregate(catalog, 'open');
+    const all = computeAggregate(generation, aggregate, parseAggregateBody(aggregate, { group_by: ['cat'] }));
+    assert.deepEqual(
+      all.observations.map((o) => o.keys[0]),
+      ['z', '\uFF1D', '\u{1F600}'],
+    );
+    const first = computeAggregate(
+      generation,
+      aggregate,
+      parseAggregateBody(aggregate, { group_by: ['cat'], measures: ['rows'], max_rows: 2 }),
+    );
+    assert.deepEqual(
+      first.observations.map((o) => o.keys[0]),
+      ['z', '\uFF1D'],
+    );
+    assert.equal(first.truncated, true);
+  });
+
+  it('reports a measure that overflows the double range as null, never Infinity or NaN', async () => {
+    const items: ItemRow[] = [1e308, 1e308, 1e308].map((amount, i) => ({
+      id: i + 1,
+      cat: 'a',
+      flag: null,
+      size: null,
+      amount,
+      owner_id: null,
+    }));
+    const generation = await testGeneration(catalog, items, []);
+    const aggregate = testAggregate(catalog, 'open');
+    const measures = ['rows', 'total', 'mean', 'spread', 'high', 'mean_rounded'];
+    const result = computeAggregate(
+      generation,
+      aggregate,
+      parseAggregateBody(aggregate, { group_by: ['cat'], measures }),
+    );
+    assert.deepEqual(result.observations[0]?.values, [3, null, null, null, 1e308, null]);
+  });
 });

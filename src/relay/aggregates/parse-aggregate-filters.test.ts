@@ -5,10 +5,10 @@ import type { FieldPath } from './aggregate-model.ts';
 import { checkFilter, type Scalar } from './parse-aggregate-filters.ts';
 
 /** A filter on a field of `type` (only the field's type and sensitivity are read). */
-const filter = (type: FieldType, values: Scalar[]) => ({
+const filter = (type: FieldType, values: Scalar[], op: 'gte' | 'between' = 'gte') => ({
   name: 'amount',
   path: { path: 'amount', field: { type, sensitive: false } } as unknown as FieldPath,
-  op: 'gte' as const,
+  op,
   values,
 });
 
@@ -25,5 +25,17 @@ describe('checkFilter', () => {
       assert.throws(() => checkFilter(filter('number', [value])), refused, String(value));
     }
     assert.throws(() => checkFilter(filter('integer', [JSON.parse('1e400')])), refused);
+  });
+
+  it('checks a between range in the order filters compare by (code points), as entity filters do', () => {
+    // U+FF1D is below U+1F600 by code point, though its UTF-16 unit is above the surrogate's.
+    assert.deepEqual(checkFilter(filter('string', ['\uFF1D', '\u{1F600}'], 'between')).values, [
+      '\uFF1D',
+      '\u{1F600}',
+    ]);
+    assert.throws(
+      () => checkFilter(filter('string', ['\u{1F600}', '\uFF1D'], 'between')),
+      (error: unknown) => (error as { code?: string }).code === 'filter.invalid_range',
+    );
   });
 });

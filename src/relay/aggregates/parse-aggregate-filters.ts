@@ -4,6 +4,7 @@ import { FILTER_OPS, type FilterOp } from '../config/schema.ts';
 import { relayProblem } from '../problems.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { CellKey } from '../store/column.ts';
+import { compareKeys } from '../store/compare-keys.ts';
 import { AGGREGATE_LIMITS, type CatalogAggregate, type FieldPath } from './aggregate-model.ts';
 
 export interface AggregateFilter {
@@ -150,7 +151,7 @@ export function checkFilter(raw: RawFilter): AggregateFilter {
     throw relayProblem('filter.invalid_range', `\`${name}\` takes exactly two values: lower,upper`);
   if (texts.length === 0) throw relayProblem('filter.invalid_value', `\`${name}\` has no value`);
   const values = texts.map((value) => cellValue(path, name, value));
-  if (op === 'between' && (values[0] as CellKey) > (values[1] as CellKey))
+  if (op === 'between' && compareKeys(values[0] as CellKey, values[1] as CellKey) > 0)
     throw relayProblem('filter.invalid_range', `\`${name}\`: the lower bound is above the upper bound`);
   return { path, op, values: op === 'in' ? [...new Set(values)] : values };
 }

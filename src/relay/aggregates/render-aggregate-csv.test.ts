@@ -51,6 +51,20 @@ describe('renderAggregateCsv', () => {
     assert.ok(csv.body.includes('"plain, ""quoted"""'));
   });
 
+  it('quotes a cell holding a lone LF or CR, where readers would otherwise start a new record', async () => {
+    const cats = ['a\n=cmd', 'b\r@x', '\rc'];
+    const csv = await render('open', cats, { group_by: ['cat'], measures: ['rows'] });
+    // Outside quoted cells the only line breaks are the CRLF record delimiters.
+    const unquoted = csv.body.replace(/"(?:[^"]|"")*"/g, '');
+    assert.doesNotMatch(unquoted, /\r(?!\n)|(?<!\r)\n/);
+    assert.deepEqual(parse(csv.body), [
+      ['cat', 'rows'],
+      ["'\rc", '1'],
+      ['a\n=cmd', '1'],
+      ['b\r@x', '1'],
+    ]);
+  });
+
   it('adds <measure>$status columns when masking, with S on masked rows and empty measures', async () => {
     const csv = await render('masking', ['a', 'a', 'a', 'b'], {
       group_by: ['cat', 'flag'],

@@ -35,6 +35,8 @@ export function renderAggregateCsv(response: AggregateResponse): RenderedCsv {
     header: true,
     columns,
     record_delimiter: 'windows',
+    // Also a lone CR or LF: readers split records at either, and the text after it would start an unneutralised cell.
+    quote_record_delimiter: true,
     cast: { boolean: (value) => String(value) },
   });
   const metadata = resultMetadata(response);
