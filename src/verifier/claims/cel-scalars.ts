@@ -1,0 +1,70 @@
+// String conversions and string ordering as the CEL language definition and cel-go (its reference implementation)
+// define them, replacing @bufbuild/cel 0.6 overloads that differ: `int()`, `uint()` and `double()` of a string used
+// JavaScript's lenient parsing (an empty or blank string was 0, ' 12' was 12, '0x10' was 16, and `double('abc')`
+// was NaN instead of an error); and `<`, `<=`, `>`, `>=` on strings compared UTF-16 units instead of code points,
+// which puts characters beyond U+FFFF (emoji, rarer CJK) before U+E000-U+FFFF.
+import { type CelFunc, CelScalar, celFunc, celUint } from '@bufbuild/cel';
+
+const { BOOL, DOUBLE, INT, STRING, UINT } = CelScalar;
+const MAX_INT = 9223372036854775807n;
+const MIN_INT = -9223372036854775808n;
+const MAX_UINT = 18446744073709551615n;
+
+const DECIMAL_INT = /^[+-]?[0-9]+$/;
+const DECIMAL_UINT = /^[0-9]+$/;
+const DECIMAL_DOUBLE = /^[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
+const INFINITY = /^([+-]?)inf(?:inity)?$/i;
+
+function parseInt64(text: string): bigint {
+  if (!DECIMAL_INT.test(text)) throw new Error(`cannot convert '${text}' to int`);
+  const value = BigInt(text);
+  if (value < MIN_INT || value > MAX_INT) throw new Error('int out of range during type conversion');
+  return value;
+}
+
+function parseUint64(text: string) {
+  if (!DECIMAL_UINT.test(text)) throw new Error(`cannot convert '${text}' to uint`);
+  const value = BigInt(text);
+  if (value > MAX_UINT) throw new Error('uint out of range during type conversion');
+  return celUint(value);
+}
+
+function parseDouble(text: string): number {
+  if (DECIMAL_DOUBLE.test(text)) {
+    const value = Number(text);
+    // A decimal beyond the double range fails rather than becoming infinity.
+    if (!Number.isFinite(value)) throw new Error('double out of range during type conversion');
+    return value;
+  }
+  const infinity = INFINITY.exec(text);
+  if (infinity) return infinity[1] === '-' ? -Infinity : Infinity;
+  if (/^nan$/i.test(text)) return Number.NaN;
+  throw new Error(`cannot convert '${text}' to double`);
+}
+
+/** Code point order; for well-formed UTF-16 it differs from unit order only where surrogates meet U+E000-U+FFFF. */
+export function compareCodePoints(left: string, right: string): number {
+  const length = Math.min(left.length, right.length);
+  for (let index = 0; index < length; index++) {
+    const a = left.charCodeAt(index);
+    const b = right.charCodeAt(index);
+    if (a !== b) return codePointRank(a) - codePointRank(b);
+  }
+  return left.length - right.length;
+}
+
+/** Moves surrogates (U+D800-U+DFFF, parts of code points from U+10000) above U+E000-U+FFFF. */
+function codePointRank(unit: number): number {
+  if (unit < 0xd800) return unit;
+  return unit < 0xe000 ? unit + 0x2000 : unit - 0x800;
+}
+
+export const scalarFuncs: CelFunc[] = [
+  celFunc('int', [STRING], INT, parseInt64),
+  celFunc('uint', [STRING], UINT, parseUint64),
+  celFunc('double', [STRING], DOUBLE, parseDouble),
+  celFunc('_<_', [STRING, STRING], BOOL, (l: string, r: string) => compareCodePoints(l, r) < 0),
+  celFunc('_<=_', [STRING, STRING], BOOL, (l: string, r: string) => compareCodePoints(l, r) <= 0),
+  celFunc('_>_', [STRING, STRING], BOOL, (l: string, r: string) => compareCodePoints(l, r) > 0),
+  celFunc('_>=_', [STRING, STRING], BOOL, (l: string, r: string) => compareCodePoints(l, r) >= 0),
+];
