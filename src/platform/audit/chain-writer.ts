@@ -7,6 +7,7 @@ import type { Problem } from '../problem/problem.ts';
 import type { Random } from '../random.ts';
 import { type AuditRecord, buildEnvelopeLine } from './audit-envelope.ts';
 import type { AuditSink } from './sinks/audit-sink.ts';
+import { isCommittedWrite } from './sinks/write-fully.ts';
 import { type AuditWritePolicy, answerAll, trackWriteFailures } from './write-failures.ts';
 
 export type { AuditWritePolicy } from './write-failures.ts';
@@ -53,11 +54,16 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
    * Runs one sink action. Returns whether it succeeded and, when it did not, the problem the callers report
    * (the `audit.write_failed` problem under `fail_closed`, undefined under `availability_first`).
    */
-  const attempt = (action: () => void, records: number): { ok: boolean; failure?: unknown } => {
+  const attempt = (
+    action: () => void,
+    records: number,
+  ): { ok: boolean; failure?: unknown; committed?: boolean } => {
     try {
       action();
     } catch (error) {
-      return { ok: false, failure: failures.failed(error, records) };
+      // Cut short on a stream that finishes it later (see CommittedWriteError): the lines will be there, so the
+      // chain goes on from them, though their callers fail now.
+      return { ok: false, failure: failures.failed(error, records), committed: isCommittedWrite(error) };
     }
     failures.succeeded();
     return { ok: true };
@@ -73,7 +79,7 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
     // An empty last element gives the text its final newline in the same join.
     lines.push('');
     const result = attempt(() => sink.append(lines.join('\n')), lines.length - 1);
-    if (result.ok) prevHash = queuedHash;
+    if (result.ok || result.committed) prevHash = queuedHash;
     else queuedHash = prevHash;
     answerAll(logger, done, result.failure);
   };
@@ -85,14 +91,13 @@ export function createChainWriter(sink: AuditSink, options: ChainWriterOptions):
     write(record) {
       // A direct write goes after anything already queued, so the file keeps chain order.
       flush();
-      let written: string | undefined;
+      let built: ReturnType<typeof build> | undefined;
       const result = attempt(() => {
-        const built = build(record);
+        built = build(record);
         sink.append(`${built.line}\n`);
-        written = built.recordHash;
       }, 1);
+      if ((result.ok || result.committed) && built !== undefined) prevHash = queuedHash = built.recordHash;
       if (result.failure !== undefined) throw result.failure;
-      if (written !== undefined) prevHash = queuedHash = written;
     },
     enqueue(record, done) {
       // Only the append says whether the sink works: building the line succeeding is no recovery.

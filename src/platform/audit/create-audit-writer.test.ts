@@ -1,5 +1,16 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  appendFileSync,
+  closeSync,
+  constants,
+  openSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fixedClock } from '../clock.ts';
@@ -18,6 +29,7 @@ import {
 import { createChainWriter } from './chain-writer.ts';
 import { type AuditWriterOptions, createAuditWriter } from './create-audit-writer.ts';
 import type { AuditSink } from './sinks/audit-sink.ts';
+import { createStdoutSink } from './sinks/stdout-sink.ts';
 
 function options(overrides: Partial<AuditWriterOptions>): AuditWriterOptions {
   return {
@@ -383,5 +395,60 @@ describe('group commit (enqueue)', () => {
       ['req-1', 'req-2', 'req-3'],
     );
     assert.equal(verifyAuditChain(lines, TEST_SECRET, null).ok, true);
+  });
+});
+
+describe('stdout sink on a pipe whose reader stalls', () => {
+  it('finishes a batch cut short ahead of the next one, so the chain stays whole and verifiable', async (t) => {
+    // A FIFO opened read-write and non-blocking: a pipe with nobody reading, as standard output with a stalled reader.
+    const fifo = join(makeTempDir(t), 'out');
+    execFileSync('mkfifo', [fifo]);
+    const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    t.after(() => {
+      closeSync(fd);
+      closeSync(reader);
+    });
+    const drain = (): string => {
+      const chunks: Buffer[] = [];
+      const buffer = Buffer.alloc(64 * 1024);
+      for (;;) {
+        let read = 0;
+        try {
+          read = readSync(reader, buffer);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        }
+        if (read === 0) return Buffer.concat(chunks).toString('utf8');
+        chunks.push(Buffer.from(buffer.subarray(0, read)));
+      }
+    };
+    const writer = createChainWriter(createStdoutSink(fd), {
+      secret: TEST_SECRET,
+      writePolicy: 'fail_closed',
+      clock: fixedClock('2025-01-01T00:00:00.000Z'),
+      random: sequenceRandom(),
+      logger: recordingLogger().logger,
+      prevHash: null,
+    });
+    const enqueue = (n: number) =>
+      new Promise<unknown>((resolve) =>
+        writer.enqueue({ ...sampleRecord(n), pad: 'x'.repeat(10_000) }, resolve),
+      );
+    // More than a pipe holds, in one batch: part of it goes in, then the reader takes nothing for the stall budget.
+    const cut = await Promise.all(Array.from({ length: 7 }, (_, i) => enqueue(i + 1)));
+    for (const outcome of cut) assert.ok(isWriteFailed(outcome), 'its records are not all written yet');
+    let text = drain();
+    assert.equal(await enqueue(8), undefined);
+    text += drain();
+    await writer.close();
+    const lines = text.split('\n');
+    assert.equal(lines.pop(), '');
+    assert.deepEqual(verifyAuditChain(lines, TEST_SECRET, null), {
+      ok: true,
+      count: 8,
+      lastHash: writer.lastHash,
+      firstPrevHash: null,
+    });
   });
 });

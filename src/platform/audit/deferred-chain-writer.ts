@@ -7,6 +7,7 @@
 import { type AuditRecord, buildEnvelopeLine } from './audit-envelope.ts';
 import type { AuditWriter, ChainWriterOptions } from './chain-writer.ts';
 import type { DeferredAuditSink } from './sinks/audit-sink.ts';
+import { isCommittedWrite } from './sinks/write-fully.ts';
 import { answerAll, trackWriteFailures } from './write-failures.ts';
 
 interface Queued {
@@ -102,8 +103,9 @@ export function createDeferredChainWriter(sink: DeferredAuditSink, options: Chai
       clearTimeout(timer);
       outstanding = false;
       overdue = false;
+      // A batch cut short on a stream that finishes it later still ends up whole: the chain goes on from it.
+      if (error === undefined || isCommittedWrite(error)) prevHash = lastHash;
       if (error === undefined) {
-        prevHash = lastHash;
         failures.succeeded();
         // Its records already failed (their responses said so): the chain still continues from them.
         if (answered) logger.warn({ records }, 'audit batch written after its records failed (too late)');

@@ -38,7 +38,14 @@ export interface AuditBatchMessage {
 /** The primary's answer to an `ambit:audit` batch: written to standard output, or not (and why). */
 export type AuditWrittenMessage =
   | { readonly kind: 'ambit:audit-written'; readonly id: number; readonly ok: true }
-  | { readonly kind: 'ambit:audit-written'; readonly id: number; readonly ok: false; readonly error: string };
+  | {
+      readonly kind: 'ambit:audit-written';
+      readonly id: number;
+      readonly ok: false;
+      readonly error: string;
+      /** Cut short, with its rest written ahead of the next write: its lines end up whole, in order. */
+      readonly committed?: boolean;
+    };
 
 /** The message as one of ours, or undefined (cluster also carries its own internal messages). */
 export function asWorkerMessage(value: unknown): WorkerMessage | undefined {

@@ -74,7 +74,7 @@ export async function startRelayPrimary(
   // admin records (its stdout sink) are each written with one synchronous write, on this thread.
   const writeAuditBatch =
     config.audit.sink === 'stdout'
-      ? (data: Buffer) => writeFully(1, data, { firstStallMs: STDOUT_FIRST_STALL_MS })
+      ? (data: Buffer) => writeFully(1, data, { firstStallMs: STDOUT_FIRST_STALL_MS, completeLater: true })
       : () => {
           throw new Error('the audit sink is not stdout');
         };

@@ -9,6 +9,7 @@ import {
 } from '../../platform/audit/audit-test-support.ts';
 import { createAuditWriter } from '../../platform/audit/create-audit-writer.ts';
 import { handStdoutAuditTo } from '../../platform/audit/sinks/stdout-sink.ts';
+import { CommittedWriteError } from '../../platform/audit/sinks/write-fully.ts';
 import { systemClock } from '../../platform/clock.ts';
 import { isProblem } from '../../platform/problem/problem.ts';
 import type { AuditBatchMessage, WorkerMessage } from './cluster-messages.ts';
@@ -179,6 +180,27 @@ describe('writeWorkerBatch (the primary side)', () => {
     assert.deepEqual(worker.answers, [{ kind: 'ambit:audit-written', id: 7, ok: true }]);
   });
 
+  it('says so when a failed write was cut short and its rest goes out ahead of the next write', () => {
+    const worker = fakeWorker();
+    writeWorkerBatch(
+      worker,
+      batch('{}\n'),
+      () => {
+        throw new CommittedWriteError('audit sink stalled: 2 bytes not written; the rest is written later');
+      },
+      () => 1000,
+    );
+    assert.deepEqual(worker.answers, [
+      {
+        kind: 'ambit:audit-written',
+        id: 7,
+        ok: false,
+        error: 'audit sink stalled: 2 bytes not written; the rest is written later',
+        committed: true,
+      },
+    ]);
+  });
+
   it('answers a failed write with its reason', () => {
     const worker = fakeWorker();
     writeWorkerBatch(
@@ -267,5 +289,33 @@ describe('a worker audit writer with stdout handed to the primary', () => {
     assert.ok(isProblem(error) && error.code === 'audit.write_failed', String(error));
     assert.equal(writer.lastHash, null);
     await writer.close();
+  });
+  it('chains on from a batch the primary cut short and finishes later, though its records failed', async (t) => {
+    const { channel, fromPrimary } = fakeChannel();
+    const output: string[] = [];
+    let cutNext = true;
+    channel.onSend = (message) =>
+      setImmediate(() =>
+        writeWorkerBatch(primarySide(fromPrimary), message as AuditBatchMessage, (data) => {
+          // The first batch goes out in two parts, the second ahead of the next write (as writeFully does).
+          if (cutNext) {
+            cutNext = false;
+            output.push(data.subarray(0, 10).toString('utf8'), data.subarray(10).toString('utf8'));
+            throw new CommittedWriteError('audit sink stalled: the rest is written later');
+          }
+          output.push(data.toString('utf8'));
+        }),
+      );
+    t.after(handStdoutAuditTo(() => stdoutThroughPrimary(channel)));
+    const writer = failClosedStdoutWriter();
+    const cut = await new Promise((resolve) => writer.enqueue(sampleRecord(1), resolve));
+    assert.ok(isProblem(cut) && cut.code === 'audit.write_failed', String(cut));
+    assert.notEqual(writer.lastHash, null, 'the chain goes on from the cut batch');
+    assert.equal(await new Promise((resolve) => writer.enqueue(sampleRecord(2), resolve)), undefined);
+    await writer.close();
+    const lines = output.join('').split('\n');
+    assert.equal(lines.pop(), '');
+    const chain = verifyAuditChain(lines, TEST_SECRET, null);
+    assert.deepEqual(chain.ok && chain.count, 2);
   });
 });

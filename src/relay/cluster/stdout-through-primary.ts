@@ -5,6 +5,7 @@
 // synchronous write (its admin records go through the same descriptor the same way, on the same thread) and
 // answers; the worker's records complete on that answer, which keeps `write_policy: fail_closed` real.
 import type { DeferredAuditSink } from '../../platform/audit/sinks/audit-sink.ts';
+import { CommittedWriteError, isCommittedWrite } from '../../platform/audit/sinks/write-fully.ts';
 import {
   type AuditBatchMessage,
   type AuditWrittenMessage,
@@ -80,7 +81,11 @@ export function stdoutThroughPrimary(
   const offMessage = channel.onMessage((value) => {
     const message = asAuditWritten(value);
     if (message === undefined) return;
-    settle(message.id, message.ok ? undefined : new Error(`the primary did not write it: ${message.error}`));
+    if (message.ok) settle(message.id);
+    else {
+      const text = `the primary did not write it: ${message.error}`;
+      settle(message.id, message.committed === true ? new CommittedWriteError(text) : new Error(text));
+    }
   });
   // The primary went away: nobody will write these batches any more.
   const offDisconnect = channel.onDisconnect(() =>
@@ -109,8 +114,9 @@ export function stdoutThroughPrimary(
 }
 
 /**
- * The primary's side: writes a worker's batch with one `write` (whole, or not at all as far as the worker knows)
- * and answers it. A batch past its deadline is refused unwritten: its worker has failed its records already.
+ * The primary's side: writes a worker's batch with one `write` (whole, or not at all as far as the worker knows,
+ * or cut short with its rest written ahead of the next write, which the answer says) and answers it. A batch past
+ * its deadline is refused unwritten: its worker has failed its records already.
  */
 export function writeWorkerBatch(
   worker: RequestableWorker,
@@ -119,6 +125,7 @@ export function writeWorkerBatch(
   now: () => number = Date.now,
 ): void {
   let error: string | undefined;
+  let committed = false;
   if (typeof batch.lines !== 'string' || !batch.lines.endsWith('\n')) {
     error = 'the batch is not whole lines';
   } else if (now() > batch.deadline) {
@@ -128,6 +135,7 @@ export function writeWorkerBatch(
       write(Buffer.from(batch.lines, 'utf8'));
     } catch (cause) {
       error = cause instanceof Error ? cause.message : String(cause);
+      committed = isCommittedWrite(cause);
     }
   }
   // A worker on its way out fails the batch itself when its channel closes; a send that fails as the channel
@@ -136,6 +144,6 @@ export function writeWorkerBatch(
   const answer: AuditWrittenMessage =
     error === undefined
       ? { kind: 'ambit:audit-written', id: batch.id, ok: true }
-      : { kind: 'ambit:audit-written', id: batch.id, ok: false, error };
+      : { kind: 'ambit:audit-written', id: batch.id, ok: false, error, ...(committed ? { committed } : {}) };
   worker.send(answer, () => {});
 }

@@ -8,11 +8,18 @@ export function createStdoutSink(fd = 1): AuditSink {
   return {
     append(lines) {
       if (closed) throw new Error('audit stdout sink is closed');
-      writeFully(fd, Buffer.from(lines, 'utf8'));
+      // A write cut short by a stalled reader is finished ahead of the next one: lines stay whole.
+      writeFully(fd, Buffer.from(lines, 'utf8'), { completeLater: true });
     },
     async close() {
-      // Standard output belongs to the process, so closing only stops further appends.
+      // Standard output belongs to the process, so closing only stops further appends, after one more try at
+      // the rest of a write cut short (an empty write sends it first).
       closed = true;
+      try {
+        writeFully(fd, Buffer.alloc(0), { completeLater: true });
+      } catch {
+        // The reader still takes nothing: what is lost is lost at exit either way.
+      }
     },
   };
 }

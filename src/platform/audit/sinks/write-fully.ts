@@ -14,10 +14,59 @@ export interface WriteFullyOptions {
    * finding the pipe full (a fast reader drains it in microseconds); the budget of waits is the same.
    */
   readonly firstStallMs?: number;
+  /**
+   * For a stream whose written bytes cannot be taken back (standard output, a pipe): when a write fails part way,
+   * its unwritten rest is kept and written ahead of the next write to the descriptor, and the error is a
+   * `CommittedWriteError`. Dropping the rest would cut a line and leave the chain broken for good.
+   */
+  readonly completeLater?: boolean;
 }
+
+/** A write that failed part way and whose rest goes out ahead of the next write to the descriptor. */
+export class CommittedWriteError extends Error {
+  readonly committed = true;
+}
+
+/** True when the failed write will still be completed (see WriteFullyOptions.completeLater). */
+export function isCommittedWrite(error: unknown): boolean {
+  return (error as { committed?: unknown } | null)?.committed === true;
+}
+
+/** Unwritten rests of earlier writes, by descriptor. */
+const rests = new Map<number, Buffer>();
 
 export function writeFully(fd: number, data: Buffer, options: WriteFullyOptions = {}): void {
   const firstStallMs = options.firstStallMs ?? STALL_MS;
+  if (rests.size > 0 && options.completeLater) {
+    const rest = rests.get(fd);
+    if (rest !== undefined) {
+      const { written, error } = writeSome(fd, rest, firstStallMs);
+      if (written < rest.length) {
+        rests.set(fd, rest.subarray(written));
+        // Nothing of `data` was written: a plain failure.
+        throw (
+          error ??
+          new Error(`audit sink stalled: ${rest.length - written} bytes of an earlier write not written`)
+        );
+      }
+      rests.delete(fd);
+    }
+  }
+  const { written, error } = writeSome(fd, data, firstStallMs);
+  if (written === data.length) return;
+  const message = `audit sink stalled: ${data.length - written} bytes not written`;
+  if (written === 0 || !options.completeLater) throw error ?? new Error(message);
+  rests.set(fd, Buffer.from(data.subarray(written)));
+  throw new CommittedWriteError(
+    `${error instanceof Error ? error.message : message}; the rest is written later`,
+    {
+      cause: error,
+    },
+  );
+}
+
+/** Writes until done, a real error, or the stall budget is spent; returns how far it got. */
+function writeSome(fd: number, data: Buffer, firstStallMs: number): { written: number; error?: unknown } {
   let offset = 0;
   let waited = 0;
   let streak = 0;
@@ -27,7 +76,7 @@ export function writeFully(fd: number, data: Buffer, options: WriteFullyOptions 
       written = writeSync(fd, data, offset, data.length - offset);
     } catch (error) {
       // A non-blocking pipe reports EAGAIN while its reader is slow; anything else is a real failure.
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return { written: offset, error };
     }
     if (written > 0) {
       offset += written;
@@ -35,9 +84,9 @@ export function writeFully(fd: number, data: Buffer, options: WriteFullyOptions 
       continue;
     }
     const wait = Math.min(STALL_MS, firstStallMs * 2 ** streak++);
-    if (waited + wait > STALL_BUDGET_MS)
-      throw new Error(`audit sink stalled: ${data.length - offset} bytes not written`);
+    if (waited + wait > STALL_BUDGET_MS) return { written: offset };
     Atomics.wait(stallCell, 0, 0, wait);
     waited += wait;
   }
+  return { written: offset };
 }
