@@ -60,6 +60,18 @@ const queries = fc.record({
 type Query = typeof queries extends fc.Arbitrary<infer T> ? T : never;
 
 /** The straightforward computation the columnar engine must agree with. */
+/** Items of category `a` with these amounts and nothing else set. */
+function itemsOfAmounts(amounts: readonly number[]): ItemRow[] {
+  return amounts.map((amount, i) => ({
+    id: i + 1,
+    cat: 'a',
+    flag: null,
+    size: null,
+    amount,
+    owner_id: null,
+  }));
+}
+
 function reference(items: readonly ItemRow[], owners: readonly OwnerRow[], query: Query) {
   const regionOf = new Map(owners.map((owner) => [owner.owner_id, owner.region]));
   const value = (item: ItemRow, dimension: string): Value => {
@@ -228,14 +240,7 @@ describe('computeAggregate', () => {
   });
 
   it('answers one total without group_by and rounds to the configured decimals', async () => {
-    const items: ItemRow[] = [1, 2, 2].map((amount, i) => ({
-      id: i + 1,
-      cat: 'a',
-      flag: null,
-      size: null,
-      amount,
-      owner_id: null,
-    }));
+    const items = itemsOfAmounts([1, 2, 2]);
     const generation = await testGeneration(catalog, items, []);
     const aggregate = testAggregate(catalog, 'open');
     const result = computeAggregate(
@@ -302,14 +307,7 @@ describe('computeAggregate', () => {
   });
 
   it('reports a measure that overflows the double range as null, never Infinity or NaN', async () => {
-    const items: ItemRow[] = [1e308, 1e308, 1e308].map((amount, i) => ({
-      id: i + 1,
-      cat: 'a',
-      flag: null,
-      size: null,
-      amount,
-      owner_id: null,
-    }));
+    const items = itemsOfAmounts([1e308, 1e308, 1e308]);
     const generation = await testGeneration(catalog, items, []);
     const aggregate = testAggregate(catalog, 'open');
     const measures = ['rows', 'total', 'mean', 'spread', 'high', 'mean_rounded'];
