@@ -1,39 +1,16 @@
 // OGC API Records 1.0: the relay's and the publisher's record bodies validate against the official schemas
 // (YAML building blocks, Features 1.0 schemas mapped to their schemas.opengis.net URLs).
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { loadManifestFile } from '../src/relay/metadata/load-manifest.ts';
 import { buildModelFromManifest } from '../src/relay/metadata/model/build-model-from-manifest.ts';
 import { renderOgcRecordCollection } from '../src/relay/metadata/renderers/render-ogc-records.ts';
 import { DEMO_DIR, startDemoRelay, type TestRelay } from '../test/helpers/relay-harness.ts';
+import { FEATURES_BASE, RECORDS_BASE, recordsAjv } from './ogc/records-ajv.ts';
 import { standardsDir } from './standards-dir.ts';
-
-const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
-const FEATURES_BASE = 'https://schemas.opengis.net/ogcapi/features/part1/1.0/openapi/schemas/';
-const RECORDS_BASE = 'https://schemas.opengis.net/ogcapi/records/part1/1.0/openapi/schemas/';
-
-/** Every schema file of a folder registered under `base` + its file name, so relative `$ref`s resolve. */
-function addYamlSchemas(ajv: Ajv, dir: string, base: string): void {
-  for (const name of readdirSync(dir).filter((file) => file.endsWith('.yaml'))) {
-    // schema.yaml declares the draft-04 meta-schema and is not a record building block.
-    if (name === 'schema.yaml') continue;
-    const schema = parse(readFileSync(join(dir, name), 'utf8')) as Record<string, unknown>;
-    ajv.addSchema({ ...schema, $id: base + name });
-  }
-}
-
-function recordsAjv(): Ajv {
-  // Draft-07 with strict off: the files carry OpenAPI keywords (`nullable`, `example`).
-  const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
-  addYamlSchemas(ajv, join(standardsDir(), 'ogcapi-features/1.0.1/openapi/schemas'), FEATURES_BASE);
-  addYamlSchemas(ajv, join(standardsDir(), 'ogcapi-records/1.0.0/openapi/schemas'), RECORDS_BASE);
-  return ajv;
-}
 
 interface RecordCollection {
   type: string;

@@ -28,7 +28,9 @@ export const CONFIG_ISSUE_CODES = {
   'runtime.binding.entity_missing': 'A manifest entity is not an entity of that dataset in the relay config.',
   'runtime.binding.field_missing': 'A manifest field is not a public field of the relay entity.',
   'runtime.binding.field_type_mismatch':
-    'A manifest field type differs from the relay field type (`code` binds to `string`).',
+    'A manifest field type differs from the relay field type (`code` binds to `string`), or the manifest declares non-nullable a field the relay serves as nullable.',
+  'runtime.binding.field_undescribed':
+    'A manifest entity does not describe every public field of the relay entity (its JSON Schema would refuse the records).',
   'runtime.binding.relationship_missing':
     'A manifest relationship is not a relationship of the relay entity with the same target.',
   'runtime.binding.filter_missing':

@@ -1,5 +1,6 @@
 // Manifest vs runtime config: every dataset, entity, field, relationship and lookup key the manifest describes
-// must be served by this relay, or startup fails listing each mismatch.
+// must be served by this relay, and a described entity must describe every field it serves (its JSON Schema must
+// accept the records), or startup fails listing each mismatch.
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import type { Catalog, CatalogEntity } from '../catalog/catalog.ts';
@@ -81,8 +82,29 @@ function checkEntity(entity: ManifestEntity, bound: CatalogEntity, base: string)
           `\`${field.type}\` does not match the relay field type \`${runtimeField.type}\``,
         ),
       );
+    } else if (runtimeField.nullable && !(field.nullable ?? !field.required)) {
+      // The entity's JSON Schema would refuse the nulls the relay serves.
+      issues.push(
+        issue(
+          `${base}.fields.${f}.nullable`,
+          'runtime.binding.field_type_mismatch',
+          `${bound.datasetId}.${bound.name}.${field.name} is nullable in the relay config: declare \`nullable: true\``,
+        ),
+      );
     }
   });
+  // Records carry every public field, and the entity's JSON Schema admits no other member.
+  const described = new Set(entity.fields.map((field) => field.name));
+  const undescribed = bound.fields.filter((field) => !described.has(field.name)).map((field) => field.name);
+  if (undescribed.length > 0) {
+    issues.push(
+      issue(
+        `${base}.fields`,
+        'runtime.binding.field_undescribed',
+        `${bound.datasetId}.${bound.name} also serves ${undescribed.map((name) => `\`${name}\``).join(', ')}: describe every field the relay serves`,
+      ),
+    );
+  }
   entity.relationships.forEach((rel, r) => {
     const runtimeRel = bound.relationships.get(rel.name);
     if (!runtimeRel || runtimeRel.target !== rel.target_entity) {

@@ -3,9 +3,11 @@ import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
 import { checkManifestForms } from './check-manifest-forms.ts';
+import { checkNodeIris } from './check-manifest-node-iris.ts';
 import { manifestIriValues } from './manifest-iri-values.ts';
 import { manifestIssue as issue, unknownReference as missing } from './manifest-issue.ts';
 import type { Manifest, ManifestDataset } from './manifest-schema.ts';
+import { IRI_FORBIDDEN } from './manifest-service-schema.ts';
 
 /** ODRL left operands whose right operand must be an IRI, not a literal. */
 const IRI_OPERANDS = new Set(['purpose', 'recipient', 'spatial', 'industry', 'systemDevice']);
@@ -22,6 +24,7 @@ export const MANIFEST_CHECKS: readonly Check[] = [
   checkEvidence,
   checkServices,
   checkManifestForms,
+  checkNodeIris,
 ];
 
 export function checkManifest(manifest: Manifest): ConfigIssue[] {
@@ -92,6 +95,10 @@ function checkUniqueIds(manifest: Manifest): ConfigIssue[] {
 function checkIris(manifest: Manifest): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   for (const [path, value] of manifestIriValues(manifest)) {
+    if (IRI_FORBIDDEN.test(value)) {
+      issues.push(issue(path, `\`${value}\` is not an IRI: percent-encode spaces, quotes and <>{}|\\^\``));
+      continue;
+    }
     if (OTHER_SCHEMES.test(value) && !((value.split(':')[0] as string) in manifest.vocabularies)) continue;
     const prefix = unknownPrefix(value, manifest.vocabularies);
     if (prefix === '(none)') {
@@ -133,15 +140,25 @@ function checkDatasets(manifest: Manifest): ConfigIssue[] {
           );
       });
     });
-    issues.push(...checkPolicy(dataset, `datasets.${d}.policy`));
+    issues.push(...checkPolicy(manifest, dataset, `datasets.${d}.policy`));
     return issues;
   });
 }
 
-function checkPolicy(dataset: ManifestDataset, base: string): ConfigIssue[] {
+function checkPolicy(manifest: Manifest, dataset: ManifestDataset, base: string): ConfigIssue[] {
   const policy = dataset.policy;
   if (!policy) return [];
   const issues: ConfigIssue[] = [];
+  // An Offer's assigner is a party with an IRI: the declared one, else the publisher's, which must then exist.
+  const publisher = dataset.publisher ?? manifest.catalog.publisher;
+  if (policy.assigner === undefined && publisher.iri === undefined) {
+    issues.push(
+      issue(
+        `${base}.assigner`,
+        'an ODRL Offer needs an assigner IRI: set it, or the iri of the dataset (or catalog) publisher',
+      ),
+    );
+  }
   for (const kind of ['permissions', 'prohibitions'] as const) {
     policy[kind].forEach((rule, r) => {
       const rules = [rule, ...rule.duties];

@@ -231,6 +231,7 @@ describe('parseManifestText', () => {
     title: More
     entities: [{ name: persons, fields: [{ name: person_id, type: string }] }]
     policy:
+      assigner: ex:office
       permissions:
         - action: use
           constraints: [{ left_operand: purpose, operator: eq, right_operand: { value: research } }]
@@ -250,6 +251,61 @@ describe('parseManifestText', () => {
       'metadata.manifest.validation_failed @ manifest.datasets.1.evidence_offerings.0',
       'metadata.manifest.validation_failed @ manifest.datasets.1.policy.permissions.0.constraints.0.right_operand',
     ]);
+  });
+
+  it('refuses impossible dates, non-BCP 47 languages and IRIs or URLs holding spaces', () => {
+    const edited = BASE.replace(
+      '  publisher: { name: Test Office }\n',
+      '  publisher: { name: Test Office }\n  languages: [en_US]\n  issued: "2025-02-30"\n  modified: "2025-06-30T24:00:00Z"\n',
+    )
+      .replace('base_url: https://relay.example.org', 'base_url: https://relay.example.org/my registry')
+      .replace('title: People\n', 'title: People\n    iri: "https://example.org/people set"\n');
+    const shape = issuesOf(() => parseManifestText(edited));
+    assert.deepEqual(shape.map((issue) => issue.path).sort(), [
+      'manifest.catalog.base_url',
+      'manifest.catalog.issued',
+      'manifest.catalog.languages.0',
+      'manifest.catalog.modified',
+    ]);
+    const iri = issuesOf(() =>
+      parseManifestText(
+        BASE.replace('title: People\n', 'title: People\n    iri: "https://example.org/people set"\n'),
+      ),
+    );
+    assert.deepEqual(codesAt(iri), ['metadata.manifest.validation_failed @ manifest.datasets.0.iri']);
+    // Real days and offsets pass, leap days included.
+    const fine = parseManifestText(
+      BASE.replace(
+        '  publisher: { name: Test Office }\n',
+        '  publisher: { name: Test Office }\n  languages: [pt-BR]\n  issued: "2024-02-29"\n  modified: "2025-06-30T23:59:59.5+05:30"\n',
+      ),
+    );
+    assert.equal(fine.catalog.modified, '2025-06-30T23:59:59.5+05:30');
+  });
+
+  it('refuses two nodes sharing an IRI, and an Offer whose assigner has none', () => {
+    const second = `  - id: more
+    iri: ex:people
+    title: More
+    policy: { permissions: [{ action: use }] }
+  - id: again
+    iri: ex:people
+    title: Again
+`;
+    const issues = issuesOf(() =>
+      parseManifestText(
+        `${BASE.replace('    title: People\n', '    iri: ex:people\n    title: People\n')}${second}`,
+      ),
+    );
+    assert.deepEqual(codesAt(issues), [
+      'metadata.manifest.validation_failed @ manifest.datasets.1.iri',
+      'metadata.manifest.validation_failed @ manifest.datasets.1.policy.assigner',
+      'metadata.manifest.validation_failed @ manifest.datasets.2.iri',
+    ]);
+    // A publisher with an IRI assigns the Offer.
+    parseManifestText(
+      `${BASE.replace('{ name: Test Office }', '{ name: Test Office, iri: ex:office }')}  - id: more\n    title: More\n    policy: { permissions: [{ action: use }] }\n`,
+    );
   });
 
   it('accepts DID issuers and compact IRIs over declared prefixes', () => {

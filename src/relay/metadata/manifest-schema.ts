@@ -1,5 +1,6 @@
 // The portable metadata manifest (`schema_version: registry-manifest/v1`): catalog, datasets, entities, offerings.
 import { z } from 'zod';
+import { isDateText } from '../store/coerce-cell.ts';
 import {
   authority,
   dataService,
@@ -23,13 +24,32 @@ export const MANIFEST_FIELD_TYPES = [
   'code',
 ] as const;
 
+const DATE_OR_TIMESTAMP =
+  /^(\d{4}-\d{2}-\d{2})(?:T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:Z|[+-](\d{2}):(\d{2})))?$/;
+
+/** A real day and clock time: outputs type it `xsd:date`/`xsd:dateTime`, where `2025-02-30` is ill-typed. */
+function isCalendarValue(value: string): boolean {
+  const match = DATE_OR_TIMESTAMP.exec(value);
+  if (!match || !isDateText(match[1] as string)) return false;
+  const [hour, minute, second, offsetHour, offsetMinute] = match.slice(2).map((part) => Number(part ?? 0));
+  return (
+    (hour as number) < 24 &&
+    (minute as number) < 60 &&
+    (second as number) < 60 &&
+    (offsetHour as number) < 24 &&
+    (offsetMinute as number) < 60
+  );
+}
+
 /** A calendar date or an RFC 3339 timestamp; copied verbatim into outputs (never generated). */
 const dateOrTimestamp = z
   .string()
-  .regex(
-    /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2}))?$/,
-    'must be YYYY-MM-DD or an RFC 3339 timestamp',
-  );
+  .refine(isCalendarValue, 'must be a real YYYY-MM-DD day or an RFC 3339 timestamp');
+
+/** BCP 47 language tags: texts are tagged with the first (JSON-LD refuses `en_US`). */
+const languageTag = z
+  .string()
+  .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en or pt-BR');
 
 const field = z.strictObject({
   name: z.string().regex(/^[a-z][a-z0-9_]*$/, 'field name must match ^[a-z][a-z0-9_]*$'),
@@ -240,7 +260,7 @@ export const manifestSchema = z.strictObject({
     publisher: authority.omit({ id: true }),
     participant_id: z.string().min(1).optional(),
     conforms_to: z.array(iri).default([]),
-    languages: z.array(z.string().min(2)).default([]),
+    languages: z.array(languageTag).default([]),
     spatial_coverage: iri.optional(),
     issued: dateOrTimestamp.optional(),
     modified: dateOrTimestamp.optional(),

@@ -15,7 +15,15 @@ export const localizedText = z.union([
 /** An absolute IRI or a compact one (`prefix:term`) over the manifest `vocabularies`. */
 export const iri = z.string().min(1);
 
-export const url = z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' });
+/** Characters no IRI may hold (RFC 3987): JSON-LD reads an `@id` with one as relative and drops it. */
+export const IRI_FORBIDDEN = /[\s<>"{}|\\^`\p{Cc}]/u;
+
+export const url = z
+  .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
+  .refine(
+    (value) => !IRI_FORBIDDEN.test(value),
+    'must not hold spaces, quotes or <>{}|\\^` (percent-encode them)',
+  );
 
 /** Ids that become URL path segments and file names: no slashes, no leading dot. */
 export const safeId = z

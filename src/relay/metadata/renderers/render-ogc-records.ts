@@ -4,9 +4,9 @@ import type { DatasetMeta, MetadataModel } from '../model/metadata-model.ts';
 
 export const OGC_RECORD_CORE = 'http://www.opengis.net/spec/ogcapi-records-1/1.0/conf/record-core';
 
-/** Records `time` accepts only dates and UTC timestamps. */
+/** Records `time` accepts only dates and UTC timestamps; a manifest timestamp with an offset is moved to UTC. */
 const RECORD_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const RECORD_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
+const TIMESTAMP = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 
 export function renderOgcRecordCollection(model: MetadataModel) {
   const features = model.datasets.map((dataset) => renderOgcRecord(model, dataset));
@@ -57,14 +57,26 @@ export function renderOgcRecord(model: MetadataModel, dataset: DatasetMeta) {
   };
 }
 
+/** `created` and `updated` are RFC 3339 date-times: a timestamp as given, a date at its UTC midnight. */
 function asTimestamp(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  return RECORD_DATE.test(value) ? `${value}T00:00:00Z` : RECORD_TIMESTAMP.test(value) ? value : undefined;
+  return RECORD_DATE.test(value) ? `${value}T00:00:00Z` : TIMESTAMP.test(value) ? value : undefined;
 }
 
 function recordTime(dataset: DatasetMeta): { date: string } | { timestamp: string } | undefined {
   const value = dataset.modified ?? dataset.issued;
   if (value === undefined) return undefined;
   if (RECORD_DATE.test(value)) return { date: value };
-  return RECORD_TIMESTAMP.test(value) ? { timestamp: value } : undefined;
+  const utc = inUtc(value);
+  return utc === undefined ? undefined : { timestamp: utc };
+}
+
+/** The same instant with a `Z`, its fraction digits kept as written. */
+function inUtc(value: string): string | undefined {
+  const match = TIMESTAMP.exec(value);
+  if (!match) return undefined;
+  const [, seconds, fraction = '', offset] = match;
+  if (offset === 'Z') return value;
+  const ms = Date.parse(`${seconds}${offset}`);
+  return Number.isNaN(ms) ? undefined : `${new Date(ms).toISOString().slice(0, 19)}${fraction}Z`;
 }

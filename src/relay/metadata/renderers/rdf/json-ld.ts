@@ -1,5 +1,6 @@
 // JSON-LD building blocks shared by the RDF renderers: namespaces, an inline `@context` (documents never cite a
 // remote context, so they expand offline), literals, references and node merging.
+import { createHash } from 'node:crypto';
 import type { LocalizedText } from '../../model/metadata-model.ts';
 
 export const NAMESPACES = {
@@ -89,13 +90,19 @@ export function dateLiteral(value: string) {
   return typedLiteral(value, /^\d{4}-\d{2}-\d{2}$/.test(value) ? 'xsd:date' : 'xsd:dateTime');
 }
 
-/** A stable blank node label from free text (same text, same label within a document). */
+/**
+ * A stable blank node label from free text: same text, same label. The readable slug alone would merge texts it
+ * cannot tell apart (`ACME Ltd` and `Acme, Ltd.`, or every name without a Latin letter), so a digest of the exact
+ * text follows it.
+ */
 export function blankNode(kind: string, text: string): string {
   const slug = text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, 48)
     .replace(/^-|-$/g, '');
-  return `_:${kind}-${slug || 'unnamed'}`;
+  const digest = createHash('sha256').update(text).digest('hex').slice(0, 12);
+  return `_:${kind}-${slug === '' ? '' : `${slug}-`}${digest}`;
 }
 
 /**

@@ -80,7 +80,13 @@ function constraintNode(constraint: OdrlConstraint, term: Expand): Node {
         ? ref(right.iri)
         : constraint.datatype === undefined
           ? right.value
-          : { '@value': right.value, '@type': term(constraint.datatype) },
+          : // A bare datatype (`date`) is an XSD one, not an ODRL term.
+            {
+              '@value': right.value,
+              '@type': constraint.datatype.includes(':')
+                ? term(constraint.datatype)
+                : `xsd:${constraint.datatype}`,
+            },
   };
 }
 
