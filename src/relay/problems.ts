@@ -134,7 +134,7 @@ export const RELAY_PROBLEMS = {
     status: 502,
     title: 'Data source query failed',
     description:
-      'The database behind a live entity refused the read (table or column gone, permission); the relay log has the reason.',
+      'The database behind a live entity refused the read (table or column gone, permission), or its answer passed 64 MiB; the relay log has the reason.',
   },
   'datasource.row_invalid': {
     status: 502,

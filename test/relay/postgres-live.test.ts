@@ -374,6 +374,42 @@ describe('live PostgreSQL tables: failures and read-only', () => {
     }
   });
 
+  it('a view that moves the session search_path onto its own set_config cannot switch later reads to writing', async () => {
+    await db.query('CREATE TABLE pathed (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO pathed VALUES (1, 'one')");
+    await db.query('CREATE SCHEMA shadow');
+    // A set_config that sets nothing: a guard resolving to it would leave the transaction read-write.
+    await db.query(`CREATE FUNCTION shadow.set_config(text, text, boolean) RETURNS text LANGUAGE sql
+      AS $body$ SELECT $2 $body$`);
+    // The search_path change outlives the read (it is not local); the refused write is swallowed so the read
+    // commits and keeps it.
+    await db.query(`CREATE FUNCTION shift_path() RETURNS boolean LANGUAGE plpgsql AS $body$
+      BEGIN
+        PERFORM pg_catalog.set_config('search_path', 'shadow, pg_catalog, public', false);
+        BEGIN INSERT INTO public.writes DEFAULT VALUES; EXCEPTION WHEN read_only_sql_transaction THEN NULL; END;
+        RETURN true;
+      END $body$`);
+    await db.query('CREATE VIEW pathed_view AS SELECT id, label FROM pathed WHERE public.shift_path()');
+    for (const extra of [
+      'live_max_connections: 1',
+      'live_max_connections: 1, live_prepared_statements: false',
+    ]) {
+      const relay = await startPostgresRelay(liveDataset('pathed_view', ID_AND_LABEL, extra), db.url);
+      try {
+        // One connection: every read after the first runs in the session the first one shifted.
+        for (let read = 0; read < 3; read++) {
+          assert.deepEqual((await relay.get(`${ITEMS}/1`)).json(), { id: 1, label: 'one' }, extra);
+        }
+      } finally {
+        await relay.close();
+        // Embedded PGlite serves every client in one session: the shifted path would reach later tests.
+        await db.query('RESET search_path');
+      }
+      const { rows } = await db.query('SELECT count(*)::int AS n FROM writes');
+      assert.equal(rows[0]?.n, 0, extra);
+    }
+  });
+
   it('serve a view live (its key cannot be checked for uniqueness: the view must guarantee it)', async () => {
     await db.query('CREATE TABLE labels (id integer PRIMARY KEY, label text)');
     await db.query("INSERT INTO labels VALUES (1, 'one'), (2, 'two'), (3, 'three')");

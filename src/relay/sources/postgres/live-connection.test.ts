@@ -184,7 +184,7 @@ describe('a live connection', () => {
   const malformed: [string, Buffer][] = [
     ['a message shorter than its own length field', lengthHeader('D', 2)],
     ['a negative message length', lengthHeader('D', -4)],
-    ['a message announced past 64 MiB', lengthHeader('D', 0x7fffffff)],
+    ['a message other than a data row announced past 64 MiB', lengthHeader('C', 0x7fffffff)],
     ['a data row announcing cells it does not carry', backendMessage('D', Buffer.from([0, 3]))],
     [
       'a cell longer than its data row',
@@ -208,6 +208,27 @@ describe('a live connection', () => {
       assert.equal(live.usable, false);
     });
   }
+
+  it('an answer past 64 MiB (one row, or rows together) fails its read as refused, not buffered; the connection carries on', async () => {
+    const MiB = 1024 * 1024;
+    answerReads(backend, (read) => {
+      if (read === 1) return { rows: [['x'.repeat(64 * MiB)]] };
+      if (read === 2) return { rows: [['y'.repeat(33 * MiB)], ['z'.repeat(33 * MiB)]] };
+      return { rows: [['ok']] };
+    });
+    const live = await open();
+    const reads = [1, 2, 3].map((read) => live.read(GUARD, 'SELECT $1', [read]));
+    for (const read of reads.slice(0, 2)) {
+      await assert.rejects(read, (error: Error) => {
+        assert.equal(classifyPgError(error), 'failed');
+        assert.match(error.message, /exceeds 64 MiB/);
+        return true;
+      });
+    }
+    assert.deepEqual(await reads[2], [['ok']]);
+    assert.equal(live.usable, true);
+    assert.deepEqual(await live.read(GUARD, 'SELECT 4', []), [['ok']]);
+  });
 
   it('a read that leaves the session inside a transaction answers; the reads behind it fail, and none follow', async () => {
     let syncs = 0;

@@ -50,6 +50,8 @@ interface PendingRead {
   completed: number;
   /** BindCompletes received: the SELECT runs once it is the second (the guard's is the first). */
   bound: number;
+  /** Bytes of the SELECT's data rows so far: beyond `MAX_ANSWER_BYTES` they are dropped as they come. */
+  bytes: number;
   rows: (string | null)[][];
   error: Error | undefined;
 }
@@ -107,10 +109,17 @@ const HEADER = 5;
 /** A read normally completes within a few milliseconds; a pipeline silent for longer has a slow statement at its head. */
 const STALL_MS = 20;
 /**
- * The largest server message accepted (a data row with all its cells): beyond it the connection is given up rather
- * than buffering without bound. An answer of this size is far past anything a page of an API response holds.
+ * The largest server message accepted: a data row beyond it is skipped as it arrives (its read fails with
+ * `ANSWER_TOO_LARGE`), any other message gives the connection up rather than buffering without bound.
  */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+/**
+ * The most row bytes one read holds: far past anything a page of an API response holds, and a bound on what one
+ * read can take of the process's memory (a page of large cells would otherwise exhaust it).
+ */
+const MAX_ANSWER_BYTES = MAX_MESSAGE_BYTES;
+/** Program limit exceeded: the read fails as refused (502), not as unavailable, since retrying cannot help. */
+const ANSWER_TOO_LARGE = '54000';
 
 /**
  * Opens a connection; `timeoutMs` bounds each read on the client side (a backstop for the server's timeout).
@@ -141,6 +150,8 @@ export async function openLiveConnection(
   let partial: Buffer[] = [];
   let partialBytes = 0;
   let needed = 0;
+  // Bytes still to drop of a data row too large to accept, as they arrive.
+  let skipping = 0;
 
   function settle(read: PendingRead, error: Error | undefined): void {
     if (read.timer !== undefined) clearTimeout(read.timer);
@@ -183,7 +194,10 @@ export async function openLiveConnection(
     if (read === undefined) return;
     const type = buffer[start - HEADER];
     if (type === DATA_ROW) {
-      if (read.completed > 0) read.rows.push(decodeDataRow(buffer, start, end));
+      if (read.completed === 0) return;
+      read.bytes += end - start;
+      if (read.bytes <= MAX_ANSWER_BYTES) read.rows.push(decodeDataRow(buffer, start, end));
+      else answerTooLarge(read);
     } else if (type === COMMAND_COMPLETE) {
       read.completed += 1;
     } else if (type === PARSE_COMPLETE) {
@@ -203,6 +217,17 @@ export async function openLiveConnection(
       if (buffer[start] !== IDLE) fail(new Error('the session was not idle after a live read'));
       else armHead();
     }
+  }
+
+  /** The read's answer passed `MAX_ANSWER_BYTES`: it fails, and the rest of its rows are dropped as they come. */
+  function answerTooLarge(read: PendingRead | undefined): void {
+    if (read === undefined) return;
+    read.bytes = Number.POSITIVE_INFINITY;
+    read.rows = [];
+    read.error ??= Object.assign(
+      new Error(`the answer of a live read exceeds ${MAX_ANSWER_BYTES / 1024 / 1024} MiB`),
+      { severity: 'ERROR', code: ANSWER_TOO_LARGE, running: true },
+    );
   }
 
   /** What a completed read says about its prepared statements. */
@@ -245,13 +270,22 @@ export async function openLiveConnection(
   /** The length a message header announces (type byte, then its length counting itself), checked. */
   function messageEnd(buffer: Buffer, at: number): number {
     const length = buffer.readInt32BE(at + 1);
-    if (length < 4 || length > MAX_MESSAGE_BYTES) {
+    if (length < 4 || (length > MAX_MESSAGE_BYTES && buffer[at] !== DATA_ROW)) {
       throw new Error(`the database sent a message of ${length} bytes, which a live read does not accept`);
     }
     return at + 1 + length;
   }
 
-  function receive(chunk: Buffer): void {
+  function receive(received: Buffer): void {
+    let chunk = received;
+    if (skipping > 0) {
+      if (chunk.length <= skipping) {
+        skipping -= chunk.length;
+        return;
+      }
+      chunk = chunk.subarray(skipping);
+      skipping = 0;
+    }
     let buffer = chunk;
     if (partialBytes > 0) {
       partial.push(chunk);
@@ -264,6 +298,17 @@ export async function openLiveConnection(
     let at = 0;
     while (buffer.length - at >= HEADER) {
       const end = messageEnd(buffer, at);
+      if (end - at - 1 > MAX_MESSAGE_BYTES) {
+        // A data row too large to accept (messageEnd refuses any other): never buffered, its read fails.
+        answerTooLarge(pending[0]);
+        if (end > buffer.length) {
+          skipping = end - buffer.length;
+          at = buffer.length;
+          break;
+        }
+        at = end;
+        continue;
+      }
       if (end > buffer.length) break;
       onMessage(buffer, at + HEADER, end);
       at = end;
@@ -321,6 +366,7 @@ export async function openLiveConnection(
           parsed: 0,
           completed: 0,
           bound: 0,
+          bytes: 0,
           rows: [],
           error: undefined,
           timer: undefined,

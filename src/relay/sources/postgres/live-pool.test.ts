@@ -94,6 +94,15 @@ describe('the live connection pool', () => {
     await live.end();
   });
 
+  it('reads that queued while the only connection opened share it as soon as it is open, with no release', async () => {
+    const { live, opened } = pool({ max: 1, depth: 3 });
+    // Asked for together: the first opens the connection, the others find every place taken and wait.
+    const taken = await Promise.all([live.acquire(), live.acquire(), live.acquire()]);
+    assert.deepEqual(ids(taken), [1, 1, 1]);
+    assert.equal(opened.length, 1);
+    await live.end();
+  });
+
   it('a read that finds no room in time fails as unavailable', async () => {
     const { live } = pool({ max: 1, depth: 1, acquireTimeoutMs: 20 });
     await live.acquire();

@@ -95,7 +95,11 @@ export function createLivePool<C extends PooledConnection>(options: LivePoolOpti
     const entry: Entry<C> = { connection, reads: 0, lastUsed: now() };
     entries.push(entry);
     byConnection.set(connection, entry);
-    return take(entry);
+    const connectionFor = take(entry);
+    // Reads that queued while it opened (every place taken) get its remaining room now, not at the next release:
+    // that may be a slow read's end, or never before their acquire timeout.
+    serveWaiters();
+    return connectionFor;
   }
 
   /**

@@ -20,15 +20,15 @@ describe('read-only session', () => {
   });
 
   it('guards a live read with one statement of transaction-local settings: read only, the timeout in whole ms, output styles, UTC', () => {
-    const output =
-      "set_config('DateStyle', 'ISO, YMD', true), set_config('IntervalStyle', 'postgres', true), set_config('extra_float_digits', '3', true)";
+    const set = (name: string, value: string) => `pg_catalog.set_config('${name}', '${value}', true)`;
+    const output = `${set('DateStyle', 'ISO, YMD')}, ${set('IntervalStyle', 'postgres')}, ${set('extra_float_digits', '3')}`;
     assert.equal(
       liveGuard({ query_timeout: 1500.7 }),
-      `SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1500', true), ${output}, set_config('TimeZone', 'UTC', true)`,
+      `SELECT ${set('transaction_read_only', 'on')}, ${set('statement_timeout', '1500')}, ${output}, ${set('TimeZone', 'UTC')}`,
     );
     assert.equal(
       liveGuard({ query_timeout: 0.2 }),
-      `SELECT set_config('transaction_read_only', 'on', true), set_config('statement_timeout', '1', true), ${output}, set_config('TimeZone', 'UTC', true)`,
+      `SELECT ${set('transaction_read_only', 'on')}, ${set('statement_timeout', '1')}, ${output}, ${set('TimeZone', 'UTC')}`,
     );
   });
 

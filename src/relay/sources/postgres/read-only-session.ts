@@ -37,14 +37,17 @@ export function beginReadOnly(source: Pick<PostgresSourceConfig, 'query_timeout'
  * read-write once a query ran) and sets its statement timeout and the output settings, TimeZone UTC included
  * whatever the columns' types: a view may compute a timestamp, date or text from a timestamptz in the session's
  * zone, as snapshots compute it in UTC. `set_config(..., true)` is SET LOCAL without the warning SET LOCAL logs
- * outside an explicit transaction block; the settings end with the transaction.
+ * outside an explicit transaction block; the settings end with the transaction. It is called as
+ * `pg_catalog.set_config`: a function a view calls may set the session's search_path (that outlives its read) to a
+ * schema with a `set_config` of its own, which the guard of every later read on the connection would otherwise call.
  */
 export function liveGuard(source: Pick<PostgresSourceConfig, 'query_timeout'>): string {
+  const set = (name: string, value: string) => `pg_catalog.set_config('${name}', '${value}', true)`;
   const settings = [
-    "set_config('transaction_read_only', 'on', true)",
-    `set_config('statement_timeout', '${timeoutMs(source)}', true)`,
-    ...OUTPUT_SETTINGS.map(([name, value]) => `set_config('${name}', '${value}', true)`),
-    "set_config('TimeZone', 'UTC', true)",
+    set('transaction_read_only', 'on'),
+    set('statement_timeout', String(timeoutMs(source))),
+    ...OUTPUT_SETTINGS.map(([name, value]) => set(name, value)),
+    set('TimeZone', 'UTC'),
   ];
   return `SELECT ${settings.join(', ')}`;
 }
