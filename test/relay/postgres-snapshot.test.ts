@@ -342,19 +342,7 @@ describe('PostgreSQL snapshot sources', () => {
   });
 
   it('change tokens are equal while the data is unchanged and differ after a change', async () => {
-    const text = postgresRelayConfig(
-      peopleDataset(
-        postgresSource({ table: 'people' }, "change_token_sql: 'SELECT count(*), max(note) FROM people'"),
-      ),
-      '/dev/null',
-    );
-    const loaded = loadRelayConfigText(text, relayEnv(db.url), '/');
-    const sources = createPostgresSources(loaded.config, loaded.secrets.sourceUrls, {
-      logger: silentLogger(),
-      now: () => 0,
-    });
-    const table = loaded.config.datasets[0]?.tables[0];
-    assert.ok(table);
+    const { sources, table } = changeTokenSources(db.url, 'SELECT count(*), max(note) FROM people');
     try {
       const first = await sources.changeToken(table);
       assert.equal(await sources.changeToken(table), first);
@@ -370,22 +358,7 @@ describe('PostgreSQL snapshot sources', () => {
     // Through a proxy that counts the bytes the server sends: read whole, this value of 6 MB would be nearly all of them
     // (and one past 512 MiB would end the process in the driver).
     const proxy = await byteCountingProxy(db.url);
-    const text = postgresRelayConfig(
-      peopleDataset(
-        postgresSource(
-          { table: 'people' },
-          "change_token_sql: 'SELECT repeat(max(note), 1000000) FROM people'",
-        ),
-      ),
-      '/dev/null',
-    );
-    const loaded = loadRelayConfigText(text, relayEnv(proxy.url), '/');
-    const sources = createPostgresSources(loaded.config, loaded.secrets.sourceUrls, {
-      logger: silentLogger(),
-      now: () => 0,
-    });
-    const table = loaded.config.datasets[0]?.tables[0];
-    assert.ok(table);
+    const { sources, table } = changeTokenSources(proxy.url, 'SELECT repeat(max(note), 1000000) FROM people');
     try {
       const first = await sources.changeToken(table);
       assert.equal(await sources.changeToken(table), first);
@@ -439,4 +412,20 @@ function relayEnv(url: string): Record<string, string> {
     AUDIT_SECRET: 'test-audit-secret-postgres-0123456789',
     [URL_ENV]: url,
   };
+}
+
+/** The PostgreSQL sources of a one-table config whose change token is `sql`, and that table. */
+function changeTokenSources(url: string, sql: string) {
+  const text = postgresRelayConfig(
+    peopleDataset(postgresSource({ table: 'people' }, `change_token_sql: '${sql}'`)),
+    '/dev/null',
+  );
+  const loaded = loadRelayConfigText(text, relayEnv(url), '/');
+  const sources = createPostgresSources(loaded.config, loaded.secrets.sourceUrls, {
+    logger: silentLogger(),
+    now: () => 0,
+  });
+  const table = loaded.config.datasets[0]?.tables[0];
+  assert.ok(table);
+  return { sources, table };
 }
