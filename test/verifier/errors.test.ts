@@ -520,6 +520,29 @@ describe('verifier error table', () => {
     assert.equal(record?.error_code, 'source.not_configured');
   });
 
+  it('several claims succeed together or not at all: the first failing claim in request order answers', async () => {
+    // Households are not found (409); ledger_entry has no source (503, at once, before the household read ends).
+    handler = (request, response) =>
+      json(response, 200, { data: request.url?.includes('/households/') ? [] : [{ deceased: false }] });
+    for (const [claims, status, code] of [
+      [['person_alive', 'household_enrolled'], 409, 'evidence.not_available'],
+      [['household_enrolled', 'ledger_entry'], 409, 'evidence.not_available'],
+      [['ledger_entry', 'household_enrolled'], 503, 'source.unavailable'],
+    ] as const) {
+      assertProblem(await verifier.evaluate({ target: ALIVE, claims }), status, code);
+      const batch = await verifier.post('/v1/batch-evaluations', { items: [{ target: ALIVE }], claims });
+      assert.equal(batch.statusCode, 200, batch.body);
+      const [item] = JSON.parse(batch.body).items;
+      assert.equal(item.status, 'failed');
+      assert.deepEqual(item.claim_results, []);
+      assert.deepEqual(
+        item.errors.map((error: { code: string }) => error.code),
+        [code],
+        claims.join(),
+      );
+    }
+  });
+
   it('500 claim.rule_evaluation_failed when the source lacks a field, with a generic detail', async () => {
     handler = (_request, response) => json(response, 200, { data: [{ other: 'x' }] });
     const response = await verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });

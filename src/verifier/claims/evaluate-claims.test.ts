@@ -24,6 +24,9 @@ evidence:
         source_bindings: { s: {${binding('one', 'd1')} } }, rule: { type: exists, source: s } }
     - { id: both, title: Both, version: "3", subject_type: p, value: { type: boolean }, depends_on: [a, b, a_again],
         rule: { type: cel, expression: "claims.a.value && claims.b.value && claims.a_again.value" } }
+    - { id: pair, title: Pair, version: "1", subject_type: p, value: { type: boolean },
+        source_bindings: { s: {${binding('one', 'd1')} }, t: {${binding('two', 'd2')} } },
+        rule: { type: cel, expression: "source.s.ok && source.t.ok" } }
 `;
 
 function setup() {
@@ -130,5 +133,36 @@ describe('claim evaluation over the dependency graph', () => {
       /boom/,
     );
     assert.equal(finished, 2);
+  });
+
+  it('answers the first failure in order, not the first to arrive, once every read of the claim has finished', async () => {
+    const { catalog, cel } = setup();
+    let finished = 0;
+    // The first binding (and sub-claim) fails late, the second early: the answer must not depend on timing.
+    const failing: SourceReader = {
+      async read(lookup) {
+        const first = lookup.binding.connection === 'one';
+        await new Promise((resolve) => setTimeout(resolve, first ? 20 : 1));
+        finished++;
+        throw new Error(first ? 'first' : 'second');
+      },
+      bulkLimit: () => 0,
+      readMany: async () => new Map(),
+      close() {},
+    };
+    for (const claimId of ['pair', 'both']) {
+      finished = 0;
+      await assert.rejects(
+        evaluateClaims(
+          { catalog, reader: failing, cel, bindingConcurrency: 8 },
+          [claimId],
+          CONTEXT,
+          new EvaluationTrace(),
+        ),
+        /first/,
+        claimId,
+      );
+      assert.equal(finished, 2, `${claimId}: no read left running`);
+    }
   });
 });

@@ -164,9 +164,9 @@ class ClaimGraphRun {
     const claim = this.engine.catalog.claims.get(id)?.config;
     if (!claim) throw verifierProblem('claim.not_found', `No claim ${id}.`);
     const aliases = Object.keys(claim.source_bindings);
-    const [dependencies, records] = await Promise.all([
-      Promise.all(claim.depends_on.map((dependency) => this.evaluate(dependency))),
-      Promise.all(aliases.map((alias) => this.read(claim.source_bindings[alias] as SourceBindingConfig))),
+    const [dependencies, records] = await allInOrder<[ClaimOutcome[], ReadRecord[]]>([
+      allInOrder(claim.depends_on.map((dependency) => this.evaluate(dependency))),
+      allInOrder(aliases.map((alias) => this.read(claim.source_bindings[alias] as SourceBindingConfig))),
     ]);
     const sources = new Set<string>();
     for (const dependency of dependencies) for (const source of dependency.sources) sources.add(source);
@@ -188,6 +188,24 @@ class ClaimGraphRun {
       this.engine.cel,
     );
     return { claimId: id, version: claim.version, value, sources };
+  }
+}
+
+/**
+ * Every value, as Promise.all; but when one fails, waits for the others and throws the first failure in order
+ * (sub-claims in `depends_on` order, then bindings): which problem a claim answers (409 or 503, say) must not depend
+ * on which source answered first, and no read of a failed claim is left running once its failure is reported.
+ */
+async function allInOrder<T extends readonly unknown[]>(
+  promises: {
+    readonly [K in keyof T]: Promise<T[K]>;
+  },
+): Promise<T> {
+  try {
+    return (await Promise.all(promises)) as unknown as T;
+  } catch {
+    const settled = await Promise.allSettled(promises);
+    throw (settled.find((result) => result.status === 'rejected') as PromiseRejectedResult).reason;
   }
 }
 
