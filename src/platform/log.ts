@@ -1,4 +1,5 @@
-// The structured service logger (pino). Secrets never reach it: callers log codes and ids only.
+// The structured service logger (pino). Secrets never reach it: callers log codes and ids only, and errors are
+// reduced to what they are (serializeError), whatever they carry.
 import pino, { type Logger } from 'pino';
 
 export type { Logger };
@@ -25,9 +26,26 @@ export function createLogger(options: {
         paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'headers.authorization'],
         censor: '[redacted]',
       },
+      serializers: { err: serializeError },
     },
     options.destination ?? pino.destination(2),
   );
+}
+
+/**
+ * An error as its type, code, message and stack only. pino's default serializer also copies every enumerable
+ * property and the causes' messages, and foreign errors (driver, HTTP client, URL parser) keep request headers,
+ * connection parameters or the input they refused there; the unexpected errors logged as `err` are foreign ones.
+ */
+export function serializeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error };
+  const code = (error as { code?: unknown }).code;
+  return {
+    type: error.name,
+    ...(typeof code === 'string' ? { code } : {}),
+    message: error.message,
+    stack: error.stack,
+  };
 }
 
 export function silentLogger(): Logger {
