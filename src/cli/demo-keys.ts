@@ -1,6 +1,6 @@
 // Demo API keys: generated on first run into demo/var (outside git), reused afterwards.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fingerprintOf } from '../platform/auth/api-key.ts';
 import { parseEnvFile } from '../platform/config/read-env-file.ts';
@@ -18,9 +18,15 @@ export type DemoPersona = (typeof DEMO_PERSONAS)[number]['id'];
 
 export const personaVar = (id: string, suffix: 'KEY' | 'HASH') => `AMBIT_DEMO_${id.toUpperCase()}_${suffix}`;
 
-/** Reads the demo keys file, creating it (mode 0600) with fresh keys and secrets when absent. */
+/**
+ * Reads the demo keys file, creating it (mode 0600) with fresh keys and secrets when absent; a file found readable
+ * by others (copied in, or made by an older version) is narrowed to 0600 first.
+ */
 export function ensureDemoKeys(path: string): { env: Record<string, string>; created: boolean } {
-  if (existsSync(path)) return { env: parseEnvFile(readFileSync(path, 'utf8')), created: false };
+  if (existsSync(path)) {
+    if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+    return { env: parseEnvFile(readFileSync(path, 'utf8')), created: false };
+  }
   const env: Record<string, string> = {};
   for (const persona of DEMO_PERSONAS) {
     const key = randomBytes(32).toString('base64url');

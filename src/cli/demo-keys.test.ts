@@ -1,0 +1,38 @@
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ensureDemoKeys, personaVar } from './demo-keys.ts';
+
+describe('demo keys file', () => {
+  it('is created readable by its owner only, and reused with the same keys', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ambit-demo-keys-'));
+    try {
+      const path = join(dir, 'var', 'demo-keys.env');
+      const first = ensureDemoKeys(path);
+      assert.equal(first.created, true);
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      const again = ensureDemoKeys(path);
+      assert.equal(again.created, false);
+      assert.equal(again.env[personaVar('caseworker', 'KEY')], first.env[personaVar('caseworker', 'KEY')]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('narrows a file found readable by others to 0600 before reading it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ambit-demo-keys-'));
+    try {
+      const path = join(dir, 'demo-keys.env');
+      writeFileSync(path, `${personaVar('caseworker', 'KEY')}=abc\n`);
+      chmodSync(path, 0o644);
+      const { env, created } = ensureDemoKeys(path);
+      assert.equal(created, false);
+      assert.equal(env[personaVar('caseworker', 'KEY')], 'abc');
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
