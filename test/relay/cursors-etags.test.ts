@@ -271,6 +271,18 @@ describe('cursors and ETags', () => {
         next.ids,
         demo.payments.slice(5, 10).map((row) => row.payment_id),
       );
+      // An expanded page shows rows of the expansion's target too, so its cursor is bound to their generation.
+      const expanded = `${PAYMENTS}?limit=5&expand=household`;
+      const expandedCursor = await cursorOf(expanded);
+      assert.deepEqual(
+        (await page(`${expanded}&cursor=${expandedCursor}`, { on: replica })).ids,
+        demo.payments.slice(5, 10).map((row) => row.payment_id),
+      );
+      assertProblem(
+        await reloaded.get(`${expanded}&cursor=${expandedCursor}`, { as: 'caseworker' }),
+        400,
+        'pagination.cursor_invalidated',
+      );
       const related = await cursorOf(`${HOUSEHOLDS}/hh-1033/relationships/members?limit=3`);
       assertProblem(
         await reloaded.get(`${HOUSEHOLDS}/hh-1033/relationships/members?limit=3&cursor=${related}`, {

@@ -2,8 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
 import { addGetRoute } from '../../platform/http/fast-lane.ts';
-import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
+import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { CatalogEntity } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import { intentDigest } from '../query/cursor.ts';
@@ -67,19 +67,22 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     if (live)
       return sendLiveCollection({ runtime, live, entity, facts, request, reply }, query, purpose, principal);
     const table = generation.table(entity.datasetId, entity.tableId);
+    const versions = versionsOf(generation, entity, expansions);
+    // Expanded pages also show the targets' rows: a walk must not mix generations of those either.
+    const dataVersion = expansions.length === 0 ? table.version : versions.join('.');
     // Only cursors need the intent digest; most reads (and every 304) have neither a cursor nor a next page.
     let intent: string | undefined;
     let afterRow = -1;
     if (query.cursor !== undefined) {
       intent = recordsIntent(entity, query, purpose, principal.credentialTag);
-      afterRow = runtime.cursors.decode(query.cursor, intent, table.version);
+      afterRow = runtime.cursors.decode(query.cursor, intent, dataVersion);
     }
     // Purpose and credential too: the next page's cursor in the body and the Link header is bound to them.
     const etag = strongEtag([
       'records',
       entity.datasetId,
       entity.name,
-      versionsOf(generation, entity, expansions),
+      versions,
       sortedQuery(params),
       purpose ?? null,
       principal.credentialTag,
@@ -91,7 +94,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     let nextCursor: string | undefined;
     if (page.hasMore && last !== undefined) {
       intent ??= recordsIntent(entity, query, purpose, principal.credentialTag);
-      nextCursor = runtime.cursors.encode({ i: intent, g: table.version, p: last });
+      nextCursor = runtime.cursors.encode({ i: intent, g: dataVersion, p: last });
     }
     const items = page.rows.map((row) => renderRow(generation, entity, query, expansions, row, table));
     const link = nextCursor ? `<${nextLink(request, nextCursor)}>; rel="next"` : undefined;
