@@ -166,6 +166,15 @@ describe('verifier discovery', () => {
     const evaluate = document.paths['/v1/evaluations'].post.responses;
     for (const status of ['413', '415', '500', '504']) assert.ok(evaluate[status], `evaluations ${status}`);
     assert.ok(document.paths['/ready'].get.responses['503'], 'readiness 503');
+    // Client generators name their methods after operationIds: every operation has its own.
+    const ids = Object.values(document.paths).flatMap((item) =>
+      Object.values(item as Record<string, { operationId?: string }>).map((op) => op.operationId),
+    );
+    assert.ok(
+      ids.every((id) => typeof id === 'string'),
+      'every operation has an operationId',
+    );
+    assert.equal(new Set(ids).size, ids.length, 'operationIds are unique');
     // Only an OIDC token check answers these (test/verifier/oidc.test.ts).
     assert.doesNotMatch(JSON.stringify(document.paths), /client not allowed|issuer keys/i);
   });

@@ -98,8 +98,14 @@ describe('verifier error table', () => {
         status: 400,
         code: 'http.invalid_body',
       },
-      // Fastify reads text/plain as a string, which is not an evaluation request; other types it refuses.
-      { name: 'text/plain', body: valid, type: 'text/plain', status: 400, code: 'request.invalid' },
+      // A body not sent as JSON is 415, as the OpenAPI document and the relay say, text/plain included.
+      {
+        name: 'text/plain',
+        body: valid,
+        type: 'text/plain',
+        status: 415,
+        code: 'http.unsupported_media_type',
+      },
       {
         name: 'XML',
         body: '<a/>',

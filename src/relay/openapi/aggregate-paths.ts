@@ -8,7 +8,7 @@ import { CSV_MEDIA_TYPE } from '../aggregates/render-aggregate-csv.ts';
 import { SDMX_CONTENT_TYPE } from '../aggregates/render-aggregate-sdmx.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FilterOp } from '../config/schema.ts';
-import { problemResponse } from './openapi-schemas.ts';
+import { ETAG_HEADER, jsonResponse, objectWith, problemResponse, URI_TOO_LONG } from './openapi-schemas.ts';
 
 const SCALAR = { type: ['string', 'number', 'boolean'] };
 const maxRows = { type: 'integer', minimum: 1, maximum: AGGREGATE_LIMITS.maxRows };
@@ -25,14 +25,20 @@ const errors = {
   403: problemResponse('Scope denied'),
   404: problemResponse('Unknown dataset or aggregate'),
 };
-const discovery = (summary: string, operationId: string, tag: string) => ({
+// Lists answer `{data: [...]}`, single items (one measure, dimension or structure) an object with its `id`.
+const discovery = (summary: string, operationId: string, tag: string, body: Record<string, unknown>) => ({
   get: {
     tags: [tag],
     operationId,
     summary,
-    responses: { 200: { description: summary }, 304: { description: 'Not modified' }, ...errors },
+    responses: {
+      200: jsonResponse(summary, body, ETAG_HEADER),
+      304: { description: 'Not modified' },
+      ...errors,
+    },
   },
 });
+const LIST = objectWith('data');
 
 /** Every aggregate's paths, for aggregates `principal` may discover (all of them for a public document). */
 export function aggregatePaths(catalog: Catalog, principal: Principal | undefined): Record<string, unknown> {
@@ -44,12 +50,22 @@ export function aggregatePaths(catalog: Catalog, principal: Principal | undefine
     if (visible.length === 0) continue;
     const base = `/v1/datasets/${dataset.id}`;
     const tag = `${dataset.id} aggregates`;
-    paths[`${base}/aggregates`] = discovery('Aggregates of the dataset', `${dataset.id}.aggregates`, tag);
+    paths[`${base}/aggregates`] = discovery(
+      'Aggregates of the dataset',
+      `${dataset.id}.aggregates`,
+      tag,
+      LIST,
+    );
     for (const kind of ['measures', 'dimensions'] as const) {
-      paths[`${base}/${kind}`] = discovery(`The ${kind} of its aggregates`, `${dataset.id}.${kind}`, tag);
+      paths[`${base}/${kind}`] = discovery(
+        `The ${kind} of its aggregates`,
+        `${dataset.id}.${kind}`,
+        tag,
+        LIST,
+      );
       paths[`${base}/${kind}/{id}`] = {
         get: {
-          ...discovery(`One of its ${kind}`, `${dataset.id}.${kind}.one`, tag).get,
+          ...discovery(`One of its ${kind}`, `${dataset.id}.${kind}.one`, tag, objectWith('id')).get,
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
         },
       };
@@ -106,6 +122,7 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
   };
   const result = {
     description: 'The aggregate result; suppressed or masked groups are result states, not errors',
+    headers: ETAG_HEADER,
     content: {
       'application/json': { schema: { type: 'object' } },
       [CSV_MEDIA_TYPE.split(';')[0] as string]: { schema: { type: 'string' } },
@@ -122,7 +139,12 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
     ? ` Requires a filter on one of: ${aggregate.requiredFilters.join(', ')}.`
     : '';
   return {
-    [`${path}/structure`]: discovery(`Structure of ${aggregate.title}`, `${operationId}.structure`, tag),
+    [`${path}/structure`]: discovery(
+      `Structure of ${aggregate.title}`,
+      `${operationId}.structure`,
+      tag,
+      objectWith('aggregate_id', 'dataset_id', 'dimensions', 'measures'),
+    ),
     [path]: {
       get: {
         tags: [tag],
@@ -147,7 +169,7 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
           { name: 'max_rows', in: 'query', schema: maxRows },
           ...filters,
         ],
-        responses,
+        responses: { ...responses, ...URI_TOO_LONG },
       },
     },
     [`${path}/query`]: {
@@ -176,7 +198,11 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
             },
           },
         },
-        responses,
+        responses: {
+          ...responses,
+          413: problemResponse('Body too large'),
+          415: problemResponse('Body not application/json'),
+        },
       },
     },
   };

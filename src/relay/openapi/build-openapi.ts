@@ -1,13 +1,16 @@
 // The runtime OpenAPI 3.1 document, generated from the catalogue and limited to what the caller may see.
 import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
-import type { Catalog, CatalogEntity } from '../catalog/catalog.ts';
+import type { Catalog } from '../catalog/catalog.ts';
 import type { MetadataModel } from '../metadata/model/metadata-model.ts';
 import type { MetadataRoute } from '../metadata/routes/metadata-route.ts';
 import { aggregatePaths } from './aggregate-paths.ts';
+import { datasetPaths, datasetSummarySchema } from './dataset-paths.ts';
 import { entityPaths } from './entity-paths.ts';
 import { metadataPaths } from './metadata-paths.ts';
-import { problemResponse, recordSchema } from './openapi-schemas.ts';
+import { jsonResponse, objectWith, problemResponse, recordSchema, schemaName } from './openapi-schemas.ts';
+
+export { schemaName };
 
 /** The metadata surface to describe: its route table and the (unscoped) model it renders from. */
 export interface OpenApiMetadata {
@@ -28,9 +31,14 @@ export function buildOpenApi(
     ),
   );
   const paths: Record<string, unknown> = { ...commonPaths() };
-  const schemas: Record<string, unknown> = { Problem: problemSchema(), Pagination: paginationSchema() };
+  const schemas: Record<string, unknown> = {
+    Problem: problemSchema(),
+    Pagination: paginationSchema(),
+    DatasetSummary: datasetSummarySchema(),
+  };
   // The entities the caller sees, by `dataset/entity`: relationships name only these.
   const visible = new Map(entities.map((entity) => [`${entity.datasetId}/${entity.name}`, entity]));
+  Object.assign(paths, datasetPaths(new Set(entities.map((entity) => entity.datasetId))));
   for (const entity of entities) {
     schemas[schemaName(entity)] = recordSchema(entity);
     Object.assign(
@@ -67,11 +75,6 @@ export function buildOpenApi(
   };
 }
 
-export function schemaName(entity: CatalogEntity): string {
-  const pascal = (text: string) => text.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase());
-  return `${pascal(entity.datasetId)}${pascal(entity.name)}`;
-}
-
 function commonPaths() {
   const open = { security: [] };
   return {
@@ -80,7 +83,7 @@ function commonPaths() {
         ...open,
         operationId: 'healthz',
         summary: 'Liveness probe',
-        responses: { 200: { description: 'Alive' } },
+        responses: { 200: jsonResponse('Alive', objectWith('status')) },
       },
     },
     '/ready': {
@@ -88,7 +91,10 @@ function commonPaths() {
         ...open,
         operationId: 'ready',
         summary: 'Readiness probe: 503 until every source is loaded',
-        responses: { 200: { description: 'Ready' }, 503: problemResponse('Still loading') },
+        responses: {
+          200: jsonResponse('Ready', objectWith('status', 'checks')),
+          503: problemResponse('Still loading'),
+        },
       },
     },
     '/.well-known/api-catalog': {
@@ -113,7 +119,14 @@ function commonPaths() {
       get: {
         operationId: 'listDatasets',
         summary: 'Datasets visible to the caller',
-        responses: { 200: { description: 'Dataset summaries' }, 401: problemResponse('Not authenticated') },
+        responses: {
+          200: jsonResponse('Dataset summaries', {
+            type: 'object',
+            required: ['data'],
+            properties: { data: { type: 'array', items: { $ref: '#/components/schemas/DatasetSummary' } } },
+          }),
+          401: problemResponse('Not authenticated'),
+        },
       },
     },
   };

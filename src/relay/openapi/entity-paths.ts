@@ -1,6 +1,15 @@
 // OpenAPI path items of one entity: schema, collection (with its filters), record and relationships.
 import { type CatalogEntity, isReadableById } from '../catalog/catalog.ts';
-import { fieldSchema, problemResponse } from './openapi-schemas.ts';
+import {
+  ETAG_HEADER,
+  fieldSchema,
+  jsonResponse,
+  NEXT_LINK_HEADER,
+  objectWith,
+  problemResponse,
+  schemaName,
+  URI_TOO_LONG,
+} from './openapi-schemas.ts';
 
 const errors = {
   400: problemResponse('Invalid request (filter, limit, cursor, purpose)'),
@@ -10,6 +19,12 @@ const errors = {
 };
 
 const NOT_MODIFIED = { description: 'Not modified (If-None-Match matched the ETag)' };
+
+const page = (items: unknown) => ({
+  type: 'object',
+  required: ['data', 'pagination'],
+  properties: { data: { type: 'array', items }, pagination: { $ref: '#/components/schemas/Pagination' } },
+});
 
 /**
  * `visible(target)`: the related entity when the document may name it (the caller holds its metadata scope).
@@ -42,7 +57,15 @@ export function entityPaths(
         tags: [tag],
         operationId: `${tag}.schema`,
         summary: `Schema of ${entity.name}`,
-        responses: { 200: { description: 'Entity schema' }, 304: NOT_MODIFIED, ...errors },
+        responses: {
+          200: jsonResponse(
+            'Entity schema',
+            objectWith('dataset_id', 'entity', 'primary_key', 'fields', 'relationships'),
+            ETAG_HEADER,
+          ),
+          304: NOT_MODIFIED,
+          ...errors,
+        },
       },
     },
     [`${base}/records`]: {
@@ -55,23 +78,10 @@ export function entityPaths(
           : undefined,
         parameters: [purpose, ...pagingParameters(entity, expand), ...filterParameters(entity)],
         responses: {
-          200: {
-            description: 'A page of records',
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  required: ['data', 'pagination'],
-                  properties: {
-                    data: { type: 'array', items: ref },
-                    pagination: { $ref: '#/components/schemas/Pagination' },
-                  },
-                },
-              },
-            },
-          },
+          200: jsonResponse('A page of records', page(ref), { ...ETAG_HEADER, ...NEXT_LINK_HEADER }),
           304: NOT_MODIFIED,
           413: problemResponse('Too many filter values'),
+          ...URI_TOO_LONG,
           ...errors,
         },
       },
@@ -97,7 +107,7 @@ export function entityPaths(
         ...expand,
       ],
       responses: {
-        200: { description: 'The record', content: { 'application/json': { schema: ref } } },
+        200: jsonResponse('The record', ref, ETAG_HEADER),
         304: NOT_MODIFIED,
         ...errors,
       },
@@ -106,6 +116,7 @@ export function entityPaths(
   for (const rel of entity.relationships.values()) {
     const target = visible(rel.target);
     if (target === undefined) continue;
+    const related = { $ref: `#/components/schemas/${schemaName(target)}` };
     paths[`${base}/records/{id}/relationships/${rel.name}`] = {
       get: {
         tags: [tag],
@@ -131,7 +142,15 @@ export function entityPaths(
               ]
             : []),
         ],
-        responses: { 200: { description: 'Related record(s)' }, 304: NOT_MODIFIED, ...errors },
+        responses: {
+          // has_many answers a page; belongs_to and has_one the related record.
+          200:
+            rel.kind === 'has_many'
+              ? jsonResponse('Related records', page(related), { ...ETAG_HEADER, ...NEXT_LINK_HEADER })
+              : jsonResponse('The related record', related, ETAG_HEADER),
+          304: NOT_MODIFIED,
+          ...errors,
+        },
       },
     };
   }

@@ -28,12 +28,37 @@ export function recordSchema(entity: CatalogEntity): Record<string, unknown> {
     'x-dataset-id': entity.datasetId,
     'x-entity-name': entity.name,
     ...(entity.conceptUri ? { 'x-concept-uri': entity.conceptUri } : {}),
+    // No `required`: a `fields` projection leaves the other fields out of the record.
     properties: Object.fromEntries(entity.fields.map((field) => [field.name, fieldSchema(field)])),
-    required: entity.fields.map((field) => field.name),
   };
 }
+
+export function schemaName(entity: CatalogEntity): string {
+  const pascal = (text: string) => text.replace(/(^|_)([a-z0-9])/g, (_m, _u, c: string) => c.toUpperCase());
+  return `${pascal(entity.datasetId)}${pascal(entity.name)}`;
+}
+
+export const jsonResponse = (description: string, schema: unknown, headers?: Record<string, unknown>) => ({
+  description,
+  ...(headers ? { headers } : {}),
+  content: { 'application/json': { schema } },
+});
+
+/** A loose object schema naming the members always present. */
+export const objectWith = (...required: string[]) => ({ type: 'object', required });
+
+// Absent on entities over a live PostgreSQL table, which have no data version.
+export const ETAG_HEADER = {
+  ETag: { description: 'Strong validator for If-None-Match', schema: { type: 'string' } },
+};
+export const NEXT_LINK_HEADER = {
+  Link: { description: 'The next page: `<...>; rel="next"`, while `has_more`', schema: { type: 'string' } },
+};
 
 export const problemResponse = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
+
+// Checked before routing, so any route taking a query string can answer it.
+export const URI_TOO_LONG = { 414: problemResponse('URI too long') };

@@ -46,9 +46,17 @@ export function buildVerifierOpenApi(
     ...(config.evidence.api_base_url ? { servers: [{ url: config.evidence.api_base_url }] } : {}),
     security: config.auth.mode === 'api_key' ? [{ apiKey: [] }, { bearer: [] }] : [{ bearer: [] }],
     paths: withAuthResponses(config, {
-      '/healthz': { get: { summary: 'Liveness', security: [], responses: { '200': json('Alive') } } },
+      '/healthz': {
+        get: {
+          operationId: 'healthz',
+          summary: 'Liveness',
+          security: [],
+          responses: { '200': json('Alive') },
+        },
+      },
       '/ready': {
         get: {
+          operationId: 'ready',
           summary: 'Readiness',
           security: [],
           responses: { '200': json('Ready'), '503': problem('State store unavailable') },
@@ -56,28 +64,36 @@ export function buildVerifierOpenApi(
       },
       '/.well-known/evidence-service': {
         get: {
+          operationId: 'evidenceService',
           summary: 'Capability envelope: claims and capabilities',
           responses: { '200': json('Service document'), ...COMMON_ERRORS },
         },
       },
       '/v1/claims': {
         get: {
+          operationId: 'listClaims',
           summary: 'Claims the caller may evaluate',
           responses: { '200': json('Claim list'), ...COMMON_ERRORS },
         },
       },
       '/v1/claims/{claim_id}': {
         get: {
+          operationId: 'getClaim',
           summary: 'One claim',
           parameters: [{ name: 'claim_id', in: 'path', required: true, schema: claimId }],
           responses: { '200': json('Claim'), '404': problem('Unknown or not visible'), ...COMMON_ERRORS },
         },
       },
       '/v1/formats': {
-        get: { summary: 'Result formats', responses: { '200': json('Formats'), ...COMMON_ERRORS } },
+        get: {
+          operationId: 'listFormats',
+          summary: 'Result formats',
+          responses: { '200': json('Formats'), ...COMMON_ERRORS },
+        },
       },
       '/v1/evaluations': {
         post: {
+          operationId: 'evaluate',
           summary: 'Evaluate claims about one target',
           parameters: [
             { name: 'Data-Purpose', in: 'header', required: false, schema: { type: 'string' } },
@@ -108,6 +124,7 @@ export function buildVerifierOpenApi(
       },
       '/v1/batch-evaluations': {
         post: {
+          operationId: 'evaluateBatch',
           summary: 'Evaluate claims about many targets, each item on its own',
           parameters: [
             { name: 'Data-Purpose', in: 'header', required: false, schema: { type: 'string' } },
@@ -141,6 +158,7 @@ export function buildVerifierOpenApi(
       },
       '/v1/evaluations/{evaluation_id}/render': {
         post: {
+          operationId: 'renderEvaluation',
           summary: 'Render a stored evaluation of the caller again, in the format it was made in',
           parameters: [
             { name: 'evaluation_id', in: 'path', required: true, schema: { type: 'string' } },

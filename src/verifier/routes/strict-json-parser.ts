@@ -8,6 +8,8 @@ import { duplicateMemberProblem } from '../../platform/http/read-json-body.ts';
 /** Replaces the scope's `application/json` parser; `emptyAsNone`: a blank body parses as no body. */
 export function useStrictJsonParser(scope: FastifyInstance, options: { emptyAsNone?: boolean } = {}): void {
   const json = scope.getDefaultJsonParser('error', 'error');
+  // Fastify also parses text/plain, which would reach validation as a string (400); bodies are JSON only (415).
+  if (scope.hasContentTypeParser('text/plain')) scope.removeContentTypeParser('text/plain');
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
