@@ -101,9 +101,10 @@ valid shape (references between parts, secrets, sources, the metadata manifest).
 remains.
 
 - **Environment.** \`\${VAR}\` is replaced by the variable's value before the YAML is parsed; \`\${VAR:-default}\`
-  uses \`default\` when \`VAR\` is unset or empty; \`\${VAR:?message}\` fails the load with \`message\`. Whole-line
-  comments are not expanded. \`--env-file FILE\` supplies \`KEY=VALUE\` lines for variables the real environment
-  does not set (the real environment wins). Node 20 reads an \`--env-file\` option itself wherever it appears on the
+  uses \`default\` when \`VAR\` is unset or empty; \`\${VAR:?message}\` fails the load with \`message\`; a default or
+  message cannot hold another reference. Whole-line comments are not expanded. The file is UTF-8 (a BOM is
+  allowed). \`--env-file FILE\` supplies \`KEY=VALUE\` lines for variables the real environment does not set (the
+  real environment wins). Node 20 reads an \`--env-file\` option itself wherever it appears on the
   command line: a file that does not exist is then reported by Node (\`node: FILE: not found\`, exit status 9)
   before Ambit runs.
 - **Secrets** never sit in the file: keys ending in \`_env\` and \`fingerprint.name\` name environment variables.

@@ -14,7 +14,8 @@ export const auditConfigSchema = z.strictObject({
   rotate: z
     .strictObject({
       max_size_mb: z.number().positive().default(100),
-      max_files: z.number().int().positive().default(10),
+      // Each rotation renames every kept file in turn, synchronously: an unbounded count would stall the process.
+      max_files: z.number().int().positive().max(1000).default(10),
     })
     .optional(),
 });

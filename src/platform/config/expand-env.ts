@@ -1,7 +1,9 @@
 // `${VAR}`, `${VAR:-default}` and `${VAR:?message}` expansion, applied to the config text before YAML parsing.
 import type { ConfigIssue } from './config-error.ts';
 
-const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)([^}]*))?\}/g;
+// A default or message may not hold `${`: a nested reference is not expanded, so matching it would leave the inner
+// `${...}` as literal text; unmatched, it is reported as an unsupported reference below.
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:-|:\?)((?:[^}$]|\$(?!\{))*))?\}/g;
 
 export function expandEnv(
   text: string,

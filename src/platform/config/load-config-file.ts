@@ -1,8 +1,10 @@
 // Reads a YAML config file: env files, `${VAR}` expansion, then YAML parsing with located syntax errors.
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError, type ConfigIssue } from './config-error.ts';
 import { expandEnv } from './expand-env.ts';
+import { findDuplicateKeys } from './find-duplicate-keys.ts';
+import { decodeUtf8 } from './read-utf8-text.ts';
 import { yamlToPlain } from './yaml-to-plain.ts';
 
 export interface LoadedConfigFile {
@@ -15,9 +17,9 @@ export function loadConfigFile(
   path: string,
   env: Readonly<Record<string, string | undefined>>,
 ): LoadedConfigFile {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, 'utf8');
+    bytes = readFileSync(path);
   } catch (error) {
     throw new ConfigError([
       {
@@ -27,27 +29,28 @@ export function loadConfigFile(
       },
     ]);
   }
-  return { path, raw: parseConfigText(text, env), env };
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) throw new ConfigError([decoded.issue]);
+  return { path, raw: parseConfigText(decoded.text, env), env };
 }
 
 export function parseConfigText(text: string, env: Readonly<Record<string, string | undefined>>): unknown {
   const expanded = expandEnv(text, env);
-  const document = parseDocument(expanded.text, { prettyErrors: true, uniqueKeys: true });
+  const lineCounter = new LineCounter();
+  const document = parseDocument(expanded.text, { prettyErrors: true, uniqueKeys: false, lineCounter });
   const issues: ConfigIssue[] = [...expanded.issues];
+  const problems = [
+    ...document.errors.map((error) => ({ line: error.linePos?.[0]?.line, message: parserMessage(error) })),
+    ...findDuplicateKeys(document, lineCounter),
+  ].sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const linesSeen = new Set<number>();
-  for (const error of document.errors) {
-    const line = error.linePos?.[0];
+  for (const { line, message } of problems) {
     // One mistake often trips several parser rules on the same line; the first names the cause.
     if (line) {
-      if (linesSeen.has(line.line)) continue;
-      linesSeen.add(line.line);
+      if (linesSeen.has(line)) continue;
+      linesSeen.add(line);
     }
-    issues.push({
-      path: line ? `line ${line.line}` : '',
-      code: 'config.parse_error',
-      // The first line of a pretty error ends in `line L, column C:` before the excerpt; keep it, drop the colon.
-      message: (error.message.split('\n')[0] ?? error.message).replace(/:$/, ''),
-    });
+    issues.push({ path: line ? `line ${line}` : '', code: 'config.parse_error', message });
   }
   if (issues.length > 0) throw new ConfigError(issues);
   const plain = yamlToPlain(document, expanded.text);
@@ -58,5 +61,17 @@ export function parseConfigText(text: string, env: Readonly<Record<string, strin
       code: 'config.parse_error',
       message: problem.message,
     })),
+  );
+}
+
+/**
+ * The first line of a pretty error ends in `line L, column C:` before the excerpt; it is kept without the colon.
+ * Some messages quote the offending source (`extra characters: |...`, `Could not resolve tag: !...`), which a
+ * `${VAR}` may have filled with a secret: the quote is dropped, a token type (`flow-map-end`) is kept.
+ */
+function parserMessage(error: Error): string {
+  const first = (error.message.split('\n')[0] ?? error.message).replace(/:$/, '');
+  return first.replace(/: (.*)( at line \d+, column \d+)$/s, (whole, quoted: string, position: string) =>
+    /^[a-z-]+$/.test(quoted) ? whole : position,
   );
 }

@@ -33,6 +33,16 @@ export function validateConfig<S extends z.ZodType>(
         for (const key of issue.keys) {
           const keyPath = path === '' ? key : `${path}.${key}`;
           if (legacyPaths.has(keyPath)) continue;
+          if (key === '<<') {
+            // YAML 1.2 has no merge keys: `<<: *defaults` is an ordinary key, not a variable reference.
+            issues.push({
+              path: keyPath,
+              code: 'config.parse_error',
+              message:
+                'YAML merge keys (`<<`) are not supported: write the keys out, or alias a whole mapping',
+            });
+            continue;
+          }
           if (!SHOWN_KEY.test(key)) {
             // Not a name anyone types as a key: a `${VAR}` expanded there, which may be a secret. Not repeated.
             issues.push({
@@ -65,6 +75,9 @@ export function validateConfig<S extends z.ZodType>(
 function describe(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_value' && 'values' in issue) {
     const values = issue.values.map((v) => String(v));
+    // A missing enum (or literal) key is reported as such, not as a wrong value.
+    if (issue.input === undefined)
+      return `is required (one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')})`;
     const guess = typeof issue.input === 'string' ? hint(issue.input, values) : '';
     return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}${guess}`;
   }
@@ -99,6 +112,8 @@ function describeBound(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig)
 function kindOf(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'a list';
+  // YAML's .inf and .nan are numbers to typeof, which would read "must be number, not number".
+  if (typeof value === 'number' && !Number.isFinite(value)) return 'a non-finite number (.inf or .nan)';
   if (typeof value === 'object') return 'a mapping';
   return typeof value;
 }
