@@ -14,6 +14,7 @@ import { createFastLane, type FastLane } from './fast-lane.ts';
 import { isWellFormedQuery } from './query-encoding.ts';
 import { splitRepeatedHeaders } from './repeated-headers.ts';
 import type { RequestContext } from './request-context.ts';
+import { closingIfBodyPending, correlationId } from './request-hygiene.ts';
 import { createRequestWatchdog } from './request-watchdog.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
 import { SECURITY_HEADERS } from './security-headers.ts';
@@ -347,36 +348,6 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   return app;
-}
-
-/** Printable ASCII only: the value is recorded and sent on to sources as a header. */
-const CORRELATION_ID = /^[\x20-\x7e]+$/;
-
-/**
- * The caller's `x-request-id`, cut to 128 characters, when it is printable ASCII; anything else (empty, a tab,
- * bytes outside ASCII) is dropped rather than recorded and forwarded upstream as the caller's correlation id.
- */
-function correlationId(value: string | string[] | undefined): string | undefined {
-  if (typeof value !== 'string') return undefined;
-  const bounded = value.length > 128 ? value.slice(0, 128) : value;
-  return CORRELATION_ID.test(bounded) ? bounded : undefined;
-}
-
-/**
- * A response written while its request's body is still arriving (a 504 for a body that trickles in, a 413, a GET
- * sent with a body) closes its connection. Kept alive, node:http would read the rest at the client's pace, holding
- * the connection far beyond the request timeout, and then answer the same request again at its own deadline.
- * Returns `payload`.
- */
-function closingIfBodyPending<T>(request: RouteRequest, reply: RouteReply, payload: T): T {
-  const raw = request.raw;
-  if (raw.complete) return payload;
-  const headers = raw.headers;
-  const length = headers['content-length'];
-  if (headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0')) {
-    reply.header('connection', 'close');
-  }
-  return payload;
 }
 
 /** The reply's status and headers as they are now; the function puts them back. */
