@@ -37,7 +37,7 @@ export function createLogger(options: {
  * property and the causes' messages, and foreign errors (driver, HTTP client, URL parser) keep request headers,
  * connection parameters or the input they refused there; the unexpected errors logged as `err` are foreign ones.
  */
-export function serializeError(error: unknown): Record<string, unknown> {
+function serializeError(error: unknown): Record<string, unknown> {
   if (!(error instanceof Error)) return { type: typeof error };
   const code = (error as { code?: unknown }).code;
   return {

@@ -74,12 +74,12 @@ export function validateConfig<S extends z.ZodType>(
 
 function describe(issue: z.core.$ZodIssue): string {
   if (issue.code === 'invalid_value' && 'values' in issue) {
-    const values = issue.values.map((v) => String(v));
+    const listed = issue.values.map((v) => JSON.stringify(v)).join(', ');
     // A missing enum (or literal) key is reported as such, not as a wrong value.
-    if (issue.input === undefined)
-      return `is required (one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')})`;
+    if (issue.input === undefined) return `is required (one of ${listed})`;
+    const values = issue.values.map((v) => String(v));
     const guess = typeof issue.input === 'string' ? hint(issue.input, values) : '';
-    return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}${guess}`;
+    return `must be one of ${listed}${guess}`;
   }
   if (issue.code === 'invalid_type') {
     if (issue.input === undefined) return 'is required';

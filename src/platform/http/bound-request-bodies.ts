@@ -1,6 +1,7 @@
 // One body limit for every request of an app, whatever its method. Fastify reads the body of a POST within
 // `bodyLimit` but never reads a GET's, which Node then drains after the answer, however large. Here a GET's body is
-// held to the same limit, and the rest of a body over it is never read: the connection closes after the answer.
+// held to the same limit, and the rest of a body over it is never read: the answer closes the connection, as any
+// answer written while its body is still arriving does (closingIfBodyPending, in the server's finishResponse).
 import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { platformProblem } from '../problem/platform-problems.ts';
@@ -30,17 +31,6 @@ export function boundRequestBodies(app: FastifyInstance, limit: number): void {
       else done(problem);
     });
   });
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (!request.raw.complete && !isBoundedBody(request.raw, limit)) reply.header('connection', 'close');
-    done(null, payload);
-  });
-}
-
-/** Whether Node may drain what is left of the body: a declared length within the limit, or no body at all. */
-function isBoundedBody(raw: IncomingMessage, limit: number): boolean {
-  const declared = raw.headers['content-length'];
-  if (declared !== undefined) return Number(declared) <= limit;
-  return raw.headers['transfer-encoding'] === undefined;
 }
 
 /** Reads the body and drops it; stops reading once it passes `limit`. */

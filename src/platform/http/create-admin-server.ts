@@ -20,7 +20,7 @@ export interface AdminServerOptions {
 }
 
 /** No admin route uses a body: a larger one, on any route and with any method, is refused 413 unread. */
-export const ADMIN_BODY_LIMIT = 4096;
+const ADMIN_BODY_LIMIT = 4096;
 
 export function createAdminServer(options: AdminServerOptions): FastifyInstance {
   const app = createHttpServerApp({

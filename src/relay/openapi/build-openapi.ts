@@ -10,8 +10,6 @@ import { entityPaths } from './entity-paths.ts';
 import { metadataPaths } from './metadata-paths.ts';
 import { jsonResponse, objectWith, problemResponse, recordSchema, schemaName } from './openapi-schemas.ts';
 
-export { schemaName };
-
 /** The metadata surface to describe: its route table and the (unscoped) model it renders from. */
 export interface OpenApiMetadata {
   readonly routes: readonly MetadataRoute[];

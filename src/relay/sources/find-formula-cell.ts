@@ -1,5 +1,6 @@
 // Walks the cells of a worksheet's XML inside a region: finds formula and error cells, which read-excel-file does
-// not report as such, and gives the raw text of cells whose value it interprets (dates).
+// not report as such, and gives the raw text of cells whose value it interprets (dates). Also measures the extent
+// read-excel-file would lay out for the sheet (laidOutCells), which it fills before any cap applies.
 import { decode, Parser } from 'saxen';
 
 /** 1-based, inclusive; `Infinity` for an open end. */

@@ -31,7 +31,7 @@ function flooredDate(count: bigint, perMs: bigint): Date {
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** A string cell's text exactly as stored, or NOT_UTF8 (refused by the store) for bytes that are not UTF-8. */
-export function stringFromBytes(bytes: Uint8Array | undefined): string | typeof NOT_UTF8 | undefined {
+function stringFromBytes(bytes: Uint8Array | undefined): string | typeof NOT_UTF8 | undefined {
   if (bytes === undefined) return undefined;
   try {
     return utf8.decode(bytes);

@@ -3,6 +3,7 @@
 // table over the same column agree). JavaScript's own string order (UTF-16 code units) differs from it only where
 // a character beyond U+FFFF meets one in U+E000–U+FFFF, so the slower code-point comparison is needed only when
 // both strings hold a unit from U+D800 up: the fast paths below check for that once per value, not per comparison.
+import { compareCodePoints } from '../../platform/compare-code-points.ts';
 import type { CellKey } from './column.ts';
 
 const HIGH_UNITS = /[\uD800-\uFFFF]/;
@@ -22,19 +23,4 @@ export function anyHighUnits(keys: ArrayLike<CellKey | null | undefined>): boole
 export function compareKeys(a: CellKey, b: CellKey): number {
   if (typeof a === 'string' && typeof b === 'string') return compareCodePoints(a, b);
   return a < b ? -1 : a > b ? 1 : 0;
-}
-
-function compareCodePoints(a: string, b: string): number {
-  if (a === b) return 0;
-  const shorter = Math.min(a.length, b.length);
-  let index = 0;
-  while (index < shorter && a.charCodeAt(index) === b.charCodeAt(index)) index++;
-  if (index === shorter) return a.length - b.length;
-  const x = a.charCodeAt(index);
-  const y = b.charCodeAt(index);
-  // A surrogate starts a character beyond U+FFFF: above any unit of U+E000–U+FFFF, though its own unit is lower.
-  const xSurrogate = x >= 0xd800 && x <= 0xdfff;
-  const ySurrogate = y >= 0xd800 && y <= 0xdfff;
-  if (xSurrogate !== ySurrogate && x >= 0xd800 && y >= 0xd800) return xSurrogate ? 1 : -1;
-  return x - y;
 }

@@ -4,6 +4,7 @@
 // was NaN instead of an error); and `<`, `<=`, `>`, `>=` on strings compared UTF-16 units instead of code points,
 // which puts characters beyond U+FFFF (emoji, rarer CJK) before U+E000-U+FFFF.
 import { type CelFunc, CelScalar, celFunc, celUint } from '@bufbuild/cel';
+import { compareCodePoints } from '../../platform/compare-code-points.ts';
 
 const { BOOL, DOUBLE, INT, STRING, UINT } = CelScalar;
 const MAX_INT = 9223372036854775807n;
@@ -40,23 +41,6 @@ function parseDouble(text: string): number {
   if (infinity) return infinity[1] === '-' ? -Infinity : Infinity;
   if (/^nan$/i.test(text)) return Number.NaN;
   throw new Error(`cannot convert '${text}' to double`);
-}
-
-/** Code point order; for well-formed UTF-16 it differs from unit order only where surrogates meet U+E000-U+FFFF. */
-export function compareCodePoints(left: string, right: string): number {
-  const length = Math.min(left.length, right.length);
-  for (let index = 0; index < length; index++) {
-    const a = left.charCodeAt(index);
-    const b = right.charCodeAt(index);
-    if (a !== b) return codePointRank(a) - codePointRank(b);
-  }
-  return left.length - right.length;
-}
-
-/** Moves surrogates (U+D800-U+DFFF, parts of code points from U+10000) above U+E000-U+FFFF. */
-function codePointRank(unit: number): number {
-  if (unit < 0xd800) return unit;
-  return unit < 0xe000 ? unit + 0x2000 : unit - 0x800;
 }
 
 export const scalarFuncs: CelFunc[] = [

@@ -52,7 +52,7 @@ ALTER TABLE ${STATE_SCHEMA}.evaluations ALTER COLUMN record TYPE json USING reco
 export const NEWEST_VERSION = Math.max(...MIGRATIONS.map((migration) => migration.version));
 
 /** The database holds migrations of a later version: this one would misread its tables, so it refuses them. */
-export class StateSchemaTooNewError extends Error {
+class StateSchemaTooNewError extends Error {
   readonly code = 'schema_too_new';
   constructor(found: number) {
     super(

@@ -1,4 +1,5 @@
-// Writes a whole buffer to a file descriptor synchronously, retrying short writes and EAGAIN on pipes.
+// Writes a whole buffer to a file descriptor synchronously, retrying short writes and EAGAIN on pipes; on a stream
+// whose bytes cannot be taken back, a write cut short is finished ahead of the next one (`completeLater`).
 import { writeSync } from 'node:fs';
 
 const MAX_STALLS = 200;
