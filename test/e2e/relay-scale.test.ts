@@ -512,7 +512,7 @@ describe('graceful shutdown (2 workers, one of them hung)', () => {
     const config = readFileSync(fixture.configPath, 'utf8');
     writeFileSync(
       fixture.configPath,
-      config.replace('  bind: 127.0.0.1:0\n', '  bind: 127.0.0.1:0\n  request_timeout: 1s\n'),
+      config.replace('  bind: 127.0.0.1:0\n', '  bind: 127.0.0.1:0\n  request_timeout: 250ms\n'),
     );
     const relay = await serve(fixture, ['--workers', '2']);
     const [hung] = workerPids(relay);

@@ -6,25 +6,36 @@ import { after, before, describe, it } from 'node:test';
 import { addGetRoute, addJsonPostRoute } from '../../src/platform/http/fast-lane.ts';
 import { bareApp, listenLocal } from '../helpers/http-checks.ts';
 
-/** Writes `head`, then `drip` every 50 ms until the server closes; the bytes received and when the close came. */
-function trickle(port: number, head: string, drip: string): Promise<{ text: string; closedAfterMs: number }> {
+/**
+ * Writes `head`, then `drip` every 50 ms until the connection closes; the bytes received, and whether the server
+ * ended the connection (rather than the client giving up on it).
+ */
+function trickle(
+  port: number,
+  head: string,
+  drip: string,
+): Promise<{ text: string; endedByServer: boolean }> {
   return new Promise((resolve, reject) => {
-    const started = performance.now();
     const chunks: Buffer[] = [];
+    let endedByServer = false;
     const socket = connect(port, '127.0.0.1', () => socket.write(head, 'latin1'));
     const timer = setInterval(() => {
       if (socket.writable) socket.write(drip, 'latin1');
     }, 50);
     // Kept open, the connection would last until node:http's own request deadline (minutes): give up well before.
-    const giveUp = setTimeout(() => socket.destroy(), 3_000);
+    const giveUp = setTimeout(() => socket.destroy(), 10_000);
     socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('end', () => {
+      endedByServer = true;
+    });
     socket.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ECONNRESET' && error.code !== 'EPIPE') reject(error);
+      if (error.code === 'ECONNRESET') endedByServer = true;
+      else if (error.code !== 'EPIPE') reject(error);
     });
     socket.on('close', () => {
       clearInterval(timer);
       clearTimeout(giveUp);
-      resolve({ text: Buffer.concat(chunks).toString('latin1'), closedAfterMs: performance.now() - started });
+      resolve({ text: Buffer.concat(chunks).toString('latin1'), endedByServer });
     });
   });
 }
@@ -44,7 +55,7 @@ describe('a response sent before the request body has arrived', () => {
 
   for (const path of ['/lane/1', '/fastify']) {
     it(`answers a trickling body 504 once and closes the connection (${path})`, async () => {
-      const { text, closedAfterMs } = await trickle(
+      const { text, endedByServer } = await trickle(
         port,
         `POST ${path} HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n{"a":"`,
         'a',
@@ -52,19 +63,19 @@ describe('a response sent before the request body has arrived', () => {
       assert.deepEqual(statusLines(text), ['504']);
       assert.match(text, /internal\.timeout/);
       assert.match(text, /\r\nconnection: close\r\n/i);
-      assert.ok(closedAfterMs < 2_000, `closed after ${Math.round(closedAfterMs)} ms`);
+      assert.ok(endedByServer, 'the server kept the connection open');
     });
   }
 
   it('closes the connection after answering a GET whose chunked body keeps coming', async () => {
-    const { text, closedAfterMs } = await trickle(
+    const { text, endedByServer } = await trickle(
       port,
       'GET /read/1 HTTP/1.1\r\nhost: a\r\ntransfer-encoding: chunked\r\n\r\n',
       '1\r\na\r\n',
     );
     assert.deepEqual(statusLines(text), ['200']);
     assert.match(text, /\r\nconnection: close\r\n/i);
-    assert.ok(closedAfterMs < 2_000, `closed after ${Math.round(closedAfterMs)} ms`);
+    assert.ok(endedByServer, 'the server kept the connection open');
   });
 
   for (const path of ['/lane/1', '/fastify']) {
@@ -85,6 +96,8 @@ describe('a response sent before the request body has arrived', () => {
           }
         });
         socket.on('error', reject);
+        // Closed by the server before its answer was whole: the assertions below say what was missing.
+        socket.on('close', () => resolve(received));
       });
       assert.deepEqual(statusLines(text), ['200']);
       assert.match(text, /\r\nconnection: keep-alive\r\n/i);

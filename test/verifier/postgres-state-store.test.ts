@@ -54,9 +54,15 @@ async function droppingProxy(databaseUrl: string, marker: string) {
     };
     client.on('error', drop);
     upstream.on('error', drop);
+    client.on('close', drop);
+    // The end of the previous chunk: a marker split between two chunks is found too (its message is incomplete
+    // upstream, so the server has not run it).
+    let tail = Buffer.alloc(0);
     client.on('data', (chunk: Buffer) => {
-      if (chunk.includes(marker)) drop();
-      else upstream.write(chunk);
+      const seen = Buffer.concat([tail, chunk]);
+      if (seen.includes(marker)) return drop();
+      tail = seen.subarray(Math.max(0, seen.length - marker.length));
+      upstream.write(chunk);
     });
     upstream.pipe(client);
   });
