@@ -62,7 +62,10 @@ const server = z.strictObject({
 const catalog = z.strictObject({
   title: z.string().min(1),
   description: z.string().optional(),
-  base_url: z.url().describe('Public base URL of this relay, used in links.'),
+  base_url: z
+    .url({ abort: true })
+    .refine((url) => /^https?:/i.test(url), 'must be an http or https URL')
+    .describe('Public base URL of this relay, used in links (http or https).'),
   publisher: z.string().min(1),
   participant_id: z.string().optional(),
   publisher_iri: z.string().optional(),
