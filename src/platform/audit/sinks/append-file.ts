@@ -10,7 +10,7 @@ import {
   openSync,
 } from 'node:fs';
 import { dirname } from 'node:path';
-import { writeFully } from './write-fully.ts';
+import { bytesWrittenBefore, writeFully } from './write-fully.ts';
 
 export interface AppendFile {
   readonly path: string;
@@ -47,8 +47,11 @@ export function openAppendFile(path: string): AppendFile {
       try {
         writeFully(fd, data);
       } catch (error) {
-        // Cut a partial line off again so the file stays a valid chain for the next append and the next start.
+        // Cut a partial line off again so the file stays a valid chain for the next append and the next start. The
+        // file's size now, not the one counted, less what this write put down: another tool may have truncated
+        // the file in place since it was opened, and truncating to the counted size would pad it with zeros.
         try {
+          size = Math.max(0, fstatSync(fd).size - bytesWrittenBefore(error));
           ftruncateSync(fd, size);
         } catch {
           // Not every target can be truncated (character devices); the original error is what matters.

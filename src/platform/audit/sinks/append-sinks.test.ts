@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { makeTempDir } from '../audit-test-support.ts';
@@ -30,6 +31,30 @@ describe('jsonl sink', () => {
     sink.append('{"n":3}\n');
     await sink.close();
     assert.equal(readFileSync(path, 'utf8'), '{"n":2}\n{"n":3}\n');
+  });
+
+  it('cuts a failed write off again without padding a file another tool truncated in place', async (t) => {
+    // A real short write: the file-size limit (1 KiB) lets the kernel write part of the line, then EFBIG.
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    writeFileSync(path, `${'x'.repeat(599)}\n`);
+    const script = [
+      `import { truncateSync } from 'node:fs';`,
+      `import { createJsonlSink } from ${JSON.stringify(new URL('./jsonl-sink.ts', import.meta.url).href)};`,
+      `const sink = createJsonlSink(${JSON.stringify(path)});`,
+      `truncateSync(${JSON.stringify(path)}, 0);`,
+      `try { sink.append('y'.repeat(1999) + '\\n'); } catch (error) { console.log(error.code); }`,
+      `sink.append('{"n":1}\\n');`,
+      `await sink.close();`,
+    ].join('\n');
+    const child = spawnSync(
+      'bash',
+      ['-c', 'ulimit -f 1 && exec "$0" --import tsx --input-type=module -e "$1"', process.execPath, script],
+      { encoding: 'utf8' },
+    );
+    assert.equal(child.status, 0, child.stderr);
+    assert.equal(child.stdout.trim(), 'EFBIG');
+    // Neither the cut line nor zeros up to the size the file had before it was truncated.
+    assert.equal(readFileSync(path, 'utf8'), '{"n":1}\n');
   });
 
   it('throws when the write fails (full device)', async () => {

@@ -33,6 +33,14 @@ export function isCommittedWrite(error: unknown): boolean {
   return (error as { committed?: unknown } | null)?.committed === true;
 }
 
+/** Bytes a failed write did put down before it failed, by its error (see bytesWrittenBefore). */
+const partialWrites = new WeakMap<object, number>();
+
+/** How many bytes of its data the write that threw `error` wrote before failing (0 when unknown). */
+export function bytesWrittenBefore(error: unknown): number {
+  return typeof error === 'object' && error !== null ? (partialWrites.get(error) ?? 0) : 0;
+}
+
 /** Unwritten rests of earlier writes, by descriptor. */
 const rests = new Map<number, Buffer>();
 
@@ -56,7 +64,11 @@ export function writeFully(fd: number, data: Buffer, options: WriteFullyOptions 
   const { written, error } = writeSome(fd, data, firstStallMs);
   if (written === data.length) return;
   const message = `audit sink stalled: ${data.length - written} bytes not written`;
-  if (written === 0 || !options.completeLater) throw error ?? new Error(message);
+  if (written === 0 || !options.completeLater) {
+    const failure = error instanceof Error ? error : new Error(message);
+    partialWrites.set(failure, written);
+    throw failure;
+  }
   rests.set(fd, Buffer.from(data.subarray(written)));
   throw new CommittedWriteError(
     `${error instanceof Error ? error.message : message}; the rest is written later`,
