@@ -23,6 +23,18 @@ evidence:
         source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
           lookup: { input: target.id, field: national_id }, fields: [note] } },
         rule: { type: extract, source: p, field: note } }
+    - { id: halves, title: H, version: "1", subject_type: p, value: { type: integer },
+        source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
+          lookup: { input: target.id, field: national_id }, fields: [size] } },
+        rule: { type: cel, expression: "double(source.p.size) / 2.0" } }
+    - { id: count, title: C, version: "1", subject_type: p, value: { type: integer },
+        source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
+          lookup: { input: target.id, field: national_id }, fields: [size] } },
+        rule: { type: cel, expression: "source.p.size / 2" } }
+    - { id: ratio, title: R, version: "1", subject_type: p, value: { type: number },
+        source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
+          lookup: { input: target.id, field: national_id }, fields: [size] } },
+        rule: { type: cel, expression: "double(source.p.size) / 2.0" } }
 `;
 
 const { config } = loadVerifierConfigText(TEXT, { H: fingerprintOf('k'), S: 's'.repeat(32) }, '/tmp');
@@ -52,6 +64,17 @@ describe('a CEL rule sees only the binding fields', () => {
   it('binds source.<alias> to the listed fields, not the lookup field or extra columns', async () => {
     assert.deepEqual(await applyRule(claim('whole'), inputs, cel), { deceased: false });
     assert.equal(await applyRule(claim('peek'), inputs, cel), false);
+  });
+
+  it('answers an integer claim only with a CEL int, never a whole-valued double', async () => {
+    const sized: RuleInputs = { ...inputs, rows: new Map([['p', { size: 6 }]]) };
+    assert.equal(await applyRule(claim('count'), sized, cel), 3);
+    assert.equal(await applyRule(claim('ratio'), sized, cel), 3);
+    // 6 / 2.0 is the double 3.0: an integer claim declared over it is a rule mistake, not the int 3.
+    await assert.rejects(applyRule(claim('halves'), sized, cel), (error: unknown) => {
+      assert.equal((error as { code?: string }).code, 'claim.rule_evaluation_failed');
+      return true;
+    });
   });
 
   it('bounds an extracted value as a CEL result is bounded (cel.max_result_json_bytes)', async () => {

@@ -97,7 +97,7 @@ async function evaluateCel(
     },
   };
   try {
-    return await cel.evaluate(rule.expression, bindings, inputs.deadline);
+    return await cel.evaluate(rule.expression, bindings, inputs.deadline, claim.value.type === 'integer');
   } catch (error) {
     if (error instanceof CelEvaluationError) throw ruleFailed(`cel.${error.reason}`, error.message);
     throw error;

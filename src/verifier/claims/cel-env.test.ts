@@ -82,6 +82,14 @@ describe('CEL environment: behaviour of the CEL language definition', () => {
     assertError("uint('-1')");
   });
 
+  it('fails the one int remainder that overflows, as division does', () => {
+    assert.equal(evaluate('-7 % 3'), -1);
+    assert.equal(evaluate('-9223372036854775807 % -1'), 0);
+    assertError('(-9223372036854775807 - 1) % -1');
+    assertError('(-9223372036854775807 - 1) / -1');
+    assertError('5 % 0');
+  });
+
   it('orders strings by code point', () => {
     assert.equal(evaluate("'\\U0001F600' > '\\uFFFF'"), true);
     assert.equal(evaluate("'\\uFFFF' <= '\\U0001F600'"), true);

@@ -2,7 +2,8 @@
 // define them, replacing @bufbuild/cel 0.6 overloads that differ: `int()`, `uint()` and `double()` of a string used
 // JavaScript's lenient parsing (an empty or blank string was 0, ' 12' was 12, '0x10' was 16, and `double('abc')`
 // was NaN instead of an error); and `<`, `<=`, `>`, `>=` on strings compared UTF-16 units instead of code points,
-// which puts characters beyond U+FFFF (emoji, rarer CJK) before U+E000-U+FFFF.
+// which puts characters beyond U+FFFF (emoji, rarer CJK) before U+E000-U+FFFF; and the int remainder of the least
+// int by -1 was 0 where the definition, like the quotient, overflows.
 import { type CelFunc, CelScalar, celFunc, celUint } from '@bufbuild/cel';
 import { compareCodePoints } from '../../platform/compare-code-points.ts';
 
@@ -43,7 +44,14 @@ function parseDouble(text: string): number {
   throw new Error(`cannot convert '${text}' to double`);
 }
 
+function remainder(l: bigint, r: bigint): bigint {
+  if (r === 0n) throw new Error('int modulus by zero');
+  if (l === MIN_INT && r === -1n) throw new Error('int overflow in modulus');
+  return l % r;
+}
+
 export const scalarFuncs: CelFunc[] = [
+  celFunc('_%_', [INT, INT], INT, remainder),
   celFunc('int', [STRING], INT, parseInt64),
   celFunc('uint', [STRING], UINT, parseUint64),
   celFunc('double', [STRING], DOUBLE, parseDouble),

@@ -10,6 +10,8 @@ export interface CelTask {
   readonly id: number;
   readonly expression: string;
   readonly bindings: Readonly<Record<string, unknown>>;
+  /** The claim's value is an integer: a double result (even `3.0`) is refused, since JSON cannot tell them apart. */
+  readonly wantsInt?: boolean;
 }
 
 export type CelTaskResult =
@@ -36,6 +38,10 @@ export function runCelTask(task: CelTask): CelTaskResult {
     const bindings = toCelInput(task.bindings) as Record<string, CelInput>;
     const result = programFor(task.expression)(bindings);
     if (isCelError(result)) return { id: task.id, ok: false, message: result.message };
+    // @bufbuild/cel gives doubles as JS numbers and ints as bigints.
+    if (task.wantsInt && typeof result === 'number') {
+      return { id: task.id, ok: false, message: 'the result is a double, not the int the claim declares' };
+    }
     return { id: task.id, ok: true, value: fromCelValue(result) };
   } catch (error) {
     const message = error instanceof CelResultError || error instanceof Error ? error.message : String(error);

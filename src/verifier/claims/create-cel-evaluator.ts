@@ -18,11 +18,13 @@ export interface CelEvaluator {
   /**
    * Resolves with the JSON result; rejects with a CelEvaluationError on any failure or limit. `deadline` (a
    * `performance.now()` instant): the request is answered by then, so a task still queued then is not run.
+   * `wantsInt`: the claim's value is an integer, and a double result is refused.
    */
   evaluate(
     expression: string,
     bindings: Readonly<Record<string, unknown>>,
     deadline?: number,
+    wantsInt?: boolean,
   ): Promise<unknown>;
   close(): Promise<void>;
 }
@@ -235,7 +237,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
   return {
     maxResultBytes: limits.max_result_json_bytes,
     warm: start,
-    evaluate(expression, bindings, deadline) {
+    evaluate(expression, bindings, deadline, wantsInt) {
       if (closed)
         return Promise.reject(new CelEvaluationError('worker_failed', 'the CEL evaluator is closed'));
       const size = sourcedBytes(bindings);
@@ -253,7 +255,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       start();
       return new Promise((resolve, reject) => {
         queue.push({
-          task: { id: nextId++, expression, bindings },
+          task: { id: nextId++, expression, bindings, wantsInt },
           deadline,
           requeued: false,
           resolve,
