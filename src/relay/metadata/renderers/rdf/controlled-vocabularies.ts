@@ -33,7 +33,10 @@ export const JSON_MEDIA_TYPE = 'http://www.iana.org/assignments/media-types/appl
 export const CSV_FILE_TYPE = `${AUTHORITY}/file-type/CSV`;
 export const CSV_MEDIA_TYPE = 'http://www.iana.org/assignments/media-types/text/csv';
 
-/** ISO 639-1 -> the EU language table (ISO 639-3 codes); other languages use the Library of Congress IRI. */
+/**
+ * ISO 639-1 -> the EU language table (ISO 639-3 codes); other languages use the Library of Congress IRI of their
+ * code list: two letters ISO 639-1, three letters (BCP 47 takes the ISO 639-2/3 code then) ISO 639-2.
+ */
 const LANGUAGES: Readonly<Record<string, string>> = {
   ar: 'ARA',
   bg: 'BUL',
@@ -65,12 +68,14 @@ const LANGUAGES: Readonly<Record<string, string>> = {
   zh: 'ZHO',
 };
 
+const EU_CODES: ReadonlySet<string> = new Set(Object.values(LANGUAGES));
+
 export function languageIri(tag: string): string {
   const primary = (tag.split('-')[0] ?? tag).toLowerCase();
-  const eu = LANGUAGES[primary];
-  return eu === undefined
-    ? `http://id.loc.gov/vocabulary/iso639-1/${primary}`
-    : `${AUTHORITY}/language/${eu}`;
+  const eu =
+    primary.length === 3 && EU_CODES.has(primary.toUpperCase()) ? primary.toUpperCase() : LANGUAGES[primary];
+  if (eu !== undefined) return `${AUTHORITY}/language/${eu}`;
+  return `http://id.loc.gov/vocabulary/iso639-${primary.length === 3 ? 2 : 1}/${primary}`;
 }
 
 /** A readable label for a concept known only by IRI: its last segment, words split (`NationalAuthority`). */

@@ -61,6 +61,9 @@ describe('JSON-LD building blocks', () => {
     assert.equal(languageIri('en'), 'http://publications.europa.eu/resource/authority/language/ENG');
     assert.equal(languageIri('pt-BR'), 'http://publications.europa.eu/resource/authority/language/POR');
     assert.equal(languageIri('xh'), 'http://id.loc.gov/vocabulary/iso639-1/xh');
+    // Three-letter primary subtags are ISO 639-2/3 codes, never iso639-1 entries.
+    assert.equal(languageIri('fra'), 'http://publications.europa.eu/resource/authority/language/FRA');
+    assert.equal(languageIri('haw-US'), 'http://id.loc.gov/vocabulary/iso639-2/haw');
   });
 
   it('labels a concept known only by its IRI from its last segment', () => {

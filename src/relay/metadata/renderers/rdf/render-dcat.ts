@@ -1,8 +1,9 @@
 // DCAT-AP 3.0.1 JSON-LD of a (scoped) model: the catalog, its datasets with one JSON distribution per data service
 // serving them, the data services, publishers and the codelists as SKOS concept schemes. Every referenced node
 // carries the rdf:type DCAT-AP's range checks expect, and texts carry a language.
-import type { MetadataLinks } from '../../model/metadata-links.ts';
+
 import { SDMX_SCHEMA_URL } from '../../../aggregates/render-aggregate-sdmx.ts';
+import type { MetadataLinks } from '../../model/metadata-links.ts';
 import type { AggregateMeta, DataService, DatasetMeta, MetadataModel } from '../../model/metadata-model.ts';
 import {
   agentId,
