@@ -204,6 +204,33 @@ describe('registry_data_api connector', () => {
     );
   });
 
+  it('takes records only from a JSON answer: another content type is 503 source.invalid_response', async () => {
+    const envelope = '{"data":[{"national_id":"FAKE-1","deceased":false}]}';
+    const answer = (type: string | undefined) => (_request: IncomingMessage, response: ServerResponse) => {
+      response.writeHead(200, type === undefined ? {} : { 'content-type': type });
+      response.end(envelope);
+    };
+    const reader = connector();
+    for (const type of ['application/json; charset=utf-8', 'Application/JSON']) {
+      handler = answer(type);
+      assert.equal((await reader.read(LOOKUP)).row.deceased, false, type);
+    }
+    // A proxy's or captive portal's page that happens to parse as JSON is not the relay's answer.
+    const problems: Problem[] = [];
+    for (const type of ['text/html', 'text/plain', 'application/jsonp', undefined]) {
+      handler = answer(type);
+      problems.push(await failure(reader.read(LOOKUP)));
+    }
+    reader.close();
+    for (const problem of problems) {
+      assert.deepEqual(
+        [problem.status, problem.code, auditCodeOf(problem)],
+        [503, 'source.unavailable', 'source.invalid_response'],
+      );
+    }
+    assert.deepEqual(sleeps, []);
+  });
+
   it('answers a 400 (a lookup value the source refuses) 409 evidence.not_available, without retrying', async () => {
     handler = (_request, response) =>
       json(response, 400, { code: 'filter.invalid_value' }, { 'content-type': 'application/problem+json' });

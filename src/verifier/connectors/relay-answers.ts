@@ -21,6 +21,10 @@ export function parsePage(response: HttpResponse): Page {
         : `source.http_${response.status}`;
     throw unavailable(code, `the source answered HTTP ${response.status}`);
   }
+  if (!isJsonMediaType(response.headers['content-type'])) {
+    // A proxy's or portal's page could still parse as JSON: only the relay's JSON answer is read as records.
+    throw unavailable('source.invalid_response', 'the source response is not application/json');
+  }
   let body: { data?: unknown; pagination?: { has_more?: unknown } } | null;
   try {
     body = JSON.parse(response.body.toString('utf8'));
@@ -45,6 +49,12 @@ export function parsePage(response: HttpResponse): Page {
     rows: data as Record<string, unknown>[],
     hasMore: typeof hasMore === 'boolean' ? hasMore : undefined,
   };
+}
+
+/** `application/json` or a `+json` type, parameters aside, in any letter case. */
+function isJsonMediaType(header: string | undefined): boolean {
+  const type = header?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return type === 'application/json' || /^application\/[^/\s]+\+json$/.test(type);
 }
 
 /**
