@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { auditConfigSchema } from '../../platform/config/audit-config-schema.ts';
 import { bindAddressSchema } from '../../platform/config/bind-address.ts';
+import { corsSchema } from '../../platform/config/cors-schema.ts';
 import { durationMs } from '../../platform/config/duration.ts';
 import { envVarName } from '../../platform/config/env-var-name.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
@@ -52,10 +53,7 @@ const server = z.strictObject({
     .describe(
       'Environment variable holding the cursor signing secret (>= 32 bytes); derived from the audit secret if unset, so every process of one deployment accepts cursors issued by the others.',
     ),
-  cors: z
-    .strictObject({ allowed_origins: z.array(z.url()).default([]) })
-    .default({ allowed_origins: [] })
-    .describe('CORS is denied unless the origin is listed.'),
+  cors: corsSchema(),
   trust_proxy: trustProxySchema().describe('X-Forwarded-For is honoured only from these addresses or CIDRs.'),
 });
 

@@ -1,12 +1,13 @@
 // The verifier config schema: the single source of the config types and their validation (verifier contract §3).
 import { z } from 'zod';
 import { auditConfigSchema } from '../../platform/config/audit-config-schema.ts';
+import { bindAddressSchema } from '../../platform/config/bind-address.ts';
+import { corsSchema } from '../../platform/config/cors-schema.ts';
 import { durationMs } from '../../platform/config/duration.ts';
+import { envVarName } from '../../platform/config/env-var-name.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
-import { bindAddressSchema } from '../../platform/config/bind-address.ts';
-import { envVarName } from '../../platform/config/env-var-name.ts';
 
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
 export const KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
@@ -42,10 +43,7 @@ const server = z.strictObject({
     .default(30_000)
     .describe('Requests running longer answer 504 (at most 1h).'),
   max_connections: z.number().int().positive().default(1024),
-  cors: z
-    .strictObject({ allowed_origins: z.array(z.url()).default([]) })
-    .default({ allowed_origins: [] })
-    .describe('CORS is denied unless the origin is listed.'),
+  cors: corsSchema(),
   trust_proxy: trustProxySchema(),
 });
 
