@@ -3,31 +3,32 @@
 // refused, and an entry's spelling is normalised to the header's (`https://App.example:443/` matches).
 import { z } from 'zod';
 
-// The message never quotes the entry: like any value it may have come from an expanded variable.
-const NOT_AN_ORIGIN = 'must be an origin: http or https, a host and an optional port, without a path';
-
-const origin = z.string().transform((text, ctx) => {
-  let url: URL;
+function parseUrl(text: string): URL | undefined {
   try {
-    url = new URL(text);
+    return new URL(text);
   } catch {
-    ctx.addIssue({ code: 'custom', message: NOT_AN_ORIGIN });
-    return z.NEVER;
+    return undefined;
   }
-  const bare =
+}
+
+function isOrigin(text: string): boolean {
+  const url = parseUrl(text);
+  return (
+    url !== undefined &&
     (url.protocol === 'https:' || url.protocol === 'http:') &&
     url.username === '' &&
     url.password === '' &&
     url.pathname === '/' &&
-    !/[?#]/.test(text) &&
-    // `https://a.example/` parses to the same URL as `https://a.example`; `https://a.example/.` does too.
-    /^[a-z][a-z0-9+.-]*:\/\/[^/]*\/?$/i.test(text);
-  if (!bare) {
-    ctx.addIssue({ code: 'custom', message: NOT_AN_ORIGIN });
-    return z.NEVER;
-  }
-  return url.origin;
-});
+    // Only `https://a.example` or `https://a.example/`: `https://a.example/.` and `?` or `#` parse alike.
+    /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\/?$/i.test(text)
+  );
+}
+
+// The message never quotes the entry: like any value it may have come from an expanded variable.
+const origin = z
+  .string()
+  .refine(isOrigin, 'must be an origin: http or https, a host and an optional port, without a path')
+  .overwrite((text) => parseUrl(text)?.origin ?? text);
 
 export function corsSchema() {
   return z
