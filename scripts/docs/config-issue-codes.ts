@@ -8,7 +8,7 @@ export const CONFIG_ISSUE_CODES = {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the text documents the config's own ${VAR} syntax.
     'A `${VAR}` or `${VAR:?message}` reference names an unset variable (the path is the line).',
   'config.parse_error':
-    'YAML syntax error or a file that is not UTF-8 (the path is the line), an unknown key (with the closest known key as a hint) or a removed key (with how to migrate).',
+    'YAML syntax error or a file that is not UTF-8 (the path is the line), an unknown key (with the closest known key as a hint), a YAML merge key (`<<`) or a `__proto__` key, or a removed key (with how to migrate).',
   'config.validation_error':
     'A value has the wrong type or format, or breaks a rule that spans several keys.',
   'config.duplicate_id': 'Two datasets, tables, entities, fields, relationships or API keys share an id.',

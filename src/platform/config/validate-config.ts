@@ -18,7 +18,7 @@ export function validateConfig<S extends z.ZodType>(
   raw: unknown,
   legacy: readonly LegacyKey[] = [],
 ): z.infer<S> {
-  const issues: ConfigIssue[] = [...findLegacyKeys(raw, legacy)];
+  const issues: ConfigIssue[] = [...findLegacyKeys(raw, legacy), ...findProtoKeys(raw)];
   const legacyPaths = new Set(issues.map((issue) => issue.path));
   if (raw === null || raw === undefined) {
     throw new ConfigError([{ path: '', code: 'config.parse_error', message: 'the config is empty' }]);
@@ -32,7 +32,7 @@ export function validateConfig<S extends z.ZodType>(
         const known = knownKeysAt(schema, issue.path);
         for (const key of issue.keys) {
           const keyPath = path === '' ? key : `${path}.${key}`;
-          if (legacyPaths.has(keyPath)) continue;
+          if (legacyPaths.has(keyPath) || key === '__proto__') continue;
           if (key === '<<') {
             // YAML 1.2 has no merge keys: `<<: *defaults` is an ordinary key, not a variable reference.
             issues.push({
@@ -70,6 +70,28 @@ export function validateConfig<S extends z.ZodType>(
   }
   if (issues.length > 0) throw new ConfigError(issues);
   return deepFreeze(result.data as z.infer<S>);
+}
+
+/**
+ * `__proto__` keys anywhere: parsed into a free-form mapping (a scope map, say) it would set the mapping's
+ * prototype instead of adding an entry, so names the file never lists would find values through it.
+ */
+function findProtoKeys(value: unknown, path: (string | number)[] = []): ConfigIssue[] {
+  if (value === null || typeof value !== 'object') return [];
+  const issues: ConfigIssue[] = [];
+  for (const [key, child] of Object.entries(value)) {
+    const at = [...path, Array.isArray(value) ? Number(key) : key];
+    if (key === '__proto__') {
+      issues.push({
+        path: joinPath(at),
+        code: 'config.parse_error',
+        message: 'a key named `__proto__` is not allowed',
+      });
+    } else {
+      issues.push(...findProtoKeys(child, at));
+    }
+  }
+  return issues;
 }
 
 function describe(issue: z.core.$ZodIssue): string {
