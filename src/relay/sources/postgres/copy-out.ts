@@ -75,8 +75,23 @@ export class CopyOut implements pg.Submittable {
 
   handleReadyForQuery(): void {
     this.done = true;
-    this.callback?.(this.failure ?? null);
+    this.settle();
     this.notify();
+  }
+
+  /**
+   * The rows are no longer read (the COPY failed, or its reader stopped) and the connection is about to close
+   * without waiting for the server's ReadyForQuery: stops the client's statement timer now, which would otherwise
+   * hold the process for up to `query_timeout` and then fire at a closed connection.
+   */
+  abandon(): void {
+    this.settle();
+  }
+
+  private settle(): void {
+    const callback = this.callback;
+    this.callback = undefined;
+    callback?.(this.failure ?? null);
   }
 
   // Not expected for COPY TO; present because the client may call them on an unusual answer.

@@ -74,6 +74,7 @@ export async function openPostgresSnapshot(table: TableConfig, url: string): Pro
     } finally {
       // COMMIT ends the read-only transaction; an abandoned read just drops the connection.
       if (finished) await client.query('COMMIT').catch(() => {});
+      else copy.abandon();
       await client.end().catch(() => {});
     }
   }
