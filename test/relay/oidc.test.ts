@@ -159,6 +159,19 @@ describe('relay in OIDC mode (real IdP)', () => {
     );
   });
 
+  it('names a refused token invalid_token in WWW-Authenticate (RFC 6750), and a request without one only the realm', async () => {
+    const otherAudience = await token(['social_protection:rows'], {
+      audience: 'https://another-relay.test/api',
+    });
+    for (const refused of [await bearer(relay, 'garbage'), await bearer(relay, otherAudience)]) {
+      assert.equal(refused.statusCode, 401, refused.body);
+      assert.equal(refused.headers['www-authenticate'], 'Bearer realm="ambit", error="invalid_token"');
+    }
+    const none = await relay.inject({ method: 'GET', url: HOUSEHOLDS });
+    assertProblem(none, 401, 'auth.missing_credential');
+    assert.equal(none.headers['www-authenticate'], 'Bearer realm="ambit"');
+  });
+
   it('refuses an x-api-key header with 401 auth.malformed_credential, whatever it holds', async () => {
     const valid = await token(['social_protection:rows']);
     for (const value of [TEST_KEYS.caseworker, valid]) {

@@ -117,11 +117,9 @@ describe('verifier in OIDC mode (real IdP)', () => {
       401,
       'auth.missing_credential',
     );
-    assertProblem(
-      await verifier.get('/v1/claims', { headers: bearer('not-a-jwt') }),
-      401,
-      'auth.invalid_token',
-    );
+    const refused = await verifier.get('/v1/claims', { headers: bearer('not-a-jwt') });
+    assertProblem(refused, 401, 'auth.invalid_token');
+    assert.equal(refused.headers['www-authenticate'], 'Bearer realm="ambit", error="invalid_token"');
     const records = verifier.auditRecords().filter((record) => record.endpoint_kind === 'evaluate');
     assert.ok(records.every((record) => record.source_read_count === 0));
     const denied = records.find((record) => record.problem_code === 'auth.scope_denied');

@@ -280,6 +280,48 @@ describe('OIDC bearer checks on hand-made tokens', () => {
     );
   });
 
+  it('refetches the keys once a signature fails, for an issuer that rotates its key under the same kid or none', async () => {
+    for (const kid of ['k-same', undefined]) {
+      const before = await makeSigner('RS256', kid);
+      const after = await makeSigner('RS256', kid);
+      let published = before;
+      const net = stubFetch({ [TEST_JWKS_URL]: () => jsonResponse(jwksOf(published)) });
+      const clock = fixedClock(T0);
+      const auth = createOidcAuthenticator(oidcTestOptions(), { clock, fetch: net.fetch });
+      assert.equal((await auth.authenticate(await signToken(before))).id, 'client-1');
+      published = after;
+      const rotated = await signToken(after, claimsAt({ iat: T0_SECONDS + 20 }));
+      // Within the 30 s cooldown of the last fetch a failed signature does not fetch again.
+      await expectProblem(auth.authenticate(rotated), 'auth.token_signature_invalid');
+      assert.equal(net.calls.length, 1);
+      clock.advance(30_000);
+      assert.equal((await auth.authenticate(rotated)).id, 'client-1', `kid ${kid}`);
+      assert.equal(net.calls.length, 2);
+      // A forged token cannot make the keys be fetched more than once per cooldown.
+      const forged = await signToken(await makeSigner('RS256', kid), claimsAt({ iat: T0_SECONDS + 20 }));
+      await expectProblem(auth.authenticate(forged), 'auth.token_signature_invalid');
+      assert.equal(net.calls.length, 2);
+    }
+  });
+
+  it('remembers a verified token when the issuer publishes RSA integers with leading zero octets', async (t) => {
+    // Some issuers encode n and e with a leading zero octet (RFC 7518 asks for the minimum): the key imports as
+    // the same key, and a repeated token is still served from memory, not verified again.
+    const modulus = base64url.decode(rs.publicJwk.n as string);
+    const padded = {
+      ...rs.publicJwk,
+      n: base64url.encode(Buffer.concat([Buffer.of(0), modulus])),
+      e: 'AAEAAQ',
+    };
+    const net = stubFetch({ [TEST_JWKS_URL]: () => jsonResponse({ keys: [padded] }) });
+    const auth = createOidcAuthenticator(oidcTestOptions(), { clock: fixedClock(T0), fetch: net.fetch });
+    const token = await signToken(rs);
+    assert.equal((await auth.authenticate(token)).id, 'client-1');
+    const verify = t.mock.method(crypto.subtle, 'verify');
+    assert.equal((await auth.authenticate(token)).id, 'client-1');
+    assert.equal(verify.mock.callCount(), 0, 'a repeated token is not verified again');
+  });
+
   it('binds the credential tag to issuer and principal, never to the token', async () => {
     const { auth } = setup();
     const a = await auth.authenticate(await signToken(rs, claimsAt({ jti: '1' })));

@@ -12,7 +12,7 @@ import {
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
-import { isProblem, type Problem } from '../problem/problem.ts';
+import { isProblem, Problem } from '../problem/problem.ts';
 import { createOidcKeySource } from './oidc-key-source.ts';
 import type { Principal } from './principal.ts';
 
@@ -91,11 +91,20 @@ export function createOidcAuthenticator(
     try {
       return await verifyWithAny(token, candidates, verifyOptions);
     } catch (error) {
-      throw toProblem(error);
+      const problem = toProblem(error);
+      if (problem.code !== 'auth.token_signature_invalid') throw problem;
+      // The issuer may have rotated its key under the same kid (or without kids): one refetch per cooldown.
+      const fresh = await keys.refetchedKeysFor(header);
+      if (fresh.length === 0) throw problem;
+      try {
+        return await verifyWithAny(token, fresh, verifyOptions);
+      } catch (again) {
+        throw toProblem(again);
+      }
     }
   };
 
-  return {
+  const checker: OidcAuthenticator = {
     async authenticate(token) {
       const now = clock.now();
       const cached = cache.get(token);
@@ -139,6 +148,25 @@ export function createOidcAuthenticator(
       return principal;
     },
   };
+  return {
+    authenticate: (token) =>
+      checker.authenticate(token).catch((error: unknown) => {
+        throw withInvalidTokenChallenge(error);
+      }),
+  };
+}
+
+/** RFC 6750 §3.1: a presented token that is refused is `invalid_token` (realm as create-server.ts sends it). */
+const INVALID_TOKEN_CHALLENGE = 'Bearer realm="ambit", error="invalid_token"';
+
+function withInvalidTokenChallenge(error: unknown): unknown {
+  if (!isProblem(error) || error.status !== 401) return error;
+  const { code, status, title, detail, extras, cause } = error;
+  return new Problem(code, { status, title, description: title }, detail, {
+    extras: { ...extras },
+    headers: { ...error.headers, 'www-authenticate': INVALID_TOKEN_CHALLENGE },
+    cause,
+  });
 }
 
 /** Header checks that need no key: shape, then algorithm, then token type. */

@@ -31,7 +31,7 @@ export interface OidcKeySourceDeps {
   readonly fetch: typeof fetch;
   /** Receives one warning per failure streak and per unusable key; never a body, token or key. */
   readonly logger?: Pick<Logger, 'warn' | 'info'>;
-  /** Minimum gap between two fetches caused by an unknown `kid` or a failed refresh (ms). */
+  /** Minimum gap between fetches for an unknown `kid` or unverified signature, or after a failed refresh (ms). */
   readonly refreshCooldownMs?: number;
   readonly fetchTimeoutMs?: number;
 }
@@ -39,6 +39,11 @@ export interface OidcKeySourceDeps {
 export interface OidcKeySource {
   /** The keys that may have signed a token with this header; one refresh on a miss, then `auth.kid_unknown`. */
   keysFor(header: JWSHeaderParameters): Promise<readonly CryptoKey[]>;
+  /**
+   * For a token none of those keys verified: the keys for its header from a refetched key set (an issuer may rotate
+   * its key under the same kid, or without kids), or none while the refetch cooldown runs or the refetch fails.
+   */
+  refetchedKeysFor(header: JWSHeaderParameters): Promise<readonly CryptoKey[]>;
   /** Whether the key set of this generation is still the one in use and no fetch is due: a cheap check per request. */
   isCurrent(generation: number, now: number): boolean;
   /** Starts a refresh if one is due, as `keysFor` would; waits only while no key set has been fetched yet. */
@@ -165,15 +170,20 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
     }
     const { keys } = document as JSONWebKeySet;
     const kept: JWK[] = [];
+    const keyPrints = new Set<string>();
     for (const jwk of keys) {
-      const reason = await unusableReason(jwk, options.allowed_algorithms);
-      if (reason === undefined) kept.push(jwk);
-      else warnDropped(jwk.kid, reason);
+      const found = await inspectKey(jwk, options.allowed_algorithms);
+      if ('reason' in found) {
+        warnDropped(jwk.kid, found.reason);
+        continue;
+      }
+      kept.push(jwk);
+      if (found.thumbprint !== undefined) keyPrints.add(found.thumbprint);
     }
     if (kept.length === 0 && keys.length > 0) {
       throw new KeyFetchError(url, 'no_usable_key', `JWKS ${url} holds no usable key`);
     }
-    return { set: createLocalJWKSet({ keys: kept }), published: await thumbprintsOf(kept) };
+    return { set: createLocalJWKSet({ keys: kept }), published: keyPrints };
   };
 
   const recordFailure = (cause: unknown) => {
@@ -229,6 +239,9 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
     return refresh();
   };
 
+  /** A token's own need (a kid or a signature the keys in hand do not match) fetches at most once per cooldown. */
+  const refetchAllowed = () => deps.clock.now() - lastAttemptAt >= cooldown;
+
   // With a key set in hand no request waits for the issuer: a due refresh runs in the background.
   const current = (): Promise<KeySet> => {
     const now = deps.clock.now();
@@ -259,7 +272,7 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
       const found = await candidates(await current(), header);
       if (found.length > 0) return found;
       // The kid may be a rotated key: refetch and wait, at most once per cooldown.
-      if (deps.clock.now() - lastAttemptAt >= cooldown) {
+      if (refetchAllowed()) {
         const again = await candidates(await refresh(), header);
         if (again.length > 0) return again;
       }
@@ -269,6 +282,12 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
           ? 'No issuer key matches the token algorithm.'
           : `No issuer key has kid ${shownKid(header.kid)} for the token algorithm.`,
       );
+    },
+    async refetchedKeysFor(header) {
+      if (!refetchAllowed()) return [];
+      // A failed refetch is recorded and logged by fetchKeySet; the token is refused as it stands.
+      const set = await refresh().catch(() => undefined);
+      return set === undefined ? [] : candidates(set, header);
     },
   };
 }
@@ -325,38 +344,32 @@ function describeFailure(cause: unknown): Record<string, unknown> {
 }
 
 /**
- * Why a published key cannot verify any token it could be chosen for (undefined if it can): it does not import as
- * a public key for an allowed algorithm, or it is an RSA key under 2048 bits, which jose refuses at verification.
+ * Why a published key cannot verify any token it could be chosen for: it does not import as a public key for an
+ * allowed algorithm, or it is an RSA key under 2048 bits, which jose refuses at verification. Otherwise the RFC 7638
+ * thumbprint of the key as imported (none if no allowed algorithm selects it): the form `thumbprintOf` computes, so
+ * a key published with leading zero octets in `n` or `e` is recognised as the key that verified a token.
  */
-async function unusableReason(jwk: JWK, algorithms: readonly string[]): Promise<string | undefined> {
+async function inspectKey(
+  jwk: JWK,
+  algorithms: readonly string[],
+): Promise<{ reason: string } | { thumbprint: string | undefined }> {
   const single = createLocalJWKSet({ keys: [jwk] });
+  let imported: CryptoKey | undefined;
   for (const alg of algorithms) {
     let key: CryptoKey;
     try {
       key = await single({ alg });
     } catch (error) {
       if ((error as { code?: unknown }).code === 'ERR_JWKS_NO_MATCHING_KEY') continue;
-      return `the key does not import for ${alg}`;
+      return { reason: `the key does not import for ${alg}` };
     }
     const { modulusLength } = key.algorithm as { modulusLength?: unknown };
     if (typeof modulusLength === 'number' && modulusLength < MIN_RSA_BITS) {
-      return `RSA key of ${modulusLength} bits (at least ${MIN_RSA_BITS} required)`;
+      return { reason: `RSA key of ${modulusLength} bits (at least ${MIN_RSA_BITS} required)` };
     }
+    imported ??= key;
   }
-  return undefined;
-}
-
-/** RFC 7638 thumbprints of the published keys. */
-async function thumbprintsOf(keys: readonly JWK[]): Promise<Set<string>> {
-  const found = new Set<string>();
-  for (const jwk of keys) {
-    try {
-      found.add(await calculateJwkThumbprint(jwk));
-    } catch {
-      // A malformed key has no thumbprint, and cannot have verified a token either.
-    }
-  }
-  return found;
+  return { thumbprint: imported && (await calculateJwkThumbprint(await exportJWK(imported))) };
 }
 
 /** Every key of the set that matches the header (several when the token carries no `kid`). */

@@ -37,7 +37,12 @@ export const oidcConfigSchema = z.strictObject({
     .min(1)
     .default('scope')
     .describe('The token claim holding the granted scopes; not `aud`.'),
-  scope_map: z.record(z.string(), z.union([z.string(), z.array(z.string())])).default({}),
+  scope_map: z
+    .record(
+      z.string(),
+      z.union([z.string(), z.array(z.string())], { error: 'must be a scope name or a list of scope names' }),
+    )
+    .default({}),
   allowed_clients: z.array(z.string().min(1)).default([]),
   allowed_token_types: z.array(z.string().min(1)).min(1).default(['JWT', 'at+jwt']),
   allow_dev_insecure_fetch_urls: z
