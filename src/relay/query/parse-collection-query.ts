@@ -159,6 +159,8 @@ export function parseFields(entity: CatalogEntity, raw: string | undefined): Cat
 export function parseExpand(entity: CatalogEntity, raw: string | undefined): string[] {
   if (raw === undefined) return [];
   const names = [...new Set(splitList(raw))];
+  // Present but naming nothing is a mistake, as an empty `fields` is: never read as "no expansion".
+  if (names.length === 0) throw relayProblem('expand.not_allowed', '`expand` is empty');
   for (const name of names) {
     if (!entity.api.allowedExpansions.has(name)) {
       const why =

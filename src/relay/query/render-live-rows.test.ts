@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { FieldType } from '../config/schema.ts';
 import type { CatalogField } from '../catalog/catalog.ts';
+import type { FieldType } from '../config/schema.ts';
 import { coerceValue, INVALID } from '../store/coerce-cell.ts';
 import { cellRenderer, liveLayout, liveRowJson } from './render-live-rows.ts';
 

@@ -134,7 +134,8 @@ function inRange(op: Filter['op'], value: CellKey, values: readonly CellKey[]): 
   );
 }
 
-function firstAfter(rows: Int32Array, afterRow: number): number {
+/** The index of the first of the ascending `rows` above `afterRow` (a cursor's position), by binary search. */
+export function firstAfter(rows: Int32Array, afterRow: number): number {
   let lo = 0;
   let hi = rows.length;
   while (lo < hi) {

@@ -57,9 +57,12 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       if (hit.link) reply.header('link', hit.link);
       return sendJson(reply, hit.body);
     }
-    const query = parseCollectionQuery(entity, params);
-    const expansions = authorizeExpansions(runtime, principal.scopes, entity, query.expand);
+    // Expansion targets are checked as the relationship route checks them, scope then purpose, before the rest of
+    // the query (docs/decisions/0003-scope-before-existence.md).
+    const expand = parseExpand(entity, optional(params, 'expand'));
+    const expansions = authorizeExpansions(runtime, principal.scopes, entity, expand);
     const purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
+    const query = parseCollectionQuery(entity, params);
     facts.purpose = purpose;
     facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
     const generation = requireGeneration(runtime.state);
@@ -109,8 +112,11 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     const { facts, principal, entity, params } = await beginRowsRead(runtime, request);
     const id = (request.params as EntityParams & { id: string }).id;
     facts.recordId = id;
-    // Purpose precedes parameter checks, as on the collection route.
+    // Purpose, then the expansion targets' scopes and purposes, precede parameter checks, as on the collection route.
     readPurpose(request, [entity]);
+    const expand = parseExpand(entity, optional(params, 'expand'));
+    const expansions = authorizeExpansions(runtime, principal.scopes, entity, expand);
+    facts.purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
     requireReadableById(entity);
     for (const name of Object.keys(params)) {
       if (name !== 'fields' && name !== 'expand') {
@@ -121,9 +127,6 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       }
     }
     const fields = parseFields(entity, optional(params, 'fields'));
-    const expand = parseExpand(entity, optional(params, 'expand'));
-    const expansions = authorizeExpansions(runtime, principal.scopes, entity, expand);
-    facts.purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
     facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
     const generation = requireGeneration(runtime.state);
     const live = runtime.postgres.liveTable(entity.datasetId, entity.tableId);

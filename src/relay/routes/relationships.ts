@@ -7,6 +7,7 @@ import { intentDigest } from '../query/cursor.ts';
 import { relatedOf, relatedRows } from '../query/expand-rows.ts';
 import { optional, parseLimit, type QueryParams } from '../query/parse-collection-query.ts';
 import { rowJson } from '../query/render-rows.ts';
+import { firstAfter } from '../query/run-collection.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
 import { nextLink } from './next-link.ts';
 import { findRow, notModified, sendJson, sortedQuery } from './records.ts';
@@ -108,8 +109,7 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
         principal.credentialTag,
       ]);
       if (isNotModified(request, etag)) return notModified(reply, etag);
-      let start = 0;
-      while (start < rows.length && (rows[start] as number) <= afterRow) start++;
+      const start = firstAfter(rows, afterRow);
       const pageRows = Array.from(rows.subarray(start, start + limit));
       const hasMore = start + limit < rows.length;
       facts.rowCount = pageRows.length;
