@@ -1,11 +1,12 @@
 // The verifier's one auth mode as a request stage: static credentials by fingerprint, or OIDC access tokens.
 // Sending both `Authorization` and `x-api-key` is refused (400 auth.multiple_credentials).
-import type { RouteRequest } from '../platform/http/route-types.ts';
+
 import { createApiKeyAuthenticator } from '../platform/auth/api-key.ts';
 import { createOidcAuthenticator } from '../platform/auth/oidc-bearer.ts';
 import type { Principal } from '../platform/auth/principal.ts';
 import { readCredential } from '../platform/auth/read-credential.ts';
 import type { Clock } from '../platform/clock.ts';
+import type { RouteRequest } from '../platform/http/route-types.ts';
 import type { Logger } from '../platform/log.ts';
 import { platformProblem } from '../platform/problem/platform-problems.ts';
 import { isProblem } from '../platform/problem/problem.ts';

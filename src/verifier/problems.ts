@@ -1,6 +1,12 @@
 // Problems raised by the verifier's own stages: evaluation requests, claims, disclosure and sources.
 import { PLATFORM_PROBLEMS } from '../platform/problem/platform-problems.ts';
-import { createProblemFactory, type Problem, type ProblemCatalog } from '../platform/problem/problem.ts';
+import {
+  createProblemFactory,
+  isProblem,
+  type Problem,
+  type ProblemCatalog,
+  withAdded,
+} from '../platform/problem/problem.ts';
 
 export const VERIFIER_PROBLEMS = {
   'auth.invalid_token': {
@@ -130,4 +136,14 @@ const verifierPlatformProblem = createProblemFactory(PLATFORM_PROBLEMS, 'verifie
 /** What a failed audit write answers under `fail_closed`. */
 export function auditWriteFailed(cause: unknown): Problem {
   return verifierPlatformProblem('audit.write_failed', 'The audit record could not be written.', { cause });
+}
+
+/**
+ * The problem of one claim of a request, naming that claim in the extension member `claim_id`: a request for several
+ * claims fails as a whole, and the client learns which one failed (a copy: see withAdded). Anything but a problem
+ * passes unchanged.
+ */
+export function claimProblem(error: unknown, claimId: string): unknown {
+  if (!isProblem(error) || error.extras.claim_id === claimId) return error;
+  return withAdded(error, { extras: { claim_id: claimId } });
 }

@@ -1,6 +1,7 @@
 // What route groups receive from the composition root: config, catalogue, engine, store and the auth stage.
-import type { RouteRequest } from '../platform/http/route-types.ts';
+
 import type { Clock } from '../platform/clock.ts';
+import type { RouteRequest } from '../platform/http/route-types.ts';
 import type { Random } from '../platform/random.ts';
 import type { ClaimCatalog } from './claims/build-claim-catalog.ts';
 import type { ClaimEngine } from './claims/evaluate-claims.ts';

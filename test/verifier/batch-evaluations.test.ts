@@ -55,7 +55,7 @@ interface Item {
   target_ref: { handle: string } | null;
   status: string;
   claim_results: Record<string, unknown>[];
-  errors: { code: string; title: string; retryable: boolean }[];
+  errors: { code: string; title: string; retryable: boolean; claim_id?: string }[];
 }
 
 describe('batch evaluations', () => {
@@ -209,6 +209,11 @@ describe('batch evaluations', () => {
       ],
     );
     assert.ok(items.every((item) => item.errors.every((error) => error.retryable === false)));
+    // An item's failure that is one claim's names it; a target the request cannot use names none.
+    assert.deepEqual(
+      items.map((item) => item.errors[0]?.claim_id ?? null),
+      [null, 'person_alive', 'person_alive', null, null, null, null],
+    );
     assert.equal(items[1]?.evaluation_id, undefined);
     assert.match(items[1]?.target_ref?.handle ?? '', /^amref:v1:/);
     assert.equal(items[4]?.target_ref, null);
@@ -602,7 +607,12 @@ describe('batch evaluations', () => {
     assert.deepEqual(body.summary, { succeeded: 0, failed: 2 });
     for (const item of body.items as Item[]) {
       assert.deepEqual(item.errors, [
-        { code: 'source.unavailable', title: 'Source unavailable', retryable: true },
+        {
+          code: 'source.unavailable',
+          title: 'Source unavailable',
+          retryable: true,
+          claim_id: 'ledger_entry',
+        },
       ]);
     }
   });

@@ -228,7 +228,7 @@ describe('bulk reads from a relay whose answers can be refused', () => {
       rows.map((_, index) => (index === 3 ? 'failed' : 'succeeded')),
     );
     assert.deepEqual(body.items[3]?.errors, [
-      { code: 'source.unavailable', title: 'Source unavailable', retryable: false },
+      { code: 'source.unavailable', title: 'Source unavailable', retryable: false, claim_id: 'person_alive' },
     ]);
     const item = verifier
       .auditRecords()

@@ -464,7 +464,12 @@ describe('verifier error table', () => {
     });
     assert.equal(batch.statusCode, 200, batch.body);
     assert.deepEqual(JSON.parse(batch.body).items[0].errors, [
-      { code: 'evidence.not_available', title: 'Evidence not available', retryable: false },
+      {
+        code: 'evidence.not_available',
+        title: 'Evidence not available',
+        retryable: false,
+        claim_id: 'person_alive',
+      },
     ]);
   });
 

@@ -12,7 +12,7 @@ import {
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
-import { isProblem, Problem } from '../problem/problem.ts';
+import { isProblem, type Problem, withAdded } from '../problem/problem.ts';
 import { createOidcKeySource } from './oidc-key-source.ts';
 import type { Principal } from './principal.ts';
 
@@ -161,12 +161,7 @@ const INVALID_TOKEN_CHALLENGE = 'Bearer realm="ambit", error="invalid_token"';
 
 function withInvalidTokenChallenge(error: unknown): unknown {
   if (!isProblem(error) || error.status !== 401) return error;
-  const { code, status, title, detail, extras, cause } = error;
-  return new Problem(code, { status, title, description: title }, detail, {
-    extras: { ...extras },
-    headers: { ...error.headers, 'www-authenticate': INVALID_TOKEN_CHALLENGE },
-    cause,
-  });
+  return withAdded(error, { headers: { 'www-authenticate': INVALID_TOKEN_CHALLENGE } });
 }
 
 /** Header checks that need no key: shape, then algorithm, then token type. */

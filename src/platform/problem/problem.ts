@@ -41,6 +41,22 @@ export class Problem extends Error {
   }
 }
 
+/**
+ * A copy of `problem` with members and headers added (status, title, detail and cause kept). A copy, not a change:
+ * one problem may be shared, such as a source read's failure by several claims or evaluations.
+ */
+export function withAdded(
+  problem: Problem,
+  added: { extras?: Record<string, unknown>; headers?: Record<string, string> },
+): Problem {
+  const entry = { status: problem.status, title: problem.title, description: '' };
+  return new Problem(problem.code, entry, problem.detail, {
+    extras: { ...problem.extras, ...added.extras },
+    headers: { ...problem.headers, ...added.headers },
+    ...(problem.cause === undefined ? {} : { cause: problem.cause }),
+  });
+}
+
 export function problemTypeUri(code: string): string {
   return PROBLEM_TYPE_BASE + code.replaceAll('.', '/');
 }

@@ -4,7 +4,7 @@ import type { SourceBindingConfig } from '../config/schema.ts';
 import { createSemaphore, type Semaphore } from '../connectors/create-semaphore.ts';
 import type { ReadTrace, SourceReader } from '../connectors/source-reader.ts';
 import { type EvaluationTarget, lookupValue } from '../evaluation/parse-evaluation-request.ts';
-import { verifierProblem } from '../problems.ts';
+import { claimProblem, verifierProblem } from '../problems.ts';
 import { applyRule, typeMismatch } from './apply-rule.ts';
 import type { ClaimCatalog } from './build-claim-catalog.ts';
 import type { CelEvaluator } from './create-cel-evaluator.ts';
@@ -70,16 +70,22 @@ export function checkLookupInputs(
     const claim = catalog.claims.get(id);
     for (const input of claim?.targetInputs ?? []) {
       if (lookupValue(target, input) === undefined) {
-        throw verifierProblem(
-          'target.identifier_missing',
-          `Claim ${id} needs \`${input}\` (not blank) in the request.`,
+        throw claimProblem(
+          verifierProblem(
+            'target.identifier_missing',
+            `Claim ${id} needs \`${input}\` (not blank) in the request.`,
+          ),
+          id,
         );
       }
     }
     for (const { path, name, type, claimId } of claim?.attributeTypes ?? []) {
       if (!Object.hasOwn(target.attributes, name)) continue;
       if (typeMismatch(target.attributes[name], type) !== undefined) {
-        throw verifierProblem('request.invalid', `\`${path}\` must be of type ${type} (claim ${claimId}).`);
+        throw claimProblem(
+          verifierProblem('request.invalid', `\`${path}\` must be of type ${type} (claim ${claimId}).`),
+          id,
+        );
       }
     }
   }
@@ -96,8 +102,9 @@ export async function evaluateClaims(
   // Every started read and rule has finished before the first failure is reported.
   await run.settled();
   const outcomes = new Map<string, ClaimOutcome>();
-  for (const result of settled) {
-    if (result.status === 'rejected') throw result.reason;
+  for (const [index, result] of settled.entries()) {
+    // The first failing claim in request order answers, naming itself (a sub-claim's failure is its parent's).
+    if (result.status === 'rejected') throw claimProblem(result.reason, claimIds[index] as string);
     outcomes.set(result.value.claimId, result.value);
   }
   return outcomes;

@@ -2,8 +2,8 @@
 import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platform/auth/api-key.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { readSecretEnv } from '../../platform/config/read-secret-env.ts';
-import type { VerifierConfig } from './schema.ts';
 import { connectionUrlProblem } from '../../platform/postgres/connection-url.ts';
+import type { VerifierConfig } from './schema.ts';
 
 export const VERIFIER_PRODUCT = 'ambit-verifier';
 

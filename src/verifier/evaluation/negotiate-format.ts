@@ -140,13 +140,25 @@ export function acceptableFormats(
   return accepted;
 }
 
-/** Whether an Accept header (absent: yes) permits one media type, such as `application/json` for envelopes. */
+/**
+ * Whether an Accept header (absent: yes) permits one media type, such as `application/json` for envelopes. The
+ * answer is UTF-8, so a range's `charset=utf-8` (as many clients send `application/json`) is met, not a mismatch.
+ */
 export function acceptsMediaType(accept: string | undefined, mediaType: string): boolean {
   if (accept === undefined || accept.trim() === '') return true;
   const offered = parseRange(mediaType, 0) as MediaRange;
   const best = splitOutsideQuotes(accept, ',')
     .map((part, index) => parseRange(part, index))
+    .map((range) => range && withoutUtf8Charset(range))
     .filter((range): range is MediaRange => range !== undefined && covers(range, offered))
     .sort((a, b) => specificity(b) - specificity(a) || a.order - b.order)[0];
   return best !== undefined && best.q > 0;
+}
+
+/** The range without a `charset=utf-8` parameter (any case, quoted or not), which a UTF-8 answer satisfies. */
+function withoutUtf8Charset(range: MediaRange): MediaRange {
+  if (range.params.get('charset')?.toLowerCase() !== 'utf-8') return range;
+  const params = new Map(range.params);
+  params.delete('charset');
+  return { ...range, params };
 }

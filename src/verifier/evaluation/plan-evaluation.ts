@@ -13,7 +13,7 @@ import {
 import { checkLookupInputs } from '../claims/evaluate-claims.ts';
 import { resolveDisclosure } from '../claims/resolve-disclosure.ts';
 import type { DisclosureLevel, VerifierConfig } from '../config/schema.ts';
-import { verifierProblem } from '../problems.ts';
+import { claimProblem, verifierProblem } from '../problems.ts';
 import { acceptableFormats, type ResultFormat } from './negotiate-format.ts';
 import type { EvaluationRequest } from './parse-evaluation-request.ts';
 
@@ -44,6 +44,7 @@ export function planEvaluation(
   const purpose = readEvaluationPurpose(headers, request.purpose);
   checkPurpose(config, catalog, claims, purpose);
   const disclosures = resolveDisclosures(claims, format, request.disclosure);
+  // Its problem names the claim (`claim_id`).
   checkLookupInputs(
     catalog,
     claims.map((claim) => claim.id),
@@ -57,25 +58,38 @@ function offeredByAll(claims: readonly CatalogClaim[], format: string): boolean 
   return claims.every((claim) => (claim.config.formats as readonly string[]).includes(format));
 }
 
-/** Every claim offers the format (else 406), and each claim's disclosure after its downgrade policy (else 403). */
+/**
+ * Every claim offers the format (else 406), then each claim's disclosure after its downgrade policy (else 403). The
+ * problem names the claim (`claim_id`).
+ */
 export function resolveDisclosures(
   claims: readonly CatalogClaim[],
   format: string,
   requested: DisclosureLevel | undefined,
 ): Map<string, DisclosureLevel> {
   const disclosures = new Map<string, DisclosureLevel>();
-  for (const claim of claims) {
-    if (!(claim.config.formats as readonly string[]).includes(format)) {
-      throw verifierProblem('claim.format_not_supported', `Claim ${claim.id} is not offered as ${format}.`);
+  let current: string | undefined;
+  try {
+    // Every claim's format before any claim's disclosure (verifier contract §2.5, steps 6 and 7).
+    for (const claim of claims) {
+      current = claim.id;
+      if (!(claim.config.formats as readonly string[]).includes(format)) {
+        throw verifierProblem('claim.format_not_supported', `Claim ${claim.id} is not offered as ${format}.`);
+      }
     }
-    disclosures.set(claim.id, resolveDisclosure(claim.config, requested));
+    for (const claim of claims) {
+      current = claim.id;
+      disclosures.set(claim.id, resolveDisclosure(claim.config, requested));
+    }
+  } catch (error) {
+    throw claimProblem(error, current as string);
   }
   return disclosures;
 }
 
 /**
  * Requested claims, each once: they exist, the caller may evaluate them, they have the requested version, and they
- * offer the operation.
+ * offer the operation. The problem names the claim (`claim_id`).
  */
 export function resolveClaims(
   catalog: ClaimCatalog,
@@ -84,35 +98,51 @@ export function resolveClaims(
   operation: 'evaluate' | 'batch_evaluate',
 ): CatalogClaim[] {
   const resolved: CatalogClaim[] = [];
-  for (const ref of refs) {
-    const claim = catalog.claims.get(ref.id);
-    if (!claim) {
-      const known = visibleClaims(catalog, principal).map((entry) => entry.id);
-      throw verifierProblem('claim.not_found', `No claim \`${ref.id}\`${hint(ref.id, known)}.`);
+  let current: string | undefined;
+  try {
+    for (const ref of refs) {
+      current = ref.id;
+      const claim = resolveClaim(catalog, principal, ref, operation);
+      if (!resolved.includes(claim)) resolved.push(claim);
     }
-    // Scopes before anything else about the claim (its version included): a caller without them gets the same
-    // 403 whatever else it sends.
-    if (!isClaimVisible(claim, principal)) {
-      throw platformProblem('auth.scope_denied', `The credential lacks a scope claim ${ref.id} requires.`);
-    }
-    if (ref.version !== undefined && ref.version !== claim.config.version) {
-      throw verifierProblem('claim.version_not_found', `Claim ${ref.id} has no version ${ref.version}.`);
-    }
-    if (operation === 'evaluate' && !claim.config.operations.evaluate.enabled) {
-      throw verifierProblem('claim.operation_unsupported', `Claim ${ref.id} cannot be evaluated on its own.`);
-    }
-    if (operation === 'batch_evaluate' && !claim.config.operations.batch_evaluate.enabled) {
-      throw verifierProblem('claim.operation_unsupported', `Claim ${ref.id} is not offered in batches.`);
-    }
-    if (claim.needsPlugin) {
-      throw verifierProblem(
-        'claim.operation_unsupported',
-        `Claim ${ref.id} relies on a plugin rule, which has no implementation.`,
-      );
-    }
-    if (!resolved.includes(claim)) resolved.push(claim);
+  } catch (error) {
+    throw claimProblem(error, current as string);
   }
   return resolved;
+}
+
+function resolveClaim(
+  catalog: ClaimCatalog,
+  principal: Principal,
+  ref: EvaluationRequest['claims'][number],
+  operation: 'evaluate' | 'batch_evaluate',
+): CatalogClaim {
+  const claim = catalog.claims.get(ref.id);
+  if (!claim) {
+    const known = visibleClaims(catalog, principal).map((entry) => entry.id);
+    throw verifierProblem('claim.not_found', `No claim \`${ref.id}\`${hint(ref.id, known)}.`);
+  }
+  // Scopes before anything else about the claim (its version included): a caller without them gets the same
+  // 403 whatever else it sends.
+  if (!isClaimVisible(claim, principal)) {
+    throw platformProblem('auth.scope_denied', `The credential lacks a scope claim ${ref.id} requires.`);
+  }
+  if (ref.version !== undefined && ref.version !== claim.config.version) {
+    throw verifierProblem('claim.version_not_found', `Claim ${ref.id} has no version ${ref.version}.`);
+  }
+  if (operation === 'evaluate' && !claim.config.operations.evaluate.enabled) {
+    throw verifierProblem('claim.operation_unsupported', `Claim ${ref.id} cannot be evaluated on its own.`);
+  }
+  if (operation === 'batch_evaluate' && !claim.config.operations.batch_evaluate.enabled) {
+    throw verifierProblem('claim.operation_unsupported', `Claim ${ref.id} is not offered in batches.`);
+  }
+  if (claim.needsPlugin) {
+    throw verifierProblem(
+      'claim.operation_unsupported',
+      `Claim ${ref.id} relies on a plugin rule, which has no implementation.`,
+    );
+  }
+  return claim;
 }
 
 /** `Data-Purpose` or body `purpose`, which must agree; undefined when neither is sent. */
@@ -172,6 +202,7 @@ export function checkPurpose(
         throw verifierProblem(
           'purpose.not_allowed',
           `Claim ${claim.id} is evaluated for one stated purpose only.`,
+          { extras: { claim_id: claim.id } },
         );
       }
     }

@@ -239,6 +239,10 @@ function renderItem(
           // Only an unavailable source, or reads the request had no time left for, are worth retrying as they are;
           // every other failure would fail again, as would a source answer refused for what it holds.
           retryable: RETRYABLE.has(outcome.problem.code) && !failsAgain(outcome.problem),
+          // The claim whose failure failed the item, when it is one claim's (as a single evaluation's problem).
+          ...(typeof outcome.problem.extras.claim_id === 'string'
+            ? { claim_id: outcome.problem.extras.claim_id }
+            : {}),
         },
       ],
     };

@@ -202,6 +202,11 @@ export function buildVerifierOpenApi(
             detail: { type: 'string' },
             code: { type: 'string' },
             request_id: { type: 'string' },
+            claim_id: {
+              type: 'string',
+              description:
+                'The claim, as requested, whose check or evaluation failed; absent for the whole request.',
+            },
           },
         },
         ...requestSchemas(claimIds, config.evidence.inline_batch_limit),

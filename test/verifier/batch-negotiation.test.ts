@@ -1,0 +1,64 @@
+// POST /v1/batch-evaluations and Accept: the envelope is UTF-8 JSON, so an Accept that names application/json
+// with `charset=utf-8` (as many HTTP clients send it) is answered, and one that refuses JSON is still 406.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { nationalIdTable } from '../helpers/fake-relay-table.ts';
+import { assertProblem } from '../helpers/http-checks.ts';
+import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+
+const BATCH = '/v1/batch-evaluations';
+const BODY = {
+  items: [{ target: { type: 'person', identifiers: [{ scheme: 'national_id', value: 'A1' }] } }],
+  claims: ['person_alive'],
+};
+
+describe('batch evaluations and Accept', () => {
+  let upstream: Server;
+  let verifier: TestVerifier;
+  let reads = 0;
+
+  before(async () => {
+    const table = nationalIdTable([{ national_id: 'A1', deceased: false }]);
+    upstream = createServer((request, response) => {
+      reads++;
+      table(request, response);
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    verifier = await startTestVerifier({ relays: { civil: url, social: url } });
+  });
+
+  after(async () => {
+    await verifier?.close();
+    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+  });
+
+  it('answers an Accept naming application/json with charset=utf-8, in any case and spacing', async () => {
+    for (const accept of [
+      'application/json; charset=utf-8',
+      'application/json;charset=UTF-8',
+      'application/json; charset="utf-8"',
+      'text/html, application/json; charset=utf-8;q=0.5',
+    ]) {
+      const response = await verifier.post(BATCH, BODY, { headers: { accept } });
+      assert.equal(response.statusCode, 200, `${accept}: ${response.body}`);
+      assert.equal(response.headers['content-type'], 'application/json');
+    }
+  });
+
+  it('still refuses, before any read, an Accept that excludes JSON or asks for another charset', async () => {
+    const before = reads;
+    for (const accept of [
+      'application/json; charset=iso-8859-1',
+      'application/json; charset=utf-8; q=0',
+      'application/json;q=0, */*',
+      'application/problem+json',
+    ]) {
+      const response = await verifier.post(BATCH, BODY, { headers: { accept } });
+      assertProblem(response, 406, 'claim.format_not_supported');
+    }
+    assert.equal(reads, before, 'a refused batch reads nothing');
+  });
+});
