@@ -212,15 +212,22 @@ describe('OIDC bearer checks on hand-made tokens', () => {
     assert.deepEqual(await scopesOf('constructor toString'), ['constructor', 'toString']);
   });
 
-  it('takes the principal id from sub, then client_id, then azp', async () => {
+  it('takes the principal id from sub, else from client_id or azp marked as a client', async () => {
     const { auth } = setup();
-    const idOf = async (claims: Record<string, unknown>) =>
-      (await auth.authenticate(await signToken(rs, claimsAt({ sub: undefined, ...claims })))).id;
+    const principalOf = async (claims: Record<string, unknown>) =>
+      auth.authenticate(await signToken(rs, claimsAt({ sub: undefined, ...claims })));
+    const idOf = async (claims: Record<string, unknown>) => (await principalOf(claims)).id;
     assert.equal(await idOf({ sub: 's', client_id: 'c', azp: 'a' }), 's');
-    assert.equal(await idOf({ client_id: 'c', azp: 'a' }), 'c');
-    assert.equal(await idOf({ azp: 'a' }), 'a');
-    assert.equal(await idOf({ sub: '', client_id: 'c' }), 'c');
+    assert.equal(await idOf({ client_id: 'c', azp: 'a' }), 'client:c');
+    assert.equal(await idOf({ azp: 'a' }), 'client:a');
+    assert.equal(await idOf({ sub: '', client_id: 'c' }), 'client:c');
     await expectProblem(idOf({}), 'auth.invalid_credential');
+    // A client named like a user's subject is another caller: stored evaluations, idempotency keys and cursors
+    // are theirs alone.
+    const user = await principalOf({ sub: 'reporting' });
+    const client = await principalOf({ client_id: 'reporting' });
+    assert.notEqual(user.id, client.id);
+    assert.notEqual(user.credentialTag, client.credentialTag);
   });
 
   it('rejects malformed tokens as malformed credentials', async () => {

@@ -303,7 +303,10 @@ function stringClaim(payload: JWTPayload, name: string): string | undefined {
 }
 
 function toPrincipal(payload: JWTPayload, options: OidcOptions): Principal {
-  const id = stringClaim(payload, 'sub') ?? stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp');
+  // A token without `sub` is a client's own (client credentials): marked as such, so that a client whose id equals a
+  // user's subject is still another caller (stored evaluations, idempotency keys and cursors are bound to the id).
+  const client = stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp');
+  const id = stringClaim(payload, 'sub') ?? (client === undefined ? undefined : `client:${client}`);
   if (id === undefined) {
     throw platformProblem(
       'auth.invalid_credential',
