@@ -32,6 +32,15 @@ describe('evaluation format negotiation', () => {
     }
   });
 
+  it('reads charset=utf-8 as met (the answers are UTF-8), any other charset as not', () => {
+    assert.equal(negotiateFormat(`${RESULT}; charset=utf-8`, undefined), RESULT);
+    assert.equal(negotiateFormat(`${RESULT};charset="UTF-8"`, undefined), RESULT);
+    assert.equal(negotiateFormat(`${CCCEV}; charset=utf-8`, undefined), CCCEV);
+    assert.equal(negotiateFormat(`${CCCEV}; charset=utf-8, ${RESULT}; q=0.5`, undefined), CCCEV);
+    rejected(`${RESULT}; charset=iso-8859-1`);
+    rejected(`${RESULT}; charset=utf-8; q=0`);
+  });
+
   it('answers 406 for anything else, including q=0 and JSON-LD without the profile', () => {
     for (const accept of [
       'application/json',

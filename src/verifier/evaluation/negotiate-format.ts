@@ -84,12 +84,21 @@ function specificity(range: MediaRange): number {
   return 2 + range.params.size;
 }
 
+/**
+ * The ranges of an Accept header, unparseable ones left out. Every answer is UTF-8, so a range's `charset=utf-8`
+ * (as many clients send it) is met and dropped, not compared as a parameter the offered type lacks.
+ */
+function acceptRanges(accept: string): MediaRange[] {
+  return splitOutsideQuotes(accept, ',')
+    .map((part, index) => parseRange(part, index))
+    .filter((range): range is MediaRange => range !== undefined)
+    .map(withoutUtf8Charset);
+}
+
 /** Which formats an Accept header permits, best first (no header: all, canonical first). */
 function acceptedFormats(accept: string | undefined): ResultFormat[] {
   if (accept === undefined || accept.trim() === '') return OFFERED.map((entry) => entry.format);
-  const ranges = splitOutsideQuotes(accept, ',')
-    .map((part, index) => parseRange(part, index))
-    .filter((range): range is MediaRange => range !== undefined);
+  const ranges = acceptRanges(accept);
   const scored = OFFERED.flatMap((offered, preference) => {
     // The most specific range covering an offered type decides its weight (RFC 9110 §12.5.1).
     const best = ranges
@@ -140,17 +149,12 @@ export function acceptableFormats(
   return accepted;
 }
 
-/**
- * Whether an Accept header (absent: yes) permits one media type, such as `application/json` for envelopes. The
- * answer is UTF-8, so a range's `charset=utf-8` (as many clients send `application/json`) is met, not a mismatch.
- */
+/** Whether an Accept header (absent: yes) permits one media type, such as `application/json` for envelopes. */
 export function acceptsMediaType(accept: string | undefined, mediaType: string): boolean {
   if (accept === undefined || accept.trim() === '') return true;
   const offered = parseRange(mediaType, 0) as MediaRange;
-  const best = splitOutsideQuotes(accept, ',')
-    .map((part, index) => parseRange(part, index))
-    .map((range) => range && withoutUtf8Charset(range))
-    .filter((range): range is MediaRange => range !== undefined && covers(range, offered))
+  const best = acceptRanges(accept)
+    .filter((range) => covers(range, offered))
     .sort((a, b) => specificity(b) - specificity(a) || a.order - b.order)[0];
   return best !== undefined && best.q > 0;
 }
