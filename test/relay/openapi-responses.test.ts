@@ -75,6 +75,23 @@ describe('runtime OpenAPI against real responses', () => {
     );
   });
 
+  it('declares the 414 any route answers to an overlong URI', async () => {
+    const long = `x=${'a'.repeat(9000)}`;
+    for (const [docPath, url] of [
+      ['/v1/datasets', '/v1/datasets'],
+      ['/v1/datasets/social_protection', '/v1/datasets/social_protection'],
+      [`${households}/schema`, `${households}/schema`],
+      [`${households}/records/{id}`, `${households}/records/hh-1001`],
+      [
+        `${households}/records/{id}/relationships/members`,
+        `${households}/records/hh-1001/relationships/members`,
+      ],
+      ['/ready', '/ready'],
+    ]) {
+      await conforms('caseworker', docPath as string, `${url}?${long}`);
+    }
+  });
+
   it('describes aggregate discovery and refusals of the query body', async () => {
     const base = '/v1/datasets/social_protection';
     await conforms('analyst', `${base}/aggregates`, `${base}/aggregates`);

@@ -118,6 +118,15 @@ describe('verifier discovery', () => {
     const docs = await verifier.get('/docs');
     assert.equal(docs.statusCode, 200);
     assert.match(docs.body, /openapi\.json/);
+    // An overlong URI is refused before routing, so every operation declares the 414 it may answer.
+    const longUri = await verifier.get(`/v1/claims?x=${'a'.repeat(9000)}`, { as: 'civil_only' });
+    assert.equal(longUri.statusCode, 414);
+    for (const [path, item] of Object.entries(civil.paths as Record<string, Record<string, unknown>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const responses = (operation as { responses: Record<string, unknown> }).responses;
+        assert.ok(responses['414'], `${method} ${path} declares 414`);
+      }
+    }
   });
 
   it('the OpenAPI request schemas accept exactly the bodies the server parses', async () => {

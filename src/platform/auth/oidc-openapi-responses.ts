@@ -2,7 +2,7 @@
 // authenticates may also refuse a token issued to a client outside `allowed_clients` (403
 // `auth.client_not_allowed`) and fail while the issuer keys cannot be fetched (503 `auth.jwks_unavailable`).
 
-type Operation = { readonly security?: readonly unknown[]; readonly responses?: Record<string, unknown> };
+import { mapOperations, type OpenApiOperation } from '../http/openapi-operations.ts';
 
 /** By status, the case each adds to an operation's own reasons for that status. */
 const OIDC_RESPONSES: Readonly<Record<string, string>> = {
@@ -10,17 +10,12 @@ const OIDC_RESPONSES: Readonly<Record<string, string>> = {
   '503': 'issuer keys unavailable',
 };
 
-const METHODS: ReadonlySet<string> = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch']);
-
-/**
- * `paths` with the OIDC responses added to every operation that authenticates (those without `security: []`).
- * New objects throughout: builders share response maps between operations and across documents.
- */
+/** `paths` with the OIDC responses added to every operation that authenticates (those without `security: []`). */
 export function withOidcAuthResponses(
   paths: Record<string, unknown>,
   problem: (description: string) => object,
 ): Record<string, unknown> {
-  const operation = (op: Operation): Operation => {
+  return mapOperations(paths, (op: OpenApiOperation): OpenApiOperation => {
     if (op.security?.length === 0) return op;
     const responses: Record<string, unknown> = { ...op.responses };
     for (const [status, reason] of Object.entries(OIDC_RESPONSES)) {
@@ -28,18 +23,7 @@ export function withOidcAuthResponses(
       responses[status] = problem(own === undefined ? capitalised(reason) : `${own}, or ${reason}`);
     }
     return { ...op, responses };
-  };
-  return Object.fromEntries(
-    Object.entries(paths).map(([path, item]) => [
-      path,
-      Object.fromEntries(
-        Object.entries(item as Record<string, unknown>).map(([key, value]) => [
-          key,
-          METHODS.has(key) ? operation(value as Operation) : value,
-        ]),
-      ),
-    ]),
-  );
+  });
 }
 
 function capitalised(text: string): string {

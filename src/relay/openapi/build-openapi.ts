@@ -1,6 +1,7 @@
 // The runtime OpenAPI 3.1 document, generated from the catalogue and limited to what the caller may see.
 import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
+import { withUriTooLong } from '../../platform/http/openapi-operations.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { MetadataModel } from '../metadata/model/metadata-model.ts';
 import type { MetadataRoute } from '../metadata/routes/metadata-route.ts';
@@ -8,7 +9,14 @@ import { aggregatePaths } from './aggregate-paths.ts';
 import { datasetPaths, datasetSummarySchema } from './dataset-paths.ts';
 import { entityPaths } from './entity-paths.ts';
 import { metadataPaths } from './metadata-paths.ts';
-import { jsonResponse, objectWith, problemResponse, recordSchema, schemaName } from './openapi-schemas.ts';
+import {
+  jsonResponse,
+  objectWith,
+  problemResponse,
+  recordSchema,
+  schemaName,
+  URI_TOO_LONG,
+} from './openapi-schemas.ts';
 
 /** The metadata surface to describe: its route table and the (unscoped) model it renders from. */
 export interface OpenApiMetadata {
@@ -61,8 +69,12 @@ export function buildOpenApi(
     },
     servers: [{ url: catalog.config.catalog.base_url }],
     security: [{ bearer: [] }],
-    // In OIDC mode the token check adds its own 403 and 503 to every route that authenticates.
-    paths: catalog.config.auth.mode === 'oidc' ? withOidcAuthResponses(paths, problemResponse) : paths,
+    // An overlong URI is refused before routing (414 on every route); in OIDC mode the token check adds its own
+    // 403 and 503 to every route that authenticates.
+    paths:
+      catalog.config.auth.mode === 'oidc'
+        ? withOidcAuthResponses(withUriTooLong(paths, URI_TOO_LONG[414]), problemResponse)
+        : withUriTooLong(paths, URI_TOO_LONG[414]),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'API key or OIDC access token' },

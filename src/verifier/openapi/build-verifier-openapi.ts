@@ -1,6 +1,7 @@
 // The runtime OpenAPI document of the verifier, listing the claims the caller may evaluate.
 import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
+import { withUriTooLong } from '../../platform/http/openapi-operations.ts';
 import { PROBLEM_MEDIA_TYPE } from '../../platform/problem/render-problem-json.ts';
 import { type ClaimCatalog, visibleClaims } from '../claims/build-claim-catalog.ts';
 import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE, type VerifierConfig } from '../config/schema.ts';
@@ -27,9 +28,16 @@ const POST_ERRORS = {
   '504': problem('Request timed out'),
 };
 
-/** In OIDC mode the token check adds its own 403 and 503 to every route that authenticates. */
-function withAuthResponses(config: VerifierConfig, paths: Record<string, unknown>): Record<string, unknown> {
-  return config.auth.mode === 'oidc' ? withOidcAuthResponses(paths, problem) : paths;
+/**
+ * What every route may answer besides its own: 414 `request.uri_too_long`, and in OIDC mode the token check's 403
+ * and 503 on every route that authenticates.
+ */
+function withSharedResponses(
+  config: VerifierConfig,
+  paths: Record<string, unknown>,
+): Record<string, unknown> {
+  const all = withUriTooLong(paths, problem('URI too long'));
+  return config.auth.mode === 'oidc' ? withOidcAuthResponses(all, problem) : all;
 }
 
 export function buildVerifierOpenApi(
@@ -45,7 +53,7 @@ export function buildVerifierOpenApi(
     info: { title: `${config.evidence.service_id} evidence verifier`, version },
     ...(config.evidence.api_base_url ? { servers: [{ url: config.evidence.api_base_url }] } : {}),
     security: config.auth.mode === 'api_key' ? [{ apiKey: [] }, { bearer: [] }] : [{ bearer: [] }],
-    paths: withAuthResponses(config, {
+    paths: withSharedResponses(config, {
       '/healthz': {
         get: {
           operationId: 'healthz',
