@@ -19,6 +19,9 @@ export interface VerifierSecrets {
   readonly stateUrl: string | undefined;
 }
 
+/** A token a relay reads as one bearer credential: visible ASCII, nothing between its characters. */
+const BEARER_TOKEN = /^[\x21-\x7e]+$/;
+
 type Env = Readonly<Record<string, string | undefined>>;
 type Credential = VerifierConfig['auth']['api_keys'][number];
 
@@ -44,6 +47,13 @@ export function resolveVerifierSecrets(
         path: `evidence.source_connections.${id}.token_env`,
         code: 'config.missing_secret',
         message: `environment variable ${connection.token_env} is not set`,
+      });
+    } else if (!BEARER_TOKEN.test(token)) {
+      // Sent as `Authorization: Bearer <token>` on every read: a token no header can carry fails each read.
+      issues.push({
+        path: `evidence.source_connections.${id}.token_env`,
+        code: 'config.validation_error',
+        message: `${connection.token_env} must hold one bearer token: visible ASCII characters, no spaces or line breaks`,
       });
     } else {
       sourceTokens.set(id, token);

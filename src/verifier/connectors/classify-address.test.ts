@@ -35,6 +35,17 @@ describe('which addresses a connection may reach over http and https', () => {
     ],
     ['127.0.0.1', 'https:', { allow_insecure_localhost: false }, false],
     ['169.254.10.1', 'https:', { allow_link_local: true }, true],
+    // Cloud credential endpoints inside private ranges stay refused under allow_insecure_private_network.
+    ['fd00:ec2::254', 'https:', {}, false],
+    ['fd00:ec2::23', 'https:', {}, false],
+    ['fd00:42::42', 'https:', {}, false],
+    ['100.100.100.200', 'https:', {}, false],
+    ['fd00:ec2::23', 'https:', { allow_link_local: true }, true],
+    ['::ffff:169.254.169.254', 'https:', {}, false],
+    ['::ffff:a9fe:a9fe', 'https:', {}, false],
+    // NAT64 prefixes carry an IPv4 address a translator reaches: well-known and local-use (RFC 8215) alike.
+    ['64:ff9b::a9fe:a9fe', 'https:', {}, false],
+    ['64:ff9b:1::a9fe:a9fe', 'https:', {}, false],
   ];
   for (const [address, protocol, overrides, allowed] of cases) {
     it(`${protocol}//${address} ${JSON.stringify(overrides)}: ${allowed ? 'allowed' : 'refused'}`, () => {

@@ -20,8 +20,17 @@ function blockList(entries: readonly string[]): BlockList {
   return list;
 }
 
-// Cloud instance-metadata endpoints (AWS, GCP, Azure, Oracle: 169.254.169.254; AWS IPv6; Alibaba).
-const METADATA = blockList(['169.254.169.254', '169.254.170.2', 'fd00:ec2::254', '100.100.100.200']);
+// Cloud instance-metadata and credential endpoints (AWS, GCP, Azure, Oracle: 169.254.169.254; AWS ECS and EKS Pod
+// Identity, IPv4 and IPv6; Alibaba; Scaleway IPv6). Those in private ranges stay refused without allow_link_local.
+const METADATA = blockList([
+  '169.254.169.254',
+  '169.254.170.2',
+  '169.254.170.23',
+  'fd00:ec2::254',
+  'fd00:ec2::23',
+  '100.100.100.200',
+  'fd00:42::42',
+]);
 const LOOPBACK = blockList(['127.0.0.0/8', '::1/128']);
 const LINK_LOCAL = blockList(['169.254.0.0/16', 'fe80::/10']);
 const PRIVATE = blockList(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7']);
@@ -32,6 +41,7 @@ const RESERVED = blockList([
   '::/128',
   'ff00::/8',
   '64:ff9b::/96',
+  '64:ff9b:1::/48',
   '2001:db8::/32',
 ]);
 

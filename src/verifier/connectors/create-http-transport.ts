@@ -24,7 +24,7 @@ export interface HttpResponse {
   readonly body: Buffer;
 }
 
-export type TransportFailureKind = 'timeout' | 'network' | 'address_denied' | 'too_large';
+export type TransportFailureKind = 'timeout' | 'network' | 'address_denied' | 'too_large' | 'invalid_request';
 
 /** A request that got no usable response; `kind` says whether a retry can help. */
 export class TransportError extends Error {
@@ -82,6 +82,16 @@ export function createHttpTransport(
       if (literalDenial) {
         return Promise.reject(new TransportError('address_denied', `${host}: ${literalDenial}`));
       }
+      const unsendable = unsendableHeader(request.headers);
+      if (unsendable !== undefined) {
+        // undici would refuse it too, but only after taking a connection slot it then never gives back.
+        return Promise.reject(
+          new TransportError(
+            'invalid_request',
+            `the ${unsendable} header holds a character HTTP cannot carry`,
+          ),
+        );
+      }
       return new Promise((resolve, reject) => {
         const exchange = new Exchange(request.timeoutMs, resolve, reject);
         pool.dispatch({ path: request.path, method: 'GET', headers: request.headers }, exchange);
@@ -91,6 +101,17 @@ export function createHttpTransport(
       pool.destroy().catch(() => {});
     },
   };
+}
+
+// What undici accepts in a header value (tab, visible ASCII and space, obs-text); anything else it refuses.
+const UNSENDABLE_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+/** The name of the first header whose value cannot be sent as it is (the value itself is never echoed). */
+function unsendableHeader(headers: Readonly<Record<string, string>>): string | undefined {
+  for (const name in headers) {
+    if (UNSENDABLE_HEADER_VALUE.test(headers[name] as string)) return name;
+  }
+  return undefined;
 }
 
 /** One request's response handler: collects the body, enforces the size and time limits, settles once. */

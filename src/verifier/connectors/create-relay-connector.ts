@@ -132,7 +132,7 @@ export function createRelayConnector(
       } catch (error) {
         if (error instanceof PermitTimeout) throw requestTimedOut();
         if (!(error instanceof TransportError)) throw error;
-        if (error.kind === 'address_denied' || error.kind === 'too_large')
+        if (error.kind !== 'timeout' && error.kind !== 'network')
           throw unavailable(`source.${error.kind}`, error.message);
         failure = new FailureReason(`source.${error.kind}`, error.message);
       }
