@@ -2,9 +2,11 @@
 // redacted posture and capabilities, and the Prometheus metrics.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Response } from 'light-my-request';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { listenLocal } from '../helpers/http-checks.ts';
 import { assertProblem } from './assert-problem.ts';
 import {
   closeHarness,
@@ -36,6 +38,23 @@ const ROUTES = [
 ] as const;
 
 const PERSONAS = Object.keys(RELOAD_KEYS) as ReloadPersona[];
+
+/** The status of one request sent byte for byte (no client normalizes its path). */
+function rawStatus(port: number, method: string, path: string, key: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () =>
+      socket.write(
+        `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nConnection: close\r\n\r\n`,
+      ),
+    );
+    let head = '';
+    socket.on('data', (chunk) => {
+      head += chunk;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1])));
+  });
+}
 
 describe('admin listener', () => {
   let h: Harness;
@@ -164,6 +183,18 @@ describe('admin listener', () => {
         assertProblem(response, 404, 'http.not_found');
       });
     }
+
+    it('the public listener answers 404 to other spellings of the admin paths, over a real connection', async () => {
+      const port = await listenLocal(h.relay.app);
+      const spellings = ['/metrics/', '//metrics', '/METRICS', '/admin/v1/reload/', '/admin//v1/reload'];
+      spellings.push('/admin%2Fv1%2Freload', '/%61dmin/v1/reload', '/x/../admin/v1/posture', '/metrics;x');
+      for (const path of spellings) {
+        for (const method of ['GET', 'HEAD', 'POST']) {
+          const status = await rawStatus(port, method, path, RELOAD_KEYS.operator);
+          assert.equal(status, 404, `${method} ${path}`);
+        }
+      }
+    });
 
     it('the public OpenAPI document describes no admin route', async () => {
       const response = await h.relay.app.inject({

@@ -32,13 +32,13 @@ describe('histograms', () => {
 });
 
 describe('renderPrometheus', () => {
-  it('renders text format 0.0.4 with HELP, TYPE and escaped label values', async () => {
+  it('renders text format 0.0.4 with HELP, TYPE and escaped label values (quote, backslash, newline)', async () => {
     const text = await renderPrometheus([
-      [counterFamily('c_total', 'Things.', [{ labels: { route: '/a "b"\\c' }, value: 3 }])],
+      [counterFamily('c_total', 'Things.', [{ labels: { route: '/a "b"\\c\nd' }, value: 3 }])],
     ]);
     assert.equal(
       text,
-      '# HELP c_total Things.\n# TYPE c_total counter\nc_total{route="/a \\"b\\"\\\\c"} 3\n',
+      '# HELP c_total Things.\n# TYPE c_total counter\nc_total{route="/a \\"b\\"\\\\c\\nd"} 3\n',
     );
   });
 

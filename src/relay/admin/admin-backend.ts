@@ -18,6 +18,7 @@ export interface ProcessStatus {
 }
 
 export interface RelayAdminBackend {
+  /** Reloads resolve with the outcome, failed loads included; they reject only when no process answered. */
   reloadAll(): Promise<ReloadOutcome>;
   reloadTable(datasetId: string, tableId: string): Promise<ReloadOutcome>;
   /** Metric families per process. */

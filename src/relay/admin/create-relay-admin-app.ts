@@ -103,7 +103,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
   app.register(async (scope) => {
     ignoreRequestBodies(scope);
     scope.post('/admin/v1/reload', { onRequest: admin }, async () => {
-      const outcome = await backend.reloadAll();
+      const outcome = await answered(backend.reloadAll(), options.deps.logger);
       if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
       if (!outcome.ok) throw reloadFailed(outcome);
       return { status: 'ok', counts: outcome.counts };
@@ -120,7 +120,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
         }
         request.ctx.audit.datasetId = datasetId;
         request.ctx.audit.tableId = tableId;
-        const outcome = await backend.reloadTable(datasetId, tableId);
+        const outcome = await answered(backend.reloadTable(datasetId, tableId), options.deps.logger);
         if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
         if (!outcome.ok) throw reloadFailed(outcome);
         return { status: 'ok', counts: { reloaded: 1 } };
@@ -129,6 +129,26 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
   });
 
   return app;
+}
+
+/**
+ * The outcome of a reload; a backend rejects only when no relay process answered (under `--workers`, every worker
+ * stopping or being started again): a retryable 503, since it may not have run anywhere.
+ */
+async function answered(reload: Promise<ReloadOutcome>, logger: Logger): Promise<ReloadOutcome> {
+  try {
+    return await reload;
+  } catch (error) {
+    logger.warn(
+      { err_message: error instanceof Error ? error.message : String(error) },
+      'no relay process answered the reload',
+    );
+    throw relayProblem(
+      'schema.resource_unavailable',
+      'no relay process answered the reload (they are stopping or being started again); it may not have run: reload again once /ready answers 200',
+      { headers: { 'retry-after': '5' } },
+    );
+  }
 }
 
 /** A reload asked before the first load is over: answered at once, nothing queued (the first load reads it all). */
