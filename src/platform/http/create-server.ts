@@ -131,7 +131,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   const watchdog = createRequestWatchdog(options.requestTimeoutMs, (request, reply) => {
     // A response already on its way (waiting for its audit record, which Fastify does not count as sent) goes
     // out: the time-out answer would only be dropped behind it.
-    if (reply.sent || request.ctx?.responding) return;
+    if (reply.sent || request.ctx?.responding || request.ctx?.untimed) return;
     if (request.ctx) request.ctx.timedOut = true;
     sendProblem(request, reply, platformProblem('internal.timeout'));
   });

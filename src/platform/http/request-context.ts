@@ -25,6 +25,11 @@ export interface RequestContext {
   responding?: boolean;
   /** Set when the watchdog answers the request (504): the handler may still set headers on the same reply. */
   timedOut?: boolean;
+  /**
+   * Set by a route that is answered when its work is done however long it takes (an admin reload, once its caller
+   * is authenticated): the request time-out no longer answers it.
+   */
+  untimed?: boolean;
 }
 
 declare module 'fastify' {

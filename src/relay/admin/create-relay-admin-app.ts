@@ -102,7 +102,8 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
   // The reload routes take no body: whatever is sent (within the admin listener's body limit) is ignored.
   app.register(async (scope) => {
     ignoreRequestBodies(scope);
-    scope.post('/admin/v1/reload', { onRequest: admin }, async () => {
+    scope.post('/admin/v1/reload', { onRequest: admin }, async (request) => {
+      untimed(request);
       const outcome = await answered(backend.reloadAll(), options.deps.logger);
       if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
       if (!outcome.ok) throw reloadFailed(outcome);
@@ -120,6 +121,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
         }
         request.ctx.audit.datasetId = datasetId;
         request.ctx.audit.tableId = tableId;
+        untimed(request);
         const outcome = await answered(backend.reloadTable(datasetId, tableId), options.deps.logger);
         if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
         if (!outcome.ok) throw reloadFailed(outcome);
@@ -129,6 +131,14 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
   });
 
   return app;
+}
+
+/**
+ * A reload is answered with its outcome however long it takes (a large table can take longer than the request
+ * time-out, and a 504 would leave the operator without it while it goes on); its caller is authenticated by now.
+ */
+function untimed(request: FastifyRequest): void {
+  request.ctx.untimed = true;
 }
 
 /**
