@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildKeySelect, buildLiveSelect } from './build-live-select.ts';
+import { ROUNDED_INT8 } from './live-comparison.ts';
 
 describe('buildLiveSelect', () => {
   it('pushes every operator down as parameters, in primary-key order, with the limit as a parameter', () => {
@@ -131,7 +132,7 @@ describe('buildLiveSelect', () => {
     ]);
   });
 
-  it('sends timestamps (epoch ms in the store) as ISO 8601 UTC text', () => {
+  it('sends timestamps (epoch ms in the store) as ISO 8601 UTC text, matching every microsecond of a millisecond', () => {
     const ms = Date.UTC(2024, 0, 2, 3, 4, 5, 6);
     const statement = buildLiveSelect({
       relation: '"t"',
@@ -140,20 +141,36 @@ describe('buildLiveSelect', () => {
       filters: [
         { column: 'at', type: 'timestamp', op: 'between', values: [ms, ms + 1000] },
         { column: 'at', type: 'timestamp', op: 'in', values: [ms] },
+        { column: 'at', type: 'timestamp', op: 'eq', values: [ms] },
+        { column: 'local', type: 'timestamp', op: 'lte', values: [ms] },
       ],
-      columnTypes: new Map([['at', 'timestamptz']]),
+      columnTypes: new Map([
+        ['at', 'timestamptz'],
+        ['local', 'timestamp'],
+      ]),
       limit: 1,
     });
+    // A snapshot truncates the database's microseconds: 05.006999 reads as 05.006, so bounds end below 05.007.
+    assert.equal(
+      statement.text,
+      `SELECT "id" FROM "t" WHERE "at" >= $1 AND "at" < $2 AND date_trunc('milliseconds', "at") = ANY($3) AND "at" >= $4 AND "at" < $5 AND "local" < $6 ORDER BY "id" LIMIT $7`,
+    );
     assert.deepEqual(statement.values, [
       '2024-01-02T03:04:05.006Z',
-      '2024-01-02T03:04:06.006Z',
+      '2024-01-02T03:04:06.007Z',
       ['2024-01-02T03:04:05.006Z'],
+      '2024-01-02T03:04:05.006Z',
+      '2024-01-02T03:04:05.007Z',
+      '2024-01-02T03:04:05.007Z',
       1,
     ]);
     const byKey = buildKeySelect('"t"', ['id', 'at'], { column: 'at', pgType: 'timestamptz' }, ms);
     assert.ok(byKey);
-    assert.equal(byKey.text, 'SELECT "id", "at" FROM "t" WHERE "at" = $1 LIMIT 1');
-    assert.deepEqual(byKey.values, ['2024-01-02T03:04:05.006Z']);
+    assert.equal(
+      byKey.text,
+      'SELECT "id", "at" FROM "t" WHERE "at" >= $1 AND "at" < $2 ORDER BY "at" LIMIT 1',
+    );
+    assert.deepEqual(byKey.values, ['2024-01-02T03:04:05.006Z', '2024-01-02T03:04:05.007Z']);
   });
 
   it('turns values the column cannot hold into constant conditions, as the snapshot would compare them', () => {
@@ -192,5 +209,21 @@ describe('buildLiveSelect', () => {
     });
     assert.equal(none.text, 'SELECT "id" FROM "t" WHERE FALSE ORDER BY "id" LIMIT $1');
     assert.equal(buildKeySelect('"t"', ['id'], { column: 'id', pgType: 'uuid' }, 'NOT-A-UUID'), undefined);
+    assert.equal(buildKeySelect('"t"', ['id'], { column: 'id', pgType: 'int4' }, 1.5), undefined);
+  });
+
+  it('reads a record by the key it shows, compared as an `eq` filter compares it', () => {
+    const text = buildKeySelect('"t"', ['id', 'label'], { column: 'id', pgType: 'text' }, 'p1');
+    assert.deepEqual(text, {
+      text: 'SELECT "id", "label" FROM "t" WHERE "id" = $1 ORDER BY "id" LIMIT 1',
+      values: ['p1'],
+    });
+    // A numeric key shown as 0.1 is any numeric that reads as that double.
+    const numeric = buildKeySelect('"t"', ['id'], { column: 'id', pgType: 'numeric' }, 0.1);
+    assert.ok(numeric);
+    assert.equal(numeric.text, 'SELECT "id" FROM "t" WHERE "id" >= $1 AND "id" <= $2 ORDER BY "id" LIMIT 1');
+    // A bigint served as number, beyond 2^53: the bigints that read as the double.
+    const rounded = buildKeySelect('"t"', ['id'], { column: 'id', pgType: ROUNDED_INT8 }, 2 ** 53);
+    assert.deepEqual(rounded?.values, ['9007199254740992', '9007199254740993']);
   });
 });

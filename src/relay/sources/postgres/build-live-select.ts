@@ -10,6 +10,7 @@ import {
   equalRange,
   exactParam,
   inAsDoubles,
+  inColumn,
   lowerBound,
   nonEmptyLower,
   rangeColumn,
@@ -108,7 +109,7 @@ function filterCondition(filter: LiveFilter, pgType: string, param: (value: unkn
       const values = filter.values
         .map((value) => exactParam(value, pgType))
         .filter((value) => value !== undefined);
-      return values.length === 0 ? 'FALSE' : `${quoted} = ANY(${param(values)})`;
+      return values.length === 0 ? 'FALSE' : `${inColumn(quoted, pgType)} = ANY(${param(values)})`;
     }
     case 'gte':
       return rangeCondition(quoted, pgType, lowerBound(first, pgType), undefined, param);
@@ -144,8 +145,9 @@ function rangeCondition(
 }
 
 /**
- * A record by primary key (parsed with the field's type, as snapshot lookups parse it); undefined when the column
- * cannot hold that key, so no record has it.
+ * A record by primary key (parsed with the field's type, as snapshot lookups parse it), compared as an `eq` filter
+ * compares it, so that the key a record shows reads it (a numeric's double, a timestamp's milliseconds); undefined
+ * when the column cannot hold that key, so no record has it. `pgType` is the compared type (`comparedType`).
  */
 export function buildKeySelect(
   relation: string,
@@ -153,10 +155,16 @@ export function buildKeySelect(
   primaryKey: { readonly column: string; readonly pgType: string },
   key: CellKey,
 ): SqlStatement | undefined {
-  const value = exactParam(key, primaryKey.pgType);
-  if (value === undefined) return undefined;
+  const values: unknown[] = [];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  // The field type only chooses the assumed column type, which pgType already gives.
+  const filter: LiveFilter = { column: primaryKey.column, type: 'string', op: 'eq', values: [key] };
+  const condition = filterCondition(filter, primaryKey.pgType, param);
+  if (condition === 'FALSE') return undefined;
+  // Several rows may read as one key (a snapshot of them would hold a duplicate key): the first is the record.
+  const column = quoteIdentifier(primaryKey.column);
   return {
-    text: `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${relation} WHERE ${quoteIdentifier(primaryKey.column)} = $1 LIMIT 1`,
-    values: [value],
+    text: `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${relation} WHERE ${condition} ORDER BY ${column} LIMIT 1`,
+    values,
   };
 }

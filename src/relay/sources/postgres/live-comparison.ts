@@ -43,6 +43,13 @@ export const ROUNDED_INT8 = 'int8 as double';
  */
 const READ_AS_DOUBLE = new Set(['numeric', ROUNDED_INT8]);
 
+/**
+ * Timestamp column types. The database keeps microseconds; a snapshot keeps the milliseconds of the text it reads
+ * (truncated: 00:00:00.123456 reads as 00:00:00.123), so the values that read as a filter's instant `t` are
+ * [t, t + 1 ms): `eq` and the upper bounds (`lte`, `between`) end below t + 1 ms, and `in` compares it truncated.
+ */
+const TIMESTAMP_TYPES = new Set(['timestamp', 'timestamptz']);
+
 /** The type a filter on a column of `pgType` serving a field of `fieldType` compares it as. */
 export function comparedType(pgType: string, fieldType: FieldType): string {
   return pgType === 'int8' && fieldType === 'number' ? ROUNDED_INT8 : pgType;
@@ -73,6 +80,11 @@ export function doubleColumn(quoted: string, pgType: string): string {
   return `(CASE WHEN abs(${quoted}) < ${OVERFLOW} THEN CASE WHEN abs(${quoted}) > ${UNDERFLOW} THEN ${quoted}::float8 ELSE 0::float8 END WHEN ${quoted} > 0 THEN 'Infinity'::float8 WHEN ${quoted} < 0 THEN '-Infinity'::float8 END)`;
 }
 
+/** The column as `in` compares it: a timestamp truncated to the milliseconds a snapshot holds. */
+export function inColumn(quoted: string, pgType: string): string {
+  return TIMESTAMP_TYPES.has(pgType) ? `date_trunc('milliseconds', ${quoted})` : quoted;
+}
+
 /**
  * The column as a range compares it. A uuid's ranges compare its text byte by byte, as the snapshot compares the
  * strings it holds (uuid order is not text order once the bound is not itself a uuid).
@@ -82,13 +94,18 @@ export function rangeColumn(quoted: string, pgType: string): string {
 }
 
 /**
- * `column = value` over a READ_AS_DOUBLE column: the bounds of the values that read as `value` (one integer for a
- * bigint below 2^53), or 'none'; undefined for other columns, which `exactParam` serves.
+ * `column = value` over a READ_AS_DOUBLE or timestamp column: the bounds of the values that read as `value` (one
+ * integer for a bigint below 2^53, a millisecond of a timestamp), or 'none'; undefined for other columns, which
+ * `exactParam` serves.
  */
 export function equalRange(
   value: CellKey,
   pgType: string,
 ): { lower: Exclude<Bound, 'none'>; upper: Exclude<Bound, 'none'> } | 'none' | undefined {
+  if (TIMESTAMP_TYPES.has(pgType) && typeof value === 'number') {
+    const lower = { param: temporalParam(value, pgType), strict: false };
+    return { lower, upper: { param: temporalParam(value + 1, pgType), strict: true } };
+  }
   if (!READ_AS_DOUBLE.has(pgType) || !Number.isFinite(value)) return undefined;
   const lower = lowerBound(value, pgType);
   const upper = upperBound(value, pgType);
@@ -167,6 +184,9 @@ export function upperBound(value: CellKey, pgType: string): Bound {
     const nul = value.indexOf('\0');
     if (nul >= 0) return { param: value.slice(0, nul), strict: false };
   }
+  // Below the next millisecond: every microsecond of this one reads as it.
+  if (TIMESTAMP_TYPES.has(pgType) && typeof value === 'number')
+    return { param: temporalParam(value + 1, pgType), strict: true };
   return { param: temporalParam(value, pgType), strict: false };
 }
 

@@ -9,6 +9,7 @@ import { relayProblem } from '../../problems.ts';
 import type { CellKey } from '../../store/column.ts';
 import { SourceError } from '../source-error.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
+import { comparedType } from './live-comparison.ts';
 import { type LiveConnection, openLiveConnection, preparedStatementTrouble } from './live-connection.ts';
 import { createLivePool } from './live-pool.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
@@ -199,12 +200,9 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       return { rows, hasMore };
     },
     async readByKey(columns, key) {
-      const statement = buildKeySelect(
-        relation,
-        columns,
-        { column: table.primary_key, pgType: columnTypes.get(table.primary_key) ?? 'text' },
-        key,
-      );
+      const keyType = table.schema.fields.find((field) => field.name === table.primary_key)?.type ?? 'string';
+      const pgType = comparedType(columnTypes.get(table.primary_key) ?? 'text', keyType);
+      const statement = buildKeySelect(relation, columns, { column: table.primary_key, pgType }, key);
       return statement === undefined ? undefined : (await run(statement))[0];
     },
     async close() {
