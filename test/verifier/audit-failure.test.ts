@@ -2,9 +2,8 @@
 // `audit.write_failed` (verifier contract §2.12, §6), never the result it could not record.
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
@@ -14,23 +13,22 @@ const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: '
 const auditToDevFull = (text: string) => text.replace(/^( {2}path: ).*$/m, '$1/dev/full');
 
 describe('verifier audit write failures', () => {
-  let upstream: Server;
+  let upstream: FakeUpstream;
   let verifier: TestVerifier;
   let reads = 0;
   before(async () => {
     assert.ok(existsSync('/dev/full'), 'the test writes its audit records to /dev/full');
-    upstream = createServer((_request, response) => {
+    upstream = await startFakeUpstream((_request, response) => {
       reads++;
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
     });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const url = upstream.url;
     verifier = await startTestVerifier({ relays: { civil: url }, edit: auditToDevFull });
   });
   after(async () => {
     await verifier?.close();
-    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await upstream.close();
   });
 
   it('answers 500 audit.write_failed instead of an evaluation, a batch or a catalogue', async () => {

@@ -1,10 +1,9 @@
 // POST /v1/batch-evaluations and Accept: the envelope is UTF-8 JSON, so an Accept that names application/json
 // with `charset=utf-8` (as many HTTP clients send it) is answered, and one that refuses JSON is still 406.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { nationalIdTable } from '../helpers/fake-relay-table.ts';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
@@ -15,24 +14,23 @@ const BODY = {
 };
 
 describe('batch evaluations and Accept', () => {
-  let upstream: Server;
+  let upstream: FakeUpstream;
   let verifier: TestVerifier;
   let reads = 0;
 
   before(async () => {
     const table = nationalIdTable([{ national_id: 'A1', deceased: false }]);
-    upstream = createServer((request, response) => {
+    upstream = await startFakeUpstream((request, response) => {
       reads++;
       table(request, response);
     });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const url = upstream.url;
     verifier = await startTestVerifier({ relays: { civil: url, social: url } });
   });
 
   after(async () => {
     await verifier?.close();
-    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await upstream.close();
   });
 
   it('answers an Accept naming application/json with charset=utf-8, in any case and spacing', async () => {

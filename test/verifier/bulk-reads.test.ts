@@ -2,10 +2,11 @@
 // one record's sake, retried requests in the batch audit, and lookup text a URL cannot carry: a demo relay with a
 // timestamp lookup field, and a fake relay that serves a table and counts every request.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { nationalIdTable } from '../helpers/fake-relay-table.ts';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
 import { aliveByAttributeClaim, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
@@ -132,7 +133,7 @@ describe('bulk reads against a timestamp lookup field', () => {
 });
 
 describe('bulk reads from a relay whose answers can be refused', () => {
-  let upstream: Server;
+  let upstream: FakeUpstream;
   let requests: URLSearchParams[];
   let handler: (request: IncomingMessage, response: ServerResponse) => void;
   let verifier: TestVerifier;
@@ -141,12 +142,11 @@ describe('bulk reads from a relay whose answers can be refused', () => {
   const table = nationalIdTable;
 
   before(async () => {
-    upstream = createServer((request, response) => {
+    upstream = await startFakeUpstream((request, response) => {
       requests.push(new URL(request.url ?? '', 'http://x').searchParams);
       handler(request, response);
     });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const url = upstream.url;
     verifier = await startTestVerifier({ relays: { civil: url, social: url }, bulk: true });
     coalescing = await startTestVerifier({
       relays: { civil: url, social: url },
@@ -160,7 +160,7 @@ describe('bulk reads from a relay whose answers can be refused', () => {
   });
   after(async () => {
     await Promise.all([verifier, coalescing].map((started) => started?.close()));
-    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await upstream.close();
   });
   beforeEach(() => {
     requests = [];

@@ -1,8 +1,7 @@
 // CORS on the verifier: a listed origin may send a batch's Idempotency-Key and read whether it was replayed.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
@@ -10,15 +9,14 @@ const LISTED = 'https://portal.example.org';
 const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
 
 describe('verifier CORS for a listed origin', () => {
-  let upstream: Server;
+  let upstream: FakeUpstream;
   let verifier: TestVerifier;
   before(async () => {
-    upstream = createServer((_request, response) => {
+    upstream = await startFakeUpstream((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
     });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const url = upstream.url;
     verifier = await startTestVerifier({
       relays: { civil: url, social: url },
       edit: (text) => text.replace('server:\n', `server:\n  cors: { allowed_origins: ["${LISTED}"] }\n`),
@@ -26,7 +24,7 @@ describe('verifier CORS for a listed origin', () => {
   });
   after(async () => {
     await verifier?.close();
-    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await upstream.close();
   });
 
   const preflight = (origin: string) =>

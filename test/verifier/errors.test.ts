@@ -1,9 +1,9 @@
 // The verifier error table (verifier contract §2.12) for the codes implemented, against a fake upstream that
 // counts every request: denials happen before any source read.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem, listenLocal, rawRequest } from '../helpers/http-checks.ts';
 import { injectThroughLane } from '../helpers/inject-through-lane.ts';
 import {
@@ -28,19 +28,18 @@ function json(response: ServerResponse, status: number, body: unknown, headers: 
 }
 
 describe('verifier error table', () => {
-  let upstream: Server;
+  let upstream: FakeUpstream;
   let requests: IncomingMessage[];
   let handler: Handler;
   let verifier: TestVerifier;
   const sleeps: number[] = [];
 
   before(async () => {
-    upstream = createServer((request, response) => {
+    upstream = await startFakeUpstream((request, response) => {
       requests.push(request);
       handler(request, response);
     });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const url = upstream.url;
     verifier = await startTestVerifier({
       relays: { civil: url, social: url },
       deps: {
@@ -52,7 +51,7 @@ describe('verifier error table', () => {
   });
   after(async () => {
     await verifier?.close();
-    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await upstream.close();
   });
   beforeEach(() => {
     requests = [];
@@ -583,12 +582,11 @@ describe('verifier without any relay configured', () => {
 describe('verifier accepting any purpose (no allowed_purposes)', () => {
   it('400 request.invalid for a purpose a header cannot carry, in the header, the body or an item, before any read', async () => {
     let reads = 0;
-    const upstream = createServer((_request, response) => {
+    const upstream = await startFakeUpstream((_request, response) => {
       reads += 1;
       json(response, 200, { data: [{ deceased: false }] });
     });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const url = upstream.url;
     const verifier = await startTestVerifier({
       relays: { civil: url, social: url },
       edit: (text) => text.replace(/ {2}allowed_purposes:\n( {4}- .*\n)+/, ''),
@@ -647,7 +645,7 @@ describe('verifier accepting any purpose (no allowed_purposes)', () => {
       assert.equal(comma.statusCode, 200, comma.body);
     } finally {
       await verifier.close();
-      await new Promise<void>((resolve) => upstream.close(() => resolve()));
+      await upstream.close();
     }
   });
 });

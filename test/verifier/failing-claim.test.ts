@@ -1,9 +1,9 @@
 // A request for several claims fails as a whole; its problem names the claim that failed in the extension member
 // `claim_id` (RFC 9457 §3.2; the verifier contract's problems allow extension members), against a fake upstream.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { CCCEV, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
@@ -16,7 +16,7 @@ const ALIVE = {
 };
 
 describe('the failing claim of a request', () => {
-  let upstream: Server;
+  let upstream: FakeUpstream;
   let verifier: TestVerifier;
   // Households are not found (409); persons are found alive.
   let answer = (request: IncomingMessage, response: ServerResponse) => {
@@ -26,14 +26,13 @@ describe('the failing claim of a request', () => {
   };
 
   before(async () => {
-    upstream = createServer((request, response) => answer(request, response));
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    upstream = await startFakeUpstream((request, response) => answer(request, response));
+    const url = upstream.url;
     verifier = await startTestVerifier({ relays: { civil: url, social: url } });
   });
   after(async () => {
     await verifier?.close();
-    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await upstream.close();
   });
 
   it('names the first failing claim in request order when evaluating fails (409, 503, 500)', async () => {

@@ -1,11 +1,10 @@
 // POST /v1/evaluations/{evaluation_id}/render: a stored evaluation again, for its caller only, in the format it was
 // made in (claim-result JSON or CCCEV JSON-LD), until its retention ends; a fake upstream counts reads.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createMemoryEvaluationStore } from '../../src/verifier/state/create-memory-evaluation-store.ts';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import {
   CALLER_KEYS,
@@ -26,7 +25,7 @@ const TARGET = {
 const render = (id: string) => `/v1/evaluations/${id}/render`;
 
 describe('render stored evaluations', () => {
-  let upstream: Server;
+  let upstream: FakeUpstream;
   let reads = 0;
   let verifier: TestVerifier;
   /** The same store and audit secret, but the `full` caller lost civil:evidence. */
@@ -34,13 +33,12 @@ describe('render stored evaluations', () => {
   const clock = fixedClock('2026-03-01T10:00:00Z');
 
   before(async () => {
-    upstream = createServer((_request, response) => {
+    upstream = await startFakeUpstream((_request, response) => {
       reads++;
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
     });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const url = upstream.url;
     const store = createMemoryEvaluationStore({
       clock,
       maxEntries: 1000,
@@ -60,7 +58,7 @@ describe('render stored evaluations', () => {
   after(async () => {
     await narrowed?.close();
     await verifier?.close();
-    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await upstream.close();
   });
 
   async function evaluate(body: Record<string, unknown>, headers: Record<string, string> = {}) {

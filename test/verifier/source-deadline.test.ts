@@ -1,9 +1,9 @@
 // Source reads get the time their request has left: none starts after the request is answered, and the audit
 // event of a request answered 504 counts the reads it actually made.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
@@ -14,18 +14,17 @@ const target = (nationalId: string) => ({
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
 describe('source reads and the request timeout', () => {
-  let upstream: Server;
+  let upstream: FakeUpstream;
   let hits: string[];
   let handler: Handler;
   let verifier: TestVerifier;
 
   before(async () => {
-    upstream = createServer((request, response) => {
+    upstream = await startFakeUpstream((request, response) => {
       hits.push(String(request.headers['x-request-id']));
       handler(request, response);
     });
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    const url = upstream.url;
     verifier = await startTestVerifier({
       relays: { civil: url },
       // One second per request (room for a loaded machine to send the first read), one read at a time.
@@ -40,8 +39,7 @@ describe('source reads and the request timeout', () => {
   });
   after(async () => {
     await verifier?.close();
-    upstream.closeAllConnections();
-    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await upstream.close();
   });
   beforeEach(() => {
     hits = [];

@@ -1,11 +1,12 @@
 // The verifier over its PostgreSQL state store, through HTTP: 503 problems (never a crash) while the database is
 // unreachable and recovery once it is back; and a batch idempotency key held by a running request.
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { connect, createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import { CCCEV, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
@@ -74,15 +75,14 @@ function postgresState(text: string): string {
 }
 
 describe('verifier state over PostgreSQL, through HTTP', () => {
-  let upstream: Server;
+  let upstream: FakeUpstream;
   let handler: (request: IncomingMessage, response: ServerResponse) => void;
   let database: TestDatabase;
   let upstreamUrl: string;
 
   before(async () => {
-    upstream = createServer((request, response) => handler(request, response));
-    await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-    upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+    upstream = await startFakeUpstream((request, response) => handler(request, response));
+    upstreamUrl = upstream.url;
     handler = (_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
@@ -91,7 +91,7 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
   });
   after(async () => {
     await database?.close();
-    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await upstream.close();
   });
 
   it('answers 503 while PostgreSQL is unreachable, keeps serving what needs no state, and recovers', async () => {
