@@ -68,6 +68,8 @@ async function openOnServer(adminUrl: string, kind: TestDatabaseKind): Promise<T
   // drop below may still end such a session, and the ending client reports that as an 'error' event nobody awaits.
   // A query's own failure still rejects its promise.
   pool.on('connect', (client) => client.on('error', () => {}));
+  // An idle client's error is re-emitted by the pool itself, which would otherwise make it an uncaught exception.
+  pool.on('error', () => {});
   let closed = false;
   return {
     url: url.toString(),

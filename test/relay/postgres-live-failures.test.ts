@@ -1,0 +1,224 @@
+// Live PostgreSQL failures: errors raised while a read runs, time-outs, slow reads, and what the startup probe
+// refuses.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import type { TestDatabase } from '../helpers/postgres-harness.ts';
+import { startPostgresRelay, startupFailure } from '../helpers/postgres-relay.ts';
+import { assertProblem } from './assert-problem.ts';
+import { ID_AND_LABEL, ITEMS, liveDataset, openLiveTestDatabase } from './postgres-live-fixture.ts';
+
+describe('live PostgreSQL tables: failures and the startup probe', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await openLiveTestDatabase();
+  });
+  after(() => db.close());
+
+  it('a data exception raised while the database runs the read is no filter error: 502 datasource.query_failed', async () => {
+    await db.query('CREATE TABLE tallies (id integer PRIMARY KEY, n bigint)');
+    await db.query('INSERT INTO tallies VALUES (1, 5), (2, 5000000000)');
+    // The view's cast fails (integer out of range, SQLSTATE 22003) for the second row, whatever the request.
+    await db.query('CREATE VIEW narrow_tallies AS SELECT id, n::integer AS n FROM tallies');
+    const relay = await startPostgresRelay(
+      liveDataset(
+        'narrow_tallies',
+        '{ name: id, type: integer }, { name: n, type: integer }',
+        '',
+        '{ field: n, ops: [eq] }',
+      ),
+      db.url,
+    );
+    try {
+      assertProblem(await relay.get(ITEMS), 502, 'datasource.query_failed');
+      assertProblem(await relay.get(`${ITEMS}?n=5`), 502, 'datasource.query_failed');
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('a read running past query_timeout answers datasource.timeout', async () => {
+    await db.query('CREATE TABLE slow (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO slow VALUES (1, 'one')");
+    await db.query(`CREATE FUNCTION slow_check() RETURNS boolean LANGUAGE sql AS $body$
+      SELECT pg_sleep(3) IS NOT NULL $body$`);
+    await db.query('CREATE VIEW slow_view AS SELECT id, label FROM slow WHERE slow_check()');
+    const relay = await startPostgresRelay(
+      liveDataset('slow_view', ID_AND_LABEL, 'query_timeout: 200ms'),
+      db.url,
+    );
+    try {
+      assertProblem(await relay.get(`${ITEMS}/1`), 504, 'datasource.timeout');
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('fast reads do not queue behind a slow one: its connection is passed over', async () => {
+    await db.query('CREATE TABLE mixed (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO mixed VALUES (1, 'slow'), (2, 'fast')");
+    await db.query(`CREATE FUNCTION pause_if_slow(label text) RETURNS boolean LANGUAGE sql AS $body$
+      SELECT CASE WHEN label = 'slow' THEN pg_sleep(0.8) IS NOT NULL ELSE true END $body$`);
+    await db.query('CREATE VIEW mixed_view AS SELECT id, label FROM mixed WHERE pause_if_slow(label)');
+    const relay = await startPostgresRelay(liveDataset('mixed_view', ID_AND_LABEL), db.url);
+    try {
+      const order: string[] = [];
+      const slow = relay.get(`${ITEMS}/1`).then((response) => {
+        order.push('slow');
+        return response;
+      });
+      // Let the slow read reach the database and its connection go quiet.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const fast = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          relay.get(`${ITEMS}/2`).then((response) => {
+            order.push('fast');
+            return response;
+          }),
+        ),
+      );
+      for (const response of fast) assert.equal(response.json().label, 'fast');
+      assert.equal((await slow).json().label, 'slow');
+      // Embedded PGlite runs every connection in one session, one statement at a time: there the fast reads
+      // cannot pass the slow one, and only the answers can be checked.
+      const expected =
+        db.kind === 'pglite'
+          ? ['slow', 'fast', 'fast', 'fast', 'fast']
+          : ['fast', 'fast', 'fast', 'fast', 'slow'];
+      assert.deepEqual(order, expected);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('the probe refuses a table without a unique index on the key (ingest.live_key_not_unique)', async () => {
+    await db.query('CREATE TABLE loose (id integer, label text)');
+    await db.query('CREATE TABLE partial (id integer, label text)');
+    await db.query('CREATE UNIQUE INDEX partial_id ON partial (id) WHERE id > 0');
+    await db.query('CREATE TABLE paired (id integer, label text, UNIQUE (id, label))');
+    // What a failed CREATE UNIQUE INDEX CONCURRENTLY leaves behind (duplicates found): an index marked invalid.
+    await db.query('CREATE TABLE unfinished (id integer, label text)');
+    await db.query('CREATE UNIQUE INDEX unfinished_id ON unfinished (id)');
+    await db.query("UPDATE pg_index SET indisvalid = false WHERE indexrelid = 'unfinished_id'::regclass");
+    for (const table of ['loose', 'partial', 'paired', 'unfinished']) {
+      const error = await startupFailure(db.url, liveDataset(table, ID_AND_LABEL));
+      assert.equal(error.code, 'ingest.live_key_not_unique', table);
+    }
+  });
+
+  it('the probe refuses a column type that cannot serve the declared type (ingest.type_mismatch)', async () => {
+    await db.query('CREATE TABLE texty (id integer PRIMARY KEY, label text, amount text)');
+    const error = await startupFailure(
+      db.url,
+      liveDataset('texty', `${ID_AND_LABEL}, { name: amount, type: integer }`),
+    );
+    assert.equal(error.code, 'ingest.type_mismatch');
+    assert.equal(error.column, 'amount');
+  });
+
+  it('the probe refuses types the database compares otherwise than their text (char, name, real)', async () => {
+    for (const [column, sqlType, type] of [
+      ['code', 'char(5)', 'string'],
+      ['tag', 'name', 'string'],
+      ['ratio', 'real', 'number'],
+    ] as const) {
+      await db.query(
+        `CREATE TABLE with_${column} (id integer PRIMARY KEY, label text, ${column} ${sqlType})`,
+      );
+      const error = await startupFailure(
+        db.url,
+        liveDataset(`with_${column}`, `${ID_AND_LABEL}, { name: ${column}, type: ${type} }`),
+      );
+      assert.equal(error.code, 'ingest.type_mismatch', column);
+      assert.equal(error.column, column);
+    }
+  });
+
+  it('the probe refuses a text column with a nondeterministic collation (it compares strings case-insensitively)', async () => {
+    let created = true;
+    try {
+      await db.query(
+        "CREATE COLLATION case_blind (provider = icu, locale = 'und-u-ks-level2', deterministic = false)",
+      );
+    } catch (error) {
+      // A server built without ICU (the embedded one) cannot hold such a column at all.
+      assert.match(String(error), /ICU|not supported|nondeterministic/i);
+      created = false;
+    }
+    if (created) {
+      await db.query(
+        'CREATE TABLE mails (id integer PRIMARY KEY, label text, email text COLLATE case_blind)',
+      );
+      const error = await startupFailure(
+        db.url,
+        liveDataset('mails', `${ID_AND_LABEL}, { name: email, type: string }`),
+      );
+      assert.equal(error.code, 'ingest.type_mismatch');
+      assert.equal(error.column, 'email');
+      assert.match(String(error.detail), /nondeterministic collation case_blind/);
+    }
+    // A deterministic collation other than C is served (its ranges and key order follow it, as documented).
+    await db.query('CREATE TABLE coded (id integer PRIMARY KEY, label text COLLATE "POSIX")');
+    await db.query("INSERT INTO coded VALUES (1, 'one')");
+    const relay = await startPostgresRelay(liveDataset('coded', ID_AND_LABEL), db.url);
+    try {
+      assert.deepEqual((await relay.get(ITEMS)).json().data, [{ id: 1, label: 'one' }]);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('the probe refuses a table or column the database user cannot read (ingest.query_failed), as a snapshot load does', async (t) => {
+    // Embedded PGlite serves every client as the one user it has: privileges cannot be tried there.
+    if (db.kind === 'pglite') return t.skip('roles need a real server');
+    await db.query('CREATE TABLE secrets (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO secrets VALUES (1, 'one')");
+    const role = `ambit_reader_${randomBytes(6).toString('hex')}`;
+    await db.query(`CREATE ROLE ${role} LOGIN`);
+    const url = new URL(db.url);
+    url.username = role;
+    try {
+      // The catalog shows the table and its columns to any user: only reading it tells.
+      for (const grant of ['', `GRANT SELECT (id) ON secrets TO ${role}`]) {
+        if (grant !== '') await db.query(grant);
+        const error = await startupFailure(url.toString(), liveDataset('secrets', ID_AND_LABEL));
+        assert.equal(error.code, 'ingest.query_failed', grant);
+        assert.match(String(error.detail), /SQLSTATE 42501: permission denied for table secrets/, grant);
+      }
+      await db.query(`GRANT SELECT ON secrets TO ${role}`);
+      const relay = await startPostgresRelay(liveDataset('secrets', ID_AND_LABEL), url.toString());
+      try {
+        assert.deepEqual((await relay.get(ITEMS)).json().data, [{ id: 1, label: 'one' }]);
+      } finally {
+        await relay.close();
+      }
+    } finally {
+      await db.query(`DROP OWNED BY ${role}`);
+      await db.query(`DROP ROLE ${role}`);
+    }
+  });
+
+  it('the probe refuses a missing table, a missing column and an undeclared one under strict', async () => {
+    await db.query('CREATE TABLE wide (id integer PRIMARY KEY, label text, extra text)');
+    assert.equal(
+      (await startupFailure(db.url, liveDataset('nowhere', ID_AND_LABEL))).code,
+      'ingest.query_failed',
+    );
+    assert.equal(
+      (await startupFailure(db.url, liveDataset('wide', ID_AND_LABEL))).code,
+      'ingest.strict_extra_column',
+    );
+    assert.equal(
+      (
+        await startupFailure(
+          db.url,
+          liveDataset(
+            'wide',
+            `${ID_AND_LABEL}, { name: extra, type: string }, { name: colour, type: string }`,
+          ),
+        )
+      ).code,
+      'ingest.missing_column',
+    );
+  });
+});
