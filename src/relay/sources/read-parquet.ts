@@ -18,6 +18,8 @@ import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceEr
 
 export const PARQUET_MAX_FOOTER_BYTES = 32 * 1024 * 1024;
 export const PARQUET_MAX_COLUMNS = 4096;
+/** As for CSV and XLSX: a few hundred bytes of Parquet can declare billions of rows of one repeated value. */
+export const PARQUET_MAX_CELLS = 10_000_000;
 const MAGIC = 'PAR1';
 const DAY_MS = 86_400_000;
 
@@ -38,7 +40,15 @@ export async function readParquet(file: SourceFile): Promise<SourceRows> {
       `${file.displayPath} has ${leaves} columns, over the limit of ${PARQUET_MAX_COLUMNS}`,
     );
   }
-  const children = parquetSchema(metadata).children;
+  const children = topLevelColumns(file, metadata);
+  const rows = rowCount(file, metadata);
+  if (rows * children.length > PARQUET_MAX_CELLS) {
+    throw sourceError(
+      file,
+      'ingest.column_limit',
+      `${file.displayPath} has ${rows * children.length} cells (${children.length} columns × ${rows} rows), over the limit of ${PARQUET_MAX_CELLS}`,
+    );
+  }
   const decimalScales = children.map(({ element, children: nested }) =>
     nested.length === 0 ? decimalScale(element) : undefined,
   );
@@ -58,6 +68,31 @@ export async function readParquet(file: SourceFile): Promise<SourceRows> {
     batches: { [Symbol.asyncIterator]: () => iterateBatches(read) },
     columnBatches: { [Symbol.asyncIterator]: () => iterateRowGroups(read) },
   };
+}
+
+/** The top-level columns of the schema tree, which a footer may leave cut short (a parse error, not a crash). */
+function topLevelColumns(
+  file: SourceFile,
+  metadata: FileMetaData,
+): ReturnType<typeof parquetSchema>['children'] {
+  try {
+    return parquetSchema(metadata).children;
+  } catch (error) {
+    throw notParquet(file, 'its schema cannot be decoded', error);
+  }
+}
+
+/** The rows the row groups declare, each a count no reader can be asked to allocate otherwise. */
+function rowCount(file: SourceFile, metadata: FileMetaData): number {
+  let rows = 0;
+  for (const [index, group] of metadata.row_groups.entries()) {
+    const groupRows = Number(group.num_rows);
+    if (!Number.isSafeInteger(groupRows) || groupRows < 0) {
+      throw notParquet(file, `row group ${index + 1} declares ${String(group.num_rows)} rows`);
+    }
+    rows += groupRows;
+  }
+  return rows;
 }
 
 /** A leaf hyparquet turns into Dates (INT32 with the DATE converted type), one value per row. */
@@ -231,17 +266,27 @@ async function readRowGroup(
   }
   return columns.map((name, c) => {
     const cells = assemble(chunks.get(name) ?? [], groupStart, groupRows);
+    if (cells === undefined) {
+      // A column chunk left out of the row group, or pages holding fewer or more values than its rows.
+      throw notParquet(
+        file,
+        `row group ${groupIndex + 1} does not hold one value per row for column ${JSON.stringify(name)}`,
+      );
+    }
     const scale = decimalScales[c];
     return scale === undefined ? cells : decimalTexts(cells, scale);
   });
 }
 
-/** One column's chunks as one array of the row group's cells (a missing cell is null). */
+/** One column's chunks as one array of the row group's cells, or undefined unless they hold exactly one per row. */
 function assemble(
   list: readonly { rowStart: number; data: ArrayLike<unknown> }[],
   groupStart: number,
   groupRows: number,
-): ArrayLike<unknown> {
+): ArrayLike<unknown> | undefined {
+  let total = 0;
+  for (const { data } of list) total += data.length;
+  if (total !== groupRows) return undefined;
   const only = list[0];
   if (
     list.length === 1 &&
@@ -252,13 +297,17 @@ function assemble(
     return only.data;
   }
   const assembled: unknown[] = new Array(groupRows).fill(null);
+  let covered = 0;
   for (const { rowStart, data } of list) {
     for (let index = 0; index < data.length; index++) {
       const at = rowStart - groupStart + index;
-      if (at >= 0 && at < groupRows) assembled[at] = data[index];
+      if (at >= 0 && at < groupRows) {
+        assembled[at] = data[index];
+        covered += 1;
+      }
     }
   }
-  return assembled;
+  return covered === groupRows ? assembled : undefined;
 }
 
 function decimalTexts(cells: ArrayLike<unknown>, scale: number): (string | null)[] {

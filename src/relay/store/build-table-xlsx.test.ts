@@ -306,6 +306,27 @@ describe('buildTable from an XLSX file', () => {
     assert.equal(error.column, 'name');
   });
 
+  it('refuses a serial beyond the range of dates in a timestamp field rather than store it', async () => {
+    // 1e10 days is some 27 million years: no instant a Date can hold, so serving it would fail every read.
+    for (const serial of ['10000000000', '-10000000000', '1e400']) {
+      await writeWorkbook('far.xlsx', {
+        rows:
+          header('id', 'at') +
+          row(2, `${num('A2', 1)}${num('B2', 45292)}`) +
+          row(3, `${num('A3', 2)}${num('B3', serial)}`),
+      });
+      const error = await loadError(
+        table('far.xlsx', [
+          ['id', 'integer'],
+          ['at', 'timestamp'],
+        ]),
+      );
+      assert.equal(error.code, 'ingest.type_mismatch', serial);
+      assert.equal(error.row, 2);
+      assert.equal(error.column, 'at');
+    }
+  });
+
   it('refuses an error cell in the data, in a nullable field too, naming the cell', async () => {
     await writeWorkbook('errors.xlsx', {
       rows:

@@ -215,7 +215,11 @@ function coerceTimestamp(raw: unknown, excelSerials: boolean, date1904 = false):
     const ms = raw.getTime();
     return Number.isNaN(ms) ? fail('invalid timestamp') : ms;
   }
-  if (typeof raw === 'number' && excelSerials) return excelSerialMs(raw, date1904);
+  if (typeof raw === 'number' && excelSerials) {
+    // A serial past the range of a Date (±100,000,000 days from 1970) is no instant: it could not be served.
+    const ms = excelSerialMs(raw, date1904);
+    return Math.abs(ms) <= MAX_DATE_DAY * DAY_MS ? ms : fail('serial outside the range of dates');
+  }
   if (typeof raw === 'string') {
     const text = raw.trim();
     if (DATE.test(text)) return coerceTimestamp(`${text}T00:00:00Z`, excelSerials);
