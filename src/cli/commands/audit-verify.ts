@@ -20,9 +20,14 @@ export const auditVerify: Command = async (args, io) => {
     io.err(flagError(error));
     return 2;
   }
-  const secret = flags['secret-env'] ? io.env[flags['secret-env']] : undefined;
-  if (!flags.file || !secret) {
+  if (!flags.file || !flags['secret-env']) {
     io.err('--file and --secret-env (naming a set environment variable) are required');
+    return 2;
+  }
+  const secret = io.env[flags['secret-env']];
+  if (!secret) {
+    // The variable's name only: --secret-env takes a name so that the secret stays out of the command line.
+    io.err(`environment variable ${flags['secret-env']} (named by --secret-env) is not set or empty`);
     return 2;
   }
   if (flags.genesis && flags.anchor !== undefined) {
@@ -53,6 +58,10 @@ export const auditVerify: Command = async (args, io) => {
     io.out(`ok: ${result.count} records verified, ${start}`);
     return 0;
   }
-  io.err(`chain broken in ${result.file} at line ${result.line}: ${result.reason}`);
+  io.err(
+    result.line === 0
+      ? `${result.file}: ${result.reason}`
+      : `chain broken in ${result.file} at line ${result.line}: ${result.reason}`,
+  );
   return 1;
 };

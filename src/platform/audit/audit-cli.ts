@@ -1,7 +1,9 @@
 // Offline verification of an audit file and, on request, its rotated predecessors (oldest first).
-import { closeSync, openSync, readdirSync, readSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { verifyAuditChain } from './audit-envelope.ts';
+import { rotatedFiles } from './sinks/file-sink.ts';
+
+export { rotatedFiles };
 
 export type AuditFileVerification =
   | {
@@ -9,9 +11,10 @@ export type AuditFileVerification =
       count: number;
       lastHash: string | null;
       files: string[];
-      /** The prev_hash the verified records continue from: null when they start the chain (or hold no record). */
+      /** The prev_hash the verified records continue from: null when they start the chain. */
       startsFrom: string | null;
     }
+  /** `line` 0: the files hold no record at all. */
   | { ok: false; line: number; reason: string; file: string };
 
 export interface VerifyAuditFileOptions {
@@ -62,25 +65,17 @@ export function verifyAuditFile(
     count += result.count;
     verified.push(file);
   }
-  return { ok: true, count, lastHash: anchor ?? null, files: verified, startsFrom: startsFrom ?? null };
-}
-
-/** `<path>.N` files next to `path`, highest number (oldest) first; gaps in the numbering are tolerated. */
-export function rotatedFiles(path: string): string[] {
-  const directory = dirname(path);
-  const prefix = `${basename(path)}.`;
-  let names: string[];
-  try {
-    names = readdirSync(directory);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
+  // No record proves nothing: an emptied file reads as a new one, and neither shows where a chain starts.
+  if (count === 0) {
+    const where = rotated.length > 0 ? ' (nor in its rotated files)' : '';
+    return {
+      ok: false,
+      line: 0,
+      reason: `no audit record in the file${where}: nothing verified`,
+      file: path,
+    };
   }
-  return names
-    .filter((name) => name.startsWith(prefix) && /^[1-9][0-9]*$/.test(name.slice(prefix.length)))
-    .map((name) => ({ name, index: Number(name.slice(prefix.length)) }))
-    .sort((a, b) => b.index - a.index)
-    .map(({ name }) => join(directory, name));
+  return { ok: true, count, lastHash: anchor ?? null, files: verified, startsFrom: startsFrom ?? null };
 }
 
 const CHUNK = 64 * 1024;

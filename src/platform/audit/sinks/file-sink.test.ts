@@ -3,7 +3,7 @@ import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync }
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fixedClock } from '../../clock.ts';
-import { verifyAuditFile } from '../audit-cli.ts';
+import { rotatedFiles, verifyAuditFile } from '../audit-cli.ts';
 import type { AuditEnvelope } from '../audit-envelope.ts';
 import { makeTempDir, recordingLogger, sequenceRandom, TEST_SECRET } from '../audit-test-support.ts';
 import { type AuditWriterOptions, createAuditWriter } from '../create-audit-writer.ts';
@@ -70,6 +70,23 @@ describe('file sink rotation', () => {
     // Anchoring at genesis shows that older records were dropped.
     const anchored = verifyAuditFile(path, TEST_SECRET, { includeRotated: true, startPrevHash: null });
     assert.deepEqual(anchored.ok === false && [anchored.file, anchored.line], [`${path}.3`, 1]);
+  });
+
+  it('drops the rotated files beyond a lowered max_files at the next rotation, so the rest still verifies', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    // One record per file.
+    const rotate = (max_files: number) => ({ max_size_mb: 100 / MB, max_files });
+    const before = createAuditWriter(fileOptions(path, rotate(5)));
+    for (let seq = 1; seq <= 8; seq++) before.write({ seq });
+    await before.close();
+    assert.equal(verifyAuditFile(path, TEST_SECRET, { includeRotated: true }).ok, true);
+
+    const after = createAuditWriter(fileOptions(path, rotate(2)));
+    after.write({ seq: 9 });
+    await after.close();
+    assert.deepEqual(rotatedFiles(path), [`${path}.2`, `${path}.1`]);
+    const result = verifyAuditFile(path, TEST_SECRET, { includeRotated: true });
+    assert.deepEqual(result.ok && [result.count, result.files], [3, [`${path}.2`, `${path}.1`, path]]);
   });
 
   it('says a chain split over rotated files starts at genesis when the oldest file starts it', async (t) => {

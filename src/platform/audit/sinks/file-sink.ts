@@ -1,5 +1,6 @@
 // Rotating JSONL audit sink: `audit.jsonl` → `.1` → `.2` … when the next line would pass `max_size_mb`.
-import { renameSync } from 'node:fs';
+import { readdirSync, renameSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { type AppendFile, openAppendFile } from './append-file.ts';
 import type { AuditSink } from './audit-sink.ts';
 
@@ -23,6 +24,10 @@ export function createFileSink(path: string, rotate: RotateOptions = DEFAULT_ROT
   let closed = false;
 
   const rotateNow = (current: AppendFile): void => {
+    // Files past the limit, left by a larger max_files, are dropped too: kept, they would precede a gap in the chain.
+    for (const index of rotatedIndexes(path)) {
+      if (index > maxFiles) removeIfPresent(rotatedPath(path, index));
+    }
     // Renaming onto `.max_files` replaces the oldest file, which is how files beyond the limit are dropped.
     for (let index = maxFiles - 1; index >= 1; index--) {
       renameIfPresent(rotatedPath(path, index), rotatedPath(path, index + 1));
@@ -57,6 +62,35 @@ export function createFileSink(path: string, rotate: RotateOptions = DEFAULT_ROT
       file = null;
     },
   };
+}
+
+/** The N of the `<path>.N` files next to `path`, highest (oldest) first; gaps in the numbering are tolerated. */
+export function rotatedIndexes(path: string): number[] {
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return names
+    .filter((name) => name.startsWith(prefix) && /^[1-9][0-9]*$/.test(name.slice(prefix.length)))
+    .map((name) => Number(name.slice(prefix.length)))
+    .sort((a, b) => b - a);
+}
+
+/** `<path>.N` files next to `path`, highest number (oldest) first. */
+export function rotatedFiles(path: string): string[] {
+  return rotatedIndexes(path).map((index) => join(dirname(path), `${basename(path)}.${index}`));
+}
+
+function removeIfPresent(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
 }
 
 function renameIfPresent(from: string, to: string): void {

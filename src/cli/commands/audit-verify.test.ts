@@ -1,0 +1,118 @@
+// `ambit audit verify` on real files: its exit status and what it says for each kind of damage an audit file can
+// suffer (a file is an operator's only evidence, so a success must never stand for "nothing was checked").
+import assert from 'node:assert/strict';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { makeTempDir, recordingLogger, sequenceRandom } from '../../platform/audit/audit-test-support.ts';
+import { createAuditWriter } from '../../platform/audit/create-audit-writer.ts';
+import { systemClock } from '../../platform/clock.ts';
+import type { CliIo } from '../cli-io.ts';
+import { auditVerify } from './audit-verify.ts';
+
+const SECRET = 'audit-verify-test-secret-0123456789abcdef';
+
+async function verify(file: string, ...flags: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    env: { S: SECRET },
+    cwd: process.cwd(),
+    out: (line) => out.push(line),
+    err: (line) => err.push(line),
+  };
+  const code = await auditVerify(['--file', file, '--secret-env', 'S', ...flags], io);
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+/** A chain of `count` records spread over `<path>.N` … `<path>.1` and `<path>` by a rotating file sink. */
+async function writeRotated(path: string, count: number): Promise<string[]> {
+  const writer = createAuditWriter({
+    sink: 'file',
+    path,
+    // Two records (about 330 bytes each) per file.
+    rotate: { max_size_mb: 700 / (1024 * 1024), max_files: 100 },
+    secret: Buffer.from(SECRET),
+    writePolicy: 'fail_closed',
+    clock: systemClock,
+    random: sequenceRandom(),
+    logger: recordingLogger().logger,
+  });
+  for (let n = 1; n <= count; n++) writer.write({ n, pad: 'x'.repeat(60) });
+  await writer.close();
+  const files = [3, 2, 1].map((index) => `${path}.${index}`).concat(path);
+  assert.deepEqual(
+    files.map((file) => readFileSync(file, 'utf8').split('\n').length - 1),
+    [2, 2, 2, 2],
+  );
+  return files;
+}
+
+describe('ambit audit verify', () => {
+  it('exits 1 on a file holding no record, whatever start it is asked to require', async (t) => {
+    const dir = makeTempDir(t);
+    const empty = join(dir, 'audit.jsonl');
+    writeFileSync(empty, '');
+    for (const flags of [[], ['--genesis'], ['--anchor', 'a'.repeat(64)], ['--rotated']]) {
+      const result = await verify(empty, ...flags);
+      assert.equal(result.code, 1, `${flags.join(' ')}: ${result.out}`);
+      assert.equal(result.out, '');
+      assert.match(result.err, /no audit record/);
+    }
+    // Rotated files emptied along with the current one verify nothing either.
+    const files = await writeRotated(join(dir, 'rotated.jsonl'), 8);
+    for (const file of files) writeFileSync(file, '');
+    const emptied = await verify(join(dir, 'rotated.jsonl'), '--rotated');
+    assert.equal(emptied.code, 1, emptied.out);
+    assert.match(emptied.err, /no audit record/);
+  });
+
+  it('exits 0 on an intact rotated chain and 1 on each kind of damage', async (t) => {
+    const dir = makeTempDir(t);
+    const path = join(dir, 'audit.jsonl');
+    const files = await writeRotated(path, 8);
+    const [oldest, second, newest, current] = files as [string, string, string, string];
+    const intact = await verify(path, '--rotated', '--genesis');
+    assert.deepEqual([intact.code, intact.out], [0, 'ok: 8 records verified, from the start of the chain']);
+
+    const saved = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
+    const restore = () => {
+      for (const [file, text] of saved) writeFileSync(file, text);
+    };
+    const linesOf = (file: string) => (saved.get(file) as string).split('\n').slice(0, -1);
+    const write = (file: string, lines: string[]) =>
+      writeFileSync(file, lines.map((line) => `${line}\n`).join(''));
+    const [first, next] = linesOf(second) as [string, string];
+    const damage: [string, () => void][] = [
+      ['a changed field', () => write(second, [first.replace('"n":3', '"n":4'), next])],
+      ['a removed line', () => write(second, [next])],
+      ['a reordered pair', () => write(second, [next, first])],
+      ['a duplicated line', () => write(second, [first, first, next])],
+      ['a truncated last line', () => writeFileSync(current, (saved.get(current) as string).slice(0, -9))],
+      [
+        'a swapped rotated file',
+        () => {
+          renameSync(second, join(dir, 'swap'));
+          renameSync(newest, second);
+          renameSync(join(dir, 'swap'), newest);
+        },
+      ],
+      ['a removed rotated file', () => rmSync(second)],
+      [
+        'a record moved to another file',
+        () => {
+          write(second, [first]);
+          write(oldest, [...linesOf(oldest), next]);
+        },
+      ],
+    ];
+    for (const [what, apply] of damage) {
+      apply();
+      const result = await verify(path, '--rotated');
+      assert.equal(result.code, 1, `${what}: ${result.out}`);
+      assert.match(result.err, /^chain broken in /, what);
+      restore();
+    }
+    assert.equal((await verify(path, '--rotated', '--genesis')).code, 0);
+  });
+});
