@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { auditedClaimIds } from '../audit/audited-names.ts';
 import { buildBatchItemAuditEvent } from '../audit/build-evidence-audit-event.ts';
 import { EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
@@ -39,7 +40,11 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
       );
     }
     const body = parseBatchRequest(request.body);
-    facts.claimIds = body.claims.map((ref) => ref.id);
+    facts.claimIds = auditedClaimIds(
+      runtime.catalog,
+      runtime.hashSecret,
+      body.claims.map((ref) => ref.id),
+    );
     facts.batchSize = body.items.length;
     const plan = planBatch(config, runtime.catalog, principal, body, request.headers);
     const purposes = [...new Set(plan.purposes)];

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { addJsonPostRoute } from '../../platform/http/fast-lane.ts';
 import { requestDeadline } from '../../platform/http/request-watchdog.ts';
 import type { RouteRequest } from '../../platform/http/route-types.ts';
+import { auditedClaimIds, auditedSchemes, auditedTargetType } from '../audit/audited-names.ts';
 import { EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
 import {
@@ -30,9 +31,14 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
       throw verifierProblem('request.invalid', 'Idempotency-Key is accepted on batch evaluations only.');
     }
     const body = parseEvaluationRequest(request.body);
-    facts.claimIds = body.claims.map((ref) => ref.id);
-    facts.targetType = body.target.type;
-    facts.identifierSchemes = [...body.target.identifiers.keys()].sort();
+    const { catalog, hashSecret } = runtime;
+    facts.claimIds = auditedClaimIds(
+      catalog,
+      hashSecret,
+      body.claims.map((ref) => ref.id),
+    );
+    facts.targetType = auditedTargetType(catalog, hashSecret, body.target.type);
+    facts.identifierSchemes = auditedSchemes(catalog, hashSecret, body.target.identifiers.keys());
     const target = targetKeys(runtime.hashSecret, body.target, runtime.catalog.lookupAttributes);
     facts.targetRefHash = target.auditHash;
     const plan = planEvaluation(runtime.config, runtime.catalog, principal, body, request.headers);
