@@ -33,3 +33,10 @@ function freePort(host: string): Promise<number> {
     });
   });
 }
+
+/** The URL that reaches a listener from this machine: one bound to every interface (0.0.0.0, ::) on loopback. */
+export function localUrl(url: string): string {
+  return url
+    .replace(/^http:\/\/0\.0\.0\.0:/, 'http://127.0.0.1:')
+    .replace(/^http:\/\/\[::\]:/, 'http://[::1]:');
+}

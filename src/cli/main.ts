@@ -1,4 +1,6 @@
 // The `ambit` CLI: a dispatch table from command words to command modules.
+
+import { editDistance } from '../platform/config/did-you-mean.ts';
 import { type CliIo, type Command, processIo } from './cli-io.ts';
 
 // Each command's module is loaded only when it runs: `ambit metadata publish` does not pay for the relay,
@@ -31,7 +33,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   'config check': {
     run: configCheck,
     summary:
-      'Validate a relay or verifier config and list every problem: --config F [--env-file F] [--kind K]',
+      'Validate a relay or verifier config and list every problem: --config F (or AMBIT_RELAY_CONFIG or AMBIT_VERIFIER_CONFIG) [--env-file F] [--kind relay|verifier]',
   },
   'keys generate': {
     run: keysGenerate,
@@ -54,7 +56,11 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
     run: metadataServe,
     summary: 'Serve a static metadata publication, unauthenticated: --dir DIR [--bind host:port]',
   },
-  demo: { run: demo, summary: 'Run the demo stack on bundled data with generated demo keys' },
+  demo: {
+    run: demo,
+    summary:
+      'Run the demo stack on bundled data with generated demo keys (no flags; AMBIT_RELAY_BIND, AMBIT_VERIFIER_BIND, AMBIT_VERIFIER_ADMIN_BIND, AMBIT_DEMO_STATE_DIR and DATABASE_URL: see demo/README.md)',
+  },
 };
 
 export async function main(argv: string[], io: CliIo = processIo): Promise<number> {
@@ -73,8 +79,27 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return entry.run(rest, io);
     }
   }
-  io.err(`unknown command: ${argv.join(' ')}\n\n${usage()}`);
+  const hint = suggestCommand(argv);
+  io.err(`unknown command: ${argv.join(' ')}${hint ? `\n${hint}` : ''}\n\n${usage()}`);
   return 2;
+}
+
+/** For `ambit relay` or `ambit relay serv`: the commands starting with that word, or one a typo away. */
+function suggestCommand(argv: string[]): string | undefined {
+  const [first = '', second] = argv;
+  const names = Object.keys(COMMANDS);
+  const sameFirst = names.filter((name) => name.split(' ')[0] === first);
+  const candidates =
+    sameFirst.length > 0
+      ? sameFirst
+      : names.filter((name) => editDistance(first, name.split(' ')[0] ?? '') <= 2 && first.length > 2);
+  if (candidates.length === 0) return undefined;
+  const near =
+    second === undefined
+      ? candidates
+      : candidates.filter((name) => name.split(' ')[1]?.startsWith(second[0] ?? ''));
+  const shown = near.length > 0 ? near : candidates;
+  return `did you mean: ${shown.map((name) => `ambit ${name}`).join(', ')}?`;
 }
 
 function usage(): string {

@@ -239,7 +239,10 @@ describe('ambit config check', () => {
   it('exits 2 when no config is named', async () => {
     const result = await run(['config', 'check'], READER_ENV);
     assert.equal(result.code, 2);
-    assert.match(result.err.join('\n'), /--config is required \(or set AMBIT_RELAY_CONFIG\)/);
+    assert.match(
+      result.err.join('\n'),
+      /--config is required \(or set AMBIT_RELAY_CONFIG or AMBIT_VERIFIER_CONFIG\)/,
+    );
   });
 });
 

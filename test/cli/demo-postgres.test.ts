@@ -5,17 +5,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { silentLogger } from '../../src/platform/log.ts';
-import { systemClock } from '../../src/platform/clock.ts';
-import { systemRandom } from '../../src/platform/random.ts';
-import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
-import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
 import {
   BIRTH_ROWS,
   prepareDemoPostgres,
   seedDemoPostgres,
   withPostgresDataset,
 } from '../../src/cli/demo-postgres.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { silentLogger } from '../../src/platform/log.ts';
+import { systemRandom } from '../../src/platform/random.ts';
+import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
+import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
 import { injectThroughLane } from '../helpers/inject-through-lane.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import { DEMO_DIR, demoConfigText, demoEnv, type Persona, TEST_KEYS } from '../helpers/relay-harness.ts';

@@ -29,7 +29,7 @@ export const configCheck: Command = async (args, io) => {
   }
   const path = flags.config ?? io.env.AMBIT_RELAY_CONFIG ?? io.env.AMBIT_VERIFIER_CONFIG;
   if (!path) {
-    io.err('--config is required (or set AMBIT_RELAY_CONFIG)');
+    io.err('--config is required (or set AMBIT_RELAY_CONFIG or AMBIT_VERIFIER_CONFIG)');
     return 2;
   }
   try {

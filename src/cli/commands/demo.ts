@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../../platform/clock.ts';
+import { isBindAddress } from '../../platform/config/bind-address.ts';
 import { createLogger } from '../../platform/log.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { systemRandom } from '../../platform/random.ts';
@@ -12,8 +13,9 @@ import { type RunningVerifier, startVerifier } from '../../verifier/start-verifi
 import type { Command } from '../cli-io.ts';
 import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from '../demo-keys.ts';
 import { prepareDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
-import { demoRelayAddressEnv } from '../demo-relay-address.ts';
+import { demoRelayAddressEnv, localUrl } from '../demo-relay-address.ts';
 import { verifierExamples } from '../demo-verifier-examples.ts';
+import { failedListenAddress } from '../listen-error.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
 import { reportStartupError } from './relay-serve.ts';
@@ -30,6 +32,15 @@ export const demo: Command = async (args, io) => {
   }
   const level = readLogLevel(io, 'warn');
   if (level === 2) return 2;
+  // A malformed listen address is said with the variable's name, before anything is written (the configs
+  // would report it as their own `server.bind`, not saying which of the two).
+  for (const [name] of DEMO_LISTENERS) {
+    const value = io.env[name];
+    if (value && !isBindAddress(value)) {
+      io.err(`${name} must be host:port with a port from 0 to 65535 (0: any free port), not ${value}`);
+      return 2;
+    }
+  }
   // AMBIT_DEMO_STATE_DIR moves the generated keys and the audit file (tests use a temporary folder).
   const stateDir = io.env.AMBIT_DEMO_STATE_DIR ?? `${DEMO_DIR}var`;
   const keysPath = `${stateDir}/demo-keys.env`;
@@ -56,7 +67,8 @@ export const demo: Command = async (args, io) => {
     try {
       const verifierLoaded = loadVerifierConfig(`${DEMO_DIR}verifier.yaml`, {
         ...env,
-        AMBIT_DEMO_RELAY_URL: running.url,
+        // A relay bound to every interface (0.0.0.0) is reached on loopback.
+        AMBIT_DEMO_RELAY_URL: localUrl(running.url),
       });
       verifier = await startVerifier(verifierLoaded, deps);
     } catch (error) {
@@ -75,9 +87,26 @@ export const demo: Command = async (args, io) => {
     await running.close();
     return 0;
   } catch (error) {
-    return reportStartupError(error, io.err);
+    return reportStartupError(error, io.err, demoListenHint(error, io.env));
   }
 };
+
+/** The demo's listeners: the variable that moves each, and its default (demo/relay.yaml, demo/verifier.yaml). */
+const DEMO_LISTENERS = [
+  ['AMBIT_RELAY_BIND', '127.0.0.1:4242'],
+  ['AMBIT_VERIFIER_BIND', '127.0.0.1:4343'],
+  ['AMBIT_VERIFIER_ADMIN_BIND', '127.0.0.1:4344'],
+] as const;
+
+/** After a listener could not bind: which variable moves it (all three when the address matches none). */
+function demoListenHint(error: unknown, env: Readonly<Record<string, string | undefined>>): string {
+  const failed = failedListenAddress(error);
+  const named = DEMO_LISTENERS.filter(([name, fallback]) => (env[name] || fallback) === failed).map(
+    ([name]) => name,
+  );
+  const names = named.length > 0 ? named : DEMO_LISTENERS.map(([name]) => name);
+  return `is the demo already running? Stop it, or move the demo with ${names.join(', ')} (host:port; port 0 picks a free one)`;
+}
 
 function printPostgresWelcome(out: (line: string) => void, url: string, env: Record<string, string>): void {
   const caseworker = env[personaVar('caseworker', 'KEY')] ?? '';

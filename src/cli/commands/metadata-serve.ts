@@ -2,14 +2,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../../platform/clock.ts';
+import { isBindAddress } from '../../platform/config/bind-address.ts';
 import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
 import { createStaticMetadataApp } from '../../publisher/serve-static-metadata.ts';
 import { splitBind } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
+import { listenProblem } from '../listen-error.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
-import { isBindAddress } from '../../platform/config/bind-address.ts';
 
 export const DEFAULT_METADATA_BIND = '127.0.0.1:4380';
 
@@ -49,7 +50,12 @@ export const metadataServe: Command = async (args, io) => {
   try {
     await app.listen({ host, port });
   } catch (error) {
-    io.err(`cannot listen on ${bind}: ${error instanceof Error ? error.message : String(error)}`);
+    const problem = listenProblem(error);
+    io.err(
+      problem === undefined
+        ? `cannot listen on ${bind}: ${error instanceof Error ? error.message : String(error)}`
+        : `${problem}; stop the other process, or choose another address with --bind`,
+    );
     await app.close();
     return 1;
   }

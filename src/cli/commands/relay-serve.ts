@@ -14,6 +14,7 @@ import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
 import { SourceError } from '../../relay/sources/source-error.ts';
 import { startRelay } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
+import { listenProblem } from '../listen-error.ts';
 import { readConfigFlags } from '../read-config-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
 import { resolveEnv } from '../resolve-env.ts';
@@ -82,7 +83,20 @@ function parseWorkers(value: string | undefined): number | undefined {
   return count >= 1 && count <= MAX_WORKERS ? count : undefined;
 }
 
-export function reportStartupError(error: unknown, err: (line: string) => void): number {
+/**
+ * Prints why a service did not start, in lines without a stack trace. `listenHint` follows a listener that could
+ * not bind: how to choose another address.
+ */
+export function reportStartupError(
+  error: unknown,
+  err: (line: string) => void,
+  listenHint = 'stop the other process, or choose another address (--bind, or server.bind and server.admin_bind in the config)',
+): number {
+  const listen = listenProblem(error);
+  if (listen !== undefined) {
+    err(`${listen}; ${listenHint}`);
+    return 1;
+  }
   if (error instanceof ConfigError) {
     err(`config has ${error.issues.length} problem${error.issues.length === 1 ? '' : 's'}:`);
     for (const issue of error.issues) err(`  ${formatIssue(issue)}`);

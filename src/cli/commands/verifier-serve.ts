@@ -1,5 +1,6 @@
 // `ambit verifier serve`: validate the config, serve until SIGINT/SIGTERM, then drain.
 import { systemClock } from '../../platform/clock.ts';
+import { isBindAddress } from '../../platform/config/bind-address.ts';
 import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
 import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.ts';
@@ -9,7 +10,6 @@ import { flagError, parseFlags } from '../parse-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
 import { resolveEnv } from '../resolve-env.ts';
 import { reportStartupError } from './relay-serve.ts';
-import { isBindAddress } from '../../platform/config/bind-address.ts';
 
 export const verifierServe: Command = async (args, io) => {
   let flags: { config?: string; 'env-file'?: string; bind?: string };

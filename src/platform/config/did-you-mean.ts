@@ -18,7 +18,8 @@ export function hint(input: string, candidates: Iterable<string>): string {
   return guess === undefined ? '' : ` (did you mean \`${guess}\`?)`;
 }
 
-function editDistance(a: string, b: string): number {
+/** Levenshtein distance, for short names. */
+export function editDistance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let previous = row[0] as number;

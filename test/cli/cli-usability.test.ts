@@ -1,0 +1,245 @@
+// What a new user meets when a command line is wrong: a misspelt flag or command named with what was meant, a flag
+// given twice refused, and a listen address already taken said in one line with how to move the listener.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.ts';
+import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MINIMAL = join(ROOT, 'test/config/valid/minimal.yaml');
+const READER_ENV = {
+  READER_HASH: fingerprintOf('reader-key'),
+  AUDIT_SECRET: 'audit-secret-for-cli-tests-0123456789abc',
+};
+
+async function run(argv: string[], env: Record<string, string | undefined> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, {
+    env,
+    cwd: ROOT,
+    out: (text) => out.push(...text.split('\n')),
+    err: (text) => err.push(...text.split('\n')),
+  });
+  return { code, out, err };
+}
+
+/** Runs `node bin/ambit.js ...` until it exits, or until its output shows `until` (then it is still running). */
+function spawnCli(args: string[], env: Record<string, string>, until?: string) {
+  const child = spawn(process.execPath, ['bin/ambit.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, AMBIT_LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const shown = new Promise<void>((resolve) => {
+    const check = () => {
+      if (until !== undefined && output.stdout.includes(until)) resolve();
+    };
+    child.stdout.on('data', (chunk) => {
+      output.stdout += chunk;
+      check();
+    });
+    child.stderr.on('data', (chunk) => {
+      output.stderr += chunk;
+    });
+    void exited.then(() => resolve());
+  });
+  return { child, output, exited, shown };
+}
+
+function hold(): Promise<{ server: Server; bind: string }> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen({ host: '127.0.0.1', port: 0 }, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      resolve({ server, bind: `127.0.0.1:${port}` });
+    });
+  });
+}
+
+let dir: string;
+let held: { server: Server; bind: string };
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ambit-cli-usability-'));
+  held = await hold();
+});
+after(async () => {
+  await new Promise((resolve) => held.server.close(resolve));
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a misspelt flag or command', () => {
+  it('names the flag that was most likely meant, in both --flag value and --flag=value forms', async () => {
+    const cases: [string[], RegExp][] = [
+      [['keys', 'generate', '--idd', 'reader'], /^unknown flag --idd: did you mean --id\?$/],
+      [['keys', 'generate', '--idd=reader'], /^unknown flag --idd: did you mean --id\?$/],
+      [['config', 'check', '--confg', 'relay.yaml'], /did you mean --config\?/],
+      [['audit', 'verify', '--secret', 'S', '--file', 'f'], /did you mean --secret-env\?/],
+      [['relay', 'serve', '--config', MINIMAL, '--worker', '2'], /did you mean --workers\?/],
+      [['metadata', 'publish', '--base_url', 'http://x'], /did you mean --base-url\?/],
+    ];
+    for (const [argv, pattern] of cases) {
+      const result = await run(argv, READER_ENV);
+      assert.equal(result.code, 2, argv.join(' '));
+      assert.deepEqual(result.out, [], argv.join(' '));
+      assert.match(result.err.join('\n'), pattern, argv.join(' '));
+    }
+  });
+
+  it('lists the accepted flags when none is close', async () => {
+    const result = await run(['relay', 'serve', '--port', '80'], READER_ENV);
+    assert.equal(result.code, 2);
+    assert.deepEqual(result.err, ['unknown flag --port (accepted: --bind, --workers, --config, --env-file)']);
+  });
+
+  it('refuses a flag given twice instead of keeping the last one', async () => {
+    for (const argv of [
+      ['keys', 'generate', '--id', 'first', '--id', 'second'],
+      ['keys', 'generate', '--id=first', '--id', 'second'],
+    ]) {
+      const result = await run(argv);
+      assert.equal(result.code, 2, argv.join(' '));
+      assert.deepEqual(result.out, [], 'no key printed');
+      assert.deepEqual(result.err, ['--id is given more than once']);
+    }
+  });
+
+  it('suggests the command meant by a first word alone or a misspelt one', async () => {
+    const cases: [string[], string][] = [
+      [['relay'], 'did you mean: ambit relay serve?'],
+      [['relay', 'serv'], 'did you mean: ambit relay serve?'],
+      [['relay', '--help'], 'did you mean: ambit relay serve?'],
+      [['metadata', 'pub'], 'did you mean: ambit metadata publish?'],
+      [['verifer', 'serve'], 'did you mean: ambit verifier serve?'],
+      [['config', 'lint'], 'did you mean: ambit config check?'],
+    ];
+    for (const [argv, hint] of cases) {
+      const result = await run(argv);
+      assert.equal(result.code, 2, argv.join(' '));
+      assert.equal(result.err[0], `unknown command: ${argv.join(' ')}`);
+      assert.equal(result.err[1], hint, argv.join(' '));
+    }
+    const none = await run(['frobnicate']);
+    assert.equal(none.err[1], '', 'no suggestion: the usage follows');
+  });
+
+  it('audit verify names the --secret-env variable that is not set', async () => {
+    const result = await run([
+      'audit',
+      'verify',
+      '--file',
+      join(dir, 'a.jsonl'),
+      '--secret-env',
+      'NOT_SET_HERE',
+    ]);
+    assert.equal(result.code, 2);
+    assert.deepEqual(result.err, [
+      'environment variable NOT_SET_HERE (named by --secret-env) is not set or empty',
+    ]);
+  });
+});
+
+describe('the demo listen addresses', () => {
+  it('refuses a malformed bind variable by its name, writing nothing', async () => {
+    for (const [name, value] of [
+      ['AMBIT_RELAY_BIND', '4242'],
+      ['AMBIT_VERIFIER_BIND', 'nope'],
+      ['AMBIT_VERIFIER_ADMIN_BIND', '127.0.0.1:70000'],
+    ] as const) {
+      const state = join(dir, `state-${name}`);
+      const result = await run(['demo'], { [name]: value, AMBIT_DEMO_STATE_DIR: state });
+      assert.equal(result.code, 2, name);
+      assert.deepEqual(result.err, [
+        `${name} must be host:port with a port from 0 to 65535 (0: any free port), not ${value}`,
+      ]);
+      assert.equal(existsSync(state), false, 'no keys generated');
+    }
+  });
+
+  it('says which address is taken and which variable moves it, without a stack trace', async () => {
+    for (const name of ['AMBIT_RELAY_BIND', 'AMBIT_VERIFIER_BIND'] as const) {
+      const env: Record<string, string> = {
+        AMBIT_RELAY_BIND: '127.0.0.1:0',
+        AMBIT_VERIFIER_BIND: '127.0.0.1:0',
+        AMBIT_VERIFIER_ADMIN_BIND: '127.0.0.1:0',
+        AMBIT_DEMO_STATE_DIR: join(dir, 'state-in-use'),
+        [name]: held.bind,
+      };
+      const demo = spawnCli(['demo'], env);
+      assert.equal(await demo.exited, 1, name);
+      assert.equal(demo.output.stdout, '', name);
+      assert.equal(
+        demo.output.stderr,
+        `cannot listen on ${held.bind}: the address is already in use (another process listens there); ` +
+          `is the demo already running? Stop it, or move the demo with ${name} (host:port; port 0 picks a free one)\n`,
+      );
+    }
+  });
+
+  it('relay serve says the address is taken and names --bind', async () => {
+    const relay = spawnCli(['relay', 'serve', '--config', MINIMAL, '--bind', held.bind], READER_ENV);
+    assert.equal(await relay.exited, 1);
+    assert.match(
+      relay.output.stderr,
+      new RegExp(`^cannot listen on ${held.bind}: the address is already in use`),
+    );
+    assert.match(relay.output.stderr, /--bind/);
+    assert.doesNotMatch(relay.output.stderr, /\n\s+at /, 'no stack trace');
+  });
+
+  it('metadata serve says the address is taken and names --bind', async () => {
+    const site = join(dir, 'site');
+    const manifest = join(ROOT, 'demo/relay.metadata.yaml');
+    assert.equal((await run(['metadata', 'publish', '--manifest', manifest, '--out', site])).code, 0);
+    const serve = await run(['metadata', 'serve', '--dir', site, '--bind', held.bind], {
+      AMBIT_LOG_LEVEL: 'silent',
+    });
+    assert.equal(serve.code, 1);
+    assert.deepEqual(serve.err, [
+      `cannot listen on ${held.bind}: the address is already in use (another process listens there); ` +
+        'stop the other process, or choose another address with --bind',
+    ]);
+  });
+});
+
+describe('the demo on every interface', () => {
+  let demo: ReturnType<typeof spawnCli> | undefined;
+  after(async () => {
+    if (demo && demo.child.exitCode === null) {
+      demo.child.kill('SIGTERM');
+      await demo.exited;
+    }
+  });
+
+  it('starts with AMBIT_RELAY_BIND=0.0.0.0:0 (the verifier reads the relay on loopback) and stops on SIGINT', async () => {
+    const state = join(dir, 'state-any');
+    demo = spawnCli(
+      ['demo'],
+      {
+        AMBIT_RELAY_BIND: '0.0.0.0:0',
+        AMBIT_VERIFIER_BIND: '127.0.0.1:0',
+        AMBIT_VERIFIER_ADMIN_BIND: '127.0.0.1:0',
+        AMBIT_DEMO_STATE_DIR: state,
+      },
+      'Press Ctrl+C',
+    );
+    await demo.shown;
+    assert.match(demo.output.stdout, /Press Ctrl\+C/, demo.output.stderr);
+    const verifierUrl = /Ambit Verifier demo listening on (http:\/\/\S+)/.exec(demo.output.stdout)?.[1];
+    const ready = await fetch(`${verifierUrl}/ready`);
+    assert.equal(ready.status, 200);
+    (demo.child as ChildProcess).kill('SIGINT');
+    assert.equal(await demo.exited, 0);
+    assert.deepEqual(readdirSync(state).sort(), ['audit.jsonl', 'demo-keys.env', 'verifier-audit.jsonl']);
+  });
+});
