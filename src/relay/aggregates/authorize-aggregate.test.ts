@@ -58,7 +58,7 @@ describe('aggregate authorisation', () => {
     assert.deepEqual(requireExecution(principal('shop:aggregate'), aggregateOnly), ['shop:aggregate']);
   });
 
-  it('lets the aggregate scope, or the aggregate and source metadata scopes, discover', () => {
+  it('lets the aggregate scope, or the metadata scopes of the aggregate and of every entity it reads, discover', () => {
     assert.equal(canDiscover(principal('shop:aggregate'), aggregate), true);
     assert.equal(canDiscover(principal('shop:metadata'), aggregate), true);
     assert.equal(canDiscover(principal('shop:rows', 'shop:admin'), aggregate), false);

@@ -1,7 +1,7 @@
 // Lookup, visibility, execution scopes and purpose of an aggregate, in the relay's precedence order.
-import type { RouteRequest } from '../../platform/http/route-types.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import { requireScope } from '../../platform/auth/require-scope.ts';
+import type { RouteRequest } from '../../platform/http/route-types.ts';
 import type { Catalog, CatalogDataset } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import { auditFacts, type RelayAuditFacts } from '../relay-runtime.ts';
@@ -38,14 +38,23 @@ export function lookupAggregate(
 
 /**
  * Discovery is open to a caller that may execute the aggregate (its aggregate scope), or that holds its
- * metadata scope and the source entity's metadata scope (docs/decisions/0005-aggregates.md).
+ * metadata scope and the metadata scope of every entity it reads (docs/decisions/0005-aggregates.md): a
+ * `household.district` dimension names a relationship and a field of households, which the entity schema and the
+ * metadata documents hide from a caller that may not see households.
  */
 export function canDiscover(principal: Principal, aggregate: CatalogAggregate): boolean {
   const scopes = principal.scopes;
-  return (
-    scopes.has(aggregate.scopes.aggregate) ||
-    (scopes.has(aggregate.scopes.metadata) && scopes.has(aggregate.source.scopes.metadata))
-  );
+  return scopes.has(aggregate.scopes.aggregate) || discoveryScopes(aggregate).every((s) => scopes.has(s));
+}
+
+/** The metadata scopes that let a caller without the aggregate scope discover the aggregate. */
+function discoveryScopes(aggregate: CatalogAggregate): string[] {
+  return [
+    ...new Set([
+      aggregate.scopes.metadata,
+      ...aggregate.entitiesRead.map((entity) => entity.scopes.metadata),
+    ]),
+  ];
 }
 
 export function visibleAggregates(dataset: CatalogDataset, principal: Principal): CatalogAggregate[] {
@@ -70,7 +79,7 @@ export function requireDiscovery(principal: Principal, aggregate: CatalogAggrega
   hideUndiscoverable(principal, aggregate);
   return principal.scopes.has(aggregate.scopes.aggregate)
     ? [aggregate.scopes.aggregate]
-    : [aggregate.scopes.metadata, aggregate.source.scopes.metadata];
+    : discoveryScopes(aggregate);
 }
 
 /**
