@@ -8,7 +8,7 @@ import { parquetWriteBuffer } from 'hyparquet-writer';
 import writeXlsxFile from 'write-excel-file/node';
 import type { FileSourceConfig } from '../config/schema.ts';
 import { type OpenSourceOptions, openFileSource, type SourceRows } from './open-file-source.ts';
-import { SourceError } from './source-error.ts';
+import { rowsOf, sourceErrorOf } from './source-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -50,22 +50,6 @@ function open(
   const source: FileSourceConfig = { type: 'file', path };
   if (format !== undefined) source.format = format;
   return openFileSource('people', source, { ...ROOMY, baseDir: dir, ...limits });
-}
-
-async function rowsOf(source: SourceRows): Promise<unknown[][]> {
-  const rows: unknown[][] = [];
-  for await (const batch of source.batches) rows.push(...batch);
-  return rows;
-}
-
-async function sourceErrorOf(work: () => Promise<unknown>): Promise<SourceError> {
-  try {
-    await work();
-  } catch (error) {
-    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a SourceError');
 }
 
 describe('openFileSource', () => {

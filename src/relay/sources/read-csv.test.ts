@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import type { TableConfig } from '../config/schema.ts';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
 import { CSV_LIMITS, readCsv } from './read-csv.ts';
-import { SourceError } from './source-error.ts';
 import { BATCH_ROWS, type SourceFile } from './source-file.ts';
+import { rowsOf, sourceErrorOf } from './source-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -35,22 +35,6 @@ const DEFAULT_CSV = { header_row: true, delimiter: ',', quote: '"' };
 async function fileOf(name: string): Promise<SourceFile> {
   const { size, mtimeMs } = await stat(join(dir, name));
   return { tableId: 'people', absolutePath: join(dir, name), displayPath: name, byteSize: size, mtimeMs };
-}
-
-async function rowsOf(source: SourceRows): Promise<unknown[][]> {
-  const rows: unknown[][] = [];
-  for await (const batch of source.batches) rows.push(...batch);
-  return rows;
-}
-
-async function sourceErrorOf(work: () => Promise<unknown>): Promise<SourceError> {
-  try {
-    await work();
-  } catch (error) {
-    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a SourceError');
 }
 
 describe('readCsv', () => {

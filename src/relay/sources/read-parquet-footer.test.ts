@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
 import { PARQUET_MAX_CELLS } from './read-parquet.ts';
-import { SourceError } from './source-error.ts';
+import { rowsOf, sourceErrorOf } from './source-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -192,22 +192,6 @@ async function open(name: string, bytes: Buffer): Promise<SourceRows> {
     { type: 'file', path: name },
     { baseDir: dir, maxFileBytes: 1e9, xlsxMaxFileBytes: 1e9 },
   );
-}
-
-async function rowsOf(source: SourceRows): Promise<unknown[][]> {
-  const rows: unknown[][] = [];
-  for await (const batch of source.batches) rows.push(...batch);
-  return rows;
-}
-
-async function sourceErrorOf(work: () => Promise<unknown>): Promise<SourceError> {
-  try {
-    await work();
-  } catch (error) {
-    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a SourceError');
 }
 
 describe('readParquet with a footer that does not describe the data', () => {

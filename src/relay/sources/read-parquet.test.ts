@@ -8,8 +8,8 @@ import { gzipSync } from 'node:zlib';
 import { type ColumnSource, parquetWriteBuffer } from 'hyparquet-writer';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
 import { PARQUET_MAX_COLUMNS } from './read-parquet.ts';
-import { SourceError } from './source-error.ts';
 import { BATCH_ROWS } from './source-file.ts';
+import { rowsOf, sourceErrorOf } from './source-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -106,22 +106,6 @@ function relabelInt96(bytes: Uint8Array): Uint8Array {
 
 function openParquet(name: string): Promise<SourceRows> {
   return openFileSource('facilities', { type: 'file', path: name }, { baseDir: dir, ...LIMITS });
-}
-
-async function rowsOf(source: SourceRows): Promise<unknown[][]> {
-  const rows: unknown[][] = [];
-  for await (const batch of source.batches) rows.push(...batch);
-  return rows;
-}
-
-async function sourceErrorOf(work: () => Promise<unknown>): Promise<SourceError> {
-  try {
-    await work();
-  } catch (error) {
-    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a SourceError');
 }
 
 describe('readParquet', () => {

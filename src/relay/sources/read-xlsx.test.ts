@@ -10,7 +10,7 @@ import writeXlsxFile, { type SheetData } from 'write-excel-file/node';
 import type { TableConfig } from '../config/schema.ts';
 import { columnLetters, columnNumber } from './find-formula-cell.ts';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
-import { SourceError } from './source-error.ts';
+import { rowsOf, sourceErrorOf } from './source-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -34,22 +34,6 @@ function openXlsx(name: string, xlsx?: Xlsx): Promise<SourceRows> {
   const source: TableConfig['source'] = { type: 'file', path: name };
   if (xlsx !== undefined) source.format = { xlsx: { header_row: 1, ...xlsx } };
   return openFileSource('households', source, { baseDir: dir, ...LIMITS });
-}
-
-async function rowsOf(source: SourceRows): Promise<unknown[][]> {
-  const rows: unknown[][] = [];
-  for await (const batch of source.batches) rows.push(...batch);
-  return rows;
-}
-
-async function sourceErrorOf(work: () => Promise<unknown>): Promise<SourceError> {
-  try {
-    await work();
-  } catch (error) {
-    assert.ok(error instanceof SourceError, `expected a SourceError, got ${String(error)}`);
-    return error;
-  }
-  assert.fail('expected a SourceError');
 }
 
 /** A minimal workbook written part by part, for XML that write-excel-file does not produce. */
