@@ -7,28 +7,14 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { main } from '../../src/cli/main.ts';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { ROOT, runCli } from '../helpers/run-cli.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const MINIMAL = join(ROOT, 'test/config/valid/minimal.yaml');
 const READER_ENV = {
   READER_HASH: fingerprintOf('reader-key'),
   AUDIT_SECRET: 'audit-secret-for-cli-tests-0123456789abc',
 };
-
-async function run(argv: string[], env: Record<string, string | undefined> = {}) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, {
-    env,
-    cwd: ROOT,
-    out: (text) => out.push(...text.split('\n')),
-    err: (text) => err.push(...text.split('\n')),
-  });
-  return { code, out, err };
-}
 
 /** Runs `node bin/ambit.js ...` until it exits, or until its output shows `until` (then it is still running). */
 function spawnCli(args: string[], env: Record<string, string>, until?: string) {
@@ -89,7 +75,7 @@ describe('a misspelt flag or command', () => {
       [['metadata', 'publish', '--base_url', 'http://x'], /did you mean --base-url\?/],
     ];
     for (const [argv, pattern] of cases) {
-      const result = await run(argv, READER_ENV);
+      const result = await runCli(argv, READER_ENV);
       assert.equal(result.code, 2, argv.join(' '));
       assert.deepEqual(result.out, [], argv.join(' '));
       assert.match(result.err.join('\n'), pattern, argv.join(' '));
@@ -97,7 +83,7 @@ describe('a misspelt flag or command', () => {
   });
 
   it('lists the accepted flags when none is close', async () => {
-    const result = await run(['relay', 'serve', '--port', '80'], READER_ENV);
+    const result = await runCli(['relay', 'serve', '--port', '80'], READER_ENV);
     assert.equal(result.code, 2);
     assert.deepEqual(result.err, ['unknown flag --port (accepted: --bind, --workers, --config, --env-file)']);
   });
@@ -107,7 +93,7 @@ describe('a misspelt flag or command', () => {
       ['keys', 'generate', '--id', 'first', '--id', 'second'],
       ['keys', 'generate', '--id=first', '--id', 'second'],
     ]) {
-      const result = await run(argv);
+      const result = await runCli(argv);
       assert.equal(result.code, 2, argv.join(' '));
       assert.deepEqual(result.out, [], 'no key printed');
       assert.deepEqual(result.err, ['--id is given more than once']);
@@ -124,17 +110,17 @@ describe('a misspelt flag or command', () => {
       [['config', 'lint'], 'did you mean: ambit config check?'],
     ];
     for (const [argv, hint] of cases) {
-      const result = await run(argv);
+      const result = await runCli(argv);
       assert.equal(result.code, 2, argv.join(' '));
       assert.equal(result.err[0], `unknown command: ${argv.join(' ')}`);
       assert.equal(result.err[1], hint, argv.join(' '));
     }
-    const none = await run(['frobnicate']);
+    const none = await runCli(['frobnicate']);
     assert.equal(none.err[1], '', 'no suggestion: the usage follows');
   });
 
   it('audit verify names the --secret-env variable that is not set', async () => {
-    const result = await run([
+    const result = await runCli([
       'audit',
       'verify',
       '--file',
@@ -157,7 +143,7 @@ describe('the demo listen addresses', () => {
       ['AMBIT_VERIFIER_ADMIN_BIND', '127.0.0.1:70000'],
     ] as const) {
       const state = join(dir, `state-${name}`);
-      const result = await run(['demo'], { [name]: value, AMBIT_DEMO_STATE_DIR: state });
+      const result = await runCli(['demo'], { [name]: value, AMBIT_DEMO_STATE_DIR: state });
       assert.equal(result.code, 2, name);
       assert.deepEqual(result.err, [
         `${name} must be host:port with a port from 0 to 65535 (0: any free port), not ${value}`,
@@ -200,8 +186,8 @@ describe('the demo listen addresses', () => {
   it('metadata serve says the address is taken and names --bind', async () => {
     const site = join(dir, 'site');
     const manifest = join(ROOT, 'demo/relay.metadata.yaml');
-    assert.equal((await run(['metadata', 'publish', '--manifest', manifest, '--out', site])).code, 0);
-    const serve = await run(['metadata', 'serve', '--dir', site, '--bind', held.bind], {
+    assert.equal((await runCli(['metadata', 'publish', '--manifest', manifest, '--out', site])).code, 0);
+    const serve = await runCli(['metadata', 'serve', '--dir', site, '--bind', held.bind], {
       AMBIT_LOG_LEVEL: 'silent',
     });
     assert.equal(serve.code, 1);

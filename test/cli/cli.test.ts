@@ -6,8 +6,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { main } from '../../src/cli/main.ts';
 import { createAuditWriter } from '../../src/platform/audit/create-audit-writer.ts';
 import { createApiKeyAuthenticator, fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { systemClock } from '../../src/platform/clock.ts';
@@ -15,31 +13,12 @@ import { ConfigError, formatIssue } from '../../src/platform/config/config-error
 import { silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
+import { ROOT, runCli } from '../helpers/run-cli.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const VALID = join(ROOT, 'test/config/valid');
 const INVALID = join(ROOT, 'test/config/invalid');
 const AUDIT_SECRET = 'audit-secret-for-cli-tests-0123456789abc';
 const READER_ENV = { READER_HASH: fingerprintOf('reader-key'), AUDIT_SECRET };
-
-interface Run {
-  readonly code: number;
-  readonly out: string[];
-  readonly err: string[];
-}
-
-/** Runs the CLI in-process; output is split into lines whatever the command passed to out/err. */
-async function run(argv: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, {
-    env,
-    cwd: ROOT,
-    out: (text) => out.push(...text.split('\n')),
-    err: (text) => err.push(...text.split('\n')),
-  });
-  return { code, out, err };
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 
@@ -51,7 +30,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('ambit keys generate', () => {
   it('prints exactly the id, key, fingerprint and commitment lines', async () => {
-    const result = await run(['keys', 'generate', '--id', 'reader']);
+    const result = await runCli(['keys', 'generate', '--id', 'reader']);
     assert.equal(result.code, 0);
     assert.deepEqual(result.err, []);
     assert.equal(result.out.length, 4, result.out.join('\n'));
@@ -73,14 +52,14 @@ describe('ambit keys generate', () => {
   });
 
   it('draws a fresh key on every run', async () => {
-    const first = await run(['keys', 'generate', '--id', 'reader']);
-    const second = await run(['keys', 'generate', '--id', 'reader']);
+    const first = await runCli(['keys', 'generate', '--id', 'reader']);
+    const second = await runCli(['keys', 'generate', '--id', 'reader']);
     assert.notEqual(first.out[1], second.out[1]);
     assert.notEqual(first.out[3], second.out[3]);
   });
 
   it('prints a commitment the config loader accepts, and detects a swapped or edited one', async () => {
-    const generated = await run(['keys', 'generate', '--id', 'reader']);
+    const generated = await runCli(['keys', 'generate', '--id', 'reader']);
     const value = (name: string) =>
       generated.out.find((line) => line.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
     const [key, fingerprint, commitment] = [value('api_key'), value('fingerprint'), value('commitment')];
@@ -98,7 +77,7 @@ describe('ambit keys generate', () => {
     write(commitment);
     const loaded = loadRelayConfig(config, env);
     assert.equal(createApiKeyAuthenticator(loaded.secrets.apiKeys)(key).id, 'reader');
-    assert.equal((await run(['config', 'check', '--config', config], env)).code, 0);
+    assert.equal((await runCli(['config', 'check', '--config', config], env)).code, 0);
 
     // Another key's fingerprint in the environment no longer matches the pasted commitment.
     const expectMismatch = (readerHash: string) => {
@@ -117,7 +96,7 @@ describe('ambit keys generate', () => {
     const last = commitment.at(-1) === '0' ? '1' : '0';
     write(`${commitment.slice(0, -1)}${last}`);
     expectMismatch(fingerprint);
-    const check = await run(['config', 'check', '--config', config], env);
+    const check = await runCli(['config', 'check', '--config', config], env);
     assert.equal(check.code, 1);
     assert.ok(check.err.some((line) => line.includes('auth.api_keys.0.fingerprint.commitment')));
   });
@@ -131,13 +110,13 @@ describe('ambit keys generate', () => {
       ['keys', 'generate', '--id', ''],
       ['keys', 'generate', '--id'],
     ]) {
-      const result = await run(argv);
+      const result = await runCli(argv);
       assert.equal(result.code, 2, argv.join(' '));
       assert.deepEqual(result.out, [], argv.join(' '));
       assert.ok(result.err.join('\n').length > 0, argv.join(' '));
     }
     assert.match(
-      (await run(['keys', 'generate', '--id', 'Reader'])).err.join('\n'),
+      (await runCli(['keys', 'generate', '--id', 'Reader'])).err.join('\n'),
       /\^\[a-z\]\[a-z0-9_\]\*\$/,
     );
   });
@@ -146,7 +125,7 @@ describe('ambit keys generate', () => {
 describe('ambit config check', () => {
   it('prints one ok line for a valid config', async () => {
     const config = join(VALID, 'minimal.yaml');
-    const result = await run(['config', 'check', '--config', config], READER_ENV);
+    const result = await runCli(['config', 'check', '--config', config], READER_ENV);
     assert.equal(result.code, 0, result.err.join('\n'));
     assert.deepEqual(result.out, [`ok: ${config} (1 datasets, 1 entities, auth api_key)`]);
     assert.deepEqual(result.err, []);
@@ -154,7 +133,7 @@ describe('ambit config check', () => {
 
   it('prints every issue of a failing config and exits 1', async () => {
     const config = join(INVALID, 'many-semantic-errors.yaml');
-    const result = await run(['config', 'check', '--config', config], READER_ENV);
+    const result = await runCli(['config', 'check', '--config', config], READER_ENV);
     assert.equal(result.code, 1);
     assert.deepEqual(result.out, []);
     let issues: string[] = [];
@@ -173,7 +152,7 @@ describe('ambit config check', () => {
   });
 
   it('reports a missing config file as a problem, not a crash', async () => {
-    const result = await run(['config', 'check', '--config', join(dir, 'absent.yaml')], READER_ENV);
+    const result = await runCli(['config', 'check', '--config', join(dir, 'absent.yaml')], READER_ENV);
     assert.equal(result.code, 1);
     assert.match(result.err.join('\n'), /config\.file_unreadable/);
   });
@@ -190,30 +169,30 @@ describe('ambit config check', () => {
         '',
       ].join('\n'),
     );
-    const fromFile = await run(['config', 'check', '--config', config, '--env-file', envFile], {});
+    const fromFile = await runCli(['config', 'check', '--config', config, '--env-file', envFile], {});
     assert.equal(fromFile.code, 0, fromFile.err.join('\n'));
 
     // A 31-byte secret in the real environment overrides the file's good one, so the check fails on it.
-    const overridden = await run(['config', 'check', '--config', config, '--env-file', envFile], {
+    const overridden = await runCli(['config', 'check', '--config', config, '--env-file', envFile], {
       AUDIT_SECRET: 'a'.repeat(31),
     });
     assert.equal(overridden.code, 1);
     assert.match(overridden.err.join('\n'), /config\.validation_error at audit\.hash_secret_env/);
 
     // An undefined entry in the environment is not a value and does not hide the file's.
-    const undefinedEntry = await run(['config', 'check', '--config', config, '--env-file', envFile], {
+    const undefinedEntry = await runCli(['config', 'check', '--config', config, '--env-file', envFile], {
       AUDIT_SECRET: undefined,
     });
     assert.equal(undefinedEntry.code, 0, undefinedEntry.err.join('\n'));
 
-    const withoutFile = await run(['config', 'check', '--config', config], {});
+    const withoutFile = await runCli(['config', 'check', '--config', config], {});
     assert.equal(withoutFile.code, 1);
     assert.match(withoutFile.err.join('\n'), /config\.missing_secret at auth\.api_keys\.0\.fingerprint/);
   });
 
   it('reports an unreadable --env-file', async () => {
     const config = join(VALID, 'minimal.yaml');
-    const result = await run(['config', 'check', '--config', config, '--env-file', join(dir, 'none.env')]);
+    const result = await runCli(['config', 'check', '--config', config, '--env-file', join(dir, 'none.env')]);
     assert.equal(result.code, 1);
     assert.match(result.err.join('\n'), /config\.env_file_unreadable/);
   });
@@ -221,23 +200,23 @@ describe('ambit config check', () => {
   it('falls back to AMBIT_RELAY_CONFIG, and --config wins over it', async () => {
     const valid = join(VALID, 'minimal.yaml');
     const invalid = join(INVALID, 'missing-env.yaml');
-    const fallback = await run(['config', 'check'], { ...READER_ENV, AMBIT_RELAY_CONFIG: valid });
+    const fallback = await runCli(['config', 'check'], { ...READER_ENV, AMBIT_RELAY_CONFIG: valid });
     assert.equal(fallback.code, 0, fallback.err.join('\n'));
     assert.match(fallback.out[0] ?? '', /^ok: .*minimal\.yaml/);
 
-    const flagWins = await run(['config', 'check', '--config', valid], {
+    const flagWins = await runCli(['config', 'check', '--config', valid], {
       ...READER_ENV,
       AMBIT_RELAY_CONFIG: invalid,
     });
     assert.equal(flagWins.code, 0);
 
-    const envInvalid = await run(['config', 'check'], { ...READER_ENV, AMBIT_RELAY_CONFIG: invalid });
+    const envInvalid = await runCli(['config', 'check'], { ...READER_ENV, AMBIT_RELAY_CONFIG: invalid });
     assert.equal(envInvalid.code, 1);
     assert.match(envInvalid.err.join('\n'), /config\.missing_secret/);
   });
 
   it('exits 2 when no config is named', async () => {
-    const result = await run(['config', 'check'], READER_ENV);
+    const result = await runCli(['config', 'check'], READER_ENV);
     assert.equal(result.code, 2);
     assert.match(
       result.err.join('\n'),
@@ -248,7 +227,7 @@ describe('ambit config check', () => {
 
 describe('ambit dispatch and flags', () => {
   it('answers an unknown command with exit 2 and the usage', async () => {
-    const result = await run(['frobnicate', 'now']);
+    const result = await runCli(['frobnicate', 'now']);
     assert.equal(result.code, 2);
     assert.equal(result.err[0], 'unknown command: frobnicate now');
     const text = result.err.join('\n');
@@ -258,22 +237,22 @@ describe('ambit dispatch and flags', () => {
   });
 
   it('treats a known first word with an unknown second word as unknown', async () => {
-    const result = await run(['config', 'lint']);
+    const result = await runCli(['config', 'lint']);
     assert.equal(result.code, 2);
     assert.match(result.err[0] ?? '', /^unknown command: config lint$/);
   });
 
   it('prints the usage on --help (exit 0) and without arguments (exit 2)', async () => {
-    const help = await run(['--help']);
+    const help = await runCli(['--help']);
     assert.equal(help.code, 0);
     assert.ok(help.out.includes('Commands:'));
-    const bare = await run([]);
+    const bare = await runCli([]);
     assert.equal(bare.code, 2);
     assert.ok(bare.out.includes('Commands:'));
   });
 
   it('prints a command summary on <command> --help without running it', async () => {
-    const result = await run(['keys', 'generate', '--help']);
+    const result = await runCli(['keys', 'generate', '--help']);
     assert.equal(result.code, 0);
     assert.equal(result.out.length, 1);
     assert.match(result.out[0] ?? '', /^ambit keys generate: /);
@@ -292,7 +271,7 @@ describe('ambit dispatch and flags', () => {
       [['demo', '--bind', '0.0.0.0:4242'], /--bind/],
     ];
     for (const [argv, pattern] of cases) {
-      const result = await run(argv, READER_ENV);
+      const result = await runCli(argv, READER_ENV);
       assert.equal(result.code, 2, argv.join(' '));
       assert.deepEqual(result.out, [], argv.join(' '));
       assert.match(result.err.join('\n'), pattern);
@@ -301,7 +280,7 @@ describe('ambit dispatch and flags', () => {
 
   it('relay serve refuses a malformed --bind and an invalid config before listening', async () => {
     for (const bind of ['localhost', '127.0.0.1:99999', '[::1]:65536']) {
-      const badBind = await run(
+      const badBind = await runCli(
         ['relay', 'serve', '--config', join(VALID, 'minimal.yaml'), '--bind', bind],
         READER_ENV,
       );
@@ -310,7 +289,7 @@ describe('ambit dispatch and flags', () => {
     }
 
     for (const workers of ['0', '2.5', 'many', '257']) {
-      const badWorkers = await run(
+      const badWorkers = await runCli(
         ['relay', 'serve', '--config', join(VALID, 'minimal.yaml'), '--workers', workers],
         READER_ENV,
       );
@@ -318,7 +297,7 @@ describe('ambit dispatch and flags', () => {
       assert.match(badWorkers.err.join('\n'), /--workers must be a whole number from 1 to 256, or auto/);
     }
 
-    const badConfig = await run(
+    const badConfig = await runCli(
       ['relay', 'serve', '--config', join(INVALID, 'duplicate-dataset-id.yaml')],
       READER_ENV,
     );
@@ -336,17 +315,17 @@ describe('ambit dispatch and flags', () => {
       ['verifier', 'serve', '--config', join(VALID, 'minimal.yaml')],
       ['metadata', 'serve', '--dir', dir],
     ]) {
-      const result = await run(argv, { AMBIT_LOG_LEVEL: 'verbose' });
+      const result = await runCli(argv, { AMBIT_LOG_LEVEL: 'verbose' });
       assert.equal(result.code, 2, argv.join(' '));
       assert.deepEqual(result.err, expected, argv.join(' '));
     }
-    const demo = await run(['demo'], { AMBIT_LOG_LEVEL: 'INFO', AMBIT_DEMO_STATE_DIR: dir });
+    const demo = await runCli(['demo'], { AMBIT_LOG_LEVEL: 'INFO', AMBIT_DEMO_STATE_DIR: dir });
     assert.equal(demo.code, 2);
     assert.deepEqual(demo.err, [expected[0]?.replace('(unset: info)', '(unset: warn)')]);
   });
 
   it('audit verify needs a file and a set secret variable', async () => {
-    const result = await run([
+    const result = await runCli([
       'audit',
       'verify',
       '--file',
@@ -373,7 +352,7 @@ describe('ambit dispatch and flags', () => {
     await writer.close();
     const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
     const verify = (path: string, ...flags: string[]) =>
-      run(['audit', 'verify', '--file', path, '--secret-env', 'S', ...flags], { S: AUDIT_SECRET });
+      runCli(['audit', 'verify', '--file', path, '--secret-env', 'S', ...flags], { S: AUDIT_SECRET });
 
     const whole = await verify(file);
     assert.deepEqual([whole.code, whole.out], [0, ['ok: 5 records verified, from the start of the chain']]);
@@ -398,7 +377,9 @@ describe('ambit dispatch and flags', () => {
   it('audit verify names a file it cannot read instead of throwing', async () => {
     const missing = join(dir, 'no-such-audit.jsonl');
     for (const file of [missing, dir]) {
-      const result = await run(['audit', 'verify', '--file', file, '--secret-env', 'S'], { S: AUDIT_SECRET });
+      const result = await runCli(['audit', 'verify', '--file', file, '--secret-env', 'S'], {
+        S: AUDIT_SECRET,
+      });
       assert.equal(result.code, 1);
       assert.match(result.err.join('\n'), new RegExp(`^cannot read ${file}: E(NOENT|ISDIR)`));
     }

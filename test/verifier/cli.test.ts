@@ -6,12 +6,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { main } from '../../src/cli/main.ts';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { ROOT, runCli } from '../helpers/run-cli.ts';
 import { serveWithStdoutAudit } from '../helpers/stdout-audit-serve.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KEY = 'verifier-cli-key-00000000000000001';
 const ENV = { CALLER_HASH: fingerprintOf(KEY), AUDIT_SECRET: 'cli-audit-secret-0123456789abcdef0123' };
 
@@ -44,18 +42,6 @@ evidence:
       rule: { type: exists, source: p }
 `;
 
-async function run(argv: string[], env: Record<string, string | undefined>) {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, {
-    env,
-    cwd: ROOT,
-    out: (t) => out.push(...t.split('\n')),
-    err: (t) => err.push(...t.split('\n')),
-  });
-  return { code, out, err };
-}
-
 describe('ambit config check (verifier)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'ambit-verifier-cli-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
@@ -63,7 +49,7 @@ describe('ambit config check (verifier)', () => {
   writeFileSync(path, CONFIG);
 
   it('detects a verifier config and reports its claims and warnings', async () => {
-    const result = await run(['config', 'check', '--config', path], ENV);
+    const result = await runCli(['config', 'check', '--config', path], ENV);
     assert.equal(result.code, 0, result.err.join('\n'));
     assert.equal(result.out[0], `ok: ${path} (verifier, 2 claims, 0 source connections, auth api_key)`);
     assert.match(result.out[1] ?? '', /warning: claim registered: source p names connection nowhere/);
@@ -72,21 +58,21 @@ describe('ambit config check (verifier)', () => {
   it('lists every problem of a bad verifier config, and honours --kind', async () => {
     const bad = join(dir, 'bad.yaml');
     writeFileSync(bad, CONFIG.replace('service_id: cli.verifier', 'service_id: cli.verifier\n  sevice: x'));
-    const result = await run(['config', 'check', '--config', bad], { ...ENV, AUDIT_SECRET: 'short' });
+    const result = await runCli(['config', 'check', '--config', bad], { ...ENV, AUDIT_SECRET: 'short' });
     assert.equal(result.code, 1);
     assert.match(result.err.join('\n'), /config\.parse_error at evidence\.sevice: unknown key `sevice`/);
-    const asRelay = await run(['config', 'check', '--config', path, '--kind', 'relay'], ENV);
+    const asRelay = await runCli(['config', 'check', '--config', path, '--kind', 'relay'], ENV);
     assert.equal(asRelay.code, 1);
     assert.match(asRelay.err.join('\n'), /unknown key `evidence`/);
-    const wrongKind = await run(['config', 'check', '--config', path, '--kind', 'notary'], ENV);
+    const wrongKind = await runCli(['config', 'check', '--config', path, '--kind', 'notary'], ENV);
     assert.equal(wrongKind.code, 2);
   });
 
   it('verifier serve refuses a bad config with every problem and exit 1', async () => {
-    const result = await run(['verifier', 'serve', '--config', path], { CALLER_HASH: ENV.CALLER_HASH });
+    const result = await runCli(['verifier', 'serve', '--config', path], { CALLER_HASH: ENV.CALLER_HASH });
     assert.equal(result.code, 1);
     assert.match(result.err.join('\n'), /config\.missing_secret at audit\.hash_secret_env/);
-    assert.equal((await run(['verifier', 'serve'], {})).code, 2);
+    assert.equal((await runCli(['verifier', 'serve'], {})).code, 2);
   });
 
   it('exits 1 when the start fails after the CEL workers started', { timeout: 60_000 }, async () => {
