@@ -49,12 +49,12 @@ describe('verifier admin listener', () => {
   });
   after(() => verifier?.close());
 
-  const reload = (headers: Record<string, string> = {}, payload?: string) => {
+  const reload = (headers: Record<string, string> = {}, payload?: string, query = '') => {
     const admin = verifier.verifier.admin;
     assert.ok(admin, 'admin app exists when server.admin_bind is set');
     return admin.inject({
       method: 'POST',
-      url: '/admin/v1/reload',
+      url: `/admin/v1/reload${query}`,
       headers,
       ...(payload === undefined ? {} : { payload }),
     });
@@ -84,6 +84,24 @@ describe('verifier admin listener', () => {
       await reload({ 'x-api-key': OPERATOR_KEY, authorization: `Bearer ${OPERATOR_KEY}` }),
       400,
       'auth.multiple_credentials',
+    );
+  });
+
+  it('marks every answer no-store, refusals included', async () => {
+    const admin = verifier.verifier.admin;
+    assert.ok(admin);
+    const big = 'x'.repeat(5000);
+    const answers = [
+      await reload(),
+      await reload({ 'x-api-key': CALLER_KEYS.full }),
+      await reload({ 'x-api-key': OPERATOR_KEY, authorization: `Bearer ${OPERATOR_KEY}` }),
+      await reload({ 'x-api-key': OPERATOR_KEY, 'content-type': 'text/plain' }, big),
+      await admin.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': OPERATOR_KEY } }),
+      await reload({ 'x-api-key': OPERATOR_KEY }, undefined, `?${'a'.repeat(9000)}`),
+    ];
+    assert.deepEqual(
+      answers.map((response) => [response.statusCode, response.headers['cache-control']]),
+      [401, 403, 400, 413, 404, 414].map((status) => [status, 'no-store']),
     );
   });
 

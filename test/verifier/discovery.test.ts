@@ -34,6 +34,21 @@ describe('verifier discovery', () => {
     }
   });
 
+  it('keeps answers that depend on the credential out of shared caches, and varies them by it', async () => {
+    const views = ['/.well-known/evidence-service', '/v1/claims', '/v1/claims/person_alive', '/v1/formats'];
+    const answers = [];
+    for (const path of [...views, '/openapi.json']) {
+      answers.push(await verifier.get(path, { as: 'civil_only' }), await verifier.get(path));
+    }
+    answers.push(await verifier.get('/v1/claims/eligible', { as: 'civil_only' }));
+    for (const response of answers) {
+      const label = `${response.statusCode} ${response.body.slice(0, 60)}`;
+      assert.equal(response.headers['cache-control'], 'private, no-store', label);
+      const vary = String(response.headers.vary ?? '').toLowerCase();
+      assert.ok(vary.includes('authorization') && vary.includes('x-api-key'), `${label}: vary ${vary}`);
+    }
+  });
+
   it('the capability envelope lists the claims and formats the caller may use', async () => {
     const response = await verifier.get('/.well-known/evidence-service', { as: 'civil_only' });
     assert.equal(response.statusCode, 200, response.body);
@@ -92,6 +107,26 @@ describe('verifier discovery', () => {
     assertProblem(await verifier.get('/v1/claims/nope', { as: 'full' }), 404, 'claim.not_found');
   });
 
+  it('names the CCCEV evidence type of a claim at the top of its summary, as its IRI is', async () => {
+    const typed = await startTestVerifier({
+      edit: (text) =>
+        text.replace(
+          '        evidence_type_iri: https://demo.example.gov/evidence-types/eligibility\n',
+          '        evidence_type: Eligibility\n        evidence_type_iri: https://demo.example.gov/evidence-types/eligibility\n',
+        ),
+    });
+    try {
+      const claim = JSON.parse((await typed.get('/v1/claims/eligible', { as: 'full' })).body);
+      assert.equal(claim.cccev.evidence_type, 'Eligibility', 'the config edit applied');
+      assert.equal(claim.evidence_type, 'Eligibility');
+      assert.equal(claim.evidence_type_iri, 'https://demo.example.gov/evidence-types/eligibility');
+      const person = JSON.parse((await typed.get('/v1/claims/person_alive', { as: 'full' })).body);
+      assert.ok(!('evidence_type' in person) && !('evidence_type_iri' in person), 'absent without cccev');
+    } finally {
+      await typed.close();
+    }
+  });
+
   it("lists the target attributes a CEL rule reads among a claim's target inputs", async () => {
     const response = await verifier.get('/v1/claims/household_size_plus', { as: 'full' });
     assert.equal(response.statusCode, 200, response.body);
@@ -126,6 +161,27 @@ describe('verifier discovery', () => {
         const responses = (operation as { responses: Record<string, unknown> }).responses;
         assert.ok(responses['414'], `${method} ${path} declares 414`);
       }
+    }
+  });
+
+  it('declares the 500 an audited GET answers when its audit record cannot be written', async () => {
+    const document = JSON.parse((await verifier.get('/openapi.json', { as: 'full' })).body);
+    const failing = await startTestVerifier({
+      // Every audit write fails (ENOSPC): the default fail_closed policy answers 500.
+      edit: (text) => text.replace(/^( {2}path: ).*$/m, '$1/dev/full'),
+    });
+    try {
+      for (const [docPath, url] of [
+        ['/.well-known/evidence-service', '/.well-known/evidence-service'],
+        ['/v1/claims', '/v1/claims'],
+        ['/v1/claims/{claim_id}', '/v1/claims/person_alive'],
+        ['/v1/formats', '/v1/formats'],
+      ] as const) {
+        assertProblem(await failing.get(url, { as: 'full' }), 500, 'audit.write_failed');
+        assert.ok(document.paths[docPath].get.responses['500'], `${docPath} declares 500`);
+      }
+    } finally {
+      await failing.close();
     }
   });
 

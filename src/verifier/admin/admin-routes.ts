@@ -15,9 +15,11 @@ export function registerAdminRoutes(app: FastifyInstance, runtime: VerifierRunti
   const guard = adminScopeGuard(runtime.authenticate, VERIFIER_ADMIN_SCOPE);
   app.register(async (scope) => {
     ignoreRequestBodies(scope);
-    scope.post('/admin/v1/reload', { onRequest: guard }, async (_request, reply) => {
-      reply.header('cache-control', 'no-store');
-      return { reloaded: false, status: 'noop', detail: RELOAD_NOOP_DETAIL };
-    });
+    // `Cache-Control: no-store` comes from the admin app, on every answer (create-admin-app.ts).
+    scope.post('/admin/v1/reload', { onRequest: guard }, async () => ({
+      reloaded: false,
+      status: 'noop',
+      detail: RELOAD_NOOP_DETAIL,
+    }));
   });
 }

@@ -21,6 +21,8 @@ export function renderClaimSummary(claim: CatalogClaim): Record<string, unknown>
       return { path, ...inputKind(path), ...(declared ? { type: declared.type } : {}) };
     }),
     cccev: config.cccev ?? null,
+    // Lifted from `cccev`, each when configured, as the verifier contract's summary has them.
+    ...(config.cccev?.evidence_type === undefined ? {} : { evidence_type: config.cccev.evidence_type }),
     ...(config.cccev?.evidence_type_iri === undefined
       ? {}
       : { evidence_type_iri: config.cccev.evidence_type_iri }),

@@ -5,6 +5,7 @@ import { withUriTooLong } from '../../platform/http/openapi-operations.ts';
 import { PROBLEM_MEDIA_TYPE } from '../../platform/problem/render-problem-json.ts';
 import { type ClaimCatalog, visibleClaims } from '../claims/build-claim-catalog.ts';
 import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE, type VerifierConfig } from '../config/schema.ts';
+import { DISCOVERY_SCHEMAS } from './discovery-schemas.ts';
 import { requestSchemas } from './request-schemas.ts';
 
 const problem = (description: string) => ({
@@ -15,16 +16,20 @@ const json = (description: string, schema: object = { type: 'object' }) => ({
   description,
   content: { 'application/json': { schema } },
 });
+/** A JSON answer whose body is the named component schema. */
+const jsonOf = (description: string, name: string) =>
+  json(description, { $ref: `#/components/schemas/${name}` });
+/** What every route that takes a credential may answer; each of them is audited, and fails closed. */
 const COMMON_ERRORS = {
   '400': problem('Bad request'),
   '401': problem('Not authenticated'),
   '403': problem('Scope denied'),
+  '500': problem('Audit record not written'),
 };
-/** What every POST route may also answer: its body refused, a failed audit write, its time-out. */
+/** What every POST route may also answer: its body refused, its time-out. */
 const POST_ERRORS = {
   '413': problem('Body larger than 1 MiB'),
   '415': problem('Body not application/json'),
-  '500': problem('Audit record not written'),
   '504': problem('Request timed out'),
 };
 
@@ -59,7 +64,7 @@ export function buildVerifierOpenApi(
           operationId: 'healthz',
           summary: 'Liveness',
           security: [],
-          responses: { '200': json('Alive') },
+          responses: { '200': jsonOf('Alive', 'Health') },
         },
       },
       '/ready': {
@@ -67,21 +72,21 @@ export function buildVerifierOpenApi(
           operationId: 'ready',
           summary: 'Readiness',
           security: [],
-          responses: { '200': json('Ready'), '503': problem('State store unavailable') },
+          responses: { '200': jsonOf('Ready', 'Readiness'), '503': problem('State store unavailable') },
         },
       },
       '/.well-known/evidence-service': {
         get: {
           operationId: 'evidenceService',
           summary: 'Capability envelope: claims and capabilities',
-          responses: { '200': json('Service document'), ...COMMON_ERRORS },
+          responses: { '200': jsonOf('Service document', 'ServiceDocument'), ...COMMON_ERRORS },
         },
       },
       '/v1/claims': {
         get: {
           operationId: 'listClaims',
           summary: 'Claims the caller may evaluate',
-          responses: { '200': json('Claim list'), ...COMMON_ERRORS },
+          responses: { '200': jsonOf('Claim list', 'ClaimList'), ...COMMON_ERRORS },
         },
       },
       '/v1/claims/{claim_id}': {
@@ -89,14 +94,18 @@ export function buildVerifierOpenApi(
           operationId: 'getClaim',
           summary: 'One claim',
           parameters: [{ name: 'claim_id', in: 'path', required: true, schema: claimId }],
-          responses: { '200': json('Claim'), '404': problem('Unknown or not visible'), ...COMMON_ERRORS },
+          responses: {
+            '200': jsonOf('Claim', 'ClaimSummary'),
+            '404': problem('Unknown or not visible'),
+            ...COMMON_ERRORS,
+          },
         },
       },
       '/v1/formats': {
         get: {
           operationId: 'listFormats',
           summary: 'Result formats',
-          responses: { '200': json('Formats'), ...COMMON_ERRORS },
+          responses: { '200': jsonOf('Formats', 'FormatList'), ...COMMON_ERRORS },
         },
       },
       '/v1/evaluations': {
@@ -217,6 +226,7 @@ export function buildVerifierOpenApi(
             },
           },
         },
+        ...DISCOVERY_SCHEMAS,
         ...requestSchemas(claimIds, config.evidence.inline_batch_limit),
       },
     },

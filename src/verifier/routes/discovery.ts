@@ -2,6 +2,8 @@
 // claims the caller holds every scope for.
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../../platform/auth/principal.ts';
+import type { RouteReply } from '../../platform/http/route-types.ts';
+import { addVary } from '../../platform/http/vary.ts';
 import { visibleClaims } from '../claims/build-claim-catalog.ts';
 import { renderClaimSummary } from '../claims/render-claim-summary.ts';
 import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE, SD_JWT_MEDIA_TYPE } from '../config/schema.ts';
@@ -15,19 +17,22 @@ const FORMAT_KINDS: Readonly<Record<string, string>> = {
 };
 
 export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
-  app.get('/.well-known/evidence-service', async (request) => {
+  app.get('/.well-known/evidence-service', async (request, reply) => {
+    privateView(reply);
     auditFacts(request).endpointKind = 'discovery';
     const principal = await runtime.authenticate(request);
     return serviceDocument(runtime, principal);
   });
 
-  app.get('/v1/claims', async (request) => {
+  app.get('/v1/claims', async (request, reply) => {
+    privateView(reply);
     auditFacts(request).endpointKind = 'claims';
     const principal = await runtime.authenticate(request);
     return { data: visibleClaims(runtime.catalog, principal).map(renderClaimSummary) };
   });
 
-  app.get<{ Params: { claim_id: string } }>('/v1/claims/:claim_id', async (request) => {
+  app.get<{ Params: { claim_id: string } }>('/v1/claims/:claim_id', async (request, reply) => {
+    privateView(reply);
     auditFacts(request).endpointKind = 'claims';
     const principal = await runtime.authenticate(request);
     // A claim the caller may not evaluate is not shown to it either.
@@ -40,11 +45,22 @@ export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierR
     return renderClaimSummary(claim);
   });
 
-  app.get('/v1/formats', async (request) => {
+  app.get('/v1/formats', async (request, reply) => {
+    privateView(reply);
     auditFacts(request).endpointKind = 'formats';
     const principal = await runtime.authenticate(request);
     return { formats: formatsFor(runtime, principal) };
   });
+}
+
+/**
+ * An answer that depends on the credential (the claims it may see), refusals included: no shared cache may keep it,
+ * and none may hand it to a request with other credential headers. A shared cache may store what answers an
+ * `x-api-key` request (only `Authorization` keeps it from doing so), which would show one caller's claims to another.
+ */
+export function privateView(reply: RouteReply): void {
+  reply.header('cache-control', 'private, no-store');
+  addVary(addVary(reply, 'Authorization'), 'x-api-key');
 }
 
 /** Formats offered by at least one visible claim; credential formats stay disabled until issuance exists. */

@@ -1,0 +1,143 @@
+// Response body schemas of the discovery routes and probes in the runtime OpenAPI document: the members the routes
+// answer (routes/discovery.ts, claims/render-claim-summary.ts, routes/health.ts), so a generated client reads them
+// typed. Objects stay open to members a later version adds.
+import { CLAIM_FORMATS, CLAIM_RESULT_MEDIA_TYPE, DISCLOSURE_LEVELS, VALUE_TYPES } from '../config/schema.ts';
+
+type JsonSchema = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const string = { type: 'string' };
+const strings = { type: 'array', items: string };
+const object = (required: readonly string[], properties: Record<string, unknown>): JsonSchema => ({
+  type: 'object',
+  required: [...required],
+  properties,
+});
+const level = { type: 'string', enum: [...DISCLOSURE_LEVELS] };
+
+const format = object(['id', 'kind', 'status'], {
+  id: { type: 'string', examples: [CLAIM_RESULT_MEDIA_TYPE] },
+  kind: { type: 'string', enum: ['claim_result', 'renderer', 'credential'] },
+  status: { type: 'string', enum: ['enabled', 'disabled'] },
+});
+
+const targetInput = object(['path', 'kind', 'name'], {
+  path: {
+    type: 'string',
+    description: '`target.id`, `target.identifiers.<scheme>` or `target.attributes.<name>`.',
+  },
+  kind: { type: 'string', enum: ['id', 'identifier', 'attribute'] },
+  name: string,
+  type: { type: 'string', enum: [...VALUE_TYPES], description: 'The JSON type the claim declares for it.' },
+});
+
+const claimSummary = object(
+  [
+    'id',
+    'title',
+    'version',
+    'subject_type',
+    'value',
+    'operations',
+    'formats',
+    'disclosure',
+    'depends_on',
+    'target_inputs',
+    'cccev',
+  ],
+  {
+    id: string,
+    title: string,
+    description: string,
+    version: string,
+    subject_type: string,
+    value: object(['type'], { type: { type: 'string', enum: [...VALUE_TYPES] }, unit: string }),
+    operations: object(['evaluate', 'batch_evaluate'], {
+      evaluate: object(['enabled'], { enabled: { type: 'boolean' } }),
+      batch_evaluate: object(['enabled', 'max_subjects'], {
+        enabled: { type: 'boolean' },
+        max_subjects: { type: 'integer', minimum: 1 },
+      }),
+    }),
+    formats: { type: 'array', items: { type: 'string', enum: [...CLAIM_FORMATS] } },
+    disclosure: object(['default', 'allowed', 'downgrade'], {
+      default: level,
+      allowed: { type: 'array', items: level },
+      downgrade: { type: 'string', enum: ['deny', 'default', 'redacted'] },
+    }),
+    depends_on: { ...strings, description: 'Sub-claims, each visible to whoever sees this claim.' },
+    purpose: { type: 'string', description: 'The only purpose the claim is evaluated for.' },
+    target_inputs: { type: 'array', items: ref('TargetInput') },
+    cccev: {
+      type: ['object', 'null'],
+      properties: { requirement: string, evidence_type: string, evidence_type_iri: string },
+    },
+    evidence_type: string,
+    evidence_type_iri: string,
+  },
+);
+
+const serviceDocument = object(
+  [
+    'service_id',
+    'api_version',
+    'base_url',
+    'auth',
+    'operations',
+    'claims_url',
+    'formats_url',
+    'evaluations_url',
+    'batch_evaluations_url',
+    'claims',
+    'formats',
+    'disclosure_levels',
+    'batch',
+    'evaluation_retention_seconds',
+  ],
+  {
+    service_id: string,
+    api_version: string,
+    base_url: { type: ['string', 'null'] },
+    auth: object(['methods', 'bearer'], {
+      methods: { type: 'array', items: { type: 'string', enum: ['api_key', 'bearer'] } },
+      api_key: object(['header'], { header: string }),
+      bearer: object(['header', 'scheme', 'format'], { header: string, scheme: string, format: string }),
+    }),
+    operations: object(['evaluate', 'batch_evaluate', 'render', 'credential_issue'], {
+      evaluate: { type: 'boolean' },
+      batch_evaluate: { type: 'boolean' },
+      render: { type: 'boolean' },
+      credential_issue: { type: 'boolean' },
+    }),
+    claims_url: string,
+    formats_url: string,
+    evaluations_url: string,
+    batch_evaluations_url: string,
+    claims: { type: 'array', items: ref('ClaimSummary') },
+    formats: { type: 'array', items: ref('Format') },
+    disclosure_levels: { type: 'array', items: level },
+    batch: object(['max_inline_subjects', 'idempotency_window'], {
+      max_inline_subjects: { type: 'integer', minimum: 1 },
+      idempotency_window: { type: 'string', description: 'ISO 8601 duration.' },
+    }),
+    evaluation_retention_seconds: { type: 'integer', minimum: 1 },
+  },
+);
+
+export const DISCOVERY_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
+  ServiceDocument: serviceDocument,
+  ClaimSummary: claimSummary,
+  TargetInput: targetInput,
+  ClaimList: object(['data'], { data: { type: 'array', items: ref('ClaimSummary') } }),
+  Format: format,
+  FormatList: object(['formats'], { formats: { type: 'array', items: ref('Format') } }),
+  Health: object(['status'], { status: { const: 'ok' } }),
+  Readiness: object(['status', 'checks'], {
+    status: { const: 'ready' },
+    checks: object(['claims', 'source_connections', 'state'], {
+      claims: { type: 'integer', minimum: 0 },
+      source_connections: { type: 'integer', minimum: 0 },
+      state: { type: 'string', enum: ['memory', 'postgresql'] },
+    }),
+  }),
+};
