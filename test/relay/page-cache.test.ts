@@ -2,6 +2,8 @@
 // speed: same body, same ETag, same audit record, and nothing shared between credentials or purposes.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { cachedPage, MAX_CACHED_BYTES, rememberPage } from '../../src/relay/routes/page-cache.ts';
+import type { Generation } from '../../src/relay/store/generation.ts';
 import { PURPOSE, startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
 
 const HOUSEHOLDS = '/v1/datasets/social_protection/entities/households/records';
@@ -58,5 +60,36 @@ describe('repeated collection reads', () => {
       String(response.headers.link).slice(1).split('>;')[0] as string;
     assert.equal((await relay.get(next(otherCaller), { as: 'verifier_service' })).statusCode, 200);
     assert.equal((await relay.get(next(otherCaller), { as: 'caseworker' })).statusCode, 400);
+  });
+});
+
+describe('the page cache', () => {
+  it('holds a bounded number of bytes per generation, however large the pages', () => {
+    const generation = {} as Generation;
+    // One buffer shared by every page: the test itself stays small while the cache counts each page's size.
+    const body = Buffer.alloc(256 * 1024);
+    const keys: string[] = [];
+    for (let i = 0; i < 4096; i++) {
+      const key = `social_protection/payments\u0000limit=${i}\u0000\u0000tag`;
+      keys.push(key);
+      rememberPage(generation, key, { etag: `"e${i}"`, body, rowCount: 1, link: undefined });
+    }
+    const stored = keys.map((key) => cachedPage(generation, key)).filter((page) => page !== undefined);
+    const bytes = stored.reduce((sum, page) => sum + page.body.length, 0);
+    assert.ok(bytes <= MAX_CACHED_BYTES, `${bytes} bytes stored`);
+    assert.ok(stored.length > 0, 'pages are still stored');
+    assert.equal(cachedPage(generation, keys.at(-1) as string)?.etag, '"e4095"', 'the newest page is kept');
+  });
+
+  it('does not store a page larger than its share of the budget', () => {
+    const generation = {} as Generation;
+    const key = 'social_protection/payments\u0000limit=500\u0000\u0000tag';
+    rememberPage(generation, key, {
+      etag: '"big"',
+      body: Buffer.alloc(MAX_CACHED_BYTES),
+      rowCount: 500,
+      link: undefined,
+    });
+    assert.equal(cachedPage(generation, key)?.etag, undefined);
   });
 });

@@ -1,6 +1,7 @@
 // Signed opaque cursors bound to the query intent and the data generation.
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { relayProblem } from '../problems.ts';
+import type { Filter } from './parse-collection-query.ts';
 
 export interface CursorPayload {
   /** Digest of the query intent (dataset, entity, relationship, filters, projection, purpose, caller). */
@@ -112,4 +113,17 @@ function verify(cursor: string, tag: (body: string) => Buffer): CursorPayload | 
 export function intentDigest(parts: readonly unknown[]): string {
   // One-shot hash: the same digest as createHash, without a hash object per request.
   return hash('sha256', JSON.stringify(parts), 'base64url').slice(0, 22);
+}
+
+/**
+ * The filters as a cursor is bound to them: a set, so `a=1&b=2` and `b=2&a=1` (or `.in=x,y` and `.in=y,x`) are one
+ * query whose cursors continue each other, as their answers are the same rows in the same order.
+ */
+export function filterIntent(filters: readonly Filter[]): string[] {
+  return filters
+    .map(({ field, op, values }) => {
+      const listed = op === 'in' ? values.map((value) => JSON.stringify(value)).sort() : values;
+      return JSON.stringify([field.name, op, listed]);
+    })
+    .sort();
 }

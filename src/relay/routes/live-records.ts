@@ -6,7 +6,7 @@ import type { RouteReply, RouteRequest } from '../../platform/http/route-types.t
 import { isProblem } from '../../platform/problem/problem.ts';
 import type { CatalogEntity, CatalogField } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
-import { intentDigest } from '../query/cursor.ts';
+import { filterIntent, intentDigest } from '../query/cursor.ts';
 import type { CollectionQuery } from '../query/parse-collection-query.ts';
 import { type LiveLayout, liveLayout, liveRowJson } from '../query/render-live-rows.ts';
 import type { RelayAuditFacts, RelayRuntime } from '../relay-runtime.ts';
@@ -51,7 +51,7 @@ export async function sendLiveCollection(
     'live-records',
     entity.datasetId,
     entity.name,
-    query.filters.map((filter) => [filter.field.name, filter.op, filter.values]),
+    filterIntent(query.filters),
     query.fields?.map((field) => field.name) ?? null,
     purpose ?? null,
     principal.credentialTag,

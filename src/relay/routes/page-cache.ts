@@ -13,7 +13,17 @@ export interface CachedPage {
 }
 
 const MAX_PAGES_PER_GENERATION = 4096;
-const pages = new WeakMap<Generation, Map<string, CachedPage>>();
+/** Bytes of bodies and keys stored per generation: pages of `max_limit` wide rows must not add up to gigabytes. */
+export const MAX_CACHED_BYTES = 64 * 1024 * 1024;
+/** A larger page is not stored: one read would otherwise push most others out. */
+const MAX_PAGE_BYTES = MAX_CACHED_BYTES / 16;
+
+interface StoredPages {
+  readonly pages: Map<string, CachedPage>;
+  bytes: number;
+}
+
+const pages = new WeakMap<Generation, StoredPages>();
 
 /** The cache key of a read, or undefined when its answer must not be stored. */
 export function pageKey(
@@ -29,15 +39,23 @@ export function pageKey(
 }
 
 export function cachedPage(generation: Generation, key: string): CachedPage | undefined {
-  return pages.get(generation)?.get(key);
+  return pages.get(generation)?.pages.get(key);
 }
 
 export function rememberPage(generation: Generation, key: string, page: CachedPage): void {
+  // Keys are UTF-16 in memory; a link is about as long as the key.
+  const size = page.body.length + 2 * key.length + 2 * (page.link?.length ?? 0);
+  if (size > MAX_PAGE_BYTES) return;
   let stored = pages.get(generation);
   if (stored === undefined) {
-    stored = new Map();
+    stored = { pages: new Map(), bytes: 0 };
     pages.set(generation, stored);
   }
-  if (stored.size >= MAX_PAGES_PER_GENERATION) stored.clear();
-  stored.set(key, page);
+  if (stored.pages.has(key)) return;
+  if (stored.pages.size >= MAX_PAGES_PER_GENERATION || stored.bytes + size > MAX_CACHED_BYTES) {
+    stored.pages.clear();
+    stored.bytes = 0;
+  }
+  stored.pages.set(key, page);
+  stored.bytes += size;
 }

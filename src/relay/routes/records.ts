@@ -6,7 +6,7 @@ import type { RouteReply, RouteRequest } from '../../platform/http/route-types.t
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { CatalogEntity } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
-import { intentDigest } from '../query/cursor.ts';
+import { filterIntent, intentDigest } from '../query/cursor.ts';
 import { expandRow, type Related, relatedOf } from '../query/expand-rows.ts';
 import {
   type CollectionQuery,
@@ -86,6 +86,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       entity.datasetId,
       entity.name,
       versions,
+      shapesOf(entity, expansions),
       sortedQuery(params),
       purpose ?? null,
       principal.credentialTag,
@@ -138,6 +139,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       entity.name,
       id,
       versionsOf(generation, entity, expansions),
+      shapesOf(entity, expansions),
       sortedQuery(params),
     ]);
     if (isNotModified(request, etag)) return notModified(reply, etag);
@@ -172,7 +174,7 @@ function recordsIntent(
     'records',
     entity.datasetId,
     entity.name,
-    query.filters.map((filter) => [filter.field.name, filter.op, filter.values]),
+    filterIntent(query.filters),
     query.fields?.map((field) => field.name) ?? null,
     query.expand,
     purpose ?? null,
@@ -230,6 +232,31 @@ export function versionsOf(
   return [entity, ...expansions.map((related) => related.target)].map(
     (e) => generation.table(e.datasetId, e.tableId).version,
   );
+}
+
+const shapes = new WeakMap<CatalogEntity, string>();
+
+/**
+ * What an answer shows of an entity's declaration beyond its table's version: which column each field is served
+ * from, the relationships an expansion follows and the cap of a has_many expanded into it. ETags cover it, so the
+ * same data declared otherwise (after a restart with another config, or on a replica) never revalidates.
+ */
+export function shapeOf(entity: CatalogEntity): string {
+  let shape = shapes.get(entity);
+  if (shape === undefined) {
+    shape = intentDigest([
+      entity.tableId,
+      entity.fields.map((field) => [field.name, field.column, field.type, field.sensitive]),
+      [...entity.relationships.values()].map((r) => [r.name, r.kind, r.target, r.foreignKey]),
+      entity.api.defaultLimit,
+    ]);
+    shapes.set(entity, shape);
+  }
+  return shape;
+}
+
+function shapesOf(entity: CatalogEntity, expansions: readonly Related[]): string[] {
+  return [shapeOf(entity), ...expansions.map((related) => shapeOf(related.target))];
 }
 
 export function sortedQuery(params: QueryParams): [string, unknown][] {

@@ -4,13 +4,13 @@ import { requireScope } from '../../platform/auth/require-scope.ts';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
 import { relayProblem } from '../problems.ts';
 import { intentDigest } from '../query/cursor.ts';
-import { relatedOf, relatedRows } from '../query/expand-rows.ts';
+import { type Related, relatedOf, relatedRows } from '../query/expand-rows.ts';
 import { optional, parseLimit, type QueryParams } from '../query/parse-collection-query.ts';
 import { rowJson } from '../query/render-rows.ts';
 import { firstAfter } from '../query/run-collection.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
 import { nextLink } from './next-link.ts';
-import { findRow, notModified, sendJson, sortedQuery } from './records.ts';
+import { findRow, notModified, sendJson, shapeOf, sortedQuery } from './records.ts';
 import { renderPage } from './render-page.ts';
 import { lookupEntity, readPurpose, requireGeneration, requireReadableById } from './resolve-entity.ts';
 
@@ -76,6 +76,7 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
           name,
           source.version,
           target.version,
+          relationshipShape(related),
         ]);
         if (isNotModified(request, etag)) return notModified(reply, etag);
         facts.rowCount = 1;
@@ -103,6 +104,7 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
         name,
         source.version,
         target.version,
+        relationshipShape(related),
         sortedQuery(params),
         // Bound to what the page's cursor is bound to (see the records route).
         purpose ?? null,
@@ -124,4 +126,9 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
       return sendJson(reply, renderPage(items, hasMore, nextCursor));
     },
   );
+}
+
+/** What a relationship answer shows of the declarations: the link followed and the target's fields. */
+function relationshipShape({ relationship, target }: Related): unknown[] {
+  return [relationship.kind, relationship.target, relationship.foreignKey, shapeOf(target)];
 }
