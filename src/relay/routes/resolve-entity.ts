@@ -1,7 +1,7 @@
 // Lookup stages shared by dataset and entity routes: existence, scope and purpose, in that precedence.
 import type { Principal } from '../../platform/auth/principal.ts';
-import type { RouteRequest } from '../../platform/http/route-types.ts';
 import { requireScope } from '../../platform/auth/require-scope.ts';
+import type { RouteRequest } from '../../platform/http/route-types.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { Catalog, CatalogDataset, CatalogEntity, EntityScopes } from '../catalog/catalog.ts';
 import { datasetScopePrefix, isReadableById } from '../catalog/catalog.ts';
