@@ -11,6 +11,7 @@ import type { ServeRelayReport } from '../relay-read/serve-relay.ts';
 import { REPO_DIR } from '../relay-read/start-bench-process.ts';
 import { machineInfo, openBenchSession, writeResults } from '../shared/bench-session.ts';
 import { freePort } from '../shared/free-port.ts';
+import type { BareProxyReport } from './bare-proxy.ts';
 import { type BatchResult, measureBatches } from './measure-batches.ts';
 import {
   type EvaluateResults,
@@ -19,7 +20,6 @@ import {
   summarize,
 } from './render-evaluate-results.ts';
 import { checkScenario, type PreparedScenario, prepareScenarios, type ScenarioName } from './scenarios.ts';
-import type { BareProxyReport } from './bare-proxy.ts';
 import type { ServeVerifierReport } from './serve-verifier.ts';
 import { writeRequestScript } from './write-request-script.ts';
 

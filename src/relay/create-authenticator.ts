@@ -2,9 +2,9 @@
 import { createApiKeyAuthenticator } from '../platform/auth/api-key.ts';
 import { createOidcAuthenticator } from '../platform/auth/oidc-bearer.ts';
 import type { Principal } from '../platform/auth/principal.ts';
-import type { RouteRequest } from '../platform/http/route-types.ts';
 import { readCredential } from '../platform/auth/read-credential.ts';
 import type { Clock } from '../platform/clock.ts';
+import type { RouteRequest } from '../platform/http/route-types.ts';
 import type { Logger } from '../platform/log.ts';
 import { platformProblem } from '../platform/problem/platform-problems.ts';
 import type { RelaySecrets } from './config/resolve-relay-secrets.ts';

@@ -1,6 +1,7 @@
 // What route groups receive from the composition root: the catalogue, live state and the request stages.
-import type { RouteRequest } from '../platform/http/route-types.ts';
+
 import type { Principal } from '../platform/auth/principal.ts';
+import type { RouteRequest } from '../platform/http/route-types.ts';
 import type { Catalog, CatalogEntity } from './catalog/catalog.ts';
 import type { CursorCodec } from './query/cursor.ts';
 import type { RelayState } from './relay-state.ts';

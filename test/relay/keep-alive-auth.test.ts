@@ -1,7 +1,6 @@
 // Keys on a kept-alive connection: every request is authenticated on its own, whatever the connection sent before.
 import assert from 'node:assert/strict';
-import { request as httpRequest } from 'node:http';
-import { Agent } from 'node:http';
+import { Agent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';

@@ -56,6 +56,7 @@ export interface OpenSourceOptions {
 }
 
 type SourceConfig = FileSourceConfig;
+
 export type { CsvFormat, XlsxFormat } from './file-format.ts';
 
 /**

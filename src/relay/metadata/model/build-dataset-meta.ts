@@ -8,8 +8,8 @@ import type {
   ManifestOffering,
   ManifestPolicy,
 } from '../manifest-schema.ts';
-import type { IriExpander } from './build-model-from-manifest.ts';
 import { aggregatesOf } from './aggregate-meta.ts';
+import type { IriExpander } from './build-model-from-manifest.ts';
 import { legalResource } from './legal-resource.ts';
 import { localizedText, optionalText } from './localized-text.ts';
 import { STATIC_PATHS } from './metadata-links.ts';
