@@ -147,10 +147,13 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       audit: {},
       errorCode: undefined,
     };
+    if (allowedOrigins.size === 0) return;
+    // The echo depends on Origin, so every answer says so, those without it too: a cache would otherwise hand a
+    // plain request's answer to a listed page, whose browser refuses it for the missing echo.
+    reply.header('vary', 'Origin');
     const origin = request.headers.origin;
     if (origin !== undefined && allowedOrigins.has(origin)) {
       reply.header('access-control-allow-origin', origin);
-      reply.header('vary', 'Origin');
       // On the actual response: that is where a browser looks for what the page may read.
       reply.header('access-control-expose-headers', exposeHeaders);
     }
@@ -329,6 +332,10 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   app.setErrorHandler((error, request, reply) => {
+    // Fastify closes the connection after any body it could not parse, in case more of it is coming. One read in
+    // full leaves nothing to come (the lane keeps such connections too): closed, it would drop the answers to the
+    // requests pipelined after it, though they ran and were audited. A body still arriving closes it regardless.
+    if (request.raw.complete) reply.removeHeader('connection');
     sendProblem(request, reply, problemOf(error, request));
   });
 
