@@ -76,6 +76,8 @@ describe('verifier evaluations over two real relays', () => {
     const response = await verifier.evaluate({ target: person(alive), claims: ['person_alive'] });
     assert.equal(response.statusCode, 200, response.body);
     assert.equal(response.headers['content-type'], CLAIM_RESULT);
+    // A result is the caller's alone: no shared cache may keep it.
+    assert.equal(response.headers['cache-control'], 'no-store');
     const { results } = JSON.parse(response.body);
     assert.equal(results.length, 1);
     const [result] = results;

@@ -17,7 +17,7 @@ import type { RequestContext } from './request-context.ts';
 import { closingIfBodyPending, correlationId } from './request-hygiene.ts';
 import { createRequestWatchdog } from './request-watchdog.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
-import { SECURITY_HEADERS } from './security-headers.ts';
+import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from './security-headers.ts';
 import { toProblem } from './to-problem.ts';
 import { answerUnroutableRequests, refuseHostless } from './unroutable-requests.ts';
 
@@ -169,7 +169,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     for (const name of Object.keys(reply.getHeaders())) {
       if (!KEPT_ON_REPLACEMENT.has(name) && !name.startsWith('access-control-')) reply.removeHeader(name);
     }
-    reply.header('content-type', PROBLEM_MEDIA_TYPE);
+    reply.header('content-type', PROBLEM_MEDIA_TYPE).header('cache-control', DEFAULT_CACHE_CONTROL);
     return Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
   };
 
@@ -189,6 +189,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     for (const name in SECURITY_HEADERS) {
       if (!reply.hasHeader(name)) reply.header(name, SECURITY_HEADERS[name] as string);
     }
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', DEFAULT_CACHE_CONTROL);
     reply.header('x-request-id', request.id);
     if (options.beforeSend) {
       try {

@@ -7,6 +7,13 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-resource-policy': 'same-origin',
 };
 
+/**
+ * What a response says about caches when its route says nothing: every answer depends on the caller (scopes,
+ * purpose, the credential a page is bound to), so no shared cache may keep it, and a client's own cache revalidates
+ * (ETags). `x-api-key`, unlike `Authorization`, does not by itself keep a shared cache from storing an answer.
+ */
+export const DEFAULT_CACHE_CONTROL = 'private, no-cache';
+
 // The docs page loads only its own scripts and stylesheets; Swagger UI's icons are data: SVGs in its CSS, and
 // it sets styles through the DOM (allowed without 'unsafe-inline'). No form may submit anywhere, so a credential
 // typed into the page can never end up in a URL.
