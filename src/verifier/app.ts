@@ -15,7 +15,7 @@ import { createCoalescingReader } from './connectors/create-coalescing-reader.ts
 import type { HttpTransport } from './connectors/create-http-transport.ts';
 import { createRelayConnector } from './connectors/create-relay-connector.ts';
 import { createVerifierAuthenticator } from './create-verifier-authenticator.ts';
-import { auditWriteFailed, verifierProblem } from './problems.ts';
+import { auditWriteFailed, SERVICE_PROBLEMS } from './problems.ts';
 import { registerBatchEvaluationRoutes } from './routes/batch-evaluations.ts';
 import { registerDiscoveryRoutes } from './routes/discovery.ts';
 import { registerEvaluationRoutes } from './routes/evaluations.ts';
@@ -118,7 +118,7 @@ function composeVerifierApp(
     auditWriteFailed,
     // Batch evaluations take an Idempotency-Key and mark a replay with idempotent-replayed.
     corsHeaders: { allow: ['idempotency-key'], expose: ['idempotent-replayed'] },
-    serviceProblems: { 'internal.uri_too_long': () => verifierProblem('request.uri_too_long') },
+    serviceProblems: SERVICE_PROBLEMS,
   });
   started.push(
     () => audit.close(),

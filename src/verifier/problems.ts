@@ -130,6 +130,11 @@ export type VerifierProblemCode = keyof typeof VERIFIER_PROBLEMS;
 
 export const verifierProblem = createProblemFactory(VERIFIER_PROBLEMS);
 
+/** Platform codes the verifier contract names otherwise, on the public and the admin listener alike. */
+export const SERVICE_PROBLEMS: Readonly<Record<string, () => Problem>> = {
+  'internal.uri_too_long': () => verifierProblem('request.uri_too_long'),
+};
+
 /** Platform codes with the status the verifier contract gives them (`audit.write_failed` is 500 here). */
 const verifierPlatformProblem = createProblemFactory(PLATFORM_PROBLEMS, 'verifier');
 

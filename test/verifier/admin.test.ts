@@ -103,6 +103,8 @@ describe('verifier admin listener', () => {
       answers.map((response) => [response.statusCode, response.headers['cache-control']]),
       [401, 403, 400, 413, 404, 414].map((status) => [status, 'no-store']),
     );
+    // The overlong URI is answered with the code the verifier contract names, as on the public listener.
+    assert.equal(JSON.parse((answers[5] as { body: string }).body).code, 'request.uri_too_long');
   });
 
   it('checks the credential before reading the body', async () => {

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import type { MetricFamily } from '../metrics/metric-family.ts';
 import { PROMETHEUS_CONTENT_TYPE, renderPrometheus } from '../metrics/render-prometheus.ts';
+import type { Problem } from '../problem/problem.ts';
 import type { Random } from '../random.ts';
 import { boundRequestBodies } from './bound-request-bodies.ts';
 import { createHttpServerApp } from './create-server.ts';
@@ -17,6 +18,8 @@ export interface AdminServerOptions {
   readonly deps: { readonly logger: Logger; readonly clock: Clock; readonly random: Random };
   /** Runs once per response, as on the public listener (the service's audit write). */
   readonly beforeSend?: (request: RouteRequest, reply: RouteReply) => void;
+  /** The service's own problems for platform codes, as on the public listener (createHttpServerApp). */
+  readonly serviceProblems?: Readonly<Record<string, () => Problem>>;
 }
 
 /** No admin route uses a body: a larger one, on any route and with any method, is refused 413 unread. */
@@ -33,6 +36,7 @@ export function createAdminServer(options: AdminServerOptions): FastifyInstance 
     maxConnections: 64,
     bodyLimit: ADMIN_BODY_LIMIT,
     ...(options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend }),
+    ...(options.serviceProblems === undefined ? {} : { serviceProblems: options.serviceProblems }),
   });
   boundRequestBodies(app, ADMIN_BODY_LIMIT);
   return app;

@@ -8,6 +8,7 @@ import type { RouteReply, RouteRequest } from '../../platform/http/route-types.t
 import type { Logger } from '../../platform/log.ts';
 import type { Random } from '../../platform/random.ts';
 import type { VerifierConfig } from '../config/schema.ts';
+import { SERVICE_PROBLEMS } from '../problems.ts';
 import type { VerifierRuntime } from '../verifier-runtime.ts';
 import { registerAdminRoutes } from './admin-routes.ts';
 
@@ -23,6 +24,7 @@ export function createAdminApp(options: AdminAppOptions): FastifyInstance {
   const app = createAdminServer({
     requestTimeoutMs: options.server.request_timeout,
     deps: options.deps,
+    serviceProblems: SERVICE_PROBLEMS,
     beforeSend(request, reply) {
       options.audit.write(options.buildRecord(request, reply));
     },
