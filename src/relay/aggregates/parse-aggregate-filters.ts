@@ -87,16 +87,26 @@ export function bodyFilters(aggregate: CatalogAggregate, raw: unknown): RawFilte
   });
 }
 
-/** `temporal: {from?, to?}` is a range on the aggregate's temporal field, whatever its allowed operators. */
+/**
+ * `temporal: {from?, to?}` is a range on the aggregate's temporal field, with the operators that field allows as a
+ * filter: `from` needs gte, `to` lte, both between (or gte and lte). A range of two bounds is `between` either way;
+ * the GET form of the query writes it as its bounds where between is not allowed.
+ */
 export function temporalFilters(aggregate: CatalogAggregate, raw: unknown): RawFilter[] {
   const path = aggregate.temporal;
   if (!path) throw relayProblem('aggregate.invalid_query', 'this aggregate has no temporal_field');
   const range = rangeOf('temporal', raw);
   const name = `temporal (${path.path})`;
-  if (range.from !== undefined && range.to !== undefined)
+  if (range.from !== undefined && range.to !== undefined) {
+    if (!aggregate.allowedFilters.get(path.path)?.ops.has('between')) {
+      allowedOp(aggregate, path.path, 'gte');
+      allowedOp(aggregate, path.path, 'lte');
+    }
     return [{ name, path, op: 'between', values: [range.from, range.to] }];
-  if (range.from !== undefined) return [{ name, path, op: 'gte', values: [range.from] }];
-  return [{ name, path, op: 'lte', values: [range.to as Scalar] }];
+  }
+  const op = range.from !== undefined ? 'gte' : 'lte';
+  allowedOp(aggregate, path.path, op);
+  return [{ name, path, op, values: [(range.from ?? range.to) as Scalar] }];
 }
 
 function rangeOf(name: string, raw: unknown): { from: Scalar | undefined; to: Scalar | undefined } {

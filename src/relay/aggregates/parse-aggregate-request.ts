@@ -77,9 +77,11 @@ export function parseAggregateBody(aggregate: CatalogAggregate, body: unknown): 
   const maxRows = object.max_rows;
   if (maxRows !== undefined && typeof maxRows !== 'number')
     throw relayProblem('aggregate.invalid_query', '`max_rows` must be a number');
+  const measuresName = object.measures === undefined ? 'indicators' : 'measures';
   return buildQuery(aggregate, {
-    measures: measures === undefined ? undefined : stringList('measures', measures),
-    groupBy: object.group_by === undefined ? undefined : stringList('group_by', object.group_by),
+    // As in a GET query: no measures is an error (omit the member for every measure); no group_by, a grand total.
+    measures: measures === undefined ? undefined : stringList(measuresName, measures, false),
+    groupBy: object.group_by === undefined ? undefined : stringList('group_by', object.group_by, true),
     filters,
     maxRows,
   });
@@ -140,9 +142,11 @@ function asObject(body: unknown): Record<string, unknown> {
   return body as Record<string, unknown>;
 }
 
-function stringList(name: string, value: unknown): string[] {
+function stringList(name: string, value: unknown, emptyAllowed: boolean): string[] {
   if (!Array.isArray(value) || !value.every((item) => typeof item === 'string'))
     throw relayProblem('aggregate.invalid_query', `\`${name}\` must be an array of ids`);
+  if (value.length === 0 && !emptyAllowed)
+    throw relayProblem('aggregate.invalid_query', `\`${name}\` is empty`);
   return value;
 }
 

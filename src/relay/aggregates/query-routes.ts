@@ -12,6 +12,7 @@ import type { RelayRuntime } from '../relay-runtime.ts';
 import { notModified } from '../routes/records.ts';
 import { readPurpose, requireGeneration } from '../routes/resolve-entity.ts';
 import type { CellKey } from '../store/column.ts';
+import { compareKeys } from '../store/compare-keys.ts';
 import type { Generation } from '../store/generation.ts';
 import type { CatalogAggregate } from './aggregate-model.ts';
 import {
@@ -253,12 +254,27 @@ function canonicalParams(aggregate: CatalogAggregate, query: AggregateQuery): UR
   params.set('measures', query.measures.map((measure) => measure.id).join(','));
   params.set('group_by', query.groupBy.map((dimension) => dimension.id).join(','));
   const text = (filter: AggregateFilter, value: CellKey) => String(dimensionJson(filter.path, value));
+  // A field's lower (gte) and upper (lte) bounds: where a query holds two of one kind, the tighter is their AND.
+  const bounds = new Map<string, CellKey>();
+  const bound = (filter: AggregateFilter, op: 'gte' | 'lte', value: CellKey) => {
+    const name = `${filter.path.path}.${op}`;
+    const earlier = bounds.get(name);
+    const order = earlier === undefined ? 0 : compareKeys(value, earlier);
+    if (earlier === undefined || (op === 'gte' ? order > 0 : order < 0)) {
+      bounds.set(name, value);
+      params.set(name, text(filter, value));
+    }
+  };
   for (const filter of sortedFilters(query)) {
     const path = filter.path.path;
     // A temporal range may be `between` where GET allows only its bounds: written as them.
     if (filter.op === 'between' && !aggregate.allowedFilters.get(path)?.ops.has('between')) {
-      params.set(`${path}.gte`, text(filter, filter.values[0] as CellKey));
-      params.set(`${path}.lte`, text(filter, filter.values[1] as CellKey));
+      bound(filter, 'gte', filter.values[0] as CellKey);
+      bound(filter, 'lte', filter.values[1] as CellKey);
+      continue;
+    }
+    if (filter.op === 'gte' || filter.op === 'lte') {
+      bound(filter, filter.op, filter.values[0] as CellKey);
       continue;
     }
     const name = filter.op === 'eq' ? path : `${path}.${filter.op}`;
