@@ -1,0 +1,152 @@
+// Shutting a relay down: SIGTERM or SIGINT, to the primary or to its whole process group, lets an in-flight request
+// finish while new connections are refused; a hung worker does not hold the primary forever; a second SIGINT cuts.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { createReloadFixture, RELOAD_KEYS, type ReloadFixture } from '../relay/reload-fixture.ts';
+import { type Served, serve, until, workerPids } from './relay-scale-fixture.ts';
+
+const QUERY = '/v1/datasets/people/aggregates/people_by_district/query';
+
+/** How a shutdown is asked for: the primary alone, or every process of the group at once. */
+const SHUTDOWNS = [
+  { workers: 1, how: 'SIGTERM', send: (relay: Served) => relay.signal('SIGTERM') },
+  { workers: 2, how: 'SIGTERM to the primary', send: (relay: Served) => relay.signal('SIGTERM') },
+  // systemd's default KillMode=control-group: each worker is signalled, then signalled again by its primary.
+  {
+    workers: 2,
+    how: 'SIGTERM to the primary and its workers at once',
+    send: (relay: Served) => relay.signal('SIGTERM', true),
+  },
+  // Ctrl-C in a terminal signals the whole foreground process group.
+  {
+    workers: 2,
+    how: 'SIGINT to the primary and its workers at once',
+    send: (relay: Served) => relay.signal('SIGINT', true),
+  },
+];
+
+for (const { workers, how, send } of SHUTDOWNS) {
+  describe(`graceful shutdown (${workers === 1 ? 'one process' : `${workers} workers`}, ${how})`, () => {
+    let fixture: ReloadFixture;
+    let relay: Served;
+    before(async () => {
+      fixture = createReloadFixture();
+      relay = await serve(fixture, ['--workers', String(workers)], {}, true);
+    });
+    after(async () => {
+      await relay.stop();
+      fixture.remove();
+    });
+
+    it('lets an in-flight request finish while refusing new connections, then exits 0', async () => {
+      const slow = await startSlowRequest(relay.url);
+      send(relay);
+      const { hostname, port } = new URL(relay.url);
+      await until(() => refused(Number(port), hostname), 'new connections are refused', true);
+      const answer = await slow.finish();
+      assert.equal(answer.status, '200', answer.received);
+      assert.match(answer.received, /"people"/);
+      assert.equal(await relay.exited, 0);
+    });
+  });
+}
+
+describe('graceful shutdown (2 workers, one of them hung)', () => {
+  it('kills the hung worker once the drain is over, then exits 0', { timeout: 120_000 }, async () => {
+    const fixture = createReloadFixture();
+    // A short request timeout: the drain lasts at most twice that.
+    const config = readFileSync(fixture.configPath, 'utf8');
+    writeFileSync(
+      fixture.configPath,
+      config.replace('  bind: 127.0.0.1:0\n', '  bind: 127.0.0.1:0\n  request_timeout: 250ms\n'),
+    );
+    const relay = await serve(fixture, ['--workers', '2']);
+    const [hung] = workerPids(relay);
+    try {
+      // Stopped, it handles neither the SIGTERM nor the closing of its channel to the primary.
+      process.kill(hung as number, 'SIGSTOP');
+      relay.signal('SIGTERM');
+      assert.equal(await relay.exited, 0);
+      assert.throws(() => process.kill(hung as number, 0), { code: 'ESRCH' });
+    } finally {
+      try {
+        process.kill(hung as number, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+      await relay.stop();
+      fixture.remove();
+    }
+  });
+});
+
+describe('a second SIGINT while draining', () => {
+  it('exits at once with status 130, cutting what is still in flight', async () => {
+    const fixture = createReloadFixture();
+    const relay = await serve(fixture);
+    try {
+      const slow = await startSlowRequest(relay.url);
+      relay.signal('SIGINT');
+      await until(() => relay.output().includes('draining'), 'the relay drains');
+      relay.signal('SIGINT');
+      assert.equal(await relay.exited, 130);
+      assert.match(relay.output(), /second interrupt: exiting without draining/);
+      const answer = await slow.finish();
+      assert.equal(answer.status, undefined, answer.received);
+    } finally {
+      await relay.stop();
+      fixture.remove();
+    }
+  });
+});
+
+/**
+ * An aggregate query whose body is held back: `Expect: 100-continue` makes the server confirm it is handling the
+ * request before the body arrives, so the request is in flight for as long as the test wants.
+ */
+async function startSlowRequest(url: string) {
+  const { hostname, port } = new URL(url);
+  const body = JSON.stringify({ measures: ['people'] });
+  const socket = connect(Number(port), hostname);
+  let received = '';
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk) => {
+    received += chunk;
+  });
+  socket.on('error', () => socket.destroy());
+  socket.write(
+    [
+      `POST ${QUERY} HTTP/1.1`,
+      `host: ${hostname}:${port}`,
+      `authorization: Bearer ${RELOAD_KEYS.reader}`,
+      'content-type: application/json',
+      `content-length: ${body.length}`,
+      'expect: 100-continue',
+      'connection: close',
+      '',
+      '',
+    ].join('\r\n'),
+  );
+  await until(() => received.includes('100 Continue'), 'the server accepted the request');
+  return {
+    /** Sends the body and waits for the connection to end: the final status, if any arrived. */
+    async finish() {
+      if (!socket.destroyed) socket.write(body);
+      await until(() => socket.destroyed || socket.readableEnded, 'the connection ended');
+      return { status: /HTTP\/1\.1 (\d{3}) (?!Continue)/.exec(received)?.[1], received };
+    },
+  };
+}
+
+function refused(port: number, host: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(port, host);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(false);
+    });
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+  });
+}
