@@ -2,7 +2,7 @@
 // a bare platform app.
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createHttpServerApp, type HttpServerOptions } from '../../src/platform/http/create-server.ts';
@@ -88,6 +88,26 @@ export function rawRequest(port: number, path: string, options: RawRequestOption
 }
 
 /** Listens on an ephemeral loopback port and returns it. */
+/** Sends bytes as they are (Node's client refuses malformed ones) and reads the one answer up to the close. */
+export function sendRaw(port: number, bytes: string): Promise<HttpResult> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    const socket = connect(port, '127.0.0.1', () => socket.write(bytes, 'latin1'));
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const [head = '', body = ''] = Buffer.concat(chunks).toString('latin1').split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) {
+        const colon = line.indexOf(':');
+        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+      }
+      resolve({ statusCode: Number(statusLine.split(' ')[1]), headers, body });
+    });
+  });
+}
+
 export async function listenLocal(app: FastifyInstance): Promise<number> {
   await app.listen({ port: 0, host: '127.0.0.1' });
   return (app.server.address() as AddressInfo).port;

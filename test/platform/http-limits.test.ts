@@ -10,9 +10,9 @@ import {
   assertRequestId,
   assertSecurityHeaders,
   bareApp,
-  type HttpResult,
   listenLocal,
   rawRequest,
+  sendRaw,
   ULID_PATTERN,
 } from '../helpers/http-checks.ts';
 import { startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
@@ -275,27 +275,6 @@ describe('URI limits over a real socket', () => {
     assert.equal(JSON.parse(decoded.body).data[0].district, 'lakeside');
   });
 });
-
-/** Sends bytes as they are (Node's client refuses malformed ones) and reads the answer up to the close. */
-function sendRaw(port: number, bytes: string): Promise<HttpResult> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1', () => socket.write(bytes, 'latin1'));
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString();
-      const [head = '', body = ''] = text.split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const colon = line.indexOf(':');
-        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-      }
-      resolve({ statusCode: Number(statusLine.split(' ')[1]), headers, body });
-    });
-  });
-}
 
 describe('requests the HTTP parser refuses', () => {
   const app = bareApp();

@@ -3,30 +3,9 @@
 // (what the HTTP parser refuses, an HTTP/1.1 request without Host, an unknown Expect, a CONNECT) never does, as
 // docs/operations.md and the problem catalogue say.
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { RouteRequest } from '../../src/platform/http/route-types.ts';
-import { assertProblem, bareApp, type HttpResult, listenLocal } from '../helpers/http-checks.ts';
-
-/** Sends bytes as they are and reads the one answer up to the close. */
-function sendRaw(port: number, bytes: string): Promise<HttpResult> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1', () => socket.write(bytes, 'latin1'));
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head = '', body = ''] = Buffer.concat(chunks).toString('latin1').split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const colon = line.indexOf(':');
-        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-      }
-      resolve({ statusCode: Number(statusLine.split(' ')[1]), headers, body });
-    });
-  });
-}
+import { assertProblem, bareApp, listenLocal, sendRaw } from '../helpers/http-checks.ts';
 
 describe('requests refused before routing', () => {
   const committed: string[] = [];
