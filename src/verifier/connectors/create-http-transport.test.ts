@@ -3,13 +3,13 @@ import { createServer, type Server } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { systemClock } from '../../platform/clock.ts';
-import { isProblem } from '../../platform/problem/problem.ts';
 import { systemRandom } from '../../platform/random.ts';
 import type { SourceConnectionConfig } from '../config/schema.ts';
 import type { AddressPolicy } from './classify-address.ts';
 import { createHttpTransport, type ResolveAll, TransportError } from './create-http-transport.ts';
 import { createRelayConnector } from './create-relay-connector.ts';
 import { auditCodeOf } from './failure-reason.ts';
+import { failure } from './relay-connector-fixture.ts';
 import type { SourceLookup } from './source-reader.ts';
 
 /** A resolver that answers every name with `addresses`, as DNS would; no real lookup is made. */
@@ -152,13 +152,8 @@ describe('http transport: plain http only to local addresses', () => {
           resolve: resolvingTo('203.0.113.10'),
         }),
     });
-    const read = reader.read(LOOKUP);
-    const problem = await read.then(
-      () => assert.fail('expected a problem'),
-      (error: unknown) => error,
-    );
+    const problem = await failure(reader.read(LOOKUP));
     reader.close();
-    assert.ok(isProblem(problem), String(problem));
     assert.deepEqual(
       [problem.status, problem.code, auditCodeOf(problem)],
       [503, 'source.unavailable', 'source.address_denied'],
@@ -230,12 +225,8 @@ describe('http transport: a request that cannot be sent', () => {
         sleeps.push(ms);
       },
     });
-    const problem = await reader.read(LOOKUP).then(
-      () => assert.fail('expected a problem'),
-      (error: unknown) => error,
-    );
+    const problem = await failure(reader.read(LOOKUP));
     reader.close();
-    assert.ok(isProblem(problem), String(problem));
     assert.deepEqual(
       [problem.status, problem.code, auditCodeOf(problem)],
       [503, 'source.unavailable', 'source.invalid_request'],
