@@ -11,8 +11,15 @@ export function readCredential(
   headers: IncomingHttpHeaders,
   options: { rejectBoth?: boolean } = {},
 ): PresentedCredential {
-  const authorization = headers.authorization;
+  // A header given twice arrives as an array (repeated-headers.ts): two credentials, whichever they are.
+  const authorization = headers.authorization as string | string[] | undefined;
   const apiKey = headers['x-api-key'];
+  if (Array.isArray(authorization) || Array.isArray(apiKey)) {
+    const name = Array.isArray(authorization) ? 'Authorization' : 'x-api-key';
+    throw options.rejectBoth
+      ? platformProblem('auth.multiple_credentials', `Send one ${name} header.`)
+      : platformProblem('auth.malformed_credential', `Send one ${name} header.`);
+  }
   if (options.rejectBoth && authorization !== undefined && apiKey !== undefined) {
     throw platformProblem('auth.multiple_credentials', 'Send either Authorization or x-api-key, not both.');
   }

@@ -1,20 +1,36 @@
 // Node joins the values of a repeated header it has no rule for with ", ", so two `Data-Purpose` headers read as
-// one purpose "a, b" that nobody sent, and it would be audited and forwarded as such. Single-valued headers of ours
-// are split back into their values here, which is what the routes refuse ("send one ...").
+// one purpose "a, b" that nobody sent, and it would be audited and forwarded as such; and it keeps only the first
+// of two Authorization headers, where a proxy in front may have judged the other. Single-valued headers of ours
+// are split back into their values here, which is what the routes and the credential reader refuse ("send one").
 import type { IncomingMessage } from 'node:http';
 
-const SINGLE_VALUED = ['data-purpose'];
+const AUTHORIZATION = 'authorization';
+const API_KEY = 'x-api-key';
 
 export function splitRepeatedHeaders(raw: IncomingMessage): void {
-  for (const name of SINGLE_VALUED) {
-    const joined = raw.headers[name];
-    // One header never needs the scan; a purpose may itself hold ", ", so the raw list decides.
-    if (typeof joined !== 'string' || !joined.includes(', ')) continue;
-    const values: string[] = [];
-    const list = raw.rawHeaders;
-    for (let at = 0; at + 1 < list.length; at += 2) {
-      if ((list[at] as string).toLowerCase() === name) values.push(list[at + 1] as string);
+  // One header never needs the scan; a purpose may itself hold ", ", so the raw list decides.
+  const purpose = raw.headers['data-purpose'];
+  const joinedPurpose = typeof purpose === 'string' && purpose.includes(', ');
+  const apiKey = raw.headers[API_KEY];
+  const joinedKey = typeof apiKey === 'string' && apiKey.includes(',');
+  if (!joinedPurpose && !joinedKey && raw.headers.authorization === undefined) return;
+  const list = raw.rawHeaders;
+  let purposes: string[] | undefined;
+  let keys: string[] | undefined;
+  let authorizations: string[] | undefined;
+  for (let at = 0; at + 1 < list.length; at += 2) {
+    const name = list[at] as string;
+    // Only names of the right length are lowered: this runs on every authenticated request.
+    if (name.length === AUTHORIZATION.length) {
+      if (name.toLowerCase() === AUTHORIZATION) (authorizations ??= []).push(list[at + 1] as string);
+    } else if (name.length === API_KEY.length) {
+      if (joinedKey && name.toLowerCase() === API_KEY) (keys ??= []).push(list[at + 1] as string);
+    } else if (joinedPurpose && name.length === 12 && name.toLowerCase() === 'data-purpose') {
+      (purposes ??= []).push(list[at + 1] as string);
     }
-    if (values.length > 1) raw.headers[name] = values;
   }
+  const headers = raw.headers as Record<string, string | string[] | undefined>;
+  if (purposes !== undefined && purposes.length > 1) headers['data-purpose'] = purposes;
+  if (keys !== undefined && keys.length > 1) headers[API_KEY] = keys;
+  if (authorizations !== undefined && authorizations.length > 1) headers.authorization = authorizations;
 }

@@ -10,7 +10,8 @@ export const PLATFORM_PROBLEMS = {
   'auth.malformed_credential': {
     status: 401,
     title: 'Malformed credential',
-    description: 'The credential header is not of the form `Bearer <token>` or is empty.',
+    description:
+      'The credential header is not of the form `Bearer <token>`, is empty, or was sent twice (relay).',
   },
   'auth.invalid_credential': {
     status: 401,
@@ -20,7 +21,8 @@ export const PLATFORM_PROBLEMS = {
   'auth.multiple_credentials': {
     status: 400,
     title: 'Multiple credentials',
-    description: 'Both `Authorization` and `x-api-key` were sent where only one is accepted (verifier).',
+    description:
+      'Both `Authorization` and `x-api-key`, or one of them twice, were sent where only one is accepted (verifier).',
   },
   'auth.token_expired': { status: 401, title: 'Token expired', description: 'The bearer token has expired.' },
   'auth.token_not_yet_valid': {
