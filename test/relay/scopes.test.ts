@@ -75,6 +75,8 @@ describe('scopes and precedence', () => {
       assert.equal(response.headers['content-type'], 'application/json; charset=utf-8');
     } else {
       assertProblem(response, 403, 'auth.scope_denied', `required scope: ${scope}`);
+      // RFC 6750 §3.1: an OAuth client tells a missing scope from a bad token by this challenge.
+      assert.equal(response.headers['www-authenticate'], 'Bearer realm="ambit", error="insufficient_scope"');
     }
   }
 

@@ -78,8 +78,13 @@ describe('verifier admin listener', () => {
       401,
       'auth.missing_credential',
     );
-    const denied = assertProblem(await reload({ 'x-api-key': CALLER_KEYS.full }), 403, 'auth.scope_denied');
+    const deniedResponse = await reload({ 'x-api-key': CALLER_KEYS.full });
+    const denied = assertProblem(deniedResponse, 403, 'auth.scope_denied');
     assert.equal(denied.detail, 'required scope: verifier:admin');
+    assert.equal(
+      deniedResponse.headers['www-authenticate'],
+      'Bearer realm="ambit", error="insufficient_scope"',
+    );
     assertProblem(
       await reload({ 'x-api-key': OPERATOR_KEY, authorization: `Bearer ${OPERATOR_KEY}` }),
       400,

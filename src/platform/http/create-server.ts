@@ -381,6 +381,10 @@ function renderProblemBody(request: RouteRequest, reply: RouteReply, problem: Pr
   for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
   if (problem.status === 401 && !reply.hasHeader('www-authenticate')) {
     reply.header('www-authenticate', 'Bearer realm="ambit"');
+  } else if (problem.code === 'auth.scope_denied' && !reply.hasHeader('www-authenticate')) {
+    // RFC 6750 §3.1: an OAuth client tells "get a token with more scope" from "get a new token" by this.
+    // Which scope is missing stays in the detail, where the route decided how much to say.
+    reply.header('www-authenticate', 'Bearer realm="ambit", error="insufficient_scope"');
   }
   reply.code(problem.status).header('content-type', PROBLEM_MEDIA_TYPE);
   // A Buffer keeps the media type exactly application/problem+json (no charset parameter appended).
