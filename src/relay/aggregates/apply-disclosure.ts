@@ -12,11 +12,16 @@ export interface Observation {
   /** Values of the query's measures, in that order; all null when masked. */
   readonly values: readonly (number | null)[];
   readonly masked: boolean;
+  /**
+   * Of a group shown, the measures nulled because fewer rows than the minimum cell size gave them a value (an
+   * average of one income in a group of ten is that income); undefined when none was.
+   */
+  readonly suppressedMeasures: readonly boolean[] | undefined;
 }
 
 export interface DisclosedResult {
   readonly observations: readonly Observation[];
-  /** Groups below the minimum cell size, omitted or masked (counted before truncation). */
+  /** Groups below the minimum cell size, omitted or masked, and groups with a suppressed measure (counted before truncation). */
   readonly suppressedGroups: number;
   readonly truncated: boolean;
 }
@@ -46,7 +51,8 @@ export function applyDisclosure(
   let kept = 0;
   for (const g of order) {
     const small = (grouped.sizes[g] as number) < minCellSize;
-    if (small) suppressedGroups++;
+    const thin = small ? undefined : thinMeasures(grouped, g, minCellSize);
+    if (small || thin) suppressedGroups++;
     if (small && suppression === 'omit') continue;
     kept++;
     if (observations.length >= query.maxRows) continue;
@@ -55,10 +61,40 @@ export function applyDisclosure(
     );
     const values = small
       ? query.measures.map(() => null)
-      : query.measures.map((measure, m) => rounded(measure, grouped.values[m]?.[g] ?? null));
-    observations.push({ keys, values, masked: small });
+      : query.measures.map((measure, m) =>
+          thin?.[m] ? null : rounded(measure, grouped.values[m]?.[g] ?? null),
+        );
+    observations.push({ keys, values, masked: small, suppressedMeasures: thin });
   }
   return { observations, suppressedGroups, truncated: kept > query.maxRows };
+}
+
+/**
+ * Whether an answer to this query can carry a suppression status (CSV status columns, the SDMX attribute): masked
+ * groups, or a numeric measure over a column that can lack values. Fixed per query, so its shape is too.
+ */
+export function carriesStatus(aggregate: CatalogAggregate, query: AggregateQuery): boolean {
+  return aggregate.disclosure.suppression !== 'omit' || query.measures.some(mayLackValues);
+}
+
+function mayLackValues(measure: AggregateMeasure): boolean {
+  const column = measure.column;
+  if (column === undefined || measure.fn === 'count' || measure.fn === 'count_distinct') return false;
+  return column.field.nullable || column.via !== undefined;
+}
+
+/** Which measures of group `g` fewer than `minCellSize` rows gave a value, or undefined when none. */
+function thinMeasures(grouped: GroupedResult, g: number, minCellSize: number): boolean[] | undefined {
+  let thin: boolean[] | undefined;
+  grouped.contributors.forEach((counts, m) => {
+    // A measure no row gave a value is null already: nothing of anyone's shows.
+    const n = counts?.[g] ?? minCellSize;
+    if (n > 0 && n < minCellSize) {
+      thin ??= grouped.contributors.map(() => false);
+      thin[m] = true;
+    }
+  });
+  return thin;
 }
 
 /** Position of each code when the values are sorted: null last, then ascending as compareCells orders them. */

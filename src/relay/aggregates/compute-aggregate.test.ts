@@ -100,20 +100,44 @@ function reference(items: readonly ItemRow[], owners: readonly OwnerRow[], query
     return 0;
   });
   const { suppression, min } = query.aggregate;
-  const small = sorted.filter((group) => group.items.length < min).length;
+  // A measure fewer than `min` rows gave a value is suppressed in a group shown (none giving one is just null).
+  const thin = (group: { items: ItemRow[] }) =>
+    query.measures.map((measure) => {
+      const n = contributorsOf(measure, group.items);
+      return n > 0 && n < min;
+    });
+  const suppressed = sorted.filter((group) => group.items.length < min || thin(group).some(Boolean)).length;
   const shown = sorted.filter((group) => suppression === 'mask' || group.items.length >= min);
   return {
-    suppressedGroups: small,
+    suppressedGroups: suppressed,
     truncated: shown.length > query.maxRows,
     observations: shown.slice(0, query.maxRows).map((group) => {
       const masked = group.items.length < min;
+      const thinned = masked ? undefined : thin(group);
       return {
         keys: group.keys,
         masked,
-        values: query.measures.map((measure) => (masked ? null : measureOf(measure, group.items))),
+        suppressedMeasures: thinned?.some(Boolean) ? thinned : undefined,
+        values: query.measures.map((measure, m) =>
+          masked || thinned?.[m] ? null : measureOf(measure, group.items),
+        ),
       };
     }),
   };
+}
+
+/** The rows that give a measure its value: every row for counts, the rows with a value otherwise. */
+function contributorsOf(measure: string, items: readonly ItemRow[]): number {
+  switch (measure) {
+    case 'rows':
+    case 'amounts':
+    case 'cats':
+      return items.length;
+    case 'owner_sizes':
+      return items.filter((item) => item.size !== null).length;
+    default:
+      return items.filter((item) => item.amount !== null).length;
+  }
 }
 
 function measureOf(measure: string, items: readonly ItemRow[]): number | null {
@@ -189,6 +213,7 @@ describe('computeAggregate', () => {
           assert.ok(want);
           assert.deepEqual(observation.keys, want.keys);
           assert.equal(observation.masked, want.masked);
+          assert.deepEqual(observation.suppressedMeasures, want.suppressedMeasures);
           observation.values.forEach((got, m) => {
             assert.ok(
               close(got, want.values[m] ?? null),

@@ -2,7 +2,7 @@
 // input is folded in one tight pass over its column.
 import { assignGroups } from './assign-groups.ts';
 import { foldOnePass } from './fold-one-pass.ts';
-import type { AggregatePlan } from './plan-aggregate.ts';
+import type { AggregatePlan, PlannedInput } from './plan-aggregate.ts';
 import type { Encoded, NumericInput } from './source-columns.ts';
 
 export interface GroupedResult {
@@ -13,6 +13,11 @@ export interface GroupedResult {
   readonly sizes: Int32Array;
   /** `values[m][g]`: measure `m` of group `g`, null when the group has no value for it. */
   readonly values: (number | null)[][];
+  /**
+   * `contributors[m][g]`: how many rows of group `g` gave measure `m` a value, where that can be fewer than the
+   * group's rows (a numeric measure over a column with nulls); undefined where every row of a group counts.
+   */
+  readonly contributors: readonly (Float64Array | undefined)[];
 }
 
 /** Visited rows and their slots, shared by every fold; folds accumulate per slot. */
@@ -48,6 +53,12 @@ export function executeGeneral(plan: AggregatePlan): GroupedResult {
     input.median ? medianValues(groups, input.input, stats[i] as Stats) : undefined,
   );
   const { groupCount, groupSlot } = groups;
+  const contributors = plan.measures.map((planned) => {
+    if (planned.kind !== 'numeric' || !(plan.inputs[planned.input] as PlannedInput).input.hasNulls)
+      return undefined;
+    const count = (stats[planned.input] as Stats).count;
+    return Float64Array.from(groupSlot, (slot) => count[slot] as number);
+  });
   const values = plan.measures.map((planned) => {
     const out: (number | null)[] = new Array(groupCount);
     if (planned.kind === 'numeric') {
@@ -67,7 +78,7 @@ export function executeGeneral(plan: AggregatePlan): GroupedResult {
     for (let g = 0; g < groupCount; g++) out[g] = counts[groupSlot[g] as number] as number;
     return out;
   });
-  return { groupCount, codes: groups.codes, sizes: groups.sizes, values };
+  return { groupCount, codes: groups.codes, sizes: groups.sizes, values, contributors };
 }
 
 function numericValue(

@@ -98,6 +98,8 @@ export function foldOnePass(plan: AggregatePlan): GroupedResult | undefined {
     codes: decode(keys, cardinalities),
     sizes: Int32Array.from(keys, (key) => sizes[key] as number),
     values: out,
+    // Only null-free columns come here: every row of a group gives each measure a value.
+    contributors: plan.measures.map(() => undefined),
   };
 }
 

@@ -1,5 +1,6 @@
 // CSV aggregate result: one row per observation, exact id headers, metadata in response headers.
 import { stringify } from 'csv-stringify/sync';
+import { carriesStatus } from './apply-disclosure.ts';
 import { dimensionJson } from './describe-aggregate.ts';
 import { STATUS_SUPPRESSED } from './render-aggregate-json.ts';
 import { type AggregateResponse, resultMetadata } from './result-metadata.ts';
@@ -13,12 +14,13 @@ export interface RenderedCsv {
 }
 
 /**
- * Columns: the group_by dimension ids, the measure ids, then `<measure>$status` for each measure when
- * small groups are masked (present whatever this answer holds, so the header is stable per query).
+ * Columns: the group_by dimension ids, the measure ids, then `<measure>$status` for each measure when an answer
+ * to the query can suppress a value (`carriesStatus`: present whatever this answer holds, so the header is stable
+ * per query).
  */
 export function renderAggregateCsv(response: AggregateResponse): RenderedCsv {
   const { query, result, aggregate } = response;
-  const masking = aggregate.disclosure.suppression !== 'omit';
+  const masking = carriesStatus(aggregate, query);
   const columns = [
     ...query.groupBy.map((dimension) => dimension.id),
     ...query.measures.map((measure) => measure.id),
@@ -29,7 +31,11 @@ export function renderAggregateCsv(response: AggregateResponse): RenderedCsv {
       neutralise(dimensionJson(dimension.path, observation.keys[i] ?? null)),
     ),
     ...observation.values,
-    ...(masking ? query.measures.map(() => (observation.masked ? STATUS_SUPPRESSED : '')) : []),
+    ...(masking
+      ? query.measures.map((_, m) =>
+          observation.masked || observation.suppressedMeasures?.[m] ? STATUS_SUPPRESSED : '',
+        )
+      : []),
   ]);
   const body = stringify(records, {
     header: true,

@@ -15,10 +15,13 @@ export function renderAggregateJson(response: AggregateResponse): string {
     query.measures.forEach((measure, m) => {
       object[measure.id] = observation.values[m] ?? null;
     });
-    // A masked group keeps its keys; each measure says why it is null.
-    if (observation.masked) {
+    // A masked group keeps its keys; each measure says why it is null. A shown group names its suppressed measures.
+    const suppressed = observation.suppressedMeasures;
+    if (observation.masked || suppressed !== undefined) {
       object.attributes = Object.fromEntries(
-        query.measures.map((measure) => [`${measure.id}$status`, STATUS_SUPPRESSED]),
+        query.measures
+          .filter((_, m) => observation.masked || suppressed?.[m] === true)
+          .map((measure) => [`${measure.id}$status`, STATUS_SUPPRESSED]),
       );
     }
     return object;

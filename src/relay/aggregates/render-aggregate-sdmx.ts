@@ -1,7 +1,7 @@
 // SDMX-JSON 2.1 data message of an aggregate result (flat: every group_by dimension at observation level).
 import type { CellKey } from '../store/column.ts';
 import type { FieldPath } from './aggregate-model.ts';
-import { compareCells } from './apply-disclosure.ts';
+import { carriesStatus, compareCells } from './apply-disclosure.ts';
 import { dimensionJson } from './describe-aggregate.ts';
 import { type AggregateResponse, resultMetadata } from './result-metadata.ts';
 
@@ -11,7 +11,8 @@ export const SDMX_CONTENT_TYPE = 'application/vnd.sdmx.data+json;version=2.1';
 export const SDMX_SENDER = { id: 'ambit-relay', name: 'Ambit Relay' } as const;
 
 // SDMX component ids cannot hold `$`, so masking is one observation attribute (the SDMX OBS_STATUS concept)
-// applying to every measure, with the code `S` as in native JSON.
+// applying to every measure, with the code `S` as in native JSON: on a group shown with some measures
+// suppressed, the null values say which.
 const STATUS_ATTRIBUTE = {
   id: 'OBS_STATUS',
   name: 'Observation status',
@@ -25,7 +26,7 @@ const UNKNOWN_VALUE = { id: '_U', name: 'Unknown' };
 export function renderAggregateSdmx(response: AggregateResponse): string {
   const { aggregate, query, result, links } = response;
   const metadata = resultMetadata(response);
-  const masking = aggregate.disclosure.suppression !== 'omit';
+  const masking = carriesStatus(aggregate, query);
   const dimensionValues = query.groupBy.map((dimension, i) =>
     sortedValues(
       result.observations.map((o) => o.keys[i] ?? null),
@@ -53,7 +54,7 @@ export function renderAggregateSdmx(response: AggregateResponse): string {
         ? '0'
         : observation.keys.map((value, i) => (dimensionValues[i] as SortedValues).indexOf(value)).join(':');
     observations[key] = masking
-      ? [...observation.values, observation.masked ? 0 : null]
+      ? [...observation.values, observation.masked || observation.suppressedMeasures ? 0 : null]
       : [...observation.values];
   }
   return JSON.stringify({

@@ -31,7 +31,7 @@ export function resultMetadata(response: AggregateResponse) {
   const omissionHidden = control.suppression === 'omit' && !control.reportSuppressed;
   return {
     completeness: {
-      // A cube is complete only when no group was cut by max_rows and none was omitted or masked.
+      // A cube is complete only when no group was cut by max_rows and none was omitted, masked or thinned.
       complete: !result.truncated && !omissionHidden && result.suppressedGroups === 0,
       truncated: result.truncated,
     },

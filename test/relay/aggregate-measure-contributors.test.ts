@@ -1,0 +1,170 @@
+// A group large enough to show can still hold a measure computed from fewer people than the minimum cell size
+// (the others have no value): an average over one income is that person's income. Such a measure is suppressed on
+// its own, in every format, while the group and its other measures stay.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse } from 'csv-parse/sync';
+import type { Response } from 'light-my-request';
+import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { systemClock } from '../../src/platform/clock.ts';
+import { silentLogger } from '../../src/platform/log.ts';
+import { systemRandom } from '../../src/platform/random.ts';
+import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
+import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
+import { injectThroughLane } from '../helpers/inject-through-lane.ts';
+
+const KEY = 'contributors-review-key-000000000001';
+const BASE = '/v1/datasets/ppl/aggregates';
+
+function aggregate(id: string, suppression: string): string {
+  return `      - id: ${id}
+        source_entity: people
+        default_group_by: [district]
+        dimensions: [{ id: district, field: district }]
+        indicators:
+          - { id: rows, function: count }
+          - { id: with_income, function: count, column: income }
+          - { id: total, function: sum, column: income }
+          - { id: mean, function: avg, column: income }
+          - { id: top, function: max, column: income }
+          - { id: mean_age, function: avg, column: age }
+        disclosure_control: { min_cell_size: 3, suppression: "${suppression}" }
+`;
+}
+
+const CONFIG = `server: { bind: 127.0.0.1:0 }
+catalog: { title: T, base_url: "http://relay.test", publisher: Test }
+auth:
+  mode: api_key
+  api_keys:
+    - { id: k, fingerprint: { provider: env, name: KEY_HASH }, scopes: ["ppl:aggregate", "ppl:rows"] }
+audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
+datasets:
+  - id: ppl
+    title: People
+    sensitivity: internal
+    tables:
+      - id: people_t
+        source: { type: file, path: people.csv }
+        primary_key: id
+        schema:
+          fields:
+            - { name: id, type: integer, nullable: false }
+            - { name: district, type: string }
+            - { name: income, type: number }
+            - { name: age, type: integer, nullable: false }
+    entities:
+      - { name: people, table: people_t }
+    aggregates:
+${aggregate('masked', 'mask')}${aggregate('omitted', 'omit')}`;
+
+// A: five people, one income (7700). B: four people, four incomes. C: two people (a small group).
+const PEOPLE = `id,district,income,age
+1,A,7700,30
+2,A,,31
+3,A,,32
+4,A,,33
+5,A,,34
+6,B,100,40
+7,B,200,41
+8,B,300,42
+9,B,400,43
+10,C,900,50
+11,C,950,51
+`;
+
+describe('aggregate measures computed from too few people', () => {
+  let relay: RelayApp;
+  let dir: string;
+  const get = (url: string): Promise<Response> =>
+    injectThroughLane(relay.app, { method: 'GET', url, headers: { authorization: `Bearer ${KEY}` } });
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ambit-contributors-'));
+    writeFileSync(join(dir, 'people.csv'), PEOPLE);
+    const env = { AUDIT_SECRET: 'contributors-audit-secret-0123456789abc', KEY_HASH: fingerprintOf(KEY) };
+    relay = createRelayApp(loadRelayConfigText(CONFIG, env, dir), {
+      logger: silentLogger(),
+      clock: systemClock,
+      random: systemRandom,
+    });
+    await relay.loaded;
+    await relay.app.ready();
+  });
+  after(async () => {
+    await relay?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const id of ['masked', 'omitted']) {
+    it(`${id}: JSON nulls the income measures of A with status S, keeps its counts and every measure of B`, async () => {
+      const response = await get(`${BASE}/${id}?group_by=district`);
+      assert.equal(response.statusCode, 200, response.body);
+      const body = response.json();
+      const byDistrict = new Map(body.observations.map((o: { district: string }) => [o.district, o]));
+      assert.deepEqual(byDistrict.get('A'), {
+        district: 'A',
+        rows: 5,
+        with_income: 1,
+        total: null,
+        mean: null,
+        top: null,
+        mean_age: 32,
+        attributes: { total$status: 'S', mean$status: 'S', top$status: 'S' },
+      });
+      assert.deepEqual(byDistrict.get('B'), {
+        district: 'B',
+        rows: 4,
+        with_income: 4,
+        total: 1000,
+        mean: 250,
+        top: 400,
+        mean_age: 41.5,
+      });
+      // C is below the minimum as a group: masked whole, or omitted.
+      if (id === 'masked') assert.equal((byDistrict.get('C') as { rows: unknown }).rows, null);
+      else assert.equal(byDistrict.has('C'), false);
+      assert.equal(body.completeness.complete, false);
+      assert.equal(body.disclosure_control.suppressed_observations, 2, 'A (partly) and C');
+      assert.ok(!response.body.includes('7700'), 'the lone income appears nowhere');
+    });
+
+    it(`${id}: CSV and SDMX say the same`, async () => {
+      const csv = await get(`${BASE}/${id}?group_by=district&f=csv`);
+      assert.equal(csv.statusCode, 200, csv.body);
+      const rows = parse(csv.body, { columns: true }) as Record<string, string>[];
+      const a = rows.find((row) => row.district === 'A');
+      assert.ok(a);
+      assert.equal(a.mean, '');
+      assert.equal(a.total, '');
+      assert.equal(a.mean$status, 'S');
+      assert.equal(a.top$status, 'S');
+      assert.equal(a.mean_age$status, '');
+      assert.equal(a.mean_age, '32');
+      const b = rows.find((row) => row.district === 'B');
+      assert.equal(b?.mean, '250');
+      assert.equal(b?.mean$status, '');
+      assert.ok(!csv.body.includes('7700'));
+
+      const sdmx = await get(`${BASE}/${id}?group_by=district&f=sdmx-json`);
+      assert.equal(sdmx.statusCode, 200, sdmx.body);
+      assert.ok(!sdmx.body.includes('7700'));
+      const message = sdmx.json();
+      const structure = message.data.structures[0];
+      const districts = structure.dimensions.observation[0].values.map((v: { value: string }) => v.value);
+      const observations = message.data.dataSets[0].observations as Record<string, unknown[]>;
+      const measureCount = structure.measures.observation.length;
+      const obsA = observations[String(districts.indexOf('A'))];
+      const obsB = observations[String(districts.indexOf('B'))];
+      assert.equal(obsA?.[measureCount], 0, 'A carries OBS_STATUS S');
+      assert.equal(obsA?.[3], null, 'its mean is null');
+      assert.equal(obsB?.[measureCount], null, 'B carries no status');
+      assert.deepEqual(structure.attributes.observation[0].values, [
+        { id: 'S', name: 'Suppressed by disclosure control' },
+      ]);
+    });
+  }
+});
