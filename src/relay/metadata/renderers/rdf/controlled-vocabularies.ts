@@ -81,9 +81,23 @@ export function languageIri(tag: string): string {
 /** A readable label for a concept known only by IRI: its last segment, words split (`NationalAuthority`). */
 export function labelFromIri(iri: string): string {
   const last = iri.replace(/[/#]+$/, '').replace(/^.*[/#:]/, '');
-  const words = decodeURIComponent(last)
+  const words = decodePercentEscapes(last)
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/[_-]+/g, ' ')
     .trim();
   return words === '' ? iri : words.charAt(0).toUpperCase() + words.slice(1).toLowerCase();
+}
+
+/**
+ * Percent-escapes decoded where they spell UTF-8. A valid IRI may escape other bytes (`%E9` from a Latin-1 page,
+ * `%FF`), on which decodeURIComponent throws: those stay as written rather than failing the whole document.
+ */
+function decodePercentEscapes(text: string): string {
+  return text.replace(/(?:%[0-9A-Fa-f]{2})+/g, (run) => {
+    try {
+      return decodeURIComponent(run);
+    } catch {
+      return run;
+    }
+  });
 }

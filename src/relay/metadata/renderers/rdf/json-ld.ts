@@ -73,10 +73,26 @@ export interface LangString {
 
 /** Every translation of a text as a language-tagged literal; a text of unknown language gets `fallback`. */
 export function texts(text: LocalizedText, fallback: string): LangString | LangString[] {
-  const entries = Object.entries(text.languages);
-  if (entries.length === 0) return { '@value': text.text, '@language': fallback };
-  return oneOrMany(entries.map(([language, value]) => ({ '@value': value, '@language': language })));
+  return derivedTexts(text, fallback, (value) => value);
 }
+
+/**
+ * A text made from another (`Health` -> `Health (JSON)`), in each language of that one, so every literal is tagged
+ * with the language it is written in; a text of unknown language gets `fallback`.
+ */
+export function derivedTexts(
+  text: LocalizedText,
+  fallback: string,
+  build: (value: string, language: string) => string,
+): LangString | LangString[] {
+  const entries = Object.entries(text.languages);
+  if (entries.length === 0) return langString(build(text.text, fallback), fallback);
+  return oneOrMany(entries.map(([language, value]) => langString(build(value, language), language)));
+}
+
+/** The translation of a text in a language, else its main text. */
+export const inLanguage = (text: LocalizedText, language: string): string =>
+  text.languages[language] ?? text.text;
 
 export const langString = (value: string, language: string): LangString => ({
   '@value': value,

@@ -29,7 +29,9 @@ import {
 import {
   contextOf,
   dateLiteral,
+  derivedTexts,
   document,
+  inLanguage,
   langString,
   mergeNodes,
   type Node,
@@ -157,7 +159,11 @@ function distributionNode(
   return {
     '@id': `${model.catalog.baseUrl}/metadata/datasets/${dataset.id}/distributions/${service.id}`,
     '@type': 'dcat:Distribution',
-    'dct:title': langString(`${dataset.title.text} (JSON, ${service.title.text})`, language),
+    'dct:title': derivedTexts(
+      dataset.title,
+      language,
+      (title, tag) => `${title} (JSON, ${inLanguage(service.title, tag)})`,
+    ),
     'dcat:accessURL': ref(service.endpointUrl),
     'dcat:accessService': ref(service.iri),
     'dcat:mediaType': typedRef(JSON_MEDIA_TYPE, 'dct:MediaType'),
@@ -198,7 +204,7 @@ function aggregateDistributionNode(
   return {
     '@id': `${model.catalog.baseUrl}/metadata/datasets/${dataset.id}/distributions/aggregate-${aggregate.id}-${representation.f}`,
     '@type': 'dcat:Distribution',
-    'dct:title': langString(`${aggregate.title.text} (${representation.label})`, language),
+    'dct:title': derivedTexts(aggregate.title, language, (title) => `${title} (${representation.label})`),
     ...optional('dct:description', aggregate.description && texts(aggregate.description, language)),
     'dcat:accessURL': ref(`${aggregate.url}?f=${representation.f}`),
     'dcat:mediaType': typedRef(representation.mediaType, 'dct:MediaType'),
@@ -246,7 +252,8 @@ function servicesOf(model: MetadataModel, links: MetadataLinks): DataService[] {
     {
       id: 'relay-data-api',
       iri: `${baseUrl}/v1/datasets`,
-      title: { text: `${title.text}: registry data API`, languages: {} },
+      // Named in English (the words added are), from the catalog's English title when it has one.
+      title: plainEnglish(`${inLanguage(title, 'en')}: registry data API`),
       description: undefined,
       endpointUrl: `${baseUrl}/v1/datasets`,
       endpointDescription: `${baseUrl}/openapi.json`,
@@ -255,3 +262,5 @@ function servicesOf(model: MetadataModel, links: MetadataLinks): DataService[] {
     },
   ];
 }
+
+const plainEnglish = (text: string) => ({ text, languages: { en: text } });

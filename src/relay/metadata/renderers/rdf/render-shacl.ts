@@ -104,7 +104,8 @@ function fieldShape(model: MetadataModel, entity: EntityMeta, field: FieldMeta, 
     ...optional('sh:description', field.description?.text),
     'sh:order': order,
     'sh:datatype': ref(DATATYPES[field.type]),
-    ...(field.required ? { 'sh:minCount': 1 } : {}),
+    // A null is no triple: a field that may be null (even when its key is required) cannot demand a value.
+    ...(field.required && !field.nullable ? { 'sh:minCount': 1 } : {}),
     'sh:maxCount': 1,
     ...(codes === undefined
       ? {}
