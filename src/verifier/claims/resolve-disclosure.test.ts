@@ -35,6 +35,10 @@ describe('disclosure policy', () => {
       [['redacted'], 'redacted', 'deny', 'predicate', 'claim.disclosure_not_allowed'],
       [['redacted'], 'redacted', 'default', 'value', 'redacted'],
       [['value', 'predicate'], 'value', 'redacted', 'redacted', 'redacted'],
+      // The default never answers with more than was asked: a caller asking less keeps its data minimised.
+      [['value'], 'value', 'default', 'predicate', 'claim.disclosure_not_allowed'],
+      [['value'], 'value', 'default', 'redacted', 'claim.disclosure_not_allowed'],
+      [['predicate'], 'predicate', 'default', 'redacted', 'claim.disclosure_not_allowed'],
     ];
     for (const [allowed, fallback, downgrade, requested, expected] of matrix) {
       let outcome: string;

@@ -11,17 +11,21 @@ export function resolveDisclosure(
   if (policy.allowed.includes(requested)) return requested;
   switch (policy.downgrade) {
     case 'default':
-      return policy.default;
+      // A downgrade never discloses more than was asked: a caller asking less keeps its request minimal.
+      if (REVEALS[policy.default] <= REVEALS[requested]) return policy.default;
+      break;
     case 'redacted':
       // Redacting discloses nothing, so it is always a safe answer even when not listed.
       return 'redacted';
-    default:
-      throw verifierProblem(
-        'claim.disclosure_not_allowed',
-        `Claim ${claim.id} allows disclosure ${policy.allowed.join(', ')}, not ${requested}.`,
-      );
   }
+  throw verifierProblem(
+    'claim.disclosure_not_allowed',
+    `Claim ${claim.id} allows disclosure ${policy.allowed.join(', ')}, not ${requested}.`,
+  );
 }
+
+/** How much each level discloses: the value, whether it holds, nothing. */
+const REVEALS: Readonly<Record<DisclosureLevel, number>> = { value: 2, predicate: 1, redacted: 0 };
 
 export interface ClaimView {
   readonly value: unknown;
