@@ -52,6 +52,10 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     statement_timeout: options.operationTimeoutMs,
     idleTimeoutMillis: 30_000,
     application_name: 'ambit-verifier',
+    // The statements rely on READ COMMITTED: the migration sees, once it holds the lock, what the instance that
+    // held it before committed, and a key claimed by a concurrent request is reported as in progress. A database
+    // whose default is stricter would fail those as serialization errors (503s, a failed start).
+    onConnect: (client) => client.query("SET default_transaction_isolation = 'read committed'"),
   });
   // An idle connection that breaks (server restart, network) is reported here; without a listener it would crash
   // the process. The pool replaces it on the next query.
@@ -88,7 +92,9 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
   /** Migrated and ready, or a thrown 503. */
   const ensure = async (): Promise<void> => {
     if (migrated) return;
-    if (!migrating && clock.now() - lastFailureAt < MIGRATION_RETRY_MS) throw unavailable(lastFailure);
+    // A negative interval is a wall clock stepped back since: waiting for it to catch up could take hours.
+    const sinceFailure = clock.now() - lastFailureAt;
+    if (!migrating && sinceFailure >= 0 && sinceFailure < MIGRATION_RETRY_MS) throw unavailable(lastFailure);
     await migrate();
   };
 

@@ -168,4 +168,23 @@ export function evaluationStoreContract(start: () => Promise<StoreUnderTest>): v
       await store.close();
     }
   });
+
+  it('never replays an expired response, purged or not: the key is new again, for any request', async () => {
+    const { store, now, advance } = await start();
+    try {
+      const first = claimOf(now());
+      assert.equal((await store.beginIdempotent(first)).kind, 'started');
+      await store.completeIdempotent(first.scope, first.owner, RESPONSE, now() + 60_000);
+      advance(60_000);
+      // Not purged yet: expiry alone frees the key, for another request as for the same one.
+      const other = claimOf(now(), { owner: 'o2', requestHash: 'sha256:bb' });
+      assert.deepEqual(await store.beginIdempotent(other), { kind: 'started' });
+      assert.deepEqual(await store.beginIdempotent({ ...other, owner: 'o3' }), { kind: 'in_progress' });
+      await store.completeIdempotent(other.scope, other.owner, RESPONSE, now() + 60_000);
+      advance(60_000);
+      assert.deepEqual(await store.beginIdempotent(claimOf(now(), { owner: 'o4' })), { kind: 'started' });
+    } finally {
+      await store.close();
+    }
+  });
 }
