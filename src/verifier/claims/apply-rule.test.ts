@@ -18,7 +18,7 @@ evidence:
     - { id: peek, title: P, version: "1", subject_type: p, value: { type: boolean },
         source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
           lookup: { input: target.id, field: national_id }, fields: [deceased] } },
-        rule: { type: cel, expression: "has(source.p.national_id) || has(source.p.secret)" } }
+        rule: { type: cel, expression: "'national_id' in source.p || 'secret' in source.p" } }
     - { id: note, title: N, version: "1", subject_type: p, value: { type: any },
         source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
           lookup: { input: target.id, field: national_id }, fields: [note] } },

@@ -90,6 +90,15 @@ describe('CEL environment: behaviour of the CEL language definition', () => {
     assertError('5 % 0');
   });
 
+  it('counts a map key whose value is null as present, for has() and in', () => {
+    const m = { a: null, b: 1 };
+    assert.equal(evaluate('has(m.a) && has(m.b) && !has(m.z)', { m }), true);
+    assert.equal(evaluate("'a' in m && !('z' in m) && m.all(k, k in m)", { m }), true);
+    assert.equal(evaluate("'a' in {'a': null} && has({'a': null}.a)"), true);
+    assert.equal(evaluate("{'a': null} == {'b': null}"), false);
+    assert.equal(evaluate('{1: null}[1u] == null && 1.0 in {1: null}'), true);
+  });
+
   it('orders strings by code point', () => {
     assert.equal(evaluate("'\\U0001F600' > '\\uFFFF'"), true);
     assert.equal(evaluate("'\\uFFFF' <= '\\U0001F600'"), true);

@@ -1,22 +1,42 @@
 // Worker thread that evaluates CEL expressions, so a runaway expression can be stopped by terminating the thread.
 // Tasks come in batches; before each task the worker notes in shared memory which one it is running and since when,
 // so the pool can time each task on its own (create-cel-evaluator.ts).
+//
+// Inputs and results cross as JSON text: a structured clone of a deeply nested record overflows the stack (thrown
+// where it is sent, or a message the receiver drops), where JSON.parse takes any depth; and a result is measured
+// here, so one over its limit is never copied to the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import { type CelInput, isCelError, parse, plan } from '@bufbuild/cel';
+import { startBytesBudget } from './cel-bytes.ts';
 import { createCelEnv } from './cel-env.ts';
-import { CelResultError, fromCelValue, toCelInput } from './cel-values.ts';
+import { fromCelValue, toCelInput } from './cel-values.ts';
 
 export interface CelTask {
   readonly id: number;
   readonly expression: string;
-  readonly bindings: Readonly<Record<string, unknown>>;
+  /** The bindings as JSON text. */
+  readonly bindings: string;
   /** The claim's value is an integer: a double result (even `3.0`) is refused, since JSON cannot tell them apart. */
-  readonly wantsInt?: boolean;
+  readonly wantsInt?: boolean | undefined;
+}
+
+/** What the pool tells a worker when it starts it. */
+export interface CelWorkerData {
+  /** [index of the task running, when it started (ms since the epoch)]. */
+  readonly progress: SharedArrayBuffer;
+  readonly maxResultBytes: number;
+  /** The most bytes values one evaluation may make (cel-bytes.ts). */
+  readonly maxBytesMade: number;
 }
 
 export type CelTaskResult =
-  | { readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly id: number; readonly ok: false; readonly message: string };
+  | { readonly id: number; readonly ok: true; readonly json: string }
+  | {
+      readonly id: number;
+      readonly ok: false;
+      readonly reason: 'error' | 'too_large';
+      readonly message: string;
+    };
 
 type Program = ReturnType<typeof plan>;
 const MAX_PROGRAMS = 1000;
@@ -33,34 +53,44 @@ function programFor(expression: string): Program {
   return program;
 }
 
-export function runCelTask(task: CelTask): CelTaskResult {
+export function runCelTask(task: CelTask, limits: Omit<CelWorkerData, 'progress'>): CelTaskResult {
+  const failed = (message: string, reason: 'error' | 'too_large' = 'error') =>
+    ({ id: task.id, ok: false, reason, message }) as const;
   try {
-    const bindings = toCelInput(task.bindings) as Record<string, CelInput>;
+    const bindings = toCelInput(JSON.parse(task.bindings)) as Record<string, CelInput>;
+    startBytesBudget(limits.maxBytesMade);
     const result = programFor(task.expression)(bindings);
-    if (isCelError(result)) return { id: task.id, ok: false, message: result.message };
+    if (isCelError(result)) return failed(result.message);
     // @bufbuild/cel gives doubles as JS numbers and ints as bigints.
     if (task.wantsInt && typeof result === 'number') {
-      return { id: task.id, ok: false, message: 'the result is a double, not the int the claim declares' };
+      return failed('the result is a double, not the int the claim declares');
     }
-    return { id: task.id, ok: true, value: fromCelValue(result) };
+    const json = JSON.stringify(fromCelValue(result)) ?? 'null';
+    const size = Buffer.byteLength(json, 'utf8');
+    if (size > limits.maxResultBytes) {
+      return failed(`the CEL result is ${size} bytes, over ${limits.maxResultBytes}`, 'too_large');
+    }
+    return { id: task.id, ok: true, json };
   } catch (error) {
-    const message = error instanceof CelResultError || error instanceof Error ? error.message : String(error);
-    return { id: task.id, ok: false, message };
+    // A CelResultError, or a stack overflow on a value nested too deeply to convert.
+    return failed(error instanceof Error ? error.message : String(error));
   }
 }
 
-/** Shared with the pool: [index of the task running, when it started (ms since the epoch)]. */
-const progress = new BigInt64Array((workerData as { progress: SharedArrayBuffer }).progress);
-
-parentPort?.on('message', (tasks: readonly CelTask[]) => {
-  const results: CelTaskResult[] = [];
-  for (let index = 0; index < tasks.length; index++) {
-    // The start first: a reader that sees this index sees this start or a later one, never an earlier one.
-    Atomics.store(progress, 1, BigInt(Date.now()));
-    Atomics.store(progress, 0, BigInt(index));
-    results.push(runCelTask(tasks[index] as CelTask));
-  }
-  parentPort?.postMessage(results);
-});
-// Tells the pool the module graph is loaded: evaluation time limits start only after this.
-parentPort?.postMessage({ ready: true });
+if (parentPort) {
+  const port = parentPort;
+  const { progress: shared, ...limits } = workerData as CelWorkerData;
+  const progress = new BigInt64Array(shared);
+  port.on('message', (tasks: readonly CelTask[]) => {
+    const results: CelTaskResult[] = [];
+    for (let index = 0; index < tasks.length; index++) {
+      // The start first: a reader that sees this index sees this start or a later one, never an earlier one.
+      Atomics.store(progress, 1, BigInt(Date.now()));
+      Atomics.store(progress, 0, BigInt(index));
+      results.push(runCelTask(tasks[index] as CelTask, limits));
+    }
+    port.postMessage(results);
+  });
+  // Tells the pool the module graph is loaded: evaluation time limits start only after this.
+  port.postMessage({ ready: true });
+}

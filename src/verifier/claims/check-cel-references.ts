@@ -14,6 +14,7 @@ export interface CelScope {
 const ROOTS = new Set(['source', 'claims', 'ctx']);
 const CLAIM_MEMBERS = ['value', 'satisfied', 'claim_id', 'version'];
 const CTX_MEMBERS = ['purpose', 'today', 'target'];
+const TARGET_MEMBERS = ['type', 'id', 'identifiers', 'attributes'];
 // Calls the planner handles itself (logic, conditional, index, optional access): not in the function registry.
 const PLANNER_CALLS = new Set([
   '_&&_',
@@ -69,11 +70,12 @@ class ReferenceWalk {
   }
 
   /**
-   * Checks `source.<alias>[.<field>]`, `claims.<alias>[.<member>]`, `ctx.<member>` and qualified type names
-   * (`google.protobuf.Timestamp`); true when `expr` was one of them (and is fully checked).
+   * Checks `source.<alias>[.<field>]`, `claims.<alias>[.<member>]`, `ctx.<member>[.<member>]` and qualified type
+   * names (`google.protobuf.Timestamp`); true when `expr` was one of them (and is fully checked). A `has()` test is
+   * checked as a read: a field the binding does not read is never there, so the test could only be false.
    */
   private checkAccess(expr: Expr, locals: ReadonlySet<string>): boolean {
-    const outer = accessOf(expr);
+    const outer = accessOf(expr, true);
     if (!outer) return false;
     const qualified = qualifiedName(expr);
     if (qualified !== undefined && !locals.has(qualified.root) && !ROOTS.has(qualified.root)) {
@@ -109,6 +111,12 @@ class ReferenceWalk {
       }
     } else if (!CTX_MEMBERS.includes(key)) {
       this.report(`reads \`ctx.${key}\`; ctx has ${CTX_MEMBERS.join(', ')}`);
+    } else if (member === undefined) {
+      return;
+    } else if (key !== 'target') {
+      this.report(`reads \`ctx.${key}.${member}\`; ctx.${key} is a string`);
+    } else if (!TARGET_MEMBERS.includes(member)) {
+      this.report(`reads \`ctx.target.${member}\`; ctx.target has ${TARGET_MEMBERS.join(', ')}`);
     }
   }
 }

@@ -108,6 +108,40 @@ describe('CEL evaluator (worker pool)', () => {
     assert.equal((await rejection(cel.evaluate(longResult, {}))).reason, 'too_large');
   });
 
+  it('passes deeply nested records to the worker and back, whatever the depth the size limits let through', async () => {
+    const roomy = createCelEvaluator({
+      ...LIMITS,
+      max_binding_json_bytes: 65_536,
+      max_result_json_bytes: 65_536,
+    });
+    try {
+      // 7 KB of JSON: too deep for a structured clone of the record itself.
+      let lists: unknown = 1;
+      for (let level = 0; level < 3500; level++) lists = [lists];
+      assert.equal(await roomy.evaluate('size(source.s)', { source: { s: lists } }), 1);
+      let maps: unknown = 1;
+      for (let level = 0; level < 2000; level++) maps = { a: maps };
+      // Compared as text: a deep comparison of 2,000 levels overflows the stack itself.
+      assert.equal(
+        JSON.stringify(await roomy.evaluate('source.s', { source: { s: maps } })),
+        JSON.stringify(maps),
+      );
+    } finally {
+      await roomy.close();
+    }
+  });
+
+  it('counts the bytes values an expression makes against the worker memory cap', async () => {
+    // 27,000 copies of 3 KB, 81 MB in all: memory a worker heap limit does not see (it is outside the heap).
+    const bindings = { source: { p: { s: 'x'.repeat(3000), l: Array.from({ length: 30 }, (_, i) => i) } } };
+    const expression =
+      'source.p.l.map(a, source.p.l.map(b, source.p.l.map(c, bytes(source.p.s)))).size() == 30';
+    const error = await rejection(cel.evaluate(expression, bindings));
+    assert.equal(error.reason, 'error');
+    assert.match(error.message, /bytes/);
+    assert.equal(await cel.evaluate("bytes(source.p.s).size() + size(b'ab' + bytes('c'))", bindings), 3003);
+  });
+
   it('stops a runaway expression at the time limit and keeps serving afterwards', async () => {
     const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 150, worker_count: 1 });
     try {

@@ -1,6 +1,6 @@
 // CEL evaluation off the request thread: a small worker pool with a time limit, a memory cap and size limits.
 import { Worker } from 'node:worker_threads';
-import type { CelTask, CelTaskResult } from './cel-worker.ts';
+import type { CelTask, CelTaskResult, CelWorkerData } from './cel-worker.ts';
 
 export interface CelLimits {
   readonly eval_timeout: number;
@@ -30,20 +30,27 @@ export interface CelEvaluator {
 }
 
 /**
- * The JSON size of the inputs that come from sources (records, sub-claim values): `max_binding_json_bytes` bounds
- * them. The request's own target (`ctx`) is bounded by the request's limits instead, so that a large but valid
- * request is never a rule failure. Undefined when the inputs cannot be serialised (nested beyond the stack).
+ * The bindings as the JSON text a worker reads, with the JSON size of the inputs that come from sources (records,
+ * sub-claim values): `max_binding_json_bytes` bounds them. The request's own target (`ctx`) is bounded by the
+ * request's limits instead, so that a large but valid request is never a rule failure. Undefined when the inputs
+ * cannot be serialised (nested beyond the stack).
  */
-function sourcedBytes(bindings: Readonly<Record<string, unknown>>): number | undefined {
-  let bytes = 0;
+function serialise(
+  bindings: Readonly<Record<string, unknown>>,
+): { json: string; sourced: number } | undefined {
+  const members: string[] = [];
+  let sourced = 0;
   try {
     for (const key in bindings) {
-      if (key !== 'ctx') bytes += Buffer.byteLength(JSON.stringify(bindings[key]) ?? '', 'utf8');
+      const json = JSON.stringify(bindings[key]);
+      if (json === undefined) continue;
+      if (key !== 'ctx') sourced += Buffer.byteLength(json, 'utf8');
+      members.push(`${JSON.stringify(key)}:${json}`);
     }
   } catch {
     return undefined;
   }
-  return bytes;
+  return { json: `{${members.join(',')}}`, sourced };
 }
 
 export class CelEvaluationError extends Error {
@@ -85,10 +92,16 @@ const WORKER_BOOTSTRAP = COMPILED
   ? `import(${JSON.stringify(WORKER_URL)});`
   : `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
 
-function spawnWorker(memoryMb: number, progress: BigInt64Array): Worker {
+function spawnWorker(limits: CelLimits, progress: BigInt64Array): Worker {
+  const memoryMb = limits.worker_memory_mb;
+  const workerData: CelWorkerData = {
+    progress: progress.buffer as SharedArrayBuffer,
+    maxResultBytes: limits.max_result_json_bytes,
+    maxBytesMade: memoryMb * 1024 * 1024,
+  };
   const worker = new Worker(WORKER_BOOTSTRAP, {
     eval: true,
-    workerData: { progress: progress.buffer },
+    workerData,
     resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.max(4, memoryMb / 8) },
     stdout: true,
     stderr: true,
@@ -126,7 +139,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     for (const pending of rest) pending.requeued = true;
     queue.unshift(...rest);
     retire(slot.worker);
-    if (!closed) attach(slot, spawnWorker(limits.worker_memory_mb, slot.progress));
+    if (!closed) attach(slot, spawnWorker(limits, slot.progress));
   };
 
   /** Fires when the running task may have passed its time limit; re-arms while it has not. */
@@ -156,7 +169,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
         if (result === undefined || result.id !== pending.task.id) {
           pending.reject(new CelEvaluationError('worker_failed', 'the CEL worker answered out of turn'));
         } else {
-          finish(pending, result, limits.max_result_json_bytes);
+          finish(pending, result);
         }
       });
       schedulePump();
@@ -229,7 +242,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
         timer: undefined,
         progress,
       };
-      attach(slot, spawnWorker(limits.worker_memory_mb, progress));
+      attach(slot, spawnWorker(limits, progress));
       slots.push(slot);
     }
   };
@@ -240,14 +253,14 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     evaluate(expression, bindings, deadline, wantsInt) {
       if (closed)
         return Promise.reject(new CelEvaluationError('worker_failed', 'the CEL evaluator is closed'));
-      const size = sourcedBytes(bindings);
-      if (size === undefined || size > limits.max_binding_json_bytes) {
+      const inputs = serialise(bindings);
+      if (inputs === undefined || inputs.sourced > limits.max_binding_json_bytes) {
         return Promise.reject(
           new CelEvaluationError(
             'too_large',
-            size === undefined
+            inputs === undefined
               ? 'CEL inputs nest too deeply to be passed on'
-              : `CEL inputs are ${size} bytes, over ${limits.max_binding_json_bytes}`,
+              : `CEL inputs are ${inputs.sourced} bytes, over ${limits.max_binding_json_bytes}`,
           ),
         );
       }
@@ -255,7 +268,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       start();
       return new Promise((resolve, reject) => {
         queue.push({
-          task: { id: nextId++, expression, bindings, wantsInt },
+          task: { id: nextId++, expression, bindings: inputs.json, wantsInt },
           deadline,
           requeued: false,
           resolve,
@@ -291,17 +304,8 @@ export function retire(worker: Worker): Promise<number> {
   return worker.terminate();
 }
 
-function finish(pending: Pending, result: CelTaskResult, maxResultBytes: number): void {
-  if (!result.ok) {
-    pending.reject(new CelEvaluationError('error', result.message));
-    return;
-  }
-  const size = Buffer.byteLength(JSON.stringify(result.value) ?? 'null', 'utf8');
-  if (size > maxResultBytes) {
-    pending.reject(
-      new CelEvaluationError('too_large', `the CEL result is ${size} bytes, over ${maxResultBytes}`),
-    );
-    return;
-  }
-  pending.resolve(result.value);
+/** A worker's answer: the result is JSON text the worker has already measured against its limit. */
+function finish(pending: Pending, result: CelTaskResult): void {
+  if (result.ok) pending.resolve(JSON.parse(result.json));
+  else pending.reject(new CelEvaluationError(result.reason, result.message));
 }
