@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { counterFamily, gaugeFamily, histogramFamily } from '../../platform/metrics/metric-family.ts';
 import { renderPrometheus } from '../../platform/metrics/render-prometheus.ts';
-import { CarriedCounts } from './carried-counts.ts';
+import { CarriedCounts, type ScrapedSlot, scrapeSlot } from './carried-counts.ts';
 
 const requests = (value: number, status = '200') =>
   counterFamily('ambit_relay_http_requests_total', 'Requests.', [{ labels: { status, route: '/r' }, value }]);
@@ -44,5 +44,42 @@ describe('CarriedCounts', () => {
     const total = (text: string) => Number(/ambit_relay_http_requests_total\{[^}]*\} (\d+)/.exec(text)?.[1]);
     assert.equal(total(before), 150);
     assert.equal(total(after), 162);
+  });
+
+  it('keeps the counts of a worker that exits while a scrape waits for its answer', async () => {
+    const slot: ScrapedSlot & { listening: boolean } = {
+      listening: true,
+      scraped: undefined,
+      carried: new CarriedCounts(),
+    };
+    const total = async (families: Promise<unknown>) =>
+      Number(
+        /ambit_relay_http_requests_total\{[^}]*\} (\d+)/.exec(
+          await renderPrometheus((await families) as Parameters<typeof renderPrometheus>[0]),
+        )?.[1],
+      );
+    assert.equal(
+      await total(
+        scrapeSlot(
+          slot,
+          async () => [requests(7)],
+          () => [up],
+        ),
+      ),
+      7,
+    );
+    // The worker exits before it answers the next scrape: the primary carries its last counts (what its exit
+    // handler does) and only then sees the request fail.
+    const exited = scrapeSlot(
+      slot,
+      async () => {
+        slot.listening = false;
+        if (slot.scraped !== undefined) slot.carried.add(slot.scraped);
+        slot.scraped = undefined;
+        throw new Error('worker 1 exited');
+      },
+      () => [up],
+    );
+    assert.equal(await total(exited), 7);
   });
 });

@@ -36,6 +36,42 @@ export class CarriedCounts {
   }
 }
 
+/** What the primary keeps of a worker slot for its metrics. */
+export interface ScrapedSlot {
+  readonly listening: boolean;
+  /** The current process's last scrape. */
+  scraped: MetricFamily[] | undefined;
+  /** Counts of the slot's earlier processes, so that sums never go down. */
+  readonly carried: CarriedCounts;
+}
+
+/**
+ * A slot's families, as several processes' worth: the current process's scrape, or its state as not running and
+ * its last counts when it is down or does not answer; and the counts of the slot's earlier processes.
+ */
+export async function scrapeSlot(
+  slot: ScrapedSlot,
+  ask: () => Promise<MetricFamily[]>,
+  notRunning: () => MetricFamily[],
+): Promise<MetricFamily[][]> {
+  // The carried counts are read once the answer is in: a process that exited meanwhile has had its last scrape
+  // moved there (and out of `scraped`), so it is counted exactly once either way.
+  const earlier = () => {
+    const carried = slot.carried.get();
+    return carried.length > 0 ? [carried] : [];
+  };
+  if (slot.listening) {
+    try {
+      slot.scraped = await ask();
+      return [slot.scraped, ...earlier()];
+    } catch {
+      // Counted as not running below.
+    }
+  }
+  const last = monotonicFamilies(slot.scraped ?? []);
+  return [notRunning(), ...(last.length > 0 ? [last] : []), ...earlier()];
+}
+
 function labelKey(labels: MetricSample['labels']): string {
   return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }

@@ -1,7 +1,7 @@
 // `ambit relay serve --workers N`: the primary process. It forks N workers that share the public port (node:cluster
 // hands each accepted connection to a worker), serves the admin listener itself, and fans reloads, metrics and
-// status out to every worker. Workers that die are started again (until one starts, however long that takes);
-// on shutdown every worker drains first.
+// status out to every worker. Workers that die are started again (until one starts, however long that takes;
+// ever more slowly while they keep dying soon after starting); on shutdown every worker drains first.
 import cluster, { type Worker } from 'node:cluster';
 import { resolve } from 'node:path';
 import { createAuditWriter } from '../../platform/audit/create-audit-writer.ts';
@@ -18,7 +18,7 @@ import { createAuthenticator } from '../create-authenticator.ts';
 import { configuredProcessesFamily, processFamilies } from '../metrics/relay-metrics.ts';
 import type { ReloadOutcome } from '../reload/reloader.ts';
 import { listenOn } from '../start-relay.ts';
-import { CarriedCounts, monotonicFamilies } from './carried-counts.ts';
+import { CarriedCounts, scrapeSlot } from './carried-counts.ts';
 import {
   asWorkerMessage,
   WORKER_INDEX_ENV,
@@ -45,6 +45,9 @@ interface Slot {
   url: string | undefined;
   /** The next restart attempt, while the worker is down. */
   restart: NodeJS.Timeout | undefined;
+  /** The last restart's attempt number (0: never restarted), and when the current process started to serve. */
+  attempt: number;
+  startedAt: number | undefined;
   /** The current process's last metrics scrape. */
   scraped: MetricFamily[] | undefined;
   /** Counts of the slot's earlier processes, so that sums never go down. */
@@ -53,9 +56,14 @@ interface Slot {
 
 /** Status and metrics must answer quickly; reloads take as long as loading the data does. */
 const QUICK_TIMEOUT_MS = 5000;
-/** A worker that fails to start again is retried after 1s, 2s, 4s, ... at most 30s apart, until it starts. */
+/** A dead worker is started again after 1s; one that fails to start, or dies soon after, after 2s, 4s, ... 30s. */
 const RESTART_DELAY_MS = 1000;
 const MAX_RESTART_DELAY_MS = 30_000;
+/**
+ * A worker that dies sooner than this after it started counts as one more failed attempt, so a worker that crashes
+ * on every start (a request or a table it cannot handle) does not cost a full load of the data every second.
+ */
+const STABLE_RUN_MS = 60_000;
 /** Beyond a worker's drain (at most twice the request timeout), time to close its audit file and exit. */
 const STOP_GRACE_MS = 5000;
 
@@ -98,10 +106,16 @@ export async function startRelayPrimary(
   // others serve until it is loaded. At the first start no worker could serve: each listens at once, and /ready
   // answers 503 while it loads.
   const fork = (index: number, restarted: boolean): Promise<void> => {
-    const worker = cluster.fork({
-      [WORKER_INDEX_ENV]: String(index),
-      [WORKER_RESTARTED_ENV]: restarted ? '1' : '0',
-    });
+    let worker: Worker;
+    try {
+      // Thrown for some spawn failures (ENOMEM): a failed start, retried like one, not a crash of the primary.
+      worker = cluster.fork({
+        [WORKER_INDEX_ENV]: String(index),
+        [WORKER_RESTARTED_ENV]: restarted ? '1' : '0',
+      });
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const existing = slots.find((slot) => slot.index === index);
     const slot = existing ?? {
       index,
@@ -109,6 +123,8 @@ export async function startRelayPrimary(
       listening: false,
       url: undefined,
       restart: undefined,
+      attempt: 0,
+      startedAt: undefined,
       scraped: undefined,
       carried: new CarriedCounts(),
     };
@@ -126,6 +142,7 @@ export async function startRelayPrimary(
           void catchUp(slot, worker).then(() => {
             if (slot.worker !== worker || !worker.isConnected()) return;
             slot.listening = true;
+            slot.startedAt = deps.clock.now();
             resolveStarted();
           });
         } else if (message?.kind === 'ambit:failed' && !started) {
@@ -136,6 +153,11 @@ export async function startRelayPrimary(
       });
       // A send to a worker whose channel is closing fails through its callback; anything else is only logged.
       worker.on('error', (error: Error) => {
+        // A process that could not be spawned (ENOENT, EAGAIN) reports only this, never 'exit'.
+        if (worker.process.pid === undefined) {
+          reject(new Error(`worker ${index} could not be started: ${error.message}`));
+          return;
+        }
         logger.warn({ worker: index, err_message: error.message }, 'relay worker channel error');
       });
       // A worker on its way out (its channel closed before it exits) is asked nothing more.
@@ -154,8 +176,13 @@ export async function startRelayPrimary(
           return;
         }
         if (closing) return;
-        logger.error({ worker: index, code, signal }, 'relay worker exited; starting it again');
-        restart(slot, 1);
+        const ran = slot.startedAt === undefined ? 0 : deps.clock.now() - slot.startedAt;
+        const attempt = ran < STABLE_RUN_MS ? slot.attempt + 1 : 1;
+        logger.error(
+          { worker: index, code, signal, restart_in_ms: restartDelay(attempt) },
+          'relay worker exited; starting it again',
+        );
+        restart(slot, attempt);
       });
     });
   };
@@ -182,7 +209,9 @@ export async function startRelayPrimary(
 
   // The timer is not unref'd: with every worker down it is what keeps the primary (and its port) alive.
   const restart = (slot: Slot, attempt: number): void => {
-    const delay = Math.min(RESTART_DELAY_MS * 2 ** (attempt - 1), MAX_RESTART_DELAY_MS);
+    const delay = restartDelay(attempt);
+    slot.attempt = attempt;
+    slot.startedAt = undefined;
     slot.restart = setTimeout(() => {
       slot.restart = undefined;
       if (closing) return;
@@ -196,7 +225,7 @@ export async function startRelayPrimary(
               worker: slot.index,
               attempt,
               err_message: error instanceof Error ? error.message : String(error),
-              retry_in_ms: Math.min(delay * 2, MAX_RESTART_DELAY_MS),
+              retry_in_ms: restartDelay(attempt + 1),
             },
             'restart failed; trying again',
           );
@@ -239,24 +268,12 @@ export async function startRelayPrimary(
     throw error;
   }
 
-  /**
-   * A slot's families, as several processes' worth: the current process's scrape, or its state as not running and
-   * its last counts when it is down or does not answer; and the counts of the slot's earlier processes.
-   */
-  const scrape = async (slot: Slot): Promise<MetricFamily[][]> => {
-    const carried = slot.carried.get();
-    const earlier = carried.length > 0 ? [carried] : [];
-    if (slot.listening) {
-      try {
-        slot.scraped = await ask<MetricFamily[]>(slot, { op: 'metrics' });
-        return [slot.scraped, ...earlier];
-      } catch {
-        // Counted as not running below.
-      }
-    }
-    const last = monotonicFamilies(slot.scraped ?? []);
-    return [notRunningFamilies(loaded), ...(last.length > 0 ? [last] : []), ...earlier];
-  };
+  const scrape = (slot: Slot): Promise<MetricFamily[][]> =>
+    scrapeSlot(
+      slot,
+      () => ask<MetricFamily[]>(slot, { op: 'metrics' }),
+      () => notRunningFamilies(loaded),
+    );
 
   // Workers that are loading (started again, or catching up) run the reload once they have loaded.
   const reload = (operation: ReloadOperation): Promise<ReloadOutcome> => {
@@ -341,6 +358,11 @@ export async function startRelayPrimary(
       await stopWorkers();
     },
   };
+}
+
+/** 1s, 2s, 4s, ... at most 30s. */
+function restartDelay(attempt: number): number {
+  return Math.min(RESTART_DELAY_MS * 2 ** (attempt - 1), MAX_RESTART_DELAY_MS);
 }
 
 function tableCount(loaded: LoadedRelayConfig): number {

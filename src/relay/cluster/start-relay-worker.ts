@@ -8,7 +8,7 @@ import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { type RunningRelay, startRelay } from '../start-relay.ts';
 import { type WorkerMessage, workerAuditPath } from './cluster-messages.ts';
 import { answerPrimary } from './serve-worker.ts';
-import { processChannel, stdoutThroughPrimary } from './stdout-through-primary.ts';
+import { processChannel, sendToPrimary, stdoutThroughPrimary } from './stdout-through-primary.ts';
 
 export async function startRelayWorker(
   loaded: LoadedRelayConfig,
@@ -17,7 +17,7 @@ export async function startRelayWorker(
   bind: string | undefined,
   restarted = false,
 ): Promise<RunningRelay> {
-  const send = (message: WorkerMessage) => process.send?.(message);
+  const send = (message: WorkerMessage) => sendToPrimary(message);
   const audit = loaded.config.audit;
   const own: LoadedRelayConfig =
     audit.path === undefined

@@ -55,6 +55,15 @@ export function processChannel(proc: NodeJS.Process = process): PrimaryChannel {
   };
 }
 
+/**
+ * Sends a message to this worker's primary, or drops it once the channel is closed: an answer that comes after the
+ * worker began to stop (a reload still loading) has nobody to go to, and a send without a callback on a closed
+ * channel raises an 'error' event that would crash the worker.
+ */
+export function sendToPrimary(message: WorkerMessage, channel: PrimaryChannel = processChannel()): void {
+  if (channel.isConnected()) channel.send(message, () => {});
+}
+
 // Batch ids are unique in the process, so that two sinks on one channel never take each other's answers.
 let nextBatchId = 1;
 
