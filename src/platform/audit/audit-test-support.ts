@@ -2,8 +2,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fixedClock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { encodeUlid, type Random } from '../random.ts';
+import type { AuditWriterOptions } from './create-audit-writer.ts';
 
 export const TEST_SECRET = Buffer.alloc(32, 0x5a);
 export const OTHER_SECRET = Buffer.alloc(32, 0x33);
@@ -57,5 +59,18 @@ export function sampleRecord(n: number): Record<string, unknown> {
     query_params: { 'district.in': { op: 'in' } },
     purpose: null,
     duration_ms: n * 1.5,
+  };
+}
+
+/** Writer options for tests: a jsonl sink, the test secret, a fixed clock; anything else as given. */
+export function writerOptions(overrides: Partial<AuditWriterOptions>): AuditWriterOptions {
+  return {
+    sink: 'jsonl',
+    secret: TEST_SECRET,
+    writePolicy: 'fail_closed',
+    clock: fixedClock('2025-01-01T00:00:00.000Z'),
+    random: sequenceRandom(),
+    logger: recordingLogger().logger,
+    ...overrides,
   };
 }

@@ -8,11 +8,11 @@ import {
   readFileSync,
   readSync,
   rmSync,
-  truncateSync,
   writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+
 import { fixedClock } from '../clock.ts';
 import { ConfigError } from '../config/config-error.ts';
 import { isProblem } from '../problem/problem.ts';
@@ -25,23 +25,14 @@ import {
   sampleRecord,
   sequenceRandom,
   TEST_SECRET,
+  writerOptions,
 } from './audit-test-support.ts';
 import { createChainWriter } from './chain-writer.ts';
-import { type AuditWriterOptions, createAuditWriter } from './create-audit-writer.ts';
+import { createAuditWriter } from './create-audit-writer.ts';
 import type { AuditSink } from './sinks/audit-sink.ts';
 import { createStdoutSink } from './sinks/stdout-sink.ts';
 
-function options(overrides: Partial<AuditWriterOptions>): AuditWriterOptions {
-  return {
-    sink: 'jsonl',
-    secret: TEST_SECRET,
-    writePolicy: 'fail_closed',
-    clock: fixedClock('2025-01-01T00:00:00.000Z'),
-    random: sequenceRandom(),
-    logger: recordingLogger().logger,
-    ...overrides,
-  };
-}
+const options = writerOptions;
 
 function readEnvelopes(path: string): AuditEnvelope[] {
   return readFileSync(path, 'utf8')
@@ -137,8 +128,8 @@ describe('createAuditWriter (jsonl)', () => {
     writeFileSync(path, original.replace('"req-2"', '"req-9"'));
     assert.throws(() => createAuditWriter(options({ path })), isConfigError('audit.chain_invalid'));
 
-    writeFileSync(path, original);
-    truncateSync(path, original.length - 10);
+    // A record cut short and then ended with a newline is no partial write: it is refused.
+    writeFileSync(path, `${original.slice(0, original.length - 10)}\n`);
     assert.throws(() => createAuditWriter(options({ path })), isConfigError('audit.chain_invalid'));
 
     writeFileSync(path, original);

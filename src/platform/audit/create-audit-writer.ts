@@ -1,10 +1,13 @@
 // Opens the configured audit sink and resumes its hash chain from the last record already stored.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Clock } from '../clock.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { Logger } from '../log.ts';
 import type { Problem } from '../problem/problem.ts';
 import type { Random } from '../random.ts';
 import { verifyEnvelopeLine } from './audit-envelope.ts';
+import { AuditFileInUse, type AuditFileLock, lockAuditFile } from './audit-file-lock.ts';
 import type { AuditIssueCode } from './audit-issue-codes.ts';
 import { type AuditWritePolicy, type AuditWriter, createChainWriter } from './chain-writer.ts';
 import { createDeferredChainWriter } from './deferred-chain-writer.ts';
@@ -13,6 +16,7 @@ import { type AuditSink, type DeferredAuditSink, isDeferredSink } from './sinks/
 import { createFileSink, DEFAULT_ROTATE, type RotateOptions, rotatedPath } from './sinks/file-sink.ts';
 import { createJsonlSink } from './sinks/jsonl-sink.ts';
 import { openStdoutSink } from './sinks/stdout-sink.ts';
+import { setTornTailAside } from './torn-tail.ts';
 
 export type { AuditWriter } from './chain-writer.ts';
 
@@ -36,8 +40,24 @@ export interface AuditWriterOptions {
  * Standard output keeps no history, so a stdout chain starts anew with each process.
  */
 export function createAuditWriter(options: AuditWriterOptions): AuditWriter {
-  const prevHash = options.sink === 'stdout' ? null : resumeChain(options);
-  const sink = openSink(options);
+  if (options.sink === 'stdout') return startWriter(options, openSink(options), null);
+  const lock = lockFile(requirePath(options));
+  try {
+    repairTail(options);
+    const prevHash = resumeChain(options);
+    const sink = openSink(options) as AuditSink;
+    return startWriter(options, releasingLock(sink, lock), prevHash);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
+}
+
+function startWriter(
+  options: AuditWriterOptions,
+  sink: AuditSink | DeferredAuditSink,
+  prevHash: string | null,
+): AuditWriter {
   const chain = {
     secret: options.secret,
     writePolicy: options.writePolicy,
@@ -49,6 +69,46 @@ export function createAuditWriter(options: AuditWriterOptions): AuditWriter {
   };
   // A deferred sink: standard output handed to another process (see handStdoutAuditTo).
   return isDeferredSink(sink) ? createDeferredChainWriter(sink, chain) : createChainWriter(sink, chain);
+}
+
+/** The file's lock, its folder made first (the sink would make it next anyway). */
+function lockFile(path: string): AuditFileLock {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    return lockAuditFile(path);
+  } catch (error) {
+    if (error instanceof AuditFileInUse) {
+      throw auditIssue(
+        'audit.sink_in_use',
+        `${error.message}; give each process its own audit.path (\`--workers\` does)`,
+      );
+    }
+    throw sinkUnavailable(`${path}.lock`, error);
+  }
+}
+
+/** A record cut short by a killed process is set aside (torn-tail.ts); rotated files were whole when rotated. */
+function repairTail(options: AuditWriterOptions): void {
+  const path = requirePath(options);
+  try {
+    setTornTailAside(path, options.clock, options.logger);
+  } catch (error) {
+    throw sinkUnavailable(path, error);
+  }
+}
+
+/** The sink, releasing the file's lock once it is closed. */
+function releasingLock(sink: AuditSink, lock: AuditFileLock): AuditSink {
+  return {
+    append: (lines) => sink.append(lines),
+    async close() {
+      try {
+        await sink.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
 }
 
 function requirePath(options: AuditWriterOptions): string {
