@@ -5,11 +5,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../config/config-error.ts';
-import { type AuditEnvelope, verifyAuditChain } from './audit-envelope.ts';
+import { verifyAuditChain } from './audit-envelope.ts';
 import {
+  isConfigError,
   makeTempDir,
   writerOptions as options,
+  readEnvelopes,
   recordingLogger,
   sampleRecord,
   TEST_SECRET,
@@ -23,18 +24,6 @@ lockAuditFile(process.argv[1]);
 process.stdout.write('locked\\n');
 setInterval(() => {}, 1000);
 `;
-
-function readEnvelopes(path: string): AuditEnvelope[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as AuditEnvelope);
-}
-
-function isConfigError(code: string) {
-  return (error: unknown) =>
-    error instanceof ConfigError && error.issues.some((issue) => issue.code === code);
-}
 
 describe('createAuditWriter on a file left behind', () => {
   it('sets a record cut short by a killed process aside and resumes from the last whole record', async (t) => {

@@ -1,10 +1,12 @@
 // Test helpers for the audit writer: deterministic ids, temp folders and a logger that records calls.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixedClock } from '../clock.ts';
+import { ConfigError } from '../config/config-error.ts';
 import type { Logger } from '../log.ts';
 import { encodeUlid, type Random } from '../random.ts';
+import type { AuditEnvelope } from './audit-envelope.ts';
 import type { AuditWriterOptions } from './create-audit-writer.ts';
 
 export const TEST_SECRET = Buffer.alloc(32, 0x5a);
@@ -73,4 +75,18 @@ export function writerOptions(overrides: Partial<AuditWriterOptions>): AuditWrit
     logger: recordingLogger().logger,
     ...overrides,
   };
+}
+
+/** The envelopes of a JSONL audit file, in order. */
+export function readEnvelopes(path: string): AuditEnvelope[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as AuditEnvelope);
+}
+
+/** Matches the ConfigError an audit writer throws with this issue code. */
+export function isConfigError(code: string) {
+  return (error: unknown) =>
+    error instanceof ConfigError && error.issues.some((issue) => issue.code === code);
 }

@@ -14,13 +14,14 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 
 import { fixedClock } from '../clock.ts';
-import { ConfigError } from '../config/config-error.ts';
 import { isProblem } from '../problem/problem.ts';
 import { verifyAuditFile } from './audit-cli.ts';
 import { type AuditEnvelope, verifyAuditChain } from './audit-envelope.ts';
 import {
+  isConfigError,
   makeTempDir,
   OTHER_SECRET,
+  readEnvelopes,
   recordingLogger,
   sampleRecord,
   sequenceRandom,
@@ -33,18 +34,6 @@ import type { AuditSink } from './sinks/audit-sink.ts';
 import { createStdoutSink } from './sinks/stdout-sink.ts';
 
 const options = writerOptions;
-
-function readEnvelopes(path: string): AuditEnvelope[] {
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as AuditEnvelope);
-}
-
-function isConfigError(code: string) {
-  return (error: unknown) =>
-    error instanceof ConfigError && error.issues.some((issue) => issue.code === code);
-}
 
 function isWriteFailed(error: unknown): boolean {
   return isProblem(error) && error.code === 'audit.write_failed' && error.status === 503;
