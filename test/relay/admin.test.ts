@@ -347,6 +347,20 @@ describe('admin listener', () => {
       assert.ok(Math.abs(loadedAt - Date.now() / 1000) < 3600);
     });
 
+    it('has a failed-reload series at 0 before any reload failed, so the first failure is an increase', () => {
+      const failed = (scope: string, trigger: string) =>
+        value(`ambit_relay_reloads_total{scope="${scope}",trigger="${trigger}",outcome="failed"}`);
+      for (const [scope, trigger] of [
+        ['all', 'startup'],
+        ['all', 'admin'],
+        ['table', 'admin'],
+        ['table', 'mtime'],
+        ['table', 'interval'],
+      ] as const) {
+        assert.equal(failed(scope, trigger), 0, `${scope}/${trigger}`);
+      }
+    });
+
     it('declares the live-scan families (empty without live sources)', () => {
       for (const family of [
         'ambit_relay_datasource_live_scans_total',

@@ -28,6 +28,16 @@ export type ReloadScope = 'all' | 'table';
 /** What started a load: startup, an admin request, or the table's refresh mode. */
 export type LoadTrigger = 'startup' | 'admin' | 'mtime' | 'interval';
 
+/**
+ * Every reload series that can move, declared at 0: a series born at 1 shows no increase to `rate()` or
+ * `increase()`, so an alert on failed reloads would miss the first one. A table reload never runs at startup.
+ */
+const RELOAD_SERIES: readonly string[] = (['all', 'table'] as const).flatMap((scope) =>
+  (['startup', 'admin', 'mtime', 'interval'] as const)
+    .filter((trigger) => scope === 'all' || trigger !== 'startup')
+    .flatMap((trigger) => [`${scope}|${trigger}|ok`, `${scope}|${trigger}|failed`]),
+);
+
 export interface LiveScan {
   readonly outcome: 'ok' | 'failed';
   /** Time the query ran, in milliseconds. */
@@ -67,16 +77,20 @@ interface TableStats extends TableMetrics {
   readonly scanWait: Histogram;
   scanRows: number;
   scanBytes: number;
+  /** A live table reports its scan series from the start, at 0 until its first scan. */
+  readonly live: boolean;
 }
 
 export function createRelayMetrics(config: RelayConfig): RelayMetrics {
   const routes = createRouteMetrics(METRIC_PREFIX);
   const tables = new Map<string, TableStats>();
   for (const dataset of config.datasets) {
-    for (const table of dataset.tables)
-      tables.set(`${dataset.id}/${table.id}`, tableStats(dataset.id, table.id));
+    for (const table of dataset.tables) {
+      const live = table.materialization === 'live';
+      tables.set(`${dataset.id}/${table.id}`, tableStats(dataset.id, table.id, live));
+    }
   }
-  const reloads = new Map<string, number>();
+  const reloads = new Map<string, number>(RELOAD_SERIES.map((key) => [key, 0]));
 
   return {
     routes,
@@ -114,7 +128,7 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
           ),
         );
         if (stats.rows !== undefined) rowCounts.push({ labels, value: stats.rows });
-        if (stats.scansOk + stats.scansFailed === 0) continue;
+        if (!stats.live && stats.scansOk + stats.scansFailed === 0) continue;
         scans.push({ labels: { ...labels, outcome: 'ok' }, value: stats.scansOk });
         scans.push({ labels: { ...labels, outcome: 'failed' }, value: stats.scansFailed });
         scanTimes.push(
@@ -228,10 +242,11 @@ export function configuredProcessesFamily(count: number): MetricFamily {
   );
 }
 
-function tableStats(datasetId: string, tableId: string): TableStats {
+function tableStats(datasetId: string, tableId: string, live: boolean): TableStats {
   const stats: TableStats = {
     datasetId,
     tableId,
+    live,
     loadsOk: 0,
     loadsFailed: 0,
     loadTime: createHistogram(LOAD_BUCKETS_SECONDS),

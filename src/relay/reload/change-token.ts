@@ -23,7 +23,14 @@ export interface ChangeTokenSource {
 export function readChangeToken(tokens: ChangeTokenSource): Promise<string> {
   return tokens
     .changeToken()
-    .catch((error: unknown) => `unavailable:${(error as { code?: unknown } | null)?.code ?? 'error'}`);
+    .catch((error: unknown) => `${UNREADABLE}${(error as { code?: unknown } | null)?.code ?? 'error'}`);
+}
+
+const UNREADABLE = 'unavailable:';
+
+/** The code a stand-in token names, or undefined for a token that was read. */
+export function unreadableCode(token: string): string | undefined {
+  return token.startsWith(UNREADABLE) ? token.slice(UNREADABLE.length) : undefined;
 }
 
 export interface ChangeTokenContext {

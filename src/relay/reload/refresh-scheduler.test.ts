@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { silentLogger } from '../../platform/log.ts';
+import { createLogger, silentLogger } from '../../platform/log.ts';
 import type { RelayConfig } from '../config/schema.ts';
+import type { ChangeTokenSource } from './change-token.ts';
 import { createRefreshScheduler, type Every } from './refresh-scheduler.ts';
 import type { Reloader } from './reloader.ts';
 
@@ -62,5 +63,46 @@ describe('refresh scheduler', () => {
     const { refresh } = scheduler();
     refresh.start();
     await refresh.stop();
+  });
+});
+
+describe('mtime refresh with a change token that cannot be read', () => {
+  function unreadable() {
+    const lines: Record<string, unknown>[] = [];
+    const destination = { write: (line: string) => lines.push(JSON.parse(line)) };
+    const logger = createLogger({ name: 't', destination: destination as unknown as NodeJS.WritableStream });
+    let recorded: string | undefined;
+    let reloads = 0;
+    const reloader = {
+      // A load that succeeds records the token read before it, as the reloader does.
+      reloadTable: async () => {
+        reloads += 1;
+        recorded = 'unavailable:ingest.query_failed';
+      },
+      lastToken: () => recorded,
+    } as unknown as Reloader;
+    const config = {
+      datasets: [
+        { id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'mtime', interval: 1000 } }] },
+      ],
+    } as unknown as RelayConfig;
+    const tokens: ChangeTokenSource = {
+      changeToken: () =>
+        Promise.reject(Object.assign(new Error('permission denied'), { code: 'ingest.query_failed' })),
+    };
+    const refresh = createRefreshScheduler({ config, reloader, logger, changeToken: () => tokens });
+    return { refresh, lines, reloads: () => reloads };
+  }
+
+  it('warns once that changes are not seen, naming the table and the code', async () => {
+    const { refresh, lines, reloads } = unreadable();
+    for (let round = 0; round < 3; round++) await refresh.runOnce();
+    assert.equal(reloads(), 1, 'an unreadable token counts as a change once');
+    const warnings = lines.filter((line) => line.level === 40);
+    assert.equal(warnings.length, 1, JSON.stringify(lines));
+    assert.equal(warnings[0]?.dataset_id, 'd');
+    assert.equal(warnings[0]?.table_id, 't');
+    assert.equal(warnings[0]?.err_code, 'ingest.query_failed');
+    assert.doesNotMatch(JSON.stringify(warnings), /permission denied/);
   });
 });

@@ -2,7 +2,7 @@
 // `interval` reloads it on a period, `manual` waits for the admin listener. Timers never keep the process alive.
 import type { Logger } from '../../platform/log.ts';
 import type { DatasetConfig, RefreshConfig, RelayConfig, TableConfig } from '../config/schema.ts';
-import { type ChangeTokenSource, readChangeToken } from './change-token.ts';
+import { type ChangeTokenSource, readChangeToken, unreadableCode } from './change-token.ts';
 import type { Reloader } from './reloader.ts';
 
 const MANUAL: RefreshConfig = { mode: 'manual', interval: 60_000 };
@@ -62,6 +62,15 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
           const token = tokens === undefined ? undefined : await readChangeToken(tokens);
           const previous = polled;
           polled = token;
+          // Once recorded, an unreadable token stops further reloads: the source's changes go unseen until it
+          // reads again, so say so (once, not at every poll).
+          const unreadable = token === undefined ? undefined : unreadableCode(token);
+          if (unreadable !== undefined && token !== previous) {
+            logger.warn(
+              { dataset_id: dataset.id, table_id: table.id, err_code: unreadable },
+              'change token unreadable: once a load succeeds, changes to this source go unseen until the token reads again',
+            );
+          }
           if (token !== undefined && token === reloader.lastToken(dataset.id, table.id)) return;
           if (token !== undefined && token !== previous && tokens?.settling?.(token)) {
             logger.debug(

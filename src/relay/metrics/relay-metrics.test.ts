@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { renderPrometheus } from '../../platform/metrics/render-prometheus.ts';
+import type { RelayConfig } from '../config/schema.ts';
+import type { RelayState } from '../relay-state.ts';
+import { createRelayMetrics } from './relay-metrics.ts';
+
+const config = {
+  datasets: [
+    {
+      id: 'd',
+      tables: [
+        { id: 'snap', source: { type: 'file' } },
+        { id: 'live', source: { type: 'postgres' }, materialization: 'live' },
+      ],
+    },
+  ],
+} as unknown as RelayConfig;
+
+const state: RelayState = { generation: undefined, readiness: { total: 2, loaded: 0, failed: 0 } };
+
+async function scrape(metrics: ReturnType<typeof createRelayMetrics>): Promise<string> {
+  return renderPrometheus([metrics.families(state)]);
+}
+
+describe('relay metrics before anything happened', () => {
+  it('has the failed-reload series at 0, so an alert on their increase sees the first failure', async () => {
+    const text = await scrape(createRelayMetrics(config));
+    assert.match(text, /^ambit_relay_reloads_total\{scope="all",trigger="startup",outcome="failed"\} 0$/m);
+    assert.match(text, /^ambit_relay_reloads_total\{scope="all",trigger="admin",outcome="failed"\} 0$/m);
+    assert.match(text, /^ambit_relay_reloads_total\{scope="table",trigger="mtime",outcome="failed"\} 0$/m);
+    // A table reload never runs at startup: no series that can never move.
+    assert.doesNotMatch(text, /scope="table",trigger="startup"/);
+  });
+
+  it('counts into the declared series once reloads run', async () => {
+    const metrics = createRelayMetrics(config);
+    metrics.recordReload('table', 'mtime', 'failed');
+    metrics.recordReload('table', 'mtime', 'failed');
+    const text = await scrape(metrics);
+    assert.match(text, /^ambit_relay_reloads_total\{scope="table",trigger="mtime",outcome="failed"\} 2$/m);
+    assert.equal(text.match(/trigger="mtime",outcome="failed"/g)?.length, 2, 'one series per scope');
+  });
+
+  it('has the live-scan series of a live table at 0 before its first scan, and none for a snapshot', async () => {
+    const text = await scrape(createRelayMetrics(config));
+    assert.match(
+      text,
+      /^ambit_relay_datasource_live_scans_total\{dataset="d",table="live",outcome="failed"\} 0$/m,
+    );
+    assert.match(
+      text,
+      /^ambit_relay_datasource_live_scan_duration_seconds_count\{dataset="d",table="live"\} 0$/m,
+    );
+    assert.doesNotMatch(text, /live_scan[a-z_]*\{dataset="d",table="snap"/);
+  });
+});
