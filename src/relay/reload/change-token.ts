@@ -59,20 +59,22 @@ export function changeTokenSource(
 export const FILE_SETTLE_MS = 2_000;
 
 /**
- * Device, inode, size and modification time in nanoseconds: an atomic replace (new inode) and an in-place
- * rewrite (new mtime or size) both rotate it.
+ * Device, inode, size, modification and status-change times in nanoseconds: an atomic replace (new inode) and an
+ * in-place rewrite (new mtime or size) rotate it, and so does a rewrite that puts the old mtime back (`cp -p`, a
+ * restored backup), which the kernel still stamps with a new ctime that no program can set.
  */
 export function fileChangeToken(path: string, now: () => number = Date.now): ChangeTokenSource {
   return {
     async changeToken() {
       const info = await stat(path, { bigint: true });
-      return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}`;
+      return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
     },
     settling(token) {
-      const mtimeNs = /^\d+:\d+:\d+:(\d+)$/.exec(token)?.[1];
-      if (mtimeNs === undefined) return false;
-      // An mtime in the future (clock skew) counts as recent: the token then has to hold still for one poll.
-      return Number(BigInt(mtimeNs) / 1_000_000n) > now() - FILE_SETTLE_MS;
+      // The ctime: every write moves it, whatever mtime a copy sets.
+      const ctimeNs = /^\d+:\d+:\d+:\d+:(\d+)$/.exec(token)?.[1];
+      if (ctimeNs === undefined) return false;
+      // A time in the future (clock skew) counts as recent: the token then has to hold still for one poll.
+      return Number(BigInt(ctimeNs) / 1_000_000n) > now() - FILE_SETTLE_MS;
     },
   };
 }
