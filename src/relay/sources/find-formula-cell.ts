@@ -1,6 +1,7 @@
 // Walks the cells of a worksheet's XML inside a region: finds formula and error cells, which read-excel-file does
-// not report as such, and gives the raw text of cells whose value it interprets (dates). Also measures the extent
-// read-excel-file would lay out for the sheet (laidOutCells), which it fills before any cap applies.
+// not report as such, and gives the raw text of cells whose value it interprets (dates). Also finds merges hiding
+// cells of the region, and measures the extent read-excel-file would lay out for the sheet (laidOutCells), which it
+// fills before any cap applies.
 import { decode, Parser } from 'saxen';
 
 /** 1-based, inclusive; `Infinity` for an open end. */
@@ -128,6 +129,47 @@ export function walkCells(sheetXml: string, region: SheetRegion, visit: (cell: R
   } catch (error) {
     if (error !== stop) throw error;
   }
+}
+
+const MERGE_CELL =
+  /<(?:[A-Za-z_][\w.-]*:)?mergeCell\s[^>]*?\bref\s*=\s*(["'])([A-Z]{1,3})([0-9]+)(?::([A-Z]{1,3})([0-9]+))?\1/g;
+
+/** A merge hiding a cell of the region: the merge's A1 range, and the first such cell. */
+export interface MergedCell extends CellPosition {
+  readonly range: string;
+}
+
+/**
+ * The first merge (`<mergeCell ref="B3:B4"/>`) with a cell inside the region other than its own first cell. Only
+ * that first cell holds the value Excel shows across the merge; read-excel-file reads the others as empty.
+ */
+export function findMergedCell(sheetXml: string, region: SheetRegion): MergedCell | undefined {
+  if (!sheetXml.includes('mergeCell')) return undefined;
+  for (const match of sheetXml.matchAll(MERGE_CELL)) {
+    const [, , leftLetters = '', topText = '', rightLetters, bottomText] = match;
+    const top = Number(topText);
+    const left = columnNumber(leftLetters);
+    const bottom = bottomText === undefined ? top : Number(bottomText);
+    const right = rightLetters === undefined ? left : columnNumber(rightLetters);
+    const firstRow = Math.max(top, region.firstRow);
+    const lastRow = Math.min(bottom, region.lastRow);
+    const firstColumn = Math.max(left, region.firstColumn);
+    const lastColumn = Math.min(right, region.lastColumn);
+    if (firstRow > lastRow || firstColumn > lastColumn) continue;
+    let row = firstRow;
+    let column = firstColumn;
+    if (row === top && column === left) {
+      if (lastColumn > column) column += 1;
+      else if (lastRow > row) row += 1;
+      else continue;
+    }
+    const range =
+      rightLetters === undefined
+        ? `${leftLetters}${topText}`
+        : `${leftLetters}${topText}:${rightLetters}${bottomText}`;
+    return { range, ref: `${columnLetters(column)}${row}`, row, column };
+  }
+  return undefined;
 }
 
 // Every `r` attribute, prefixed or not (read-excel-file drops prefixes), but not the `xmlns:r` declaration.

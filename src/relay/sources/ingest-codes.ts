@@ -20,6 +20,8 @@ export const INGEST_CODES = {
     'An XLSX cell holds a formula: formulas are not evaluated, save the values instead (the message gives the cell).',
   'ingest.error_cell':
     'An XLSX cell holds an error value such as `#N/A` or `#DIV/0!`: it is refused rather than served as empty (the message gives the cell).',
+  'ingest.merged_cell':
+    'An XLSX data region holds merged cells: only the first cell of a merge holds the value Excel shows across it, so the others would be served empty. Unmerge them and fill each cell (the message gives the range and cell).',
   'ingest.column_limit':
     'A source has more columns, or more cells, than the relay reads from one file: 65,536 columns of CSV, 4,096 of Parquet, and 10,000,000 cells (rows × columns) of any file, a Parquet file by the rows its footer declares.',
   'ingest.missing_column': 'A declared field has no column of its name in the source.',

@@ -251,6 +251,35 @@ describe('readXlsx', () => {
     assert.doesNotMatch(text.message, /4711/);
   });
 
+  it('rejects cells merged inside the data region, naming the range; allows merges outside it', async () => {
+    const rows =
+      `<row r="1">${inline('A1', 'title')}</row><row r="2">${inline('A2', 'id')}${inline('B2', 'region')}</row>` +
+      `<row r="3">${inline('A3', 'a')}${inline('B3', 'North')}</row><row r="4">${inline('A4', 'b')}</row>`;
+    const merged = (refs: string[]) =>
+      `<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows}</sheetData><mergeCells count="${refs.length}">${refs.map((ref) => `<mergeCell ref="${ref}"/>`).join('')}</mergeCells></worksheet>`;
+    // B3:B4 shows North twice, but only B3 holds it: B4 would be served empty.
+    await writeRawXlsx('merged.xlsx', merged(['A1:B1', 'B3:B4']));
+    const error = await sourceErrorOf(() => openXlsx('merged.xlsx', { header_row: 2 }));
+    assert.equal(error.code, 'ingest.merged_cell');
+    assert.equal(error.cell, 'B4');
+    assert.equal(error.row, 2);
+    assert.match(error.message, /B3:B4/);
+    // A merge reaching into the region from above hides its cells in the region too.
+    await writeRawXlsx('merged-above.xlsx', merged(['B1:B3']));
+    const above = await sourceErrorOf(() => openXlsx('merged-above.xlsx', { header_row: 2 }));
+    assert.equal(above.code, 'ingest.merged_cell');
+    assert.equal(above.cell, 'B2');
+    // A title merged above the header, or a merge whose other cells all lie outside data_range, is not read.
+    await writeRawXlsx('merged-title.xlsx', merged(['A1:B1', 'B4:C4']));
+    assert.deepEqual(
+      await rowsOf(await openXlsx('merged-title.xlsx', { header_row: 2, data_range: 'A2:B4' })),
+      [
+        ['a', 'North'],
+        ['b', null],
+      ],
+    );
+  });
+
   it('keeps header and cell text exactly as stored', async () => {
     await writeRawXlsx(
       'spaced.xlsx',

@@ -6,6 +6,7 @@ import { readSheet } from 'read-excel-file/node';
 import { coerceValue, Date1904Number, excelSerialMs } from '../store/coerce-cell.ts';
 import {
   columnNumber,
+  findMergedCell,
   findRefusedCell,
   laidOutCells,
   mayHoldIsoDates,
@@ -19,6 +20,8 @@ import { BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './sou
 
 export const XLSX_MAX_CELLS = 10_000_000;
 const RANGE = /^([A-Z]+)([0-9]+):([A-Z]+)([0-9]+)$/;
+// read-excel-file counts every serial from 1899-12-30, so its Dates before 1900-03-01 are a day early.
+const EXCEL_FOLD = Date.UTC(1900, 2, 1);
 
 /**
  * Cells are string (exactly as stored, as CSV keeps them) | number | boolean | Date | null (an empty cell or an
@@ -89,6 +92,7 @@ function checkedSheet(
 ): { sheetName: string; date1904: boolean; isoDates: boolean } {
   const { sheetName, sheetXml, date1904 } = openXlsxPackage(file, bytes, sheet);
   rejectCells(file, sheetName, sheetXml, region);
+  rejectMergedCells(file, sheetName, sheetXml, region);
   rejectSparseSheet(file, sheetName, sheetXml);
   return { sheetName, date1904, isoDates: mayHoldIsoDates(sheetXml) };
 }
@@ -125,6 +129,19 @@ function rejectCells(file: SourceFile, sheetName: string, sheetXml: string, regi
   );
 }
 
+/** A merged cell would be served empty where Excel shows the value of the merge's first cell. */
+function rejectMergedCells(file: SourceFile, sheetName: string, sheetXml: string, region: SheetRegion): void {
+  const merged = findMergedCell(sheetXml, region);
+  if (merged === undefined) return;
+  const dataRow = merged.row - region.firstRow;
+  throw sourceError(
+    file,
+    'ingest.merged_cell',
+    `sheet ${JSON.stringify(sheetName)} has cells merged in ${merged.range}: only its first cell holds the value, so ${merged.ref} would be served empty; unmerge them and fill each cell`,
+    { cell: merged.ref, ...(dataRow > 0 ? { row: dataRow } : {}) },
+  );
+}
+
 /** Checked before decoding: read-excel-file would fill the whole sheet extent with nulls before any cap applies. */
 function rejectSparseSheet(file: SourceFile, sheetName: string, sheetXml: string): void {
   let extent: { rows: number; columns: number };
@@ -151,7 +168,8 @@ function notWellFormed(file: SourceFile, sheetName: string, cause: unknown): Sou
  * Whether the Date cells must be read again (see rereadDates), `always` if there are any: a `t="d"` cell may be
  * off by the host's offset, and a serial's Date off by a millisecond. A Date on a whole second is what rounding
  * gives too, unless its serial lies 0.5 ms to 1 ms past that second, which typed dates and times never do: so a
- * sheet whose Dates all fall on whole seconds (dates without a time, the usual case) is spared a second parse.
+ * sheet whose Dates all fall on whole seconds (dates without a time, the usual case) and after February 1900 is
+ * spared a second parse.
  */
 function datesToReread(sheet: readonly unknown[][], region: SheetRegion, always: boolean): boolean {
   const end = Math.min(region.lastRow, sheet.length);
@@ -160,7 +178,8 @@ function datesToReread(sheet: readonly unknown[][], region: SheetRegion, always:
     const last = Math.min(region.lastColumn, row.length);
     for (let column = region.firstColumn - 1; column < last; column++) {
       const value = row[column];
-      if (value instanceof Date && (always || value.getTime() % 1000 !== 0)) return true;
+      if (value instanceof Date && (always || value.getTime() % 1000 !== 0 || value.getTime() < EXCEL_FOLD))
+        return true;
     }
   }
   return false;

@@ -137,6 +137,23 @@ describe('coerceCell', () => {
     assert.deepEqual(coerceCell(new Date(Number.NaN), 'string', csv), { ok: false, reason: 'invalid date' });
   });
 
+  it('refuses an XLSX number past 2^53 in a string field, whose text may not be the digits stored', () => {
+    const reason = 'number past 2^53 in a string field (its digits may not all be kept): store it as text';
+    for (const raw of [
+      2 ** 53,
+      -(2 ** 53),
+      Number('12345678901234567890'),
+      1e21,
+      new Date1904Number(2 ** 60),
+    ]) {
+      assert.deepEqual(coerceCell(raw, 'string', xlsx), { ok: false, reason }, String(raw));
+    }
+    assert.deepEqual(coerceCell(2 ** 53 - 1, 'string', xlsx), { ok: true, value: '9007199254740991' });
+    assert.deepEqual(coerceCell(0.1, 'string', xlsx), { ok: true, value: '0.1' });
+    // A Parquet double is the value itself, whatever its size.
+    assert.deepEqual(coerceCell(1e21, 'string', csv), { ok: true, value: '1e+21' });
+  });
+
   it('refuses lists and objects (Parquet LIST, struct, map, JSON) in a string field instead of String() of them', () => {
     for (const [cell, reason] of [
       [{ street: 'Main', number: 4 }, 'the object is not a string'],
@@ -164,6 +181,26 @@ describe('coerceCell', () => {
     const lastMoment = 45292 + 1 - 1e-9;
     assert.deepEqual(coerceCell(lastMoment, 'timestamp', xlsx), { ok: true, value: Date.UTC(2024, 0, 2) });
     assert.deepEqual(coerceCell(lastMoment, 'date', xlsx), { ok: true, value: '2024-01-02' });
+  });
+
+  it('reads serials 1 to 59 as Excel does (1900-01-01 to 1900-02-28) and refuses its 1900-02-29', () => {
+    // Excel, as ECMA-376 specifies, counts 1900 as a leap year: serial 60 is a day that never was.
+    assert.deepEqual(coerceCell(1, 'date', xlsx), { ok: true, value: '1900-01-01' });
+    assert.deepEqual(coerceCell(59, 'date', xlsx), { ok: true, value: '1900-02-28' });
+    assert.deepEqual(coerceCell(61, 'date', xlsx), { ok: true, value: '1900-03-01' });
+    assert.deepEqual(coerceCell(1.5, 'timestamp', xlsx), { ok: true, value: Date.UTC(1900, 0, 1, 12) });
+    assert.equal(excelSerialMs(59.25, false), Date.UTC(1900, 1, 28, 6));
+    for (const type of ['date', 'timestamp'] as const) {
+      for (const serial of [60, 60.5]) {
+        assert.deepEqual(
+          coerceCell(serial, type, xlsx),
+          { ok: false, reason: 'Excel serial of a day that does not exist' },
+          `${type} ${serial}`,
+        );
+      }
+    }
+    // The 1904 system has no such day.
+    assert.deepEqual(coerceCell(new Date1904Number(60), 'date', xlsx), { ok: true, value: '1904-03-01' });
   });
 
   it('reads numbers of a 1904 workbook as days since 1904-01-01, and as themselves for other types', () => {

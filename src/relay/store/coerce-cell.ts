@@ -18,8 +18,10 @@ const TIMESTAMP =
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
 const NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
 // Excel counts days from 1899-12-30 (the 1900 leap-year bug is folded into that epoch), or from 1904-01-01 in
-// workbooks using the 1904 date system (`<workbookPr date1904="1"/>`, old Mac Excel).
+// workbooks using the 1904 date system (`<workbookPr date1904="1"/>`, old Mac Excel). The fold holds from serial
+// 61 (1900-03-01) on: serial 60 is Excel's 1900-02-29, and serials 1 to 59 count from 1899-12-31.
 const EXCEL_EPOCH_MS = Date.UTC(1899, 11, 30);
+const EXCEL_LEAP_DAY = 60;
 const EXCEL_1904_EPOCH_MS = Date.UTC(1904, 0, 1);
 const DAY_MS = 86_400_000;
 // A Date holds at most 100,000,000 days either side of 1970 (±8.64e15 ms).
@@ -59,8 +61,14 @@ export class Date1904Number {
  * Every XLSX serial (date-formatted or not) is converted here, so both kinds of cell give the same instant.
  */
 export function excelSerialMs(serial: number, date1904: boolean): number {
-  return Math.round((date1904 ? EXCEL_1904_EPOCH_MS : EXCEL_EPOCH_MS) + serial * DAY_MS);
+  if (date1904) return Math.round(EXCEL_1904_EPOCH_MS + serial * DAY_MS);
+  // NaN for Excel's 1900-02-29, a day that never was: no instant could stand for it.
+  if (serial >= EXCEL_LEAP_DAY && serial < EXCEL_LEAP_DAY + 1) return Number.NaN;
+  const epoch = serial >= 1 && serial < EXCEL_LEAP_DAY ? EXCEL_EPOCH_MS + DAY_MS : EXCEL_EPOCH_MS;
+  return Math.round(epoch + serial * DAY_MS);
 }
+
+const NO_SUCH_DAY = 'Excel serial of a day that does not exist';
 
 export interface CoerceOptions {
   /** XLSX sources: numbers in date/timestamp columns are Excel serial day numbers. */
@@ -74,6 +82,9 @@ export function coerceValue(raw: unknown, type: FieldType, excelSerials: boolean
     return coerce1904(raw.value, type, excelSerials);
   switch (type) {
     case 'string':
+      // An XLSX number is the double nearest the digits stored; past 2^53 its text may not be those digits.
+      if (excelSerials && typeof raw === 'number' && Math.abs(raw) >= 2 ** 53 && Number.isFinite(raw))
+        return fail('number past 2^53 in a string field (its digits may not all be kept): store it as text');
       return coerceString(raw);
     case 'integer':
       return coerceInteger(raw);
@@ -181,8 +192,10 @@ function coerceDate(raw: unknown, excelSerials: boolean, date1904 = false): Coer
     return Number.isNaN(ms) ? fail('invalid date') : calendarDay(Math.floor(ms / DAY_MS));
   }
   // The day of the serial's instant, as a date-formatted cell (a Date) gives it.
-  if (typeof raw === 'number' && excelSerials)
-    return calendarDay(Math.floor(excelSerialMs(raw, date1904) / DAY_MS));
+  if (typeof raw === 'number' && excelSerials) {
+    const ms = excelSerialMs(raw, date1904);
+    return Number.isNaN(ms) ? fail(NO_SUCH_DAY) : calendarDay(Math.floor(ms / DAY_MS));
+  }
   if (typeof raw === 'string') {
     const text = raw.length === 10 ? raw : raw.trim();
     if (isDateText(text)) return text;
@@ -218,6 +231,7 @@ function coerceTimestamp(raw: unknown, excelSerials: boolean, date1904 = false):
   if (typeof raw === 'number' && excelSerials) {
     // A serial past the range of a Date (±100,000,000 days from 1970) is no instant: it could not be served.
     const ms = excelSerialMs(raw, date1904);
+    if (Number.isNaN(ms)) return fail(NO_SUCH_DAY);
     return Math.abs(ms) <= MAX_DATE_DAY * DAY_MS ? ms : fail('serial outside the range of dates');
   }
   if (typeof raw === 'string') {
