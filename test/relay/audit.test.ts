@@ -229,6 +229,17 @@ describe('relay audit records', () => {
     assert.ok(!text.includes(nationalId), 'audit file holds the raw national id');
   });
 
+  it('writes a relationship name only when the entity declares it, never the text of an unknown one', async () => {
+    const { nationalId } = firstPerson();
+    const probe = await relay.get(`${HOUSEHOLDS}/hh-1001/relationships/${nationalId}`, { as: 'caseworker' });
+    assert.equal(probe.statusCode, 404, probe.body);
+    const record = recordOf(relay, probe);
+    assert.equal(record.relationship, null);
+    assert.equal(record.path, `${HOUSEHOLDS}/{id}/relationships/{relationship}`);
+    const text = readFileSync(relay.auditPath, 'utf8');
+    assert.ok(!text.includes(nationalId), 'audit file holds the raw national id');
+  });
+
   it('never writes API keys or bearer tokens, presented in any header or parameter', async () => {
     const bogus = 'not-a-real-key-7c1f0e9b2a';
     const responses = [

@@ -34,10 +34,11 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
       facts.datasetId = entity.datasetId;
       facts.entity = entity;
       facts.recordId = id;
-      facts.relationship = name;
       if (!entity.relationships.has(name)) {
         throw relayProblem('schema.unknown_resource', `entity ${entity.name} has no relationship ${name}`);
       }
+      // Only a declared name reaches the audit record: an unknown one is the client's text (maybe an identifier).
+      facts.relationship = name;
       requireScope(principal, entity.scopes.rows);
       const related = relatedOf(runtime.catalog, entity, name);
       requireScope(principal, related.target.scopes.rows);
