@@ -41,17 +41,21 @@ describe('fileChangeToken', () => {
     assert.notEqual(await source.changeToken(), first);
   });
 
-  it('settles once the file has not been touched for a while, whatever its modification time says', async (t) => {
+  it('settles on the modification time: a file just written is not, one whose copy kept an old time is', async (t) => {
     const path = join(setup(t), 'people.csv');
     writeFileSync(path, 'id\n1\n');
-    const old = new Date(Date.UTC(2026, 0, 1));
-    utimesSync(path, old, old);
     let clock = Date.now();
     const source = fileChangeToken(path, () => clock);
-    const token = await source.changeToken();
-    // Just restored with an old mtime: it may still be being copied.
-    assert.equal(source.settling?.(token), true);
+    assert.equal(
+      source.settling?.(await source.changeToken()),
+      true,
+      'just written: may still be being written',
+    );
     clock += FILE_SETTLE_MS + 1_000;
-    assert.equal(source.settling?.(token), false);
+    assert.equal(source.settling?.(await source.changeToken()), false);
+    // A copy that keeps the source's times sets them once its bytes are written.
+    const old = new Date(Date.UTC(2026, 0, 1));
+    utimesSync(path, old, old);
+    assert.equal(source.settling?.(await source.changeToken()), false);
   });
 });

@@ -70,11 +70,12 @@ export function fileChangeToken(path: string, now: () => number = Date.now): Cha
       return `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`;
     },
     settling(token) {
-      // The ctime: every write moves it, whatever mtime a copy sets.
-      const ctimeNs = /^\d+:\d+:\d+:\d+:(\d+)$/.exec(token)?.[1];
-      if (ctimeNs === undefined) return false;
-      // A time in the future (clock skew) counts as recent: the token then has to hold still for one poll.
-      return Number(BigInt(ctimeNs) / 1_000_000n) > now() - FILE_SETTLE_MS;
+      // The mtime: a copy that keeps the source's times (`cp -p`, rsync, tar) sets it once the bytes are written,
+      // so an old one means written out; an edit in place moves it with every write.
+      const mtimeNs = /^\d+:\d+:\d+:(\d+):\d+$/.exec(token)?.[1];
+      if (mtimeNs === undefined) return false;
+      // An mtime in the future (clock skew) counts as recent: the token then has to hold still for one poll.
+      return Number(BigInt(mtimeNs) / 1_000_000n) > now() - FILE_SETTLE_MS;
     },
   };
 }

@@ -8,7 +8,7 @@ import { readCsv } from './read-csv.ts';
 import { readParquet } from './read-parquet.ts';
 import { readXlsx } from './read-xlsx.ts';
 import { SourceError } from './source-error.ts';
-import { fileAccessError, type SourceFile } from './source-file.ts';
+import { fileAccessError, fileVersion, type SourceFile } from './source-file.ts';
 
 export interface SourceRows {
   /** Column names as found in the source, or synthesised `column_1..n` when there is no header row. */
@@ -112,7 +112,7 @@ async function statWithinLimit(
   limit: number,
   limitKey: string,
 ): Promise<SourceFile> {
-  let stats: { size: number; mtimeMs: number; isFile(): boolean };
+  let stats: Awaited<ReturnType<typeof stat>>;
   try {
     stats = await stat(absolutePath);
   } catch (error) {
@@ -132,5 +132,5 @@ async function statWithinLimit(
       detail: `${displayPath} is ${stats.size} bytes, over the ${limitKey} limit of ${limit}`,
     });
   }
-  return { tableId, absolutePath, displayPath, byteSize: stats.size, mtimeMs: stats.mtimeMs };
+  return { tableId, absolutePath, displayPath, byteSize: stats.size, version: fileVersion(stats) };
 }

@@ -1,13 +1,13 @@
 // CSV reading: delimiters, quotes, header handling, BOM, malformed input, limits and batching.
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TableConfig } from '../config/schema.ts';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
 import { CSV_LIMITS, readCsv } from './read-csv.ts';
-import { BATCH_ROWS, type SourceFile } from './source-file.ts';
+import { BATCH_ROWS, fileVersion, type SourceFile } from './source-file.ts';
 import { rowsOf, sourceErrorOf } from './source-test-support.ts';
 
 let dir = '';
@@ -33,8 +33,14 @@ async function open(name: string, content: string, csv?: Csv): Promise<SourceRow
 const DEFAULT_CSV = { header_row: true, delimiter: ',', quote: '"' };
 
 async function fileOf(name: string): Promise<SourceFile> {
-  const { size, mtimeMs } = await stat(join(dir, name));
-  return { tableId: 'people', absolutePath: join(dir, name), displayPath: name, byteSize: size, mtimeMs };
+  const stats = await stat(join(dir, name));
+  return {
+    tableId: 'people',
+    absolutePath: join(dir, name),
+    displayPath: name,
+    byteSize: stats.size,
+    version: fileVersion(stats),
+  };
 }
 
 describe('readCsv', () => {
@@ -305,6 +311,18 @@ describe('readCsv', () => {
   it('refuses to decode a file that changed after it was opened', async () => {
     const source = await open('moving.csv', 'id\n1\n');
     await appendFile(join(dir, 'moving.csv'), '2\n');
+    const error = await sourceErrorOf(() => rowsOf(source));
+    assert.equal(error.code, 'ingest.file_changed');
+  });
+
+  it('refuses to decode another file of the same size moved into place with the same modification time', async () => {
+    const mtime = new Date(Date.UTC(2026, 0, 1));
+    await writeFile(join(dir, 'swapped.csv'), 'id\n1\n');
+    await utimes(join(dir, 'swapped.csv'), mtime, mtime);
+    const source = await readCsv(await fileOf('swapped.csv'), DEFAULT_CSV);
+    await writeFile(join(dir, 'next.csv'), 'id\n9\n');
+    await utimes(join(dir, 'next.csv'), mtime, mtime);
+    await rename(join(dir, 'next.csv'), join(dir, 'swapped.csv'));
     const error = await sourceErrorOf(() => rowsOf(source));
     assert.equal(error.code, 'ingest.file_changed');
   });

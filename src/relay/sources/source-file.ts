@@ -9,7 +9,16 @@ export interface SourceFile {
   /** The path as written in the config (relative to the config dir): the only form put in messages. */
   readonly displayPath: string;
   readonly byteSize: number;
-  readonly mtimeMs: number;
+  /** Which file this is and its state when opened (`fileVersion`): compared again before a second pass. */
+  readonly version: string;
+}
+
+/**
+ * Device, inode, modification and status-change times: another file moved into place has another inode, and a
+ * rewrite in place moves the ctime even when a copy sets the old mtime again.
+ */
+export function fileVersion(stats: { dev: number; ino: number; mtimeMs: number; ctimeMs: number }): string {
+  return `${stats.dev}:${stats.ino}:${stats.mtimeMs}:${stats.ctimeMs}`;
 }
 
 /** Rows per yielded batch: large enough to amortise async overhead, small enough to keep memory flat. */
@@ -29,13 +38,13 @@ export function sourceError(
  * time must describe the bytes being decoded, and the size guard must still hold.
  */
 export async function assertUnchanged(file: SourceFile): Promise<void> {
-  let now: { size: number; mtimeMs: number };
+  let now: Awaited<ReturnType<typeof stat>>;
   try {
     now = await stat(file.absolutePath);
   } catch (error) {
     throw fileAccessError(file, error);
   }
-  if (now.size !== file.byteSize || now.mtimeMs !== file.mtimeMs) {
+  if (now.size !== file.byteSize || fileVersion(now) !== file.version) {
     throw sourceError(file, 'ingest.file_changed', `${file.displayPath} changed while it was being read`);
   }
 }
