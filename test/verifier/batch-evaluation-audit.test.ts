@@ -86,6 +86,36 @@ describe('batch evaluations', () => {
     }
   });
 
+  it('writes an item target type or identifier scheme the configuration does not declare as a keyed hash', async () => {
+    const { bulk, heads } = setup;
+    const [first] = heads as [Row];
+    const known = person(first);
+    const response = await bulk.post(BATCH, {
+      items: [
+        { target: { ...known, identifiers: [...known.identifiers, { scheme: 'FAKE-PII-41', value: 'x' }] } },
+        { target: { ...known, type: 'FAKE-PII-42' } },
+      ],
+      claims: ['person_alive'],
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    const body = JSON.parse(response.body) as { batch_id: string };
+    const items = bulk
+      .auditRecords()
+      .filter((record) => record.batch_id === body.batch_id && record.endpoint_kind === 'batch_item')
+      .sort((a, b) => Number(a.input_index) - Number(b.input_index));
+    assert.equal(items.length, 2);
+    assert.doesNotMatch(JSON.stringify(items), /FAKE-PII-4/);
+    const [withScheme, withType] = items;
+    assert.equal(withScheme?.target_type, 'person');
+    const schemes = withScheme?.identifier_schemes as string[];
+    assert.ok(schemes.includes('national_id') && schemes.includes('person_id'), JSON.stringify(schemes));
+    assert.ok(
+      schemes.some((scheme) => /^hmac-sha256:[0-9a-f]{64}$/.test(scheme)),
+      JSON.stringify(schemes),
+    );
+    assert.match(String(withType?.target_type), /^hmac-sha256:[0-9a-f]{64}$/);
+  });
+
   it('gives subjects looked up by an attribute each their own handle and audit hash', async () => {
     const { plainCivil, heads, deceased } = setup;
     const relayUrl = `http://127.0.0.1:${(plainCivil.app.server.address() as AddressInfo).port}`;

@@ -121,7 +121,8 @@ export function singleRecord(response: HttpResponse, lookup: SourceLookup): Sour
  * rows are found by its text only when it is the spelling the source answers with. Settled:
  * - a value with two or more rows of its text: ambiguous (its single read finds those at least);
  * - when the answer is complete and holds no row for a value not asked: a value with one row of its text, unless
- *   another row's text is the same but for case or accents (a case-insensitive source would find both);
+ *   another row's text may be another spelling of it (the same but for case or accents, the same number, an instant
+ *   within a day): a source comparing so would find both rows for either value;
  * - likewise, a value without a row of its text, as not found, when every row's text is a string and none could be
  *   another spelling of the value (the same but for case or accents, the same number, a day or time within a day
  *   of it). No row at all shows nothing of how the source compares.
@@ -173,7 +174,7 @@ export function bulkRecords(
     if (!complete || stray) continue;
     spellings ??= new Spellings(groups.keys());
     if (group !== undefined) {
-      if (spellings.foldedOnce(value))
+      if (spellings.spelledOnce(value))
         settled.set(value, { record: { row: group[0] as Record<string, unknown>, sourceId } });
     } else if (textCells && rows.length > 0 && !spellings.mayRespell(value)) {
       settled.set(value, {
@@ -187,6 +188,8 @@ export function bulkRecords(
 const DAY_MS = 86_400_000;
 const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 const DAY_TEXT = /^[+-]?(\d{4,6})-(\d{2})-(\d{2})/;
+const INSTANT_TEXT =
+  /^[+-]?\d{4,6}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const MARKS = /\p{M}/gu;
 
@@ -199,14 +202,33 @@ class Spellings {
   private folds: Map<string, number> | undefined;
   private numbers: Set<number> | undefined;
   private days: Set<number> | undefined;
+  private numberCounts: Map<number, number> | undefined;
+  private instantDays: Map<number, number> | undefined;
 
   constructor(texts: Iterable<string>) {
     this.texts = [...texts];
   }
 
-  /** No other text answered is the same as this one (answered) but for case or accents. */
-  foldedOnce(text: string): boolean {
-    return (this.foldCounts().get(fold(text)) ?? 0) <= 1;
+  /**
+   * No other text answered may be another spelling of this one (answered): the same but for case or accents, the
+   * same number, or, both being dates or timestamps, an instant within a day of it.
+   */
+  spelledOnce(text: string): boolean {
+    if ((this.foldCounts().get(fold(text)) ?? 0) > 1) return false;
+    const number = numberOf(text);
+    if (number !== undefined) {
+      this.numberCounts ??= countBy(this.texts, numberOf);
+      if ((this.numberCounts.get(number) ?? 0) > 1) return false;
+    }
+    const day = instantDayOf(text);
+    if (day !== undefined) {
+      // Only whole dates and timestamps: an identifier that merely starts with a date is compared as text.
+      this.instantDays ??= countBy(this.texts, instantDayOf);
+      const days = this.instantDays;
+      const near = (days.get(day - 1) ?? 0) + (days.get(day) ?? 0) + (days.get(day + 1) ?? 0);
+      if (near > 1) return false;
+    }
+    return true;
   }
 
   /** Whether a text not answered may be another spelling of one answered. */
@@ -249,6 +271,21 @@ function numberOf(text: string): number | undefined {
   if (!NUMBER_TEXT.test(text)) return undefined;
   const number = Number(text);
   return Number.isFinite(number) && Math.abs(number) <= Number.MAX_SAFE_INTEGER ? number : undefined;
+}
+
+/** How many texts map to each key, texts without one left out. */
+function countBy(texts: readonly string[], keyOf: (text: string) => number | undefined): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const text of texts) {
+    const key = keyOf(text);
+    if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** The day of a text that is a whole date or ISO 8601 timestamp (and nothing more), else undefined. */
+function instantDayOf(text: string): number | undefined {
+  return INSTANT_TEXT.test(text) ? dayOf(text) : undefined;
 }
 
 /** The day (since 1970) a text starting `YYYY-MM-DD` names, as any date or ISO 8601 timestamp does. */

@@ -200,6 +200,26 @@ describe('registry_data_api connector', () => {
       });
     });
 
+    it('reads singly a value whose row another row answered may respell: the same number or instant', async () => {
+      const reader = bulk();
+      // Two records, each answered under its own spelling of 7: a source comparing numbers finds both for either.
+      upstream.handler = answering('7', '07');
+      const numbers = await reader.readMany({ ...BULK, values: ['7', '07', '8'] });
+      // The same instant in two zones: a source comparing instants finds both for either.
+      upstream.handler = answering('2020-01-01T00:00:00Z', '2020-01-01T01:00:00+01:00');
+      const instants = await reader.readMany({
+        ...BULK,
+        values: ['2020-01-01T00:00:00Z', '2020-01-01T01:00:00+01:00', '2021-06-01'],
+      });
+      // Identifiers that merely start with a date are not instants: each row is its value's own.
+      upstream.handler = answering('2020-01-01-0041', '2020-01-01-0042');
+      const cases = await reader.readMany({ ...BULK, values: ['2020-01-01-0041', '2020-01-01-0042'] });
+      reader.close();
+      assert.deepEqual(summary(numbers), { '8': 'target.not_found' });
+      assert.deepEqual(summary(instants), { '2021-06-01': 'target.not_found' });
+      assert.deepEqual(summary(cases), { '2020-01-01-0041': 'record', '2020-01-01-0042': 'record' });
+    });
+
     it('asks again in halves when a bulk answer is too large: every value settled, one request per half', async () => {
       const rows = Array.from({ length: 120 }, (_, index) => ({
         national_id: `N-${index}`,

@@ -2,6 +2,7 @@
 // `.in` request per binding), evaluates the items with bounded parallelism, stores each succeeded item's
 // evaluation, and reports per item. One item's failure never fails another.
 import { isProblem, type Problem } from '../../platform/problem/problem.ts';
+import { auditedSchemes, auditedTargetType } from '../audit/audited-names.ts';
 import type { CatalogClaim } from '../claims/build-claim-catalog.ts';
 import { checkLookupInputs, EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { createBatchReader } from '../connectors/create-batch-reader.ts';
@@ -175,7 +176,7 @@ export async function runBatch(
   );
   const succeeded = outcomes.filter((outcome) => outcome.ok).length;
   const reports = request.items.map((item, index) =>
-    reportItem(item, keys[index], outcomes[index] as ItemOutcome, traces[index]?.sourceReads ?? 0, {
+    reportItem(runtime, item, keys[index], outcomes[index] as ItemOutcome, traces[index]?.sourceReads ?? 0, {
       plan,
       claimIds,
       disclosure,
@@ -282,6 +283,7 @@ function jsonType(value: unknown): string {
 }
 
 function reportItem(
+  runtime: VerifierRuntime,
   item: BatchItem,
   keys: TargetKeys | undefined,
   outcome: ItemOutcome,
@@ -301,11 +303,12 @@ function reportItem(
     scopesUsed: [...batch.plan.scopesUsed],
     disclosure: batch.disclosure,
     format: batch.plan.format,
-    targetType: item.targetType,
+    // Names the caller chose, as a single evaluation audits them: undeclared ones only as keyed hashes.
+    targetType: auditedTargetType(runtime.catalog, runtime.hashSecret, item.targetType),
     ...(target
       ? {
           targetRefHash: (keys as TargetKeys).auditHash,
-          identifierSchemes: [...target.identifiers.keys()].sort(),
+          identifierSchemes: auditedSchemes(runtime.catalog, runtime.hashSecret, target.identifiers.keys()),
         }
       : {}),
     sourceReadCount: sourceReads,
