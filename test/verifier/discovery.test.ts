@@ -71,6 +71,27 @@ describe('verifier discovery', () => {
     );
   });
 
+  it('offers batch evaluation only where a claim the caller may use enables it', async () => {
+    const noBatches = await startTestVerifier({
+      relays: { civil: 'http://127.0.0.1:9', social: 'http://127.0.0.1:9' },
+      edit: (text) => text.replaceAll('batch_evaluate: { enabled: true', 'batch_evaluate: { enabled: false'),
+    });
+    try {
+      const response = await noBatches.get('/.well-known/evidence-service', { as: 'full' });
+      assert.equal(response.statusCode, 200, response.body);
+      const document = JSON.parse(response.body);
+      assert.ok(document.claims.length > 0);
+      assert.deepEqual(document.operations, {
+        evaluate: true,
+        batch_evaluate: false,
+        render: true,
+        credential_issue: false,
+      });
+    } finally {
+      await noBatches.close();
+    }
+  });
+
   it('filters /v1/claims to the scopes of each caller', async () => {
     const visible = async (as: Caller) =>
       ids(JSON.parse((await verifier.get('/v1/claims', { as })).body).data);

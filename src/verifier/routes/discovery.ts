@@ -77,10 +77,22 @@ function formatsFor(runtime: VerifierRuntime, principal: Principal) {
     }));
 }
 
+/** What the caller can do: an operation is offered when one of the claims it may use enables it. */
+function operationsFor(claims: ReturnType<typeof visibleClaims>) {
+  return {
+    evaluate: claims.some((claim) => claim.config.operations.evaluate.enabled),
+    batch_evaluate: claims.some((claim) => claim.config.operations.batch_evaluate.enabled),
+    // A stored evaluation is rendered whatever the claims offered now.
+    render: true,
+    credential_issue: false,
+  };
+}
+
 function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
   const { evidence, auth } = runtime.config;
   const base = evidence.api_base_url?.replace(/\/+$/, '') ?? '';
   const staticAuth = auth.mode === 'api_key';
+  const claims = visibleClaims(runtime.catalog, principal);
   return {
     service_id: evidence.service_id,
     api_version: evidence.api_version,
@@ -90,12 +102,12 @@ function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
       ...(staticAuth ? { api_key: { header: 'x-api-key' } } : {}),
       bearer: { header: 'Authorization', scheme: 'Bearer', format: 'Bearer <token>' },
     },
-    operations: { evaluate: true, batch_evaluate: true, render: true, credential_issue: false },
+    operations: operationsFor(claims),
     claims_url: `${base}/v1/claims`,
     formats_url: `${base}/v1/formats`,
     evaluations_url: `${base}/v1/evaluations`,
     batch_evaluations_url: `${base}/v1/batch-evaluations`,
-    claims: visibleClaims(runtime.catalog, principal).map(renderClaimSummary),
+    claims: claims.map(renderClaimSummary),
     formats: formatsFor(runtime, principal),
     disclosure_levels: ['value', 'predicate', 'redacted'],
     batch: {
