@@ -5,6 +5,13 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ensureBuild } from './build.js';
 
+// A reader that goes away early (`ambit keys generate | head -1`) ends the output, not in a stack trace: stop quietly
+// with the status a Unix tool killed by SIGPIPE has (128 + 13), so `set -o pipefail` still sees it.
+process.stdout.on('error', (error) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(141);
+});
+
 let entry;
 if (process.env.AMBIT_FROM_SOURCE !== '1') {
   try {

@@ -228,4 +228,20 @@ describe('the demo on every interface', () => {
     assert.equal(await demo.exited, 0);
     assert.deepEqual(readdirSync(state).sort(), ['audit.jsonl', 'demo-keys.env', 'verifier-audit.jsonl']);
   });
+
+  it('stops quietly when the reader of its output goes away (`ambit keys generate | head -1`)', async () => {
+    const child = spawn(process.execPath, ['bin/ambit.js', 'keys', 'generate', '--id', 'piped'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Closed before the CLI has started: its first line meets a pipe nobody reads.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    assert.equal(stderr, '', 'no stack trace');
+    assert.equal(code, 141, 'the status of a tool stopped by SIGPIPE');
+  });
 });
