@@ -1,0 +1,159 @@
+// Verifier config claims checked at load: CCCEV links, inputs, dependency cycles, rules, CEL names.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadVerifierConfigText } from './load-verifier-config.ts';
+import { BASE, ENV, issuesOf } from './verifier-config-test-support.ts';
+
+describe('verifier config', () => {
+  it('refuses CCCEV links that are not absolute IRIs, naming each path among the other problems', () => {
+    const withCccev = (cccev: string) =>
+      BASE.replace(
+        '      disclosure: { default: predicate, allowed: [predicate, redacted] }\n',
+        `      disclosure: { default: predicate, allowed: [predicate, redacted] }\n      cccev: ${cccev}\n`,
+      );
+    const text = withCccev(
+      '{ requirement: REQ-001, evidence_type_iri: "https://example.org/evidence types/x" }',
+    ).replace('service_id: test.verifier', 'service_id: test.verifier\n  servce_id: x');
+    const issues = issuesOf(text);
+    assert.deepEqual(issues.map((i) => i.path).sort(), [
+      'evidence.claims.0.cccev.evidence_type_iri',
+      'evidence.claims.0.cccev.requirement',
+      'evidence.servce_id',
+    ]);
+    for (const issue of issues.filter((i) => i.path.includes('cccev')))
+      assert.match(issue.message, /must be an absolute IRI/);
+    for (const invalid of [
+      '"x:<y>"',
+      '"https://example.org/r#a#b"',
+      '"https://example.org/e%zz"',
+      '"r1"',
+      '""',
+    ]) {
+      const found = issuesOf(withCccev(`{ requirement: ${invalid}, evidence_type_iri: "urn:example:e1" }`));
+      assert.deepEqual(
+        found.map((i) => i.path),
+        ['evidence.claims.0.cccev.requirement'],
+        invalid,
+      );
+    }
+    for (const [requirement, evidenceType] of [
+      ['urn:example:requirement:r1', 'https://example.org/evidence-types/e1#v2'],
+      ['http://[::1]/r%20s', 'did:web:example.org'],
+    ] as const) {
+      const { config } = loadVerifierConfigText(
+        withCccev(`{ requirement: "${requirement}", evidence_type_iri: "${evidenceType}" }`),
+        ENV,
+        '/tmp',
+      );
+      assert.deepEqual(config.evidence.claims[0]?.cccev, { requirement, evidence_type_iri: evidenceType });
+    }
+  });
+
+  it('takes declared request inputs with their types; an id or identifier is a string', () => {
+    const withInputs = (inputs: string) =>
+      BASE.replace('      rule: { type: cel', `      inputs: ${inputs}\n      rule: { type: cel`);
+    const { config } = loadVerifierConfigText(
+      withInputs(
+        '[{ name: target.attributes.age, type: integer }, { name: target.identifiers.national_id, type: string }]',
+      ),
+      ENV,
+      '/tmp',
+    );
+    assert.deepEqual(config.evidence.claims[0]?.inputs, [
+      { name: 'target.attributes.age', type: 'integer' },
+      { name: 'target.identifiers.national_id', type: 'string' },
+    ]);
+    assert.deepEqual(
+      issuesOf(
+        withInputs('[{ name: target.identifiers.national_id, type: integer }, { name: age, type: integer }]'),
+      ).map((issue) => issue.path),
+      ['evidence.claims.0.inputs.0.type', 'evidence.claims.0.inputs.1.name'],
+    );
+  });
+
+  it('rejects dependency cycles at load', () => {
+    const claim = (id: string, dep: string) => `
+    - id: ${id}
+      title: ${id}
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+      depends_on: [${dep}]
+      rule: { type: cel, expression: "claims.${dep}.value" }`;
+    const text = `${BASE}${claim('a', 'b')}${claim('b', 'c')}${claim('c', 'a')}`;
+    const issues = issuesOf(text).filter((i) => i.message.startsWith('dependency cycle'));
+    assert.equal(issues.length, 1);
+    assert.match(issues[0]?.message ?? '', /a -> b -> c -> a/);
+  });
+
+  it('checks rules: binding aliases, extract fields, CEL syntax and claim bindings, predicate on non-booleans', () => {
+    const text = BASE.replace(
+      'rule: { type: cel, expression: "!source.p.deceased" }',
+      'rule: { type: extract, source: q, field: x }',
+    )
+      .replace('value: { type: boolean }', 'value: { type: string }')
+      .concat(`
+    - id: broken_cel
+      title: Broken
+      version: "1"
+      subject_type: person
+      rule: { type: cel, expression: "1 +", bindings: { claims: { a: { claim: alive } } } }
+`);
+    const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);
+    assert.ok(
+      messages.some((m) => /rule\.source: no source binding `q` \(did you mean `p`\?\)/.test(m)),
+      messages.join('\n'),
+    );
+    assert.ok(messages.some((m) => /source_bindings\.p: is not read by the extract rule/.test(m)));
+    assert.ok(
+      messages.some((m) => /claims\.0\.disclosure\.allowed: `predicate` needs value\.type boolean/.test(m)),
+    );
+    assert.ok(messages.some((m) => /claims\.1\.rule\.expression: does not parse/.test(m)));
+    assert.ok(
+      messages.some((m) => /bindings\.claims\.a\.claim: `alive` must be listed in depends_on/.test(m)),
+    );
+  });
+
+  it('refuses CEL expressions naming what the claim does not bind: names, bindings, fields, members, functions', () => {
+    const claim = (id: string, expression: string, extra = '') => `
+    - id: ${id}
+      title: ${id}
+      version: "1"
+      subject_type: person${extra}
+      rule: { type: cel, expression: "${expression}" }`;
+    const text = BASE.concat(
+      claim('typo_root', '!sourse.p.deceased'),
+      claim('no_binding', 'source.q.deceased'),
+      claim(
+        'unbound_field',
+        "source.p.national_id == 'x'",
+        BASE.slice(BASE.indexOf('\n      source_bindings:'), BASE.indexOf('\n      rule:')),
+      ),
+      claim('no_dependency', 'claims.dead.value', '\n      depends_on: [alive]'),
+      claim('no_member', 'claims.alive.valeu', '\n      depends_on: [alive]'),
+      claim('no_ctx_member', "ctx.todey > '2020'"),
+      claim('no_function', "ctx.purpose.lowerAscii() == 'x' && foo(1)"),
+      // What exists: locals shadowing roots, quoted ids, has() on any field, type names, macros, ctx.target members.
+      claim(
+        'fine',
+        "[1].map(source, source + 1).size() == 1 && claims['alive'].satisfied == true && has(ctx.target.attributes.x) && type(1) == int && type(timestamp('2020-01-01T00:00:00Z')) == google.protobuf.Timestamp && [1].exists(v, v == int(ctx.target.attributes.n))",
+        '\n      depends_on: [alive]',
+      ),
+    );
+    const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);
+    const expected = [
+      'evidence.claims.1.rule.expression: refers to `sourse`; the expression sees source, claims and ctx',
+      'evidence.claims.2.rule.expression: reads `source.q`, but the claim has no source binding `q`',
+      'evidence.claims.3.rule.expression: reads `source.p.national_id`, but `national_id` is not in source_bindings.p.fields',
+      'evidence.claims.4.rule.expression: reads `claims.dead`, but no dependency is bound as `dead`',
+      'evidence.claims.5.rule.expression: reads `claims.alive.valeu`; a dependency has value, satisfied, claim_id, version',
+      'evidence.claims.6.rule.expression: reads `ctx.todey`; ctx has purpose, today, target',
+      'evidence.claims.7.rule.expression: calls `lowerAscii`, which is not a CEL function here',
+      'evidence.claims.7.rule.expression: calls `foo`, which is not a CEL function here',
+    ];
+    assert.deepEqual(
+      messages.filter((m) => m.includes('rule.expression')),
+      expected,
+    );
+  });
+});

@@ -1,0 +1,137 @@
+// Verifier config checked at load: source URLs, token variables, caller auth, signing keys, state, bulk.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadVerifierConfigText } from './load-verifier-config.ts';
+import { BASE, ENV, issuesOf } from './verifier-config-test-support.ts';
+
+describe('verifier config', () => {
+  it('guards source URLs: metadata and link-local addresses, plain http without a flag', () => {
+    const text = BASE.replace(
+      'relay: { base_url: "http://127.0.0.1:4242", token_env: RELAY_TOKEN, allow_insecure_localhost: true }',
+      `relay: { base_url: "http://127.0.0.1:4242", token_env: RELAY_TOKEN }
+    meta: { base_url: "https://169.254.169.254", token_env: RELAY_TOKEN }
+    mapped: { base_url: "https://[::ffff:169.254.169.254]", token_env: RELAY_TOKEN }
+    gcp: { base_url: "https://metadata.google.internal", token_env: RELAY_TOKEN }`,
+    );
+    const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);
+    assert.ok(
+      messages.some((m) => /relay\.base_url: http needs allow_insecure_localhost/.test(m)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => /relay\.base_url: loopback addresses need allow_insecure_localhost/.test(m)),
+    );
+    assert.ok(messages.some((m) => /meta\.base_url: metadata addresses need allow_link_local/.test(m)));
+    assert.ok(messages.some((m) => /mapped\.base_url: metadata addresses need allow_link_local/.test(m)));
+    assert.ok(messages.some((m) => /gcp\.base_url: names a cloud metadata host/.test(m)));
+  });
+
+  it('refuses a variable reference where a variable name belongs, without quoting the expanded secret', () => {
+    const token = 'Bearer-Secret-Token-Value-000000000000001';
+    const text = BASE.replace('token_env: RELAY_TOKEN', `token_env: ${'$'}{RELAY_TOKEN}`);
+    const issues = issuesOf(text, { ...ENV, RELAY_TOKEN: token });
+    assert.deepEqual(
+      issues.map((issue) => `${issue.path}: ${issue.message}`),
+      [
+        'evidence.source_connections.relay.token_env: must name an environment variable (letters, digits and _), not hold its value: write the name, not its expansion',
+      ],
+    );
+    assert.ok(!JSON.stringify(issues).includes(token));
+  });
+
+  it('fails closed without caller credentials, and keeps one auth mode', () => {
+    const none = BASE.replace(/ {2}api_keys:\n.*\n/, '');
+    assert.ok(issuesOf(none).some((i) => i.path === 'auth' && /at least one/.test(i.message)));
+    const both = BASE.replace('mode: api_key', 'mode: oidc');
+    const paths = issuesOf(both).map((i) => i.path);
+    assert.ok(paths.includes('auth.api_keys') && paths.includes('auth.oidc'));
+  });
+
+  it('validates signing keys, credential profiles and the state block', () => {
+    const text = BASE.concat(`  signing_keys:
+    k1: { provider: local_jwk_env, kid: "did:web:v.example#k1" }
+  credential_profiles:
+    p1:
+      format: application/dc+sd-jwt
+      issuer: did:web:v.example
+      signing_key: k2
+      vct: https://v.example/credentials/alive/v1
+      allowed_claims: [alive, ghost]
+state: { storage: postgresql }
+`);
+    const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);
+    for (const expected of [
+      /signing_keys\.k1\.private_jwk_env: is required/,
+      /p1\.signing_key: unknown signing key `k2` \(did you mean `k1`\?\)/,
+      /p1\.allowed_claims\.1: unknown claim `ghost`/,
+      /state\.postgresql: is required/,
+    ]) {
+      assert.ok(
+        messages.some((m) => expected.test(m)),
+        `${expected} not in\n${messages.join('\n')}`,
+      );
+    }
+  });
+
+  it('reads the PostgreSQL state URL from its variable, never echoing it, and validates bulk reads', () => {
+    const text = BASE.concat(`state:
+  storage: postgresql
+  postgresql: { url_env: STATE_URL, connect_timeout: 2s }
+`);
+    const loaded = loadVerifierConfigText(
+      text,
+      { ...ENV, STATE_URL: 'postgres://v:secret@db:5432/v' },
+      '/tmp',
+    );
+    assert.equal(loaded.secrets.stateUrl, 'postgres://v:secret@db:5432/v');
+    assert.equal(loaded.config.state.postgresql?.connect_timeout, 2_000);
+    assert.equal(loaded.config.state.postgresql?.operation_timeout, 5_000);
+    const missing = issuesOf(text);
+    assert.ok(
+      missing.some((i) => i.path === 'state.postgresql.url_env' && i.code === 'config.missing_secret'),
+    );
+    const wrong = issuesOf(text, { ...ENV, STATE_URL: 'mysql://v:secret@db/v' });
+    const issue = wrong.find((i) => i.path === 'state.postgresql.url_env');
+    assert.match(issue?.message ?? '', /must hold a postgres:\/\/ or postgresql:\/\/ URL/);
+    assert.ok(!JSON.stringify(wrong).includes('secret@db'), 'the URL is not echoed');
+    assert.equal(loadVerifierConfigText(BASE, ENV, '/tmp').secrets.stateUrl, undefined);
+    // URLs the driver can never use are refused at load (the service would start and never be ready).
+    for (const [url, message] of [
+      ['postgres://v:secret@[bad/v', /must hold a postgres:\/\/ or postgresql:\/\/ URL/],
+      ['postgres://v:secret@db:notaport/v', /must hold a postgres:\/\/ or postgresql:\/\/ URL/],
+      ['postgres://v:secret@db/v?sslmode=require&sslrootcert=/no/such/ca.pem', /certificate or key file/],
+      ['postgres://v:secret@db1,db2/v', /several hosts/],
+    ] as const) {
+      const refused = issuesOf(text, { ...ENV, STATE_URL: url });
+      const found = refused.find((i) => i.path === 'state.postgresql.url_env');
+      assert.match(found?.message ?? '', message, url);
+      assert.ok(!JSON.stringify(refused).includes('secret@'), 'the URL is not echoed');
+    }
+
+    const bulk = BASE.replace(
+      'allow_insecure_localhost: true }',
+      'allow_insecure_localhost: true, bulk_mode: rda_in_filter }',
+    );
+    const connection = loadVerifierConfigText(bulk, ENV, '/tmp').config.evidence.source_connections.relay;
+    assert.equal(connection?.bulk_mode, 'rda_in_filter');
+    assert.equal(connection?.bulk_max_values, 100);
+    const messages = issuesOf(
+      BASE.replace(
+        'allow_insecure_localhost: true }',
+        'allow_insecure_localhost: true, bulk_mode: sidecar, bulk_max_values: 101 }',
+      ),
+    ).map((i) => i.path);
+    assert.ok(messages.includes('evidence.source_connections.relay.bulk_mode'), messages.join());
+    assert.ok(messages.includes('evidence.source_connections.relay.bulk_max_values'), messages.join());
+    const coalescing = issuesOf(
+      BASE.replace(
+        'allow_insecure_localhost: true }',
+        'allow_insecure_localhost: true, coalesce_reads: true }',
+      ),
+    );
+    assert.deepEqual(
+      coalescing.map((i) => i.path),
+      ['evidence.source_connections.relay.coalesce_reads'],
+    );
+  });
+});

@@ -1,0 +1,118 @@
+// `ambit config check`: the ok line, every issue of a failing config, --env-file and AMBIT_RELAY_CONFIG.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { ConfigError, formatIssue } from '../../src/platform/config/config-error.ts';
+import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
+import { runCli } from '../helpers/run-cli.ts';
+import { AUDIT_SECRET, INVALID, READER_ENV, useScratchDir, VALID } from './cli-fixture.ts';
+
+const scratch = useScratchDir();
+
+describe('ambit config check', () => {
+  it('prints one ok line for a valid config', async () => {
+    const config = join(VALID, 'minimal.yaml');
+    const result = await runCli(['config', 'check', '--config', config], READER_ENV);
+    assert.equal(result.code, 0, result.err.join('\n'));
+    assert.deepEqual(result.out, [`ok: ${config} (1 datasets, 1 entities, auth api_key)`]);
+    assert.deepEqual(result.err, []);
+  });
+
+  it('prints every issue of a failing config and exits 1', async () => {
+    const config = join(INVALID, 'many-semantic-errors.yaml');
+    const result = await runCli(['config', 'check', '--config', config], READER_ENV);
+    assert.equal(result.code, 1);
+    assert.deepEqual(result.out, []);
+    let issues: string[] = [];
+    try {
+      loadRelayConfig(config, READER_ENV);
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      issues = error.issues.map(formatIssue);
+    }
+    assert.ok(issues.length >= 5);
+    assert.equal(result.err[0], `${config}: ${issues.length} problems`);
+    assert.deepEqual(
+      result.err.slice(1),
+      issues.map((line) => `  ${line}`),
+    );
+  });
+
+  it('reports a missing config file as a problem, not a crash', async () => {
+    const { dir } = scratch;
+    const result = await runCli(['config', 'check', '--config', join(dir, 'absent.yaml')], READER_ENV);
+    assert.equal(result.code, 1);
+    assert.match(result.err.join('\n'), /config\.file_unreadable/);
+  });
+
+  it('takes unset variables from --env-file, letting the real environment win', async () => {
+    const { dir } = scratch;
+    const config = join(VALID, 'minimal.yaml');
+    const envFile = join(dir, 'relay.env');
+    writeFileSync(
+      envFile,
+      [
+        '# secrets for the minimal config',
+        `export READER_HASH=${fingerprintOf('reader-key')}`,
+        `AUDIT_SECRET="${AUDIT_SECRET}"  # quoted, with a comment`,
+        '',
+      ].join('\n'),
+    );
+    const fromFile = await runCli(['config', 'check', '--config', config, '--env-file', envFile], {});
+    assert.equal(fromFile.code, 0, fromFile.err.join('\n'));
+
+    // A 31-byte secret in the real environment overrides the file's good one, so the check fails on it.
+    const overridden = await runCli(['config', 'check', '--config', config, '--env-file', envFile], {
+      AUDIT_SECRET: 'a'.repeat(31),
+    });
+    assert.equal(overridden.code, 1);
+    assert.match(overridden.err.join('\n'), /config\.validation_error at audit\.hash_secret_env/);
+
+    // An undefined entry in the environment is not a value and does not hide the file's.
+    const undefinedEntry = await runCli(['config', 'check', '--config', config, '--env-file', envFile], {
+      AUDIT_SECRET: undefined,
+    });
+    assert.equal(undefinedEntry.code, 0, undefinedEntry.err.join('\n'));
+
+    const withoutFile = await runCli(['config', 'check', '--config', config], {});
+    assert.equal(withoutFile.code, 1);
+    assert.match(withoutFile.err.join('\n'), /config\.missing_secret at auth\.api_keys\.0\.fingerprint/);
+  });
+
+  it('reports an unreadable --env-file', async () => {
+    const { dir } = scratch;
+    const config = join(VALID, 'minimal.yaml');
+    const result = await runCli(['config', 'check', '--config', config, '--env-file', join(dir, 'none.env')]);
+    assert.equal(result.code, 1);
+    assert.match(result.err.join('\n'), /config\.env_file_unreadable/);
+  });
+
+  it('falls back to AMBIT_RELAY_CONFIG, and --config wins over it', async () => {
+    const valid = join(VALID, 'minimal.yaml');
+    const invalid = join(INVALID, 'missing-env.yaml');
+    const fallback = await runCli(['config', 'check'], { ...READER_ENV, AMBIT_RELAY_CONFIG: valid });
+    assert.equal(fallback.code, 0, fallback.err.join('\n'));
+    assert.match(fallback.out[0] ?? '', /^ok: .*minimal\.yaml/);
+
+    const flagWins = await runCli(['config', 'check', '--config', valid], {
+      ...READER_ENV,
+      AMBIT_RELAY_CONFIG: invalid,
+    });
+    assert.equal(flagWins.code, 0);
+
+    const envInvalid = await runCli(['config', 'check'], { ...READER_ENV, AMBIT_RELAY_CONFIG: invalid });
+    assert.equal(envInvalid.code, 1);
+    assert.match(envInvalid.err.join('\n'), /config\.missing_secret/);
+  });
+
+  it('exits 2 when no config is named', async () => {
+    const result = await runCli(['config', 'check'], READER_ENV);
+    assert.equal(result.code, 2);
+    assert.match(
+      result.err.join('\n'),
+      /--config is required \(or set AMBIT_RELAY_CONFIG or AMBIT_VERIFIER_CONFIG\)/,
+    );
+  });
+});

@@ -1,0 +1,73 @@
+// Requests the HTTP parser refuses, answered with problems after the requests pipelined ahead of them.
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { describe, it } from 'node:test';
+import { assertProblem, assertSecurityHeaders, bareApp, sendRaw } from '../helpers/http-checks.ts';
+import { useListening } from './http-limits-fixture.ts';
+
+describe('requests the HTTP parser refuses', () => {
+  const app = bareApp();
+  app.get('/slow', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return { slow: true };
+  });
+  const server = useListening(app);
+
+  /** Each request, sent as raw bytes, gets its problem with the usual headers, and its connection closes. */
+  const assertRawProblems = async (cases: readonly (readonly [string, number, string])[]) => {
+    const { port } = server;
+    for (const [bytes, status, code] of cases) {
+      const response = await sendRaw(port, bytes);
+      const body = assertProblem(response, status, code);
+      assertSecurityHeaders(response);
+      assert.equal(response.headers['x-request-id'], body.request_id);
+      assert.equal(response.headers.connection, 'close');
+    }
+  };
+
+  it('answers them with problems, not a bare JSON error', async () => {
+    const cases = [
+      ['GET /x HTTP/1.1\r\nhost: a\r\nx-request-id: a\x7fb\r\n\r\n', 400, 'http.malformed_request'],
+      ['NOT HTTP AT ALL\r\n\r\n', 400, 'http.malformed_request'],
+      [
+        `GET /x HTTP/1.1\r\nhost: a\r\nx-pad: ${'p'.repeat(70 * 1024)}\r\n\r\n`,
+        431,
+        'http.headers_too_large',
+      ],
+    ] as const;
+    await assertRawProblems(cases);
+  });
+
+  it('answers what Node would answer bare (no Host, an unknown Expect, CONNECT) with problems', async () => {
+    const { port } = server;
+    const cases = [
+      ['GET /x HTTP/1.1\r\n\r\n', 400, 'http.malformed_request'],
+      ['GET /x HTTP/1.1\r\nhost: a\r\nexpect: 200-ok\r\n\r\n', 417, 'http.expectation_failed'],
+      ['CONNECT example.org:443 HTTP/1.1\r\nhost: example.org:443\r\n\r\n', 404, 'http.not_found'],
+    ] as const;
+    await assertRawProblems(cases);
+    // HTTP/1.0 has no Host requirement: the request is routed (to a 404 here, as any unknown path).
+    const old = await sendRaw(port, 'GET /x HTTP/1.0\r\n\r\n');
+    assertProblem(old, 404, 'http.not_found');
+  });
+
+  it('answers the requests pipelined ahead of a refused one first', async () => {
+    const { port } = server;
+    const text = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(
+          'GET /slow HTTP/1.1\r\nhost: a\r\n\r\nGET /x HTTP/1.1\r\nhost: a\r\nx-bad: a\x7fb\r\n\r\n',
+          'latin1',
+        ),
+      );
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
+    });
+    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    assert.deepEqual(statuses, [200, 400]);
+    assert.match(text, /\{"slow":true\}/);
+    assert.match(text, /http\.malformed_request/);
+  });
+});

@@ -1,0 +1,143 @@
+// `ambit metadata publish` output: byte-stable, indexed with digests, as the relay renders, --base-url.
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { publishMetadata } from '../../src/publisher/publish-metadata.ts';
+import { startDemoRelay } from '../helpers/relay-harness.ts';
+import { filesUnder, MANIFEST, useTempDir } from './publisher-fixture.ts';
+
+describe('ambit metadata publish', () => {
+  const tmp = useTempDir('ambit-publish-');
+  const out = (name: string) => join(tmp, name);
+
+  it('writes byte-identical directories on every run', () => {
+    publishMetadata(MANIFEST, out('a'));
+    publishMetadata(MANIFEST, out('b'));
+    const files = filesUnder(out('a'));
+    assert.deepEqual(filesUnder(out('b')), files);
+    assert.ok(files.length >= 30, `only ${files.length} files`);
+    for (const file of files)
+      assert.ok(readFileSync(join(out('a'), file)).equals(readFileSync(join(out('b'), file))), file);
+  });
+
+  it('publishes the files of the spec, and an index naming each with its digest', () => {
+    const files = filesUnder(out('a'));
+    for (const path of [
+      '.well-known/api-catalog',
+      'metadata/index.json',
+      'metadata/catalog.json',
+      'metadata/evidence-offerings.json',
+      'metadata/evidence-offerings/civil-person-record.json',
+      'metadata/evidence-offerings/sp-household-enrolment.json',
+      'metadata/schema/civil_registry/persons/schema.json',
+      'metadata/forms/cash-transfer-application/schema.json',
+      'metadata/ogc/records.geojson',
+      'metadata/ogc/records/health_facilities.geojson',
+      'metadata/profiles/dcat-ap.json',
+      'metadata/metadata.yaml',
+      'metadata/dcat.jsonld',
+      'metadata/dcat.bregdcat-ap.jsonld',
+      'metadata/cpsv-ap.jsonld',
+      'metadata/shacl.jsonld',
+      'metadata/shacl/civil_registry/persons.jsonld',
+      'metadata/shacl/social_protection/payments.jsonld',
+      'metadata/policies.jsonld',
+      'metadata/policies/civil_registry.jsonld',
+      'metadata/policies/social_protection.jsonld',
+    ]) {
+      assert.ok(files.includes(path), `missing ${path}`);
+    }
+    // A dataset without a policy has no policy file.
+    assert.ok(!files.includes('metadata/policies/health_facilities.jsonld'));
+    const index = JSON.parse(readFileSync(join(out('a'), 'metadata/index.json'), 'utf8')) as {
+      files: { path: string; media_type: string; bytes: number; sha256: string }[];
+    };
+    assert.deepEqual(
+      index.files.map((file) => file.path).sort(),
+      files.filter((f) => f !== 'metadata/index.json'),
+    );
+    for (const file of index.files) {
+      const bytes = readFileSync(join(out('a'), file.path));
+      assert.equal(file.bytes, bytes.length);
+      assert.equal(file.sha256, createHash('sha256').update(bytes).digest('hex'));
+    }
+    const media = Object.fromEntries(index.files.map((file) => [file.path, file.media_type]));
+    assert.equal(media['metadata/schema/civil_registry/persons/schema.json'], 'application/schema+json');
+    assert.equal(media['metadata/ogc/records.geojson'], 'application/geo+json');
+    assert.equal(media['metadata/metadata.yaml'], 'application/yaml');
+    for (const path of ['metadata/dcat.jsonld', 'metadata/cpsv-ap.jsonld', 'metadata/shacl.jsonld'])
+      assert.equal(media[path], 'application/ld+json');
+    assert.equal(
+      readFileSync(join(out('a'), 'metadata/metadata.yaml'), 'utf8'),
+      readFileSync(MANIFEST, 'utf8'),
+    );
+  });
+
+  it('renders the same documents as the relay (one implementation)', async () => {
+    const relay = await startDemoRelay();
+    try {
+      const read = (path: string) => JSON.parse(readFileSync(join(out('a'), path), 'utf8'));
+      const served = async (path: string) => (await relay.get(path, { as: 'catalog_viewer' })).json();
+      assert.deepEqual(
+        read('metadata/evidence-offerings.json'),
+        await served('/metadata/evidence-offerings'),
+      );
+      assert.deepEqual(
+        read('metadata/schema/civil_registry/persons/schema.json'),
+        await served('/metadata/schema/civil_registry/persons/schema.json'),
+      );
+      assert.deepEqual(read('metadata/ogc/records.geojson'), await served('/metadata/ogc/records'));
+      for (const [file, path] of [
+        ['metadata/shacl.jsonld', '/metadata/shacl'],
+        [
+          'metadata/shacl/social_protection/members.jsonld',
+          '/metadata/datasets/social_protection/entities/members/shacl',
+        ],
+        ['metadata/policies.jsonld', '/metadata/policies'],
+        ['metadata/policies/civil_registry.jsonld', '/metadata/datasets/civil_registry/policy'],
+        ['metadata/cpsv-ap.jsonld', '/metadata/cpsv-ap'],
+      ]) {
+        assert.deepEqual(read(file as string), await served(path as string), file);
+      }
+      // Catalogues differ only where they link (the published one's landing pages are files) and in what the
+      // relay's config alone knows: its aggregates, published as distributions.
+      const isAggregate = (id: unknown) => String(id).includes('/distributions/aggregate-');
+      const comparable = (document: { '@graph': Record<string, unknown>[] }) =>
+        document['@graph']
+          .filter((node) => !isAggregate(node['@id']))
+          .map(({ 'dcat:landingPage': _page, 'dcat:distribution': distribution, ...node }) => ({
+            ...node,
+            distributions: [distribution ?? []]
+              .flat()
+              .filter((ref) => !isAggregate((ref as { '@id': string })['@id'])),
+          }));
+      const published = read('metadata/dcat.jsonld');
+      const relayDcat = await served('/metadata/dcat');
+      assert.deepEqual(comparable(published), comparable(relayDcat));
+      assert.ok(relayDcat['@graph'].some((node: Record<string, unknown>) => isAggregate(node['@id'])));
+      assert.match(
+        JSON.stringify(published),
+        /"dcat:landingPage":\{"@id":"http:\/\/127\.0\.0\.1:4242\/metadata\/datasets\/civil_registry\.json"/,
+      );
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('moves every link with --base-url', () => {
+    publishMetadata(MANIFEST, out('moved'), { baseUrl: 'https://metadata.example.org' });
+    const offering = JSON.parse(
+      readFileSync(join(out('moved'), 'metadata/evidence-offerings/civil-person-record.json'), 'utf8'),
+    );
+    assert.equal(
+      offering.verification_request_schema_url,
+      'https://metadata.example.org/metadata/schema/civil_registry/persons/schema.json',
+    );
+    assert.doesNotMatch(
+      readFileSync(join(out('moved'), 'metadata/catalog.json'), 'utf8'),
+      /127\.0\.0\.1:4242\/metadata/,
+    );
+  });
+});

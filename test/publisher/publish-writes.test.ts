@@ -1,0 +1,104 @@
+// `ambit metadata publish` writing safely: whole replacements, foreign files kept, optional RDF, bad input.
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError } from '../../src/platform/config/config-error.ts';
+import { publishMetadata } from '../../src/publisher/publish-metadata.ts';
+import { PublishError, writePublication } from '../../src/publisher/write-publication.ts';
+import { filesUnder, MANIFEST, useTempDir } from './publisher-fixture.ts';
+
+describe('ambit metadata publish', () => {
+  const tmp = useTempDir('ambit-publish-');
+  const out = (name: string) => join(tmp, name);
+
+  it('replaces a previous publication whole, keeps foreign files beside it, and never writes into other directories', () => {
+    const dir = out('again');
+    publishMetadata(MANIFEST, dir);
+    writeFileSync(join(dir, 'metadata', 'stale.json'), '{}');
+    writeFileSync(join(dir, 'README.txt'), 'hosting notes');
+    publishMetadata(MANIFEST, dir);
+    assert.ok(!filesUnder(dir).includes('metadata/stale.json'));
+    assert.ok(filesUnder(dir).includes('README.txt'));
+    const foreign = out('foreign');
+    mkdirSync(foreign);
+    writeFileSync(join(foreign, 'important.txt'), 'keep me');
+    assert.throws(() => publishMetadata(MANIFEST, foreign), PublishError);
+    assert.deepEqual(filesUnder(foreign), ['important.txt']);
+    writeFileSync(out('plain-file'), 'x');
+    assert.throws(() => publishMetadata(MANIFEST, out('plain-file')), PublishError);
+  });
+
+  it('leaves the previous publication whole when a write fails, and creates nothing in a new directory', () => {
+    const dir = out('kept');
+    const artefacts = publishMetadata(MANIFEST, dir);
+    const before = filesUnder(dir).map((file) => [file, readFileSync(join(dir, file), 'utf8')]);
+    // A file where a folder is needed fails part-way, as a full disk or a permission would.
+    const failing = [
+      ...artefacts,
+      { path: 'metadata/index.json/x', mediaType: 'application/json', body: Buffer.from('{}') },
+    ];
+    assert.throws(() => writePublication(dir, failing), {
+      name: 'PublishError',
+      message: /^cannot write to .*kept: E[A-Z]+: .*\(the directory was left as it was\)$/,
+    });
+    assert.deepEqual(
+      filesUnder(dir).map((file) => [file, readFileSync(join(dir, file), 'utf8')]),
+      before,
+    );
+    assert.deepEqual(readdirSync(dir).sort(), ['.well-known', 'metadata']);
+    assert.throws(() => writePublication(out('fresh'), failing), /\(nothing was published\)$/);
+    assert.throws(() => statSync(out('fresh')));
+  });
+
+  it('removes a staging folder an interrupted run left, and refuses a foreign metadata/index.json', () => {
+    const dir = out('interrupted');
+    mkdirSync(join(dir, '.ambit-publish-abc123', 'metadata'), { recursive: true });
+    publishMetadata(MANIFEST, dir);
+    assert.deepEqual(readdirSync(dir).sort(), ['.well-known', 'metadata']);
+    const webRoot = out('web-root');
+    mkdirSync(join(webRoot, 'metadata'), { recursive: true });
+    writeFileSync(join(webRoot, 'metadata', 'index.json'), '{"pages":[]}');
+    assert.throws(() => publishMetadata(MANIFEST, webRoot), PublishError);
+    assert.equal(readFileSync(join(webRoot, 'metadata', 'index.json'), 'utf8'), '{"pages":[]}');
+  });
+
+  it('replaces a symbolic link in place of a tree, never what it points at', () => {
+    const dir = out('linked');
+    publishMetadata(MANIFEST, dir);
+    const elsewhere = out('elsewhere');
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, 'keep.txt'), 'keep me');
+    rmSync(join(dir, '.well-known'), { recursive: true });
+    symlinkSync(elsewhere, join(dir, '.well-known'));
+    publishMetadata(MANIFEST, dir);
+    assert.ok(statSync(join(dir, '.well-known', 'api-catalog')).isFile());
+    assert.deepEqual(readdirSync(elsewhere), ['keep.txt']);
+  });
+
+  it('leaves out the DCAT and SHACL files, and their index links, when the catalog does not publish them', () => {
+    const manifest = join(tmp, 'no-rdf.yaml');
+    writeFileSync(
+      manifest,
+      readFileSync(MANIFEST, 'utf8').replace(
+        '  application_profiles:',
+        '  standards: { dcat: false, shacl: false, json_schema: true }\n  application_profiles:',
+      ),
+    );
+    publishMetadata(manifest, out('no-rdf'));
+    const files = filesUnder(out('no-rdf'));
+    const rdfFile = /dcat(\.[a-z-]+)?\.jsonld|shacl/;
+    assert.ok(!files.some((file) => rdfFile.test(file)), files.join(' '));
+    assert.ok(files.includes('metadata/policies.jsonld') && files.includes('metadata/cpsv-ap.jsonld'));
+    const index = readFileSync(join(out('no-rdf'), 'metadata/index.json'), 'utf8');
+    assert.doesNotMatch(index, rdfFile);
+    assert.match(index, /policies\.jsonld/);
+  });
+
+  it('rejects an invalid manifest before writing anything', () => {
+    const bad = join(tmp, 'bad.yaml');
+    writeFileSync(bad, readFileSync(MANIFEST, 'utf8').replace('kind: verifier', 'kind: relay'));
+    assert.throws(() => publishMetadata(bad, out('never')), ConfigError);
+    assert.throws(() => statSync(out('never')));
+  });
+});
