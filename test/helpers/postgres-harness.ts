@@ -6,6 +6,7 @@
 // Each call to openTestDatabase() returns a database of its own (a fresh database on a real server, a fresh PGlite
 // instance otherwise), so test files running in parallel never see each other's tables.
 import { randomBytes } from 'node:crypto';
+import { after } from 'node:test';
 import pg from 'pg';
 
 export type TestDatabaseKind = 'database_url' | 'local_server' | 'pglite';
@@ -110,5 +111,21 @@ async function openOnPglite(): Promise<TestDatabase> {
       await server.stop();
       await db.close();
     },
+  };
+}
+
+/**
+ * Opens fresh databases for one test file, each closed when the file's tests are done: call it at the top level
+ * of the file and `await fresh()` in each test that needs a database of its own.
+ */
+export function freshDatabases(): () => Promise<TestDatabase> {
+  const opened: TestDatabase[] = [];
+  after(async () => {
+    await Promise.all(opened.map((database) => database.close()));
+  });
+  return async () => {
+    const database = await openTestDatabase();
+    opened.push(database);
+    return database;
   };
 }

@@ -1,24 +1,15 @@
 // The PostgreSQL state store under conditions it does not control: a database whose default transaction isolation
 // is stricter than PostgreSQL's own, and a wall clock stepped back while the store was unavailable.
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/log.ts';
 import { createPostgresEvaluationStore } from '../../src/verifier/state/create-postgres-evaluation-store.ts';
 import { evaluation } from '../../src/verifier/state/evaluation-store.contract.ts';
 import { NEWEST_VERSION } from '../../src/verifier/state/postgres-migrations.ts';
-import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
+import { freshDatabases } from '../helpers/postgres-harness.ts';
 
-const databases: TestDatabase[] = [];
-after(async () => {
-  await Promise.all(databases.map((database) => database.close()));
-});
-
-async function freshDatabase(): Promise<TestDatabase> {
-  const database = await openTestDatabase();
-  databases.push(database);
-  return database;
-}
+const freshDatabase = freshDatabases();
 
 function storeOn(url: string, clock = fixedClock('2026-01-01T00:00:00Z')) {
   return createPostgresEvaluationStore({

@@ -2,7 +2,7 @@
 // run once when several processes start together, and a clean 503 when the database cannot be reached.
 import assert from 'node:assert/strict';
 import { connect, createServer } from 'node:net';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/log.ts';
 import { isProblem } from '../../src/platform/problem/problem.ts';
@@ -10,18 +10,9 @@ import { FailureReason } from '../../src/verifier/connectors/failure-reason.ts';
 import { createPostgresEvaluationStore } from '../../src/verifier/state/create-postgres-evaluation-store.ts';
 import { evaluation, evaluationStoreContract } from '../../src/verifier/state/evaluation-store.contract.ts';
 import { MIGRATIONS, NEWEST_VERSION } from '../../src/verifier/state/postgres-migrations.ts';
-import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
+import { freshDatabases } from '../helpers/postgres-harness.ts';
 
-const databases: TestDatabase[] = [];
-after(async () => {
-  await Promise.all(databases.map((database) => database.close()));
-});
-
-async function freshDatabase(): Promise<TestDatabase> {
-  const database = await openTestDatabase();
-  databases.push(database);
-  return database;
-}
+const freshDatabase = freshDatabases();
 
 function storeOn(
   url: string,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { verifyAuditChain } from './audit-envelope.ts';
 import {
+  fileOfTwoRecords,
   isConfigError,
   makeTempDir,
   writerOptions as options,
@@ -27,13 +28,7 @@ setInterval(() => {}, 1000);
 
 describe('createAuditWriter on a file left behind', () => {
   it('sets a record cut short by a killed process aside and resumes from the last whole record', async (t) => {
-    const dir = makeTempDir(t);
-    const path = join(dir, 'audit.jsonl');
-    const writer = createAuditWriter(options({ path }));
-    writer.write(sampleRecord(1));
-    writer.write(sampleRecord(2));
-    await writer.close();
-    const original = readFileSync(path, 'utf8');
+    const { dir, path, original } = await fileOfTwoRecords(t);
     const cut = original.length - 10;
     truncateSync(path, cut);
     const secondStart = original.lastIndexOf('\n', original.length - 2) + 1;

@@ -7,7 +7,7 @@ import { ConfigError } from '../config/config-error.ts';
 import type { Logger } from '../log.ts';
 import { encodeUlid, type Random } from '../random.ts';
 import type { AuditEnvelope } from './audit-envelope.ts';
-import type { AuditWriterOptions } from './create-audit-writer.ts';
+import { type AuditWriterOptions, createAuditWriter } from './create-audit-writer.ts';
 
 export const TEST_SECRET = Buffer.alloc(32, 0x5a);
 export const OTHER_SECRET = Buffer.alloc(32, 0x33);
@@ -89,4 +89,15 @@ export function readEnvelopes(path: string): AuditEnvelope[] {
 export function isConfigError(code: string) {
   return (error: unknown) =>
     error instanceof ConfigError && error.issues.some((issue) => issue.code === code);
+}
+
+/** A JSONL audit file in a temp folder holding records 1 and 2, as a closed writer left it, and its text. */
+export async function fileOfTwoRecords(t: { after(fn: () => void): void }) {
+  const dir = makeTempDir(t);
+  const path = join(dir, 'audit.jsonl');
+  const writer = createAuditWriter(writerOptions({ path }));
+  writer.write(sampleRecord(1));
+  writer.write(sampleRecord(2));
+  await writer.close();
+  return { dir, path, original: readFileSync(path, 'utf8') };
 }

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 
 import { verifyAuditFile } from './audit-cli.ts';
 import {
+  fileOfTwoRecords,
   isConfigError,
   makeTempDir,
   OTHER_SECRET,
@@ -70,13 +71,7 @@ describe('createAuditWriter (jsonl)', () => {
   });
 
   it('refuses to start on a tampered, truncated or foreign tail instead of starting a new chain', async (t) => {
-    const dir = makeTempDir(t);
-    const path = join(dir, 'audit.jsonl');
-    const writer = createAuditWriter(options({ path }));
-    writer.write(sampleRecord(1));
-    writer.write(sampleRecord(2));
-    await writer.close();
-    const original = readFileSync(path, 'utf8');
+    const { path, original } = await fileOfTwoRecords(t);
 
     writeFileSync(path, original.replace('"req-2"', '"req-9"'));
     assert.throws(() => createAuditWriter(options({ path })), isConfigError('audit.chain_invalid'));

@@ -1,33 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fingerprintOf } from '../../platform/auth/api-key.ts';
-import { ConfigError } from '../../platform/config/config-error.ts';
-import { loadVerifierConfigText } from './load-verifier-config.ts';
+import { connectionConfig, ENV, issuesAt } from './verifier-config-test-support.ts';
 
-const CONFIG = `
-auth:
-  mode: api_key
-  api_keys:
-    - { id: caller, fingerprint: { provider: env, name: CALLER_HASH }, scopes: [civil:evidence] }
-audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }
-evidence:
-  service_id: test.verifier
-  source_connections:
-    relay: { base_url: "https://relay.example", token_env: RELAY_TOKEN }
-  claims: []
-`;
+const CONFIG = connectionConfig('base_url: "https://relay.example", token_env: RELAY_TOKEN');
 
 function tokenIssues(token: string): { code: string; message: string }[] {
-  const env = { CALLER_HASH: fingerprintOf('caller-key'), AUDIT_SECRET: 'a'.repeat(32), RELAY_TOKEN: token };
-  try {
-    loadVerifierConfigText(CONFIG, env, '/tmp');
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, String(error));
-    return error.issues
-      .filter((issue) => issue.path === 'evidence.source_connections.relay.token_env')
-      .map(({ code, message }) => ({ code, message }));
-  }
-  return [];
+  return issuesAt(CONFIG, 'evidence.source_connections.relay.token_env', { ...ENV, RELAY_TOKEN: token });
 }
 
 describe('a source connection token', () => {

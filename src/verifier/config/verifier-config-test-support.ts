@@ -10,7 +10,7 @@ export const ENV = {
   RELAY_TOKEN: 'relay-token',
 };
 
-export const BASE = `
+const HEAD = `
 auth:
   mode: api_key
   api_keys:
@@ -18,7 +18,15 @@ auth:
 audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }
 evidence:
   service_id: test.verifier
-  source_connections:
+  source_connections:`;
+
+/** A config with one source connection `relay` (its settings as YAML flow members) and no claims. */
+export const connectionConfig = (connection: string): string => `${HEAD}
+    relay: { ${connection} }
+  claims: []
+`;
+
+export const BASE = `${HEAD}
     relay: { base_url: "http://127.0.0.1:4242", token_env: RELAY_TOKEN, allow_insecure_localhost: true }
   claims:
     - id: alive
@@ -38,6 +46,23 @@ evidence:
       rule: { type: cel, expression: "!source.p.deceased" }
       disclosure: { default: predicate, allowed: [predicate, redacted] }
 `;
+
+/** The issues a load of `text` reports at `path` (none when it loads). */
+export function issuesAt(
+  text: string,
+  path: string,
+  env: Record<string, string> = ENV,
+): { code: string; message: string }[] {
+  try {
+    loadVerifierConfigText(text, env, '/tmp');
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, String(error));
+    return error.issues
+      .filter((issue) => issue.path === path)
+      .map(({ code, message }) => ({ code, message }));
+  }
+  return [];
+}
 
 export function issuesOf(
   text: string,

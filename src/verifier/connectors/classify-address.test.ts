@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fingerprintOf } from '../../platform/auth/api-key.ts';
-import { ConfigError } from '../../platform/config/config-error.ts';
-import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
+import { connectionConfig, issuesAt } from '../config/verifier-config-test-support.ts';
 import { type AddressPolicy, connectDenial } from './classify-address.ts';
 
 const BOTH: AddressPolicy = {
@@ -62,34 +60,11 @@ describe('which addresses a connection may reach over http and https', () => {
 });
 
 describe('a source base URL at config load', () => {
-  const ENV = {
-    CALLER_HASH: fingerprintOf('caller-key'),
-    AUDIT_SECRET: 'a'.repeat(32),
-    RELAY_TOKEN: 'relay-token',
-  };
-  const config = (connection: string) => `
-auth:
-  mode: api_key
-  api_keys:
-    - { id: caller, fingerprint: { provider: env, name: CALLER_HASH }, scopes: [civil:evidence] }
-audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }
-evidence:
-  service_id: test.verifier
-  source_connections:
-    relay: { ${connection}, token_env: RELAY_TOKEN }
-  claims: []
-`;
-  const baseUrlIssues = (connection: string): string[] => {
-    try {
-      loadVerifierConfigText(config(connection), ENV, '/tmp');
-    } catch (error) {
-      assert.ok(error instanceof ConfigError, String(error));
-      return error.issues
-        .filter((issue) => issue.path === 'evidence.source_connections.relay.base_url')
-        .map((issue) => issue.message);
-    }
-    return [];
-  };
+  const baseUrlIssues = (connection: string): string[] =>
+    issuesAt(
+      connectionConfig(`${connection}, token_env: RELAY_TOKEN`),
+      'evidence.source_connections.relay.base_url',
+    ).map((issue) => issue.message);
   const FLAGS = 'allow_insecure_localhost: true, allow_insecure_private_network: true';
 
   it('refuses plain http to a public IP literal, whatever the insecure flags', () => {
