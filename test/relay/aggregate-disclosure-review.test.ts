@@ -1,21 +1,10 @@
 // Adversarial review of aggregate disclosure over a small CSV dataset: small groups never show in any format, and
 // every answer's links run the very query it answered.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import type { Response } from 'light-my-request';
-import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
-import { systemClock } from '../../src/platform/clock.ts';
-import { silentLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
-import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
-import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
-import { injectThroughLane } from '../helpers/inject-through-lane.ts';
+import { type CsvRelay, csvRelayHead, startCsvRelay } from './csv-relay-fixture.ts';
 
-const KEY = 'disclosure-review-key-00000000000001';
 const BASE = '/v1/datasets/ppl/aggregates';
 const MIN = 3;
 
@@ -43,14 +32,7 @@ function aggregate(id: string, suppression: string, min: number, bornOps: string
 }
 
 function configText(): string {
-  return `server: { bind: 127.0.0.1:0 }
-catalog: { title: T, base_url: "http://relay.test", publisher: Test }
-auth:
-  mode: api_key
-  api_keys:
-    - { id: k, fingerprint: { provider: env, name: KEY_HASH }, scopes: ["ppl:aggregate", "ppl:rows"] }
-audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
-datasets:
+  return `${csvRelayHead(['ppl:aggregate', 'ppl:rows'])}datasets:
   - id: ppl
     title: People
     sensitivity: personal
@@ -119,47 +101,13 @@ function peopleCsv(): string {
   return `${rows.join('\n')}\n`;
 }
 
-interface Relay {
-  get(url: string): Promise<Response>;
-  post(url: string, body: unknown): Promise<Response>;
-  close(): Promise<void>;
-}
+type Relay = CsvRelay;
 
-async function startRelay(): Promise<Relay> {
-  const dir = mkdtempSync(join(tmpdir(), 'ambit-disclosure-review-'));
-  writeFileSync(join(dir, 'people.csv'), peopleCsv());
-  writeFileSync(join(dir, 'hh.csv'), 'id,region\nh1,North\nh2,South\nh3,\n');
-  const env = { AUDIT_SECRET: 'disclosure-review-audit-secret-0123456789', KEY_HASH: fingerprintOf(KEY) };
-  let relay: RelayApp | undefined;
-  try {
-    relay = createRelayApp(loadRelayConfigText(configText(), env, dir), {
-      logger: silentLogger(),
-      clock: systemClock,
-      random: systemRandom,
-    });
-    await relay.loaded;
-    await relay.app.ready();
-  } catch (error) {
-    await relay?.close();
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
-  const app = relay;
-  const authorization = `Bearer ${KEY}`;
-  return {
-    get: (url) => injectThroughLane(app.app, { method: 'GET', url, headers: { authorization } }),
-    post: (url, body) =>
-      injectThroughLane(app.app, {
-        method: 'POST',
-        url,
-        headers: { authorization, 'content-type': 'application/json' },
-        payload: JSON.stringify(body),
-      }),
-    async close() {
-      await app.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+function startRelay(): Promise<Relay> {
+  return startCsvRelay(configText(), {
+    'people.csv': peopleCsv(),
+    'hh.csv': 'id,region\nh1,North\nh2,South\nh3,\n',
+  });
 }
 
 type Observation = Record<string, unknown>;

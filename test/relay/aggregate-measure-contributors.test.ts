@@ -2,21 +2,10 @@
 // (the others have no value): an average over one income is that person's income. Such a measure is suppressed on
 // its own, in every format, while the group and its other measures stay.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
-import type { Response } from 'light-my-request';
-import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
-import { systemClock } from '../../src/platform/clock.ts';
-import { silentLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
-import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
-import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
-import { injectThroughLane } from '../helpers/inject-through-lane.ts';
+import { type CsvRelay, csvRelayHead, startCsvRelay } from './csv-relay-fixture.ts';
 
-const KEY = 'contributors-review-key-000000000001';
 const BASE = '/v1/datasets/ppl/aggregates';
 
 function aggregate(id: string, suppression: string): string {
@@ -35,14 +24,7 @@ function aggregate(id: string, suppression: string): string {
 `;
 }
 
-const CONFIG = `server: { bind: 127.0.0.1:0 }
-catalog: { title: T, base_url: "http://relay.test", publisher: Test }
-auth:
-  mode: api_key
-  api_keys:
-    - { id: k, fingerprint: { provider: env, name: KEY_HASH }, scopes: ["ppl:aggregate", "ppl:rows"] }
-audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
-datasets:
+const CONFIG = `${csvRelayHead(['ppl:aggregate', 'ppl:rows'])}datasets:
   - id: ppl
     title: People
     sensitivity: internal
@@ -77,27 +59,13 @@ const PEOPLE = `id,district,income,age
 `;
 
 describe('aggregate measures computed from too few people', () => {
-  let relay: RelayApp;
-  let dir: string;
-  const get = (url: string): Promise<Response> =>
-    injectThroughLane(relay.app, { method: 'GET', url, headers: { authorization: `Bearer ${KEY}` } });
+  let relay: CsvRelay;
+  const get = (url: string) => relay.get(url);
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ambit-contributors-'));
-    writeFileSync(join(dir, 'people.csv'), PEOPLE);
-    const env = { AUDIT_SECRET: 'contributors-audit-secret-0123456789abc', KEY_HASH: fingerprintOf(KEY) };
-    relay = createRelayApp(loadRelayConfigText(CONFIG, env, dir), {
-      logger: silentLogger(),
-      clock: systemClock,
-      random: systemRandom,
-    });
-    await relay.loaded;
-    await relay.app.ready();
+    relay = await startCsvRelay(CONFIG, { 'people.csv': PEOPLE });
   });
-  after(async () => {
-    await relay?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => relay?.close());
 
   for (const id of ['masked', 'omitted']) {
     it(`${id}: JSON nulls the income measures of A with status S, keeps its counts and every measure of B`, async () => {
