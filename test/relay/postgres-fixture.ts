@@ -1,7 +1,8 @@
 // The `people` table the PostgreSQL tests read, created in a test database, and the same rows as plain values
 // (what the relay should answer) for computing expected results independently of the relay.
-import type { TestDatabase } from '../helpers/postgres-harness.ts';
-import { URL_ENV } from '../helpers/postgres-relay.ts';
+import { after, before } from 'node:test';
+import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
+import { type PostgresRelay, startPostgresRelay, URL_ENV } from '../helpers/postgres-relay.ts';
 
 export interface Person {
   readonly person_id: string;
@@ -108,4 +109,33 @@ export function postgresSource(what: { table?: string; query?: string }, extra =
   const target =
     what.table !== undefined ? `table: { name: ${what.table} }` : `query: ${JSON.stringify(what.query)}`;
   return `source: { type: postgres, connection_env: ${URL_ENV}, ${target}${extra === '' ? '' : `, ${extra}`} }`;
+}
+
+/**
+ * A database with the `people` table and a relay on `datasets` over it, opened before the suite's tests and
+ * closed after; read `db` and `relay` inside tests.
+ */
+export function usePeopleRelay(datasets: string): {
+  readonly db: TestDatabase;
+  readonly relay: PostgresRelay;
+} {
+  let db: TestDatabase;
+  let relay: PostgresRelay;
+  before(async () => {
+    db = await openTestDatabase();
+    await createPeople(db);
+    relay = await startPostgresRelay(datasets, db.url);
+  });
+  after(async () => {
+    await relay?.close();
+    await db?.close();
+  });
+  return {
+    get db() {
+      return db;
+    },
+    get relay() {
+      return relay;
+    },
+  };
 }

@@ -1,10 +1,15 @@
 // A live table's cursors are bound to the filters as a set, as snapshot cursors are: the same filters in another
 // order, or an `.in` listing its values in another order, continue the walk.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { type PostgresRelay, startPostgresRelay } from '../helpers/postgres-relay.ts';
-import { ACCESS, createPeople, PEOPLE, peopleApi, peopleSchema, postgresSource } from './postgres-fixture.ts';
+import { describe, it } from 'node:test';
+import {
+  ACCESS,
+  PEOPLE,
+  peopleApi,
+  peopleSchema,
+  postgresSource,
+  usePeopleRelay,
+} from './postgres-fixture.ts';
 
 const LIVE = '/v1/datasets/registry/entities/people_live/records';
 
@@ -21,20 +26,10 @@ const DATASETS = `  - id: registry
         ${peopleApi()}`;
 
 describe('live cursors and the order of the filters', () => {
-  let db: TestDatabase;
-  let relay: PostgresRelay;
-  before(async () => {
-    db = await openTestDatabase();
-    await createPeople(db);
-    relay = await startPostgresRelay(DATASETS, db.url);
-  });
-  after(async () => {
-    await relay?.close();
-    await db.close();
-  });
+  const people = usePeopleRelay(DATASETS);
 
   async function ids(path: string) {
-    const response = await relay.get(path);
+    const response = await people.relay.get(path);
     assert.equal(response.statusCode, 200, `${path}: ${response.body}`);
     const body = response.json();
     return {

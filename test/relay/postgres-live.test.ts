@@ -1,18 +1,16 @@
 // Live PostgreSQL tables against a real database: every filter operator on every type answers what the snapshot
 // of the same table answers, with the same envelope, cursors and error codes; reads are read-only; probe failures.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { type PostgresRelay, startPostgresRelay } from '../helpers/postgres-relay.ts';
+import { describe, it } from 'node:test';
 import { assertProblem } from './assert-problem.ts';
 import {
   ACCESS,
-  createPeople,
   PEOPLE,
   type Person,
   peopleApi,
   peopleSchema,
   postgresSource,
+  usePeopleRelay,
 } from './postgres-fixture.ts';
 
 const SNAPSHOT = '/v1/datasets/registry/entities/people/records';
@@ -124,20 +122,10 @@ const CASES: [string, string[]][] = [
 ];
 
 describe('live PostgreSQL tables', () => {
-  let db: TestDatabase;
-  let relay: PostgresRelay;
-  before(async () => {
-    db = await openTestDatabase();
-    await createPeople(db);
-    relay = await startPostgresRelay(DATASETS, db.url);
-  });
-  after(async () => {
-    await relay?.close();
-    await db.close();
-  });
+  const people = usePeopleRelay(DATASETS);
 
   async function page(path: string) {
-    const response = await relay.get(path);
+    const response = await people.relay.get(path);
     assert.equal(response.statusCode, 200, `${path}: ${response.body}`);
     return response;
   }
@@ -187,7 +175,9 @@ describe('live PostgreSQL tables', () => {
 
   it('serve concurrent reads through a pool smaller than the load, each with its own answer', async () => {
     const requests = CASES.slice(0, 30).map(([query, expected]) => ({ query, expected }));
-    const responses = await Promise.all(requests.map(({ query }) => relay.get(`${LIVE}?${query}&limit=100`)));
+    const responses = await Promise.all(
+      requests.map(({ query }) => people.relay.get(`${LIVE}?${query}&limit=100`)),
+    );
     responses.forEach((response, index) => {
       assert.equal(response.statusCode, 200, response.body);
       assert.deepEqual(
@@ -200,17 +190,17 @@ describe('live PostgreSQL tables', () => {
   it('carry no ETag and never answer 304: live data has no version', async () => {
     const response = await page(`${LIVE}?limit=2`);
     assert.equal(response.headers.etag, undefined);
-    const again = await relay.get(`${LIVE}?limit=2`, { 'if-none-match': '*' });
+    const again = await people.relay.get(`${LIVE}?limit=2`, { 'if-none-match': '*' });
     assert.equal(again.statusCode, 200);
   });
 
   it('see changes at once, without a reload', async () => {
-    await db.query("UPDATE people SET note = 'just changed' WHERE person_id = 'p005'");
+    await people.db.query("UPDATE people SET note = 'just changed' WHERE person_id = 'p005'");
     try {
       assert.equal((await page(`${LIVE}/p005`)).json().note, 'just changed');
       assert.equal((await page(`${SNAPSHOT}/p005`)).json().note, 'note 5');
     } finally {
-      await db.query("UPDATE people SET note = 'note 5' WHERE person_id = 'p005'");
+      await people.db.query("UPDATE people SET note = 'note 5' WHERE person_id = 'p005'");
     }
   });
 
@@ -220,7 +210,7 @@ describe('live PostgreSQL tables', () => {
       { age: 6, person_id: 'p002' },
     ]);
     assert.deepEqual((await page(`${LIVE}/p002?fields=note`)).json(), { note: 'note 2' });
-    assertProblem(await relay.get(`${LIVE}/p999`), 404, 'schema.unknown_resource');
+    assertProblem(await people.relay.get(`${LIVE}/p999`), 404, 'schema.unknown_resource');
   });
 
   it('reject the same bad requests with the same codes as snapshots', async () => {
@@ -240,8 +230,8 @@ describe('live PostgreSQL tables', () => {
       ],
     ];
     for (const [query, status, code] of bad) {
-      assertProblem(await relay.get(`${LIVE}?${query}`), status, code);
-      assertProblem(await relay.get(`${SNAPSHOT}?${query}`), status, code);
+      assertProblem(await people.relay.get(`${LIVE}?${query}`), status, code);
+      assertProblem(await people.relay.get(`${SNAPSHOT}?${query}`), status, code);
     }
   });
 
@@ -249,12 +239,12 @@ describe('live PostgreSQL tables', () => {
     const first = (await page(`${LIVE}?active=true&limit=2`)).json();
     const cursor = encodeURIComponent(first.pagination.next_cursor);
     assertProblem(
-      await relay.get(`${LIVE}?active=false&limit=2&cursor=${cursor}`),
+      await people.relay.get(`${LIVE}?active=false&limit=2&cursor=${cursor}`),
       400,
       'pagination.cursor_invalidated',
     );
     assertProblem(
-      await relay.get(`${SNAPSHOT}?active=true&limit=2&cursor=${cursor}`),
+      await people.relay.get(`${SNAPSHOT}?active=true&limit=2&cursor=${cursor}`),
       400,
       'pagination.cursor_invalidated',
     );
@@ -262,13 +252,13 @@ describe('live PostgreSQL tables', () => {
       (await page(`${SNAPSHOT}?active=true&limit=2`)).json().pagination.next_cursor,
     );
     assertProblem(
-      await relay.get(`${LIVE}?active=true&limit=2&cursor=${snapshotCursor}`),
+      await people.relay.get(`${LIVE}?active=true&limit=2&cursor=${snapshotCursor}`),
       400,
       'pagination.cursor_invalidated',
     );
     const tampered = first.pagination.next_cursor.replace(/^./, (c: string) => (c === 'A' ? 'B' : 'A'));
     assertProblem(
-      await relay.get(`${LIVE}?active=true&limit=2&cursor=${encodeURIComponent(tampered)}`),
+      await people.relay.get(`${LIVE}?active=true&limit=2&cursor=${encodeURIComponent(tampered)}`),
       400,
       'pagination.cursor_malformed',
     );
@@ -280,7 +270,7 @@ describe('live PostgreSQL tables', () => {
       assert.deepEqual(response.json().data, []);
       assert.deepEqual((await page(`${LIVE}?note.in=${encodeURIComponent(value)}`)).json().data, []);
     }
-    const { rows } = await db.query('SELECT count(*)::int AS n FROM people');
+    const { rows } = await people.db.query('SELECT count(*)::int AS n FROM people');
     assert.equal(rows[0]?.n, PEOPLE.length);
   });
 });
