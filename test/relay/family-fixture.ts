@@ -41,6 +41,8 @@ export interface FamilyOptions {
   readonly kids?: number;
   /** Edits of the config text before it is loaded. */
   readonly edit?: (text: string) => string;
+  /** Source files written instead of the generated ones (for tables an `edit` redeclares). */
+  readonly files?: Partial<Record<'parents.csv' | 'kids.csv', string>>;
 }
 
 function configText(): string {
@@ -139,8 +141,8 @@ export interface FamilyRelay {
 export async function startFamilyRelay(options: FamilyOptions = {}): Promise<FamilyRelay> {
   const dir = mkdtempSync(join(tmpdir(), 'ambit-family-'));
   const write = (file: string, text: string) => writeFileSync(join(dir, file), text);
-  write('parents.csv', parentsCsv());
-  write('kids.csv', kidsCsv(options.kids ?? 30));
+  write('parents.csv', options.files?.['parents.csv'] ?? parentsCsv());
+  write('kids.csv', options.files?.['kids.csv'] ?? kidsCsv(options.kids ?? 30));
   const env: Record<string, string> = { AUDIT_SECRET: 'family-test-audit-secret-0123456789abcdef' };
   for (const [persona, key] of Object.entries(FAMILY_KEYS))
     env[`${persona.toUpperCase()}_HASH`] = fingerprintOf(key);

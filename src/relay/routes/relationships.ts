@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { requireScope } from '../../platform/auth/require-scope.ts';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
+import type { CatalogEntity } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import { intentDigest } from '../query/cursor.ts';
 import { type Related, relatedOf, relatedRows } from '../query/expand-rows.ts';
@@ -77,7 +78,7 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
           name,
           source.version,
           target.version,
-          relationshipShape(related),
+          relationshipShape(entity, related),
         ]);
         if (isNotModified(request, etag)) return notModified(reply, etag);
         facts.rowCount = 1;
@@ -105,7 +106,7 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
         name,
         source.version,
         target.version,
-        relationshipShape(related),
+        relationshipShape(entity, related),
         sortedQuery(params),
         // Bound to what the page's cursor is bound to (see the records route).
         purpose ?? null,
@@ -129,7 +130,12 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
   );
 }
 
-/** What a relationship answer shows of the declarations: the link followed and the target's fields. */
-function relationshipShape({ relationship, target }: Related): unknown[] {
-  return [relationship.kind, relationship.target, relationship.foreignKey, shapeOf(target)];
+/**
+ * What a relationship answer shows of the declarations: the link followed, the column its key is read from (a
+ * belongs_to key is a field of the source, whose shape is otherwise not covered) and the target's fields.
+ */
+function relationshipShape(entity: CatalogEntity, { relationship, target }: Related): unknown[] {
+  const holder = relationship.kind === 'belongs_to' ? entity : target;
+  const keyColumn = holder.fieldByName.get(relationship.foreignKey)?.column;
+  return [relationship.kind, relationship.target, relationship.foreignKey, keyColumn, shapeOf(target)];
 }
