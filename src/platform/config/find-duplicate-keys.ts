@@ -12,12 +12,14 @@ export function findDuplicateKeys(document: Document, lines: LineCounter): Dupli
   visit(document, {
     Map(_key, map) {
       if (!isMap(map)) return;
-      const seen = new Set<unknown>();
+      const seen = new Set<string>();
       for (const pair of map.items) {
-        // Scalar keys compare by value, as the library does; other keys are refused later as unknown keys.
+        // Scalar keys compare as the object keys they become (`1` and "1" are one key, `~` and "" another); other
+        // keys are refused later as unknown keys.
         if (!isScalar(pair.key)) continue;
-        if (!seen.has(pair.key.value)) {
-          seen.add(pair.key.value);
+        const name = pair.key.value === null ? '' : String(pair.key.value);
+        if (!seen.has(name)) {
+          seen.add(name);
           continue;
         }
         const { line, col } = lines.linePos(pair.key.range?.[0] ?? 0);

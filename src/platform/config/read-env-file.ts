@@ -1,32 +1,69 @@
 // KEY=VALUE env files for `--env-file`: comments, `export ` prefixes and quoted values.
 import { readFileSync } from 'node:fs';
-import { ConfigError } from './config-error.ts';
+import { ConfigError, type ConfigIssue } from './config-error.ts';
+import { decodeUtf8 } from './read-utf8-text.ts';
 
+export interface EnvFileProblem {
+  /** 1-based line of the file. */
+  readonly line: number;
+  readonly message: string;
+}
+
+/** The values of an env file, skipping lines it cannot read (for files Ambit writes itself). */
 export function parseEnvFile(text: string): Record<string, string> {
+  return parseEnvLines(text).values;
+}
+
+/** The values of an env file and the lines that are not `KEY=VALUE`; a problem never quotes the line. */
+export function parseEnvLines(text: string): { values: Record<string, string>; problems: EnvFileProblem[] } {
   const values: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
+  const problems: EnvFileProblem[] = [];
+  text.split(/\r?\n/).forEach((raw, index) => {
     const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
+    if (line === '' || line.startsWith('#')) return;
     const match = /^(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*)$/.exec(line);
-    if (!match) continue;
+    if (!match) {
+      problems.push({
+        line: index + 1,
+        message: 'not a KEY=VALUE line (a name of letters, digits and _, then =; # starts a comment line)',
+      });
+      return;
+    }
     const value = match[2] ?? '';
     // A quoted value keeps `#` and spaces inside the quotes and may be followed by a comment.
     const quoted = /^(["'])(.*?)\1\s*(?:#.*)?$/.exec(value);
+    if (!quoted && /^["']/.test(value)) {
+      // Kept as is, the opening quote would end up in the value; values span a single line.
+      problems.push({ line: index + 1, message: 'the quoted value has no closing quote on its line' });
+      return;
+    }
     values[match[1] as string] = quoted ? (quoted[2] ?? '') : value.replace(/\s+#.*$/, '');
+  });
+  return { values, problems };
+}
+
+export function readEnvFile(path: string): Record<string, string> {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    throw new ConfigError([unreadable(`cannot read env file ${path}: ${(error as Error).message}`)]);
+  }
+  // Decoding leniently would replace the bytes of a secret with U+FFFD without a word.
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) {
+    throw new ConfigError([unreadable(`env file ${path} ${decoded.issue.path}: ${decoded.issue.message}`)]);
+  }
+  const { values, problems } = parseEnvLines(decoded.text);
+  // A skipped line would surface later as an unset variable, far from the typo that caused it.
+  if (problems.length > 0) {
+    throw new ConfigError(
+      problems.map((problem) => unreadable(`env file ${path} line ${problem.line}: ${problem.message}`)),
+    );
   }
   return values;
 }
 
-export function readEnvFile(path: string): Record<string, string> {
-  try {
-    return parseEnvFile(readFileSync(path, 'utf8'));
-  } catch (error) {
-    throw new ConfigError([
-      {
-        path: '',
-        code: 'config.env_file_unreadable',
-        message: `cannot read env file ${path}: ${(error as Error).message}`,
-      },
-    ]);
-  }
+function unreadable(message: string): ConfigIssue {
+  return { path: '', code: 'config.env_file_unreadable', message };
 }

@@ -1,0 +1,116 @@
+// Whether each value a `${VAR}` expanded stayed text of one scalar. Expansion works on the text, so a value could
+// otherwise change the document: `: ` or `[x, y]` add structure, ` #` cuts it short as a comment, a leading `*`,
+// `&`, `!` or `|` makes an alias, anchor, tag or block scalar, and quotes or `\` rewrite it inside a quoted scalar.
+import { CST, Lexer } from 'yaml';
+import type { Substitution } from './expand-env.ts';
+
+type SpanKind = 'plain' | 'block' | 'single' | 'double' | 'comment';
+
+interface Span {
+  readonly start: number;
+  readonly end: number;
+  readonly kind: SpanKind;
+}
+
+export interface SubstitutionProblem {
+  readonly line: number;
+  readonly message: string;
+}
+
+export function checkSubstitutions(
+  text: string,
+  substitutions: readonly Substitution[],
+): SubstitutionProblem[] {
+  if (substitutions.length === 0) return [];
+  const spans = scanSpans(text);
+  const problems: SubstitutionProblem[] = [];
+  for (const substitution of substitutions) {
+    if (staysText(text, substitution, spans)) continue;
+    problems.push({
+      line: substitution.line,
+      // The name, never the value: it may be a secret.
+      message:
+        'the value of ' +
+        substitution.name +
+        ' would change the YAML structure, not only fill in text (`: `, ` #`, a flow comma or bracket, a leading' +
+        ' indicator such as `*`, `&`, `!` or `|`, or a quote or `\\` inside quotes): quote the reference or change' +
+        ' the value (not shown)',
+    });
+  }
+  return problems;
+}
+
+function staysText(text: string, { start, end }: Substitution, spans: readonly Span[]): boolean {
+  const value = text.slice(start, end);
+  // A plain scalar drops surrounding blanks without changing anything else.
+  const from = start + (value.length - value.trimStart().length);
+  const to = end - (value.length - value.trimEnd().length);
+  if (from >= to) return true;
+  const span = spanAt(spans, from);
+  if (span === undefined || to > span.end) return false;
+  switch (span.kind) {
+    case 'comment':
+    case 'plain':
+    case 'block':
+      return true;
+    case 'single':
+      return start > span.start && end < span.end && !value.includes("'");
+    case 'double':
+      return start > span.start && end < span.end && !/["\\]/.test(value);
+  }
+}
+
+/** The last span starting at or before `offset` (spans are in text order and do not overlap). */
+function spanAt(spans: readonly Span[], offset: number): Span | undefined {
+  let low = 0;
+  let high = spans.length - 1;
+  let found: Span | undefined;
+  while (low <= high) {
+    const middle = (low + high) >> 1;
+    const span = spans[middle] as Span;
+    if (span.start <= offset) {
+      found = span;
+      low = middle + 1;
+    } else {
+      high = middle - 1;
+    }
+  }
+  return found;
+}
+
+/**
+ * Scalars and comments of the text with their offsets, from the yaml library's lexer. Its control tokens (document
+ * mode, flow error end, and the marker before a plain scalar or block scalar body) stand for no source text.
+ */
+function scanSpans(text: string): Span[] {
+  const spans: Span[] = [];
+  let offset = 0;
+  let atScalar = false;
+  let afterBlockHeader = false;
+  for (const token of new Lexer().lex(text)) {
+    if (atScalar) {
+      spans.push({ start: offset, end: offset + token.length, kind: afterBlockHeader ? 'block' : 'plain' });
+      atScalar = false;
+      afterBlockHeader = false;
+      offset += token.length;
+      continue;
+    }
+    const type = CST.tokenType(token);
+    if (type === 'scalar') {
+      atScalar = true;
+      continue;
+    }
+    if (type === 'doc-mode' || type === 'flow-error-end') continue;
+    if (type === 'block-scalar-header') afterBlockHeader = true;
+    const kind = SPAN_KINDS[type ?? ''];
+    if (kind !== undefined) spans.push({ start: offset, end: offset + token.length, kind });
+    offset += token.length;
+  }
+  return spans;
+}
+
+const SPAN_KINDS: Readonly<Record<string, SpanKind>> = {
+  comment: 'comment',
+  'single-quoted-scalar': 'single',
+  'double-quoted-scalar': 'double',
+};

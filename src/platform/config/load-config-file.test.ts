@@ -1,0 +1,146 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write config text with ${VAR} references.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConfigError, type ConfigIssue } from './config-error.ts';
+import { parseConfigText } from './load-config-file.ts';
+
+type Env = Record<string, string>;
+
+function parse(text: string, env: Env = {}): unknown {
+  return parseConfigText(text, env);
+}
+
+function issuesOf(text: string, env: Env = {}): readonly ConfigIssue[] {
+  try {
+    parseConfigText(text, env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.issues;
+    throw error;
+  }
+  assert.fail('expected the text to be rejected');
+}
+
+/** Rejected at `line`, naming the variable and never quoting its value. */
+function assertChangesStructure(text: string, env: Env, line: number): void {
+  const issues = issuesOf(text, env);
+  assert.deepEqual(
+    issues.map((issue) => `${issue.code} @ ${issue.path}`),
+    [`config.parse_error @ line ${line}`],
+  );
+  const message = issues[0]?.message ?? '';
+  assert.match(message, /the value of VALUE would change the YAML/);
+  assert.ok(!message.includes(env.VALUE as string), 'the value is quoted');
+}
+
+describe('a ${VAR} value that would change the YAML structure', () => {
+  it('is refused when it holds a line break, which could add keys', () => {
+    const text = 'server:\n  title: ${VALUE}\n  port: 1\n';
+    assertChangesStructure(text, { VALUE: 'x\n  admin: true' }, 2);
+    assertChangesStructure(text, { VALUE: 'x\r  admin: true' }, 2);
+  });
+
+  it('is refused when ` #` would cut it short as a comment', () => {
+    assertChangesStructure('title: ${VALUE}\n', { VALUE: 'Office #1 of the registry' }, 1);
+  });
+
+  it('is refused when it makes a list, a mapping, an alias or a block scalar', () => {
+    for (const value of ['[x, y]', '{a: 1}', '*anchor', '&anchor x', '|block', '- item', 'key: value'])
+      assertChangesStructure('a: 1\ntitle: ${VALUE}\n', { VALUE: value }, 2);
+  });
+
+  it('is refused when it adds items to a flow collection', () => {
+    assertChangesStructure('a: [first, ${VALUE}]\n', { VALUE: 'x, y' }, 1);
+    assertChangesStructure('a: { b: ${VALUE} }\n', { VALUE: 'x, c: 2' }, 1);
+  });
+
+  it('is refused when quotes or escapes would rewrite it inside a quoted scalar', () => {
+    assertChangesStructure('path: "${VALUE}"\n', { VALUE: 'C:\\temp\\new' }, 1);
+    assertChangesStructure('title: "${VALUE}"\n', { VALUE: 'say "hi"' }, 1);
+    assertChangesStructure("title: '${VALUE}'\n", { VALUE: "it's" }, 1);
+    assertChangesStructure('title: ${VALUE}\n', { VALUE: '"quoted"' }, 1);
+  });
+
+  it('keeps values that stay text of one scalar, typed as YAML types a plain scalar', () => {
+    const text = [
+      'port: ${PORT}',
+      'url: https://${HOST}/path # ${IN_COMMENT}',
+      '${KEY}: value',
+      'quoted: "${TEXT} and more"',
+      "single: '${TEXT}'",
+      'flow: [${PORT}, ${HOST}]',
+      'padded: ${PADDED}',
+      'block: |',
+      '  a ${TEXT} line',
+      'dsn: ${URL}',
+      '',
+    ].join('\n');
+    const env = {
+      PORT: '8080',
+      HOST: 'relay.example.org',
+      IN_COMMENT: 'anything: [#',
+      KEY: 'named',
+      TEXT: 'Office #1: north',
+      PADDED: '  spaced  ',
+      URL: 'postgres://u:p@db:5432/r?sslmode=require',
+    };
+    assert.deepEqual(parse(text, env), {
+      port: 8080,
+      url: 'https://relay.example.org/path',
+      named: 'value',
+      quoted: 'Office #1: north and more',
+      single: 'Office #1: north',
+      flow: [8080, 'relay.example.org'],
+      padded: 'spaced',
+      block: 'a Office #1: north line\n',
+      dsn: 'postgres://u:p@db:5432/r?sslmode=require',
+    });
+  });
+
+  it('reports later lines at their own line numbers, one issue per line', () => {
+    const issues = issuesOf('a: ${VALUE}\nb: ${VALUE}\na: again\n', { VALUE: 'x\ny' });
+    assert.deepEqual(
+      issues.map((issue) => issue.path),
+      ['line 1', 'line 2', 'line 3'],
+    );
+  });
+});
+
+describe('YAML features outside YAML 1.2 core', () => {
+  it('refuses a %YAML 1.1 directive, which would turn `on` into true and enable merge keys', () => {
+    const issues = issuesOf('%YAML 1.1\n---\nd: &d { x: 1 }\ne:\n  <<: *d\nf: on\n');
+    assert.deepEqual(
+      issues.map((issue) => `${issue.code} @ ${issue.path}`),
+      ['config.parse_error @ line 1'],
+    );
+    assert.match(issues[0]?.message ?? '', /YAML 1\.2/);
+    assert.deepEqual(parse('%YAML 1.2\n---\nf: on\n'), { f: 'on' });
+  });
+
+  it('refuses tags it would otherwise ignore or turn into binary, set or date values', () => {
+    const issues = issuesOf(
+      'a: !custom x\nb: !!binary aGVsbG8=\nc: !!set { x }\nd: !!timestamp 2020-01-01\ne: !!omap [{ x: 1 }]\n',
+    );
+    assert.deepEqual(
+      issues.map((issue) => `${issue.code} @ ${issue.path}`),
+      [1, 2, 3, 4, 5].map((line) => `config.parse_error @ line ${line}`),
+    );
+    for (const issue of issues) assert.match(issue.message, /^unsupported tag/);
+    assert.ok(!issues.some((issue) => /custom|binary/.test(issue.message)), 'a tag is quoted');
+  });
+
+  it('accepts the core tags', () => {
+    assert.deepEqual(parse('a: !!str 5\nb: !!int "7"\nc: !!map { x: !!seq [1] }\n'), {
+      a: '5',
+      b: 7,
+      c: { x: [1] },
+    });
+  });
+
+  it('reports keys that become the same object key, such as 1 and "1"', () => {
+    const issues = issuesOf('m:\n  1: a\n  "1": b\n  ~: c\n  "": d\n');
+    assert.deepEqual(
+      issues.map((issue) => issue.path),
+      ['line 3', 'line 5'],
+    );
+  });
+});
