@@ -19,8 +19,12 @@ export function withOidcAuthResponses(
     if (op.security?.length === 0) return op;
     const responses: Record<string, unknown> = { ...op.responses };
     for (const [status, reason] of Object.entries(OIDC_RESPONSES)) {
-      const own = (responses[status] as { description?: string } | undefined)?.description;
-      responses[status] = problem(own === undefined ? capitalised(reason) : `${own}, or ${reason}`);
+      const own = responses[status] as { description?: string } | undefined;
+      // The operation's own response keeps its other members (headers such as Retry-After).
+      responses[status] = {
+        ...own,
+        ...problem(own?.description === undefined ? capitalised(reason) : `${own.description}, or ${reason}`),
+      };
     }
     return { ...op, responses };
   });

@@ -35,3 +35,32 @@ export function withUriTooLong(paths: Record<string, unknown>, response: object)
     responses: { ...operation.responses, '414': operation.responses?.['414'] ?? response },
   }));
 }
+
+type DeclaredResponse = { readonly headers?: Record<string, unknown> };
+
+/**
+ * `paths` with the `WWW-Authenticate` challenge of the problem renderer (create-server.ts) on the refusals that carry
+ * it: every 401 (RFC 9110 §11.6.1), and a 403 for a missing scope (`error="insufficient_scope"`, RFC 6750 §3.1).
+ */
+export function withAuthChallenges(paths: Record<string, unknown>): Record<string, unknown> {
+  const challenge = (status: string) => ({
+    description:
+      status === '401'
+        ? 'Bearer challenge; `error="invalid_token"` for a rejected OIDC token'
+        : 'Bearer challenge with `error="insufficient_scope"` when the credential lacks the scope',
+    required: status === '401',
+    schema: { type: 'string' },
+  });
+  return mapOperations(paths, (operation) => {
+    const responses: Record<string, unknown> = { ...operation.responses };
+    for (const status of ['401', '403']) {
+      const response = responses[status] as DeclaredResponse | undefined;
+      if (response === undefined) continue;
+      responses[status] = {
+        ...response,
+        headers: { ...response.headers, 'WWW-Authenticate': challenge(status) },
+      };
+    }
+    return { ...operation, responses };
+  });
+}

@@ -8,7 +8,15 @@ import { CSV_MEDIA_TYPE } from '../aggregates/render-aggregate-csv.ts';
 import { SDMX_CONTENT_TYPE } from '../aggregates/render-aggregate-sdmx.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { FilterOp } from '../config/schema.ts';
-import { ETAG_HEADER, jsonResponse, objectWith, problemResponse, URI_TOO_LONG } from './openapi-schemas.ts';
+import {
+  ETAG_HEADER,
+  jsonResponse,
+  NOT_MODIFIED,
+  objectWith,
+  problemResponse,
+  SOURCE_UNAVAILABLE,
+  URI_TOO_LONG,
+} from './openapi-schemas.ts';
 
 const SCALAR = { type: ['string', 'number', 'boolean'] };
 const maxRows = { type: 'integer', minimum: 1, maximum: AGGREGATE_LIMITS.maxRows };
@@ -19,6 +27,23 @@ const range = (description: string) => ({
   minProperties: 1,
   properties: { from: SCALAR, to: SCALAR },
 });
+
+// Every format links the aggregate's structure; CSV, having no room for them in its body, also carries the result's
+// metadata (completeness, disclosure control, freshness) as JSON in headers.
+const csvHeader = (what: string) => ({
+  description: `CSV only: the result's ${what}, as the JSON object native JSON gives it`,
+  schema: { type: 'string', contentMediaType: 'application/json' },
+});
+const RESULT_HEADERS = {
+  Link: {
+    description: 'The aggregate structure: `<...>; rel="describedby"`',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'X-Ambit-Completeness': csvHeader('completeness'),
+  'X-Ambit-Disclosure-Control': csvHeader('disclosure control'),
+  'X-Ambit-Freshness': csvHeader('freshness'),
+};
 
 const errors = {
   401: problemResponse('Not authenticated'),
@@ -33,7 +58,7 @@ const discovery = (summary: string, operationId: string, tag: string, body: Reco
     summary,
     responses: {
       200: jsonResponse(summary, body, ETAG_HEADER),
-      304: { description: 'Not modified' },
+      304: NOT_MODIFIED,
       ...errors,
     },
   },
@@ -122,18 +147,19 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
   };
   const result = {
     description: 'The aggregate result; suppressed or masked groups are result states, not errors',
-    headers: ETAG_HEADER,
+    headers: { ...ETAG_HEADER, ...RESULT_HEADERS },
     content: {
-      'application/json': { schema: { type: 'object' } },
+      'application/json': { schema: { $ref: '#/components/schemas/AggregateResult' } },
       [CSV_MEDIA_TYPE.split(';')[0] as string]: { schema: { type: 'string' } },
-      [SDMX_CONTENT_TYPE]: { schema: { type: 'object' } },
+      [SDMX_CONTENT_TYPE]: { schema: { $ref: '#/components/schemas/SdmxDataMessage' } },
     },
   };
   const responses = {
     200: result,
-    304: { description: 'Not modified' },
+    304: NOT_MODIFIED,
     400: problemResponse('Invalid query, filter or format'),
     ...errors,
+    ...SOURCE_UNAVAILABLE,
   };
   const required = aggregate.requiredFilters.length
     ? ` Requires a filter on one of: ${aggregate.requiredFilters.join(', ')}.`

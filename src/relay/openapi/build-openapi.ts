@@ -1,16 +1,18 @@
 // The runtime OpenAPI 3.1 document, generated from the catalogue and limited to what the caller may see.
 import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
-import { withUriTooLong } from '../../platform/http/openapi-operations.ts';
+import { withAuthChallenges, withUriTooLong } from '../../platform/http/openapi-operations.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { MetadataModel } from '../metadata/model/metadata-model.ts';
 import type { MetadataRoute } from '../metadata/routes/metadata-route.ts';
 import { aggregatePaths } from './aggregate-paths.ts';
+import { AGGREGATE_SCHEMAS } from './aggregate-schemas.ts';
 import { datasetPaths, datasetSummarySchema } from './dataset-paths.ts';
 import { entityPaths } from './entity-paths.ts';
 import { metadataPaths } from './metadata-paths.ts';
 import {
   jsonResponse,
+  NOT_MODIFIED,
   objectWith,
   problemResponse,
   recordSchema,
@@ -52,7 +54,9 @@ export function buildOpenApi(
       entityPaths(entity, schemaName(entity), (target) => visible.get(`${entity.datasetId}/${target}`)),
     );
   }
-  Object.assign(paths, aggregatePaths(catalog, principal));
+  const aggregates = aggregatePaths(catalog, principal);
+  Object.assign(paths, aggregates);
+  if (Object.keys(aggregates).length > 0) Object.assign(schemas, AGGREGATE_SCHEMAS);
   if (metadata) {
     Object.assign(
       paths,
@@ -70,11 +74,12 @@ export function buildOpenApi(
     servers: [{ url: catalog.config.catalog.base_url }],
     security: [{ bearer: [] }],
     // An overlong URI is refused before routing (414 on every route); in OIDC mode the token check adds its own
-    // 403 and 503 to every route that authenticates.
-    paths:
+    // 403 and 503 to every route that authenticates; 401s and 403s carry the Bearer challenge.
+    paths: withAuthChallenges(
       catalog.config.auth.mode === 'oidc'
         ? withOidcAuthResponses(withUriTooLong(paths, URI_TOO_LONG[414]), problemResponse)
         : withUriTooLong(paths, URI_TOO_LONG[414]),
+    ),
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'API key or OIDC access token' },
@@ -84,6 +89,16 @@ export function buildOpenApi(
     },
   };
 }
+
+// RFC 9727 §2: the catalog links itself with rel="api-catalog".
+const API_CATALOG_HEADERS = {
+  ...NOT_MODIFIED.headers,
+  Link: {
+    required: true,
+    description: '`</.well-known/api-catalog>; rel="api-catalog"`',
+    schema: { type: 'string' },
+  },
+};
 
 function commonPaths() {
   const open = { security: [] };
@@ -103,7 +118,10 @@ function commonPaths() {
         summary: 'Readiness probe: 503 until every source is loaded',
         responses: {
           200: jsonResponse('Ready', objectWith('status', 'checks')),
-          503: problemResponse('Still loading'),
+          503: {
+            ...problemResponse('Still loading'),
+            headers: { 'Retry-After': { required: true, schema: { type: 'string' } } },
+          },
         },
       },
     },
@@ -115,13 +133,14 @@ function commonPaths() {
         responses: {
           200: {
             description: 'Linkset',
+            headers: API_CATALOG_HEADERS,
             content: {
               'application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"': {
                 schema: { type: 'object', required: ['linkset'] },
               },
             },
           },
-          304: { description: 'Not modified' },
+          304: { ...NOT_MODIFIED, headers: API_CATALOG_HEADERS },
         },
       },
     },

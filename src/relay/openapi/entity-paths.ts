@@ -5,8 +5,10 @@ import {
   fieldSchema,
   jsonResponse,
   NEXT_LINK_HEADER,
+  NOT_MODIFIED,
   objectWith,
   problemResponse,
+  SOURCE_UNAVAILABLE,
   schemaName,
   URI_TOO_LONG,
 } from './openapi-schemas.ts';
@@ -17,8 +19,6 @@ const errors = {
   403: problemResponse('Scope denied'),
   404: problemResponse('Unknown resource'),
 };
-
-const NOT_MODIFIED = { description: 'Not modified (If-None-Match matched the ETag)' };
 
 const page = (items: unknown) => ({
   type: 'object',
@@ -83,6 +83,7 @@ export function entityPaths(
           413: problemResponse('Too many filter values'),
           ...URI_TOO_LONG,
           ...errors,
+          ...SOURCE_UNAVAILABLE,
         },
       },
     },
@@ -110,6 +111,7 @@ export function entityPaths(
         200: jsonResponse('The record', ref, ETAG_HEADER),
         304: NOT_MODIFIED,
         ...errors,
+        ...SOURCE_UNAVAILABLE,
       },
     },
   };
@@ -150,6 +152,7 @@ export function entityPaths(
               : jsonResponse('The related record', related, ETAG_HEADER),
           304: NOT_MODIFIED,
           ...errors,
+          ...SOURCE_UNAVAILABLE,
         },
       },
     };

@@ -10,6 +10,11 @@ export interface MetadataVisibility {
 }
 
 const SCOPED = new Set(['dataset_id', 'entity']);
+// Every answer and every 304 carries both: the document depends on the caller, so no cache may keep it.
+const SCOPED_HEADERS = {
+  ETag: { required: true, schema: { type: 'string' } },
+  'Cache-Control': { required: true, schema: { type: 'string', const: 'private, no-store' } },
+};
 
 export function metadataPaths(
   routes: readonly MetadataRoute[],
@@ -82,13 +87,13 @@ function operation(route: MetadataRoute, path: string) {
     responses: {
       200: {
         description: route.summary,
-        headers: {
-          ETag: { schema: { type: 'string' } },
-          'Cache-Control': { schema: { type: 'string', const: 'private, no-store' } },
-        },
+        headers: SCOPED_HEADERS,
         content: { [jsonLike]: { schema: { type: 'object' } } },
       },
-      304: { description: 'Not modified: the caller’s view of this document is unchanged' },
+      304: {
+        description: 'Not modified: the caller’s view of this document is unchanged',
+        headers: SCOPED_HEADERS,
+      },
       ...(route.query ? { 400: problemResponse('Unknown, repeated or empty filter') } : {}),
       401: problemResponse('Not authenticated'),
       403: problemResponse('No metadata scope on this dataset'),

@@ -51,6 +51,11 @@ export const objectWith = (...required: string[]) => ({ type: 'object', required
 export const ETAG_HEADER = {
   ETag: { description: 'Strong validator for If-None-Match', schema: { type: 'string' } },
 };
+/** A 304 repeats the validator the request matched (RFC 9110 §15.4.5). */
+export const NOT_MODIFIED = {
+  description: 'Not modified (If-None-Match matched the ETag)',
+  headers: { ETag: { ...ETAG_HEADER.ETag, required: true } },
+};
 export const NEXT_LINK_HEADER = {
   Link: { description: 'The next page: `<...>; rel="next"`, while `has_more`', schema: { type: 'string' } },
 };
@@ -62,3 +67,17 @@ export const problemResponse = (description: string) => ({
 
 // Checked before routing, so any route taking a query string can answer it.
 export const URI_TOO_LONG = { 414: problemResponse('URI too long') };
+
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'string' } },
+};
+/** A refusal that says when to try again. */
+export const retryableResponse = (description: string) => ({
+  ...problemResponse(description),
+  headers: RETRY_AFTER,
+});
+// Routes that read rows answer 503 `schema.resource_unavailable` until the sources are loaded, and over a live
+// PostgreSQL table whose database cannot be reached.
+export const SOURCE_UNAVAILABLE = {
+  503: retryableResponse('Sources still loading, or the live database unreachable'),
+};

@@ -1,16 +1,27 @@
 // The runtime OpenAPI document of the verifier, listing the claims the caller may evaluate.
 import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
-import { withUriTooLong } from '../../platform/http/openapi-operations.ts';
+import { withAuthChallenges, withUriTooLong } from '../../platform/http/openapi-operations.ts';
 import { PROBLEM_MEDIA_TYPE } from '../../platform/problem/render-problem-json.ts';
 import { type ClaimCatalog, visibleClaims } from '../claims/build-claim-catalog.ts';
 import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE, type VerifierConfig } from '../config/schema.ts';
 import { DISCOVERY_SCHEMAS } from './discovery-schemas.ts';
 import { requestSchemas } from './request-schemas.ts';
+import { RESULT_SCHEMAS } from './result-schemas.ts';
 
 const problem = (description: string) => ({
   description,
   content: { [PROBLEM_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+/** A refusal that may say when to try again. */
+const retryable = (description: string) => ({
+  ...problem(description),
+  headers: {
+    'Retry-After': {
+      description: 'Seconds to wait before trying again, when known',
+      schema: { type: 'string' },
+    },
+  },
 });
 const json = (description: string, schema: object = { type: 'object' }) => ({
   description,
@@ -19,6 +30,11 @@ const json = (description: string, schema: object = { type: 'object' }) => ({
 /** A JSON answer whose body is the named component schema. */
 const jsonOf = (description: string, name: string) =>
   json(description, { $ref: `#/components/schemas/${name}` });
+/** Claim results in either format an evaluation is made and rendered in. */
+const RESULT_CONTENT = {
+  [CLAIM_RESULT_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/ClaimResults' } },
+  [CCCEV_MEDIA_TYPE]: { schema: { $ref: '#/components/schemas/CccevEvidence' } },
+};
 /** What every route that takes a credential may answer; each of them is audited, and fails closed. */
 const COMMON_ERRORS = {
   '400': problem('Bad request'),
@@ -35,14 +51,14 @@ const POST_ERRORS = {
 
 /**
  * What every route may answer besides its own: 414 `request.uri_too_long`, and in OIDC mode the token check's 403
- * and 503 on every route that authenticates.
+ * and 503 on every route that authenticates; its 401s and 403s carry the Bearer challenge.
  */
 function withSharedResponses(
   config: VerifierConfig,
   paths: Record<string, unknown>,
 ): Record<string, unknown> {
   const all = withUriTooLong(paths, problem('URI too long'));
-  return config.auth.mode === 'oidc' ? withOidcAuthResponses(all, problem) : all;
+  return withAuthChallenges(config.auth.mode === 'oidc' ? withOidcAuthResponses(all, problem) : all);
 }
 
 export function buildVerifierOpenApi(
@@ -72,7 +88,7 @@ export function buildVerifierOpenApi(
           operationId: 'ready',
           summary: 'Readiness',
           security: [],
-          responses: { '200': jsonOf('Ready', 'Readiness'), '503': problem('State store unavailable') },
+          responses: { '200': jsonOf('Ready', 'Readiness'), '503': retryable('State store unavailable') },
         },
       },
       '/.well-known/evidence-service': {
@@ -123,10 +139,7 @@ export function buildVerifierOpenApi(
           responses: {
             '200': {
               description: 'Claim results',
-              content: {
-                [CLAIM_RESULT_MEDIA_TYPE]: { schema: { type: 'object', required: ['results'] } },
-                [CCCEV_MEDIA_TYPE]: { schema: { type: 'object', required: ['@context', '@graph'] } },
-              },
+              content: RESULT_CONTENT,
             },
             ...COMMON_ERRORS,
             ...POST_ERRORS,
@@ -135,7 +148,7 @@ export function buildVerifierOpenApi(
             '409': problem('Evidence not available'),
             '500': problem('Rule evaluation failed, or audit record not written'),
             '501': problem('Operation unsupported'),
-            '503': problem('Source or state store unavailable'),
+            '503': retryable('Source or state store unavailable'),
           },
         },
       },
@@ -161,15 +174,23 @@ export function buildVerifierOpenApi(
             },
           },
           responses: {
-            '200': json('Per-item outcomes', { type: 'object', required: ['batch_id', 'items', 'summary'] }),
+            '200': {
+              ...jsonOf('Per-item outcomes', 'BatchEvaluationResponse'),
+              headers: {
+                'Idempotent-Replayed': {
+                  description: 'The stored answer to an earlier request with the same Idempotency-Key',
+                  schema: { const: 'true' },
+                },
+              },
+            },
             ...COMMON_ERRORS,
             ...POST_ERRORS,
             '404': problem('Unknown claim'),
             '406': problem('Format not supported'),
-            '409': problem('Idempotency conflict'),
+            '409': retryable('Idempotency-Key used for another request, or its first request still running'),
             '413': problem('Batch or body too large'),
             '501': problem('Operation unsupported'),
-            '503': problem('State store unavailable'),
+            '503': retryable('State store unavailable'),
           },
         },
       },
@@ -188,17 +209,14 @@ export function buildVerifierOpenApi(
           responses: {
             '200': {
               description: 'The stored claim results',
-              content: {
-                [CLAIM_RESULT_MEDIA_TYPE]: { schema: { type: 'object', required: ['results'] } },
-                [CCCEV_MEDIA_TYPE]: { schema: { type: 'object', required: ['@context', '@graph'] } },
-              },
+              content: RESULT_CONTENT,
             },
             ...COMMON_ERRORS,
             ...POST_ERRORS,
             '403': problem('Scope denied or binding mismatch'),
             '404': problem("Unknown, expired or another caller's evaluation"),
             '406': problem('Format not supported'),
-            '503': problem('State store unavailable'),
+            '503': retryable('State store unavailable'),
           },
         },
       },
@@ -227,6 +245,7 @@ export function buildVerifierOpenApi(
           },
         },
         ...DISCOVERY_SCHEMAS,
+        ...RESULT_SCHEMAS,
         ...requestSchemas(claimIds, config.evidence.inline_batch_limit),
       },
     },
