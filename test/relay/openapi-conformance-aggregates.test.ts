@@ -1,16 +1,10 @@
 // Aggregates, metadata documents and the API catalog of the demo relay, successes and refusals, each checked against
 // the operation the caller's own /openapi.json gives for it: status, media type, headers and body schema.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { Response } from 'light-my-request';
-import { type ConformanceChecker, conformanceChecker } from '../helpers/openapi-conformance.ts';
-import {
-  type Persona,
-  PURPOSE,
-  startDemoRelay,
-  TEST_KEYS,
-  type TestRelay,
-} from '../helpers/relay-harness.ts';
+import { type Persona, PURPOSE, TEST_KEYS } from '../helpers/relay-harness.ts';
+import { useConformanceRelay } from './openapi-conformance-fixture.ts';
 
 const SP = '/v1/datasets/social_protection';
 const PAYMENTS = `${SP}/aggregates/payments_by_district`;
@@ -26,23 +20,8 @@ const EXAMPLES: Record<string, string> = {
 };
 
 describe('relay aggregates and metadata against the runtime OpenAPI document', () => {
-  let relay: TestRelay;
-  const checkers = new Map<Persona, ConformanceChecker>();
-  before(async () => {
-    relay = await startDemoRelay();
-  });
-  after(() => relay.close());
-
-  async function documentOf(persona: Persona): Promise<ConformanceChecker> {
-    let checker = checkers.get(persona);
-    if (!checker) {
-      const response = await relay.get('/openapi.json', { as: persona });
-      assert.equal(response.statusCode, 200, response.body);
-      checker = conformanceChecker(response.json());
-      checkers.set(persona, checker);
-    }
-    return checker;
-  }
+  const conformance = useConformanceRelay();
+  const documentOf = (persona: Persona) => conformance.documentOf(persona);
 
   type Options = { as?: Persona; documentAs?: Persona; headers?: Record<string, string>; status?: number };
   async function check(method: string, docPath: string, response: Response, options: Options, url: string) {
@@ -51,11 +30,11 @@ describe('relay aggregates and metadata against the runtime OpenAPI document', (
     return checker.check(method, docPath, response, `${method} ${url}`);
   }
   async function get(docPath: string, url: string, options: Options = {}) {
-    const response = await relay.get(url, { as: options.as, headers: options.headers });
+    const response = await conformance.relay.get(url, { as: options.as, headers: options.headers });
     return { response, body: await check('GET', docPath, response, options, url) };
   }
   async function post(docPath: string, url: string, payload: string, options: Options = {}) {
-    const response = await relay.inject({
+    const response = await conformance.relay.inject({
       method: 'POST',
       url,
       headers: {
@@ -147,7 +126,7 @@ describe('relay aggregates and metadata against the runtime OpenAPI document', (
   });
 
   it('describes every metadata document, its 304 and its refusals', async () => {
-    const document = (await relay.get('/openapi.json', { as: 'caseworker' })).json() as {
+    const document = (await conformance.relay.get('/openapi.json', { as: 'caseworker' })).json() as {
       paths: Record<string, unknown>;
     };
     const paths = Object.keys(document.paths).filter((path) => path.startsWith('/metadata'));

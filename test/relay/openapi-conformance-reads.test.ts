@@ -1,23 +1,22 @@
 // Entity reads, datasets and probes of the demo relay, successes and refusals, each checked against the operation the
 // caller's own /openapi.json gives for it: status, media type, headers and body schema.
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { createRelayApp } from '../../src/relay/app.ts';
 import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
-import { type ConformanceChecker, conformanceChecker } from '../helpers/openapi-conformance.ts';
+import { conformanceChecker } from '../helpers/openapi-conformance.ts';
 import {
   DEMO_DIR,
   demoConfigText,
   demoEnv,
   type Persona,
   PURPOSE,
-  startDemoRelay,
   TEST_KEYS,
-  type TestRelay,
 } from '../helpers/relay-harness.ts';
+import { useConformanceRelay } from './openapi-conformance-fixture.ts';
 
 const SP = '/v1/datasets/social_protection';
 const HOUSEHOLDS = `${SP}/entities/households`;
@@ -25,24 +24,8 @@ const MEMBERS = `${SP}/entities/members`;
 const PERSONS = '/v1/datasets/civil_registry/entities/persons';
 
 describe('relay entity reads against the runtime OpenAPI document', () => {
-  let relay: TestRelay;
-  const checkers = new Map<Persona, ConformanceChecker>();
-  before(async () => {
-    relay = await startDemoRelay();
-  });
-  after(() => relay.close());
-
-  /** The checker of `persona`'s own document. */
-  async function documentOf(persona: Persona): Promise<ConformanceChecker> {
-    let checker = checkers.get(persona);
-    if (!checker) {
-      const response = await relay.get('/openapi.json', { as: persona });
-      assert.equal(response.statusCode, 200, response.body);
-      checker = conformanceChecker(response.json());
-      checkers.set(persona, checker);
-    }
-    return checker;
-  }
+  const conformance = useConformanceRelay();
+  const documentOf = (persona: Persona) => conformance.documentOf(persona);
 
   /** GETs `url` (as `as`, or without a credential) and checks it against `docPath` in `documentAs`'s document. */
   async function get(
@@ -50,7 +33,7 @@ describe('relay entity reads against the runtime OpenAPI document', () => {
     url: string,
     options: { as?: Persona; documentAs?: Persona; headers?: Record<string, string>; status?: number } = {},
   ) {
-    const response = await relay.get(url, { as: options.as, headers: options.headers });
+    const response = await conformance.relay.get(url, { as: options.as, headers: options.headers });
     if (options.status !== undefined) assert.equal(response.statusCode, options.status, response.body);
     const checker = await documentOf(options.documentAs ?? options.as ?? 'caseworker');
     return { response, body: checker.check('GET', docPath, response, `GET ${url}`) };
@@ -181,7 +164,7 @@ describe('relay entity reads against the runtime OpenAPI document', () => {
       [SP, SP],
     ] as const) {
       await get(docPath, url, { documentAs: 'caseworker', status: 401 });
-      const wrong = await relay.inject({
+      const wrong = await conformance.relay.inject({
         method: 'GET',
         url,
         headers: { authorization: 'Bearer not-a-key-0000000000000000000000' },
@@ -241,7 +224,11 @@ describe('relay answers while loading against the runtime OpenAPI document', () 
     });
     try {
       const auth = { authorization: `Bearer ${TEST_KEYS.caseworker}` };
-      const document = await relay.app.inject({ method: 'GET', url: '/openapi.json', headers: auth });
+      const document = await relay.app.inject({
+        method: 'GET',
+        url: '/openapi.json',
+        headers: auth,
+      });
       assert.equal(document.statusCode, 200, document.body);
       const checker = conformanceChecker(document.json());
       const ready = await relay.app.inject({ method: 'GET', url: '/ready' });
