@@ -114,6 +114,20 @@ describe('parseManifestText', () => {
     assert.equal(duplicate[0]?.code, 'metadata.manifest.parse_failed');
   });
 
+  it('reads YAML 1.2 only, as configs are: a %YAML 1.1 directive, a tag, keys equal as object keys are refused', () => {
+    // Under YAML 1.1 a language code `no` (Norwegian) would read as false.
+    const old = issuesOf(() => parseManifestText(`%YAML 1.1\n---\n${BASE}`));
+    assert.deepEqual(codesAt(old), ['metadata.manifest.parse_failed @ manifest line 1']);
+    const tagged = issuesOf(() =>
+      parseManifestText(BASE.replace('  id: test\n', '  id: !!binary dGVzdA==\n')),
+    );
+    assert.equal(tagged[0]?.code, 'metadata.manifest.parse_failed');
+    assert.match(tagged[0]?.path ?? '', /^manifest line \d+$/);
+    const twice = issuesOf(() => parseManifestText(`${BASE}x:\n  1: a\n  "1": b\n`));
+    const second = `${BASE}x:\n  1: a\n`.split('\n').length;
+    assert.deepEqual(codesAt(twice), [`metadata.manifest.parse_failed @ manifest line ${second}`]);
+  });
+
   it('reports a broken alias and an alias bomb as parse issues, not a crash', () => {
     const unresolved = issuesOf(() =>
       parseManifestText('schema_version: registry-manifest/v1\ncatalog: *nope\n'),

@@ -1,8 +1,8 @@
 // Reads a metadata manifest: digest pin, YAML, schema version, shape and cross references, every issue at once.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
 import { ConfigError, type ConfigIssue } from '../../platform/config/config-error.ts';
+import { parseStrictYaml } from '../../platform/config/parse-strict-yaml.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
 import { yamlToPlain } from '../../platform/config/yaml-to-plain.ts';
 import { checkManifest } from './check-manifest.ts';
@@ -71,13 +71,14 @@ export function loadManifestFile(
 }
 
 export function parseManifestText(text: string): Manifest {
-  const document = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
-  if (document.errors.length > 0) {
+  const { document, problems } = parseStrictYaml(text);
+  if (problems.length > 0) {
     throw new ConfigError(
-      document.errors.map((error) => ({
-        path: error.linePos ? `${MANIFEST_PATH_PREFIX} line ${error.linePos[0].line}` : MANIFEST_PATH_PREFIX,
+      problems.map((problem) => ({
+        path:
+          problem.line === undefined ? MANIFEST_PATH_PREFIX : `${MANIFEST_PATH_PREFIX} line ${problem.line}`,
         code: 'metadata.manifest.parse_failed',
-        message: (error.message.split('\n')[0] ?? error.message).replace(/:$/, ''),
+        message: problem.message,
       })),
     );
   }
