@@ -157,6 +157,14 @@ describe('render stored evaluations', () => {
     for (const body of ok) {
       assert.equal((await verifier.post(render(id), body)).statusCode, 200);
     }
+    // Without a body `format`, the stored format renders when Accept permits it at all, preferred or not.
+    const lesser = await verifier.post(
+      render(id),
+      {},
+      { headers: { accept: `${CCCEV}, ${CLAIM_RESULT};q=0.1` } },
+    );
+    assert.equal(lesser.statusCode, 200, lesser.body);
+    assert.equal(lesser.headers['content-type'], CLAIM_RESULT);
     for (const [body, headers] of [
       [{ format: CCCEV }, {}],
       [{}, { accept: CCCEV }],
@@ -185,7 +193,8 @@ describe('render stored evaluations', () => {
     ] as const) {
       assertProblem(await verifier.post(render(id), body, { headers }), 406, 'claim.format_not_supported');
     }
-    for (const body of [{ fromat: CLAIM_RESULT }, { claims: [] }, { disclosure: 'all' }, ['x']]) {
+    // A JSON `null` is a body, and not an object: only an empty body asks for nothing.
+    for (const body of [{ fromat: CLAIM_RESULT }, { claims: [] }, { disclosure: 'all' }, ['x'], null]) {
       assertProblem(await verifier.post(render(id), body), 400, 'request.invalid');
     }
   });

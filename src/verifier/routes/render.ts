@@ -51,7 +51,8 @@ function registerRenderRoute(app: FastifyInstance, runtime: VerifierRuntime): vo
       facts.endpointKind = 'render';
       facts.decision = 'render_failed';
       const principal = await runtime.authenticate(request);
-      const body = parseOrReject(renderBodySchema, request.body ?? {});
+      // Only a missing (or blank) body stands for no options; a JSON `null` is refused as any non-object is.
+      const body = parseOrReject(renderBodySchema, request.body === undefined ? {} : request.body);
       const id = request.params.evaluation_id;
       // Unknown, another caller's and expired evaluations answer alike.
       const notFound = () =>
