@@ -180,4 +180,32 @@ describe('aggregate execution (demo)', () => {
       await other.close();
     }
   });
+
+  it('changes the ETag when the aggregate is declared otherwise, though the data is the same', async () => {
+    const { get } = setup;
+    // The operator raised the minimum cell size: the same files now give other masked groups.
+    const other = await startDemoRelay({
+      edit: (text) =>
+        text.replace(
+          'min_cell_size: 5\n          suppression: mask',
+          'min_cell_size: 50\n          suppression: mask',
+        ),
+    });
+    try {
+      const path = `${PAYMENTS}?group_by=district,cycle`;
+      const here = await get(path);
+      const there = await other.get(path, { as: 'analyst' });
+      assert.equal(there.statusCode, 200, there.body.slice(0, 300));
+      assert.notEqual(there.body, here.body);
+      assert.notEqual(there.headers.etag, here.headers.etag);
+      // A client holding the old answer must not be told it is still current.
+      const revalidated = await other.get(path, {
+        as: 'analyst',
+        headers: { 'if-none-match': String(here.headers.etag) },
+      });
+      assert.equal(revalidated.statusCode, 200);
+    } finally {
+      await other.close();
+    }
+  });
 });

@@ -286,6 +286,24 @@ describe('computeAggregate', () => {
     assert.ok(close(spread ?? null, Math.sqrt(1 / 3)));
   });
 
+  it('gives equal values a standard deviation of exactly 0, though their double mean is off by a rounding', async () => {
+    // 0.1 + 0.1 + 0.1 is 0.30000000000000004: deviations from that mean are not 0, the spread of the values is.
+    const aggregate = testAggregate(catalog, 'open');
+    for (const amounts of [
+      [0.1, 0.1, 0.1],
+      [0.7, 0.7, 0.7, 0.7, 0.7, 0.7, 0.7],
+      [-3.3, -3.3],
+    ]) {
+      const generation = await testGeneration(catalog, itemsOfAmounts(amounts), []);
+      const result = computeAggregate(
+        generation,
+        aggregate,
+        parseAggregateBody(aggregate, { group_by: [], measures: ['spread', 'rows'] }),
+      );
+      assert.deepEqual(result.observations[0]?.values, [0, amounts.length], String(amounts));
+    }
+  });
+
   it('answers no observation when the filters match nothing', async () => {
     const generation = await testGeneration(
       catalog,
@@ -332,7 +350,8 @@ describe('computeAggregate', () => {
   });
 
   it('reports a measure that overflows the double range as null, never Infinity or NaN', async () => {
-    const items = itemsOfAmounts([1e308, 1e308, 1e308]);
+    // Not all equal: equal values have a spread of 0 whatever their sum.
+    const items = itemsOfAmounts([1e308, 1e308, 1.5e308]);
     const generation = await testGeneration(catalog, items, []);
     const aggregate = testAggregate(catalog, 'open');
     const measures = ['rows', 'total', 'mean', 'spread', 'high', 'mean_rounded'];
@@ -341,6 +360,6 @@ describe('computeAggregate', () => {
       aggregate,
       parseAggregateBody(aggregate, { group_by: ['cat'], measures }),
     );
-    assert.deepEqual(result.observations[0]?.values, [3, null, null, null, 1e308, null]);
+    assert.deepEqual(result.observations[0]?.values, [3, null, null, null, 1.5e308, null]);
   });
 });

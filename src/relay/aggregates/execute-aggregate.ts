@@ -43,8 +43,11 @@ export function executeAggregate(plan: AggregatePlan): GroupedResult {
 /** Any plan: group slots first, then one fold per measure input (and a second pass where a measure needs it). */
 export function executeGeneral(plan: AggregatePlan): GroupedResult {
   const groups = assignGroups(plan);
+  // A stddev needs the extremes too: equal values have no spread, though they deviate from their rounded mean.
   const stats = plan.inputs.map((input) =>
-    input.extremes || input.input.hasNulls ? numericStats(groups, input.input) : sums(groups, input.input),
+    input.extremes || input.spread || input.input.hasNulls
+      ? numericStats(groups, input.input)
+      : sums(groups, input.input),
   );
   const spreads = plan.inputs.map((input, i) =>
     input.spread ? squaredDeviations(groups, input.input, stats[i] as Stats) : undefined,
@@ -100,8 +103,10 @@ function numericValue(
     case 'max':
       return stat.max[g] as number;
     case 'stddev':
-      // Sample standard deviation: undefined for a single value.
-      return n < 2 ? null : Math.sqrt((spread?.[g] as number) / (n - 1));
+      // Sample standard deviation: undefined for a single value. Equal values deviate from their double mean
+      // (0.1 three times sums to 0.30000000000000004) but not from one another.
+      if (n < 2) return null;
+      return stat.min[g] === stat.max[g] ? 0 : Math.sqrt((spread?.[g] as number) / (n - 1));
     case 'median':
       return median?.[g] as number;
     default:

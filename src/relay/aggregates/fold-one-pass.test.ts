@@ -25,14 +25,18 @@ const items = fc.array(
     cat: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: null }),
     flag: fc.option(fc.boolean(), { nil: null }),
     size: fc.integer({ min: 0, max: 9 }),
-    amount: fc.integer({ min: -1000, max: 1000 }).map((cents) => cents / 4),
+    // Decimals that doubles cannot hold exactly, and large magnitudes: both paths must round alike.
+    amount: fc.oneof(
+      fc.integer({ min: -1000, max: 1000 }).map((cents) => cents / 100),
+      fc.double({ min: -1e15, max: 1e15, noNaN: true }),
+    ),
     owner_id: fc.option(fc.constantFrom('o1', 'o2'), { nil: null }),
   }),
   { minLength: 1, maxLength: 80 },
 );
 
 describe('foldOnePass', () => {
-  it('matches the general path wherever it applies (counts, sums, averages of null-free columns, row filters)', async () => {
+  it('matches the general path exactly wherever it applies (counts, sums, averages of null-free columns, row filters)', async () => {
     await fc.assert(
       fc.asyncProperty(
         items,
@@ -51,15 +55,8 @@ describe('foldOnePass', () => {
           const general = executeGeneral(plan);
           const [a, b] = [byCodes(fast, groupBy.length), byCodes(general, groupBy.length)];
           assert.deepEqual([...a.keys()].sort(), [...b.keys()].sort());
-          for (const [key, values] of a) {
-            (b.get(key) ?? []).forEach((expected, i) => {
-              const got = values[i] as number;
-              assert.ok(
-                Math.abs(got - (expected as number)) <= 1e-9 * Math.max(1, Math.abs(got)),
-                `${key}[${i}]`,
-              );
-            });
-          }
+          // Exactly: the same additions in the same (row) order, so every format and path says the same number.
+          for (const [key, values] of a) assert.deepEqual(values, b.get(key), key);
         },
       ),
       { numRuns: 100 },

@@ -29,7 +29,7 @@ import {
   requireExecution,
 } from './authorize-aggregate.ts';
 import { computeAggregate } from './compute-aggregate.ts';
-import { aggregateUrl, dimensionJson } from './describe-aggregate.ts';
+import { aggregateUrl, describeAggregate, dimensionJson } from './describe-aggregate.ts';
 import { type AggregateFormat, negotiateFormat } from './negotiate-format.ts';
 import type { AggregateFilter } from './parse-aggregate-filters.ts';
 import {
@@ -117,6 +117,7 @@ async function runAggregate(
         method,
         aggregate.datasetId,
         aggregate.id,
+        definitionDigest(aggregate, baseUrl),
         versions,
         dataTime(generation, aggregate),
         normalisedQuery(query),
@@ -197,6 +198,26 @@ function dataTime(generation: Generation, aggregate: CatalogAggregate): number {
       return table.modifiedAt ?? table.loadedAt;
     }),
   );
+}
+
+const definitions = new WeakMap<CatalogAggregate, string>();
+
+/**
+ * The declaration an answer is computed and rendered under: another deployment of the same files with another
+ * minimum cell size, measure or label answers otherwise, so it must not share the ETag (a client would be told
+ * its old answer is current). Column nullability decides which status columns the answer carries.
+ */
+function definitionDigest(aggregate: CatalogAggregate, baseUrl: string): string {
+  let digest = definitions.get(aggregate);
+  if (digest === undefined) {
+    const nullable = [...aggregate.measures.values()].map(
+      (measure) => measure.column?.field.nullable ?? null,
+    );
+    const text = JSON.stringify([describeAggregate(aggregate, baseUrl), nullable]);
+    digest = createHash('sha256').update(text).digest('hex');
+    definitions.set(aggregate, digest);
+  }
+  return digest;
 }
 
 /** A GET request's cache key: the aggregate, its query string and the Accept header it was negotiated with. */
