@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestDatabase } from '../helpers/postgres-harness.ts';
-import { startPostgresRelay } from '../helpers/postgres-relay.ts';
+import { startPostgresRelay, startupFailure } from '../helpers/postgres-relay.ts';
 import { assertProblem } from './assert-problem.ts';
 import { ID_AND_LABEL, ITEMS, liveDataset, openLiveTestDatabase } from './postgres-live-fixture.ts';
 
@@ -64,6 +64,26 @@ describe('live PostgreSQL tables: read-only, views and changed columns', () => {
       const { rows } = await db.query('SELECT count(*)::int AS n FROM writes');
       assert.equal(rows[0]?.n, 0, extra);
     }
+  });
+
+  it('row locks and sequence advances in a view are refused by the read-only transaction', async () => {
+    await db.query('CREATE TABLE locked (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO locked VALUES (1, 'one')");
+    await db.query('CREATE SEQUENCE counter');
+    await db.query('CREATE VIEW locking_view AS SELECT id, label FROM locked FOR SHARE');
+    // Refused by the start's check of the table, which reads no row but plans the lock.
+    const error = await startupFailure(db.url, liveDataset('locking_view', ID_AND_LABEL));
+    assert.equal(error.code, 'ingest.query_failed');
+    assert.match(error.message, /25006: cannot execute SELECT FOR SHARE in a read-only transaction/);
+    await db.query("CREATE VIEW counting_view AS SELECT id, label FROM locked WHERE nextval('counter') > 0");
+    const relay = await startPostgresRelay(liveDataset('counting_view', ID_AND_LABEL), db.url);
+    try {
+      assertProblem(await relay.get(`${ITEMS}/1`), 502, 'datasource.query_failed');
+    } finally {
+      await relay.close();
+    }
+    const { rows } = await db.query('SELECT last_value, is_called FROM counter');
+    assert.deepEqual(rows[0], { last_value: '1', is_called: false });
   });
 
   it('serve a view live (its key cannot be checked for uniqueness: the view must guarantee it)', async () => {
@@ -153,5 +173,42 @@ describe('live PostgreSQL tables: read-only, views and changed columns', () => {
     } finally {
       await relay.close();
     }
+  });
+
+  // The guard is a prepared statement of the connection, which a function can DEALLOCATE and PREPARE again under
+  // its name (pg_prepared_statements lists it): later reads on the connection would then run read-write. The guard
+  // must be parsed on every read (live-connection.ts); the relay cannot start otherwise.
+  it('a view that replaces the prepared guard cannot switch later reads to writing', async () => {
+    await db.query('CREATE TABLE hijacked (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO hijacked VALUES (1, 'one')");
+    await db.query('CREATE TABLE hijack_writes (at timestamptz DEFAULT now())');
+    await db.query(`CREATE FUNCTION replace_guard() RETURNS boolean LANGUAGE plpgsql AS $body$
+        DECLARE prepared record;
+        BEGIN
+          FOR prepared IN SELECT name FROM pg_prepared_statements
+            WHERE statement LIKE '%transaction_read_only%' LOOP
+            EXECUTE format('DEALLOCATE %I', prepared.name);
+            EXECUTE format('PREPARE %I AS SELECT 1, 2, 3, 4, 5, 6', prepared.name);
+          END LOOP;
+          BEGIN INSERT INTO public.hijack_writes DEFAULT VALUES;
+          EXCEPTION WHEN read_only_sql_transaction THEN NULL; END;
+          RETURN true;
+        END $body$`);
+    await db.query(
+      'CREATE VIEW hijacked_view AS SELECT id, label FROM hijacked WHERE public.replace_guard()',
+    );
+    const relay = await startPostgresRelay(
+      liveDataset('hijacked_view', ID_AND_LABEL, 'live_max_connections: 1'),
+      db.url,
+    );
+    try {
+      for (let read = 0; read < 3; read++) await relay.get(`${ITEMS}/1`);
+    } finally {
+      await relay.close();
+      // Embedded PGlite serves every client in one session: the replaced statement would reach later tests.
+      await db.query('DEALLOCATE ALL');
+    }
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM hijack_writes');
+    assert.equal(rows[0]?.n, 0);
   });
 });

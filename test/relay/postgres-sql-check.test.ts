@@ -76,4 +76,30 @@ describe('the configured-SQL check reads literals as PostgreSQL does', () => {
       else assert.equal(problem, undefined);
     });
   }
+
+  // `(v).f` is the call `f(v)`, also after a subscript or a field; `t.f` alone passes t's whole row, which only a
+  // function of a record or polymorphic argument takes (none of the refused families has one with an effect).
+  const ATTRIBUTE_CALLS: [string, string, 'call' | 'column' | 'no call'][] = [
+    ['a parenthesized value', 'SELECT (0::float8).pg_sleep AS hit', 'call'],
+    ['a spaced dot', 'SELECT (0::float8) . "pg_sleep" AS hit', 'call'],
+    ['a subscript', 'SELECT t.d[1].pg_sleep AS hit FROM (SELECT ARRAY[0::float8] AS d) AS t', 'call'],
+    ['a column in parentheses', 'SELECT (t.d).pg_sleep AS hit FROM (SELECT 0::float8 AS d) AS t', 'call'],
+    ['a column of that name', 'SELECT t.pg_sleep AS hit FROM (SELECT 1 AS pg_sleep) AS t', 'column'],
+    ['a whole row', 'SELECT t.pg_sleep AS hit FROM (SELECT 0::float8 AS d) AS t', 'no call'],
+  ];
+  for (const [what, sql, reading] of ATTRIBUTE_CALLS) {
+    it(`reads attribute notation on ${what} as the server does (${reading})`, async () => {
+      const ran = await serverRunsProbe(sql, true).then(
+        () => true,
+        (error: { code?: string }) => {
+          assert.equal(error.code, '42703', 'only "column does not exist"');
+          return false;
+        },
+      );
+      assert.equal(ran, reading !== 'no call');
+      const problem = readOnlySqlProblem(sql);
+      if (reading === 'call') assert.match(problem ?? 'accepted', /pg_sleep/);
+      else assert.equal(problem, undefined);
+    });
+  }
 });

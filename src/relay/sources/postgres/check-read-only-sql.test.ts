@@ -27,6 +27,11 @@ describe('readOnlySqlProblem', () => {
       // A backslash that reads the same whatever standard_conforming_strings says.
       "SELECT id FROM people WHERE code LIKE 'a\\_%'",
       "SELECT pg_typeof(id), pg_size_pretty(1024::bigint), xmlserialize(CONTENT xml '<a/>' AS text) FROM t",
+      // Qualified names of tables and columns that share a refused family's prefix.
+      'SELECT h.http_status, s.lo_items FROM analytics.http_logs AS h JOIN public.lo_items AS s USING (id)',
+      'SELECT c.relname FROM pg_catalog.pg_class AS c, (SELECT 1 AS n) AS x',
+      'SELECT (t.address).city, (t.tags)[1] AS tag, t.* FROM people AS t',
+      'SELECT 1.5 AS n, t.id FROM people AS t',
     ]) {
       assert.equal(readOnlySqlProblem(sql), undefined, sql);
     }
@@ -81,6 +86,30 @@ describe('readOnlySqlProblem', () => {
     ['a server file read', "SELECT pg_read_file('postgresql.conf')", /pg_read_file/],
     ['a notification', "SELECT pg_notify('chan', 'x')", /pg_notify/],
     ['dblink', "SELECT * FROM dblink('host=x', 'DELETE FROM t') AS r(a int)", /dblink/],
+    // `(v).f` is `f(v)`: a call without `f(`.
+    [
+      'dblink through attribute notation',
+      "SELECT ('dbname=x'::text).dblink_connect AS c, ('DELETE FROM t'::text).dblink_exec AS w",
+      /dblink_connect/,
+    ],
+    [
+      'a server file read through attribute notation',
+      "SELECT ('PG_VERSION'::text).pg_read_file",
+      /pg_read_file/,
+    ],
+    [
+      'an advisory lock through attribute notation',
+      'SELECT (42::bigint) . pg_advisory_lock',
+      /pg_advisory_lock/,
+    ],
+    ['a quoted function through attribute notation', 'SELECT (12345)."pg_terminate_backend"', /pg_terminate/],
+    ['a call through a subscript', 'SELECT t.paths[1].pg_read_file FROM t', /pg_read_file/],
+    ['a call through a field', 'SELECT (t.file).path.pg_read_file FROM t', /pg_read_file/],
+    ['a large object through attribute notation', "SELECT ('/etc/passwd'::text).lo_import", /lo_import/],
+    ['a sequence through attribute notation', "SELECT ('s'::regclass).nextval", /nextval/],
+    ['a view reading pg_hba.conf', 'SELECT * FROM pg_hba_file_rules', /pg_hba_file_rules/],
+    ['a view reading postgresql.conf', 'SELECT name FROM pg_catalog.pg_file_settings', /pg_file_settings/],
+    ['a view reading pg_ident.conf', 'SELECT * FROM "pg_ident_file_mappings"', /pg_ident_file_mappings/],
     ['a large-object call', "SELECT lo_import('/etc/passwd')", /lo_import/],
     ['a sequence advance', "SELECT nextval('people_id_seq')", /nextval/],
     [

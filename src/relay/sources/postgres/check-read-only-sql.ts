@@ -52,6 +52,9 @@ const REFUSED_NAMES = new Set([
   'http',
 ]);
 
+/** Views that read the server's configuration files (superuser only by default: a second line of defence). */
+const FILE_VIEWS = new Set(['pg_hba_file_rules', 'pg_ident_file_mappings', 'pg_file_settings']);
+
 /** Why the SQL is refused, or undefined when it passes. */
 export function readOnlySqlProblem(sql: string): string | undefined {
   if (sql.length > MAX_SQL_LENGTH) return `must be at most ${MAX_SQL_LENGTH} characters`;
@@ -92,14 +95,38 @@ function tokensProblem(tokens: SqlToken[] | string): string | undefined {
     if (token.kind === 'word' && token.text === 'for' && next?.kind === 'word') {
       if (['update', 'share', 'no', 'key'].includes(next.text)) return 'must not take row locks (FOR SHARE)';
     }
+    if (!isName(token)) continue;
+    const name = token.text.toLowerCase();
+    if (FILE_VIEWS.has(name)) return `must not read \`${name}\`: it reads the server's configuration files`;
     // A call is a name before `(`, comments and spaces between them dropped; a schema before it changes nothing.
-    const isName = token.kind === 'word' || token.kind === 'quoted';
-    if (isName && next?.kind === 'symbol' && next.text === '(') {
-      const name = token.text.toLowerCase();
-      if (isRefusedFunction(name)) return `must not call \`${name}\`: ${refusedWhy(name)}`;
-    }
+    // `(v).f` is also the call `f(v)` (attribute notation).
+    const called = (next?.kind === 'symbol' && next.text === '(') || isAttributeCall(tokens, i);
+    if (called && isRefusedFunction(name)) return `must not call \`${name}\`: ${refusedWhy(name)}`;
   }
   return depth === 0 ? undefined : 'must have balanced parentheses';
+}
+
+function isName(token: SqlToken | undefined): token is Extract<SqlToken, { kind: 'word' | 'quoted' }> {
+  return token?.kind === 'word' || token?.kind === 'quoted';
+}
+
+/**
+ * Whether the name at `at` follows a `.` that may pass it a value: `(v).f`, `t.a[1].f` and `(v).a.f` call f with
+ * what precedes the dot. After names alone (`s.t.f`, `t.f`) it is a column, or a call with a whole row, which only
+ * a function of a record or polymorphic argument takes; none of the refused families has one with an effect, and
+ * refusing those would refuse `analytics.http_logs` and `t.lo_income`.
+ */
+function isAttributeCall(tokens: readonly SqlToken[], at: number): boolean {
+  let dot = at - 1;
+  for (;;) {
+    const before = tokens[dot];
+    if (before?.kind !== 'symbol' || before.text !== '.') return false;
+    const root = tokens[dot - 1];
+    if (!isName(root)) return true;
+    const further = tokens[dot - 2];
+    if (further?.kind !== 'symbol' || further.text !== '.') return false;
+    dot -= 2;
+  }
 }
 
 /** A control character the server does not read as a space (\v is one only from PostgreSQL 16 on). */

@@ -35,13 +35,18 @@ describe('a live connection', () => {
     assert.deepEqual(await live.read(GUARD, 'SELECT b FROM t', [], true), [['ok']]);
     const parses = backend.received.filter((message) => message.type === 'P');
     const binds = backend.received.filter((message) => message.type === 'B');
-    assert.equal(parses.length, 3, 'one Parse per distinct SQL, the guard included');
-    const [guard, first, other] = parses.map((message) => statementName(message.body));
+    // The guard is parsed unnamed by every read: a view could replace a prepared one (live-connection.ts).
+    assert.deepEqual(
+      parses.map((message) => statementName(message.body) === ''),
+      [true, false, true, true, false],
+      'one Parse per distinct SELECT, the guard on every read',
+    );
+    const [, first, , , other] = parses.map((message) => statementName(message.body));
     assert.match(first as string, /^ambit_[0-9a-f]{8}_\d+$/);
-    assert.equal(new Set([guard, first, other]).size, 3);
+    assert.notEqual(first, other);
     assert.deepEqual(
       binds.map((message) => bindName(message.body)),
-      [guard, first, guard, first, guard, other],
+      ['', first, '', first, '', other],
     );
     assert.equal(live.usable, true);
   });
@@ -102,7 +107,8 @@ describe('a live connection', () => {
     assert.deepEqual(await live.read(GUARD, sql, [], true), [['back']]);
     assert.deepEqual(
       backend.received.map((message) => message.type).join(''),
-      'PBEPBESBEBESBEPBES',
+      // Each read parses the guard (unnamed); the second binds the SELECT the first was preparing.
+      'PBEPBESPBEBESPBEPBES',
       'the third read prepares the SELECT again (the guard stays prepared)',
     );
     const parses = selectParses();
@@ -152,7 +158,7 @@ describe('a live connection', () => {
     });
   }
 
-  it('prepares at most 100 statements per connection (the guard included); further SQL runs unnamed', async () => {
+  it('prepares at most 100 statements per connection; further SQL runs unnamed', async () => {
     const { backend } = setup;
     backend.onMessage = (message, socket) => {
       if (message.type === 'S') socket.write(liveReadReplies({ rows: [], parses: backend.readParses }));
@@ -163,8 +169,7 @@ describe('a live connection', () => {
     );
     const names = selectParses().map((message) => statementName(message.body));
     assert.equal(names.length, 102);
-    // The guard holds one of the hundred.
-    assert.equal(new Set(names.slice(0, 99)).size, 99);
-    assert.deepEqual(names.slice(99), ['', '', '']);
+    assert.equal(new Set(names.slice(0, 100)).size, 100);
+    assert.deepEqual(names.slice(100), ['', '']);
   });
 });

@@ -41,10 +41,10 @@ interface PendingRead {
   readonly reject: (error: Error) => void;
   /** The client-side backstop, armed once the read is at the head of the pipeline (the server runs it then). */
   timer: NodeJS.Timeout | undefined;
-  /** The prepared statements the read runs (guard, then SELECT), and which of them this read prepares. */
+  /** The prepared statement the read runs (its SELECT; none when unprepared), and whether this read prepares it. */
   readonly statements: readonly Prepared[];
   readonly parses: readonly Prepared[];
-  /** ParseCompletes received: the server answers them in the order of `parses`. */
+  /** ParseCompletes received after the guard's: the server answers them in the order of `parses`. */
   parsed: number;
   /** CommandCompletes received: rows before the first are the guard's. */
   completed: number;
@@ -346,13 +346,13 @@ export async function openLiveConnection(
     read(guard, text, values, prepare = false) {
       if (!usable || retired) return Promise.reject(new Error('Connection terminated unexpectedly'));
       const parses: Prepared[] = [];
-      const guardStatement = prepare ? statementFor(guard, parses) : undefined;
+      // The guard is never prepared: a function a view calls could DEALLOCATE a prepared guard and PREPARE a
+      // harmless SELECT under its name (pg_prepared_statements shows it), and every later read on the session
+      // would then run read-write. An unnamed statement is parsed from the text this read sends.
       const selectStatement = prepare ? statementFor(text, parses) : undefined;
-      const statements: Prepared[] = [];
-      if (guardStatement !== undefined) statements.push(guardStatement);
-      if (selectStatement !== undefined) statements.push(selectStatement);
+      const statements: Prepared[] = selectStatement === undefined ? [] : [selectStatement];
       const message = encodeLiveRead(
-        wireStatement(guard, guardStatement, parses),
+        wireStatement(guard, undefined, parses),
         wireStatement(text, selectStatement, parses),
         values,
       );
@@ -363,7 +363,8 @@ export async function openLiveConnection(
           reject,
           statements,
           parses,
-          parsed: 0,
+          // The guard's own ParseComplete comes first and names no prepared statement.
+          parsed: -1,
           completed: 0,
           bound: 0,
           bytes: 0,
