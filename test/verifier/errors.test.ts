@@ -137,6 +137,18 @@ describe('verifier error table: requests refused', () => {
         },
         claims: ['person_alive'],
       },
+      // Schemes differing only by case (or compatibility form) would leave a reader to guess which one is meant.
+      ...[
+        ['national_id', 'NATIONAL_ID'],
+        ['National_Id', 'national_id'],
+        ['national_id', '\uff4eational_id'],
+      ].map((schemes) => ({
+        target: {
+          type: 'person',
+          identifiers: schemes.map((scheme, index) => ({ scheme, value: `v${index}` })),
+        },
+        claims: ['person_alive'],
+      })),
     ]) {
       await table.deniedBeforeReads(body, 400, 'request.invalid');
     }

@@ -84,4 +84,23 @@ describe('verifier evaluations over two real relays', () => {
     assert.equal(record?.decision, 'evaluate_denied');
     assert.equal(record?.source_read_count, 1);
   });
+
+  it('gives identifiers of one value issued by different countries different handles', async () => {
+    const { verifier, alive } = setup;
+    const handleOf = async (qualifiers: Record<string, string>) => {
+      const identifiers = [{ scheme: 'national_id', value: String(alive.national_id), ...qualifiers }];
+      const response = await verifier.evaluate({
+        target: { type: 'person', identifiers },
+        claims: ['person_alive'],
+      });
+      assert.equal(response.statusCode, 200, response.body);
+      return JSON.parse(response.body).results[0].target_ref.handle as string;
+    };
+    const plain = await handleOf({});
+    const french = await handleOf({ country: 'FR' });
+    assert.notEqual(french, plain);
+    assert.notEqual(await handleOf({ country: 'DE' }), french);
+    assert.notEqual(await handleOf({ issuer: 'https://civil.example' }), plain);
+    assert.equal(await handleOf({ country: 'fr' }), french);
+  });
 });

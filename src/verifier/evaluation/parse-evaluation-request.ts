@@ -69,9 +69,16 @@ export const evaluationBodySchema = z.strictObject({
 export interface EvaluationTarget {
   readonly type: string;
   readonly id: string | undefined;
-  /** Scheme -> value; a scheme appears once. */
+  /** Scheme -> value; a scheme appears once (and no two differ only by case or compatibility form). */
   readonly identifiers: ReadonlyMap<string, string>;
+  /** Scheme -> the issuer and country sent with its identifier, for those sent with either. */
+  readonly identifierQualifiers?: ReadonlyMap<string, IdentifierQualifiers>;
   readonly attributes: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+export interface IdentifierQualifiers {
+  readonly issuer?: string | undefined;
+  readonly country?: string | undefined;
 }
 
 export interface EvaluationRequest {
@@ -100,11 +107,27 @@ export function parseOrReject<T>(schema: z.ZodType<T>, raw: unknown, prefix: (st
 /** A schema-valid target as evaluation input: each identifier scheme once, and something to look it up by. */
 export function toEvaluationTarget(parsed: z.infer<typeof targetSchema>): EvaluationTarget {
   const identifiers = new Map<string, string>();
+  const qualifiers = new Map<string, IdentifierQualifiers>();
+  // Folded scheme -> scheme as sent: `national_id` beside `NATIONAL_ID` would leave a reader (an auditor, a proxy,
+  // the caller) to guess which of the two values the lookup used.
+  const folded = new Map<string, string>();
   for (const entry of parsed.identifiers ?? []) {
     if (identifiers.has(entry.scheme)) {
       throw verifierProblem('request.invalid', `target identifier scheme \`${entry.scheme}\` appears twice`);
     }
+    const key = entry.scheme.normalize('NFKC').toLowerCase();
+    const earlier = folded.get(key);
+    if (earlier !== undefined) {
+      throw verifierProblem(
+        'request.invalid',
+        `target identifier schemes \`${earlier}\` and \`${entry.scheme}\` differ only by case or form`,
+      );
+    }
+    folded.set(key, entry.scheme);
     identifiers.set(entry.scheme, entry.value);
+    if (entry.issuer !== undefined || entry.country !== undefined) {
+      qualifiers.set(entry.scheme, { issuer: entry.issuer, country: entry.country });
+    }
   }
   const attributes = parsed.attributes ?? {};
   if (parsed.id === undefined && identifiers.size === 0 && Object.keys(attributes).length === 0) {
@@ -113,7 +136,13 @@ export function toEvaluationTarget(parsed: z.infer<typeof targetSchema>): Evalua
       'The target needs an id, an identifier or attributes.',
     );
   }
-  return { type: parsed.type, id: parsed.id, identifiers, attributes };
+  return {
+    type: parsed.type,
+    id: parsed.id,
+    identifiers,
+    ...(qualifiers.size > 0 && { identifierQualifiers: qualifiers }),
+    attributes,
+  };
 }
 
 export function toClaimRefs(refs: readonly z.infer<typeof claimRefSchema>[]): EvaluationRequest['claims'] {

@@ -92,4 +92,33 @@ describe('target keys', () => {
     // Neither the handle nor the audit hash holds the value.
     assert.doesNotMatch(`${first.ref.handle} ${first.auditHash}`, /C-1/);
   });
+
+  it('tell apart identifiers of one scheme and value issued by different countries or issuers', () => {
+    const keysOf = (qualifiers?: { issuer?: string; country?: string }) =>
+      targetKeys(
+        SECRET,
+        {
+          ...target('person', undefined, [['nid', 'A']]),
+          ...(qualifiers && { identifierQualifiers: new Map([['nid', qualifiers]]) }),
+        },
+        [],
+      );
+    const handles = [
+      keysOf(),
+      keysOf({ country: 'FR' }),
+      keysOf({ country: 'DE' }),
+      keysOf({ issuer: 'FR' }),
+      keysOf({ issuer: 'https://a.example' }),
+      keysOf({ issuer: 'https://a.example', country: 'FR' }),
+    ];
+    assert.equal(new Set(handles.map((keys) => keys.ref.handle)).size, handles.length);
+    assert.equal(new Set(handles.map((keys) => keys.auditHash)).size, handles.length);
+    // A country code is one whatever its case.
+    assert.deepEqual(keysOf({ country: 'fr' }), keysOf({ country: 'FR' }));
+    // Without a qualifier the identity is the one written above.
+    assert.equal(
+      targetIdentity(target('person', undefined, [['nid', 'A']]), []),
+      '{"id":null,"identifiers":[["nid","A"]],"type":"person"}',
+    );
+  });
 });

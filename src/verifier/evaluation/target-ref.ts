@@ -32,12 +32,22 @@ export function targetKeys(
 /**
  * The identity a target handle and audit hash stand for: whatever a lookup may find the subject by. That is its
  * type, id and identifiers (sorted by scheme), and the attributes named in `lookupAttributes` as a lookup sends
- * them (as text, blank ones left out); other attributes (inputs to a rule) are not part of it. Written out as
- * `canonicalJson({attributes?, id, identifiers, type})` directly (keys sorted, `attributes` only when one is sent,
- * every member a string, null or an array of string pairs, which JSON.stringify writes exactly as canonicalJson).
+ * them (as text, blank ones left out); other attributes (inputs to a rule) are not part of it. An identifier sent
+ * with an issuer or country is `[scheme, value, issuer | null, COUNTRY | null]`: one national id number issued by
+ * two countries names two people, so they never share a handle (one sent without either keeps the pair, and so
+ * its handle). Written out as `canonicalJson({attributes?, id, identifiers, type})` directly (keys sorted,
+ * `attributes` only when one is sent, every member a string, null or an array of arrays of strings and nulls,
+ * which JSON.stringify writes exactly as canonicalJson).
  */
 export function targetIdentity(target: EvaluationTarget, lookupAttributes: readonly string[]): string {
-  const identifiers = [...target.identifiers].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const identifiers = [...target.identifiers]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([scheme, value]): (string | null)[] => {
+      const qualifiers = target.identifierQualifiers?.get(scheme);
+      if (qualifiers === undefined) return [scheme, value];
+      // Country codes (ISO 3166) are one whatever their case.
+      return [scheme, value, qualifiers.issuer ?? null, qualifiers.country?.toUpperCase() ?? null];
+    });
   const attributes: [string, string][] = [];
   for (const name of lookupAttributes) {
     const value = lookupValue(target, `target.attributes.${name}`);
