@@ -1,6 +1,7 @@
-// Opens an XLSX zip (fflate, as read-excel-file uses) far enough to list its sheets and hand back one sheet's XML.
+// Opens an XLSX zip (fflate, as read-excel-file uses) far enough to list its sheets and hand back one sheet's XML,
+// and gives read-excel-file a copy of the workbook when that sheet or its shared strings need plainXml.
 import { posix } from 'node:path';
-import { unzipSync } from 'fflate';
+import { strToU8, unzipSync, zipSync } from 'fflate';
 import { decode, Parser } from 'saxen';
 import type { SourceError } from './source-error.ts';
 import { type SourceFile, sourceError } from './source-file.ts';
@@ -10,12 +11,28 @@ export const XLSX_MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024;
 
 const WORKBOOK = 'xl/workbook.xml';
 const WORKBOOK_RELS = 'xl/_rels/workbook.xml.rels';
+const SHARED_STRINGS = 'xl/sharedStrings.xml';
+const SHARED_STRINGS_TYPES = new Set(
+  [
+    'http://schemas.openxmlformats.org/officeDocument/2006/',
+    'http://purl.oclc.org/ooxml/officeDocument/',
+  ].map((base) => `${base}relationships/sharedStrings`),
+);
+/** A cell that may be a shared string: `t="s"`, prefixed or not, or spelled with a character reference. */
+const MAY_HOLD_SHARED_STRING = /[\s:]t\s*=\s*(["'])(?:s|&[^"'<]*)\1/;
 
 export interface XlsxPackage {
   readonly sheetNames: readonly string[];
   /** The sheet chosen: the one named in the config, else the first. */
   readonly sheetName: string;
+  /** The worksheet part's path in the zip. */
+  readonly sheetPath: string;
+  /** The worksheet XML as plainXml gives it: CDATA sections as plain text, comments dropped. */
   readonly sheetXml: string;
+  /** Whether sheetXml differs from the stored part. */
+  readonly sheetRewritten: boolean;
+  /** The shared strings part's path, found as read-excel-file finds it. */
+  readonly sharedStringsPath: string;
   /** The workbook counts date serials from 1904-01-01 (`<workbookPr date1904="1"/>`), not from 1899-12-30. */
   readonly date1904: boolean;
 }
@@ -47,13 +64,104 @@ export function openXlsxPackage(file: SourceFile, bytes: Uint8Array, sheet: stri
     );
   }
   const rels = parts.get(WORKBOOK_RELS);
-  const target = rels === undefined ? undefined : relationshipTargets(file, rels).get(chosen.relationId);
+  const { targets, sharedStrings } =
+    rels === undefined ? { targets: new Map() } : relationshipTargets(file, rels);
+  const target = targets.get(chosen.relationId);
   if (target === undefined) throw corrupt(file, `sheet ${JSON.stringify(chosen.name)} has no worksheet part`);
   const sheetPath = target.startsWith('/') ? target.slice(1) : posix.normalize(`xl/${target}`);
   const sheetXml = unzip(file, bytes, (name) => name === sheetPath).get(sheetPath);
   if (sheetXml === undefined)
     throw corrupt(file, `the worksheet part of sheet ${JSON.stringify(chosen.name)} is missing`);
-  return { sheetNames, sheetName: chosen.name, sheetXml: text(sheetXml), date1904 };
+  const where = `the worksheet part of sheet ${JSON.stringify(chosen.name)} (${sheetPath})`;
+  const stored = text(sheetXml);
+  const plain = plainPart(file, where, stored);
+  return {
+    sheetNames,
+    sheetName: chosen.name,
+    sheetPath,
+    sheetXml: plain ?? stored,
+    sheetRewritten: plain !== undefined,
+    sharedStringsPath: sharedStrings ?? SHARED_STRINGS,
+    date1904,
+  };
+}
+
+/**
+ * The workbook read-excel-file is to read: `bytes` itself, unless the sheet or the shared strings it may use hold
+ * CDATA sections or comments (see plainXml). Then its XML parts are zipped again (stored, not compressed) with
+ * those two written as plainXml gives them, which costs about the XML's size once more. The shared strings are
+ * inflated (again, after the sheet) only for a sheet that may use them.
+ */
+export function decodableWorkbook(file: SourceFile, bytes: Buffer, xlsx: XlsxPackage): Buffer {
+  const path = xlsx.sharedStringsPath;
+  let sharedStrings: string | undefined;
+  if (MAY_HOLD_SHARED_STRING.test(xlsx.sheetXml)) {
+    const part = unzip(file, bytes, (name) => name === path).get(path);
+    if (part !== undefined) sharedStrings = plainPart(file, path, text(part));
+  }
+  if (!xlsx.sheetRewritten && sharedStrings === undefined) return bytes;
+  const parts = unzip(file, bytes, (name) => name.endsWith('.xml') || name.endsWith('.rels'));
+  parts.set(xlsx.sheetPath, strToU8(xlsx.sheetXml));
+  if (sharedStrings !== undefined) parts.set(path, strToU8(sharedStrings));
+  // A Buffer: read-excel-file takes any other Uint8Array for a file path.
+  const zipped = zipSync(Object.fromEntries(parts), { level: 0 });
+  return Buffer.from(zipped.buffer, zipped.byteOffset, zipped.byteLength);
+}
+
+const CDATA_OPEN = '<![CDATA[';
+
+/**
+ * The XML with each CDATA section written as escaped text and each comment dropped, or undefined when it has
+ * neither (the usual case, told by a substring search). read-excel-file reads only plain text nodes: it would read
+ * `<t><![CDATA[Ada]]></t>` as empty, and `<t>Ada<!-- x -->Lovelace</t>` as `Lovelace`. `<` starts markup wherever
+ * it occurs outside these (text and attribute values cannot hold it), so the scan only looks at `<!` and `<?`.
+ * Throws an Error saying why for a section not closed, or for a `<!DOCTYPE>` (whose entities are not read).
+ */
+export function plainXml(xml: string): string | undefined {
+  if (!xml.includes(CDATA_OPEN) && !xml.includes('<!--')) return undefined;
+  const pieces: string[] = [];
+  let from = 0;
+  const markup = /<[!?]/g;
+  for (let match = markup.exec(xml); match !== null; match = markup.exec(xml)) {
+    const at = match.index;
+    let end: number;
+    if (xml.startsWith('<?', at)) {
+      markup.lastIndex = closing(xml, '?>', at + 2, 'a processing instruction');
+      continue;
+    }
+    if (xml.startsWith('<!--', at)) {
+      end = closing(xml, '-->', at + 4, 'a comment');
+      pieces.push(xml.slice(from, at));
+    } else if (xml.startsWith(CDATA_OPEN, at)) {
+      end = closing(xml, ']]>', at + CDATA_OPEN.length, 'a CDATA section');
+      pieces.push(xml.slice(from, at), escapeText(xml.slice(at + CDATA_OPEN.length, end - 3)));
+    } else {
+      throw new Error('it has a <!DOCTYPE> or other declaration, which is not read');
+    }
+    from = end;
+    markup.lastIndex = end;
+  }
+  pieces.push(xml.slice(from));
+  return pieces.join('');
+}
+
+/** Just past the first `close` from `from`: the end of the markup whose body starts there. */
+function closing(xml: string, close: string, from: number, what: string): number {
+  const end = xml.indexOf(close, from);
+  if (end < 0) throw new Error(`${what} is not closed`);
+  return end + close.length;
+}
+
+function escapeText(value: string): string {
+  return value.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
+}
+
+function plainPart(file: SourceFile, part: string, xml: string): string | undefined {
+  try {
+    return plainXml(xml);
+  } catch (error) {
+    throw corrupt(file, `${part} is not well-formed XML: ${(error as Error).message}`, error);
+  }
 }
 
 function unzip(
@@ -93,14 +201,22 @@ function readWorkbook(
   return { sheets, date1904: date1904 ?? false };
 }
 
-function relationshipTargets(file: SourceFile, rels: Uint8Array): Map<string, string> {
+/** Targets by relationship id, and the shared strings part as read-excel-file takes it (the last one named). */
+function relationshipTargets(
+  file: SourceFile,
+  rels: Uint8Array,
+): { targets: Map<string, string>; sharedStrings?: string } {
   const targets = new Map<string, string>();
+  let sharedStrings: string | undefined;
   parseXml(file, WORKBOOK_RELS, rels, (name, attributes) => {
-    if (name === 'Relationship' && attributes.Id !== undefined && attributes.Target !== undefined) {
-      targets.set(decode(attributes.Id), decode(attributes.Target));
+    if (name !== 'Relationship' || attributes.Target === undefined) return;
+    const target = decode(attributes.Target);
+    if (attributes.Id !== undefined) targets.set(decode(attributes.Id), target);
+    if (SHARED_STRINGS_TYPES.has(decode(attributes.Type ?? ''))) {
+      sharedStrings = target.startsWith('/') ? target.slice(1) : `xl/${target}`;
     }
   });
-  return targets;
+  return { targets, ...(sharedStrings === undefined ? {} : { sharedStrings }) };
 }
 
 /** Calls `onElement` with each element's local name (namespace prefix dropped) and raw attributes. */

@@ -1,5 +1,6 @@
 // Reads one sheet of an XLSX workbook with read-excel-file, after refusing formula and error cells inside the data
-// region; its date cells are read again from the XML.
+// region; its date cells are read again from the XML. CDATA sections and comments, which read-excel-file misreads,
+// are written as plain text first (decodableWorkbook).
 import { createHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import { readSheet } from 'read-excel-file/node';
@@ -14,7 +15,7 @@ import {
   walkCells,
 } from './find-formula-cell.ts';
 import type { SourceRows, XlsxFormat } from './open-file-source.ts';
-import { openXlsxPackage } from './open-xlsx-package.ts';
+import { decodableWorkbook, openXlsxPackage } from './open-xlsx-package.ts';
 import { SourceError } from './source-error.ts';
 import { BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
 
@@ -34,8 +35,8 @@ const EXCEL_FOLD = Date.UTC(1900, 2, 1);
 export async function readXlsx(file: SourceFile, format: XlsxFormat): Promise<SourceRows> {
   const region = sheetRegion(file, format);
   const bytes = await readWhole(file);
-  const { sheetName, date1904, isoDates } = checkedSheet(file, bytes, format.sheet, region);
-  const sheet = await decodeSheet(file, bytes, sheetName);
+  const { sheetName, date1904, isoDates, decodable } = checkedSheet(file, bytes, format.sheet, region);
+  const sheet = await decodeSheet(file, decodable, sheetName);
   // read-excel-file takes only date1904="1" for the 1904 system, not "true": such workbooks are read again too.
   if (datesToReread(sheet, region, isoDates || date1904))
     rereadDates(file, bytes, sheetName, sheet, region, date1904);
@@ -81,20 +82,22 @@ function sheetRegion(file: SourceFile, format: XlsxFormat): SheetRegion {
 }
 
 /**
- * Picks the sheet and scans its XML for formula and error cells; only the name, the date system and whether it
- * may have `t="d"` cells are kept so the XML text can be collected.
+ * Picks the sheet and scans its XML for formula and error cells; only the name, the date system, whether it may
+ * have `t="d"` cells and the workbook for read-excel-file are kept so the XML text can be collected.
  */
 function checkedSheet(
   file: SourceFile,
   bytes: Buffer,
   sheet: string | undefined,
   region: SheetRegion,
-): { sheetName: string; date1904: boolean; isoDates: boolean } {
-  const { sheetName, sheetXml, date1904 } = openXlsxPackage(file, bytes, sheet);
+): { sheetName: string; date1904: boolean; isoDates: boolean; decodable: Buffer } {
+  const xlsx = openXlsxPackage(file, bytes, sheet);
+  const { sheetName, sheetXml, date1904 } = xlsx;
   rejectCells(file, sheetName, sheetXml, region);
   rejectMergedCells(file, sheetName, sheetXml, region);
   rejectSparseSheet(file, sheetName, sheetXml);
-  return { sheetName, date1904, isoDates: mayHoldIsoDates(sheetXml) };
+  const decodable = decodableWorkbook(file, bytes, xlsx);
+  return { sheetName, date1904, isoDates: mayHoldIsoDates(sheetXml), decodable };
 }
 
 function rejectCells(file: SourceFile, sheetName: string, sheetXml: string, region: SheetRegion): void {

@@ -37,6 +37,8 @@ export interface Workbook {
   /** The `date1904` attribute of `workbookPr`, when set. */
   readonly date1904?: '1' | 'true';
   readonly sharedStrings?: readonly string[];
+  /** Raw `<si>` elements of the shared strings part, written after those of `sharedStrings`. */
+  readonly sharedStringItems?: string;
 }
 
 /** Writes a one-sheet workbook (sheet `Data`) whose sheetData is `rows`. */
@@ -48,7 +50,7 @@ export async function writeWorkbook(name: string, workbook: Workbook): Promise<v
     'xl/workbook.xml': `<?xml version="1.0"?><workbook xmlns="${MAIN}" xmlns:r="${DOC_RELS}">${workbook.date1904 ? `<workbookPr date1904="${workbook.date1904}"/>` : '<workbookPr/>'}<sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`,
     'xl/_rels/workbook.xml.rels': `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC_RELS}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${DOC_RELS}/styles" Target="styles.xml"/><Relationship Id="rId3" Type="${DOC_RELS}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
     'xl/styles.xml': STYLES,
-    'xl/sharedStrings.xml': `<?xml version="1.0"?><sst xmlns="${MAIN}" count="${shared.length}" uniqueCount="${shared.length}">${shared.map((text) => `<si><t xml:space="preserve">${text}</t></si>`).join('')}</sst>`,
+    'xl/sharedStrings.xml': `<?xml version="1.0"?><sst xmlns="${MAIN}" count="${shared.length}" uniqueCount="${shared.length}">${shared.map((text) => `<si><t xml:space="preserve">${text}</t></si>`).join('')}${workbook.sharedStringItems ?? ''}</sst>`,
     'xl/worksheets/sheet1.xml': `<?xml version="1.0"?><worksheet xmlns="${MAIN}"><sheetData>${workbook.rows}</sheetData></worksheet>`,
   };
   const entries = Object.fromEntries(Object.entries(parts).map(([path, text]) => [path, strToU8(text)]));
