@@ -146,6 +146,19 @@ describe('DCAT-AP 3.0.1 and BRegDCAT-AP 2.0 output', () => {
     await assertConforms(renderBregDcatAp(model, links), BREG_SHAPES, 'static BRegDCAT-AP');
   });
 
+  it('a catalogue without JSON Schemas conforms, its distributions naming no schema', async () => {
+    const model = demoModel();
+    const withoutSchemas = {
+      ...model,
+      catalog: { ...model.catalog, standards: { ...model.catalog.standards, jsonSchema: false } },
+    };
+    const links = staticMetadataLinks('https://static.example.org');
+    const document = renderDcat(withoutSchemas, links);
+    assert.doesNotMatch(JSON.stringify(document), /schema\.json/);
+    const data = await assertConforms(document, FULL_TEMPLATE, 'DCAT-AP without JSON Schemas');
+    assert.equal(instancesOf(data, `${DCAT}Distribution`).length, 3);
+  });
+
   it('the BRegDCAT-AP profile meets the BRegDCAT-AP shapes and still the DCAT-AP ones', async () => {
     for (const persona of ['catalog_viewer', 'caseworker', 'health_planner'] as const) {
       const document = await served(relay, '/metadata/dcat/bregdcat-ap', persona);

@@ -149,7 +149,9 @@ function offeringOf(
     procedureContexts: offering.procedure_contexts,
     requirementIris: (type?.proves ?? []).map((id) => requirements.get(id) ?? id),
     informationConcepts: (type?.information_concepts ?? []).map((value) => expand(value)),
-    verificationRequestSchemaUrl: `${baseUrl}/${STATIC_PATHS.entitySchema(datasetId, offering.entity)}`,
+    verificationRequestSchemaUrl: manifest.catalog.standards.json_schema
+      ? `${baseUrl}/${STATIC_PATHS.entitySchema(datasetId, offering.entity)}`
+      : null,
     access: {
       kind: 'verifier',
       ruleset: offering.access.ruleset,

@@ -1,5 +1,6 @@
 // Where each metadata document lives: relay routes, or files of a static publication under the same base URL.
 // Renderers take one of these so links in a document resolve wherever the document is served.
+import type { MetadataModel } from './metadata-model.ts';
 
 export interface MetadataLinks {
   readonly style: 'relay' | 'static';
@@ -111,4 +112,26 @@ export function staticMetadataLinks(baseUrl: string): MetadataLinks {
     datasetPolicy: (ds) => at(STATIC_PATHS.datasetPolicy(ds)),
     cpsvAp: () => at(STATIC_PATHS.cpsvAp()),
   };
+}
+
+/**
+ * The URL of an entity's JSON Schema, or undefined when the catalog publishes none (`catalog.standards.json_schema`
+ * false): no document links to a schema that is not served.
+ */
+export function publishedEntitySchema(
+  model: MetadataModel,
+  links: MetadataLinks,
+  datasetId: string,
+  entity: string,
+): string | undefined {
+  return model.catalog.standards.jsonSchema ? links.entitySchema(datasetId, entity) : undefined;
+}
+
+/** The URL of a form's JSON Schema, or undefined when the catalog publishes none (see `publishedEntitySchema`). */
+export function publishedFormSchema(
+  model: MetadataModel,
+  links: MetadataLinks,
+  formId: string,
+): string | undefined {
+  return model.catalog.standards.jsonSchema ? links.formSchema(formId) : undefined;
 }

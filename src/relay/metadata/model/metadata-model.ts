@@ -132,7 +132,8 @@ export interface EvidenceOffering {
   readonly procedureContexts: readonly string[];
   readonly requirementIris: readonly string[];
   readonly informationConcepts: readonly string[];
-  readonly verificationRequestSchemaUrl: string;
+  /** The entity's JSON Schema URL; null when the catalog publishes no JSON Schema (`standards.jsonSchema`). */
+  readonly verificationRequestSchemaUrl: string | null;
   readonly access: {
     /** Always the verifier: the relay never verifies. */
     readonly kind: 'verifier';

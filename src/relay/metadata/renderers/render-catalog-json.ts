@@ -1,6 +1,6 @@
 // The portable catalog JSON: the deployment, its datasets, and the evidence and service vocabulary around them.
 import { textOrNull } from '../model/localized-text.ts';
-import type { MetadataLinks } from '../model/metadata-links.ts';
+import { type MetadataLinks, publishedFormSchema } from '../model/metadata-links.ts';
 import type { MetadataModel } from '../model/metadata-model.ts';
 import { renderAgent, renderDataset } from './render-dataset-json.ts';
 import { renderProfileList } from './render-profiles.ts';
@@ -91,7 +91,7 @@ export function renderCatalogJson(model: MetadataModel, links: MetadataLinks) {
       description: textOrNull(form.description),
       service: form.service ?? null,
       channel: form.channel ?? null,
-      schema_url: links.formSchema(form.id),
+      schema_url: publishedFormSchema(model, links, form.id) ?? null,
     })),
     codelists: model.codelists.map((codelist) => ({
       id: codelist.id,

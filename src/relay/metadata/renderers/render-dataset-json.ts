@@ -1,6 +1,6 @@
 // Dataset and entity descriptors (JSON): the list, one dataset, its entities, one entity with its fields.
 import { textOrNull } from '../model/localized-text.ts';
-import type { MetadataLinks } from '../model/metadata-links.ts';
+import { type MetadataLinks, publishedEntitySchema } from '../model/metadata-links.ts';
 import type { Agent, DatasetMeta, EntityMeta, MetadataModel } from '../model/metadata-model.ts';
 
 export function renderAgent(agent: Agent) {
@@ -46,7 +46,7 @@ export function renderDataset(model: MetadataModel, dataset: DatasetMeta, links:
       concept_uri: entity.conceptUri ?? null,
       links: {
         self: links.entity(dataset.id, entity.name),
-        schema: links.entitySchema(dataset.id, entity.name),
+        ...schemaLink(model, links, dataset.id, entity.name),
       },
     })),
     evidence_offerings: dataset.offerings.map((offering) => offering.id),
@@ -54,15 +54,15 @@ export function renderDataset(model: MetadataModel, dataset: DatasetMeta, links:
   };
 }
 
-export function renderEntityList(dataset: DatasetMeta, links: MetadataLinks) {
+export function renderEntityList(model: MetadataModel, dataset: DatasetMeta, links: MetadataLinks) {
   return {
     dataset_id: dataset.id,
-    entities: dataset.entities.map((entity) => renderEntity(entity, links)),
+    entities: dataset.entities.map((entity) => renderEntity(model, entity, links)),
     links: { self: links.entities(dataset.id), up: links.dataset(dataset.id) },
   };
 }
 
-export function renderEntity(entity: EntityMeta, links: MetadataLinks) {
+export function renderEntity(model: MetadataModel, entity: EntityMeta, links: MetadataLinks) {
   return {
     dataset_id: entity.datasetId,
     name: entity.name,
@@ -93,8 +93,14 @@ export function renderEntity(entity: EntityMeta, links: MetadataLinks) {
     })),
     links: {
       self: links.entity(entity.datasetId, entity.name),
-      schema: links.entitySchema(entity.datasetId, entity.name),
+      ...schemaLink(model, links, entity.datasetId, entity.name),
       up: links.entities(entity.datasetId),
     },
   };
+}
+
+/** `schema`, the entity's JSON Schema, only when the catalog publishes JSON Schemas. */
+function schemaLink(model: MetadataModel, links: MetadataLinks, datasetId: string, entity: string) {
+  const schema = publishedEntitySchema(model, links, datasetId, entity);
+  return schema === undefined ? {} : { schema };
 }

@@ -73,7 +73,7 @@ describe('renderEvidenceOffering', () => {
       for (const list of [body.procedure_contexts, body.requirement_iris, body.information_concepts])
         assert.ok(Array.isArray(list));
       assert.match(
-        body.verification_request_schema_url,
+        body.verification_request_schema_url ?? '',
         /\/metadata\/schema\/[a-z_]+\/[a-z_]+\/schema\.json$/,
       );
       assert.deepEqual(Object.keys(body.access), [

@@ -38,6 +38,7 @@ export type { MetadataRoute, MetadataRouteContext } from './metadata-route.ts';
 
 const p = param;
 const json = METADATA_MEDIA_TYPES.json;
+const publishesJsonSchema = (model: MetadataModel) => model.catalog.standards.jsonSchema;
 
 export const METADATA_ROUTES: readonly MetadataRoute[] = [
   {
@@ -101,7 +102,8 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
     summary: 'Entities of a dataset',
     mediaType: json,
     publish: { instances: eachDataset, file: (params) => STATIC_PATHS.entities(p(params, 'dataset_id')) },
-    render: ({ view, links, params }) => renderEntityList(datasetIn(view, p(params, 'dataset_id')), links),
+    render: ({ view, links, params }) =>
+      renderEntityList(view, datasetIn(view, p(params, 'dataset_id')), links),
   },
   {
     path: '/metadata/datasets/:dataset_id/entities/:entity',
@@ -112,12 +114,13 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
       file: (params) => STATIC_PATHS.entity(p(params, 'dataset_id'), p(params, 'entity')),
     },
     render: ({ view, links, params }) =>
-      renderEntity(entityIn(view, p(params, 'dataset_id'), p(params, 'entity')), links),
+      renderEntity(view, entityIn(view, p(params, 'dataset_id'), p(params, 'entity')), links),
   },
   {
     path: '/metadata/datasets/:dataset_id/entities/:entity/schema',
     summary: "JSON Schema (Draft 2020-12) of the entity's records",
     mediaType: METADATA_MEDIA_TYPES.jsonSchema,
+    available: publishesJsonSchema,
     render: ({ view, links, params }) =>
       renderEntityJsonSchema(view, entityIn(view, p(params, 'dataset_id'), p(params, 'entity')), links),
   },
@@ -126,8 +129,9 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
     summary:
       "JSON Schema (Draft 2020-12) of the entity's records (the offerings' verification_request_schema_url)",
     mediaType: METADATA_MEDIA_TYPES.jsonSchema,
+    available: publishesJsonSchema,
     publish: {
-      instances: (model) => (model.catalog.standards.jsonSchema ? eachEntity(model) : []),
+      instances: eachEntity,
       file: (params) => STATIC_PATHS.entitySchema(p(params, 'dataset_id'), p(params, 'entity')),
     },
     render: ({ view, links, params }) =>
@@ -137,9 +141,9 @@ export const METADATA_ROUTES: readonly MetadataRoute[] = [
     path: '/metadata/forms/:form_id/schema.json',
     summary: 'JSON Schema (Draft 2020-12) of a form submission',
     mediaType: METADATA_MEDIA_TYPES.jsonSchema,
+    available: publishesJsonSchema,
     publish: {
-      instances: (model) =>
-        model.catalog.standards.jsonSchema ? model.forms.map((f) => ({ form_id: f.id })) : [],
+      instances: (model) => model.forms.map((f) => ({ form_id: f.id })),
       file: (params) => STATIC_PATHS.formSchema(p(params, 'form_id')),
     },
     render: ({ view, links, params }) =>

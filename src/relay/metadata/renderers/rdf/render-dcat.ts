@@ -3,7 +3,7 @@
 // carries the rdf:type DCAT-AP's range checks expect, and texts carry a language.
 
 import { SDMX_SCHEMA_URL } from '../../../aggregates/render-aggregate-sdmx.ts';
-import type { MetadataLinks } from '../../model/metadata-links.ts';
+import { type MetadataLinks, publishedEntitySchema } from '../../model/metadata-links.ts';
 import type { AggregateMeta, DataService, DatasetMeta, MetadataModel } from '../../model/metadata-model.ts';
 import {
   agentId,
@@ -148,7 +148,10 @@ function datasetNodes(
   return [node, agentNode(publisher, language), ...distributions];
 }
 
-/** The records of a dataset as JSON through one data service; each entity's JSON Schema is a standard it meets. */
+/**
+ * The records of a dataset as JSON through one data service; each entity's JSON Schema, when the catalog publishes
+ * them, is a standard it meets.
+ */
 function distributionNode(
   model: MetadataModel,
   dataset: DatasetMeta,
@@ -170,7 +173,10 @@ function distributionNode(
     'dct:format': typedRef(JSON_FILE_TYPE, 'dct:MediaTypeOrExtent'),
     ...optional(
       'dct:conformsTo',
-      dataset.entities.map((entity) => standard(links.entitySchema(dataset.id, entity.name))),
+      dataset.entities.flatMap((entity) => {
+        const schema = publishedEntitySchema(model, links, dataset.id, entity.name);
+        return schema === undefined ? [] : [standard(schema)];
+      }),
     ),
     ...optional('dct:license', dataset.license && licenceNode(dataset.license)),
     ...optional(
