@@ -4,8 +4,15 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { RELOAD_KEYS, type ReloadFixture, type ReloadPersona, reloadEnv } from '../relay/reload-fixture.ts';
+import {
+  createReloadFixture,
+  RELOAD_KEYS,
+  type ReloadFixture,
+  type ReloadPersona,
+  reloadEnv,
+} from '../relay/reload-fixture.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const PEOPLE = '/v1/datasets/people/entities/person/records';
@@ -129,4 +136,32 @@ export async function until(
     assert.ok(Date.now() < deadline, `timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, slow ? 100 : 20));
   }
+}
+
+/**
+ * A reload fixture with an admin listener, served by `ambit relay serve --workers 2` for the suite's tests and
+ * stopped after them; `prepare` writes the fixture's files first, `env` adds to the relay's environment.
+ */
+export function useServedWorkers(
+  options: { prepare?: (fixture: ReloadFixture) => void; env?: Record<string, string> } = {},
+): { readonly fixture: ReloadFixture; readonly relay: Served } {
+  let fixture: ReloadFixture;
+  let relay: Served;
+  before(async () => {
+    fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
+    options.prepare?.(fixture);
+    relay = await serve(fixture, ['--workers', '2'], options.env);
+  });
+  after(async () => {
+    await relay?.stop();
+    fixture?.remove();
+  });
+  return {
+    get fixture() {
+      return fixture;
+    },
+    get relay() {
+      return relay;
+    },
+  };
 }

@@ -14,7 +14,7 @@ import {
   type ReloadFixture,
   reloadEnv,
 } from '../relay/reload-fixture.ts';
-import { call, json, PEOPLE, ROOT, type Served, serve } from './relay-scale-fixture.ts';
+import { call, json, PEOPLE, ROOT, type Served, serve, useServedWorkers } from './relay-scale-fixture.ts';
 
 describe('two relay processes from one config', () => {
   let fixtures: ReloadFixture[];
@@ -80,31 +80,24 @@ describe('two relay processes from one config', () => {
 });
 
 describe('ambit relay serve --workers 2', () => {
-  let fixture: ReloadFixture;
-  let relay: Served;
-  before(async () => {
-    fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
-    relay = await serve(fixture, ['--workers', '2']);
-  });
-  after(async () => {
-    await relay.stop();
-    fixture.remove();
-  });
+  const served = useServedWorkers();
 
   it('announces both listeners once, for two workers', () => {
-    assert.match(relay.output(), /listening on http:\S+ \(2 workers\)/);
-    assert.equal(relay.output().match(/listening on/g)?.length, 1);
-    assert.ok(relay.adminUrl);
+    assert.match(served.relay.output(), /listening on http:\S+ \(2 workers\)/);
+    assert.equal(served.relay.output().match(/listening on/g)?.length, 1);
+    assert.ok(served.relay.adminUrl);
   });
 
   it('serves reads and a paginated walk from the shared port, whichever worker answers', async () => {
     for (let i = 0; i < 10; i++)
-      assert.equal(json(await call(`${relay.url}${PEOPLE}?limit=3`, { as: 'reader' })).data.length, 3);
+      assert.equal(json(await call(`${served.relay.url}${PEOPLE}?limit=3`, { as: 'reader' })).data.length, 3);
     const ids: number[] = [];
     let cursor: string | undefined;
     do {
       const body = json(
-        await call(`${relay.url}${PEOPLE}?limit=7${cursor ? `&cursor=${cursor}` : ''}`, { as: 'reader' }),
+        await call(`${served.relay.url}${PEOPLE}?limit=7${cursor ? `&cursor=${cursor}` : ''}`, {
+          as: 'reader',
+        }),
       );
       ids.push(...body.data.map((row) => row.id));
       cursor = body.pagination.next_cursor;
@@ -113,17 +106,20 @@ describe('ambit relay serve --workers 2', () => {
   });
 
   it('reloads every worker through the admin listener of the primary', async () => {
-    fixture.writePeople(peopleCsv(40));
-    const answer = await call(`${relay.adminUrl}/admin/v1/reload`, { method: 'POST', as: 'operator' });
+    served.fixture.writePeople(peopleCsv(40));
+    const answer = await call(`${served.relay.adminUrl}/admin/v1/reload`, { method: 'POST', as: 'operator' });
     assert.equal(answer.status, 200, answer.body);
     assert.deepEqual(JSON.parse(answer.body), {
       status: 'ok',
       counts: { total: 2, succeeded: 2, failed: 0 },
     });
     for (let i = 0; i < 8; i++) {
-      assert.equal(json(await call(`${relay.url}${PEOPLE}?limit=100`, { as: 'reader' })).data.length, 40);
+      assert.equal(
+        json(await call(`${served.relay.url}${PEOPLE}?limit=100`, { as: 'reader' })).data.length,
+        40,
+      );
     }
-    const table = await call(`${relay.adminUrl}/admin/v1/datasets/people/tables/people_table/reload`, {
+    const table = await call(`${served.relay.adminUrl}/admin/v1/datasets/people/tables/people_table/reload`, {
       method: 'POST',
       as: 'admin_only',
     });
@@ -131,7 +127,7 @@ describe('ambit relay serve --workers 2', () => {
   });
 
   it('sums metrics over the workers and reports readiness and posture for all of them', async () => {
-    const metrics = await call(`${relay.adminUrl}/metrics`, { as: 'metrics_only' });
+    const metrics = await call(`${served.relay.adminUrl}/metrics`, { as: 'metrics_only' });
     assert.equal(metrics.status, 200);
     const line = (series: string) =>
       Number(
@@ -148,16 +144,18 @@ describe('ambit relay serve --workers 2', () => {
     // 10 reads, a walk of 5 pages and 8 reads after the reload, all answered 200.
     assert.equal(line(`ambit_relay_http_requests_total{${records},status="200"}`), 23);
     assert.equal(line(`ambit_relay_http_request_duration_seconds_count{${records}}`), 23);
-    const posture = JSON.parse((await call(`${relay.adminUrl}/admin/v1/posture`, { as: 'ops_only' })).body);
+    const posture = JSON.parse(
+      (await call(`${served.relay.adminUrl}/admin/v1/posture`, { as: 'ops_only' })).body,
+    );
     assert.equal(posture.runtime.processes, 2);
     assert.equal(posture.data.ready, true);
-    assert.equal((await call(`${relay.adminUrl}/ready`)).status, 200);
+    assert.equal((await call(`${served.relay.adminUrl}/ready`)).status, 200);
   });
 
   it('keeps one verifiable audit chain per worker, and the admin requests in the primary chain', () => {
     const secret = Buffer.from(RELOAD_AUDIT_SECRET);
     for (const name of ['audit.worker-1.jsonl', 'audit.worker-2.jsonl', 'audit.jsonl']) {
-      const path = join(fixture.dir, name);
+      const path = join(served.fixture.dir, name);
       assert.ok(existsSync(path), name);
       const result = verifyAuditFile(path, secret);
       assert.ok(result.ok, `${name}: ${JSON.stringify(result)}`);
@@ -166,8 +164,8 @@ describe('ambit relay serve --workers 2', () => {
   });
 
   it('stops every worker on SIGTERM and exits 0', async () => {
-    assert.equal(await relay.stop(), 0);
-    assert.match(relay.output(), /draining/);
+    assert.equal(await served.relay.stop(), 0);
+    assert.match(served.relay.output(), /draining/);
   });
 });
 

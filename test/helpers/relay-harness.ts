@@ -62,6 +62,12 @@ export interface TestRelay {
   close(): Promise<void>;
 }
 
+/** The demo relay as it starts, its sources still loading (no audit file): for answers given meanwhile. */
+export function loadingDemoRelay(): RelayApp {
+  const loaded = loadRelayConfigText(demoConfigText('/dev/null'), demoEnv(), DEMO_DIR);
+  return createRelayApp(loaded, { logger: silentLogger(), clock: systemClock, random: systemRandom });
+}
+
 export async function startDemoRelay(
   options: { env?: Record<string, string>; edit?: (text: string) => string; clock?: Clock } = {},
 ): Promise<TestRelay> {

@@ -2,20 +2,8 @@
 // caller's own /openapi.json gives for it: status, media type, headers and body schema.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { systemClock } from '../../src/platform/clock.ts';
-import { silentLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
-import { createRelayApp } from '../../src/relay/app.ts';
-import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
 import { conformanceChecker } from '../helpers/openapi-conformance.ts';
-import {
-  DEMO_DIR,
-  demoConfigText,
-  demoEnv,
-  type Persona,
-  PURPOSE,
-  TEST_KEYS,
-} from '../helpers/relay-harness.ts';
+import { loadingDemoRelay, type Persona, PURPOSE, TEST_KEYS } from '../helpers/relay-harness.ts';
 import { useConformanceRelay } from './openapi-conformance-fixture.ts';
 
 const SP = '/v1/datasets/social_protection';
@@ -216,12 +204,7 @@ describe('relay entity reads against the runtime OpenAPI document', () => {
 
 describe('relay answers while loading against the runtime OpenAPI document', () => {
   it('describes the 503 of the probe and of the data routes, with their Retry-After', async () => {
-    const loaded = loadRelayConfigText(demoConfigText('/dev/null'), demoEnv(), DEMO_DIR);
-    const relay = createRelayApp(loaded, {
-      logger: silentLogger(),
-      clock: systemClock,
-      random: systemRandom,
-    });
+    const relay = loadingDemoRelay();
     try {
       const auth = { authorization: `Bearer ${TEST_KEYS.caseworker}` };
       const document = await relay.app.inject({

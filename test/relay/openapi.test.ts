@@ -1,19 +1,7 @@
 // Runtime OpenAPI: auth-gated by default, limited to what the caller may see, public when configured.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { systemClock } from '../../src/platform/clock.ts';
-import { silentLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
-import { createRelayApp } from '../../src/relay/app.ts';
-import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
-import {
-  DEMO_DIR,
-  demoConfigText,
-  demoEnv,
-  startDemoRelay,
-  TEST_KEYS,
-  type TestRelay,
-} from '../helpers/relay-harness.ts';
+import { loadingDemoRelay, startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
 
 const STORAGE_ONLY = [
   'street_address',
@@ -94,12 +82,7 @@ describe('openapi_requires_auth: false', () => {
 
 describe('GET /ready while loading', () => {
   it('answers 503 with counts until every table is loaded, then 200', async () => {
-    const loaded = loadRelayConfigText(demoConfigText('/dev/null'), demoEnv(), DEMO_DIR);
-    const relay = createRelayApp(loaded, {
-      logger: silentLogger(),
-      clock: systemClock,
-      random: systemRandom,
-    });
+    const relay = loadingDemoRelay();
     try {
       const early = await relay.app.inject({ method: 'GET', url: '/ready' });
       assert.equal(early.statusCode, 503);
