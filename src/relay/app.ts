@@ -163,7 +163,13 @@ export function createRelayApp(
     },
     changeToken,
   });
-  const refresh = createRefreshScheduler({ config, reloader, logger: deps.logger, changeToken });
+  const refresh = createRefreshScheduler({
+    config,
+    reloader,
+    logger: deps.logger,
+    clock: deps.clock,
+    changeToken,
+  });
   const loadedPromise = reloader.load();
   loadedPromise.then(
     () => {

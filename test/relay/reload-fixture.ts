@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Response } from 'light-my-request';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
-import { systemClock } from '../../src/platform/clock.ts';
+import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
@@ -141,6 +141,7 @@ export interface Harness {
 
 export async function startHarness(
   options: Parameters<typeof createReloadFixture>[0] = {},
+  clock: Clock = systemClock,
 ): Promise<Harness> {
   const fixture = createReloadFixture({ adminBind: '127.0.0.1:0', ...options });
   const logLines: string[] = [];
@@ -148,7 +149,7 @@ export async function startHarness(
   const logger = createLogger({ name: 'reload-test', level: 'info', destination });
   const relay = createRelayApp(loadRelayConfig(fixture.configPath, reloadEnv()), {
     logger,
-    clock: systemClock,
+    clock,
     random: systemRandom,
   });
   await relay.loaded;

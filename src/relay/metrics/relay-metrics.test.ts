@@ -54,4 +54,14 @@ describe('relay metrics before anything happened', () => {
     );
     assert.doesNotMatch(text, /live_scan[a-z_]*\{dataset="d",table="snap"/);
   });
+
+  it('reports a snapshot table current only once it loaded, keeps the later of two times, and a live table never', async () => {
+    const metrics = createRelayMetrics(config);
+    assert.doesNotMatch(await scrape(metrics), /source_current_timestamp_seconds\{/);
+    metrics.table('d', 'snap').recordCurrent(2_000_000);
+    metrics.table('d', 'snap').recordCurrent(1_000_000); // a poll that started before the load ended
+    const text = await scrape(metrics);
+    assert.match(text, /^ambit_relay_source_current_timestamp_seconds\{dataset="d",table="snap"\} 2000$/m);
+    assert.doesNotMatch(text, /source_current_timestamp_seconds\{dataset="d",table="live"/);
+  });
 });

@@ -53,6 +53,8 @@ export interface TableMetrics {
   recordLoad(outcome: 'ok' | 'failed', durationMs: number): void;
   /** The row count of the snapshot now served (after a generation swap). */
   recordServed(rows: number): void;
+  /** The snapshot served matched its source at `at` (epoch ms): its load, or a poll that found it unchanged. */
+  recordCurrent(at: number): void;
   recordLiveScan(scan: LiveScan): void;
 }
 
@@ -71,6 +73,7 @@ interface TableStats extends TableMetrics {
   loadsFailed: number;
   readonly loadTime: Histogram;
   rows: number | undefined;
+  currentAt: number | undefined;
   scansOk: number;
   scansFailed: number;
   readonly scanTime: Histogram;
@@ -110,6 +113,7 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
       const loadCounts: MetricSample[] = [];
       const loadTimes: MetricSample[] = [];
       const rowCounts: MetricSample[] = [];
+      const currentTimes: MetricSample[] = [];
       const scans: MetricSample[] = [];
       const scanTimes: MetricSample[] = [];
       const scanWaits: MetricSample[] = [];
@@ -128,6 +132,7 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
           ),
         );
         if (stats.rows !== undefined) rowCounts.push({ labels, value: stats.rows });
+        if (stats.currentAt !== undefined) currentTimes.push({ labels, value: stats.currentAt / 1000 });
         if (!stats.live && stats.scansOk + stats.scansFailed === 0) continue;
         scans.push({ labels: { ...labels, outcome: 'ok' }, value: stats.scansOk });
         scans.push({ labels: { ...labels, outcome: 'failed' }, value: stats.scansFailed });
@@ -170,6 +175,12 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
           'Rows in the snapshot being served (live tables have none).',
           rowCounts,
           'max',
+        ),
+        gaugeFamily(
+          `${p}_source_current_timestamp_seconds`,
+          'When the snapshot served last matched its source: its load, or a later change-token poll that found it unchanged (Unix time; the oldest over processes).',
+          currentTimes,
+          'min',
         ),
         counterFamily(`${p}_datasource_live_scans_total`, 'Live source scans by outcome.', scans),
         histogramFamily(
@@ -251,6 +262,7 @@ function tableStats(datasetId: string, tableId: string, live: boolean): TableSta
     loadsFailed: 0,
     loadTime: createHistogram(LOAD_BUCKETS_SECONDS),
     rows: undefined,
+    currentAt: undefined,
     scansOk: 0,
     scansFailed: 0,
     scanTime: createHistogram(LATENCY_BUCKETS_SECONDS),
@@ -264,6 +276,10 @@ function tableStats(datasetId: string, tableId: string, live: boolean): TableSta
     },
     recordServed(rows) {
       stats.rows = rows;
+    },
+    recordCurrent(at) {
+      // A poll that started before a load ended may report after it: keep the later time.
+      if (stats.currentAt === undefined || at > stats.currentAt) stats.currentAt = at;
     },
     recordLiveScan(scan) {
       if (scan.outcome === 'ok') stats.scansOk++;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { systemClock } from '../../platform/clock.ts';
 import { createLogger, silentLogger } from '../../platform/log.ts';
 import type { RelayConfig } from '../config/schema.ts';
 import type { ChangeTokenSource } from './change-token.ts';
@@ -22,7 +23,7 @@ function scheduler() {
         finish = resolve;
       });
     },
-    lastToken: () => undefined,
+    confirmUnchanged: () => false,
   } as unknown as Reloader;
   const config = {
     datasets: [
@@ -33,6 +34,7 @@ function scheduler() {
     config,
     reloader,
     logger: silentLogger(),
+    clock: systemClock,
     changeToken: () => undefined,
     every,
   });
@@ -79,7 +81,7 @@ describe('mtime refresh with a change token that cannot be read', () => {
         reloads += 1;
         recorded = 'unavailable:ingest.query_failed';
       },
-      lastToken: () => recorded,
+      confirmUnchanged: (_dataset: string, _table: string, token: string) => token === recorded,
     } as unknown as Reloader;
     const config = {
       datasets: [
@@ -90,7 +92,13 @@ describe('mtime refresh with a change token that cannot be read', () => {
       changeToken: () =>
         Promise.reject(Object.assign(new Error('permission denied'), { code: 'ingest.query_failed' })),
     };
-    const refresh = createRefreshScheduler({ config, reloader, logger, changeToken: () => tokens });
+    const refresh = createRefreshScheduler({
+      config,
+      reloader,
+      logger,
+      clock: systemClock,
+      changeToken: () => tokens,
+    });
     return { refresh, lines, reloads: () => reloads };
   }
 

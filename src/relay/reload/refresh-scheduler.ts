@@ -1,5 +1,6 @@
 // Runs each table's `refresh` mode: `mtime` polls the change token and reloads the table when it moved,
 // `interval` reloads it on a period, `manual` waits for the admin listener. Timers never keep the process alive.
+import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { DatasetConfig, RefreshConfig, RelayConfig, TableConfig } from '../config/schema.ts';
 import { type ChangeTokenSource, readChangeToken, unreadableCode } from './change-token.ts';
@@ -33,6 +34,7 @@ export interface RefreshSchedulerOptions {
   readonly config: RelayConfig;
   readonly reloader: Reloader;
   readonly logger: Logger;
+  readonly clock: Clock;
   changeToken(datasetId: string, table: TableConfig): ChangeTokenSource | undefined;
   readonly every?: Every;
 }
@@ -48,7 +50,7 @@ interface Job {
 }
 
 export function createRefreshScheduler(options: RefreshSchedulerOptions): RefreshScheduler {
-  const { reloader, logger } = options;
+  const { reloader, logger, clock } = options;
   const jobs: Job[] = [];
   for (const dataset of options.config.datasets) {
     for (const table of dataset.tables) {
@@ -59,6 +61,7 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
       let polled: string | undefined;
       const step = async (): Promise<void> => {
         if (refresh.mode === 'mtime') {
+          const readAt = clock.now();
           const token = tokens === undefined ? undefined : await readChangeToken(tokens);
           const previous = polled;
           polled = token;
@@ -71,7 +74,7 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
               'change token unreadable: once a load succeeds, changes to this source go unseen until the token reads again',
             );
           }
-          if (token !== undefined && token === reloader.lastToken(dataset.id, table.id)) return;
+          if (token !== undefined && reloader.confirmUnchanged(dataset.id, table.id, token, readAt)) return;
           if (token !== undefined && token !== previous && tokens?.settling?.(token)) {
             logger.debug(
               { dataset_id: dataset.id, table_id: table.id },

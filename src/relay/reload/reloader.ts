@@ -11,7 +11,7 @@ import { SourceError } from '../sources/source-error.ts';
 import { tableKey } from '../store/generation.ts';
 import { assembleGeneration } from '../store/load-generation.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
-import { type ChangeTokenSource, readChangeToken } from './change-token.ts';
+import { type ChangeTokenSource, readChangeToken, unreadableCode } from './change-token.ts';
 
 export interface ReloadFailure {
   readonly dataset_id: string;
@@ -51,8 +51,11 @@ export interface Reloader {
   /** One table; the others keep their snapshots. */
   reloadTable(datasetId: string, tableId: string, trigger: LoadTrigger): Promise<ReloadOutcome>;
   hasTable(datasetId: string, tableId: string): boolean;
-  /** The change token read just before the table's last successful load (mtime refresh compares with it). */
-  lastToken(datasetId: string, tableId: string): string | undefined;
+  /**
+   * Whether `token`, read at `readAt` (epoch ms), is the one read just before the table's last successful load:
+   * the data served still matches its source, which the table's "current" time then says.
+   */
+  confirmUnchanged(datasetId: string, tableId: string, token: string, readAt: number): boolean;
 }
 
 export interface ReloaderOptions {
@@ -74,7 +77,7 @@ interface TableRef {
 }
 
 type Loaded =
-  | { ok: true; ref: TableRef; snapshot: TableSnapshot }
+  | { ok: true; ref: TableRef; snapshot: TableSnapshot; readAt: number }
   | { ok: false; ref: TableRef; error: unknown };
 
 export function createReloader(options: ReloaderOptions): Reloader {
@@ -99,12 +102,13 @@ export function createReloader(options: ReloaderOptions): Reloader {
 
   async function loadOne(ref: TableRef): Promise<Loaded & { token?: string }> {
     // The token is read before the data, so a change made during the load is seen by the next poll.
+    const readAt = options.clock.now();
     const token = ref.tokens === undefined ? undefined : await readChangeToken(ref.tokens);
     const started = performance.now();
     try {
       const snapshot = await options.loadTable(ref.datasetId, ref.table);
       metrics.table(ref.datasetId, ref.table.id).recordLoad('ok', performance.now() - started);
-      return { ok: true, ref, snapshot, ...(token === undefined ? {} : { token }) };
+      return { ok: true, ref, snapshot, readAt, ...(token === undefined ? {} : { token }) };
     } catch (error) {
       metrics.table(ref.datasetId, ref.table.id).recordLoad('failed', performance.now() - started);
       return { ok: false, ref, error };
@@ -120,7 +124,9 @@ export function createReloader(options: ReloaderOptions): Reloader {
       if (result.token !== undefined) tokens.set(result.ref.key, result.token);
       // A live table's snapshot is empty (reads go to the database): it has no row count to report.
       if (result.ref.table.materialization !== 'live') {
-        metrics.table(result.ref.datasetId, result.ref.table.id).recordServed(result.snapshot.rowCount);
+        const table = metrics.table(result.ref.datasetId, result.ref.table.id);
+        table.recordServed(result.snapshot.rowCount);
+        table.recordCurrent(result.readAt);
       }
       // Equal versions mean equal data: the snapshot served stays, and with it the time aggregates say it is of.
       if (tables.get(result.ref.key)?.version === result.snapshot.version) continue;
@@ -253,8 +259,14 @@ export function createReloader(options: ReloaderOptions): Reloader {
     hasTable(datasetId, tableId) {
       return refs.has(tableKey(datasetId, tableId));
     },
-    lastToken(datasetId, tableId) {
-      return tokens.get(tableKey(datasetId, tableId));
+    confirmUnchanged(datasetId, tableId, token, readAt) {
+      const ref = refs.get(tableKey(datasetId, tableId));
+      if (ref === undefined || tokens.get(ref.key) !== token) return false;
+      // A stand-in for a token that could not be read skips the reload but confirms nothing about the data.
+      if (ref.table.materialization !== 'live' && unreadableCode(token) === undefined) {
+        metrics.table(datasetId, tableId).recordCurrent(readAt);
+      }
+      return true;
     },
   };
 }
