@@ -8,6 +8,7 @@ import { envVarName } from '../../platform/config/env-var-name.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { AGGREGATE_FUNCTIONS, aggregate } from './aggregate-schema.ts';
+import { accessRights, sensitivity, updateFrequency } from './dataset-classification.ts';
 import { postgresSource } from './postgres-source-schema.ts';
 import { FILTER_OPS, id } from './schema-parts.ts';
 
@@ -265,22 +266,9 @@ const dataset = z.strictObject({
   title: z.string().min(1),
   description: z.string().default(''),
   owner: z.string().optional(),
-  sensitivity: z.enum(['public', 'internal', 'personal', 'confidential', 'secret']).default('internal'),
-  access_rights: z.enum(['public', 'restricted', 'non_public']).default('restricted'),
-  update_frequency: z
-    .enum([
-      'continuous',
-      'daily',
-      'weekly',
-      'termly',
-      'monthly',
-      'quarterly',
-      'annual',
-      'irregular',
-      'as_needed',
-      'unknown',
-    ])
-    .default('unknown'),
+  sensitivity,
+  access_rights: accessRights,
+  update_frequency: updateFrequency,
   conforms_to: z.array(z.string()).default([]),
   applicable_legislation: z.array(z.string()).default([]),
   spatial_coverage: z.string().optional(),

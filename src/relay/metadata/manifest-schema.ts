@@ -1,5 +1,6 @@
 // The portable metadata manifest (`schema_version: registry-manifest/v1`): catalog, datasets, entities, offerings.
 import { z } from 'zod';
+import { accessRights, sensitivity, updateFrequency } from '../config/dataset-classification.ts';
 import { isDateText } from '../store/coerce-cell.ts';
 import {
   authority,
@@ -149,22 +150,9 @@ const dataset = z.strictObject({
   description: localizedText.optional(),
   owner: z.string().min(1).optional(),
   publisher: authority.omit({ id: true }).optional(),
-  sensitivity: z.enum(['public', 'internal', 'personal', 'confidential', 'secret']).default('internal'),
-  access_rights: z.enum(['public', 'restricted', 'non_public']).default('restricted'),
-  update_frequency: z
-    .enum([
-      'continuous',
-      'daily',
-      'weekly',
-      'termly',
-      'monthly',
-      'quarterly',
-      'annual',
-      'irregular',
-      'as_needed',
-      'unknown',
-    ])
-    .default('unknown'),
+  sensitivity,
+  access_rights: accessRights,
+  update_frequency: updateFrequency,
   conforms_to: z.array(iri).default([]),
   applicable_legislation: z
     .array(
