@@ -200,13 +200,7 @@ export function createRelayApp(
           processes: 1,
           requestTimeoutMs: config.server.request_timeout,
           deps,
-          beforeSend(request, reply) {
-            const kind = request.ctx.audit.endpointKind;
-            if (!config.audit.include_health && (kind === 'health' || kind === 'ready')) return;
-            audit.write(
-              buildRelayAuditRecord(request, reply, { secret: secrets.auditSecret, now: deps.clock.now() }),
-            );
-          },
+          writeAudit: (record) => audit.write(record),
         });
 
   return {

@@ -12,6 +12,7 @@ import {
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { Random } from '../../platform/random.ts';
+import { buildRelayAuditRecord } from '../audit/build-relay-audit-record.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { relayProblem } from '../problems.ts';
 import type { ReloadOutcome, TableWaiting } from '../reload/reloader.ts';
@@ -41,16 +42,27 @@ export interface RelayAdminAppOptions {
   readonly processes: number;
   readonly requestTimeoutMs: number;
   readonly deps: { readonly logger: Logger; readonly clock: Clock; readonly random: Random };
-  /** The audit write, as on the public listener. */
-  readonly beforeSend?: (request: RouteRequest, reply: RouteReply) => void;
+  /** Where the listener's audit records go (the relay's audit sink); none are built without it. */
+  readonly writeAudit?: (record: string) => void;
 }
 
 export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInstance {
-  const { loaded, backend, authenticate } = options;
+  const { loaded, backend, authenticate, writeAudit } = options;
+  const { clock } = options.deps;
+  // Audited as on the public listener, probes included only when `audit.include_health` says so.
+  const beforeSend =
+    writeAudit &&
+    ((request: RouteRequest, reply: RouteReply) => {
+      const kind = request.ctx.audit.endpointKind;
+      if (!loaded.config.audit.include_health && (kind === 'health' || kind === 'ready')) return;
+      writeAudit(
+        buildRelayAuditRecord(request, reply, { secret: loaded.secrets.auditSecret, now: clock.now() }),
+      );
+    });
   const app = createAdminServer({
     requestTimeoutMs: options.requestTimeoutMs,
     deps: options.deps,
-    ...(options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend }),
+    ...(beforeSend === undefined ? {} : { beforeSend }),
   });
   app.addHook('onRequest', (_request, reply, done) => {
     reply.header('cache-control', 'no-store');

@@ -12,7 +12,6 @@ import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
 import type { Random } from '../../platform/random.ts';
 import type { ProcessStatus, RelayAdminBackend } from '../admin/admin-backend.ts';
 import { createRelayAdminApp } from '../admin/create-relay-admin-app.ts';
-import { buildRelayAuditRecord } from '../audit/build-relay-audit-record.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { createAuthenticator } from '../create-authenticator.ts';
 import { configuredProcessesFamily, processFamilies } from '../metrics/relay-metrics.ts';
@@ -329,13 +328,7 @@ export async function startRelayPrimary(
       processes: workers,
       requestTimeoutMs: config.server.request_timeout,
       deps,
-      beforeSend(request, reply) {
-        const kind = request.ctx.audit.endpointKind;
-        if (!config.audit.include_health && (kind === 'health' || kind === 'ready')) return;
-        audit.write(
-          buildRelayAuditRecord(request, reply, { secret: secrets.auditSecret, now: deps.clock.now() }),
-        );
-      },
+      writeAudit: (record) => audit.write(record),
     });
     closeAdmin = async () => {
       await admin.close();
