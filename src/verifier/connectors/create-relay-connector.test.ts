@@ -125,10 +125,11 @@ describe('registry_data_api connector', () => {
 
   it('takes records only from a JSON answer: another content type is 503 source.invalid_response', async () => {
     const envelope = '{"data":[{"national_id":"FAKE-1","deceased":false}]}';
-    const answer = (type: string | undefined) => (_request: IncomingMessage, response: ServerResponse) => {
-      response.writeHead(200, type === undefined ? {} : { 'content-type': type });
-      response.end(envelope);
-    };
+    const answer =
+      (type: string | string[] | undefined) => (_request: IncomingMessage, response: ServerResponse) => {
+        response.writeHead(200, type === undefined ? {} : { 'content-type': type });
+        response.end(envelope);
+      };
     const reader = connector();
     for (const type of ['application/json; charset=utf-8', 'Application/JSON']) {
       upstream.handler = answer(type);
@@ -136,7 +137,12 @@ describe('registry_data_api connector', () => {
     }
     // A proxy's or captive portal's page that happens to parse as JSON is not the relay's answer.
     const problems: Problem[] = [];
-    for (const type of ['text/html', 'text/plain', 'application/jsonp', undefined]) {
+    // Two Content-Type headers (a proxy adding its own) say nothing of what the body is.
+    const doubled = [
+      ['application/json', 'text/html'],
+      ['application/json', 'application/json'],
+    ];
+    for (const type of ['text/html', 'text/plain', 'application/jsonp', undefined, ...doubled]) {
       upstream.handler = answer(type);
       problems.push(await failure(reader.read(LOOKUP)));
     }

@@ -51,9 +51,13 @@ export function parsePage(response: HttpResponse): Page {
   };
 }
 
-/** `application/json` or a `+json` type, parameters aside, in any letter case. */
-function isJsonMediaType(header: string | undefined): boolean {
-  const type = header?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+/**
+ * `application/json` or a `+json` type, parameters aside, in any letter case. A header sent twice arrives as a list:
+ * it does not say what the body is.
+ */
+function isJsonMediaType(header: string | string[] | undefined): boolean {
+  if (typeof header !== 'string') return false;
+  const type = header.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   return type === 'application/json' || /^application\/[^/\s]+\+json$/.test(type);
 }
 
