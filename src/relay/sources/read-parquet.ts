@@ -1,5 +1,5 @@
 // Reads a Parquet file with hyparquet: footer checks at open, then one row group at a time on iteration.
-import { type FileHandle, open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import {
   type AsyncBuffer,
   type FileMetaData,
@@ -14,7 +14,7 @@ import { decimalText } from '../store/decimal-text.ts';
 import type { ColumnBatch, SourceRows } from './open-file-source.ts';
 import { EXACT_PARSERS, unscaledOf } from './parquet-cells.ts';
 import { SourceError } from './source-error.ts';
-import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
+import { assertUnchanged, BATCH_ROWS, openSourceFile, type SourceFile, sourceError } from './source-file.ts';
 
 export const PARQUET_MAX_FOOTER_BYTES = 32 * 1024 * 1024;
 export const PARQUET_MAX_COLUMNS = 4096;
@@ -189,12 +189,7 @@ function daysToDates(days: ArrayLike<unknown>): unknown[] {
 async function* iterateRowGroups(layout: FileLayout): AsyncGenerator<ColumnBatch> {
   const { file, metadata } = layout;
   await assertUnchanged(file);
-  let handle: FileHandle;
-  try {
-    handle = await open(file.absolutePath, 'r');
-  } catch (error) {
-    throw fileAccessError(file, error);
-  }
+  const handle = await openSourceFile(file);
   try {
     const buffer = fileBuffer(handle, file.byteSize);
     const epochDays = layout.epochDays.some(Boolean) ? layout.epochDays : undefined;
@@ -345,12 +340,7 @@ async function readInto(handle: FileHandle, position: number, target: Uint8Array
 }
 
 async function withFile<T>(file: SourceFile, use: (handle: FileHandle) => Promise<T>): Promise<T> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file.absolutePath, 'r');
-  } catch (error) {
-    throw fileAccessError(file, error);
-  }
+  const handle = await openSourceFile(file);
   try {
     return await use(handle);
   } catch (error) {

@@ -2,7 +2,6 @@
 // region; its date cells are read again from the XML. CDATA sections and comments, which read-excel-file misreads,
 // are written as plain text first (decodableWorkbook).
 import { createHash } from 'node:crypto';
-import { type FileHandle, open } from 'node:fs/promises';
 import { readSheet } from 'read-excel-file/node';
 import { coerceValue, Date1904Number, excelSerialMs } from '../store/coerce-cell.ts';
 import {
@@ -17,7 +16,7 @@ import {
 import type { SourceRows, XlsxFormat } from './open-file-source.ts';
 import { decodableWorkbook, openXlsxPackage } from './open-xlsx-package.ts';
 import { SourceError } from './source-error.ts';
-import { BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
+import { BATCH_ROWS, fileAccessError, openSourceFile, type SourceFile, sourceError } from './source-file.ts';
 
 export const XLSX_MAX_CELLS = 10_000_000;
 const RANGE = /^([A-Z]+)([0-9]+):([A-Z]+)([0-9]+)$/;
@@ -295,12 +294,7 @@ function headerName(value: unknown, index: number): string {
 }
 
 async function readWhole(file: SourceFile): Promise<Buffer> {
-  let handle: FileHandle;
-  try {
-    handle = await open(file.absolutePath, 'r');
-  } catch (error) {
-    throw fileAccessError(file, error);
-  }
+  const handle = await openSourceFile(file);
   try {
     // Exactly the size that passed the guard: a file that grew meanwhile is not read past it.
     const bytes = Buffer.alloc(file.byteSize);

@@ -1,5 +1,5 @@
 // The size-checked source file handed to each format reader, plus the checks shared by the readers.
-import { stat } from 'node:fs/promises';
+import { type FileHandle, open, stat } from 'node:fs/promises';
 import type { IngestCode } from './ingest-codes.ts';
 import { SourceError, type SourceErrorInit } from './source-error.ts';
 
@@ -50,6 +50,15 @@ export async function assertUnchanged(file: SourceFile): Promise<void> {
 }
 
 /** Maps an fs error to a SourceError; the OS message is left out because it carries the absolute path. */
+/** The file opened for reading; a file gone or unreadable is the load error its errno says. */
+export async function openSourceFile(file: SourceFile): Promise<FileHandle> {
+  try {
+    return await open(file.absolutePath, 'r');
+  } catch (error) {
+    throw fileAccessError(file, error);
+  }
+}
+
 export function fileAccessError(
   file: Pick<SourceFile, 'tableId' | 'displayPath'>,
   error: unknown,
