@@ -24,8 +24,11 @@ export function digestColumns(columns: ReadonlyMap<string, Column>): string {
         const nulls = new Uint8Array(column.values.length);
         for (let i = 0; i < nulls.length; i++) if (column.values[i] === null) nulls[i] = 1;
         digest.update(nulls);
+        // Each chunk ends with a NUL too: joined chunks written back to back would run the last value of one into
+        // the first of the next (`x` + `yz` and `xy` + `z` alike).
         for (let from = 0; from < column.values.length; from += TEXT_CHUNK) {
           digest.update(column.values.slice(from, from + TEXT_CHUNK).join('\u0000'));
+          digest.update('\u0000');
         }
         break;
       }
