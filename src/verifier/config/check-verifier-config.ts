@@ -319,7 +319,16 @@ function checkSigning(config: VerifierConfig): ConfigIssue[] {
 }
 
 function checkState(config: VerifierConfig): ConfigIssue[] {
-  if (config.state.storage !== 'postgresql') return [];
+  if (config.state.storage !== 'postgresql') {
+    // Ignored, it would leave each instance with state of its own (renders 404 elsewhere, keys not shared).
+    if (!config.state.postgresql) return [];
+    return [
+      issue(
+        'state.postgresql',
+        'must be absent when state.storage is memory (the default); set state.storage: postgresql to use it',
+      ),
+    ];
+  }
   const issues: ConfigIssue[] = [];
   if (!config.state.postgresql)
     issues.push(issue('state.postgresql', 'is required when state.storage is postgresql'));

@@ -59,6 +59,25 @@ describe('verifier config', () => {
     ]);
   });
 
+  it('names the replacement of a credential key from earlier configs, for bearer tokens as for API keys', () => {
+    const text = BASE.replace(
+      '    - { id: caller, fingerprint: { provider: env, name: CALLER_HASH }, scopes: [civil:evidence] }',
+      `    - { id: caller, fingerprint: { provider: env, name: CALLER_HASH }, scopes: [civil:evidence] }
+  bearer_tokens:
+    - { id: old_hash, hash_env: CALLER_HASH, scopes: [] }
+    - { id: old_raw, token_env: CALLER_HASH, scopes: [] }`,
+    );
+    const byPath = new Map(issuesOf(text).map((i) => [i.path, `${i.code}: ${i.message}`]));
+    assert.equal(
+      byPath.get('auth.bearer_tokens.0.hash_env'),
+      'config.parse_error: `hash_env` moved to `fingerprint: {provider: env, name}`',
+    );
+    assert.equal(
+      byPath.get('auth.bearer_tokens.1.token_env'),
+      'config.parse_error: raw tokens are not accepted: use `fingerprint`',
+    );
+  });
+
   it('bounds durations that end up in a timer, reporting them together', () => {
     const text = `server: { bind: "127.0.0.1:8081", request_timeout: 2h }\ncel: { eval_timeout: 25d }\n${BASE}`;
     const messages = issuesOf(text).map((i) => `${i.path}: ${i.message}`);

@@ -380,6 +380,16 @@ export const LEGACY_KEYS = [
   },
   { at: 'auth.api_keys.*', key: 'token_env', message: 'raw tokens are not accepted: use `fingerprint`' },
   {
+    at: 'auth.bearer_tokens.*',
+    key: 'hash_env',
+    message: '`hash_env` moved to `fingerprint: {provider: env, name}`',
+  },
+  {
+    at: 'auth.bearer_tokens.*',
+    key: 'token_env',
+    message: 'raw tokens are not accepted: use `fingerprint`',
+  },
+  {
     at: 'evidence.source_connections.*',
     key: 'retry_on_5xx',
     message: 'use `retry.max_attempts` (1 disables)',

@@ -73,6 +73,20 @@ state: { storage: postgresql }
     }
   });
 
+  it('refuses a state.postgresql block the memory store would ignore', () => {
+    // Without `storage: postgresql` each instance would keep its own evaluations and idempotency keys, silently.
+    const text = BASE.concat('state: { postgresql: { url_env: STATE_URL } }\n');
+    const issues = issuesOf(text, { ...ENV, STATE_URL: 'postgres://v:secret@db:5432/v' });
+    assert.deepEqual(
+      issues.map((i) => `${i.path}: ${i.message}`),
+      [
+        'state.postgresql: must be absent when state.storage is memory (the default); set state.storage: postgresql to use it',
+      ],
+    );
+    const explicit = BASE.concat('state: { storage: memory, postgresql: { url_env: STATE_URL } }\n');
+    assert.equal(issuesOf(explicit, ENV)[0]?.path, 'state.postgresql');
+  });
+
   it('reads the PostgreSQL state URL from its variable, never echoing it, and validates bulk reads', () => {
     const text = BASE.concat(`state:
   storage: postgresql
