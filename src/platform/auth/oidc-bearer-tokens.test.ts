@@ -311,6 +311,23 @@ describe('OIDC bearer checks on hand-made tokens', () => {
     }
   });
 
+  it('accepts a key rotated in under the same kid while idle, though the request itself starts the due refresh', async () => {
+    const before = await makeSigner('RS256', 'k-same');
+    const after = await makeSigner('RS256', 'k-same');
+    let published = before;
+    const net = stubFetch({ [TEST_JWKS_URL]: () => jsonResponse(jwksOf(published)) });
+    const clock = fixedClock(T0);
+    const options = oidcTestOptions({ jwks_cache_ttl: 60_000 });
+    const auth = createOidcAuthenticator(options, { clock, fetch: net.fetch });
+    assert.equal((await auth.authenticate(await signToken(before))).id, 'client-1');
+    // Nothing for a whole jwks_cache_ttl; meanwhile the issuer replaced its key.
+    clock.advance(60_000);
+    published = after;
+    const rotated = await signToken(after, claimsAt({ iat: T0_SECONDS + 60 }));
+    assert.equal((await auth.authenticate(rotated)).id, 'client-1');
+    assert.equal(net.calls.length, 2, 'one fetch: the due refresh');
+  });
+
   it('remembers a verified token when the issuer publishes RSA integers with leading zero octets', async (t) => {
     // Some issuers encode n and e with a leading zero octet (RFC 7518 asks for the minimum): the key imports as
     // the same key, and a repeated token is still served from memory, not verified again.

@@ -245,6 +245,40 @@ describe('OIDC bearer tokens from a real provider', () => {
     assert.equal(net.calls.length, fetches + 2);
   });
 
+  it('answers an unknown kid 503 while the issuer keys cannot be refetched, not 401', async () => {
+    await withIdp({ scopes: SCOPES }, async (rotating) => {
+      const clock = clockNow();
+      const net = countingFetch();
+      const options = optionsFor(rotating, {
+        discovery_url: undefined,
+        jwks_url: rotating.jwksUrl,
+        jwks_cache_ttl: 60_000,
+      });
+      const auth = createOidcAuthenticator(options, { clock, fetch: net.fetch });
+      const early = await rotating.getToken(['relay:read']);
+      await auth.authenticate(early);
+      // The key set is due and its refresh fails: the keys in hand go on serving the tokens they verify.
+      net.setDown(true);
+      clock.advance(60_000);
+      assert.equal((await auth.authenticate(early)).id, 'ambit-test-client');
+      await nextTurn();
+      assert.equal(net.calls.length, 2);
+      await rotating.rotateKeys();
+      const rotated = await rotating.getToken(['relay:read']);
+      // Whether the new kid is the issuer's cannot be known until the keys can be fetched: the same answer
+      // during the refetch cooldown as from the refetch itself, so the client retries rather than drops its token.
+      const problem = await expectProblem(auth.authenticate(rotated), 'auth.jwks_unavailable');
+      assert.equal(problem.status, 503);
+      assert.equal(net.calls.length, 2);
+      clock.advance(30_000);
+      await expectProblem(auth.authenticate(rotated), 'auth.jwks_unavailable');
+      assert.equal(net.calls.length, 3);
+      net.setDown(false);
+      clock.advance(30_000);
+      assert.equal((await auth.authenticate(rotated)).id, 'ambit-test-client');
+    });
+  });
+
   it('refuses a token already accepted once its key leaves the issuer key set', async () => {
     await withIdp({ scopes: SCOPES }, async (revoking) => {
       const clock = clockNow();
@@ -305,6 +339,29 @@ describe('OIDC bearer tokens from a real provider', () => {
       const forged = await signToken(stranger, { ...decodeJwt(rotated), jti: 'x' });
       await expectProblem(auth.authenticate(forged), 'auth.kid_unknown');
       assert.equal(net.calls.length, 2);
+    });
+  });
+
+  it('accepts a token signed with a key rotated in while idle, though the request itself starts the due refresh', async () => {
+    await withIdp({ scopes: SCOPES }, async (rotating) => {
+      const clock = clockNow();
+      const net = countingFetch();
+      const options = optionsFor(rotating, {
+        discovery_url: undefined,
+        jwks_url: rotating.jwksUrl,
+        jwks_cache_ttl: 60_000,
+      });
+      const auth = createOidcAuthenticator(options, { clock, fetch: net.fetch });
+      await auth.authenticate(await rotating.getToken(['relay:read']));
+      assert.equal(net.calls.length, 1);
+
+      // Nothing for longer than jwks_cache_ttl; meanwhile the issuer rotates. The first request is the one
+      // that finds the key set due: it waits for that refresh instead of refusing the kid it does not know yet.
+      clock.advance(options.jwks_cache_ttl);
+      await rotating.rotateKeys();
+      const rotated = await rotating.getToken(['relay:read']);
+      assert.equal((await auth.authenticate(rotated)).id, 'ambit-test-client');
+      assert.equal(net.calls.length, 2, 'one fetch: the due refresh');
     });
   });
 });

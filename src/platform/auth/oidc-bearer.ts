@@ -94,7 +94,7 @@ export function createOidcAuthenticator(
       const problem = toProblem(error);
       if (problem.code !== 'auth.token_signature_invalid') throw problem;
       // The issuer may have rotated its key under the same kid (or without kids): one refetch per cooldown.
-      const fresh = await keys.refetchedKeysFor(header);
+      const fresh = await keys.refetchedKeysFor(header, candidates);
       if (fresh.length === 0) throw problem;
       try {
         return await verifyWithAny(token, fresh, verifyOptions);

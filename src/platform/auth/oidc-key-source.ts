@@ -13,6 +13,7 @@ import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
 import type { Problem } from '../problem/problem.ts';
 import { isAllowedFetchUrl } from './is-loopback-url.ts';
+import { describeFailure, fetchJson, KeyFetchError } from './oidc-key-fetch.ts';
 
 export interface OidcKeySourceOptions {
   readonly issuer: string;
@@ -37,13 +38,17 @@ export interface OidcKeySourceDeps {
 }
 
 export interface OidcKeySource {
-  /** The keys that may have signed a token with this header; one refresh on a miss, then `auth.kid_unknown`. */
+  /**
+   * The keys that may have signed a token with this header. On a miss, a newer key set (see `refetchedKeysFor`), then
+   * `auth.kid_unknown`; `auth.jwks_unavailable` while no newer set can be had because the issuer keys cannot be fetched.
+   */
   keysFor(header: JWSHeaderParameters): Promise<readonly CryptoKey[]>;
   /**
-   * For a token none of those keys verified: the keys for its header from a refetched key set (an issuer may rotate
-   * its key under the same kid, or without kids), or none while the refetch cooldown runs or the refetch fails.
+   * For a token none of the keys `tried` (from `keysFor`) verified: the keys for its header from a newer key set (an
+   * issuer may rotate its key under the same kid, or without kids), or none while the refetch cooldown runs or the
+   * refetch fails.
    */
-  refetchedKeysFor(header: JWSHeaderParameters): Promise<readonly CryptoKey[]>;
+  refetchedKeysFor(header: JWSHeaderParameters, tried: readonly CryptoKey[]): Promise<readonly CryptoKey[]>;
   /** Whether the key set of this generation is still the one in use and no fetch is due: a cheap check per request. */
   isCurrent(generation: number, now: number): boolean;
   /** Starts a refresh if one is due, as `keysFor` would; waits only while no key set has been fetched yet. */
@@ -67,23 +72,7 @@ const DEFAULT_COOLDOWN_MS = 30_000;
 const DEFAULT_TIMEOUT_MS = 5_000;
 /** First wait after a failed fetch while no key set is held; it doubles per failure up to the cooldown. */
 const COLD_BACKOFF_MS = 1_000;
-const MAX_DOCUMENT_BYTES = 1024 * 1024;
 const MIN_RSA_BITS = 2048;
-
-/** A failed fetch, described by what is safe to log: the URL without its query, and a status or error code. */
-class KeyFetchError extends Error {
-  readonly url: string;
-  readonly reason: string;
-  readonly status: number | undefined;
-
-  constructor(url: string, reason: string, message: string, options?: { status?: number; cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'KeyFetchError';
-    this.url = url;
-    this.reason = reason;
-    this.status = options?.status;
-  }
-}
 
 export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKeySourceDeps): OidcKeySource {
   const cooldown = deps.refreshCooldownMs ?? DEFAULT_COOLDOWN_MS;
@@ -96,37 +85,13 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
   let lastAttemptAt = Number.NEGATIVE_INFINITY;
   let failure: FailureStreak | undefined;
   const thumbprints = new WeakMap<CryptoKey, string>();
+  // The key set each key handed out came from: a token's retry looks at a newer set, not the one it failed on.
+  const origins = new WeakMap<CryptoKey, KeySet>();
   const warnedKeys = new Set<string>();
   let discoveredJwksUri: string | undefined;
   let inFlight: Promise<KeySet> | undefined;
 
-  const getJson = async (url: string, what: string): Promise<unknown> => {
-    try {
-      const response = await deps.fetch(url, {
-        headers: { accept: 'application/json' },
-        // A redirect could lead off the https origin the configuration was checked against.
-        redirect: 'error',
-        signal: AbortSignal.timeout(timeout),
-      });
-      if (!response.ok) {
-        void response.body?.cancel().catch(() => {});
-        throw new KeyFetchError(url, 'http_status', `${what} ${url} answered HTTP ${response.status}`, {
-          status: response.status,
-        });
-      }
-      const text = await readLimited(response, url, what);
-      try {
-        return JSON.parse(text) as unknown;
-      } catch (cause) {
-        throw new KeyFetchError(url, 'not_json', `${what} ${url} is not JSON`, { cause });
-      }
-    } catch (error) {
-      if (error instanceof KeyFetchError) throw error;
-      throw new KeyFetchError(url, fetchErrorCode(error), `${what} ${url} could not be fetched`, {
-        cause: error,
-      });
-    }
-  };
+  const getJson = (url: string, what: string) => fetchJson(deps.fetch, url, what, timeout);
 
   const jwksUri = async (): Promise<string> => {
     if (options.jwks_url !== undefined) return options.jwks_url;
@@ -242,6 +207,22 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
   /** A token's own need (a kid or a signature the keys in hand do not match) fetches at most once per cooldown. */
   const refetchAllowed = () => deps.clock.now() - lastAttemptAt >= cooldown;
 
+  /**
+   * A key set newer than the one a token was tried against: a refresh under way (often the due one this very
+   * request started, which the cooldown would otherwise hold against it), one that landed meanwhile, or a refetch.
+   */
+  const newerThan = (tried: KeySet | undefined): Promise<KeySet> | undefined => {
+    if (inFlight !== undefined) return inFlight;
+    if (keySet !== undefined && keySet !== tried) return Promise.resolve(keySet);
+    return refetchAllowed() ? refresh() : undefined;
+  };
+
+  const keysIn = async (set: KeySet, header: JWSHeaderParameters): Promise<CryptoKey[]> => {
+    const found = await candidates(set, header);
+    for (const key of found) origins.set(key, set);
+    return found;
+  };
+
   // With a key set in hand no request waits for the issuer: a due refresh runs in the background.
   const current = (): Promise<KeySet> => {
     const now = deps.clock.now();
@@ -269,12 +250,18 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
       return thumbprint;
     },
     async keysFor(header) {
-      const found = await candidates(await current(), header);
+      const tried = await current();
+      const found = await keysIn(tried, header);
       if (found.length > 0) return found;
-      // The kid may be a rotated key: refetch and wait, at most once per cooldown.
-      if (refetchAllowed()) {
-        const again = await candidates(await refresh(), header);
+      // The kid may be a rotated key: wait for a newer key set (a refetch at most once per cooldown).
+      const newer = newerThan(tried);
+      if (newer !== undefined) {
+        const again = await keysIn(await newer, header);
         if (again.length > 0) return again;
+      } else if (failure !== undefined) {
+        // The last fetch failed and the cooldown holds the next: the kid may be the issuer's newest key, so this
+        // is the outage's 503 (as the refetch itself answers), not a verdict on the token.
+        throw unavailable(failure.cause);
       }
       throw platformProblem(
         'auth.kid_unknown',
@@ -283,64 +270,17 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
           : `No issuer key has kid ${shownKid(header.kid)} for the token algorithm.`,
       );
     },
-    async refetchedKeysFor(header) {
-      if (!refetchAllowed()) return [];
+    async refetchedKeysFor(header, tried) {
+      const newer = newerThan(tried[0] === undefined ? undefined : origins.get(tried[0]));
       // A failed refetch is recorded and logged by fetchKeySet; the token is refused as it stands.
-      const set = await refresh().catch(() => undefined);
-      return set === undefined ? [] : candidates(set, header);
+      const set = await newer?.catch(() => undefined);
+      return set === undefined ? [] : keysIn(set, header);
     },
   };
 }
 
 function unavailable(cause: unknown): Problem {
   return platformProblem('auth.jwks_unavailable', 'The issuer keys could not be fetched.', { cause });
-}
-
-/** The body as text, read in chunks and abandoned once it passes MAX_DOCUMENT_BYTES (counted in bytes). */
-async function readLimited(response: Response, url: string, what: string): Promise<string> {
-  const tooLarge = () => new KeyFetchError(url, 'too_large', `${what} ${url} is larger than 1 MiB`);
-  const announced = Number(response.headers.get('content-length'));
-  if (announced > MAX_DOCUMENT_BYTES) {
-    void response.body?.cancel().catch(() => {});
-    throw tooLarge();
-  }
-  if (response.body === null) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_DOCUMENT_BYTES) {
-      void reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks));
-}
-
-/** A stable code for a failed fetch (never its message, which may quote the server). */
-function fetchErrorCode(error: unknown): string {
-  const { name, cause } = error as { name?: unknown; cause?: { code?: unknown; message?: unknown } };
-  if (name === 'TimeoutError' || name === 'AbortError') return 'timeout';
-  if (typeof cause?.code === 'string') return cause.code;
-  if (cause?.message === 'unexpected redirect') return 'redirect';
-  return 'fetch_failed';
-}
-
-/** Log fields for a failed fetch: origin and path of the URL, and the HTTP status or error code. */
-function describeFailure(cause: unknown): Record<string, unknown> {
-  if (!(cause instanceof KeyFetchError)) return { error: 'unexpected' };
-  let url = cause.url;
-  try {
-    const parsed = new URL(cause.url);
-    url = `${parsed.origin}${parsed.pathname}`;
-  } catch {
-    // A configured URL always parses; a discovered one is checked before it is fetched.
-  }
-  return cause.status === undefined ? { url, error: cause.reason } : { url, status: cause.status };
 }
 
 /**
