@@ -222,6 +222,11 @@ describe('OIDC bearer checks on hand-made tokens', () => {
     assert.equal(await idOf({ azp: 'a' }), 'client:a');
     assert.equal(await idOf({ sub: '', client_id: 'c' }), 'client:c');
     await expectProblem(idOf({}), 'auth.invalid_credential');
+    // Read as absent, a subject that is not a string would make every user of the client that client.
+    await expectProblem(idOf({ sub: 42, client_id: 'c' }), 'auth.malformed_credential');
+    await expectProblem(idOf({ sub: ['s'], client_id: 'c' }), 'auth.malformed_credential');
+    await expectProblem(idOf({ sub: null, azp: 'a' }), 'auth.malformed_credential');
+    await expectProblem(idOf({ client_id: 7, azp: 'a' }), 'auth.malformed_credential');
     // A client named like a user's subject is another caller: stored evaluations, idempotency keys and cursors
     // are theirs alone.
     const user = await principalOf({ sub: 'reporting' });

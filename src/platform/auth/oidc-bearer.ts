@@ -303,6 +303,13 @@ function stringClaim(payload: JWTPayload, name: string): string | undefined {
 }
 
 function toPrincipal(payload: JWTPayload, options: OidcOptions): Principal {
+  // A caller named by a number (or a list...) is refused, not read as naming no one: two users of one client would
+  // otherwise become that client, and share its stored evaluations, idempotency keys and cursors.
+  for (const name of ['sub', 'client_id', 'azp']) {
+    if (Object.hasOwn(payload, name) && typeof payload[name] !== 'string') {
+      throw platformProblem('auth.malformed_credential', `The token \`${name}\` claim is not a string.`);
+    }
+  }
   // A token without `sub` is a client's own (client credentials): marked as such, so that a client whose id equals a
   // user's subject is still another caller (stored evaluations, idempotency keys and cursors are bound to the id).
   const client = stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp');
