@@ -44,6 +44,15 @@ describe('which addresses a connection may reach over http and https', () => {
     // NAT64 prefixes carry an IPv4 address a translator reaches: well-known and local-use (RFC 8215) alike.
     ['64:ff9b::a9fe:a9fe', 'https:', {}, false],
     ['64:ff9b:1::a9fe:a9fe', 'https:', {}, false],
+    // So do the IPv4-compatible, IPv4-translated, 6to4 and Teredo forms; the loopback stays loopback.
+    ['::a9fe:a9fe', 'https:', {}, false],
+    ['::169.254.169.254', 'https:', { allow_link_local: true }, false],
+    ['::ffff:0:a9fe:a9fe', 'https:', {}, false],
+    ['2002:a9fe:a9fe::1', 'https:', {}, false],
+    ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'https:', {}, false],
+    ['fec0::1', 'https:', {}, false],
+    ['::1', 'https:', { allow_insecure_localhost: true }, true],
+    ['2001:db9::1', 'https:', {}, true],
   ];
   for (const [address, protocol, overrides, allowed] of cases) {
     it(`${protocol}//${address} ${JSON.stringify(overrides)}: ${allowed ? 'allowed' : 'refused'}`, () => {

@@ -43,6 +43,14 @@ const RESERVED = blockList([
   '64:ff9b::/96',
   '64:ff9b:1::/48',
   '2001:db8::/32',
+  // Forms that carry an IPv4 address for a translator or tunnel to reach: IPv4-compatible (deprecated, `::a.b.c.d`),
+  // IPv4-translated (SIIT, `::ffff:0:a.b.c.d`), 6to4 (`2002:AABB:CCDD::`), Teredo; and discard-only, site-local.
+  '::/96',
+  '::ffff:0:0:0/96',
+  '2002::/16',
+  '2001::/32',
+  '100::/64',
+  'fec0::/10',
 ]);
 
 /** IPv4-mapped IPv6 (`::ffff:a9fe:a9fe`, `::ffff:169.254.169.254`) is judged as the IPv4 address it carries. */
