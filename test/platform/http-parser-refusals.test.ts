@@ -11,6 +11,7 @@ describe('requests the HTTP parser refuses', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     return { slow: true };
   });
+  app.post('/echo', async (request) => request.body);
   const server = useListening(app);
 
   /** Each request, sent as raw bytes, gets its problem with the usual headers, and its connection closes. */
@@ -65,6 +66,29 @@ describe('requests the HTTP parser refuses', () => {
       socket.on('error', reject);
       socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
     });
+    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+    assert.deepEqual(statuses, [200, 400]);
+    assert.match(text, /\{"slow":true\}/);
+    assert.match(text, /http\.malformed_request/);
+  });
+
+  it('answers a request ahead of one whose body breaks off malformed before the refusal', async () => {
+    const { port } = server;
+    const text = await new Promise<string>((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      const socket = connect(port, '127.0.0.1', () =>
+        socket.write(
+          'GET /slow HTTP/1.1\r\nhost: a\r\n\r\n' +
+            'POST /echo HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\n' +
+            'transfer-encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n',
+          'latin1',
+        ),
+      );
+      socket.on('data', (chunk) => chunks.push(chunk));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
+    });
+    // The first answer on the connection is the first request's: a client pairs answers with requests in order.
     const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
     assert.deepEqual(statuses, [200, 400]);
     assert.match(text, /\{"slow":true\}/);

@@ -35,10 +35,11 @@ export function answerClientError(
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   if (answering.has(socket)) return;
   answering.add(socket);
-  const ahead = [...inFlight];
   // Bytes that fail while a request's body is still being read belong to that request: it can never complete, and
-  // its answer is not waited for (the connection cut ends its handler's wait for the body).
-  if (ahead.length === 0 || ahead.some((response) => !response.req.complete)) {
+  // its answer is not waited for (the connection cut ends its handler's wait for the body). The requests before it
+  // are: written first, the problem would be read as the answer to the first of them.
+  const ahead = [...inFlight].filter((response) => response.req.complete);
+  if (ahead.length === 0) {
     writeProblem(error, socket, requestId);
     return;
   }

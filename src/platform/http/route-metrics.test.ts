@@ -6,7 +6,7 @@ import { silentLogger } from '../log.ts';
 import type { MetricFamily } from '../metrics/metric-family.ts';
 import { systemRandom } from '../random.ts';
 import { createHttpServerApp } from './create-server.ts';
-import { addGetRoute } from './fast-lane.ts';
+import { addGetRoute, addJsonPostRoute } from './fast-lane.ts';
 import { createRouteMetrics } from './route-metrics.ts';
 
 describe('createRouteMetrics', () => {
@@ -31,6 +31,7 @@ describe('createRouteMetrics', () => {
     app.get('/never', async () => ({}));
     // Served by the fast lane when the app has one, by Fastify otherwise: counted either way.
     addGetRoute(app, '/lane/:id', async (_request, reply) => reply.send('{}'));
+    addJsonPostRoute(app, '/lane-posts', async (_request, reply) => reply.send('{}'));
     await app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
   });
@@ -57,6 +58,20 @@ describe('createRouteMetrics', () => {
     assert.equal(sample(families, total, { method: 'GET', route: '/things/:id', status: 404 }), 1);
     assert.equal(sample(families, total, { method: 'POST', route: '/things', status: 200 }), 1);
     assert.equal(sample(families, total, { method: 'GET', route: '/lane/:id', status: 200 }), 3);
+  });
+
+  it('counts the JSON POSTs the fast lane serves under their route', async () => {
+    for (let i = 0; i < 2; i++) {
+      const response = await fetch(`${base}/lane-posts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
+    }
+    const total = 'test_http_requests_total';
+    assert.equal(sample(metrics.families(), total, { method: 'POST', route: '/lane-posts', status: 200 }), 2);
   });
 
   it('records a latency histogram per route: cumulative buckets ending in +Inf, sum and count', () => {

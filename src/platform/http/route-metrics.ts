@@ -32,12 +32,14 @@ const BOUNDS = boundsMs();
 
 export function createRouteMetrics(prefix: string): RouteMetrics {
   const routes: RouteStats[] = [];
-  // GET routes by pattern, for responses the fast lane writes without Fastify's hooks.
+  // GET and POST routes by pattern, for responses the fast lane (its GETs and JSON POSTs) writes without Fastify's
+  // hooks. A map per method: no key is built per request.
   const gets = new Map<string, RouteStats>();
+  const posts = new Map<string, RouteStats>();
   return {
     instrument(app) {
       app.fastLane?.onResponse((request, reply, durationMs) => {
-        const stats = gets.get(request.routeOptions.url ?? '');
+        const stats = (request.method === 'POST' ? posts : gets).get(request.routeOptions.url ?? '');
         if (stats) record(stats, reply.statusCode, durationMs);
       });
       app.addHook('onRoute', (options) => {
@@ -51,6 +53,7 @@ export function createRouteMetrics(prefix: string): RouteMetrics {
           };
           routes.push(stats);
           if (method === 'GET') gets.set(options.url, stats);
+          else if (method === 'POST') posts.set(options.url, stats);
           const hook: onResponseHookHandler = (
             request: FastifyRequest,
             reply: FastifyReply,
