@@ -144,6 +144,19 @@ describe('aggregate execution (demo)', () => {
     });
     assertProblem(noKey, 401, 'auth.missing_credential');
     assertProblem(await post(`${PAYMENTS}/query`, '{nope'), 400, 'http.invalid_body');
+    // Read leniently, bytes that are not UTF-8 would be U+FFFD, another byte string the same filter value.
+    const notUtf8 = Buffer.concat([
+      Buffer.from('{"filters":{"household.district":"lake'),
+      Buffer.from([0xff]),
+      Buffer.from('"}}'),
+    ]);
+    assertProblem(await post(`${PAYMENTS}/query`, notUtf8), 400, 'http.invalid_body', /not UTF-8/);
+    assertProblem(
+      await post(`${PAYMENTS}/query`, '{"group_by":["district"],"group_by":["cycle"]}'),
+      400,
+      'http.invalid_body',
+      /twice/,
+    );
     assertProblem(
       await post(`${PAYMENTS}/query`, 'group_by=cycle', {
         'content-type': 'application/x-www-form-urlencoded',

@@ -44,7 +44,7 @@ export function useDemoAggregates() {
         'content-type': 'application/json',
         ...headers,
       },
-      payload: typeof body === 'string' ? body : JSON.stringify(body),
+      payload: typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body),
     });
   const get = (path: string, headers: Record<string, string> = {}) =>
     relay.get(path, { as: 'analyst', headers });

@@ -60,7 +60,18 @@ describe('verifier error table: requests refused', () => {
           Buffer.from('"}}'),
         ]),
         status: 400,
-        code: 'request.invalid',
+        code: 'http.invalid_body',
+      },
+      {
+        // Read leniently, the byte would be U+FFFD: another byte string would name the same subject.
+        name: 'invalid UTF-8 in an otherwise valid request',
+        body: Buffer.concat([
+          Buffer.from(valid.slice(0, valid.indexOf('"value":"') + 9)),
+          Buffer.from([0xc3]),
+          Buffer.from(valid.slice(valid.indexOf('"value":"') + 9)),
+        ]),
+        status: 400,
+        code: 'http.invalid_body',
       },
       { name: 'charset=utf-8', body: valid, type: 'application/json; charset=utf-8', status: 200 },
     ];

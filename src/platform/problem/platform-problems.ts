@@ -84,7 +84,8 @@ export const PLATFORM_PROBLEMS = {
   'http.invalid_body': {
     status: 400,
     title: 'Invalid request body',
-    description: 'The request body is not valid JSON or has the wrong content type.',
+    description:
+      'The request body is not valid JSON (or names an object member twice), is not UTF-8, or has the wrong content type.',
   },
   'http.unsupported_media_type': {
     status: 415,

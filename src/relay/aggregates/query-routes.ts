@@ -1,8 +1,10 @@
 // Aggregate execution: GET with query parameters and POST .../query with a JSON body, as JSON, CSV or SDMX-JSON.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
 import { addGetRoute } from '../../platform/http/fast-lane.ts';
+import { duplicateMemberProblem, utf8Body } from '../../platform/http/read-json-body.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import { addVary } from '../../platform/http/vary.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
@@ -61,7 +63,7 @@ export function registerAggregateQueryRoutes(app: FastifyInstance, runtime: Rela
   // caller without rights learns nothing from body errors.
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
     scope.post<{ Params: AggregateParams }>(QUERY_PATH, (request, reply) =>
       runAggregate(runtime, baseUrl, request, reply, 'POST', request.body),
     );
@@ -237,15 +239,21 @@ function readJsonBody(request: RouteRequest, params: QueryParams, raw: unknown):
       );
     }
   }
-  if (typeof raw !== 'string' || raw.trim() === '') return undefined;
+  if (!Buffer.isBuffer(raw)) return undefined;
+  const text = utf8Body(raw);
+  if (text.trim() === '') return undefined;
   const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (type !== 'application/json' && !type.endsWith('+json'))
     throw platformProblem('http.unsupported_media_type', 'send the query as application/json');
+  let value: unknown;
   try {
-    return JSON.parse(raw) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw platformProblem('http.invalid_body', 'The body is not valid JSON.');
   }
+  // Named twice, a member's first value would be read by nothing but could be read by a proxy or a log reader.
+  if (hasDuplicateMember(text)) throw duplicateMemberProblem();
+  return value;
 }
 
 /** The query's filters in a canonical order: by field path, then operator. */

@@ -1,9 +1,9 @@
 // The verifier's JSON body parser on Fastify's path (batches, renders, evaluations the fast lane leaves to
-// Fastify): Fastify's own, which refuses prototype poisoning, plus a refusal of members named twice, as the fast
-// lane refuses them (read-json-body.ts).
+// Fastify): Fastify's own, which refuses prototype poisoning, plus refusals of bytes that are not UTF-8 and of
+// members named twice, as the fast lane refuses them (read-json-body.ts).
 import type { FastifyInstance } from 'fastify';
 import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
-import { duplicateMemberProblem } from '../../platform/http/read-json-body.ts';
+import { duplicateMemberProblem, utf8Body } from '../../platform/http/read-json-body.ts';
 
 /** Replaces the scope's `application/json` parser; `emptyAsNone`: a blank body parses as no body. */
 export function useStrictJsonParser(scope: FastifyInstance, options: { emptyAsNone?: boolean } = {}): void {
@@ -11,8 +11,14 @@ export function useStrictJsonParser(scope: FastifyInstance, options: { emptyAsNo
   // Fastify also parses text/plain, which would reach validation as a string (400); bodies are JSON only (415).
   if (scope.hasContentTypeParser('text/plain')) scope.removeContentTypeParser('text/plain');
   scope.removeContentTypeParser('application/json');
-  scope.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = body as string;
+  scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = utf8Body(body as Buffer);
+    } catch (problem) {
+      done(problem as Error);
+      return;
+    }
     if (options.emptyAsNone === true && text.trim() === '') {
       done(null, undefined);
       return;
