@@ -7,6 +7,7 @@ import { checkAggregateConfig } from '../aggregates/check-aggregate-config.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
 import { fileFormatOf, unknownFormatDetail } from '../sources/file-format.ts';
 import { checkPostgresSources } from './check-postgres-sources.ts';
+import { checkPublicFieldNames } from './check-public-field-names.ts';
 import {
   ADMIN_SCOPES,
   type DatasetConfig,
@@ -84,6 +85,9 @@ function checkUniqueIds(config: RelayConfig): ConfigIssue[] {
     });
     dataset.entities.forEach((entity, e) => {
       duplicates(entity.fields ?? [], `datasets.${d}.entities.${e}.fields`, 'field name');
+      // Listed twice, a filter's operators would be the last entry's alone.
+      const filters = entity.api.allowed_filters.map((filter) => ({ name: filter.field }));
+      duplicates(filters, `datasets.${d}.entities.${e}.api.allowed_filters`, 'allowed filter field');
       duplicates(entity.relationships, `datasets.${d}.entities.${e}.relationships`, 'relationship name');
     });
   });
@@ -245,6 +249,7 @@ function checkEntity(dataset: DatasetConfig, entity: EntityConfig, base: string)
       );
     }
   });
+  issues.push(...checkPublicFieldNames(entity, table, base));
   const fields = publicFields(dataset, entity);
   const pkExposed = [...fields.values()].filter((field) => field.column === table.primary_key).length;
   // An undeclared primary key is reported once, on the table, not again on every entity over it.

@@ -220,7 +220,12 @@ const entity = z.strictObject({
   description: z.string().optional(),
   table: id('table id'),
   concept_uri: z.string().optional(),
-  fields: z.array(entityField).optional().describe('Public fields; all table columns when omitted.'),
+  fields: z
+    .array(entityField)
+    .optional()
+    .describe(
+      'Public fields; all table columns when omitted (each column name then must match `^[a-z][a-z0-9_]*$` like a field name). No field may be named `limit`, `cursor`, `fields` or `expand` (query parameters of the records route).',
+    ),
   relationships: z.array(relationship).default([]),
   access: z
     .strictObject({
@@ -248,7 +253,8 @@ const entity = z.strictObject({
         ),
       allowed_filters: z
         .array(z.strictObject({ field: z.string(), ops: z.array(z.enum(FILTER_OPS)).min(1) }))
-        .default([]),
+        .default([])
+        .describe('Each field once, with all its operators.'),
       allowed_expansions: z.array(z.string()).default([]),
     })
     .default({

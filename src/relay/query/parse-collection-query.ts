@@ -2,6 +2,7 @@
 import { hint } from '../../platform/config/did-you-mean.ts';
 import type { CatalogEntity, CatalogField } from '../catalog/catalog.ts';
 import { FILTER_OPS, type FilterOp } from '../config/schema.ts';
+import { RESERVED_QUERY_PARAMETERS } from '../config/schema-parts.ts';
 import { relayProblem } from '../problems.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { CellKey } from '../store/column.ts';
@@ -9,7 +10,6 @@ import { compareKeys } from '../store/compare-keys.ts';
 
 export const MAX_FILTER_PARAMS = 20;
 export const MAX_IN_VALUES = 100;
-const RESERVED = new Set(['limit', 'cursor', 'fields', 'expand']);
 
 export interface Filter {
   readonly field: CatalogField;
@@ -29,7 +29,7 @@ export interface CollectionQuery {
 export type QueryParams = Readonly<Record<string, string | string[] | undefined>>;
 
 export function parseCollectionQuery(entity: CatalogEntity, params: QueryParams): CollectionQuery {
-  const names = Object.keys(params).filter((name) => !RESERVED.has(name));
+  const names = Object.keys(params).filter((name) => !RESERVED_QUERY_PARAMETERS.has(name));
   if (names.length > MAX_FILTER_PARAMS) {
     throw relayProblem(
       'filter.too_many_filters',
