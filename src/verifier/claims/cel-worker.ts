@@ -22,7 +22,7 @@ export interface CelTask {
 
 /** What the pool tells a worker when it starts it. */
 export interface CelWorkerData {
-  /** [index of the task running, when it started (ms since the epoch)]. */
+  /** [index of the task running, when it started (process.hrtime, ns: monotonic, alike in every thread)]. */
   readonly progress: SharedArrayBuffer;
   readonly maxResultBytes: number;
   /** The most bytes values one evaluation may make (cel-bytes.ts). */
@@ -85,7 +85,7 @@ if (parentPort) {
     const results: CelTaskResult[] = [];
     for (let index = 0; index < tasks.length; index++) {
       // The start first: a reader that sees this index sees this start or a later one, never an earlier one.
-      Atomics.store(progress, 1, BigInt(Date.now()));
+      Atomics.store(progress, 1, process.hrtime.bigint());
       Atomics.store(progress, 0, BigInt(index));
       results.push(runCelTask(tasks[index] as CelTask, limits));
     }

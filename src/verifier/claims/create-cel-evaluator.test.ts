@@ -158,6 +158,23 @@ describe('CEL evaluator (worker pool)', () => {
     }
   });
 
+  it('times a runaway expression by the monotonic clock: a wall clock stepped back does not extend the limit', async () => {
+    const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 150, worker_count: 1 });
+    const wallClock = Date.now;
+    try {
+      // The host's wall clock is stepped back an hour (NTP, a restored VM) while the expression runs.
+      Date.now = () => wallClock() - 3_600_000;
+      const list = Array.from({ length: 400 }, (_, i) => i);
+      const error = await rejection(
+        slow.evaluate('l.all(a, l.all(b, l.all(c, a + b + c >= 0)))', { l: list }),
+      );
+      assert.equal(error.reason, 'timeout');
+    } finally {
+      Date.now = wallClock;
+      await slow.close();
+    }
+  });
+
   it('never runs a task whose request was answered while it waited in the queue', async () => {
     const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 300, worker_count: 1 });
     try {

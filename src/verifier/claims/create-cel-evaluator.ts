@@ -77,7 +77,11 @@ interface Slot {
   /** The tasks handed to the worker, in the order it runs them; undefined while it is idle. */
   batch: Pending[] | undefined;
   timer: NodeJS.Timeout | undefined;
-  /** Shared with the worker: [index in the batch of the task running, when it started (ms since the epoch)]. */
+  /**
+   * Shared with the worker: [index in the batch of the task running, when it started (process.hrtime, ns)]. The
+   * monotonic clock, which every thread of the process reads alike: a wall clock stepped back (NTP, a restored VM)
+   * would let a runaway expression run that much longer, one stepped forward would stop a sound one.
+   */
   readonly progress: BigInt64Array;
 }
 
@@ -144,8 +148,8 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
 
   /** Fires when the running task may have passed its time limit; re-arms while it has not. */
   const watch = (slot: Slot) => {
-    const started = Number(Atomics.load(slot.progress, 1));
-    const left = started + limits.eval_timeout - Date.now();
+    const started = Atomics.load(slot.progress, 1);
+    const left = Number(started - process.hrtime.bigint()) / 1e6 + limits.eval_timeout;
     if (left > 0) {
       slot.timer = setTimeout(() => watch(slot), left);
       return;
@@ -218,7 +222,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       if (batch.length === 0) continue;
       slot.batch = batch;
       // Until the worker reaches the first task, its time counts from now (as a single hand-off's did).
-      Atomics.store(slot.progress, 1, BigInt(Date.now()));
+      Atomics.store(slot.progress, 1, process.hrtime.bigint());
       Atomics.store(slot.progress, 0, -1n);
       slot.timer = setTimeout(() => watch(slot), limits.eval_timeout);
       slot.worker.postMessage(batch.map((pending) => pending.task));
