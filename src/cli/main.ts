@@ -37,7 +37,8 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   },
   'keys generate': {
     run: keysGenerate,
-    summary: 'Create an API key: --id ID (prints the key once, its fingerprint and commitment)',
+    summary:
+      'Create an API key: --id ID [--for relay|verifier] (prints the key once, its fingerprint and commitment)',
   },
   'audit verify': {
     run: auditVerify,

@@ -148,6 +148,9 @@ function removeIfEmpty(root: string): void {
 
 function checkPaths(artefacts: readonly StaticArtefact[]): void {
   const seen = new Set<string>();
+  // By lower-case path: ids are ASCII, and a publication is meant for any host, case-insensitive ones (macOS,
+  // Windows) included, where two such files would be one and the index would describe a file that is not there.
+  const folded = new Map<string, string>();
   for (const { path } of artefacts) {
     // Ids in paths are validated when the manifest loads; this guards the publisher against any other source.
     const segments = path.split('/');
@@ -159,5 +162,22 @@ function checkPaths(artefacts: readonly StaticArtefact[]): void {
     if (!safe) throw new PublishError(`unsafe artefact path ${JSON.stringify(path)}`);
     if (seen.has(path)) throw new PublishError(`two artefacts share the path ${path}`);
     seen.add(path);
+    const other = folded.get(path.toLowerCase());
+    if (other !== undefined) {
+      throw new PublishError(
+        `${other} and ${path} differ only in case: a case-insensitive file system (macOS, Windows) keeps one; rename one of the ids`,
+      );
+    }
+    folded.set(path.toLowerCase(), path);
+  }
+  // Ids may hold dots, so dataset `people.json` needs a folder where dataset `people` has its descriptor.
+  for (const { path } of artefacts) {
+    const segments = path.toLowerCase().split('/');
+    for (let end = 1; end < segments.length; end++) {
+      const file = folded.get(segments.slice(0, end).join('/'));
+      if (file !== undefined) {
+        throw new PublishError(`${file} is a file and also the folder of ${path}: rename one of the ids`);
+      }
+    }
   }
 }

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { createApiKeyAuthenticator, fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { ConfigError } from '../../src/platform/config/config-error.ts';
 import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
+import { loadVerifierConfigValue } from '../../src/verifier/config/load-verifier-config.ts';
 import { runCli } from '../helpers/run-cli.ts';
 import { AUDIT_SECRET, useScratchDir, VALID } from './cli-fixture.ts';
 
@@ -86,6 +87,42 @@ describe('ambit keys generate', () => {
     const check = await runCli(['config', 'check', '--config', config], env);
     assert.equal(check.code, 1);
     assert.ok(check.err.some((line) => line.includes('auth.api_keys.0.fingerprint.commitment')));
+  });
+
+  it('prints a commitment a verifier config accepts with --for verifier', async () => {
+    const generated = await runCli(['keys', 'generate', '--id', 'portal', '--for', 'verifier']);
+    assert.equal(generated.code, 0, generated.err.join('\n'));
+    const value = (name: string) =>
+      generated.out.find((line) => line.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
+    const config = (commitment: string) => ({
+      auth: {
+        mode: 'api_key',
+        api_keys: [{ id: 'portal', fingerprint: { provider: 'env', name: 'PORTAL_HASH', commitment } }],
+      },
+      audit: { sink: 'stdout', hash_secret_env: 'AUDIT_SECRET' },
+      evidence: { service_id: 'keys.test', claims: [] },
+    });
+    const env = { PORTAL_HASH: value('fingerprint'), AUDIT_SECRET };
+    const loaded = loadVerifierConfigValue(config(value('commitment')), env, process.cwd());
+    assert.equal(loaded.secrets.apiKeys[0]?.fingerprint, value('fingerprint'));
+    // A relay commitment (the default) is bound to the relay: the verifier refuses it.
+    const forRelay = await runCli(['keys', 'generate', '--id', 'portal']);
+    const relayValue = (name: string) =>
+      forRelay.out.find((line) => line.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
+    assert.throws(
+      () =>
+        loadVerifierConfigValue(
+          config(relayValue('commitment')),
+          { ...env, PORTAL_HASH: relayValue('fingerprint') },
+          process.cwd(),
+        ),
+      (error: unknown) =>
+        error instanceof ConfigError && error.issues[0]?.path === 'auth.api_keys.0.fingerprint.commitment',
+    );
+    const unknown = await runCli(['keys', 'generate', '--id', 'portal', '--for', 'notary']);
+    assert.equal(unknown.code, 2);
+    assert.deepEqual(unknown.out, []);
+    assert.match(unknown.err.join('\n'), /--for must be relay or verifier/);
   });
 
   it('refuses a missing or malformed id with exit 2 and prints no key', async () => {

@@ -1,6 +1,6 @@
 // The `ambit metadata` commands: publish progress, validate counts and problems, parse problems, flags.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { main } from '../../src/cli/main.ts';
@@ -91,6 +91,24 @@ describe('metadata CLI commands', () => {
       ['metadata', 'validate', '--manifest', MANIFEST, '--extra'],
     ]) {
       assert.equal(await main(args, captureIo()), 2, args.join(' '));
+    }
+    // --base-url takes what catalog.base_url takes: every link and IRI of the publication is built on it.
+    for (const baseUrl of [
+      'http://[::1',
+      'https://x.example/a"<b>',
+      'https://x.example/{id}',
+      'https://x.example/a|b',
+    ]) {
+      const out = join(tmp, 'never-written');
+      const io = captureIo();
+      assert.equal(
+        await main(['metadata', 'publish', '--manifest', MANIFEST, '--out', out, '--base-url', baseUrl], io),
+        2,
+        baseUrl,
+      );
+      assert.deepEqual(io.lines, [], baseUrl);
+      assert.match(io.errors.join('\n'), /^--base-url must be an absolute http\(s\) URL/, baseUrl);
+      assert.equal(existsSync(out), false, baseUrl);
     }
     const noIndex = captureIo();
     assert.equal(await main(['metadata', 'serve', '--dir', tmp], noIndex), 1);

@@ -33,21 +33,24 @@ describe('ambit metadata publish', () => {
     const dir = out('kept');
     const artefacts = publishMetadata(MANIFEST, dir);
     const before = filesUnder(dir).map((file) => [file, readFileSync(join(dir, file), 'utf8')]);
-    // A file where a folder is needed fails part-way, as a full disk or a permission would.
-    const failing = [
-      ...artefacts,
-      { path: 'metadata/index.json/x', mediaType: 'application/json', body: Buffer.from('{}') },
-    ];
-    assert.throws(() => writePublication(dir, failing), {
+    // A write failing part-way, as on a full disk.
+    let written = 0;
+    const diskFull = () => {
+      written++;
+      if (written === 3)
+        throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+    };
+    assert.throws(() => writePublication(dir, artefacts, diskFull), {
       name: 'PublishError',
-      message: /^cannot write to .*kept: E[A-Z]+: .*\(the directory was left as it was\)$/,
+      message: /^cannot write to .*kept: ENOSPC: .*\(the directory was left as it was\)$/,
     });
     assert.deepEqual(
       filesUnder(dir).map((file) => [file, readFileSync(join(dir, file), 'utf8')]),
       before,
     );
     assert.deepEqual(readdirSync(dir).sort(), ['.well-known', 'metadata']);
-    assert.throws(() => writePublication(out('fresh'), failing), /\(nothing was published\)$/);
+    written = 0;
+    assert.throws(() => writePublication(out('fresh'), artefacts, diskFull), /\(nothing was published\)$/);
     assert.throws(() => statSync(out('fresh')));
   });
 
@@ -93,6 +96,36 @@ describe('ambit metadata publish', () => {
     const index = readFileSync(join(out('no-rdf'), 'metadata/index.json'), 'utf8');
     assert.doesNotMatch(index, rdfFile);
     assert.match(index, /policies\.jsonld/);
+  });
+
+  it('refuses, before writing anything, a file that is also a folder or two paths equal but for case', () => {
+    const file = (path: string) => ({ path, mediaType: 'application/json', body: Buffer.from('{}\n') });
+    // Datasets `people` and `people.json`: the first's descriptor is the second's folder.
+    assert.throws(
+      () =>
+        writePublication(out('file-and-folder'), [
+          file('metadata/datasets/people.json'),
+          file('metadata/datasets/people.json.json'),
+          file('metadata/datasets/people.json/entities.json'),
+        ]),
+      {
+        name: 'PublishError',
+        message:
+          'metadata/datasets/people.json is a file and also the folder of metadata/datasets/people.json/entities.json: rename one of the ids',
+      },
+    );
+    assert.throws(() => statSync(out('file-and-folder')));
+    // Datasets `people` and `People`: one file on a case-insensitive file system (macOS, Windows).
+    for (const [first, second] of [
+      ['metadata/datasets/people.json', 'metadata/datasets/People.json'],
+      ['metadata/datasets/people/entities.json', 'metadata/datasets/People/entities.json'],
+    ] as const) {
+      assert.throws(() => writePublication(out('case'), [file(first), file(second)]), {
+        name: 'PublishError',
+        message: new RegExp(`^${first} and ${second} differ only in case`),
+      });
+    }
+    assert.throws(() => statSync(out('case')));
   });
 
   it('rejects an invalid manifest before writing anything', () => {

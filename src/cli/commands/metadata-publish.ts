@@ -2,6 +2,7 @@
 import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
 import { publishMetadata } from '../../publisher/publish-metadata.ts';
 import { PublishError } from '../../publisher/write-publication.ts';
+import { url } from '../../relay/metadata/manifest-service-schema.ts';
 import type { Command } from '../cli-io.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
 
@@ -22,8 +23,12 @@ export const metadataPublish: Command = async (args, io) => {
     return 2;
   }
   const baseUrl = flags['base-url'];
-  if (baseUrl !== undefined && !/^https?:\/\/[^\s]+$/.test(baseUrl)) {
-    io.err('--base-url must be an absolute http(s) URL');
+  // The rule of the manifest's catalog.base_url, which this replaces: every link and IRI is built on it, and a
+  // quote or a bracket in it would make the RDF documents' IRIs invalid.
+  if (baseUrl !== undefined && !url.safeParse(baseUrl).success) {
+    io.err(
+      '--base-url must be an absolute http(s) URL without spaces, quotes or <>{}|\\^` (percent-encode them)',
+    );
     return 2;
   }
   try {

@@ -72,6 +72,11 @@ export const metadataServe: Command = async (args, io) => {
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // As the relay and the verifier: Node's default for SIGHUP (often sent to mean "reload") would end the process
+    // at once, cutting responses. Files are read with every request, so a new publication needs no reload.
+    process.on('SIGHUP', () =>
+      io.err('SIGHUP ignored: files are read with every request; stop with SIGTERM'),
+    );
   });
   await app.close();
   return 0;
