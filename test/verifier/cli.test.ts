@@ -144,8 +144,16 @@ describe('ambit config check (verifier)', () => {
         headers: { 'x-api-key': KEY },
       });
       assert.equal(reload.status, 403, 'the caller key lacks verifier:admin');
+      // SIGHUP (often sent to mean "reload") is said to be ignored, and the process keeps serving.
+      child.kill('SIGHUP');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.match(output, /SIGHUP ignored: the verifier has nothing to reload/);
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
     } finally {
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      // A second SIGTERM (a process group signalled twice) does not cut the drain short.
+      child.kill('SIGTERM');
+      await new Promise((resolve) => setTimeout(resolve, 10));
       child.kill('SIGTERM');
       assert.equal(await exited, 0, output);
     }

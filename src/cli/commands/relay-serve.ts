@@ -118,9 +118,10 @@ export function reportStartupError(
  * ignores every signal; a second SIGINT (Ctrl-C again) exits a single process or a primary at once, which takes
  * its workers with it (a worker exits when its primary's channel closes).
  */
-function shutdownRequested(
+export function shutdownRequested(
   role: 'single' | 'primary' | 'worker',
   err: (line: string) => void,
+  hangup = 'SIGHUP ignored: reload with POST /admin/v1/reload; stop with SIGTERM',
 ): Promise<void> {
   return new Promise((resolve) => {
     let draining = false;
@@ -138,7 +139,7 @@ function shutdownRequested(
     // Node's default for SIGHUP ends the process at once, cutting responses: often sent to mean "reload" (systemd
     // ExecReload), it is ignored and said so. Sources reload by their refresh mode or POST /admin/v1/reload.
     process.on('SIGHUP', () => {
-      if (role !== 'worker') err('SIGHUP ignored: reload with POST /admin/v1/reload; stop with SIGTERM');
+      if (role !== 'worker') err(hangup);
     });
     if (role === 'worker') process.once('disconnect', () => onSignal('SIGTERM'));
   });

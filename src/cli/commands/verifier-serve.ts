@@ -9,7 +9,7 @@ import type { Command } from '../cli-io.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
 import { resolveEnv } from '../resolve-env.ts';
-import { reportStartupError } from './relay-serve.ts';
+import { reportStartupError, shutdownRequested } from './relay-serve.ts';
 
 export const verifierServe: Command = async (args, io) => {
   let flags: { config?: string; 'env-file'?: string; bind?: string };
@@ -51,7 +51,12 @@ export const verifierServe: Command = async (args, io) => {
     const notice = (line: string) => (stdoutAudit ? io.err(line) : io.out(line));
     notice(`ambit verifier listening on ${running.url}`);
     if (running.adminUrl) notice(`ambit verifier admin listener on ${running.adminUrl}`);
-    await waitForSignal();
+    // As the relay's: handlers kept through the drain (a second SIGTERM is ignored, a second Ctrl-C exits at once).
+    await shutdownRequested(
+      'single',
+      io.err,
+      'SIGHUP ignored: the verifier has nothing to reload (configuration changes need a restart); stop with SIGTERM',
+    );
     notice('shutting down: draining in-flight requests');
     await running.close();
     return 0;
@@ -59,17 +64,3 @@ export const verifierServe: Command = async (args, io) => {
     return reportStartupError(error, io.err);
   }
 };
-
-function waitForSignal(): Promise<void> {
-  return new Promise((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-    // As the relay: SIGHUP would end the process at once (Node's default); there is nothing to reload.
-    process.on('SIGHUP', () => undefined);
-  });
-}
