@@ -15,6 +15,7 @@ import {
   LOOKUP,
   useConnectorUpstream,
 } from './relay-connector-fixture.ts';
+import { sourceIdOf } from './source-reader.ts';
 
 describe('registry_data_api connector', () => {
   const upstream = useConnectorUpstream();
@@ -27,7 +28,10 @@ describe('registry_data_api connector', () => {
     const record = await reader.read(LOOKUP);
     reader.close();
     assert.deepEqual(record.row, { national_id: 'FAKE-1', deceased: false });
-    assert.equal(record.sourceId, 'relay/civil registry/persons');
+    assert.equal(record.sourceId, sourceIdOf(LOOKUP.binding));
+    // Names may hold `/`: two bindings that would join to the same text are still two sources.
+    const binding = { ...LOOKUP.binding, dataset: 'b/c', entity: 'd' };
+    assert.notEqual(sourceIdOf(binding), sourceIdOf({ ...binding, dataset: 'b', entity: 'c/d' }));
     const [request] = upstream.requests;
     assert.ok(request);
     const url = new URL(request.url ?? '', 'http://x');

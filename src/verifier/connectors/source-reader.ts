@@ -109,7 +109,8 @@ export interface SourceReader {
 }
 
 export function sourceIdOf(binding: SourceBindingConfig): string {
-  return `${binding.connection}/${binding.dataset}/${binding.entity}`;
+  // A list, not `a/b/c`: names may hold `/`, and `b/c` + `d` must not count as the same source as `b` + `c/d`.
+  return JSON.stringify([binding.connection, binding.dataset, binding.entity]);
 }
 
 /** A value the relay's comma-separated `.in` list carries unchanged: no comma, no surrounding space, not empty. */
