@@ -31,13 +31,26 @@ export function createStaticMetadataApp(dir: string, deps: StaticServerDeps): Fa
     const relative = resolvePath((request.params as { '*': string })['*']);
     const file = relative === undefined ? undefined : locate(root, relative);
     if (file === undefined) throw platformProblem('http.not_found', 'No published file at this path.');
-    const body = readFileSync(file.absolute);
+    const body = readPublished(file.absolute);
     const etag = etagOfBody('static:', body.toString('latin1'));
     reply.header('etag', etag).header('cache-control', 'no-cache');
     if (isNotModified(request, etag)) return reply.code(304).send();
     return reply.header('content-type', staticMediaType(file.relative)).send(body);
   });
   return app;
+}
+
+/** The file's bytes; one a publish moved away since it was found is not published any more (404, not 500). */
+function readPublished(absolute: string): Buffer {
+  try {
+    return readFileSync(absolute);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EISDIR') {
+      throw platformProblem('http.not_found', 'No published file at this path.');
+    }
+    throw error;
+  }
 }
 
 /** URL path -> relative file path; dot segments and hidden names are refused (`.well-known` excepted). */

@@ -1,6 +1,7 @@
 // `ambit metadata serve`: published files with their media types, the index, caching, nothing outside.
 import assert from 'node:assert/strict';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import fs, { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { systemClock } from '../../src/platform/clock.ts';
@@ -84,5 +85,32 @@ describe('ambit metadata serve', () => {
       404,
       'http.not_found',
     );
+  });
+});
+
+describe('ambit metadata serve while a publish replaces the folder', () => {
+  const tmp = useTempDir('ambit-metadata-race-');
+  const site = join(tmp, 'site');
+
+  it('answers 404 for a file moved away between finding and reading it, not 500', async (t) => {
+    publishMetadata(MANIFEST, site);
+    const app = createStaticMetadataApp(site, {
+      logger: silentLogger(),
+      clock: systemClock,
+      random: systemRandom,
+    });
+    t.after(() => app.close());
+    // The file is found (stat, realpath), then gone by the time it is read.
+    t.mock.method(fs, 'readFileSync', () => {
+      throw Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
+    });
+    syncBuiltinESMExports();
+    try {
+      const response = await app.inject({ method: 'GET', url: '/metadata/catalog.json' });
+      assertProblem(response, 404, 'http.not_found');
+    } finally {
+      t.mock.restoreAll();
+      syncBuiltinESMExports();
+    }
   });
 });
