@@ -48,7 +48,8 @@ export interface VerifierAuditFacts {
   upstreamRequestCount?: number;
   /** Every purpose of a batch when its items have several. */
   purposes?: string[];
-  idempotency?: 'none' | 'new' | 'replayed' | 'conflict';
+  /** `unavailable`: a key was sent but the state store could not be asked (503 `state.unavailable`). */
+  idempotency?: 'none' | 'new' | 'replayed' | 'conflict' | 'unavailable';
 }
 
 export function auditFacts(request: RouteRequest): VerifierAuditFacts {

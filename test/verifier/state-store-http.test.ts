@@ -134,6 +134,9 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
         503,
         'state.unavailable',
       );
+      // The key was sent: the batch event says the store could not be asked, not that no key came.
+      const keyed = verifier.auditRecords().findLast((entry) => entry.endpoint_kind === 'batch_evaluate');
+      assert.equal(keyed?.idempotency, 'unavailable');
       assertProblem(
         await verifier.post('/v1/evaluations/01J0000000000000000000000Z/render', {}),
         503,

@@ -65,6 +65,8 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
       const scope = `${owner}:${ROUTE}:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
       const token = runtime.random.ulid(startedAt);
       const leaseUntil = startedAt + config.server.request_timeout + LEASE_MARGIN_MS;
+      // Until the store answers: a store that cannot be asked must not leave the event saying no key was sent.
+      facts.idempotency = 'unavailable';
       const outcome: IdempotencyOutcome = await store.beginIdempotent({
         scope,
         // Same body and same purpose header: the same request. (The body alone could hide a changed purpose.)
