@@ -75,6 +75,19 @@ describe('runtime OpenAPI against real responses', () => {
     );
   });
 
+  it('gives every operation a default problem response for the errors it does not list (500, 504)', async () => {
+    const document = (await relay.get('/openapi.json', { as: 'caseworker' })).json();
+    let operations = 0;
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Operation>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const fallback = operation.responses.default;
+        assert.ok(fallback?.content?.['application/problem+json'], `${method} ${path} has a default problem`);
+        operations += 1;
+      }
+    }
+    assert.ok(operations > 10, `${operations} operations checked`);
+  });
+
   it('declares the 414 any route answers to an overlong URI', async () => {
     const long = `x=${'a'.repeat(9000)}`;
     for (const [docPath, url] of [

@@ -58,6 +58,19 @@ describe('verifier runtime OpenAPI against real responses', () => {
     await conforms('no_scopes', '/v1/claims', '/v1/claims');
   });
 
+  it('gives every operation a default problem response for the errors it does not list', async () => {
+    const document = JSON.parse((await verifier.get('/openapi.json', { as: 'full' })).body);
+    let operations = 0;
+    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Operation>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const fallback = operation.responses.default;
+        assert.ok(fallback?.content?.['application/problem+json'], `${method} ${path} has a default problem`);
+        operations += 1;
+      }
+    }
+    assert.ok(operations > 5, `${operations} operations checked`);
+  });
+
   it('describes the probes and the refusals', async () => {
     for (const path of ['/healthz', '/ready']) {
       const validate = await conforms(undefined, path, path);

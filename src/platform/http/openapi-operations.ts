@@ -28,6 +28,21 @@ export function mapOperations(
   );
 }
 
+/**
+ * `paths` with a `default` problem on every operation: what any route may answer besides what it lists (500
+ * `internal.unhandled`, 504 `internal.timeout`, the audit sink failing), so a client generated from the document
+ * still reads the problem body.
+ */
+export function withDefaultProblem(
+  paths: Record<string, unknown>,
+  response: object,
+): Record<string, unknown> {
+  return mapOperations(paths, (operation) => ({
+    ...operation,
+    responses: { ...operation.responses, default: operation.responses?.default ?? response },
+  }));
+}
+
 /** `paths` with a 414 on every operation: an overlong URI is refused before routing, whatever the route. */
 export function withUriTooLong(paths: Record<string, unknown>, response: object): Record<string, unknown> {
   return mapOperations(paths, (operation) => ({

@@ -1,7 +1,11 @@
 // The runtime OpenAPI 3.1 document, generated from the catalogue and limited to what the caller may see.
 import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
-import { withAuthChallenges, withUriTooLong } from '../../platform/http/openapi-operations.ts';
+import {
+  withAuthChallenges,
+  withDefaultProblem,
+  withUriTooLong,
+} from '../../platform/http/openapi-operations.ts';
 import type { Catalog } from '../catalog/catalog.ts';
 import type { MetadataModel } from '../metadata/model/metadata-model.ts';
 import type { MetadataRoute } from '../metadata/routes/metadata-route.ts';
@@ -75,10 +79,15 @@ export function buildOpenApi(
     security: [{ bearer: [] }],
     // An overlong URI is refused before routing (414 on every route); in OIDC mode the token check adds its own
     // 403 and 503 to every route that authenticates; 401s and 403s carry the Bearer challenge.
-    paths: withAuthChallenges(
-      catalog.config.auth.mode === 'oidc'
-        ? withOidcAuthResponses(withUriTooLong(paths, URI_TOO_LONG[414]), problemResponse)
-        : withUriTooLong(paths, URI_TOO_LONG[414]),
+    paths: withDefaultProblem(
+      withAuthChallenges(
+        catalog.config.auth.mode === 'oidc'
+          ? withOidcAuthResponses(withUriTooLong(paths, URI_TOO_LONG[414]), problemResponse)
+          : withUriTooLong(paths, URI_TOO_LONG[414]),
+      ),
+      problemResponse(
+        'Any other error: 500 `internal.unhandled`, 503 `audit.write_failed`, 504 `internal.timeout`',
+      ),
     ),
     components: {
       securitySchemes: {

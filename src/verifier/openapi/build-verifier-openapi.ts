@@ -1,7 +1,11 @@
 // The runtime OpenAPI document of the verifier, listing the claims the caller may evaluate.
 import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
-import { withAuthChallenges, withUriTooLong } from '../../platform/http/openapi-operations.ts';
+import {
+  withAuthChallenges,
+  withDefaultProblem,
+  withUriTooLong,
+} from '../../platform/http/openapi-operations.ts';
 import { PROBLEM_MEDIA_TYPE } from '../../platform/problem/render-problem-json.ts';
 import { type ClaimCatalog, visibleClaims } from '../claims/build-claim-catalog.ts';
 import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE, type VerifierConfig } from '../config/schema.ts';
@@ -58,7 +62,10 @@ function withSharedResponses(
   paths: Record<string, unknown>,
 ): Record<string, unknown> {
   const all = withUriTooLong(paths, problem('URI too long'));
-  return withAuthChallenges(config.auth.mode === 'oidc' ? withOidcAuthResponses(all, problem) : all);
+  return withDefaultProblem(
+    withAuthChallenges(config.auth.mode === 'oidc' ? withOidcAuthResponses(all, problem) : all),
+    problem('Any other error: 500 `internal.unhandled`, 503 `state.unavailable`, 504 `internal.timeout`'),
+  );
 }
 
 export function buildVerifierOpenApi(
