@@ -4,10 +4,12 @@ import { hint } from '../../platform/config/did-you-mean.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
 import { checkManifestForms } from './check-manifest-forms.ts';
 import { checkNodeIris } from './check-manifest-node-iris.ts';
+import { checkPublishablePaths } from './check-manifest-paths.ts';
 import { manifestIriValues } from './manifest-iri-values.ts';
 import { manifestIssue as issue, unknownReference as missing } from './manifest-issue.ts';
 import type { Manifest, ManifestDataset } from './manifest-schema.ts';
 import { IRI_FORBIDDEN } from './manifest-service-schema.ts';
+import { LICENCE_IRI } from './renderers/rdf/common-nodes.ts';
 
 /** ODRL left operands whose right operand must be an IRI, not a literal. */
 const IRI_OPERANDS = new Set(['purpose', 'recipient', 'spatial', 'industry', 'systemDevice']);
@@ -25,6 +27,7 @@ export const MANIFEST_CHECKS: readonly Check[] = [
   checkServices,
   checkManifestForms,
   checkNodeIris,
+  checkPublishablePaths,
 ];
 
 export function checkManifest(manifest: Manifest): ConfigIssue[] {
@@ -92,11 +95,14 @@ function checkUniqueIds(manifest: Manifest): ConfigIssue[] {
   return issues;
 }
 
+const notAnIri = (path: string, value: string) =>
+  issue(path, `\`${value}\` is not an IRI: percent-encode spaces, quotes and <>{}|\\^\``);
+
 function checkIris(manifest: Manifest): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   for (const [path, value] of manifestIriValues(manifest)) {
     if (IRI_FORBIDDEN.test(value)) {
-      issues.push(issue(path, `\`${value}\` is not an IRI: percent-encode spaces, quotes and <>{}|\\^\``));
+      issues.push(notAnIri(path, value));
       continue;
     }
     if (OTHER_SCHEMES.test(value) && !((value.split(':')[0] as string) in manifest.vocabularies)) continue;
@@ -140,6 +146,13 @@ function checkDatasets(manifest: Manifest): ConfigIssue[] {
           );
       });
     });
+    // A licence given as a URL is written as the licence's IRI; in words, as its label.
+    if (
+      dataset.license !== undefined &&
+      LICENCE_IRI.test(dataset.license) &&
+      IRI_FORBIDDEN.test(dataset.license)
+    )
+      issues.push(notAnIri(`datasets.${d}.license`, dataset.license));
     issues.push(...checkPolicy(manifest, dataset, `datasets.${d}.policy`));
     return issues;
   });
@@ -164,7 +177,14 @@ function checkPolicy(manifest: Manifest, dataset: ManifestDataset, base: string)
       const rules = [rule, ...rule.duties];
       rules.forEach((each, i) => {
         const at = i === 0 ? `${base}.${kind}.${r}` : `${base}.${kind}.${r}.duties.${i - 1}`;
+        // Actions, operands, operators and datatypes are written as IRIs (a bare term is an ODRL or XSD one).
+        if (IRI_FORBIDDEN.test(each.action)) issues.push(notAnIri(`${at}.action`, each.action));
         each.constraints.forEach((constraint, c) => {
+          for (const member of ['left_operand', 'operator', 'datatype'] as const) {
+            const value = constraint[member];
+            if (value !== undefined && IRI_FORBIDDEN.test(value))
+              issues.push(notAnIri(`${at}.constraints.${c}.${member}`, value));
+          }
           if (IRI_OPERANDS.has(constraint.left_operand) && !('iri' in constraint.right_operand)) {
             issues.push(
               issue(

@@ -57,9 +57,12 @@ export function legalResourceNode(legislation: LegalResource, language: string):
 export const location = (iri: string) => typedRef(iri, 'dct:Location');
 export const standard = (iri: string) => typedRef(iri, 'dct:Standard');
 
+/** A licence written as an IRI (the manifest check refuses one that holds characters no IRI may hold). */
+export const LICENCE_IRI = /^(https?:\/\/|urn:)/i;
+
 /** A licence: its IRI when the manifest gives one, else a licence document labelled with the given text. */
 export function licenceNode(licence: string): Node {
-  if (/^(https?:\/\/|urn:)/i.test(licence)) return typedRef(licence, 'dct:LicenseDocument');
+  if (LICENCE_IRI.test(licence)) return typedRef(licence, 'dct:LicenseDocument');
   return { '@id': blankNode('licence', licence), '@type': 'dct:LicenseDocument', 'rdfs:label': licence };
 }
 
