@@ -6,12 +6,13 @@ import type { Principal } from '../../platform/auth/principal.ts';
 import { principalHash as hashPrincipal } from '../audit/principal-hash.ts';
 import type { CatalogClaim, ClaimCatalog } from '../claims/build-claim-catalog.ts';
 import { type ClaimEngine, type ClaimOutcome, evaluateClaims } from '../claims/evaluate-claims.ts';
-import type { DisclosureLevel } from '../config/schema.ts';
+import { CCCEV_MEDIA_TYPE, type DisclosureLevel } from '../config/schema.ts';
 import type { ReadTrace } from '../connectors/source-reader.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import type { VerifierRuntime } from '../verifier-runtime.ts';
 import { buildClaimResult, type ClaimResult, type TargetRef } from './build-claim-result.ts';
 import type { EvaluationTarget } from './parse-evaluation-request.ts';
+import { cccevTermsOf } from './render-cccev.ts';
 
 export interface TargetEvaluationInput {
   readonly engine: ClaimEngine;
@@ -106,9 +107,13 @@ export function requestHash(runtime: VerifierRuntime, value: unknown): string {
 
 export function storedEvaluation(
   runtime: VerifierRuntime,
-  fields: Omit<StoredEvaluation, 'expires_at'>,
+  fields: Omit<StoredEvaluation, 'expires_at' | 'cccev_terms'>,
 ): StoredEvaluation {
-  return { ...fields, expires_at: fields.created_at + runtime.config.state.evaluation_retention };
+  return {
+    ...fields,
+    expires_at: fields.created_at + runtime.config.state.evaluation_retention,
+    ...(fields.format === CCCEV_MEDIA_TYPE ? { cccev_terms: cccevTermsOf(runtime, fields.results) } : {}),
+  };
 }
 
 /** Who a stored evaluation or idempotency key belongs to, as a keyed hash of the principal id. */

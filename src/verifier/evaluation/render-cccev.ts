@@ -1,7 +1,8 @@
 // CCCEV-shaped JSON-LD of evaluated claims: one cccev:Evidence node per claim. Conformance to CCCEV 2.00 is
 // not claimed; redacted claims carry no value and no outcome. Every IRI and literal must survive conversion to
 // RDF: a malformed @id drops its triples, and a lexical form invalid for its datatype makes the graph invalid.
-import type { ClaimConfig, ValueType } from '../config/schema.ts';
+import type { ClaimCatalog } from '../claims/build-claim-catalog.ts';
+import type { ClaimConfig, ValueType, VerifierConfig } from '../config/schema.ts';
 import type { ClaimResult } from './build-claim-result.ts';
 
 export const CCCEV_CONTEXT = {
@@ -14,28 +15,67 @@ export const CCCEV_CONTEXT = {
   xsd: 'http://www.w3.org/2001/XMLSchema#',
 } as const;
 
-export function renderCccev(
-  results: readonly ClaimResult[],
-  claims: ReadonlyMap<string, ClaimConfig>,
-  serviceId: string,
-): Record<string, unknown> {
+/** What a CCCEV rendering reads of one claim's configuration. */
+export interface CccevClaimTerms {
+  readonly claim_id: string;
+  readonly title: string;
+  readonly requirement?: string;
+  readonly evidence_type_iri?: string;
+  readonly value_type: ValueType;
+}
+
+/**
+ * What a CCCEV rendering reads of the configuration. Kept with a stored evaluation, so that a render after a
+ * configuration change (a restart, another instance on the shared store) answers as the evaluation did.
+ */
+export interface CccevTerms {
+  readonly service_id: string;
+  /** A list, not a map keyed by claim id: the terms travel as JSON through the state store. */
+  readonly claims: readonly CccevClaimTerms[];
+}
+
+export function cccevTerms(claims: Iterable<ClaimConfig>, serviceId: string): CccevTerms {
   return {
-    '@context': CCCEV_CONTEXT,
-    '@graph': results.map((result) => evidenceNode(result, claims, serviceId)),
+    service_id: serviceId,
+    claims: [...claims].map((claim) => ({
+      claim_id: claim.id,
+      title: claim.title,
+      ...(claim.cccev?.requirement === undefined ? {} : { requirement: claim.cccev.requirement }),
+      ...(claim.cccev?.evidence_type_iri === undefined
+        ? {}
+        : { evidence_type_iri: claim.cccev.evidence_type_iri }),
+      value_type: claim.value.type,
+    })),
   };
 }
 
-function evidenceNode(
-  result: ClaimResult,
-  claims: ReadonlyMap<string, ClaimConfig>,
-  serviceId: string,
-): Record<string, unknown> {
+/** The current configuration's terms for the claims these results answer. */
+export function cccevTermsOf(
+  runtime: { readonly catalog: ClaimCatalog; readonly config: VerifierConfig },
+  results: readonly ClaimResult[],
+): CccevTerms {
+  const configs = results.flatMap((result) => {
+    const claim = runtime.catalog.claims.get(String(result.claim_id));
+    return claim === undefined ? [] : [claim.config];
+  });
+  return cccevTerms(configs, runtime.config.evidence.service_id);
+}
+
+export function renderCccev(results: readonly ClaimResult[], terms: CccevTerms): Record<string, unknown> {
+  return {
+    '@context': CCCEV_CONTEXT,
+    '@graph': results.map((result) => evidenceNode(result, terms)),
+  };
+}
+
+function evidenceNode(result: ClaimResult, terms: CccevTerms): Record<string, unknown> {
   const claimId = String(result.claim_id);
-  const claim = claims.get(claimId);
+  const claim = terms.claims.find((candidate) => candidate.claim_id === claimId);
+  const serviceId = terms.service_id;
   const id = `urn:ambit:evidence:${String(result.evaluation_id)}:${encodeURIComponent(claimId)}`;
   // Claim ids and versions are free text in these URNs (a version may hold spaces): percent-encoded.
   const evidenceType =
-    claim?.cccev?.evidence_type_iri ??
+    claim?.evidence_type_iri ??
     `urn:ambit:claim:${encodeURIComponent(claimId)}:${encodeURIComponent(String(result.claim_version))}`;
   const node: Record<string, unknown> = {
     '@id': id,
@@ -48,7 +88,7 @@ function evidenceNode(
     'cccev:isConformantTo': { '@id': evidenceType },
     'dcterms:conformsTo': { '@id': evidenceType, '@type': 'cccev:EvidenceType' },
     'cccev:supportsRequirement': {
-      '@id': claim?.cccev?.requirement ?? `urn:ambit:requirement:${encodeURIComponent(claimId)}`,
+      '@id': claim?.requirement ?? `urn:ambit:requirement:${encodeURIComponent(claimId)}`,
       '@type': 'cccev:Requirement',
     },
     'cccev:validityPeriod': {
@@ -70,7 +110,7 @@ function evidenceNode(
         '@type': 'cccev:InformationConcept',
         'dcterms:identifier': claimId,
       },
-      'cccev:value': literal(result.value, claim?.value.type ?? 'any'),
+      'cccev:value': literal(result.value, claim?.value_type ?? 'any'),
     };
   }
   return node;

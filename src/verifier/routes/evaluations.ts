@@ -77,27 +77,26 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
       throw error;
     }
     facts.sourceCount = evaluation.sourceCount;
+    const stored = storedEvaluation(runtime, {
+      evaluation_id: evaluationId,
+      principal_hash: principalHash(runtime, principal),
+      purpose: plan.purpose,
+      claim_ids: plan.claims.map((claim) => claim.id),
+      disclosure,
+      format: plan.format,
+      results: evaluation.results,
+      created_at: startedAt,
+      request_hash: requestHash(runtime, request.body),
+    });
     try {
-      await runtime.store.put(
-        storedEvaluation(runtime, {
-          evaluation_id: evaluationId,
-          principal_hash: principalHash(runtime, principal),
-          purpose: plan.purpose,
-          claim_ids: plan.claims.map((claim) => claim.id),
-          disclosure,
-          format: plan.format,
-          results: evaluation.results,
-          created_at: startedAt,
-          request_hash: requestHash(runtime, request.body),
-        }),
-      );
+      await runtime.store.put(stored);
     } catch (error) {
       facts.errorDetailCode = auditCodeOf(error);
       throw error;
     }
     facts.decision = 'evaluate';
     // Sent here, not only returned: the fast lane serves this route too, and it sends nothing a handler returns.
-    return reply.send(resultsResponse(reply, runtime, plan.format, evaluation.results));
+    return reply.send(resultsResponse(reply, runtime, plan.format, evaluation.results, stored.cccev_terms));
   });
 }
 

@@ -87,7 +87,7 @@ function registerRenderRoute(app: FastifyInstance, runtime: VerifierRuntime): vo
       const format = renderFormat(request.headers, body.format, stored);
       checkBinding(stored, format, body, readOptionalPurpose(request.headers, body.purpose));
       facts.decision = 'render';
-      return resultsResponse(reply, runtime, stored.format, stored.results);
+      return resultsResponse(reply, runtime, stored.format, stored.results, stored.cccev_terms);
     },
   );
 }

@@ -45,6 +45,12 @@ export function evaluationBytes(evaluation: StoredEvaluation): number {
     if (typeof value === 'string') bytes += value.length * 2;
     else if (value !== null && typeof value === 'object') bytes += 4 * (JSON.stringify(value)?.length ?? 0);
   }
+  // A CCCEV evaluation keeps the configuration's terms it was rendered with: its texts, and a fixed part per claim.
+  for (const terms of evaluation.cccev_terms?.claims ?? []) {
+    const text =
+      terms.title.length + (terms.requirement?.length ?? 0) + (terms.evidence_type_iri?.length ?? 0);
+    bytes += RESULT_OVERHEAD_BYTES / 2 + 2 * text;
+  }
   return bytes;
 }
 

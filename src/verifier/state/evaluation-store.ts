@@ -1,6 +1,7 @@
 // The verifier's state store: stored evaluations (so a later render or issuance can refer to them by id) and
 // batch idempotency records. `memory` keeps them in the process; `postgresql` shares them between instances.
 import type { DisclosureLevel } from '../config/schema.ts';
+import type { CccevTerms } from '../evaluation/render-cccev.ts';
 
 export interface StoredEvaluation {
   readonly evaluation_id: string;
@@ -16,6 +17,8 @@ export interface StoredEvaluation {
   readonly expires_at: number;
   /** Keyed hash of the canonical request (it holds identifiers), for binding checks. */
   readonly request_hash: string;
+  /** For a CCCEV evaluation: the configuration's terms it was rendered with, so a render answers the same. */
+  readonly cccev_terms?: CccevTerms;
 }
 
 /** A response kept for replay under an idempotency key. */
