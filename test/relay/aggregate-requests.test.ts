@@ -55,6 +55,21 @@ describe('aggregate execution (demo)', () => {
     assert.equal(new URL(self).searchParams.get('group_by'), 'cycle');
   });
 
+  it('refuses a temporal range whose bound holds a comma, as a between filter does: its link could not say it', async () => {
+    const { post } = setup;
+    for (const body of [
+      { group_by: ['cycle'], temporal: { from: '2026,01', to: '2026-06' } },
+      { group_by: ['cycle'], filters: { cycle: { from: '2026,01', to: '2026-06' } } },
+    ]) {
+      const response = await post(`${PAYMENTS}/query`, body);
+      assert.equal(response.statusCode, 400, response.body);
+      assert.equal(response.json().code, 'filter.invalid_value');
+    }
+    // One bound is written alone in the link, so a comma in it is fine.
+    const one = await post(`${PAYMENTS}/query`, { group_by: ['cycle'], temporal: { from: '2026,01' } });
+    assert.equal(one.statusCode, 200, one.body);
+  });
+
   it('links a temporal range as its bounds where GET allows no between, and refuses listed values with commas', async () => {
     const edited = await startDemoRelay({
       edit: (text) => {

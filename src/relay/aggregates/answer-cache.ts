@@ -12,12 +12,27 @@ export interface CachedAnswer {
   readonly suppressedGroups: number;
 }
 
-/** Per generation; the oldest answer is dropped beyond this (a reload drops them all). */
-const MAX_ANSWERS = 128;
-const answers = new WeakMap<Generation, Map<string, CachedAnswer>>();
+/**
+ * Per generation (a reload drops them all): at most this many answers, and this many bytes of bodies, the least
+ * recently used dropped first. Counting answers alone is not a bound: one answer of 10,000 groups and 20 measures
+ * is megabytes, and a caller varying `max_rows` would have 128 of them kept until the data changes.
+ */
+export const ANSWER_CACHE_LIMITS = { answers: 128, bytes: 64 * 1024 * 1024 } as const;
+
+interface AnswerCache {
+  readonly answers: Map<string, CachedAnswer>;
+  bytes: number;
+}
+
+const answers = new WeakMap<Generation, AnswerCache>();
+
+/** The body's size: a string's length (its bytes for ASCII text, which JSON and CSV answers mostly are). */
+function sizeOf(answer: CachedAnswer): number {
+  return typeof answer.body === 'string' ? answer.body.length : answer.body.byteLength;
+}
 
 export function cachedAnswer(generation: Generation, etag: string): CachedAnswer | undefined {
-  const cache = answers.get(generation);
+  const cache = answers.get(generation)?.answers;
   const answer = cache?.get(etag);
   if (cache && answer) {
     // Re-inserted so the map's order is least recently used first.
@@ -28,13 +43,26 @@ export function cachedAnswer(generation: Generation, etag: string): CachedAnswer
 }
 
 export function rememberAnswer(generation: Generation, etag: string, answer: CachedAnswer): void {
+  const size = sizeOf(answer);
+  // An answer beyond the whole budget is served, not kept: keeping it would drop every other.
+  if (size > ANSWER_CACHE_LIMITS.bytes) return;
   let cache = answers.get(generation);
   if (!cache) {
-    cache = new Map();
+    cache = { answers: new Map(), bytes: 0 };
     answers.set(generation, cache);
   }
-  cache.set(etag, answer);
-  if (cache.size > MAX_ANSWERS) cache.delete(cache.keys().next().value as string);
+  const earlier = cache.answers.get(etag);
+  if (earlier) {
+    cache.answers.delete(etag);
+    cache.bytes -= sizeOf(earlier);
+  }
+  cache.answers.set(etag, answer);
+  cache.bytes += size;
+  while (cache.answers.size > ANSWER_CACHE_LIMITS.answers || cache.bytes > ANSWER_CACHE_LIMITS.bytes) {
+    const [oldest, dropped] = cache.answers.entries().next().value as [string, CachedAnswer];
+    cache.answers.delete(oldest);
+    cache.bytes -= sizeOf(dropped);
+  }
 }
 
 /** What a GET request resolved to: everything after authorisation that depends only on its URL and Accept. */

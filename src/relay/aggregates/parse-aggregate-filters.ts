@@ -102,7 +102,8 @@ export function temporalFilters(aggregate: CatalogAggregate, raw: unknown): RawF
       allowedOp(aggregate, path.path, 'gte');
       allowedOp(aggregate, path.path, 'lte');
     }
-    return [{ name, path, op: 'between', values: [range.from, range.to] }];
+    // A two-bound range may be linked as `between`, a comma-separated pair: held to the rule of listed values.
+    return [{ name, path, op: 'between', values: listed(name, [range.from, range.to]) }];
   }
   const op = range.from !== undefined ? 'gte' : 'lte';
   allowedOp(aggregate, path.path, op);
