@@ -28,7 +28,7 @@ authorities:
   - { id: two, name: "Agence!", country: FR }
 public_services:
   - { id: s1, iri: "ex:services/s1", title: Service 🚀, competent_authority: one, jurisdiction: "ex:places/p", produces: [health] }
-  - { id: s2, iri: "ex:services/s2", title: Service deux, competent_authority: two, jurisdiction: "ex:places/p", produces: [schools] }
+  - { id: s2, iri: "ex:services#s2", title: Service deux, competent_authority: two, jurisdiction: "ex:places/p", produces: [schools] }
 data_services:
   - { id: api, iri: "ex:api", title: API, endpoint_url: "https://registries.example.org/api?format=json", serves_datasets: [health, schools] }
 codelists:
@@ -69,8 +69,8 @@ const SHAPES: Record<string, readonly string[]> = {
   'metadata/dcat.bregdcat-ap.jsonld': ['bregdcat-ap/2.0.0/BRegDCAT-AP_shacl_shapes_2.00.ttl', FULL_TEMPLATE],
   'metadata/cpsv-ap.jsonld': ['cpsv-ap/3.2.0/shacl/cpsv-ap-SHACL.ttl'],
 };
-/** RFC 3987: no spaces, controls or <>"{}|\\^` in an IRI. */
-const IRI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`\p{Cc}]*$/u;
+/** RFC 3987: no spaces, controls or <>"{}|\\^` in an IRI, and at most one `#`. */
+const IRI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`#\p{Cc}]*(?:#[^\s<>"{}|\\^`#\p{Cc}]*)?$/u;
 const DCT = 'http://purl.org/dc/terms/';
 const FOAF = 'http://xmlns.com/foaf/0.1/';
 

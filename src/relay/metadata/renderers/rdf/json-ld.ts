@@ -107,6 +107,14 @@ export function dateLiteral(value: string) {
 }
 
 /**
+ * The IRI of a part of the resource `iri` names (its output, channel, evidence type list): `iri#name`, or, when
+ * `iri` already has a fragment, that fragment continued with `/name` (an IRI has one `#`, RFC 3987).
+ */
+export function partIri(iri: string, name: string): string {
+  return iri.includes('#') ? `${iri}/${name}` : `${iri}#${name}`;
+}
+
+/**
  * A stable blank node label from free text: same text, same label. The readable slug alone would merge texts it
  * cannot tell apart (`ACME Ltd` and `Acme, Ltd.`, or every name without a Latin letter), so a digest of the exact
  * text follows it.

@@ -12,6 +12,7 @@ import {
   type Node,
   optional,
   type Prefix,
+  partIri,
   ref,
   texts,
 } from './json-ld.ts';
@@ -52,7 +53,7 @@ export function cpsvGraph(model: MetadataModel): Node[] {
           ...optional(
             'cv:hasEvidenceTypeList',
             requirement.evidenceTypeLists.map((list) => ({
-              '@id': `${requirement.iri}#${list.id}`,
+              '@id': partIri(requirement.iri, list.id),
               '@type': 'cv:EvidenceTypeList',
               'dct:identifier': list.id,
               ...optional('dct:title', list.title && texts(list.title, language)),
@@ -98,7 +99,7 @@ function serviceNode(model: MetadataModel, service: PublicService): Node {
         if (!dataset) return [];
         return [
           {
-            '@id': `${service.iri}#output-${dataset.id}`,
+            '@id': partIri(service.iri, `output-${dataset.id}`),
             '@type': 'cv:Output',
             'dct:identifier': dataset.id,
             'dct:title': texts(dataset.title, language),
@@ -110,7 +111,7 @@ function serviceNode(model: MetadataModel, service: PublicService): Node {
     ...optional(
       'cv:hasChannel',
       service.channels.map((channel) => ({
-        '@id': channel.iri ?? `${service.iri}#channel-${channel.id}`,
+        '@id': channel.iri ?? partIri(service.iri, `channel-${channel.id}`),
         '@type': 'cv:Channel',
         'dct:identifier': channel.id,
         ...optional('dct:description', channel.title && texts(channel.title, language)),
