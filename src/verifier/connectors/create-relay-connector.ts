@@ -15,7 +15,7 @@ import {
 import { createSemaphore, PermitTimeout, type Semaphore } from './create-semaphore.ts';
 import { FailureReason, failsAgain } from './failure-reason.ts';
 import { recordsPath } from './records-path.ts';
-import { bulkRecords, singleRecord, unavailable } from './relay-answers.ts';
+import { bulkRecords, parsePage, singleRecord, unavailable } from './relay-answers.ts';
 import { parseRetryAfter, retryDelay } from './retry-delay.ts';
 import {
   type BulkLookup,
@@ -187,6 +187,9 @@ export function createRelayConnector(
         trace,
         requests: lookup.requests,
       });
+      // The source refused the credential: so it would each single read (a revoked token must not cost one
+      // request per subject), and the batch's values all fail as a single read would.
+      if (response.status === 401 || response.status === 403) parsePage(response);
       // The source refused the bulk form (filter not allowed, limit, size): every value is read singly instead.
       if (response.status >= 400 && response.status < 500) return new Map();
       return bulkRecords(response, lookup.binding, values);

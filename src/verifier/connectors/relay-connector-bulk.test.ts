@@ -108,6 +108,23 @@ describe('registry_data_api connector', () => {
       reader.close();
     });
 
+    it('fails every value at once when the source refuses the credential, instead of reading each singly', async () => {
+      const reader = bulk();
+      for (const status of [401, 403]) {
+        upstream.requests.length = 0;
+        upstream.handler = (_request, response) =>
+          json(response, status, { code: 'auth.invalid_credential' });
+        const problem = await failure(reader.readMany({ ...BULK, values: ['A', 'B', 'C'] }));
+        assert.equal(problem.code, 'source.unavailable');
+        assert.equal(auditCodeOf(problem), `source.http_${status}`);
+        assert.equal(upstream.requests.length, 1, 'one request, not one per value after it');
+      }
+      // A refusal of the bulk form itself still leaves the values to single reads.
+      upstream.handler = (_request, response) => json(response, 400, { code: 'filter.not_allowed' });
+      assert.equal((await reader.readMany({ ...BULK, values: ['A', 'B'] })).size, 0);
+      reader.close();
+    });
+
     const table = nationalIdTable;
     const inList = (request: IncomingMessage | undefined) =>
       new URL(request?.url ?? '', 'http://x').searchParams.get('national_id.in')?.split(',');
