@@ -27,6 +27,16 @@ describe('headers that never finish', () => {
   });
 });
 
+describe("a request timeout longer than Node's own", () => {
+  const app = bareApp(600_000);
+  const server = useListening(app);
+
+  it('leaves the request to its own deadline: Node never cuts a slow body first with a bare 408', () => {
+    assert.ok(server.port > 0);
+    assert.ok(app.server.requestTimeout > 600_000, String(app.server.requestTimeout));
+  });
+});
+
 describe('request timeout', () => {
   const app = bareApp(50);
   let release: () => void = () => {};

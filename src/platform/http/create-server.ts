@@ -55,6 +55,7 @@ const KEPT_ON_REPLACEMENT: ReadonlySet<string> = new Set([
 /** The longest a request's headers may take to arrive, and how often Node checks (at most the request timeout). */
 const MAX_HEADERS_WAIT_MS = 10_000;
 const HEADERS_CHECK_INTERVAL_MS = 1_000;
+const NODE_REQUEST_TIMEOUT_MS = 300_000;
 
 /**
  * How long a close waits for the responses in flight: a request gets up to the request timeout to be answered (its
@@ -272,6 +273,9 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
           // A client that never finishes its headers holds a connection slot: Node waits 60 s, checked every
           // 30 s, so a few slow clients could fill `max_connections`. Headers arrive in one packet in practice.
           headersTimeout: Math.min(options.requestTimeoutMs, MAX_HEADERS_WAIT_MS),
+          // Node's own limit on receiving a request (300 s by default) would cut a slow body with a bare 408 before
+          // a longer `request_timeout` answers it with its problem: it never comes first.
+          requestTimeout: Math.max(NODE_REQUEST_TIMEOUT_MS, options.requestTimeoutMs + 5_000),
           connectionsCheckingInterval: HEADERS_CHECK_INTERVAL_MS,
           // Refused with a problem by the dispatcher rather than Node's bare 400.
           requireHostHeader: false,
