@@ -146,3 +146,19 @@ export function conformanceChecker(document: OpenApiDocument): ConformanceChecke
     },
   };
 }
+
+/**
+ * Asserts that every operation of `document` declares a `default` problem response (what any route may answer
+ * besides what it lists: 500, 504), and that there are at least `minimum` operations, so an empty document fails.
+ */
+export function assertDefaultProblems(document: OpenApiDocument, minimum: number): void {
+  let operations = 0;
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      const fallback = operation.responses.default;
+      assert.ok(fallback?.content?.['application/problem+json'], `${method} ${path} has a default problem`);
+      operations += 1;
+    }
+  }
+  assert.ok(operations >= minimum, `${operations} operations checked`);
+}

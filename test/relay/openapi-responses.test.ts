@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
+import { assertDefaultProblems } from '../helpers/openapi-conformance.ts';
 import {
   type Persona,
   PURPOSE,
@@ -76,16 +77,7 @@ describe('runtime OpenAPI against real responses', () => {
   });
 
   it('gives every operation a default problem response for the errors it does not list (500, 504)', async () => {
-    const document = (await relay.get('/openapi.json', { as: 'caseworker' })).json();
-    let operations = 0;
-    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, Operation>>)) {
-      for (const [method, operation] of Object.entries(item)) {
-        const fallback = operation.responses.default;
-        assert.ok(fallback?.content?.['application/problem+json'], `${method} ${path} has a default problem`);
-        operations += 1;
-      }
-    }
-    assert.ok(operations > 10, `${operations} operations checked`);
+    assertDefaultProblems((await relay.get('/openapi.json', { as: 'caseworker' })).json(), 10);
   });
 
   it('declares the 414 any route answers to an overlong URI', async () => {
