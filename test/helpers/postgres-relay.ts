@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Response } from 'light-my-request';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
-import { systemClock } from '../../src/platform/clock.ts';
+import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
@@ -72,7 +72,7 @@ export async function startupFailure(url: string, datasetsYaml: string): Promise
 export async function startPostgresRelay(
   datasetsYaml: string,
   databaseUrl: string,
-  options: { waitForLoad?: boolean; sourceRetryMs?: number; admin?: boolean } = {},
+  options: { waitForLoad?: boolean; sourceRetryMs?: number; admin?: boolean; clock?: Clock } = {},
 ): Promise<PostgresRelay> {
   const dir = mkdtempSync(join(tmpdir(), 'ambit-pg-relay-'));
   const env = {
@@ -85,7 +85,7 @@ export async function startPostgresRelay(
   const loaded = loadRelayConfigText(config, env, dir);
   const relay = createRelayApp(loaded, {
     logger: silentLogger(),
-    clock: systemClock,
+    clock: options.clock ?? systemClock,
     random: systemRandom,
     sourceRetryMs: options.sourceRetryMs ?? 50,
   });

@@ -6,6 +6,14 @@ export function strongEtag(parts: readonly unknown[]): string {
   return `"sha256:${hash('sha256', JSON.stringify(parts))}"`;
 }
 
+/**
+ * A weak ETag (RFC 9110 §8.8.1): answers under it are equivalent, not byte for byte the same (a time stated in the
+ * body may differ between processes). If-None-Match compares weakly, so it still answers 304.
+ */
+export function weakEtag(parts: readonly unknown[]): string {
+  return `W/${strongEtag(parts)}`;
+}
+
 export function etagOfBody(prefix: string, body: string): string {
   return `"sha256:${createHash('sha256').update(prefix).update(body).digest('hex')}"`;
 }

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
-import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
+import { isNotModified, strongEtag, weakEtag } from '../../platform/http/etag.ts';
 import { addGetRoute } from '../../platform/http/fast-lane.ts';
 import { duplicateMemberProblem, utf8Body } from '../../platform/http/read-json-body.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
@@ -114,14 +114,17 @@ async function runAggregate(
       format,
       // The method is part of the tag because GET and POST answers link to themselves differently; the data time
       // because the body states it (equal data read from the same files gives the same time in every process).
-      etag: strongEtag([
+      // A table with no modification time (a PostgreSQL snapshot) is stamped with the time this process loaded
+      // it: equal data then reads the same but for that time, so the tag is weak and leaves the time out, and
+      // every process (a worker, a replica) answers the same data under the same tag.
+      etag: (loadTimed(generation, aggregate) ? weakEtag : strongEtag)([
         'aggregate',
         method,
         aggregate.datasetId,
         aggregate.id,
         definitionDigest(aggregate, baseUrl),
         versions,
-        dataTime(generation, aggregate),
+        loadTimed(generation, aggregate) ? null : dataTime(generation, aggregate),
         normalisedQuery(query),
         format,
       ]),
@@ -199,6 +202,13 @@ function dataTime(generation: Generation, aggregate: CatalogAggregate): number {
       const table = generation.table(e.datasetId, e.tableId);
       return table.modifiedAt ?? table.loadedAt;
     }),
+  );
+}
+
+/** Whether a table the aggregate reads has no modification time, so its data time is a load time. */
+function loadTimed(generation: Generation, aggregate: CatalogAggregate): boolean {
+  return aggregate.entitiesRead.some(
+    (e) => generation.table(e.datasetId, e.tableId).modifiedAt === undefined,
   );
 }
 
