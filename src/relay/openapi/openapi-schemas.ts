@@ -49,7 +49,11 @@ export const objectWith = (...required: string[]) => ({ type: 'object', required
 
 // Absent on entities over a live PostgreSQL table, which have no data version.
 export const ETAG_HEADER = {
-  ETag: { description: 'Strong validator for If-None-Match', schema: { type: 'string' } },
+  ETag: {
+    description:
+      'Validator for If-None-Match: strong, or weak (`W/`) for an aggregate over a PostgreSQL snapshot',
+    schema: { type: 'string' },
+  },
 };
 /** A 304 repeats the validator the request matched (RFC 9110 §15.4.5). */
 export const NOT_MODIFIED = {
