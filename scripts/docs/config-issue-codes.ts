@@ -2,9 +2,10 @@
 import { AUDIT_ISSUE_CODES } from '../../src/platform/audit/audit-issue-codes.ts';
 
 export const CONFIG_ISSUE_CODES = {
-  'config.file_unreadable': 'The config file does not exist or cannot be read.',
+  'config.file_unreadable':
+    'The config file does not exist, cannot be read, is not a regular file (a directory, device or pipe) or is larger than 4 MiB.',
   'config.env_file_unreadable':
-    'The `--env-file` does not exist, cannot be read, is not UTF-8, or has a line that is not `KEY=VALUE` (the message gives the line, never its text).',
+    'The `--env-file` does not exist, cannot be read, is not a regular file, is larger than 1 MiB, is not UTF-8, or has a line that is not `KEY=VALUE` (the message gives the line, never its text).',
   'config.missing_env':
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the text documents the config's own ${VAR} syntax.
     'A `${VAR}` or `${VAR:?message}` reference names an unset variable (the path is the line).',
@@ -17,7 +18,7 @@ export const CONFIG_ISSUE_CODES = {
   'config.missing_secret':
     'An environment variable the config names for a secret or key fingerprint is not set.',
   'metadata.manifest.file_not_found':
-    'The metadata manifest named by `metadata.source.path` does not exist or cannot be read.',
+    'The metadata manifest named by `metadata.source.path` does not exist, cannot be read, is not a regular file or is larger than 4 MiB.',
   'metadata.manifest.parse_failed':
     'The metadata manifest is not valid YAML (the path is the manifest line).',
   'metadata.manifest.version_unsupported': 'The manifest `schema_version` is not `registry-manifest/v1`.',

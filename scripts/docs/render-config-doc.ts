@@ -102,15 +102,17 @@ remains.
 
 - **Environment.** \`\${VAR}\` is replaced by the variable's value before the YAML is parsed; \`\${VAR:-default}\`
   uses \`default\` when \`VAR\` is unset or empty; \`\${VAR:?message}\` fails the load with \`message\`; a default or
-  message cannot hold another reference. Whole-line comments are not expanded. A value must stay text of one
-  scalar: one holding a line break, or that would change the YAML around it (\`: \`, \` #\`, a comma or bracket in a
-  flow collection, a leading \`*\`, \`&\`, \`!\` or \`|\`, a quote or \`\\\` inside quotes), is refused; quote the
-  reference to take \`: \` or \` #\` as text. The file is UTF-8 (a BOM is allowed) and YAML 1.2 (\`on\` and \`no\` are
-  strings; no \`%YAML 1.1\`, no tags beyond the core ones such as \`!!str\`). \`--env-file FILE\` supplies
-  \`KEY=VALUE\` lines (UTF-8; \`#\` comment lines, \`export \`, one-line quoted values) for variables the real environment
-  does not set (the real environment wins); any other line is refused by its number. Node 20 reads an
-  \`--env-file\` option itself wherever it appears on the command line: a file that does not exist is then reported
-  by Node (\`node: FILE: not found\`, exit status 9) before Ambit runs.
+  message cannot hold another reference. Whole-line comments are not expanded. A value must stay text of one scalar:
+  one holding a line break, or that would change the YAML around it (\`: \`, \` #\`, a comma or bracket in a flow
+  collection, a leading \`*\`, \`&\`, \`!\`, \`|\` or \`#\`, a quote or \`\\\` inside quotes or a \`\\\` before the
+  reference there), is refused; quote the reference to take \`: \` or \` #\` as text. The file, like the metadata
+  manifest it names, is a regular file of at most 4 MiB (a device, pipe or directory is refused), UTF-8 (a BOM is
+  allowed) and YAML 1.2 (\`on\` and \`no\` are strings; no \`%YAML 1.1\`, no tags beyond the core ones such as
+  \`!!str\`; at most 1,000 aliases). \`--env-file FILE\` supplies \`KEY=VALUE\` lines (a regular file of at most 1
+  MiB, UTF-8; \`#\` comment lines, \`export \`, one-line quoted values) for variables the real environment does not
+  set (the real environment wins); any other line is refused by its number. Node 20 reads an \`--env-file\` option
+  itself wherever it appears on the command line: a file that does not exist is then reported by Node (\`node: FILE:
+  not found\`, exit status 9) before Ambit runs, and a device such as \`/dev/zero\` is read by Node without end.
 - **Secrets** never sit in the file: keys ending in \`_env\` and \`fingerprint.name\` name environment variables.
   The audit and cursor secrets need at least 32 bytes; an API key fingerprint is \`sha256:<64 lowercase hex>\` of the
   raw key, as printed by \`ambit keys generate --id ID\` together with the \`commitment\` to paste here.

@@ -81,6 +81,16 @@ describe('ambit config check', () => {
     assert.match(withoutFile.err.join('\n'), /config\.missing_secret at auth\.api_keys\.0\.fingerprint/);
   });
 
+  it('refuses a config or --env-file that is a device rather than reading it forever', async () => {
+    const config = join(VALID, 'minimal.yaml');
+    const device = await runCli(['config', 'check', '--config', '/dev/zero'], READER_ENV);
+    assert.equal(device.code, 1);
+    assert.match(device.err.join('\n'), /config\.file_unreadable at \(root\): .*not a regular file/);
+    const envFile = await runCli(['config', 'check', '--config', config, '--env-file', '/dev/zero']);
+    assert.equal(envFile.code, 1);
+    assert.match(envFile.err.join('\n'), /config\.env_file_unreadable at \(root\): .*not a regular file/);
+  });
+
   it('reports an unreadable --env-file', async () => {
     const { dir } = scratch;
     const config = join(VALID, 'minimal.yaml');

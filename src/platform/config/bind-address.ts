@@ -1,16 +1,33 @@
 // A listen address, `host:port` (IPv6 hosts in brackets), as the config's `bind` keys and `--bind` take it.
+import { isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 
-const BIND = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
+const BIND = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/;
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
 
-/** Whether `text` is host:port with a port from 0 to 65535 (0: any free port). */
+/**
+ * Whether `text` is host:port with a port from 0 to 65535 (0: any free port) and a host a listener can be opened on:
+ * an IPv6 address in brackets, an IPv4 address or a host name. Checked here, `[:]` or `999.1.1.1` would pass
+ * `config check` and fail only when the service starts.
+ */
 export function isBindAddress(text: string): boolean {
-  const port = BIND.exec(text)?.[2];
-  return port !== undefined && Number(port) <= 65_535;
+  const match = BIND.exec(text);
+  if (!match || Number(match[3]) > 65_535) return false;
+  const [, ipv6, host] = match;
+  if (ipv6 !== undefined) return isIPv6(ipv6);
+  return isHost(host as string);
+}
+
+function isHost(host: string): boolean {
+  if (/^[\d.]+$/.test(host)) return isIPv4(host);
+  return host.length <= 253 && host.split('.').every((label) => LABEL.test(label));
 }
 
 export function bindAddressSchema(example: string) {
   return z
     .string()
-    .refine(isBindAddress, `must be host:port with a port from 0 to 65535, for example ${example}`);
+    .refine(
+      isBindAddress,
+      `must be host:port with a port from 0 to 65535 (an IPv6 host in brackets: [::1]:8080), for example ${example}`,
+    );
 }

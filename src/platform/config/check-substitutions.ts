@@ -45,19 +45,31 @@ function staysText(text: string, { start, end }: Substitution, spans: readonly S
   // A plain scalar drops surrounding blanks without changing anything else.
   const from = start + (value.length - value.trimStart().length);
   const to = end - (value.length - value.trimEnd().length);
+  // Trailing blanks would turn a `#` written right after the reference into the start of a comment.
+  const after = spanAt(spans, end);
+  if (to < end && after?.start === end && after.kind === 'comment') return false;
   if (from >= to) return true;
   const span = spanAt(spans, from);
   if (span === undefined || to > span.end) return false;
   switch (span.kind) {
     case 'comment':
+      // Inside a comment written in the file, not one the value itself starts (`#1`, ` #1`).
+      return span.start < start;
     case 'plain':
     case 'block':
       return true;
     case 'single':
       return start > span.start && end < span.end && !value.includes("'");
     case 'double':
-      return start > span.start && end < span.end && !/["\\]/.test(value);
+      return start > span.start && end < span.end && !/["\\]/.test(value) && !escapedAt(text, start);
   }
+}
+
+/** Whether an odd run of backslashes ends at `offset`, so the value's first character would be read as an escape. */
+function escapedAt(text: string, offset: number): boolean {
+  let count = 0;
+  while (offset - count - 1 >= 0 && text[offset - count - 1] === '\\') count++;
+  return count % 2 === 1;
 }
 
 /** The last span starting at or before `offset` (spans are in text order and do not overlap). */

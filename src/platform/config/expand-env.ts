@@ -1,5 +1,6 @@
 // `${VAR}`, `${VAR:-default}` and `${VAR:?message}` expansion, applied to the config text before YAML parsing.
 import type { ConfigIssue } from './config-error.ts';
+import { envValue } from './env-value.ts';
 
 // A default or message may not hold `${`: a nested reference is not expanded, so matching it would leave the inner
 // `${...}` as literal text; unmatched, it is reported as an unsupported reference below.
@@ -64,7 +65,7 @@ export function expandEnv(
   });
 
   function resolve(name: string, operator: string | undefined, argument: string | undefined, line: number) {
-    const value = env[name];
+    const value = envValue(env, name);
     if (operator === ':-') return value === undefined || value === '' ? (argument ?? '') : value;
     if (value !== undefined && (operator !== ':?' || value !== '')) return value;
     const reason = operator === ':?' && argument ? argument : `environment variable ${name} is not set`;

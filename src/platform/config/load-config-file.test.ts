@@ -43,6 +43,26 @@ describe('a ${VAR} value that would change the YAML structure', () => {
     assertChangesStructure('title: ${VALUE}\n', { VALUE: 'Office #1 of the registry' }, 1);
   });
 
+  it('is refused when it starts a comment, which would drop it or the text after it', () => {
+    assertChangesStructure('title: ${VALUE}\n', { VALUE: '#1 office' }, 1);
+    assertChangesStructure('title: Office${VALUE}\n', { VALUE: ' #1' }, 1);
+    assertChangesStructure('title: ${VALUE}#north\n', { VALUE: 'Office ' }, 1);
+    assertChangesStructure('title: ${VALUE}#north\n', { VALUE: 'Office\t' }, 1);
+    assertChangesStructure('title: Office${VALUE}#north\n', { VALUE: '\t' }, 1);
+    assert.deepEqual(
+      parse('title: Office # ${VALUE}\nnote: a${VALUE}\nquoted: "${SPACED}#1"\n', {
+        VALUE: '#1',
+        SPACED: 'No ',
+      }),
+      { title: 'Office', note: 'a#1', quoted: 'No #1' },
+    );
+  });
+
+  it('is refused when a backslash before it in double quotes would make an escape of it', () => {
+    assertChangesStructure('path: "C:\\${VALUE}"\n', { VALUE: 'temp' }, 1);
+    assert.deepEqual(parse('path: "C:\\\\${VALUE}"\n', { VALUE: 'temp' }), { path: 'C:\\temp' });
+  });
+
   it('is refused when it makes a list, a mapping, an alias or a block scalar', () => {
     for (const value of ['[x, y]', '{a: 1}', '*anchor', '&anchor x', '|block', '- item', 'key: value'])
       assertChangesStructure('a: 1\ntitle: ${VALUE}\n', { VALUE: value }, 2);

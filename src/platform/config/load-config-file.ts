@@ -1,9 +1,9 @@
 // Reads a YAML config file: env files, `${VAR}` expansion, then YAML parsing with located syntax errors.
-import { readFileSync } from 'node:fs';
 import { checkSubstitutions } from './check-substitutions.ts';
 import { ConfigError, type ConfigIssue } from './config-error.ts';
 import { expandEnv } from './expand-env.ts';
 import { parseStrictYaml } from './parse-strict-yaml.ts';
+import { MAX_CONFIG_FILE_BYTES, readBoundedFile } from './read-bounded-file.ts';
 import { decodeUtf8 } from './read-utf8-text.ts';
 import { yamlToPlain } from './yaml-to-plain.ts';
 
@@ -17,19 +17,13 @@ export function loadConfigFile(
   path: string,
   env: Readonly<Record<string, string | undefined>>,
 ): LoadedConfigFile {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (error) {
+  const read = readBoundedFile(path, MAX_CONFIG_FILE_BYTES);
+  if (!read.ok) {
     throw new ConfigError([
-      {
-        path: '',
-        code: 'config.file_unreadable',
-        message: `cannot read ${path}: ${(error as Error).message}`,
-      },
+      { path: '', code: 'config.file_unreadable', message: `cannot read ${path}: ${read.reason}` },
     ]);
   }
-  const decoded = decodeUtf8(bytes);
+  const decoded = decodeUtf8(read.bytes);
   if (!decoded.ok) throw new ConfigError([decoded.issue]);
   return { path, raw: parseConfigText(decoded.text, env), env };
 }

@@ -1,6 +1,6 @@
 // KEY=VALUE env files for `--env-file`: comments, `export ` prefixes and quoted values.
-import { readFileSync } from 'node:fs';
 import { ConfigError, type ConfigIssue } from './config-error.ts';
+import { MAX_ENV_FILE_BYTES, readBoundedFile } from './read-bounded-file.ts';
 import { decodeUtf8 } from './read-utf8-text.ts';
 
 export interface EnvFileProblem {
@@ -37,20 +37,22 @@ export function parseEnvLines(text: string): { values: Record<string, string>; p
       problems.push({ line: index + 1, message: 'the quoted value has no closing quote on its line' });
       return;
     }
-    values[match[1] as string] = quoted ? (quoted[2] ?? '') : value.replace(/\s+#.*$/, '');
+    // Defined rather than assigned: assigned, a `__proto__` entry would be dropped without a word.
+    Object.defineProperty(values, match[1] as string, {
+      value: quoted ? (quoted[2] ?? '') : value.replace(/\s+#.*$/, ''),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   });
   return { values, problems };
 }
 
 export function readEnvFile(path: string): Record<string, string> {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    throw new ConfigError([unreadable(`cannot read env file ${path}: ${(error as Error).message}`)]);
-  }
+  const read = readBoundedFile(path, MAX_ENV_FILE_BYTES);
+  if (!read.ok) throw new ConfigError([unreadable(`cannot read env file ${path}: ${read.reason}`)]);
   // Decoding leniently would replace the bytes of a secret with U+FFFD without a word.
-  const decoded = decodeUtf8(bytes);
+  const decoded = decodeUtf8(read.bytes);
   if (!decoded.ok) {
     throw new ConfigError([unreadable(`env file ${path} ${decoded.issue.path}: ${decoded.issue.message}`)]);
   }

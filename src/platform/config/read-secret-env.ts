@@ -1,5 +1,6 @@
 // Reads a secret (HMAC key, signing secret) from the environment variable a config names, at least 32 bytes.
 import type { ConfigIssue } from './config-error.ts';
+import { envValue } from './env-value.ts';
 
 export const MIN_SECRET_BYTES = 32;
 
@@ -9,7 +10,7 @@ export function readSecretEnv(
   path: string,
   issues: ConfigIssue[],
 ): Buffer | undefined {
-  const value = env[name];
+  const value = envValue(env, name);
   if (value === undefined || value === '') {
     issues.push({ path, code: 'config.missing_secret', message: `environment variable ${name} is not set` });
     return undefined;

@@ -4,6 +4,12 @@ import { type Document, isAlias, visit } from 'yaml';
 /** Aliases may expand to at most this many nodes: more is a resource exhaustion attempt (an alias bomb). */
 const MAX_ALIAS_COUNT = 100;
 
+/**
+ * Aliases a document may hold. The yaml library resolves each alias by looking back over the anchors and aliases
+ * before it, so tens of thousands of them, each harmless, would take minutes.
+ */
+export const MAX_ALIASES = 1000;
+
 export interface YamlProblem {
   /** 1-based line of the offending alias, when known. */
   readonly line?: number;
@@ -22,20 +28,30 @@ export function yamlToPlain(document: Document, text: string): YamlToPlainResult
   const problems: YamlProblem[] = [];
   // An alias resolves to the last anchor of its name before it in document order, which is the visiting order.
   const anchors = new Set<string>();
+  const lineAt = lineFinder(text);
+  let aliases = 0;
   visit(document, {
     Node(_key, node) {
       if (!isAlias(node)) {
         if (node.anchor) anchors.add(node.anchor);
         return;
       }
+      if (++aliases > MAX_ALIASES) {
+        problems.push({
+          message: `more than ${MAX_ALIASES} aliases (refused as a resource exhaustion attempt)`,
+        });
+        return visit.BREAK;
+      }
       if (anchors.has(node.source)) return;
       const offset = node.range?.[0];
       problems.push({
-        ...(offset === undefined ? {} : { line: lineAt(text, offset) }),
+        ...(offset === undefined ? {} : { line: lineAt(offset) }),
         message: 'unresolved alias: its anchor is not set before it (the name is not shown)',
       });
+      return undefined;
     },
   });
+  if (aliases > MAX_ALIASES) return { ok: false, problems: problems.slice(-1) };
   if (problems.length > 0) return { ok: false, problems };
   try {
     return { ok: true, value: document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
@@ -49,8 +65,21 @@ export function yamlToPlain(document: Document, text: string): YamlToPlainResult
   }
 }
 
-function lineAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+/** The 1-based line of an offset, by binary search over line starts found once (not a scan per alias). */
+function lineFinder(text: string): (offset: number) => number {
+  let starts: number[] | undefined;
+  return (offset) => {
+    if (starts === undefined) {
+      starts = [0];
+      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
+    }
+    let low = 0;
+    let high = starts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >> 1;
+      if ((starts[middle] as number) <= offset) low = middle;
+      else high = middle - 1;
+    }
+    return low + 1;
+  };
 }

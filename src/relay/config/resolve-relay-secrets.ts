@@ -2,6 +2,7 @@
 import { hkdfSync } from 'node:crypto';
 import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platform/auth/api-key.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import { envValue } from '../../platform/config/env-value.ts';
 import { readSecretEnv } from '../../platform/config/read-secret-env.ts';
 import { resolveSourceUrls } from './resolve-source-urls.ts';
 import type { RelayConfig } from './schema.ts';
@@ -29,7 +30,7 @@ export function resolveRelaySecrets(
   const seen = new Map<string, string>();
   (config.auth.api_keys ?? []).forEach((key, k) => {
     const path = `auth.api_keys.${k}.fingerprint`;
-    const value = env[key.fingerprint.name]?.trim();
+    const value = envValue(env, key.fingerprint.name)?.trim();
     if (value === undefined || value === '') {
       issues.push({
         path,

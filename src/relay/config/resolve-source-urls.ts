@@ -1,5 +1,6 @@
 // Reads each PostgreSQL source's connection URL from the variable its `connection_env` names, and checks it.
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import { envValue } from '../../platform/config/env-value.ts';
 import { connectionUrlProblem } from '../../platform/postgres/connection-url.ts';
 import { tableKey } from '../store/generation.ts';
 import type { RelayConfig } from './schema.ts';
@@ -18,7 +19,7 @@ export function resolveSourceUrls(
       if (table.source.type !== 'postgres') return;
       const path = `datasets.${d}.tables.${t}.source.connection_env`;
       const name = table.source.connection_env;
-      const url = env[name]?.trim();
+      const url = envValue(env, name)?.trim();
       if (url === undefined || url === '') {
         issues.push({
           path,

@@ -1,8 +1,8 @@
 // Reads a metadata manifest: digest pin, YAML, schema version, shape and cross references, every issue at once.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { ConfigError, type ConfigIssue } from '../../platform/config/config-error.ts';
 import { parseStrictYaml } from '../../platform/config/parse-strict-yaml.ts';
+import { MAX_CONFIG_FILE_BYTES, readBoundedFile } from '../../platform/config/read-bounded-file.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
 import { yamlToPlain } from '../../platform/config/yaml-to-plain.ts';
 import { checkManifest } from './check-manifest.ts';
@@ -34,15 +34,19 @@ export function loadManifestFile(
   options: { expectedDigest?: string | undefined; sourcePath?: string } = {},
 ): LoadedManifest {
   const sourcePath = options.sourcePath ?? '';
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'cannot be read';
+  const read = readBoundedFile(path, MAX_CONFIG_FILE_BYTES);
+  if (!read.ok) {
+    const reason =
+      read.errno === undefined
+        ? `is ${read.reason}`
+        : read.errno === 'ENOENT'
+          ? 'does not exist'
+          : 'cannot be read';
     throw new ConfigError([
       { path: sourcePath, code: 'metadata.manifest.file_not_found', message: `${path} ${reason}` },
     ]);
   }
+  const { bytes } = read;
   const digest = digestOf(bytes);
   const expected = options.expectedDigest;
   if (expected !== undefined) {

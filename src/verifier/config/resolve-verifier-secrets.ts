@@ -1,6 +1,7 @@
 // Reads the secrets the verifier config names from the environment: credential fingerprints, audit secret, source tokens.
 import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platform/auth/api-key.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import { envValue } from '../../platform/config/env-value.ts';
 import { readSecretEnv } from '../../platform/config/read-secret-env.ts';
 import { connectionUrlProblem } from '../../platform/postgres/connection-url.ts';
 import type { VerifierConfig } from './schema.ts';
@@ -41,7 +42,7 @@ export function resolveVerifierSecrets(
   const auditSecret = readSecretEnv(env, config.audit.hash_secret_env, 'audit.hash_secret_env', issues);
   const sourceTokens = new Map<string, string>();
   for (const [id, connection] of Object.entries(config.evidence.source_connections)) {
-    const token = env[connection.token_env]?.trim();
+    const token = envValue(env, connection.token_env)?.trim();
     if (token === undefined || token === '') {
       issues.push({
         path: `evidence.source_connections.${id}.token_env`,
@@ -69,7 +70,7 @@ export function resolveVerifierSecrets(
 function readStateUrl(config: VerifierConfig, env: Env, issues: ConfigIssue[]): string | undefined {
   const block = config.state.postgresql;
   if (config.state.storage !== 'postgresql' || !block) return undefined;
-  const value = env[block.url_env]?.trim();
+  const value = envValue(env, block.url_env)?.trim();
   if (value === undefined || value === '') {
     issues.push({
       path: 'state.postgresql.url_env',
@@ -96,7 +97,7 @@ function readFingerprint(
   issues: ConfigIssue[],
 ): ApiKeyEntry | undefined {
   const name = credential.fingerprint.name;
-  const value = env[name]?.trim();
+  const value = envValue(env, name)?.trim();
   if (value === undefined || value === '') {
     issues.push({ path, code: 'config.missing_secret', message: `environment variable ${name} is not set` });
     return undefined;

@@ -1,0 +1,40 @@
+// Listen addresses as `server.bind`, `server.admin_bind` and `--bind` take them.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isBindAddress } from './bind-address.ts';
+
+describe('isBindAddress', () => {
+  it('accepts IPv4 and IPv6 addresses, host names and ports from 0 to 65535', () => {
+    for (const bind of [
+      '127.0.0.1:4242',
+      '0.0.0.0:0',
+      '[::]:65535',
+      '[::1]:8081',
+      '[::ffff:127.0.0.1]:8081',
+      '[fe80::1%eth0]:8081',
+      'localhost:4242',
+      'relay-1.internal.example:443',
+    ]) {
+      assert.ok(isBindAddress(bind), bind);
+    }
+  });
+
+  it('refuses what no listener can be opened on, rather than failing only at serve', () => {
+    for (const bind of [
+      '127.0.0.1:65536',
+      '127.0.0.1',
+      '::1:4242',
+      '[:]:4242',
+      '[1:2:3]:4242',
+      '[127.0.0.1]:4242',
+      '999.1.1.1:4242',
+      '10.0.0:4242',
+      '-relay:4242',
+      'relay..example:4242',
+      `${'a'.repeat(64)}.example:4242`,
+      ':4242',
+    ]) {
+      assert.ok(!isBindAddress(bind), bind);
+    }
+  });
+});
