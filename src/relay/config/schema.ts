@@ -162,7 +162,7 @@ const tableField = z.strictObject({
   type: z
     .enum(FIELD_TYPES)
     .describe(
-      '`number`: a finite double (a value beyond about ±1.8e308 is refused); `date`: `YYYY-MM-DD`, years 0001 to 9999; `timestamp`: ISO 8601, read as UTC without an offset.',
+      '`number`: a finite double (a value beyond about ±1.8e308 is refused); `date`: `YYYY-MM-DD`, years 0001 to 9999; `timestamp`: ISO 8601, read as UTC without an offset, within the years 0000 to 9999 (UTC) whatever the source.',
     ),
   nullable: z.boolean().default(true),
   sensitive: z.boolean().default(false),

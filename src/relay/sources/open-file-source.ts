@@ -26,6 +26,11 @@ export interface SourceRows {
    * errors as `batches`.
    */
   readonly columnBatches?: AsyncIterable<ColumnBatch>;
+  /**
+   * The data row number (1-based, header not counted) of the row yielded at 0-based `index`, for readers that leave
+   * rows out (XLSX skips empty rows): load errors then name a row as the reader's own errors do. Else `index + 1`.
+   */
+  readonly rowNumber?: (index: number) => number;
   /** Bytes of the file, for metrics. */
   readonly byteSize: number;
   /**

@@ -39,9 +39,11 @@ export async function readXlsx(file: SourceFile, format: XlsxFormat): Promise<So
   // read-excel-file takes only date1904="1" for the 1904 system, not "true": such workbooks are read again too.
   if (datesToReread(sheet, region, isoDates || date1904))
     rereadDates(file, bytes, sheetName, sheet, region, date1904);
-  const { columns, rows } = cutRegion(file, sheet, region, date1904);
+  const { columns, rows, sheetRows } = cutRegion(file, sheet, region, date1904);
   return {
     columns,
+    // Empty rows are left out, yet data rows are counted down the sheet from the header.
+    rowNumber: (index) => (sheetRows[index] ?? index + region.firstRow + 1) - region.firstRow,
     byteSize: file.byteSize,
     contentHash: createHash('sha256').update(bytes).digest('hex'),
     batches: {
@@ -243,7 +245,7 @@ function cutRegion(
   sheet: readonly unknown[][],
   region: SheetRegion,
   date1904: boolean,
-): { columns: string[]; rows: unknown[][] } {
+): { columns: string[]; rows: unknown[][]; sheetRows: number[] } {
   const header = sheet[region.firstRow - 1];
   const end = Math.min(region.lastRow, sheet.length);
   const from = region.firstColumn - 1;
@@ -253,7 +255,7 @@ function cutRegion(
       width = Math.max(width, lastFilled(sheet[index] ?? []) + 1 - from);
     }
   }
-  if (header === undefined || width <= 0) return { columns: [], rows: [] };
+  if (header === undefined || width <= 0) return { columns: [], rows: [], sheetRows: [] };
   const dataRows = end - region.firstRow;
   if (dataRows * width > XLSX_MAX_CELLS) {
     throw sourceError(
@@ -264,6 +266,8 @@ function cutRegion(
   }
   const columns = Array.from({ length: width }, (_, index) => headerName(header[from + index], index));
   const rows: unknown[][] = [];
+  // The sheet row (1-based) of each row kept.
+  const sheetRows: number[] = [];
   for (let index = region.firstRow; index < end; index++) {
     const source = sheet[index] ?? [];
     const row = Array.from({ length: width }, (_, column) => source[from + column] ?? null);
@@ -275,8 +279,9 @@ function cutRegion(
       }
     }
     rows.push(row);
+    sheetRows.push(index + 1);
   }
-  return { columns, rows };
+  return { columns, rows, sheetRows };
 }
 
 function lastFilled(row: readonly unknown[]): number {

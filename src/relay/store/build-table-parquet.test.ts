@@ -290,4 +290,30 @@ describe('buildTable from Parquet DECIMAL and sub-millisecond TIMESTAMP columns'
     assert.deepEqual(micros, asText);
     assert.deepEqual(nanos, asText);
   });
+
+  it('refuses an instant past year 9999, which would be served as +010000-..., on both paths', async () => {
+    const bytes = parquetWriteBuffer({
+      columnData: [
+        { name: 'id', data: ['a', 'b'] },
+        { name: 'at', data: [Date.UTC(9999, 11, 31), Date.UTC(10_000, 0, 1)].map(BigInt) },
+      ],
+      schema: [
+        { name: 'root', num_children: 2 },
+        { name: 'id', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+        { name: 'at', type: 'INT64', converted_type: 'TIMESTAMP_MILLIS' },
+      ],
+    });
+    await writeFile(join(dir, 'far.parquet'), new Uint8Array(bytes));
+    const config: TableConfig = {
+      id: 'far',
+      source: { type: 'file', path: 'far.parquet' },
+      primary_key: 'id',
+      schema: { strict: true, fields: [field('id', 'string'), field('at', 'timestamp')] },
+    };
+    for (const path of ['rows', 'columns'] as const) {
+      const { error } = await outcome(config, path);
+      assert.deepEqual([error?.code, error?.row, error?.column], ['ingest.type_mismatch', 2, 'at'], path);
+      assert.match(error?.message ?? '', /timestamp outside the years 0000 to 9999/);
+    }
+  });
 });

@@ -244,4 +244,30 @@ describe('buildTable from an XLSX file', () => {
     assert.match(error.message, /table households/);
     assert.match(error.message, /#N\/A in cell B3/);
   });
+
+  it('numbers data rows by the sheet past empty rows, as for a formula or error cell', async () => {
+    const rows = (b4: string, a6: number) =>
+      header('id', 'size') +
+      row(2, `${num('A2', 1)}${num('B2', 4)}`) +
+      row(3, '') +
+      row(4, `${num('A4', 2)}${b4}`) +
+      row(6, `${num('A6', a6)}${num('B6', 5)}`);
+    const config = (name: string) =>
+      table(name, [
+        ['id', 'integer'],
+        ['size', 'integer'],
+      ]);
+    await writeWorkbook('gaps-type.xlsx', { rows: rows(text('B4', 'four'), 3) });
+    const mismatch = await loadError(config('gaps-type.xlsx'));
+    assert.deepEqual([mismatch.code, mismatch.row, mismatch.column], ['ingest.type_mismatch', 3, 'size']);
+    await writeWorkbook('gaps-formula.xlsx', { rows: rows('<c r="B4"><f>2*2</f><v>4</v></c>', 3) });
+    assert.equal((await loadError(config('gaps-formula.xlsx'))).row, 3);
+    await writeWorkbook('gaps-duplicate.xlsx', { rows: rows(num('B4', 4), 1) });
+    const duplicate = await loadError(config('gaps-duplicate.xlsx'));
+    assert.deepEqual(
+      [duplicate.code, duplicate.row, duplicate.column],
+      ['ingest.duplicate_primary_key', 5, 'id'],
+    );
+    assert.match(duplicate.message, /also in data row 1\)/);
+  });
 });

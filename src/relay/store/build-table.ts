@@ -19,6 +19,8 @@ export interface BuildTableInput {
   readonly loadedAt: number;
   /** The source's modification time, when it has one. */
   readonly modifiedAt?: number | undefined;
+  /** The data row number errors give for the row at 0-based `index` (SourceRows.rowNumber); `index + 1` if absent. */
+  readonly rowNumber?: ((index: number) => number) | undefined;
   /** Bytes read, or a function giving them once every row has been read. */
   readonly byteSize: number | (() => number);
 }
@@ -33,12 +35,13 @@ export async function buildTable(input: BuildTableInput): Promise<TableSnapshot>
   const builders = fields.map((field, f) =>
     createColumnBuilder(field, { primaryKey: f === pkField, excelSerials: input.excelSerials }),
   );
+  const rowNumber = input.rowNumber ?? ((index: number) => index + 1);
   let rowCount = 0;
   if (input.columnBatches) {
     for await (const batch of input.columnBatches) {
       const cellsOf = (f: number) => batch.columns[positions[f] as number];
       const epochDays = (f: number) => batch.epochDays?.[positions[f] as number] === true;
-      appendBatch(config, builders, rowCount, batch.rowCount, cellsOf, epochDays);
+      appendBatch(config, builders, rowCount, batch.rowCount, cellsOf, epochDays, rowNumber);
       rowCount += batch.rowCount;
     }
   } else {
@@ -50,11 +53,11 @@ export async function buildTable(input: BuildTableInput): Promise<TableSnapshot>
         for (let i = 0; i < rows.length; i++) cells[i] = (rows[i] as unknown[])[position];
         return cells;
       };
-      appendBatch(config, builders, rowCount, rows.length, cellsOf, () => false);
+      appendBatch(config, builders, rowCount, rows.length, cellsOf, () => false, rowNumber);
       rowCount += rows.length;
     }
   }
-  const order = primaryKeyOrder(config, (builders[pkField] as ColumnBuilder).keys());
+  const order = primaryKeyOrder(config, (builders[pkField] as ColumnBuilder).keys(), rowNumber);
   const columns = new Map<string, Column>();
   fields.forEach((field, f) => {
     columns.set(field.name, (builders[f] as ColumnBuilder).finish(order));
@@ -81,6 +84,7 @@ function appendBatch(
   count: number,
   cellsOf: (field: number) => ArrayLike<unknown> | undefined,
   epochDays: (field: number) => boolean,
+  rowNumber: (index: number) => number,
 ): void {
   let badRow = count;
   let badField = -1;
@@ -97,7 +101,7 @@ function appendBatch(
     tableId: config.id,
     code,
     detail,
-    row: rowsBefore + badRow + 1,
+    row: rowNumber(rowsBefore + badRow),
     column: config.schema.fields[badField]?.name ?? '',
   });
 }
@@ -175,7 +179,11 @@ function repeatedColumn(
 }
 
 /** Row permutation into ascending primary-key order; duplicates fail naming both source rows. */
-function primaryKeyOrder(config: TableConfig, keys: ArrayLike<CellKey>): Int32Array | undefined {
+function primaryKeyOrder(
+  config: TableConfig,
+  keys: ArrayLike<CellKey>,
+  rowNumber: (index: number) => number,
+): Int32Array | undefined {
   // Code-point order (compare-keys.ts), natively compared unless some key needs the slower comparison.
   const compare = anyHighUnits(keys) ? compareKeys : (a: CellKey, b: CellKey) => (a < b ? -1 : a > b ? 1 : 0);
   let sorted = true;
@@ -192,8 +200,8 @@ function primaryKeyOrder(config: TableConfig, keys: ArrayLike<CellKey>): Int32Ar
       throw new SourceError({
         tableId: config.id,
         code: 'ingest.duplicate_primary_key',
-        detail: `duplicate primary key (also in data row ${Math.min(previous, current) + 1})`,
-        row: Math.max(previous, current) + 1,
+        detail: `duplicate primary key (also in data row ${rowNumber(Math.min(previous, current))})`,
+        row: rowNumber(Math.max(previous, current)),
         column: config.primary_key,
       });
     }

@@ -124,6 +124,32 @@ describe('coerceCell', () => {
     assert.equal(coerceCell('2024-02-29T00:00:00Z', 'timestamp', csv).ok, true);
   });
 
+  it('refuses a timestamp cell outside the years 0000 to 9999 (UTC), which has no four-digit year to serve', () => {
+    const reason = 'timestamp outside the years 0000 to 9999';
+    const beyond: [unknown, { excelSerials: boolean }][] = [
+      [new Date(Date.parse('9999-12-31T23:59:59.999Z') + 1), csv],
+      [new Date(Date.parse('0000-01-01T00:00:00Z') - 1), csv],
+      ['9999-12-31T23:30:00-01:00', csv],
+      ['0000-01-01T00:30:00+01:00', csv],
+      [2_958_466, xlsx],
+      [-700_000, xlsx],
+      [new Date1904Number(2_957_004), xlsx],
+    ];
+    for (const [cell, options] of beyond) {
+      assert.deepEqual(coerceCell(cell, 'timestamp', options), { ok: false, reason }, String(cell));
+    }
+    assert.deepEqual(coerceCell(new Date('9999-12-31T23:59:59.999Z'), 'timestamp', csv), {
+      ok: true,
+      value: Date.parse('9999-12-31T23:59:59.999Z'),
+    });
+    assert.deepEqual(coerceCell('0000-01-01T00:00:00Z', 'timestamp', csv), {
+      ok: true,
+      value: Date.parse('0000-01-01T00:00:00Z'),
+    });
+    // Filter bounds are not served, and a live table compares them in PostgreSQL's own spelling of such years.
+    assert.equal(parseFilterValue('9999-12-31T23:30:00-01:00', 'timestamp').ok, true);
+  });
+
   it('keeps strings as they are and renders other cells as text', () => {
     assert.deepEqual(coerceCell(' padded ', 'string', csv), { ok: true, value: ' padded ' });
     assert.deepEqual(coerceCell(12, 'string', xlsx), { ok: true, value: '12' });

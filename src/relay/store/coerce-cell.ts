@@ -30,6 +30,11 @@ const MAX_DATE_DAY = 100_000_000;
 // digits, and would no longer sort as its text.
 const FIRST_CALENDAR_DAY = Date.parse('0001-01-01T00:00:00Z') / DAY_MS;
 const LAST_CALENDAR_DAY = Date.parse('9999-12-31T00:00:00Z') / DAY_MS;
+// Timestamps are served as `toISOString()` text, which spells a year outside 0000 to 9999 with a sign and six digits
+// (`+010000-01-01T...`): no RFC 3339 date-time, and no filter value could name it. A Parquet or XLSX instant, or an
+// offset moving text past either end, may land there, so such a cell is refused as a date beyond the years is.
+const FIRST_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
 // Date columns repeat few distinct days, so the text of days from 1900 to 2099 is cached, indexed by epoch day.
 const CACHED_FIRST_DAY = Date.UTC(1900, 0, 1) / DAY_MS;
 const CACHED_DAYS = Date.UTC(2100, 0, 1) / DAY_MS - CACHED_FIRST_DAY;
@@ -95,7 +100,7 @@ export function coerceValue(raw: unknown, type: FieldType, excelSerials: boolean
     case 'date':
       return coerceDate(raw, excelSerials);
     case 'timestamp':
-      return coerceTimestamp(raw, excelSerials);
+      return servableInstant(coerceTimestamp(raw, excelSerials));
   }
 }
 
@@ -118,8 +123,15 @@ export function coerceCell(raw: unknown, type: FieldType, options: CoerceOptions
   return value === INVALID ? { ok: false, reason: lastReason } : { ok: true, value };
 }
 
-/** Parses a filter value (always text) with the same rules as source cells. */
+/**
+ * Parses a filter value (always text) with the same rules as source cells, but for the year range of timestamps:
+ * a bound is compared, never served, and a live table sends such years in PostgreSQL's own spelling.
+ */
 export function parseFilterValue(text: string, type: FieldType): Coerced {
+  if (type === 'timestamp' && text !== '') {
+    const value = coerceTimestamp(text, false);
+    return value === INVALID ? { ok: false, reason: lastReason } : { ok: true, value };
+  }
   const result = coerceCell(text, type, { excelSerials: false });
   return result.ok && result.value === null ? { ok: false, reason: 'empty value' } : result;
 }
@@ -131,7 +143,7 @@ function fail(reason: string): typeof INVALID {
 
 function coerce1904(value: number, type: FieldType, excelSerials: boolean): CoercedValue {
   if (type === 'date') return coerceDate(value, excelSerials, true);
-  if (type === 'timestamp') return coerceTimestamp(value, excelSerials, true);
+  if (type === 'timestamp') return servableInstant(coerceTimestamp(value, excelSerials, true));
   return coerceValue(value, type, excelSerials);
 }
 
@@ -229,10 +241,9 @@ function coerceTimestamp(raw: unknown, excelSerials: boolean, date1904 = false):
     return Number.isNaN(ms) ? fail('invalid timestamp') : ms;
   }
   if (typeof raw === 'number' && excelSerials) {
-    // A serial past the range of a Date (±100,000,000 days from 1970) is no instant: it could not be served.
+    // A serial beyond the years 0000 to 9999 is refused by servableInstant.
     const ms = excelSerialMs(raw, date1904);
-    if (Number.isNaN(ms)) return fail(NO_SUCH_DAY);
-    return Math.abs(ms) <= MAX_DATE_DAY * DAY_MS ? ms : fail('serial outside the range of dates');
+    return Number.isNaN(ms) ? fail(NO_SUCH_DAY) : ms;
   }
   if (typeof raw === 'string') {
     const text = raw.trim();
@@ -248,6 +259,12 @@ function coerceTimestamp(raw: unknown, excelSerials: boolean, date1904 = false):
     }
   }
   return fail(`the ${kindOf(raw)} is not an ISO 8601 timestamp`);
+}
+
+/** The instant of a timestamp cell, or INVALID when it lies outside the years 0000 to 9999 (UTC). */
+function servableInstant(value: CoercedValue): CoercedValue {
+  if (typeof value !== 'number' || (value >= FIRST_INSTANT && value <= LAST_INSTANT)) return value;
+  return fail('timestamp outside the years 0000 to 9999');
 }
 
 function normaliseOffset(offset: string | undefined): string {

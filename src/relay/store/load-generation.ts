@@ -83,6 +83,7 @@ async function loadFileTable(
     columns: source.columns,
     batches: source.batches,
     columnBatches: source.columnBatches,
+    rowNumber: source.rowNumber,
     excelSerials: isXlsx(file),
     version,
     loadedAt: options.clock.now(),

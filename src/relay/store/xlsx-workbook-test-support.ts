@@ -96,6 +96,7 @@ export async function load(config: TableConfig): Promise<TableSnapshot> {
     columns: source.columns,
     batches: source.batches,
     columnBatches: source.columnBatches,
+    rowNumber: source.rowNumber,
     excelSerials: true,
     version: 'v',
     loadedAt: 0,
