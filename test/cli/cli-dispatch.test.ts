@@ -48,6 +48,12 @@ describe('ambit dispatch and flags', () => {
     assert.match(result.out[0] ?? '', /fingerprint and commitment/);
   });
 
+  it('says what audit verify --rotated reads', async () => {
+    const result = await runCli(['audit', 'verify', '--help']);
+    assert.equal(result.code, 0);
+    assert.match(result.out[0] ?? '', /--rotated \(F\.N \.\.\. F\.1, then F, as one chain\)/);
+  });
+
   it('rejects unknown or misspelt flags with exit 2, naming the flag', async () => {
     const cases: [string[], RegExp][] = [
       [['config', 'check', '--confg', 'relay.yaml'], /--confg/],
@@ -125,6 +131,22 @@ describe('ambit dispatch and flags', () => {
     ]);
     assert.equal(result.code, 2);
     assert.match(result.err.join('\n'), /--secret-env/);
+    // A name every object inherits is no variable of the environment: not a function's text taken as the secret.
+    for (const name of ['toString', 'constructor']) {
+      const inherited = await runCli([
+        'audit',
+        'verify',
+        '--file',
+        join(dir, 'audit.jsonl'),
+        '--secret-env',
+        name,
+      ]);
+      assert.equal(inherited.code, 2);
+      assert.match(
+        inherited.err.join('\n'),
+        new RegExp(`environment variable ${name} \\(named by --secret-env\\) is not set`),
+      );
+    }
   });
 
   it('audit verify says whether a file starts the chain, and --genesis or --anchor require where it starts', async () => {

@@ -1,8 +1,10 @@
 // `ambit audit verify --file F --secret-env VAR [--rotated] [--genesis | --anchor HASH]`: checks an audit file's
 // hash chain, and says where it starts: a file whose first records were removed still verifies on its own, so the
 // answer tells the start of the chain from a continuation, and --genesis or --anchor make either a requirement.
+
 import { verifyAuditFile } from '../../platform/audit/audit-cli.ts';
 import { HASH_PATTERN } from '../../platform/audit/audit-envelope.ts';
+import { envValue } from '../../platform/config/env-value.ts';
 import type { Command } from '../cli-io.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
 
@@ -24,7 +26,7 @@ export const auditVerify: Command = async (args, io) => {
     io.err('--file and --secret-env (naming a set environment variable) are required');
     return 2;
   }
-  const secret = io.env[flags['secret-env']];
+  const secret = envValue(io.env, flags['secret-env']);
   if (!secret) {
     // The variable's name only: --secret-env takes a name so that the secret stays out of the command line.
     io.err(`environment variable ${flags['secret-env']} (named by --secret-env) is not set or empty`);

@@ -100,6 +100,18 @@ describe('loadManifestFile', () => {
     );
     assert.deepEqual(codesAt(issues), ['metadata.manifest.file_not_found @ metadata.source.path']);
   });
+
+  it('refuses bytes that are not UTF-8, naming their line, rather than publishing U+FFFD', () => {
+    const latin1 = join(dir, 'latin1.yaml');
+    writeFileSync(
+      latin1,
+      Buffer.concat([Buffer.from(BASE), Buffer.from('# caf'), Buffer.from([0xe9]), Buffer.from('\n')]),
+    );
+    const issues = issuesOf(() => loadManifestFile(latin1));
+    const line = BASE.split('\n').length;
+    assert.deepEqual(codesAt(issues), [`metadata.manifest.parse_failed @ manifest line ${line}`]);
+    assert.match(issues[0]?.message ?? '', /not UTF-8/);
+  });
 });
 
 describe('parseManifestText', () => {

@@ -1,8 +1,10 @@
 // Reads a metadata manifest: digest pin, YAML, schema version, shape and cross references, every issue at once.
+
 import { createHash } from 'node:crypto';
 import { ConfigError, type ConfigIssue } from '../../platform/config/config-error.ts';
 import { parseStrictYaml } from '../../platform/config/parse-strict-yaml.ts';
 import { MAX_CONFIG_FILE_BYTES, readBoundedFile } from '../../platform/config/read-bounded-file.ts';
+import { decodeUtf8 } from '../../platform/config/read-utf8-text.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
 import { yamlToPlain } from '../../platform/config/yaml-to-plain.ts';
 import { checkManifest } from './check-manifest.ts';
@@ -70,7 +72,18 @@ export function loadManifestFile(
       ]);
     }
   }
-  const text = bytes.toString('utf8');
+  // Bytes that are not UTF-8 are refused, as in a config, rather than read as U+FFFD into published texts.
+  const decoded = decodeUtf8(bytes);
+  if (!decoded.ok) {
+    throw new ConfigError([
+      {
+        ...decoded.issue,
+        path: `${MANIFEST_PATH_PREFIX} ${decoded.issue.path}`,
+        code: 'metadata.manifest.parse_failed',
+      },
+    ]);
+  }
+  const text = decoded.text;
   return { manifest: parseManifestText(text), text, digest };
 }
 
