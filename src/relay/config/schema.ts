@@ -125,7 +125,11 @@ const xlsxFormat = z.strictObject({
 const sourceFormat = z
   .strictObject({
     csv: csvFormat.optional(),
-    xlsx: xlsxFormat.optional(),
+    xlsx: xlsxFormat
+      .optional()
+      .describe(
+        'XLSX, as is a `.xlsx` path without `format`. Its sheet and shared strings must be UTF-8 (as Excel writes them); other bytes are refused (`ingest.parse_error`), as in CSV.',
+      ),
     parquet: z
       .strictObject({})
       .optional()

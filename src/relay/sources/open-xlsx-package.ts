@@ -73,7 +73,7 @@ export function openXlsxPackage(file: SourceFile, bytes: Uint8Array, sheet: stri
   if (sheetXml === undefined)
     throw corrupt(file, `the worksheet part of sheet ${JSON.stringify(chosen.name)} is missing`);
   const where = `the worksheet part of sheet ${JSON.stringify(chosen.name)} (${sheetPath})`;
-  const stored = text(sheetXml);
+  const stored = text(file, where, sheetXml);
   const plain = plainPart(file, where, stored);
   return {
     sheetNames,
@@ -97,7 +97,7 @@ export function decodableWorkbook(file: SourceFile, bytes: Buffer, xlsx: XlsxPac
   let sharedStrings: string | undefined;
   if (MAY_HOLD_SHARED_STRING.test(xlsx.sheetXml)) {
     const part = unzip(file, bytes, (name) => name === path).get(path);
-    if (part !== undefined) sharedStrings = plainPart(file, path, text(part));
+    if (part !== undefined) sharedStrings = plainPart(file, path, text(file, path, part));
   }
   if (!xlsx.sheetRewritten && sharedStrings === undefined) return bytes;
   const parts = unzip(file, bytes, (name) => name.endsWith('.xml') || name.endsWith('.rels'));
@@ -229,14 +229,21 @@ function parseXml(
   const parser = new Parser();
   parser.on('openTag', (name, attributes) => onElement(name.slice(name.indexOf(':') + 1), attributes()));
   try {
-    parser.parse(text(bytes));
+    parser.parse(text(file, part, bytes));
   } catch (error) {
     throw corrupt(file, `${part} is not well-formed XML`, error);
   }
 }
 
-function text(bytes: Uint8Array): string {
-  return new TextDecoder('utf-8').decode(bytes);
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A part's text. Bytes that are not UTF-8 are refused, as in CSV and Parquet, never served as U+FFFD. */
+function text(file: SourceFile, part: string, bytes: Uint8Array): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch (error) {
+    throw corrupt(file, `${part} is not UTF-8 text`, error);
+  }
 }
 
 function corrupt(file: SourceFile, why: string, cause?: unknown): SourceError {

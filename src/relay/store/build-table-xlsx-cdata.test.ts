@@ -126,3 +126,22 @@ describe('buildTable from XLSX text in CDATA sections and around comments', () =
     assert.throws(() => plainXml('<t><![CDATA[a]]</t>'), /a CDATA section is not closed/);
   });
 });
+
+describe('buildTable from an XLSX file whose parts are not UTF-8', () => {
+  it('refuses it as unreadable, naming the part, rather than serving U+FFFD for the bytes', async () => {
+    await writeWorkbook('latin1.xlsx', {
+      latin1: true,
+      rows: header('id', 'name') + row(2, num('A2', 1) + text('B2', 'café')),
+    });
+    const error = await loadError(table('latin1.xlsx', FIELDS));
+    assert.equal(error.code, 'ingest.parse_error');
+    assert.match(error.message, /worksheet part of sheet "Data" .* is not UTF-8 text/);
+  });
+
+  it('reads the same file written as UTF-8', async () => {
+    await writeWorkbook('utf8.xlsx', {
+      rows: header('id', 'name') + row(2, num('A2', 1) + text('B2', 'café')),
+    });
+    assert.deepEqual(served(await load(table('utf8.xlsx', FIELDS))), [{ id: 1, name: 'café' }]);
+  });
+});

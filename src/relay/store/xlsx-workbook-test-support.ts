@@ -39,6 +39,8 @@ export interface Workbook {
   readonly sharedStrings?: readonly string[];
   /** Raw `<si>` elements of the shared strings part, written after those of `sharedStrings`. */
   readonly sharedStringItems?: string;
+  /** The sheet and shared strings parts written as Latin-1 bytes: a file that is not UTF-8. */
+  readonly latin1?: boolean;
 }
 
 /** Writes a one-sheet workbook (sheet `Data`) whose sheetData is `rows`. */
@@ -53,7 +55,11 @@ export async function writeWorkbook(name: string, workbook: Workbook): Promise<v
     'xl/sharedStrings.xml': `<?xml version="1.0"?><sst xmlns="${MAIN}" count="${shared.length}" uniqueCount="${shared.length}">${shared.map((text) => `<si><t xml:space="preserve">${text}</t></si>`).join('')}${workbook.sharedStringItems ?? ''}</sst>`,
     'xl/worksheets/sheet1.xml': `<?xml version="1.0"?><worksheet xmlns="${MAIN}"><sheetData>${workbook.rows}</sheetData></worksheet>`,
   };
-  const entries = Object.fromEntries(Object.entries(parts).map(([path, text]) => [path, strToU8(text)]));
+  const latin1 = (path: string) =>
+    workbook.latin1 === true && (path === 'xl/worksheets/sheet1.xml' || path === 'xl/sharedStrings.xml');
+  const entries = Object.fromEntries(
+    Object.entries(parts).map(([path, text]) => [path, strToU8(text, latin1(path))]),
+  );
   await writeFile(join(dir, name), zipSync(entries));
 }
 
