@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ensureDemoKeys, personaVar } from './demo-keys.ts';
+import { parse } from 'yaml';
+import { PACKAGE_ROOT } from '../platform/package-root.ts';
+import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from './demo-keys.ts';
 
 describe('demo keys file', () => {
   it('is created readable by its owner only, and reused with the same keys', () => {
@@ -34,5 +36,16 @@ describe('demo keys file', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('describes the operator by the admin listeners the demo actually starts', () => {
+    const server = (file: string) =>
+      (parse(readFileSync(join(PACKAGE_ROOT, 'demo', file), 'utf8')) as { server: { admin_bind?: string } })
+        .server;
+    // The banner tells a new user where the operator key works: only the verifier has an admin listener.
+    assert.equal(server('relay.yaml').admin_bind, undefined);
+    assert.ok(server('verifier.yaml').admin_bind);
+    const operator = DEMO_PERSONAS.find((persona) => persona.id === 'operator');
+    assert.match(operator?.can ?? '', /^the verifier's admin listener \(the demo relay starts none\)$/);
   });
 });

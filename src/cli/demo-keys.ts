@@ -11,7 +11,8 @@ export const DEMO_PERSONAS = [
   { id: 'analyst', can: 'metadata and aggregates of every dataset' },
   { id: 'health_planner', can: 'metadata and rows of health_facilities' },
   { id: 'verifier_service', can: 'rows of civil_registry and social_protection (for the verifier)' },
-  { id: 'operator', can: 'admin listener scopes only (relay and verifier)' },
+  // The demo relay starts no admin listener (demo/relay.yaml sets no server.admin_bind): only the verifier's is there.
+  { id: 'operator', can: "the verifier's admin listener (the demo relay starts none)" },
 ] as const;
 
 export type DemoPersona = (typeof DEMO_PERSONAS)[number]['id'];

@@ -43,7 +43,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   'audit verify': {
     run: auditVerify,
     summary:
-      'Verify an audit file hash chain: --file F --secret-env VAR [--rotated] [--genesis | --anchor HASH]',
+      'Verify an audit file hash chain: --file F --secret-env VAR [--rotated (F.N ... F.1, then F, as one chain)] [--genesis | --anchor HASH]',
   },
   'metadata publish': {
     run: metadataPublish,

@@ -156,6 +156,8 @@ describe('ambit config check (verifier)', () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
       child.kill('SIGTERM');
       assert.equal(await exited, 0, output);
+      // As the relay says it: the way out of a long drain is a second Ctrl-C.
+      assert.match(output, /shutting down: draining in-flight requests \(a second Ctrl-C exits at once\)/);
     }
   });
 

@@ -57,7 +57,7 @@ export const verifierServe: Command = async (args, io) => {
       io.err,
       'SIGHUP ignored: the verifier has nothing to reload (configuration changes need a restart); stop with SIGTERM',
     );
-    notice('shutting down: draining in-flight requests');
+    notice('shutting down: draining in-flight requests (a second Ctrl-C exits at once)');
     await running.close();
     return 0;
   } catch (error) {
