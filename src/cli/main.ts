@@ -80,6 +80,12 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return entry.run(rest, io);
     }
   }
+  // `ambit metadata --help`: the commands of that group, as help (not as a mistake).
+  const group = usageLines((name) => name.split(' ')[0] === argv[0]);
+  if (argv.length === 2 && (argv[1] === '--help' || argv[1] === '-h') && group.length > 0) {
+    io.out(group.join('\n'));
+    return 0;
+  }
   const hint = suggestCommand(argv);
   io.err(`unknown command: ${argv.join(' ')}${hint ? `\n${hint}` : ''}\n\n${usage()}`);
   return 2;
@@ -104,8 +110,13 @@ function suggestCommand(argv: string[]): string | undefined {
 }
 
 function usage(): string {
-  const lines = Object.entries(COMMANDS).map(
-    ([name, entry]) => `  ambit ${name.padEnd(18)} ${entry.summary}`,
+  return ['Ambit: registry relay and evidence verifier', '', 'Commands:', ...usageLines(() => true)].join(
+    '\n',
   );
-  return ['Ambit: registry relay and evidence verifier', '', 'Commands:', ...lines].join('\n');
+}
+
+function usageLines(wanted: (name: string) => boolean): string[] {
+  return Object.entries(COMMANDS)
+    .filter(([name]) => wanted(name))
+    .map(([name, entry]) => `  ambit ${name.padEnd(18)} ${entry.summary}`);
 }

@@ -100,11 +100,31 @@ describe('a misspelt flag or command', () => {
     }
   });
 
+  it('answers a group asked for help with its commands', async () => {
+    for (const [group, commands] of [
+      ['relay', ['ambit relay serve']],
+      ['metadata', ['ambit metadata publish', 'ambit metadata validate', 'ambit metadata serve']],
+    ] as const) {
+      for (const flag of ['--help', '-h']) {
+        const result = await runCli([group, flag]);
+        assert.equal(result.code, 0, `${group} ${flag}`);
+        assert.deepEqual(
+          result.out
+            .join('\n')
+            .split('\n')
+            .map((line) => /ambit [a-z]+ [a-z]+/.exec(line)?.[0]),
+          commands,
+        );
+      }
+    }
+    // A word that is no group is still a mistake.
+    assert.equal((await runCli(['relays', '--help'])).code, 2);
+  });
+
   it('suggests the command meant by a first word alone or a misspelt one', async () => {
     const cases: [string[], string][] = [
       [['relay'], 'did you mean: ambit relay serve?'],
       [['relay', 'serv'], 'did you mean: ambit relay serve?'],
-      [['relay', '--help'], 'did you mean: ambit relay serve?'],
       [['metadata', 'pub'], 'did you mean: ambit metadata publish?'],
       [['verifer', 'serve'], 'did you mean: ambit verifier serve?'],
       [['config', 'lint'], 'did you mean: ambit config check?'],
