@@ -167,7 +167,7 @@ function printWelcome(
   out('Metadata (scoped to the caller; DCAT-AP, BRegDCAT-AP, SHACL, ODRL and CPSV-AP as JSON-LD):');
   out(`  curl -s -H "Authorization: Bearer ${viewer}" ${url}/metadata/dcat`);
   out(`  curl -s -H "Authorization: Bearer ${viewer}" ${url}/metadata/evidence-offerings`);
-  out(`  open ${url}/docs   (paste a key to browse the API)`);
+  out(`  ${url}/docs   (in a browser; paste a key to browse the API)`);
 }
 
 function printVerifierWelcome(
@@ -191,5 +191,5 @@ function printVerifierWelcome(
     operator: key('operator'),
   });
   for (const example of examples) out(`  ${example}`);
-  out(`  open ${running.url}/docs   (paste the caseworker key to browse the verifier API)`);
+  out(`  ${running.url}/docs   (in a browser; paste the caseworker key to browse the verifier API)`);
 }
