@@ -131,3 +131,55 @@ describe('redactedQueryJson', () => {
     assert.deepEqual(out, { sort: { op: 'param' }, limit: { op: 'eq' } });
   });
 });
+
+describe('redactedQueryJson hash domains', () => {
+  const known = { field: (field: string) => ['name', 'unknown'].includes(field), ops: new Set(['eq']) };
+  const options = { sensitive: () => true, secret: TEST_SECRET, domain: 'query:census:person', known };
+  const redact = (params: Record<string, string>) =>
+    JSON.parse(redactedQueryJson(params, options)) as Record<string, RedactedQueryParam>;
+
+  it('never gives a field value the hash of an unknown parameter name with the same text', () => {
+    // Fields named `name` and `unknown` are valid: their values must not share a domain with the hashed names of
+    // unknown parameters, nor with the values of unknown parameters.
+    const byField = redact({ name: 'FAKE-412781' }).name?.value_hash;
+    const [hashedName] = Object.keys(redact({ 'FAKE-412781': '1' }));
+    assert.ok(byField !== undefined && hashedName !== undefined);
+    assert.notEqual(byField, hashedName);
+    const unknownField = redact({ unknown: 'FAKE-412781' }).unknown?.value_hash;
+    const unknownValue = Object.values(redact({ nid: 'FAKE-412781' }))[0]?.value_hash;
+    assert.ok(unknownField !== undefined && unknownValue !== undefined);
+    assert.notEqual(unknownField, unknownValue);
+  });
+});
+
+describe('redactedQueryJson size', () => {
+  const known = { field: (field: string) => field === 'district', ops: new Set(['eq']) };
+  const options = { sensitive: () => false, secret: TEST_SECRET, domain: 'query:census:person', known };
+
+  it('stays small for a URL of thousands of short unknown names, keeping the known ones', () => {
+    const params: Record<string, string> = { district: 'North' };
+    for (let i = 0; i < 2500; i++) params[`n${i.toString(36)}`] = 'v';
+    const json = redactedQueryJson(params, options);
+    const out = JSON.parse(json) as Record<string, RedactedQueryParam>;
+    assert.deepEqual(out.district, { op: 'eq' });
+    assert.ok(json.length < 10_000, `${json.length} characters for a query of 2500 names`);
+    assert.ok(Object.keys(out).length > 2 && Object.keys(out).length <= 40);
+    for (const [name, entry] of Object.entries(out)) {
+      if (name !== 'district') assert.equal(entry.op, 'unknown');
+    }
+    // The same names give the same record.
+    assert.equal(redactedQueryJson(params, options), json);
+  });
+
+  it('never writes the same key twice, whatever the names are', () => {
+    const params: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) params[`n${i}`] = 'v';
+    const folded = Object.keys(params).slice(-8);
+    // Names that spell what the overflow of unknown names might be hashed from.
+    const tricky = { [JSON.stringify(folded)]: 'x', [folded.join('&')]: 'x', [folded.join(',')]: 'x' };
+    const json = redactedQueryJson({ ...tricky, ...params }, options);
+    const keys = [...json.matchAll(/"(hmac-sha256:[0-9a-f]{64})":\{/g)].map((match) => match[1]);
+    assert.equal(new Set(keys).size, keys.length);
+    assert.equal(JSON.stringify(JSON.parse(json)), json);
+  });
+});

@@ -23,6 +23,13 @@ export interface RedactQueryOptions {
 const DEFAULT_RESERVED: ReadonlySet<string> = new Set(['limit', 'cursor', 'fields', 'expand']);
 // Substrings of names that probably carry credentials; `api_key` and `access_token` are covered by these.
 const SECRET_NAME = /token|key|secret|password/i;
+// Domains of unknown names and of their values (one by one, then the rest together). A field's values hash in
+// `<domain>:<field>`, and a field may be called `name` or `unknown`: `#` is in no field name, so these never share
+// a domain with a field's values.
+const NAME_DOMAIN = '#name';
+const UNKNOWN_VALUE_DOMAIN = '#unknown';
+const REST_NAMES_DOMAIN = '#names';
+const REST_VALUES_DOMAIN = '#values';
 
 /** `hmac-sha256:<hex>` over `domain:value`, so equal values in different domains do not correlate. */
 export function keyedHash(secret: Buffer, domain: string, value: string): string {
@@ -30,23 +37,57 @@ export function keyedHash(secret: Buffer, domain: string, value: string): string
 }
 
 /**
+ * Unknown names written one entry each; the rest of them share one entry. A URL of thousands of short names would
+ * otherwise make a record some fifty times its own size (two keyed hashes per name) and cost as many hashes.
+ */
+export const MAX_UNKNOWN_ENTRIES = 32;
+
+/**
  * Audit form of a query string, as JSON text: `{name: {op}}`, plus `value_hash` for sensitive fields. Raw values
- * are never kept. `district.in` is field `district`, op `in`; a name without a suffix is op `eq`.
+ * are never kept. `district.in` is field `district`, op `in`; a name without a suffix is op `eq`. Unknown names
+ * past the first MAX_UNKNOWN_ENTRIES are written as one entry: a keyed hash of their names (as a JSON array), op
+ * `unknown`, and a keyed hash of their values, those of secret-looking names left out.
  */
 export function redactedQueryJson(
   params: Readonly<Record<string, string | readonly string[] | undefined>>,
   options: RedactQueryOptions,
 ): string {
   let out = '{';
+  let unknown = 0;
+  // Made only for a query that overflows: this runs for every audited request.
+  let rest: { names: string[]; values: (string | readonly string[])[] } | undefined;
   for (const name in params) {
     const value = params[name];
     if (value === undefined) continue;
-    const entry = redactQueryParam(name, value, options);
+    const overflow = unknown >= MAX_UNKNOWN_ENTRIES;
+    const entry = redactQueryParam(name, value, options, !overflow);
+    if (!entry.known) {
+      if (overflow) {
+        if (rest === undefined) rest = { names: [], values: [] };
+        rest.names.push(name);
+        if (entry.op !== 'redacted') rest.values.push(value);
+        continue;
+      }
+      unknown++;
+    }
     const key = entry.known
       ? jsonString(name)
-      : `"${keyedHash(options.secret, `${options.domain}:name`, name)}"`;
+      : `"${keyedHash(options.secret, `${options.domain}:${NAME_DOMAIN}`, name)}"`;
     out += `${out === '{' ? '' : ','}${key}:{"op":${jsonString(entry.op)}`;
     out += entry.value_hash === undefined ? '}' : `,"value_hash":"${entry.value_hash}"}`;
+  }
+  if (rest !== undefined) {
+    // A domain of its own: no single name, whatever its text, hashes to this key.
+    const key = keyedHash(
+      options.secret,
+      `${options.domain}:${REST_NAMES_DOMAIN}`,
+      JSON.stringify(rest.names),
+    );
+    out += `${out === '{' ? '' : ','}"${key}":{"op":"unknown"`;
+    out +=
+      rest.values.length === 0
+        ? '}'
+        : `,"value_hash":"${keyedHash(options.secret, `${options.domain}:${REST_VALUES_DOMAIN}`, JSON.stringify(rest.values))}"}`;
   }
   return `${out}}`;
 }
@@ -55,6 +96,7 @@ function redactQueryParam(
   name: string,
   value: string | readonly string[],
   options: RedactQueryOptions,
+  hashUnknown: boolean,
 ): RedactedQueryParam & { known: boolean } {
   if ((options.reserved ?? DEFAULT_RESERVED).has(name)) return { op: 'param', known: true };
   // A field may itself hold a dot (an aggregate's `household.district`): the whole name first, as filters read it.
@@ -65,9 +107,10 @@ function redactQueryParam(
   const known = options.known === undefined || (options.known.field(field) && options.known.ops.has(op));
   if (SECRET_NAME.test(name)) return { op: 'redacted', known };
   if (!known) {
+    if (!hashUnknown) return { op: 'unknown', known };
     return {
       op: 'unknown',
-      value_hash: keyedHash(options.secret, `${options.domain}:unknown`, joinValues(value)),
+      value_hash: keyedHash(options.secret, `${options.domain}:${UNKNOWN_VALUE_DOMAIN}`, joinValues(value)),
       known,
     };
   }
