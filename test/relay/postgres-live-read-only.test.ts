@@ -211,4 +211,26 @@ describe('live PostgreSQL tables: read-only, views and changed columns', () => {
     const { rows } = await db.query('SELECT count(*)::int AS n FROM hijack_writes');
     assert.equal(rows[0]?.n, 0);
   });
+
+  // A function can set the session's client_encoding (it outlives the read): text would then arrive in LATIN1 and
+  // be served as U+FFFD, by that read and by every later one on the connection.
+  it("a view that moves the session's client_encoding off UTF8 fails that read; later reads get a fresh session", async (t) => {
+    if (db.kind === 'pglite') return t.skip('embedded PGlite serves every client in one session');
+    await db.query('CREATE TABLE encoded (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO encoded VALUES (1, 'café'), (2, 'naïve')");
+    await db.query(`CREATE FUNCTION shift_encoding(id integer) RETURNS boolean LANGUAGE sql AS $body$
+      SELECT id <> 1 OR pg_catalog.set_config('client_encoding', 'LATIN1', false) IS NOT NULL $body$`);
+    await db.query('CREATE VIEW encoded_view AS SELECT id, label FROM encoded WHERE shift_encoding(id)');
+    const relay = await startPostgresRelay(
+      liveDataset('encoded_view', ID_AND_LABEL, 'live_max_connections: 1'),
+      db.url,
+    );
+    try {
+      assert.deepEqual((await relay.get(`${ITEMS}/2`)).json(), { id: 2, label: 'naïve' });
+      assertProblem(await relay.get(`${ITEMS}/1`), 502, 'datasource.query_failed');
+      assert.deepEqual((await relay.get(`${ITEMS}/2`)).json(), { id: 2, label: 'naïve' });
+    } finally {
+      await relay.close();
+    }
+  });
 });

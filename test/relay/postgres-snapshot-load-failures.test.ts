@@ -132,6 +132,28 @@ describe('PostgreSQL snapshot sources', () => {
       assert.equal(await writeCount(), 0);
     });
 
+    it("a view that moves the session's client_encoding off UTF8 fails the load: no text is misread", async (t) => {
+      const { db } = setup;
+      if (db.kind === 'pglite') return t.skip('embedded PGlite serves every client in one session');
+      await db.query('CREATE TABLE accented (id integer PRIMARY KEY, label text)');
+      await db.query("INSERT INTO accented VALUES (1, 'café')");
+      await db.query(`CREATE FUNCTION latin1_output() RETURNS boolean LANGUAGE sql AS $body$
+        SELECT pg_catalog.set_config('client_encoding', 'LATIN1', false) IS NOT NULL $body$`);
+      await db.query('CREATE VIEW accented_view AS SELECT id, label FROM accented WHERE latin1_output()');
+      const error = await startupFailure(
+        db.url,
+        dataset(
+          `      - id: accented
+        ${postgresSource({ table: 'accented_view' })}
+        primary_key: id
+        schema: { fields: [{ name: id, type: integer }, { name: label, type: string }] }`,
+          `      - { name: accented, table: accented, ${ACCESS} }`,
+        ),
+      );
+      assert.equal(error.code, 'ingest.query_failed');
+      assert.match(error.message, /client_encoding/);
+    });
+
     it('a change token query that writes through a function fails and writes nothing', async () => {
       const { db } = setup;
       const { sources, table } = changeTokenSources(db.url, 'SELECT sneaky_write()');

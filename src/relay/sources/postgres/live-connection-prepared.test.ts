@@ -6,7 +6,7 @@ import {
   errorResponse,
   liveReadReplies,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
-import { preparedStatementTrouble } from './live-connection.ts';
+import { preparedStatementTrouble } from './prepared-trouble.ts';
 import { GUARD, useFakeBackend } from './live-connection-test-support.ts';
 import { classifyPgError } from './read-only-session.ts';
 

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import {
   answerReads,
+  backendMessage,
   errorResponse,
   liveReadReplies,
   readyForQuery,
@@ -171,6 +172,45 @@ describe('a live connection', () => {
     await assert.rejects(behind, (error: Error) => classifyPgError(error) === 'unavailable');
     assert.equal(live.usable, false);
     assert.equal(live.inFlight, 0);
+  });
+
+  it("a read that moves the session's client_encoding off UTF8 fails; the reads behind it fail, and none follow", async () => {
+    const { backend } = setup;
+    let syncs = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      // PostgreSQL reports a session setting changed during a read (a view calling a function that runs
+      // set_config('client_encoding', 'LATIN1', false)) just before that read's ReadyForQuery.
+      const status = backendMessage('S', Buffer.from('client_encoding\0LATIN1\0'));
+      const replies = liveReadReplies({ rows: [['caf\u00e9']] });
+      const end = replies.length - 6;
+      socket.write(
+        ++syncs === 1
+          ? Buffer.concat([replies.subarray(0, end), status, replies.subarray(end)])
+          : liveReadReplies({ rows: [['2']] }),
+      );
+    };
+    const live = await open();
+    const first = live.read(GUARD, 'SELECT 1', []);
+    const behind = live.read(GUARD, 'SELECT 2', []);
+    await assert.rejects(first, (error: Error) => classifyPgError(error) === 'failed');
+    await assert.rejects(behind, (error: Error) => classifyPgError(error) === 'unavailable');
+    assert.equal(live.usable, false);
+  });
+
+  it('other reported settings (a time zone a read set for itself) leave the connection in use', async () => {
+    const { backend } = setup;
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      const status = backendMessage('S', Buffer.from('TimeZone\0UTC\0'));
+      const replies = liveReadReplies({ rows: [['1']] });
+      const end = replies.length - 6;
+      socket.write(Buffer.concat([replies.subarray(0, end), status, replies.subarray(end)]));
+    };
+    const live = await open();
+    assert.deepEqual(await live.read(GUARD, 'SELECT 1', []), [['1']]);
+    assert.deepEqual(await live.read(GUARD, 'SELECT 1', []), [['1']]);
+    assert.equal(live.usable, true);
   });
 
   it('reads through TLS when the URL asks for it, verifying the server against the given CA', async () => {

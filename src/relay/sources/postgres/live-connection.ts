@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
-import { decodeDataRow, decodeError, encodeLiveRead, type ServerError } from './live-wire.ts';
+import { decodeDataRow, decodeError, encodeLiveRead, encodingChange, type ServerError } from './live-wire.ts';
+import { preparedStatementTrouble, STATEMENT_MISSING } from './prepared-trouble.ts';
 import { CLIENT_TIMEOUT_MESSAGE } from './read-only-session.ts';
 
 export interface LiveConnection {
@@ -68,31 +69,6 @@ interface Prepared {
  * A statement lives as long as its connection, so this bounds what the session holds on the server.
  */
 const MAX_PREPARED = 100;
-/** Prepared statement does not exist: the server no longer has one the connection prepared (a pooler). */
-const STATEMENT_MISSING = '26000';
-/** Prepared statement already exists: the session is shared with another client (a pooler, an embedded server). */
-const STATEMENT_TAKEN = '42P05';
-/**
- * How a prepared statement answers once the table's column types changed under it: feature not supported (the
- * result type changed), or, when a parameter's type was fixed by the old column type, a type error of class 42
- * (no such operator, a datatype mismatch, an undeterminable or uncoercible type, an unknown column) that the same
- * text prepared afresh would not raise.
- */
-const STATEMENT_STALE = new Set(['0A000', '42883', '42804', '42P18', '42846', '42725', '42703']);
-
-/**
- * Why a read of a prepared statement failed when the statement, not the read, is at fault: 'shared' when the
- * server lost it or already had its name (the session is not the connection's alone: a transaction pooler that
- * does not keep statements), 'stale' when the table changed under it. The same read succeeds unprepared; the
- * connection takes no further read.
- */
-export function preparedStatementTrouble(error: unknown): 'shared' | 'stale' | undefined {
-  const code = (error as Partial<ServerError> | undefined)?.code;
-  if (code === STATEMENT_MISSING || code === STATEMENT_TAKEN) return 'shared';
-  if (typeof code === 'string' && STATEMENT_STALE.has(code)) return 'stale';
-  return undefined;
-}
-
 // Statement names are unique in the process and, by their random part, across relay processes: a session that turns
 // out to be shared (a pooler) then reports the statements it lost rather than confusing two clients' statements.
 const NAME_PREFIX = `ambit_${randomBytes(4).toString('hex')}_`;
@@ -104,6 +80,7 @@ const BIND_COMPLETE = 0x32;
 const COMMAND_COMPLETE = 0x43;
 const DATA_ROW = 0x44;
 const ERROR_RESPONSE = 0x45;
+const PARAMETER_STATUS = 0x53;
 const IDLE = 0x49;
 const HEADER = 5;
 /** A read normally completes within a few milliseconds; a pipeline silent for longer has a slow statement at its head. */
@@ -152,6 +129,8 @@ export async function openLiveConnection(
   let needed = 0;
   // Bytes still to drop of a data row too large to accept, as they arrive.
   let skipping = 0;
+  // A read moved the session's client_encoding off UTF8 (it outlives the read): the connection takes no more.
+  let encodingLost = false;
 
   function settle(read: PendingRead, error: Error | undefined): void {
     if (read.timer !== undefined) clearTimeout(read.timer);
@@ -215,7 +194,16 @@ export async function openLiveConnection(
       // Sync ends the implicit transaction, so the session is idle unless something unforeseen happened: then
       // the reads behind this one (sent or not) fail as if the connection had dropped, and it takes no more.
       if (buffer[start] !== IDLE) fail(new Error('the session was not idle after a live read'));
+      else if (encodingLost) fail(new Error('the session no longer answers in UTF-8'));
       else armHead();
+    } else if (type === PARAMETER_STATUS) {
+      // A function the read ran changed the session's client_encoding (it outlives the read): its text and every
+      // later read's would be misread. The read fails; the connection is dropped once it ends.
+      const changed = encodingChange(buffer, start, end);
+      if (changed === undefined) return;
+      encodingLost = true;
+      read.rows = [];
+      read.error ??= changed;
     }
   }
 

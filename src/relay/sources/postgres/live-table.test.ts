@@ -174,4 +174,19 @@ describe('a live table over a server that does not keep its prepared statements'
     await assert.rejects(live.readPage(PAGE), { code: 'datasource.query_failed' });
     assert.deepEqual(warnings, ['live read failed']);
   });
+
+  it("a filter character the database's encoding lacks (LATIN1 and an emoji) is the caller's: 400, not logged", async () => {
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      // What a LATIN1 database answers at the SELECT's Bind when a text parameter holds a character it cannot store.
+      const error = errorResponse(
+        '22P05',
+        'character with byte sequence 0xf0 0x9f 0x98 0x80 in encoding "UTF8" has no equivalent in encoding "LATIN1"',
+      );
+      socket.write(liveReadReplies({ error, parses: backend.readParses }));
+    };
+    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
+    await assert.rejects(live.readPage(PAGE), { code: 'filter.invalid_value' });
+    assert.deepEqual(warnings, []);
+  });
 });

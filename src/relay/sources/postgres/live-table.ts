@@ -10,9 +10,10 @@ import type { CellKey } from '../../store/column.ts';
 import { SourceError } from '../source-error.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
 import { comparedType } from './live-comparison.ts';
-import { type LiveConnection, openLiveConnection, preparedStatementTrouble } from './live-connection.ts';
+import { type LiveConnection, openLiveConnection } from './live-connection.ts';
 import { createLivePool } from './live-pool.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
+import { preparedStatementTrouble } from './prepared-trouble.ts';
 import {
   beginReadOnly,
   classifyPgError,

@@ -175,3 +175,26 @@ export function decodeError(buffer: Buffer, start: number, end: number, running 
   }
   return Object.assign(new Error(message), { severity: severity ?? localized, code, running });
 }
+
+/** Object not in prerequisite state: refused (502, logged), not unavailable, since a read again would do the same. */
+const ENCODING_CHANGED = '55000';
+
+/**
+ * The error of a read during which the session's client_encoding left UTF8, from a ParameterStatus message, or
+ * undefined for any other setting. Rows are read as UTF-8, the encoding the driver opens sessions with; a function
+ * a view calls may run `set_config('client_encoding', 'LATIN1', false)`, which lasts as long as the session, and
+ * the server reports it before the read's ReadyForQuery.
+ */
+export function encodingChange(buffer: Buffer, start: number, end: number): ServerError | undefined {
+  const nameEnd = buffer.indexOf(0, start);
+  if (nameEnd < 0 || nameEnd >= end || buffer.toString('latin1', start, nameEnd) !== 'client_encoding') {
+    return undefined;
+  }
+  const valueEnd = buffer.indexOf(0, nameEnd + 1);
+  const value = buffer.toString('latin1', nameEnd + 1, valueEnd < 0 || valueEnd > end ? end : valueEnd);
+  if (value.toUpperCase() === 'UTF8') return undefined;
+  return Object.assign(
+    new Error(`a function the live read ran set the session's client_encoding to ${value.slice(0, 40)}`),
+    { severity: 'ERROR', code: ENCODING_CHANGED, running: true },
+  );
+}

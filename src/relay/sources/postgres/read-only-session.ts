@@ -133,7 +133,8 @@ export function classifyPgError(error: unknown): PgErrorKind {
   ) {
     return 'unavailable';
   }
-  if (['22P02', '22007', '22008', '22003', '22021', '22023'].includes(sqlstate)) {
+  // 22P05: a parameter holds a character the database's encoding lacks (an emoji against a LATIN1 database).
+  if (['22P02', '22007', '22008', '22003', '22021', '22023', '22P05'].includes(sqlstate)) {
     return (error as PgLikeError).running === true ? 'failed' : 'invalid_input';
   }
   return 'failed';

@@ -1,11 +1,13 @@
 // Streams a PostgreSQL table or query into the store: one READ ONLY transaction on a connection of its own and
 // `COPY (SELECT ...) TO STDOUT`, rows in primary-key order, decoded into column batches as they arrive (the
 // socket pauses while batches wait, so the table is never held twice).
+import type { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { PostgresSourceConfig, TableConfig } from '../../config/schema.ts';
 import { mapColumns } from '../../store/build-table.ts';
 import type { ColumnBatch } from '../open-file-source.ts';
 import { CopyOut } from './copy-out.ts';
+import { SourceError } from '../source-error.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
 import {
   beginReadOnly,
@@ -42,6 +44,7 @@ export async function openPostgresSnapshot(table: TableConfig, url: string): Pro
   const client = new pg.Client(clientConfig(url, source));
   // A socket error while idle is reported through the next query; the listener keeps it from being fatal.
   client.on('error', () => {});
+  const encoding = watchEncoding(client);
   const relation = relationOf(source);
   const declared = table.schema.fields.map((field) => field.name);
   try {
@@ -70,6 +73,15 @@ export async function openPostgresSnapshot(table: TableConfig, url: string): Pro
       } catch (error) {
         throw postgresLoadError(table.id, error);
       }
+      // Reported before the COPY's ReadyForQuery, so known once every row has come.
+      const changed = encoding.changedTo();
+      if (changed !== undefined) {
+        throw new SourceError({
+          tableId: table.id,
+          code: 'ingest.query_failed',
+          detail: `a function the read ran set the session's client_encoding to ${changed.slice(0, 40)}: its text cannot be read as UTF-8`,
+        });
+      }
       finished = true;
     } finally {
       // COMMIT ends the read-only transaction; an abandoned read just drops the connection.
@@ -83,4 +95,26 @@ export async function openPostgresSnapshot(table: TableConfig, url: string): Pro
     columnBatches: { [Symbol.asyncIterator]: batches },
     bytesRead: () => copy.bytes,
   };
+}
+
+interface ParameterStatus {
+  readonly parameterName: string;
+  readonly parameterValue: string;
+}
+
+/**
+ * Text is read as UTF-8, the client_encoding the driver opens sessions with. A function a view calls can change
+ * it (`set_config('client_encoding', 'LATIN1', false)`), and the server would then send text the load would read
+ * as U+FFFD; the server reports such a change, which is what this hears.
+ */
+function watchEncoding(client: pg.Client): { changedTo(): string | undefined } {
+  let changed: string | undefined;
+  const connection = (client as unknown as { connection: EventEmitter }).connection;
+  connection.on('parameterStatus', (message: ParameterStatus) => {
+    // Once off UTF-8, text has been misread, even if a later report says UTF8 again.
+    if (message.parameterName === 'client_encoding' && message.parameterValue.toUpperCase() !== 'UTF8') {
+      changed ??= message.parameterValue;
+    }
+  });
+  return { changedTo: () => changed };
 }
