@@ -5,19 +5,19 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { fingerprintOf } from '../auth/api-key.ts';
-import { loadRelayConfigText } from '../../relay/config/load-relay-config.ts';
+import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { ConfigError, type ConfigIssue } from '../../src/platform/config/config-error.ts';
+import { parseConfigText } from '../../src/platform/config/load-config-file.ts';
+import { parseEnvLines } from '../../src/platform/config/read-env-file.ts';
+import { readSecretEnv } from '../../src/platform/config/read-secret-env.ts';
+import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
 import {
   BASE,
   ENV,
   issuesOf as verifierIssuesOf,
-} from '../../verifier/config/verifier-config-test-support.ts';
-import { ConfigError, type ConfigIssue } from './config-error.ts';
-import { parseConfigText } from './load-config-file.ts';
-import { parseEnvLines } from './read-env-file.ts';
-import { readSecretEnv } from './read-secret-env.ts';
+} from '../../src/verifier/config/verifier-config-test-support.ts';
 
-const VALID = fileURLToPath(new URL('../../../test/config/valid/', import.meta.url));
+const VALID = fileURLToPath(new URL('./valid/', import.meta.url));
 
 function issuesOf(load: () => unknown): readonly ConfigIssue[] {
   try {

@@ -5,11 +5,15 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadManifestFile } from '../../relay/metadata/load-manifest.ts';
-import { ConfigError, type ConfigIssue } from './config-error.ts';
-import { loadConfigFile } from './load-config-file.ts';
-import { MAX_CONFIG_FILE_BYTES, MAX_ENV_FILE_BYTES, readBoundedFile } from './read-bounded-file.ts';
-import { readEnvFile } from './read-env-file.ts';
+import { ConfigError, type ConfigIssue } from '../../src/platform/config/config-error.ts';
+import { loadConfigFile } from '../../src/platform/config/load-config-file.ts';
+import {
+  MAX_CONFIG_FILE_BYTES,
+  MAX_ENV_FILE_BYTES,
+  readBoundedFile,
+} from '../../src/platform/config/read-bounded-file.ts';
+import { readEnvFile } from '../../src/platform/config/read-env-file.ts';
+import { loadManifestFile } from '../../src/relay/metadata/load-manifest.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ambit-bounded-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
