@@ -6,10 +6,11 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
-import { ConfigError, type ConfigIssue } from '../../src/platform/config/config-error.ts';
+import type { ConfigIssue } from '../../src/platform/config/config-error.ts';
 import { parseConfigText } from '../../src/platform/config/load-config-file.ts';
 import { parseEnvLines } from '../../src/platform/config/read-env-file.ts';
 import { readSecretEnv } from '../../src/platform/config/read-secret-env.ts';
+import { refusalIssues } from '../../src/platform/config/refusal-issues.ts';
 import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
 import {
   BASE,
@@ -19,15 +20,7 @@ import {
 
 const VALID = fileURLToPath(new URL('./valid/', import.meta.url));
 
-function issuesOf(load: () => unknown): readonly ConfigIssue[] {
-  try {
-    load();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  assert.fail('expected the config to be refused');
-}
+const issuesOf = refusalIssues;
 
 describe('variable names that are members of every object', () => {
   it('are unset in ${VAR} references, so defaults and messages apply', () => {

@@ -5,7 +5,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { ConfigError, type ConfigIssue } from '../../src/platform/config/config-error.ts';
 import { loadConfigFile } from '../../src/platform/config/load-config-file.ts';
 import {
   MAX_CONFIG_FILE_BYTES,
@@ -13,6 +12,7 @@ import {
   readBoundedFile,
 } from '../../src/platform/config/read-bounded-file.ts';
 import { readEnvFile } from '../../src/platform/config/read-env-file.ts';
+import { refusalIssues } from '../../src/platform/config/refusal-issues.ts';
 import { loadManifestFile } from '../../src/relay/metadata/load-manifest.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ambit-bounded-'));
@@ -20,15 +20,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const POSIX = process.platform !== 'win32';
 
-function issuesOf(load: () => unknown): readonly ConfigIssue[] {
-  try {
-    load();
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  assert.fail('expected the file to be refused');
-}
+const issuesOf = refusalIssues;
 
 function fifo(name: string): string {
   const path = join(dir, name);

@@ -1,8 +1,9 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the tests write config text with ${VAR} references.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError, type ConfigIssue } from './config-error.ts';
+import type { ConfigIssue } from './config-error.ts';
 import { parseConfigText } from './load-config-file.ts';
+import { refusalIssues } from './refusal-issues.ts';
 
 type Env = Record<string, string>;
 
@@ -11,13 +12,7 @@ function parse(text: string, env: Env = {}): unknown {
 }
 
 function issuesOf(text: string, env: Env = {}): readonly ConfigIssue[] {
-  try {
-    parseConfigText(text, env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues;
-    throw error;
-  }
-  assert.fail('expected the text to be rejected');
+  return refusalIssues(() => parseConfigText(text, env));
 }
 
 /** Rejected at `line`, naming the variable and never quoting its value. */
