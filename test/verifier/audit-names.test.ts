@@ -40,7 +40,12 @@ describe('verifier audit of caller-sent names', () => {
     assert.equal(batch.statusCode, 404);
     const batchRecord = lastRecord();
     assert.doesNotMatch(JSON.stringify(batchRecord), SECRET_TEXT);
-    assert.equal((batchRecord.claim_ids as string[])[0], 'person_alive');
+    const batchIds = batchRecord.claim_ids as string[];
+    assert.equal(batchIds.length, 2, JSON.stringify(batchIds));
+    assert.equal(batchIds[0], 'person_alive');
+    // Keyed per name: the second unknown id does not share the first one's hash.
+    assert.match(String(batchIds[1]), /^hmac-sha256:[0-9a-f]{64}$/);
+    assert.notEqual(batchIds[1], (record.claim_ids as string[])[0]);
   });
 
   it('hashes an unknown target type and identifier scheme, and keeps known ones readable', async () => {

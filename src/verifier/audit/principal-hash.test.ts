@@ -26,4 +26,18 @@ describe('principalHash', () => {
     assert.equal(principalHash(one, principal), keyedHash(one, 'principal', 'caller'));
     assert.equal(principalHash(two, principal), keyedHash(two, 'principal', 'caller'));
   });
+
+  it('gives each principal its own hash, before and after many others were seen', () => {
+    const secret = Buffer.from('principal-hash-secret-many-0123456789a');
+    const of = (id: string) => principalHash(secret, { ...principal, id });
+    assert.equal(of('alice'), keyedHash(secret, 'principal', 'alice'));
+    assert.equal(of('bob'), keyedHash(secret, 'principal', 'bob'));
+    assert.notEqual(of('alice'), of('bob'));
+    // More ids than are kept: each still hashes to its own value, whether it was kept or not.
+    const ids = Array.from({ length: 5000 }, (_, index) => `caller-${index}`);
+    const hashes = new Set(ids.map(of));
+    assert.equal(hashes.size, ids.length);
+    for (const id of ['alice', 'bob', 'caller-0', 'caller-4999'])
+      assert.equal(of(id), keyedHash(secret, 'principal', id), id);
+  });
 });

@@ -68,6 +68,19 @@ describe('disclosure policy', () => {
       satisfied: false,
       disclosure: 'predicate',
     });
+    // Never more than the outcome: whatever else reaches a predicate view stays out of the answer.
+    for (const leaked of [42, 'FAKE-1', { deceased: false }])
+      assert.deepEqual(viewClaim(c, leaked, 'predicate'), {
+        value: null,
+        satisfied: false,
+        disclosure: 'predicate',
+      });
+    assert.deepEqual(viewClaim(c, 'FAKE-1', 'redacted'), {
+      value: null,
+      satisfied: null,
+      disclosure: 'redacted',
+      redacted_fields: ['c'],
+    });
     assert.deepEqual(viewClaim(c, true, 'redacted'), {
       value: null,
       satisfied: null,

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { connectionConfig, issuesAt } from '../config/verifier-config-test-support.ts';
-import { type AddressPolicy, connectDenial } from './classify-address.ts';
+import { type AddressPolicy, connectDenial, isMetadataHostName } from './classify-address.ts';
 
 const BOTH: AddressPolicy = {
   allow_insecure_localhost: true,
   allow_insecure_private_network: true,
   allow_link_local: false,
 };
+const ALL: AddressPolicy = { ...BOTH, allow_link_local: true };
 
 describe('which addresses a connection may reach over http and https', () => {
   const cases: [string, string, Partial<AddressPolicy>, boolean][] = [
@@ -53,6 +54,22 @@ describe('which addresses a connection may reach over http and https', () => {
     ['fec0::1', 'https:', {}, false],
     ['::1', 'https:', { allow_insecure_localhost: true }, true],
     ['2001:db9::1', 'https:', {}, true],
+    // Every private range needs its flag, over https too; the edges of 172.16.0.0/12 and 100.64.0.0/10 are public.
+    ['172.16.0.5', 'https:', { allow_insecure_private_network: false }, false],
+    ['172.31.255.254', 'http:', {}, true],
+    ['172.32.0.1', 'http:', {}, false],
+    ['192.168.1.1', 'https:', { allow_insecure_private_network: false }, false],
+    ['100.64.0.1', 'https:', { allow_insecure_private_network: false }, false],
+    ['100.128.0.1', 'http:', {}, false],
+    ['fe80::1', 'https:', {}, false],
+    ['169.254.169.254', 'https:', {}, false],
+    // Unspecified (0.0.0.0 reaches this host), multicast and future-use addresses: never, whatever the flags.
+    ['0.0.0.0', 'https:', ALL, false],
+    ['0.1.2.3', 'https:', ALL, false],
+    ['224.0.0.1', 'https:', ALL, false],
+    ['240.0.0.1', 'https:', ALL, false],
+    ['::', 'https:', ALL, false],
+    ['ff02::1', 'https:', ALL, false],
   ];
   for (const [address, protocol, overrides, allowed] of cases) {
     it(`${protocol}//${address} ${JSON.stringify(overrides)}: ${allowed ? 'allowed' : 'refused'}`, () => {
@@ -65,6 +82,22 @@ describe('which addresses a connection may reach over http and https', () => {
       connectDenial('203.0.113.10', 'http:', BOTH) ?? '',
       /http never reaches a public address: the token and the lookup values would cross it in cleartext \(use https\)/,
     );
+  });
+});
+
+describe('cloud metadata host names', () => {
+  it('knows each provider name, in any case and written fully qualified', () => {
+    for (const name of [
+      'metadata.google.internal',
+      'METADATA.Google.Internal',
+      'metadata.google.internal.',
+      'metadata',
+      'instance-data.ec2.internal',
+      'instance-data.ec2.internal.',
+    ])
+      assert.equal(isMetadataHostName(name), true, name);
+    for (const name of ['relay.internal', 'metadata.example.org', 'google.internal', 'metadata..'])
+      assert.equal(isMetadataHostName(name), false, name);
   });
 });
 

@@ -55,6 +55,15 @@ describe('evaluation format negotiation', () => {
     }
   });
 
+  it('weighs each format by the most specific range covering it, wherever that range stands', () => {
+    assert.equal(negotiateFormat(`*/*, ${RESULT};q=0`, undefined), CCCEV);
+    assert.equal(negotiateFormat(`${RESULT};q=0, */*`, undefined), CCCEV);
+    assert.equal(negotiateFormat(`*/*;q=0, ${CCCEV}`, undefined), CCCEV);
+    assert.equal(negotiateFormat(`application/*;q=0.1, ${CCCEV}`, undefined), CCCEV);
+    assert.equal(negotiateFormat(`application/*;q=0.1, ${CCCEV};q=0.05`, undefined), RESULT);
+    rejected(`*/*, ${RESULT};q=0, ${CCCEV};q=0`);
+  });
+
   it('takes the body format when Accept permits it', () => {
     assert.equal(negotiateFormat(undefined, CCCEV), CCCEV);
     assert.equal(negotiateFormat('*/*', 'application/ld+json;profile=cccev'), CCCEV);
