@@ -1,0 +1,89 @@
+// The admin `/ready` of a relay with several processes (the primary of `--workers N`): it is ready only when every
+// process is, and its counts are those of the least loaded process, the failures those of the most failed one.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { systemClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/log.ts';
+import { systemRandom } from '../../src/platform/random.ts';
+import type { ProcessStatus, RelayAdminBackend } from '../../src/relay/admin/admin-backend.ts';
+import { createRelayAdminApp } from '../../src/relay/admin/create-relay-admin-app.ts';
+import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
+import { assertProblem } from './assert-problem.ts';
+import { createReloadFixture, type ReloadFixture, reloadEnv } from './reload-fixture.ts';
+
+const WAIT = { dataset_id: 'people', table_id: 'people_table', code: 'ingest.source_unavailable' };
+
+function worker(loaded: number, failed: number, waiting: ProcessStatus['waiting'] = []): ProcessStatus {
+  const ready = waiting.length === 0 && loaded + failed === 3;
+  return {
+    running: true,
+    ready,
+    readiness: { total: 3, loaded, failed },
+    waiting,
+    generation: ready ? 'g1' : undefined,
+    loadedAt: ready ? 1 : undefined,
+  };
+}
+
+describe('admin /ready over several relay processes', () => {
+  let fixture: ReloadFixture;
+  let admin: FastifyInstance;
+  let statuses: ProcessStatus[] = [];
+  before(async () => {
+    fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
+    const loaded = loadRelayConfig(fixture.configPath, reloadEnv());
+    const backend: RelayAdminBackend = {
+      reloadAll: async () => assert.fail('no reload here'),
+      reloadTable: async () => assert.fail('no reload here'),
+      metrics: async () => [],
+      status: async () => statuses,
+    };
+    admin = createRelayAdminApp({
+      loaded,
+      authenticate: () => assert.fail('/ready needs no credential'),
+      backend,
+      processes: 3,
+      requestTimeoutMs: 5000,
+      deps: {
+        logger: createLogger({ name: 'ready-processes-test', level: 'fatal' }),
+        clock: systemClock,
+        random: systemRandom,
+      },
+    });
+    await admin.ready();
+  });
+  after(async () => {
+    await admin?.close();
+    fixture?.remove();
+  });
+
+  it('answers 503 while one process is behind, with the least loaded and the most failed counts', async () => {
+    statuses = [worker(3, 0), worker(1, 0, [WAIT]), worker(2, 1)];
+    const response = await admin.inject({ method: 'GET', url: '/ready' });
+    assertProblem(response, 503, 'schema.resource_unavailable', /^1 of 3 tables loaded; 1 waiting/);
+    assert.equal(response.headers['retry-after'], '5');
+    const body = response.json();
+    assert.equal(body.total_count, 3);
+    assert.equal(body.loaded_count, 1);
+    assert.equal(body.failed_count, 1);
+    assert.equal(body.not_ready_count, 2);
+    assert.equal(body.waiting_count, 1);
+    assert.deepEqual(body.waiting, [WAIT]);
+  });
+
+  it('names a table once however many processes wait for it', async () => {
+    statuses = [worker(1, 0, [WAIT]), worker(2, 0, [WAIT])];
+    const body = (await admin.inject({ method: 'GET', url: '/ready' })).json();
+    assert.equal(body.loaded_count, 1);
+    assert.deepEqual(body.waiting, [WAIT]);
+    assert.equal(body.waiting_count, 1);
+  });
+
+  it('answers 200 once every process is ready', async () => {
+    statuses = [worker(3, 0), worker(2, 1)];
+    const response = await admin.inject({ method: 'GET', url: '/ready' });
+    assert.equal(response.statusCode, 200, response.body);
+    assert.deepEqual(response.json(), { status: 'ok', checks: { total: 3, ok: 2, failed: 1 } });
+  });
+});
