@@ -52,44 +52,36 @@ describe('requests the HTTP parser refuses', () => {
     assertProblem(old, 404, 'http.not_found');
   });
 
-  it('answers the requests pipelined ahead of a refused one first', async () => {
-    const { port } = server;
-    const text = await new Promise<string>((resolve, reject) => {
+  /** Everything the connection answered to `bytes` until it closed, and the statuses of its answers in order. */
+  const pipelined = (bytes: string) =>
+    new Promise<{ text: string; statuses: number[] }>((resolve, reject) => {
       const chunks: Buffer[] = [];
-      const socket = connect(port, '127.0.0.1', () =>
-        socket.write(
-          'GET /slow HTTP/1.1\r\nhost: a\r\n\r\nGET /x HTTP/1.1\r\nhost: a\r\nx-bad: a\x7fb\r\n\r\n',
-          'latin1',
-        ),
-      );
+      const socket = connect(server.port, '127.0.0.1', () => socket.write(bytes, 'latin1'));
       socket.on('data', (chunk) => chunks.push(chunk));
       socket.on('error', reject);
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
+      socket.on('close', () => {
+        const text = Buffer.concat(chunks).toString();
+        const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+        resolve({ text, statuses });
+      });
     });
-    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
+
+  it('answers the requests pipelined ahead of a refused one first', async () => {
+    const { text, statuses } = await pipelined(
+      'GET /slow HTTP/1.1\r\nhost: a\r\n\r\nGET /x HTTP/1.1\r\nhost: a\r\nx-bad: a\x7fb\r\n\r\n',
+    );
     assert.deepEqual(statuses, [200, 400]);
     assert.match(text, /\{"slow":true\}/);
     assert.match(text, /http\.malformed_request/);
   });
 
   it('answers a request ahead of one whose body breaks off malformed before the refusal', async () => {
-    const { port } = server;
-    const text = await new Promise<string>((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      const socket = connect(port, '127.0.0.1', () =>
-        socket.write(
-          'GET /slow HTTP/1.1\r\nhost: a\r\n\r\n' +
-            'POST /echo HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\n' +
-            'transfer-encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n',
-          'latin1',
-        ),
-      );
-      socket.on('data', (chunk) => chunks.push(chunk));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(Buffer.concat(chunks).toString()));
-    });
+    const { text, statuses } = await pipelined(
+      'GET /slow HTTP/1.1\r\nhost: a\r\n\r\n' +
+        'POST /echo HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\n' +
+        'transfer-encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n',
+    );
     // The first answer on the connection is the first request's: a client pairs answers with requests in order.
-    const statuses = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]));
     assert.deepEqual(statuses, [200, 400]);
     assert.match(text, /\{"slow":true\}/);
     assert.match(text, /http\.malformed_request/);

@@ -82,6 +82,20 @@ async function withIdp(options: StartOidcProviderOptions, run: (idp: TestOidcPro
   }
 }
 
+const KEYS_DUE_MS = 60_000;
+
+/** An authenticator reading `idp`'s key set itself (no discovery), due again 60 s after each fetch; fetches counted. */
+function keysOf(idp: Parameters<typeof optionsFor>[0]) {
+  const clock = clockNow();
+  const net = countingFetch();
+  const options = optionsFor(idp, {
+    discovery_url: undefined,
+    jwks_url: idp.jwksUrl,
+    jwks_cache_ttl: 60_000,
+  });
+  return { clock, net, auth: createOidcAuthenticator(options, { clock, fetch: net.fetch }) };
+}
+
 describe('OIDC bearer tokens from a real provider', () => {
   let idp: TestOidcProvider;
   before(async () => {
@@ -247,14 +261,7 @@ describe('OIDC bearer tokens from a real provider', () => {
 
   it('answers an unknown kid 503 while the issuer keys cannot be refetched, not 401', async () => {
     await withIdp({ scopes: SCOPES }, async (rotating) => {
-      const clock = clockNow();
-      const net = countingFetch();
-      const options = optionsFor(rotating, {
-        discovery_url: undefined,
-        jwks_url: rotating.jwksUrl,
-        jwks_cache_ttl: 60_000,
-      });
-      const auth = createOidcAuthenticator(options, { clock, fetch: net.fetch });
+      const { clock, net, auth } = keysOf(rotating);
       const early = await rotating.getToken(['relay:read']);
       await auth.authenticate(early);
       // The key set is due and its refresh fails: the keys in hand go on serving the tokens they verify.
@@ -281,13 +288,7 @@ describe('OIDC bearer tokens from a real provider', () => {
 
   it('refuses a token already accepted once its key leaves the issuer key set', async () => {
     await withIdp({ scopes: SCOPES }, async (revoking) => {
-      const clock = clockNow();
-      const options = optionsFor(revoking, {
-        discovery_url: undefined,
-        jwks_url: revoking.jwksUrl,
-        jwks_cache_ttl: 60_000,
-      });
-      const auth = createOidcAuthenticator(options, { clock });
+      const { clock, auth } = keysOf(revoking);
       const early = await revoking.getToken(['relay:read']);
       assert.equal((await auth.authenticate(early)).id, 'ambit-test-client');
 
@@ -344,20 +345,13 @@ describe('OIDC bearer tokens from a real provider', () => {
 
   it('accepts a token signed with a key rotated in while idle, though the request itself starts the due refresh', async () => {
     await withIdp({ scopes: SCOPES }, async (rotating) => {
-      const clock = clockNow();
-      const net = countingFetch();
-      const options = optionsFor(rotating, {
-        discovery_url: undefined,
-        jwks_url: rotating.jwksUrl,
-        jwks_cache_ttl: 60_000,
-      });
-      const auth = createOidcAuthenticator(options, { clock, fetch: net.fetch });
+      const { clock, net, auth } = keysOf(rotating);
       await auth.authenticate(await rotating.getToken(['relay:read']));
       assert.equal(net.calls.length, 1);
 
       // Nothing for longer than jwks_cache_ttl; meanwhile the issuer rotates. The first request is the one
       // that finds the key set due: it waits for that refresh instead of refusing the kid it does not know yet.
-      clock.advance(options.jwks_cache_ttl);
+      clock.advance(KEYS_DUE_MS);
       await rotating.rotateKeys();
       const rotated = await rotating.getToken(['relay:read']);
       assert.equal((await auth.authenticate(rotated)).id, 'ambit-test-client');
