@@ -109,6 +109,7 @@ async function runAggregate(
       method === 'POST' ? parseAggregateBody(aggregate, body) : parseAggregateParams(aggregate, params);
     const generation = requireGeneration(runtime.state);
     const versions = aggregate.entitiesRead.map((e) => generation.table(e.datasetId, e.tableId).version);
+    const loadTime = loadTimed(generation, aggregate);
     known = {
       query,
       format,
@@ -117,14 +118,14 @@ async function runAggregate(
       // A table with no modification time (a PostgreSQL snapshot) is stamped with the time this process loaded
       // it: equal data then reads the same but for that time, so the tag is weak and leaves the time out, and
       // every process (a worker, a replica) answers the same data under the same tag.
-      etag: (loadTimed(generation, aggregate) ? weakEtag : strongEtag)([
+      etag: (loadTime ? weakEtag : strongEtag)([
         'aggregate',
         method,
         aggregate.datasetId,
         aggregate.id,
         definitionDigest(aggregate, baseUrl),
         versions,
-        loadTimed(generation, aggregate) ? null : dataTime(generation, aggregate),
+        loadTime ? null : dataTime(generation, aggregate),
         normalisedQuery(query),
         format,
       ]),
