@@ -11,6 +11,8 @@ export interface TargetRef {
   /** A keyed hash of the target identity: stable for one deployment, never the identifier itself. */
   readonly handle: string;
   readonly identifier_schemes: readonly string[];
+  /** The target's `profile`, only when the request sent one. */
+  readonly profile?: string;
 }
 
 export interface ClaimResultInput {

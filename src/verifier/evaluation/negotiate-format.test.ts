@@ -72,4 +72,23 @@ describe('evaluation format negotiation', () => {
     rejected(undefined, 'application/dc+sd-jwt');
     rejected(undefined, '*/*');
   });
+
+  it('reads a body format as it reads the same value in Accept: charset=utf-8 met, the profile by meaning', () => {
+    for (const format of [`${RESULT}; charset=utf-8`, `${RESULT};charset="UTF-8"`]) {
+      assert.equal(negotiateFormat(undefined, format), RESULT, format);
+      assert.equal(negotiateFormat(format, format), RESULT, format);
+    }
+    for (const format of [
+      `${CCCEV}; charset=utf-8`,
+      'application/ld+json; charset=UTF-8; profile=cccev',
+      'APPLICATION/LD+JSON;profile="CCCEV";charset="utf-8"',
+    ]) {
+      assert.equal(negotiateFormat(undefined, format), CCCEV, format);
+      assert.equal(negotiateFormat(`${CCCEV}; charset=utf-8`, format), CCCEV, format);
+    }
+    rejected(undefined, `${RESULT}; charset=iso-8859-1`);
+    rejected(undefined, 'application/ld+json; charset=utf-8');
+    rejected(undefined, 'application/ld+json; charset=utf-8; profile="other"');
+    rejected(RESULT, `${CCCEV}; charset=utf-8`);
+  });
 });

@@ -124,7 +124,9 @@ export function acceptableFormats(
 ): ResultFormat[] {
   const accepted = acceptedFormats(accept);
   if (bodyFormat !== undefined) {
-    const wanted = parseRange(bodyFormat, 0);
+    // Read as an Accept range is: a `charset=utf-8` is met here too, and the cccev `profile` compared by meaning.
+    const parsed = parseRange(bodyFormat, 0);
+    const wanted = parsed && withoutUtf8Charset(parsed);
     const match =
       wanted && OFFERED.find((offered) => specificity(wanted) >= 2 && covers(wanted, offered.range));
     if (!match)

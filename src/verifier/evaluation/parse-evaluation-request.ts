@@ -74,6 +74,8 @@ export interface EvaluationTarget {
   /** Scheme -> the issuer and country sent with its identifier, for those sent with either. */
   readonly identifierQualifiers?: ReadonlyMap<string, IdentifierQualifiers>;
   readonly attributes: Readonly<Record<string, string | number | boolean | null>>;
+  /** The profile the caller sent, echoed in `target_ref`: not identity, so it never changes the handle. */
+  readonly profile?: string | undefined;
 }
 
 export interface IdentifierQualifiers {
@@ -142,6 +144,7 @@ export function toEvaluationTarget(parsed: z.infer<typeof targetSchema>): Evalua
     identifiers,
     ...(qualifiers.size > 0 && { identifierQualifiers: qualifiers }),
     attributes,
+    ...(parsed.profile !== undefined && { profile: parsed.profile }),
   };
 }
 

@@ -121,4 +121,15 @@ describe('target keys', () => {
       '{"id":null,"identifiers":[["nid","A"]],"type":"person"}',
     );
   });
+
+  it('echo a profile sent in the ref, outside the identity: the handle and audit hash stay the same', () => {
+    const subject = target('person', 'P-1', [['nid', 'A']]);
+    const plain = targetKeys(SECRET, subject, []);
+    assert.equal(Object.hasOwn(plain.ref, 'profile'), false);
+    for (const profile of ['urn:example:adult', '']) {
+      const profiled = targetKeys(SECRET, { ...subject, profile }, []);
+      assert.deepEqual(profiled.ref, { ...plain.ref, profile });
+      assert.equal(profiled.auditHash, plain.auditHash);
+    }
+  });
 });

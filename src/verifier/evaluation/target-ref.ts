@@ -24,6 +24,8 @@ export function targetKeys(
       type: target.type,
       handle: `amref:v1:${digest.slice(0, 32)}`,
       identifier_schemes: [...target.identifiers.keys()].sort(),
+      // Echoed as sent, outside the identity hashed above: one subject under two profiles keeps one handle.
+      ...(target.profile !== undefined && { profile: target.profile }),
     },
     auditHash: keyedHash(secret, 'audit:target', identity),
   };

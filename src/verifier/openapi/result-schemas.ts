@@ -29,6 +29,10 @@ const targetRef = object(['handle'], {
   type: string,
   handle: { type: 'string', description: 'Keyed stand-in for the target; never its identifiers.' },
   identifier_schemes: { type: 'array', items: string },
+  profile: {
+    type: 'string',
+    description: "The target's `profile` as sent; absent when none was. Not part of the handle.",
+  },
 });
 
 const provenance = object(['schema_version', 'generated_by', 'used', 'derived_from'], {

@@ -24,6 +24,9 @@ const LEASE_MARGIN_MS = 5_000;
 
 export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
   const { config, store } = runtime;
+  const releases = createKeyReleases(store, () => runtime.clock.now());
+  // Retries waiting to release a key stop with the service: the store they would ask is being closed.
+  app.addHook('onClose', async () => releases.stop());
 
   app.post(ROUTE, async (request, reply) => {
     const facts = auditFacts(request);
@@ -142,7 +145,7 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
       if (held) {
         const completed = held;
         // Replaced by a problem (the batch's audit record not written): no retry may replay what nobody received.
-        request.ctx.onReplaced = () => void releaseKey(store, completed, () => runtime.clock.now());
+        request.ctx.onReplaced = () => void releases.release(completed);
         await store.completeIdempotent(
           held.scope,
           held.owner,
@@ -157,7 +160,7 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
         .header('content-type', 'application/json')
         .send(Buffer.from(text));
     } catch (error) {
-      if (held) await releaseKey(store, held, () => runtime.clock.now());
+      if (held) await releases.release(held);
       throw error;
     }
   });
@@ -172,18 +175,43 @@ interface HeldKey {
 
 const RELEASE_RETRY_MS = 1_000;
 
+interface KeyReleases {
+  /** Releases the key of a failed batch, retrying in the background when the store fails. */
+  release(held: HeldKey): Promise<void>;
+  /** Cancels the retries waiting and refuses new ones. */
+  stop(): void;
+}
+
 /**
- * Releases the key of a failed batch so that a retry runs afresh. When the store is what failed, the release is
+ * Releases the keys of failed batches so that a retry runs afresh. When the store is what failed, a release is
  * tried again in the background until it succeeds or the lease ends: otherwise a retry would be told, until then,
- * that the first request is still running.
+ * that the first request is still running. Never once the store is closed or the service stopped: a closed store
+ * fails every attempt, and its timers would outlive the service.
  */
-async function releaseKey(store: EvaluationStore, held: HeldKey, now: () => number): Promise<void> {
-  try {
-    await store.abandonIdempotent(held.scope, held.owner);
-  } catch {
-    if (now() + RELEASE_RETRY_MS >= held.leaseUntil) return;
-    setTimeout(() => void releaseKey(store, held, now), RELEASE_RETRY_MS).unref();
-  }
+function createKeyReleases(store: EvaluationStore, now: () => number): KeyReleases {
+  const waiting = new Set<NodeJS.Timeout>();
+  let stopped = false;
+  const release = async (held: HeldKey): Promise<void> => {
+    try {
+      await store.abandonIdempotent(held.scope, held.owner);
+    } catch {
+      if (stopped || store.isClosed() || now() + RELEASE_RETRY_MS >= held.leaseUntil) return;
+      const timer = setTimeout(() => {
+        waiting.delete(timer);
+        if (!stopped && !store.isClosed()) void release(held);
+      }, RELEASE_RETRY_MS);
+      timer.unref();
+      waiting.add(timer);
+    }
+  };
+  return {
+    release,
+    stop() {
+      stopped = true;
+      for (const timer of waiting) clearTimeout(timer);
+      waiting.clear();
+    },
+  };
 }
 
 function readIdempotencyKey(headers: IncomingHttpHeaders): string | undefined {

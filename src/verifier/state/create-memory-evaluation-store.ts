@@ -74,6 +74,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
   // expired, claimed afresh) stays queued until it reaches the front and is skipped: the map says what is live.
   const keyOrder = createQueue<IdempotencyEntry>();
   let keyBytes = 0;
+  let closed = false;
 
   const dropKey = (entry: IdempotencyEntry) => {
     if (keys.get(entry.scope) !== entry) return;
@@ -216,6 +217,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
       return purge();
     },
     async close() {
+      closed = true;
       entries.clear();
       evaluationTotal = 0;
       order.clear();
@@ -223,6 +225,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
       keyOrder.clear();
       keyBytes = 0;
     },
+    isClosed: () => closed,
   };
 }
 

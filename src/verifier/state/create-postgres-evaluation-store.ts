@@ -67,6 +67,7 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
   let migrating: Promise<void> | undefined;
   let lastFailureAt = Number.NEGATIVE_INFINITY;
   let lastFailure: unknown;
+  let closed = false;
 
   const migrate = (): Promise<void> => {
     migrating ??= migrateStateSchema(pool)
@@ -236,9 +237,12 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
         );
       }),
     async close() {
+      // Set first: what runs in the background stops now, not once the pool has ended.
+      closed = true;
       await migrating?.catch(() => {});
       await pool.end();
     },
+    isClosed: () => closed,
   };
 }
 

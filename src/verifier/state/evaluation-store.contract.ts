@@ -56,6 +56,16 @@ export function evaluationStoreContract(start: () => Promise<StoreUnderTest>): v
     }
   });
 
+  it('says whether it has been closed', async () => {
+    const { store } = await start();
+    try {
+      assert.equal(store.isClosed(), false);
+    } finally {
+      await store.close();
+    }
+    assert.equal(store.isClosed(), true);
+  });
+
   it('stores any string JSON can carry, a lone surrogate included, and answers it unchanged', async () => {
     const { store, now } = await start();
     try {

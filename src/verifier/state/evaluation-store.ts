@@ -81,4 +81,6 @@ export interface EvaluationStore {
   /** Removes expired evaluations and idempotency records; returns how many. */
   purgeExpired(): Promise<number>;
   close(): Promise<void>;
+  /** Whether `close` has been called: work in the background (a retried release) stops then. */
+  isClosed(): boolean;
 }

@@ -1,0 +1,91 @@
+// The Idempotency-Key of a batch that failed with its state store is released in the background, retried while the
+// store keeps failing; never past the store's close or the service's, whose timers would otherwise outlive them.
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it, mock } from 'node:test';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { verifierProblem } from '../../src/verifier/problems.ts';
+import { createMemoryEvaluationStore } from '../../src/verifier/state/create-memory-evaluation-store.ts';
+import type { EvaluationStore } from '../../src/verifier/state/evaluation-store.ts';
+import { assertProblem } from '../helpers/http-checks.ts';
+import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+
+// No source is read: the one item fails before any read, and storing the batch then fails.
+const NEVER_READ = 'http://127.0.0.1:9';
+const BODY = { items: [{ target: { type: 'person' } }], claims: ['person_alive'] };
+
+/** A store that cannot store a batch nor release a key, counting the releases asked of it. */
+function failingStore(): { store: EvaluationStore; releases: () => number } {
+  const store = createMemoryEvaluationStore({
+    clock: fixedClock('2026-03-01T10:00:00Z'),
+    maxEntries: 10,
+    maxEvaluationBytes: 1_048_576,
+    maxIdempotencyRecords: 10,
+    maxIdempotencyBytes: 1_048_576,
+  });
+  let releases = 0;
+  const refuse = async (): Promise<never> => {
+    throw verifierProblem('state.unavailable', 'The state store is unavailable; retry later.');
+  };
+  return {
+    store: {
+      ...store,
+      putMany: refuse,
+      abandonIdempotent: () => {
+        releases++;
+        return refuse();
+      },
+    },
+    releases: () => releases,
+  };
+}
+
+/** Lets the retry timers due in `seconds` fire, one second at a time, and what they start run. */
+async function passSeconds(seconds: number): Promise<void> {
+  for (let second = 0; second < seconds; second++) {
+    mock.timers.tick(1_000);
+    for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe('releasing the key of a batch its store failed', () => {
+  let failing: ReturnType<typeof failingStore>;
+  let verifier: TestVerifier;
+  let running: boolean;
+
+  beforeEach(async () => {
+    failing = failingStore();
+    // A clock that stands still: the lease never runs out, so only a close stops the retries.
+    verifier = await startTestVerifier({
+      relays: { civil: NEVER_READ, social: NEVER_READ },
+      clock: fixedClock('2026-03-01T10:00:00Z'),
+      deps: { store: failing.store },
+    });
+    running = true;
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const response = await verifier.post('/v1/batch-evaluations', BODY, {
+      headers: { 'idempotency-key': 'store-failed' },
+    });
+    assertProblem(response, 503, 'state.unavailable');
+    assert.equal(failing.releases(), 1, 'the release is tried once while the request is answered');
+    await passSeconds(2);
+    assert.equal(failing.releases(), 3, 'and again each second while the store fails');
+  });
+
+  afterEach(async () => {
+    mock.timers.reset();
+    if (running) await verifier.close();
+  });
+
+  it('stops retrying once the store is closed', async () => {
+    await failing.store.close();
+    await passSeconds(10);
+    assert.equal(failing.releases(), 3);
+  });
+
+  it('stops retrying once the service is closed, the store with it', async () => {
+    running = false;
+    await verifier.close();
+    await passSeconds(10);
+    assert.equal(failing.releases(), 3);
+  });
+});
