@@ -2,10 +2,9 @@
 // unreachable and recovery once it is back; and a batch idempotency key held by a running request.
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { connect, createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
+import { CuttableProxy } from '../helpers/cuttable-proxy.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
@@ -13,40 +12,6 @@ import { CCCEV, startTestVerifier, type TestVerifier } from '../helpers/verifier
 
 const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
 const BATCH = '/v1/batch-evaluations';
-
-/** A TCP proxy to the database that can be cut and restored on the same port. */
-class CuttableProxy {
-  private server: TcpServer | undefined;
-  private readonly sockets = new Set<Socket>();
-  port = 0;
-  private readonly host: string;
-  private readonly targetPort: number;
-  constructor(host: string, targetPort: number) {
-    this.host = host;
-    this.targetPort = targetPort;
-  }
-  async open(): Promise<void> {
-    const server = createTcpServer((client) => {
-      const upstream = connect(this.targetPort, this.host);
-      for (const socket of [client, upstream]) {
-        this.sockets.add(socket);
-        socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => {
-          client.destroy();
-          upstream.destroy();
-        });
-      }
-      client.pipe(upstream).pipe(client);
-    });
-    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
-    this.port = (server.address() as AddressInfo).port;
-    this.server = server;
-  }
-  async cut(): Promise<void> {
-    for (const socket of this.sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
-  }
-}
 
 /** An upstream that answers one row only once released; `reached` settles when the first read arrives. */
 function holdUpstream() {
@@ -255,9 +220,11 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
       assertProblem(await first, 503, 'state.unavailable');
       await proxy.open();
       // The release is tried again in the background; a retry then runs instead of being told to wait ~35 s.
+      // Until the store has answered again, a retry is refused before it reads (state.unavailable).
       let retry = await verifier.post(BATCH, body, { headers });
       for (let attempt = 0; attempt < 40 && retry.statusCode !== 200; attempt++) {
-        assertProblem(retry, retry.statusCode, 'idempotency.conflict');
+        const code = retry.statusCode === 503 ? 'state.unavailable' : 'idempotency.conflict';
+        assertProblem(retry, retry.statusCode, code);
         await new Promise((resolve) => setTimeout(resolve, 250));
         retry = await verifier.post(BATCH, body, { headers });
       }

@@ -63,13 +63,19 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
     const owner = principalHash(runtime, principal);
 
     let held: HeldKey | undefined;
-    facts.idempotency = 'none';
+    // Until the store answers: a store that cannot be asked must not leave the event saying no key was sent.
+    facts.idempotency = key === undefined ? 'none' : 'unavailable';
+    // Before any read: results that could not be kept are not worth a consultation of the sources.
+    try {
+      store.checkAvailable();
+    } catch (error) {
+      facts.errorDetailCode = auditCodeOf(error);
+      throw error;
+    }
     if (key !== undefined) {
       const scope = `${owner}:${ROUTE}:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
       const token = runtime.random.ulid(startedAt);
       const leaseUntil = startedAt + config.server.request_timeout + LEASE_MARGIN_MS;
-      // Until the store answers: a store that cannot be asked must not leave the event saying no key was sent.
-      facts.idempotency = 'unavailable';
       const outcome: IdempotencyOutcome = await store.beginIdempotent({
         scope,
         // Same body and same purpose header: the same request. (The body alone could hide a changed purpose.)

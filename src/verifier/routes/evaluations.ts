@@ -48,6 +48,13 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
     const disclosure = overallDisclosure(plan.disclosures);
     facts.disclosure = disclosure;
 
+    // Before any read: a result that could not be kept is not worth a consultation of the sources.
+    try {
+      runtime.store.checkAvailable();
+    } catch (error) {
+      facts.errorDetailCode = auditCodeOf(error);
+      throw error;
+    }
     const startedAt = runtime.clock.now();
     const evaluationId = runtime.random.ulid(startedAt);
     facts.evaluationId = evaluationId;

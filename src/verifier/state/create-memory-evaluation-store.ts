@@ -153,6 +153,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
     async isReady() {
       return true;
     },
+    checkAvailable() {},
     async put(evaluation) {
       purgeEvaluations(options.clock.now());
       put(evaluation);

@@ -31,6 +31,12 @@ export interface PostgresStoreOptions {
 const MIGRATION_RETRY_MS = 1_000;
 
 /**
+ * After a failure to reach the database, requests are refused before they read any source for this long; the
+ * first one after it tries the database again.
+ */
+const OUTAGE_HOLD_MS = 1_000;
+
+/**
  * A purge deletes in steps of this many rows, each its own statement: a backlog (after an outage, or at a high
  * rate) is then removed step by step within `operation_timeout`, where one statement deleting it all would time
  * out, and be rolled back, at every attempt.
@@ -67,7 +73,14 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
   let migrating: Promise<void> | undefined;
   let lastFailureAt = Number.NEGATIVE_INFINITY;
   let lastFailure: unknown;
+  let outageAt = Number.NEGATIVE_INFINITY;
+  let outage: unknown;
   let closed = false;
+  // A negative interval is a wall clock stepped back since: waiting for it to catch up could take hours.
+  const within = (since: number, ms: number) => {
+    const elapsed = clock.now() - since;
+    return elapsed >= 0 && elapsed < ms;
+  };
 
   const migrate = (): Promise<void> => {
     migrating ??= migrateStateSchema(pool)
@@ -93,19 +106,27 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
   /** Migrated and ready, or a thrown 503. */
   const ensure = async (): Promise<void> => {
     if (migrated) return;
-    // A negative interval is a wall clock stepped back since: waiting for it to catch up could take hours.
-    const sinceFailure = clock.now() - lastFailureAt;
-    if (!migrating && sinceFailure >= 0 && sinceFailure < MIGRATION_RETRY_MS) throw unavailable(lastFailure);
+    if (!migrating && within(lastFailureAt, MIGRATION_RETRY_MS)) throw unavailable(lastFailure);
     await migrate();
   };
 
-  /** Runs one store operation, turning any database failure into 503 `state.unavailable`. */
+  /**
+   * Runs one store operation, turning any database failure into 503 `state.unavailable`. A failure to reach the
+   * database is remembered (checkAvailable), an answer clears it.
+   */
   const run = async <R>(operation: () => Promise<R>): Promise<R> => {
     try {
       await ensure();
-      return await operation();
+      const result = await operation();
+      outageAt = Number.NEGATIVE_INFINITY;
+      return result;
     } catch (error) {
-      throw isProblem(error) ? error : unavailable(error);
+      if (isProblem(error)) throw error;
+      if (isOutage(error)) {
+        outageAt = clock.now();
+        outage = error;
+      }
+      throw unavailable(error);
     }
   };
 
@@ -199,6 +220,11 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
         return false;
       }
     },
+    checkAvailable() {
+      if (!migrated && !migrating && within(lastFailureAt, MIGRATION_RETRY_MS))
+        throw unavailable(lastFailure);
+      if (within(outageAt, OUTAGE_HOLD_MS)) throw unavailable(outage);
+    },
     put: (evaluation) => run(() => insertMany([evaluation]).then(() => undefined)),
     putMany: (evaluations) =>
       run(async () => {
@@ -244,6 +270,20 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     },
     isClosed: () => closed,
   };
+}
+
+/**
+ * Whether a failure says the database cannot be reached now, as opposed to one statement failing (a timeout, a
+ * constraint): no connection or no answer on it, or the server refusing connections (SQLSTATE class 08, shutting down 57P01-57P03,
+ * too many connections 53300).
+ */
+function isOutage(error: unknown): boolean {
+  // The driver's own time limit on a statement, which the server's statement_timeout (the same) races: one slow
+  // statement, not an outage.
+  if (error instanceof Error && error.message === 'Query read timeout') return false;
+  if (!(error instanceof pg.DatabaseError)) return true;
+  const code = error.code ?? '';
+  return code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300';
 }
 
 function errorCode(error: unknown): string {

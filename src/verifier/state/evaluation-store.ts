@@ -59,6 +59,11 @@ export interface EvaluationStore {
   prepare(): Promise<boolean>;
   /** Whether the store answers now (for `/ready`). */
   isReady(): Promise<boolean>;
+  /**
+   * Throws 503 `state.unavailable` at once while the store is known to be unreachable (it failed to reach its
+   * database under a second ago), so that a request whose result could not be kept reads no source first.
+   */
+  checkAvailable(): void;
   put(evaluation: StoredEvaluation): Promise<void>;
   /** Stores several evaluations at once (one batch); all or none. */
   putMany(evaluations: readonly StoredEvaluation[]): Promise<void>;

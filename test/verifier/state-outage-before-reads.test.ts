@@ -1,0 +1,86 @@
+// While the PostgreSQL state store is known to be unreachable, evaluations and batches are refused before they
+// read any source: a result that could not be kept is not worth a consultation of a registry.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { fixedClock } from '../../src/platform/clock.ts';
+import { proxiedDatabase } from '../helpers/cuttable-proxy.ts';
+import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { assertProblem } from '../helpers/http-checks.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
+import { startTestVerifier } from '../helpers/verifier-harness.ts';
+
+const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
+const BATCH = '/v1/batch-evaluations';
+
+describe('verifier state store outage', () => {
+  let upstream: FakeUpstream;
+  let database: TestDatabase;
+  let reads = 0;
+
+  before(async () => {
+    upstream = await startFakeUpstream((_request, response) => {
+      reads++;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
+    });
+    database = await openTestDatabase();
+  });
+  after(async () => {
+    await database?.close();
+    await upstream.close();
+  });
+
+  it('reads no source while the store cannot be reached, and reads again once it answers', async () => {
+    const { proxy, url } = await proxiedDatabase(database.url);
+    const clock = fixedClock('2026-03-01T10:00:00Z');
+    const verifier = await startTestVerifier({
+      relays: { civil: upstream.url, social: upstream.url },
+      clock,
+      edit: (text) =>
+        `${text}\nstate:\n  storage: postgresql\n  postgresql: { url_env: STATE_URL, connect_timeout: 1s, operation_timeout: 2s }\n`,
+      env: { STATE_URL: url },
+    });
+    const evaluate = () => verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
+    try {
+      assert.equal((await evaluate()).statusCode, 200);
+      assert.equal(reads, 1);
+
+      await proxy.cut();
+      // The first evaluation after the outage began finds it out when it stores its result.
+      assertProblem(await evaluate(), 503, 'state.unavailable');
+      assert.equal(reads, 2);
+      // Those after it are refused before reading.
+      const refused = await evaluate();
+      assertProblem(refused, 503, 'state.unavailable');
+      assert.equal(refused.headers['retry-after'], '1');
+      assertProblem(
+        await verifier.post(BATCH, { items: [{ target: TARGET }], claims: ['person_alive'] }),
+        503,
+        'state.unavailable',
+      );
+      assert.equal(reads, 2, 'no source was read while the store was known to be down');
+      const events = verifier.auditRecords().filter((entry) => entry.endpoint_kind !== undefined);
+      const last = events.at(-2);
+      assert.equal(last?.endpoint_kind, 'evaluate');
+      assert.equal(last?.problem_code, 'state.unavailable');
+      assert.match(String(last?.error_code), /^state\./);
+      assert.equal(events.at(-1)?.endpoint_kind, 'batch_evaluate');
+
+      // A second later the next request tries the database again: still down, it reads once and fails.
+      clock.advance(1_000);
+      assertProblem(await evaluate(), 503, 'state.unavailable');
+      assert.equal(reads, 3);
+
+      await proxy.open();
+      clock.advance(1_000);
+      const back = await evaluate();
+      assert.equal(back.statusCode, 200, back.body);
+      assert.equal(reads, 4);
+      assert.equal((await evaluate()).statusCode, 200);
+      assert.equal(reads, 5);
+    } finally {
+      await verifier.close();
+      await proxy.cut();
+    }
+  });
+});
