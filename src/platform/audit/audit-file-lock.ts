@@ -1,9 +1,27 @@
 // One writer per audit file. Two processes appending to one file each continue the chain from what they last
 // wrote, so the file interleaves two chains and no longer verifies; the second process must refuse to start.
-// Node has no flock: `<path>.lock` is created exclusively and names its owner (pid and, on Linux, the process's
-// start time, so that a pid reused after a crash is not taken for the owner). A lock whose owner is gone is
+// Node has no flock: `<path>.lock` names its owner (pid and, on Linux, the process's start time, so that a pid
+// reused after a crash is not taken for the owner, then a token unique to the lock). A lock whose owner is gone is
 // stale and taken over; one held by this very process (a writer reopened in place) is taken over too.
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+//
+// Every step is atomic, so two processes starting at the same instant cannot both end up holding the lock:
+// - a lock appears whole: its text is written to a file of its own, then hard-linked to the lock's name, which
+//   fails if the name exists (a lock created empty and written next would look stale, from a crash, meanwhile);
+// - a stale lock is never removed, only replaced (rename), and only by the holder of the right to replace that
+//   very file: a lock of its own, named after the file (`.takeover-<file>`). Of two processes that judged it stale,
+//   one replaces it; the other finds the replacement, held by a live process. A process killed while it held that
+//   right leaves a stale takeover lock, taken over the same way.
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fstatSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 
 export interface AuditFileLock {
   release(): void;
@@ -17,44 +35,176 @@ export class AuditFileInUse extends Error {
   }
 }
 
+/** Who takes a lock: this process, or, in tests, a stand-in for another one. */
+export interface LockTaker {
+  readonly pid: number;
+  /** The lock's whole text, unique to this lock. */
+  readonly text: string;
+}
+
+/** Points where tests let another taker in: a stale lock judged, then the right to replace it held. */
+export interface TakeoverSteps {
+  judgedStale?(lockPath: string): void;
+  holdingTakeover?(lockPath: string): void;
+}
+
+/** A lock file as seen once: its identity and its text. */
+interface Seen {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly text: string;
+}
+
+const MAX_ATTEMPTS = 5;
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+/** Takeover locks of takeover locks: each level needs a process killed in the middle of a takeover. */
+const MAX_DEPTH = 4;
+
 export function lockAuditFile(path: string): AuditFileLock {
-  const lockPath = `${path}.lock`;
-  const mine = ownerText(process.pid);
-  for (let attempt = 0; ; attempt++) {
-    let fd: number;
-    try {
-      fd = openSync(lockPath, 'wx', 0o600);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw error;
-      const owner = readOwner(lockPath);
-      if (owner !== undefined && owner.pid !== process.pid && isRunning(owner.pid, owner.started)) {
-        throw new AuditFileInUse(lockPath, owner.pid);
-      }
-      removeIfPresent(lockPath);
-      continue;
+  return acquireLock(`${path}.lock`, lockTaker(process.pid));
+}
+
+export function lockTaker(pid: number): LockTaker {
+  return { pid, text: `${pid} ${startTimeOf(pid) ?? ''} ${randomBytes(8).toString('hex')}\n` };
+}
+
+/** Takes `lockPath` for `taker`; throws AuditFileInUse when a live process (another one) holds it. */
+export function acquireLock(lockPath: string, taker: LockTaker, steps: TakeoverSteps = {}): AuditFileLock {
+  hold(lockPath, taker, steps, 0);
+  return {
+    release() {
+      // Only this lock: a process that took over a lock it judged stale, or a writer reopened in place, keeps its own.
+      releaseIfHeld(lockPath, taker);
+    },
+  };
+}
+
+function hold(path: string, taker: LockTaker, steps: TakeoverSteps, depth: number): void {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    if (createIfAbsent(path, taker.text)) return;
+    const seen = lookAt(path);
+    // Released since: try again.
+    if (seen === undefined) continue;
+    const owner = readOwner(seen.text);
+    if (owner !== undefined && owner.pid !== taker.pid && isRunning(owner.pid, owner.started)) {
+      throw new AuditFileInUse(path, owner.pid);
     }
-    try {
-      writeSync(fd, mine);
-    } finally {
-      closeSync(fd);
-    }
-    return {
-      release() {
-        // Only our own lock: a process that took over a lock it judged stale must keep it.
-        if (readText(lockPath) === mine) removeIfPresent(lockPath);
-      },
-    };
+    steps.judgedStale?.(path);
+    if (takeOver(path, seen, taker, steps, depth)) return;
+  }
+  throw new Error(`could not take the lock ${path}: it kept changing`);
+}
+
+/** Replaces the stale lock `seen` unless another process did first (then false: look again). */
+function takeOver(path: string, seen: Seen, taker: LockTaker, steps: TakeoverSteps, depth: number): boolean {
+  if (depth >= MAX_DEPTH) {
+    throw new Error(`too many interrupted takeovers of ${path}; remove its .takeover-* files`);
+  }
+  const right = `${path}.takeover-${fingerprint(seen)}`;
+  try {
+    hold(right, taker, steps, depth + 1);
+  } catch (error) {
+    // A live process is taking this lock over: it is the one that will write the file.
+    if (error instanceof AuditFileInUse) throw new AuditFileInUse(path, error.ownerPid);
+    throw error;
+  }
+  try {
+    steps.holdingTakeover?.(path);
+    // While the right is held nobody else replaces this file, so a check now still holds at the rename.
+    if (!sameFile(lookAt(path), seen)) return false;
+    replace(path, taker.text);
+    return true;
+  } finally {
+    releaseIfHeld(right, taker);
   }
 }
 
-function ownerText(pid: number): string {
-  return `${pid} ${startTimeOf(pid) ?? ''}\n`;
+/** Links a file holding `text` to `path`; false when `path` exists. */
+function createIfAbsent(path: string, text: string): boolean {
+  const draft = writeDraft(path, text);
+  try {
+    linkSync(draft, path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    if (code !== undefined && NO_HARD_LINKS.has(code)) return createInPlace(path, text);
+    throw error;
+  } finally {
+    removeIfPresent(draft);
+  }
 }
 
-function readOwner(lockPath: string): { pid: number; started: string | undefined } | undefined {
-  const [pidText = '', started] = (readText(lockPath) ?? '').trim().split(' ');
+/**
+ * Where the file system has no hard links (some network and FUSE mounts): created exclusively and written next,
+ * so a start at the same instant may see it empty for a moment, and judge it stale.
+ */
+function createInPlace(path: string, text: string): boolean {
+  try {
+    writeFileSync(path, text, { flag: 'wx', mode: 0o600 });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
+}
+
+function replace(path: string, text: string): void {
+  const draft = writeDraft(path, text);
+  try {
+    renameSync(draft, path);
+  } catch (error) {
+    removeIfPresent(draft);
+    throw error;
+  }
+}
+
+/** A new file beside `path` holding `text`, under a name no other taker uses. */
+function writeDraft(path: string, text: string): string {
+  const draft = `${path}.draft-${randomBytes(8).toString('hex')}`;
+  try {
+    writeFileSync(draft, text, { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    // Created, then not written (a full disk): not left behind.
+    removeIfPresent(draft);
+    throw error;
+  }
+  return draft;
+}
+
+function lookAt(path: string): Seen | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const { dev, ino } = fstatSync(fd, { bigint: true });
+    return { dev, ino, text: readFileSync(fd, 'utf8') };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Identity and text: an inode number can be reused once the file is gone, a lock's text (its token) is not. */
+function sameFile(now: Seen | undefined, before: Seen): boolean {
+  return now !== undefined && now.dev === before.dev && now.ino === before.ino && now.text === before.text;
+}
+
+function fingerprint(seen: Seen): string {
+  return createHash('sha256').update(`${seen.dev} ${seen.ino} ${seen.text}`).digest('hex').slice(0, 16);
+}
+
+function releaseIfHeld(path: string, taker: LockTaker): void {
+  if (readText(path) === taker.text) removeIfPresent(path);
+}
+
+function readOwner(text: string): { pid: number; started: string | undefined } | undefined {
+  const [pidText = '', started] = text.trim().split(' ');
   const pid = Number(pidText);
-  // A lock left half-written by a crash names no one: stale.
+  // A lock left half-written (by a version that wrote it in place) names no one: stale.
   return Number.isSafeInteger(pid) && pid > 0 ? { pid, started: started || undefined } : undefined;
 }
 

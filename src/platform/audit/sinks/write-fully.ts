@@ -7,6 +7,12 @@ const STALL_MS = 5;
 /** How long writes may make no progress, in all, before the write fails (200 waits of 5 ms). */
 const STALL_BUDGET_MS = MAX_STALLS * STALL_MS;
 const stallCell = new Int32Array(new SharedArrayBuffer(4));
+/**
+ * Descriptors whose reader took nothing for a whole stall budget (a pipe nobody reads). Writes to them are tried
+ * without waiting until the reader takes something: waiting the budget again for every write would hold up the
+ * event loop, and every request, a second each time, only to fail. The first byte taken ends it.
+ */
+const stalledFds = new Set<number>();
 
 export interface WriteFullyOptions {
   /**
@@ -49,21 +55,18 @@ export function writeFully(fd: number, data: Buffer, options: WriteFullyOptions 
   if (rests.size > 0 && options.completeLater) {
     const rest = rests.get(fd);
     if (rest !== undefined) {
-      const { written, error } = writeSome(fd, rest, firstStallMs);
+      const { written, error, waited } = writeSome(fd, rest, firstStallMs);
       if (written < rest.length) {
         rests.set(fd, rest.subarray(written));
         // Nothing of `data` was written: a plain failure.
-        throw (
-          error ??
-          new Error(`audit sink stalled: ${rest.length - written} bytes of an earlier write not written`)
-        );
+        throw error ?? stalled(`${rest.length - written} bytes of an earlier write not written`, waited);
       }
       rests.delete(fd);
     }
   }
-  const { written, error } = writeSome(fd, data, firstStallMs);
+  const { written, error, waited } = writeSome(fd, data, firstStallMs);
   if (written === data.length) return;
-  const message = `audit sink stalled: ${data.length - written} bytes not written`;
+  const message = stalled(`${data.length - written} bytes not written`, waited).message;
   if (written === 0 || !options.completeLater) {
     const failure = error instanceof Error ? error : new Error(message);
     partialWrites.set(failure, written);
@@ -78,28 +81,49 @@ export function writeFully(fd: number, data: Buffer, options: WriteFullyOptions 
   );
 }
 
-/** Writes until done, a real error, or the stall budget is spent; returns how far it got. */
-function writeSome(fd: number, data: Buffer, firstStallMs: number): { written: number; error?: unknown } {
+function stalled(what: string, waited: boolean): Error {
+  return new Error(
+    waited
+      ? `audit sink stalled: ${what}`
+      : `audit sink stalled: ${what} (its reader still takes nothing: not waited for again until it does)`,
+  );
+}
+
+/**
+ * Writes until done, a real error, or the stall budget is spent (at once on a descriptor known to be stalled);
+ * returns how far it got and, when it stopped on a stall, whether it waited first.
+ */
+function writeSome(
+  fd: number,
+  data: Buffer,
+  firstStallMs: number,
+): { written: number; error?: unknown; waited: boolean } {
   let offset = 0;
   let waited = 0;
   let streak = 0;
+  let budget = stalledFds.has(fd) ? 0 : STALL_BUDGET_MS;
   while (offset < data.length) {
     let written = 0;
     try {
       written = writeSync(fd, data, offset, data.length - offset);
     } catch (error) {
       // A non-blocking pipe reports EAGAIN while its reader is slow; anything else is a real failure.
-      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return { written: offset, error };
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return { written: offset, error, waited: true };
     }
     if (written > 0) {
       offset += written;
       streak = 0;
+      stalledFds.delete(fd);
+      budget = STALL_BUDGET_MS;
       continue;
     }
     const wait = Math.min(STALL_MS, firstStallMs * 2 ** streak++);
-    if (waited + wait > STALL_BUDGET_MS) return { written: offset };
+    if (waited + wait > budget) {
+      stalledFds.add(fd);
+      return { written: offset, waited: budget > 0 };
+    }
     Atomics.wait(stallCell, 0, 0, wait);
     waited += wait;
   }
-  return { written: offset };
+  return { written: offset, waited: true };
 }
