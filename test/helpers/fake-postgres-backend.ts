@@ -10,6 +10,16 @@ const TLS_DIR = join(import.meta.dirname, '..', 'fixtures', 'tls');
 /** The test certificate (localhost, 127.0.0.1): pass it as `sslrootcert` to verify the fake backend. */
 export const TEST_CA_PATH = join(TLS_DIR, 'test-server-cert.pem');
 const SSL_REQUEST_CODE = 80877103;
+const CANCEL_REQUEST_CODE = 80877102;
+
+/** A CancelRequest the backend received: the key it named, and whether it came over TLS. */
+export interface CancelRequest {
+  readonly processID: number;
+  readonly secretKey: number;
+  readonly tls: boolean;
+  /** Sessions (started connections) whose client had not closed them when the request came. */
+  readonly openSessions: number;
+}
 
 export interface FrontendMessage {
   readonly type: string;
@@ -25,6 +35,8 @@ export interface FakeBackend {
   /** Called for each message after startup. */
   onMessage: (message: FrontendMessage, socket: Socket) => void;
   readonly sockets: Socket[];
+  /** CancelRequests received, in order. */
+  readonly cancels: CancelRequest[];
   close(): Promise<void>;
 }
 
@@ -106,14 +118,23 @@ export function answerReads(backend: FakeBackend, outcome: (read: number) => Liv
   };
 }
 
-export async function startFakeBackend(options: { tls?: boolean } = {}): Promise<FakeBackend> {
+/**
+ * `backendKey`: the process id and secret key sent at startup (BackendKeyData), which a client needs to send a
+ * CancelRequest; without it none is sent, as some poolers do.
+ */
+export async function startFakeBackend(
+  options: { tls?: boolean; backendKey?: { processID: number; secretKey: number } } = {},
+): Promise<FakeBackend> {
   const sockets: Socket[] = [];
   const received: FrontendMessage[] = [];
+  const cancels: CancelRequest[] = [];
+  const openSessions = new Set<Socket>();
   const backend = {
     url: '',
     received,
     readParses: 0,
     sockets,
+    cancels,
     onMessage: (_message: FrontendMessage, _socket: Socket) => {},
   };
   let parsesSoFar = 0;
@@ -146,10 +167,36 @@ export async function startFakeBackend(options: { tls?: boolean } = {}): Promise
         if (buffer.length < 4) return;
         const length = buffer.readInt32BE(0);
         if (buffer.length < length) return;
+        if (length === 16 && buffer.readInt32BE(4) === CANCEL_REQUEST_CODE) {
+          // As PostgreSQL does: no answer, the connection is closed.
+          cancels.push({
+            processID: buffer.readInt32BE(8),
+            secretKey: buffer.readInt32BE(12),
+            tls: socket instanceof TLSSocket,
+            openSessions: openSessions.size,
+          });
+          socket.destroy();
+          return;
+        }
         buffer = buffer.subarray(length);
         started = true;
-        // AuthenticationOk, then ready.
-        socket.write(Buffer.concat([backendMessage('R', Buffer.from([0, 0, 0, 0])), readyForQuery('I')]));
+        openSessions.add(socket);
+        socket.on('end', () => openSessions.delete(socket));
+        socket.on('close', () => openSessions.delete(socket));
+        // AuthenticationOk, the backend's key when it has one, then ready.
+        const key = options.backendKey;
+        const keyData = Buffer.alloc(8);
+        if (key !== undefined) {
+          keyData.writeInt32BE(key.processID, 0);
+          keyData.writeInt32BE(key.secretKey, 4);
+        }
+        socket.write(
+          Buffer.concat([
+            backendMessage('R', Buffer.from([0, 0, 0, 0])),
+            ...(key === undefined ? [] : [backendMessage('K', keyData)]),
+            readyForQuery('I'),
+          ]),
+        );
       }
       while (buffer.length >= 5) {
         const end = 1 + buffer.readInt32BE(1);

@@ -4,6 +4,46 @@ import { MAX_SQL_LENGTH, readOnlySqlProblem } from './check-read-only-sql.ts';
 
 const LONG_TAG = `$${'T'.repeat(80)}$`;
 
+/**
+ * A call of each cloud-extension family (and the older families that reach outside the database) as written
+ * qualified, unqualified (the schema on the search_path), quoted and spaced: each is refused, naming the call.
+ */
+function outsideCalls(): [string, string, RegExp][] {
+  const calls: [schema: string, name: string, args: string][] = [
+    ['aws_s3', 'table_import_from_s3', "'t', '', '(format csv)', 'bucket', 'key', 'us-east-1'"],
+    ['aws_s3', 'query_export_to_s3', "'SELECT 1', aws_commons.create_s3_uri('b', 'k', 'r')"],
+    ['aws_lambda', 'invoke', "'arn:aws:lambda:us-east-1:1:function:f', '{}'::json"],
+    ['aws_commons', 'create_s3_uri', "'bucket', 'key', 'us-east-1'"],
+    ['aws_commons', 'create_aws_credentials', "'id', 'secret', ''"],
+    ['aws_sagemaker', 'invoke_endpoint', "'endpoint', NULL, 'x'"],
+    ['aws_bedrock', 'invoke_model', "'model', 'application/json', '*/*', '{}'"],
+    ['azure_storage', 'blob_get', "'account', 'container', 'path'"],
+    ['azure_storage', 'blob_list', "'account', 'container'"],
+    ['google_ml', 'embedding', "'model', 'text'"],
+    ['google_ml', 'predict_row', "'model', '{}'::json"],
+    ['net', 'http_get', "'https://example.org'"],
+    ['net', 'http_post', "'https://example.org', '{}'::jsonb"],
+    ['public', 'http', "('GET', 'https://example.org', NULL, NULL, NULL)::http_request"],
+    ['public', 'http_get', "'https://example.org'"],
+    ['public', 'http_post', "'https://example.org', 'x', 'text/plain'"],
+    ['public', 'dblink_exec', "'dbname=x', 'DELETE FROM t'"],
+    ['public', 'postgres_fdw_disconnect_all', ''],
+    ['pg_catalog', 'lo_export', "16401, '/tmp/out'"],
+    ['pg_catalog', 'pg_read_binary_file', "'PG_VERSION'"],
+    ['pg_catalog', 'pg_ls_dir', "'.'"],
+    ['pg_catalog', 'pg_stat_file', "'PG_VERSION'"],
+  ];
+  return calls.flatMap(([schema, name, args]): [string, string, RegExp][] => [
+    [`${schema}.${name}`, `SELECT ${schema}.${name}(${args}) AS r`, new RegExp(name)],
+    [`${name} unqualified`, `SELECT * FROM ${name}(${args}) AS r`, new RegExp(name)],
+    [
+      `${schema}.${name} quoted and spaced`,
+      `SELECT "${schema.toUpperCase()}" . /* x */ "${name}" (${args}) AS r`,
+      new RegExp(name),
+    ],
+  ]);
+}
+
 describe('readOnlySqlProblem', () => {
   it('accepts plain reads, CTEs, comments, literals and names that merely contain a keyword', () => {
     for (const sql of [
@@ -32,6 +72,10 @@ describe('readOnlySqlProblem', () => {
       'SELECT c.relname FROM pg_catalog.pg_class AS c, (SELECT 1 AS n) AS x',
       'SELECT (t.address).city, (t.tags)[1] AS tag, t.* FROM people AS t',
       'SELECT 1.5 AS n, t.id FROM people AS t',
+      // Tables, columns and functions of other schemas that share a refused schema's or function's name.
+      'SELECT n.invoke, n.embedding, aws_s3.bucket FROM net.nodes AS n, storage.aws_s3 AS aws_s3',
+      'SELECT upper(net.label), azure_storage.blob_count FROM net, azure_storage',
+      'SELECT analytics.net_revenue(id) FROM analytics.orders',
     ]) {
       assert.equal(readOnlySqlProblem(sql), undefined, sql);
     }
@@ -127,6 +171,21 @@ describe('readOnlySqlProblem', () => {
     ['a statistics reset', 'SELECT pg_stat_reset()', /pg_stat_reset/],
     ['a shared statistics reset', "SELECT pg_stat_reset_shared('bgwriter')", /pg_stat_reset_shared/],
     ['an unlisted pg_ function', "SELECT pg_copy_physical_replication_slot('a', 'b')", /pg_copy_physical/],
+    // Cloud extensions that read or write outside the database: qualified, unqualified and quoted.
+    ...outsideCalls(),
+    // Any function of those schemas, whatever its name.
+    [
+      'a pg_net function outside http_*',
+      'SELECT * FROM net._http_collect_response(1)',
+      /net\._http_collect_response`: the functions of net/,
+    ],
+    [
+      'an azure_storage account change',
+      'SELECT "AZURE_STORAGE"."account_add"(\'a\', \'k\')',
+      /azure_storage/,
+    ],
+    ['an aws_comprehend call', "SELECT aws_comprehend.detect_sentiment('x', 'en')", /aws_comprehend/],
+    ['a call of a database-qualified schema', "SELECT db.aws_lambda . x('f')", /aws_lambda\.x/],
     // SQL given as text.
     [
       'SQL text run by query_to_xml',

@@ -42,6 +42,24 @@ const REFUSED_NAMES = new Set([
   'setval',
   'loread',
   'lowrite',
+  // Cloud extensions that reach outside the database, as their functions are named when the extension's schema is
+  // on the search_path (qualified calls are refused by schema, below): object storage, serverless functions and
+  // machine-learning endpoints, which read or write data elsewhere whatever the transaction allows.
+  'table_import_from_s3', // aws_s3
+  'query_export_to_s3',
+  'create_s3_uri', // aws_commons: the arguments of the aws_s3 and aws_lambda calls
+  'create_aws_credentials',
+  'create_lambda_function_arn',
+  'invoke', // aws_lambda
+  'invoke_endpoint', // aws_ml (aws_sagemaker)
+  'invoke_model', // aws_ml (aws_bedrock)
+  'invoke_model_get_embeddings',
+  'blob_get', // azure_storage
+  'blob_put',
+  'blob_list',
+  'embedding', // google_ml_integration
+  'ml_predict_row',
+  'predict_row',
   'ts_stat', // both run SQL given as text
   'ts_rewrite',
   'connectby', // tablefunc: runs SQL built from text
@@ -50,6 +68,28 @@ const REFUSED_NAMES = new Set([
   'gin_clean_pending_list', // writes the index
   'verify_heapam',
   'http',
+]);
+
+/**
+ * Schemas of extensions whose every function reaches outside the database (or administers that access): a call
+ * qualified with one is refused whatever the function's name.
+ */
+const REFUSED_SCHEMAS = new Set([
+  'aws_s3',
+  'aws_lambda',
+  'aws_commons',
+  'aws_sagemaker',
+  'aws_comprehend',
+  'aws_bedrock',
+  'azure_storage',
+  'azure_ai',
+  'azure_openai',
+  'azure_cognitive',
+  'azure_ml',
+  'google_ml',
+  'net', // pg_net: HTTP requests, sent by its background worker
+  'dblink',
+  'postgres_fdw',
 ]);
 
 /** Views that read the server's configuration files (superuser only by default: a second line of defence). */
@@ -100,8 +140,13 @@ function tokensProblem(tokens: SqlToken[] | string): string | undefined {
     if (FILE_VIEWS.has(name)) return `must not read \`${name}\`: it reads the server's configuration files`;
     // A call is a name before `(`, comments and spaces between them dropped; a schema before it changes nothing.
     // `(v).f` is also the call `f(v)` (attribute notation).
-    const called = (next?.kind === 'symbol' && next.text === '(') || isAttributeCall(tokens, i);
+    const direct = next?.kind === 'symbol' && next.text === '(';
+    const called = direct || isAttributeCall(tokens, i);
     if (called && isRefusedFunction(name)) return `must not call \`${name}\`: ${refusedWhy(name)}`;
+    const schema = direct ? qualifierOf(tokens, i) : undefined;
+    if (schema !== undefined && REFUSED_SCHEMAS.has(schema)) {
+      return `must not call \`${schema}.${name}\`: the functions of ${schema} reach outside the database`;
+    }
   }
   return depth === 0 ? undefined : 'must have balanced parentheses';
 }
@@ -127,6 +172,14 @@ function isAttributeCall(tokens: readonly SqlToken[], at: number): boolean {
     if (further?.kind !== 'symbol' || further.text !== '.') return false;
     dot -= 2;
   }
+}
+
+/** The schema a name at `at` is qualified with (`s.f`, `db.s.f`), lower-cased; undefined when unqualified. */
+function qualifierOf(tokens: readonly SqlToken[], at: number): string | undefined {
+  const dot = tokens[at - 1];
+  const schema = tokens[at - 2];
+  if (dot?.kind !== 'symbol' || dot.text !== '.' || !isName(schema)) return undefined;
+  return schema.text.toLowerCase();
 }
 
 /** A control character the server does not read as a space (\v is one only from PostgreSQL 16 on). */

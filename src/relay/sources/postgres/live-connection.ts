@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
+import { cancelBackend } from './cancel-request.ts';
 import { decodeDataRow, decodeError, encodeLiveRead, encodingChange, type ServerError } from './live-wire.ts';
 import { preparedStatementTrouble, STATEMENT_MISSING } from './prepared-trouble.ts';
 import { CLIENT_TIMEOUT_MESSAGE } from './read-only-session.ts';
@@ -158,7 +159,12 @@ export async function openLiveConnection(
     const head = pending[0];
     if (head === undefined || head.timer !== undefined) return;
     // It gives up on the whole connection: the answers behind a read left unanswered can no longer be told apart.
-    head.timer = setTimeout(() => fail(new Error(CLIENT_TIMEOUT_MESSAGE)), timeoutMs);
+    // Its statement is cancelled (closing the socket does not stop it) without the read's answer waiting, and the
+    // socket is closed once the cancel is sent: a pooler finds the backend to cancel by its client connection.
+    head.timer = setTimeout(() => {
+      failAll(new Error(CLIENT_TIMEOUT_MESSAGE));
+      void cancelBackend(client, config.connectionTimeoutMillis).finally(() => stream.destroy());
+    }, timeoutMs);
   }
 
   function flush(): void {

@@ -73,6 +73,12 @@ const CLIENT_TIMEOUT_GRACE_MS = 1000;
 /** The driver's message when its own `query_timeout` fires (live reads reuse it for theirs). */
 export const CLIENT_TIMEOUT_MESSAGE = 'Query read timeout';
 
+/** The client-side backstop fired (the driver's or a live connection's): the statement may still be running. */
+export function isClientTimeout(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as PgLikeError;
+  return code === undefined && message === CLIENT_TIMEOUT_MESSAGE;
+}
+
 /** How long the client waits for a statement before giving up on the connection. */
 export function clientTimeoutMs(source: Pick<PostgresSourceConfig, 'query_timeout'>): number {
   return source.query_timeout + CLIENT_TIMEOUT_GRACE_MS;

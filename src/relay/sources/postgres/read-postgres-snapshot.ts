@@ -6,12 +6,14 @@ import pg from 'pg';
 import type { PostgresSourceConfig, TableConfig } from '../../config/schema.ts';
 import { mapColumns } from '../../store/build-table.ts';
 import type { ColumnBatch } from '../open-file-source.ts';
-import { CopyOut } from './copy-out.ts';
 import { SourceError } from '../source-error.ts';
+import { cancelBackend } from './cancel-request.ts';
+import { CopyOut } from './copy-out.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
 import {
   beginReadOnly,
   clientConfig,
+  isClientTimeout,
   qualifiedName,
   quoteIdentifier,
   RAW_TEXT,
@@ -56,6 +58,7 @@ export async function openPostgresSnapshot(table: TableConfig, url: string): Pro
       probe.fields.map((field) => field.name),
     );
   } catch (error) {
+    await cancelTimedOut(client, error, source);
     await client.end().catch(() => {});
     throw postgresLoadError(table.id, error);
   }
@@ -66,11 +69,13 @@ export async function openPostgresSnapshot(table: TableConfig, url: string): Pro
   );
   async function* batches(): AsyncGenerator<ColumnBatch> {
     let finished = false;
+    let failure: unknown;
     try {
       client.query(copy);
       try {
         yield* copy.batches();
       } catch (error) {
+        failure = error;
         throw postgresLoadError(table.id, error);
       }
       // Reported before the COPY's ReadyForQuery, so known once every row has come.
@@ -87,6 +92,7 @@ export async function openPostgresSnapshot(table: TableConfig, url: string): Pro
       // COMMIT ends the read-only transaction; an abandoned read just drops the connection.
       if (finished) await client.query('COMMIT').catch(() => {});
       else copy.abandon();
+      await cancelTimedOut(client, failure, source);
       await client.end().catch(() => {});
     }
   }
@@ -95,6 +101,19 @@ export async function openPostgresSnapshot(table: TableConfig, url: string): Pro
     columnBatches: { [Symbol.asyncIterator]: batches },
     bytesRead: () => copy.bytes,
   };
+}
+
+/**
+ * A statement past the client-side backstop is still running on the server (closing the connection does not stop
+ * it): it is cancelled, before the connection closes (a pooler finds the backend to cancel by its client
+ * connection). The load's failure waits for that, at most `connect_timeout`.
+ */
+async function cancelTimedOut(
+  client: pg.Client,
+  error: unknown,
+  source: PostgresSourceConfig,
+): Promise<void> {
+  if (isClientTimeout(error)) await cancelBackend(client, source.connect_timeout);
 }
 
 interface ParameterStatus {
