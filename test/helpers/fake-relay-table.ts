@@ -13,3 +13,21 @@ export function nationalIdTable(rows: readonly Record<string, unknown>[]) {
     );
   };
 }
+
+/** A fake relay that answers every read with one living person, `FAKE-1`. */
+export function oneLivingPerson(_request: IncomingMessage, response: ServerResponse): void {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
+}
+
+/** `handler`, counting the reads it answers. */
+export function countingReads(handler: (request: IncomingMessage, response: ServerResponse) => void) {
+  let reads = 0;
+  return {
+    handler(request: IncomingMessage, response: ServerResponse): void {
+      reads++;
+      handler(request, response);
+    },
+    reads: () => reads,
+  };
+}

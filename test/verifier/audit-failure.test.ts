@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { countingReads, oneLivingPerson } from '../helpers/fake-relay-table.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
@@ -15,14 +16,11 @@ const auditToDevFull = (text: string) => text.replace(/^( {2}path: ).*$/m, '$1/d
 describe('verifier audit write failures', () => {
   let upstream: FakeUpstream;
   let verifier: TestVerifier;
-  let reads = 0;
+  const counted = countingReads(oneLivingPerson);
+  const reads = counted.reads;
   before(async () => {
     assert.ok(existsSync('/dev/full'), 'the test writes its audit records to /dev/full');
-    upstream = await startFakeUpstream((_request, response) => {
-      reads++;
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
-    });
+    upstream = await startFakeUpstream(counted.handler);
     const url = upstream.url;
     verifier = await startTestVerifier({ relays: { civil: url }, edit: auditToDevFull });
   });
@@ -63,12 +61,12 @@ describe('verifier audit write failures', () => {
       const request = { items: [{ target: TARGET }], claims: ['person_alive'] };
       const headers = { 'idempotency-key': 'audit-failure-after-items' };
       for (let attempt = 1; attempt <= 2; attempt++) {
-        const before = reads;
+        const before = reads();
         const answer = await verifier.post('/v1/batch-evaluations', request, { headers });
         assertProblem(answer, 500, 'audit.write_failed');
         assert.doesNotMatch(answer.body, /satisfied|evaluation_id/);
         // The retry runs the batch again (a source read, and it fails alike): no replay of what nobody received.
-        assert.equal(reads, before + 1, `attempt ${attempt} read its source`);
+        assert.equal(reads(), before + 1, `attempt ${attempt} read its source`);
         // The withdrawal runs as the problem is written; let it land before the retry.
         await new Promise((resolve) => setImmediate(resolve));
       }

@@ -2,7 +2,7 @@
 // with `charset=utf-8` (as many HTTP clients send it) is answered, and one that refuses JSON is still 406.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { nationalIdTable } from '../helpers/fake-relay-table.ts';
+import { countingReads, nationalIdTable } from '../helpers/fake-relay-table.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
@@ -16,14 +16,11 @@ const BODY = {
 describe('batch evaluations and Accept', () => {
   let upstream: FakeUpstream;
   let verifier: TestVerifier;
-  let reads = 0;
+  const counted = countingReads(nationalIdTable([{ national_id: 'A1', deceased: false }]));
+  const reads = counted.reads;
 
   before(async () => {
-    const table = nationalIdTable([{ national_id: 'A1', deceased: false }]);
-    upstream = await startFakeUpstream((request, response) => {
-      reads++;
-      table(request, response);
-    });
+    upstream = await startFakeUpstream(counted.handler);
     const url = upstream.url;
     verifier = await startTestVerifier({ relays: { civil: url, social: url } });
   });
@@ -47,7 +44,7 @@ describe('batch evaluations and Accept', () => {
   });
 
   it('still refuses, before any read, an Accept that excludes JSON or asks for another charset', async () => {
-    const before = reads;
+    const before = reads();
     for (const accept of [
       'application/json; charset=iso-8859-1',
       'application/json; charset=utf-8; q=0',
@@ -57,6 +54,6 @@ describe('batch evaluations and Accept', () => {
       const response = await verifier.post(BATCH, BODY, { headers: { accept } });
       assertProblem(response, 406, 'claim.format_not_supported');
     }
-    assert.equal(reads, before, 'a refused batch reads nothing');
+    assert.equal(reads(), before, 'a refused batch reads() nothing');
   });
 });

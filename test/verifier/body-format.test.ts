@@ -2,7 +2,7 @@
 // UTF-8) and the cccev `profile` is compared by meaning, on evaluations, renders and batches alike.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { nationalIdTable } from '../helpers/fake-relay-table.ts';
+import { countingReads, nationalIdTable } from '../helpers/fake-relay-table.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { CCCEV, CLAIM_RESULT, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
@@ -18,14 +18,11 @@ const CCCEV_UTF8 = [
 describe('body format with media-type parameters', () => {
   let upstream: FakeUpstream;
   let verifier: TestVerifier;
-  let reads = 0;
+  const counted = countingReads(nationalIdTable([{ national_id: 'A1', deceased: false }]));
+  const reads = counted.reads;
 
   before(async () => {
-    const table = nationalIdTable([{ national_id: 'A1', deceased: false }]);
-    upstream = await startFakeUpstream((request, response) => {
-      reads++;
-      table(request, response);
-    });
+    upstream = await startFakeUpstream(counted.handler);
     verifier = await startTestVerifier({ relays: { civil: upstream.url, social: upstream.url } });
   });
 
@@ -73,7 +70,7 @@ describe('body format with media-type parameters', () => {
   });
 
   it('still refuses (406, before any read) another charset, another profile, or a format the claim lacks', async () => {
-    const before = reads;
+    const before = reads();
     for (const format of [
       `${CLAIM_RESULT}; charset=iso-8859-1`,
       'application/ld+json; charset=utf-8',
@@ -95,6 +92,6 @@ describe('body format with media-type parameters', () => {
       const problem = assertProblem(response, 406, 'claim.format_not_supported');
       assert.match(String(problem.detail), /birth_date/, format);
     }
-    assert.equal(reads, before, 'a refused evaluation reads nothing');
+    assert.equal(reads(), before, 'a refused evaluation reads() nothing');
   });
 });

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { createMemoryEvaluationStore } from '../../src/verifier/state/create-memory-evaluation-store.ts';
+import { countingReads, oneLivingPerson } from '../helpers/fake-relay-table.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import {
@@ -26,18 +27,15 @@ const render = (id: string) => `/v1/evaluations/${id}/render`;
 
 describe('render stored evaluations', () => {
   let upstream: FakeUpstream;
-  let reads = 0;
+  const counted = countingReads(oneLivingPerson);
+  const reads = counted.reads;
   let verifier: TestVerifier;
   /** The same store and audit secret, but the `full` caller lost civil:evidence. */
   let narrowed: TestVerifier;
   const clock = fixedClock('2026-03-01T10:00:00Z');
 
   before(async () => {
-    upstream = await startFakeUpstream((_request, response) => {
-      reads++;
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
-    });
+    upstream = await startFakeUpstream(counted.handler);
     const url = upstream.url;
     const store = createMemoryEvaluationStore({
       clock,
@@ -70,7 +68,7 @@ describe('render stored evaluations', () => {
   it('renders the claim-result JSON exactly as it was returned, reading nothing', async () => {
     const made = await evaluate({ claims: ['person_alive', 'person_registered'] });
     const { results } = JSON.parse(made.body);
-    const before = reads;
+    const before = reads();
     for (const body of [undefined, {}, { format: CLAIM_RESULT }]) {
       const response = await verifier.post(render(results[0].evaluation_id), body, {
         headers: { 'data-purpose': '' },
@@ -80,7 +78,7 @@ describe('render stored evaluations', () => {
       assert.equal(response.headers['cache-control'], 'no-store');
       assert.deepEqual(JSON.parse(response.body), { results });
     }
-    assert.equal(reads, before);
+    assert.equal(reads(), before);
     const record = verifier.auditRecords().findLast((entry) => entry.endpoint_kind === 'render');
     assert.equal(record?.decision, 'render');
     assert.equal(record?.verification_id, results[0].evaluation_id);

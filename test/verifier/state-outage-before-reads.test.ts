@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { proxiedDatabase } from '../helpers/cuttable-proxy.ts';
+import { countingReads, oneLivingPerson } from '../helpers/fake-relay-table.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
@@ -15,14 +16,11 @@ const BATCH = '/v1/batch-evaluations';
 describe('verifier state store outage', () => {
   let upstream: FakeUpstream;
   let database: TestDatabase;
-  let reads = 0;
+  const counted = countingReads(oneLivingPerson);
+  const reads = counted.reads;
 
   before(async () => {
-    upstream = await startFakeUpstream((_request, response) => {
-      reads++;
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
-    });
+    upstream = await startFakeUpstream(counted.handler);
     database = await openTestDatabase();
   });
   after(async () => {
@@ -30,7 +28,7 @@ describe('verifier state store outage', () => {
     await upstream.close();
   });
 
-  it('reads no source while the store cannot be reached, and reads again once it answers', async () => {
+  it('reads() no source while the store cannot be reached, and reads() again once it answers', async () => {
     const { proxy, url } = await proxiedDatabase(database.url);
     const clock = fixedClock('2026-03-01T10:00:00Z');
     const verifier = await startTestVerifier({
@@ -43,12 +41,12 @@ describe('verifier state store outage', () => {
     const evaluate = () => verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
     try {
       assert.equal((await evaluate()).statusCode, 200);
-      assert.equal(reads, 1);
+      assert.equal(reads(), 1);
 
       await proxy.cut();
       // The first evaluation after the outage began finds it out when it stores its result.
       assertProblem(await evaluate(), 503, 'state.unavailable');
-      assert.equal(reads, 2);
+      assert.equal(reads(), 2);
       // Those after it are refused before reading.
       const refused = await evaluate();
       assertProblem(refused, 503, 'state.unavailable');
@@ -58,7 +56,7 @@ describe('verifier state store outage', () => {
         503,
         'state.unavailable',
       );
-      assert.equal(reads, 2, 'no source was read while the store was known to be down');
+      assert.equal(reads(), 2, 'no source was read while the store was known to be down');
       const events = verifier.auditRecords().filter((entry) => entry.endpoint_kind !== undefined);
       const last = events.at(-2);
       assert.equal(last?.endpoint_kind, 'evaluate');
@@ -66,18 +64,18 @@ describe('verifier state store outage', () => {
       assert.match(String(last?.error_code), /^state\./);
       assert.equal(events.at(-1)?.endpoint_kind, 'batch_evaluate');
 
-      // A second later the next request tries the database again: still down, it reads once and fails.
+      // A second later the next request tries the database again: still down, it reads() once and fails.
       clock.advance(1_000);
       assertProblem(await evaluate(), 503, 'state.unavailable');
-      assert.equal(reads, 3);
+      assert.equal(reads(), 3);
 
       await proxy.open();
       clock.advance(1_000);
       const back = await evaluate();
       assert.equal(back.statusCode, 200, back.body);
-      assert.equal(reads, 4);
+      assert.equal(reads(), 4);
       assert.equal((await evaluate()).statusCode, 200);
-      assert.equal(reads, 5);
+      assert.equal(reads(), 5);
     } finally {
       await verifier.close();
       await proxy.cut();

@@ -5,6 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { CuttableProxy } from '../helpers/cuttable-proxy.ts';
+import { oneLivingPerson } from '../helpers/fake-relay-table.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
@@ -48,10 +49,7 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
   before(async () => {
     upstream = await startFakeUpstream((request, response) => handler(request, response));
     upstreamUrl = upstream.url;
-    handler = (_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
-    };
+    handler = oneLivingPerson;
     database = await openTestDatabase();
   });
   after(async () => {
@@ -135,10 +133,7 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
   });
 
   it('renders an evaluation byte for byte as it was answered, in either format', async () => {
-    handler = (_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ data: [{ national_id: 'FAKE-1', deceased: false }] }));
-    };
+    handler = oneLivingPerson;
     const verifier = await startTestVerifier({
       relays: { civil: upstreamUrl, social: upstreamUrl },
       edit: postgresState,
