@@ -2,6 +2,7 @@
 // keys unique as the object keys they become, every problem located by line, nothing of a value quoted.
 import { type Document, LineCounter, parseDocument, type YAMLWarning } from 'yaml';
 import { findDuplicateKeys } from './find-duplicate-keys.ts';
+import { TOO_DEEP } from './yaml-to-plain.ts';
 
 export interface YamlProblem {
   readonly line: number | undefined;
@@ -59,6 +60,10 @@ function yamlVersionProblems(document: Document, text: string): { line: number; 
  */
 function parserMessage(error: Error): string {
   const first = (error.message.split('\n')[0] ?? error.message).replace(/:$/, '');
+  // The parser ran out of stack: collections nested hundreds deep.
+  if (first.startsWith('Maximum call stack size exceeded')) {
+    return first.replace(/^Maximum call stack size exceeded/, TOO_DEEP);
+  }
   return first.replace(/: (.*)( at line \d+, column \d+)$/s, (whole, quoted: string, position: string) =>
     /^[a-z-]+$/.test(quoted) ? whole : position,
   );

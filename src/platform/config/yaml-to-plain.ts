@@ -1,5 +1,5 @@
 // Turns a parsed YAML document into plain values; alias problems are reported without the alias name.
-import { type Document, isAlias, visit } from 'yaml';
+import { type Document, isAlias, isCollection, visit } from 'yaml';
 
 /** Aliases may expand to at most this many nodes: more is a resource exhaustion attempt (an alias bomb). */
 const MAX_ALIAS_COUNT = 100;
@@ -9,6 +9,14 @@ const MAX_ALIAS_COUNT = 100;
  * before it, so tens of thousands of them, each harmless, would take minutes.
  */
 export const MAX_ALIASES = 1000;
+
+/**
+ * Collections a document may nest inside one another. A configuration or manifest needs about ten; thousands would
+ * exhaust the stack of whatever walks the values afterwards.
+ */
+export const MAX_NESTING = 64;
+
+export const TOO_DEEP = `collections nest more than ${MAX_NESTING} levels deep`;
 
 export interface YamlProblem {
   /** 1-based line of the offending alias, when known. */
@@ -30,10 +38,18 @@ export function yamlToPlain(document: Document, text: string): YamlToPlainResult
   const anchors = new Set<string>();
   const lineAt = lineFinder(text);
   let aliases = 0;
+  let tooDeep = false;
   visit(document, {
-    Node(_key, node) {
+    Node(_key, node, path) {
       if (!isAlias(node)) {
         if (node.anchor) anchors.add(node.anchor);
+        // The path holds pairs and the document too: only a long one is counted.
+        if (isCollection(node) && path.length >= MAX_NESTING && path.filter(isCollection).length >= MAX_NESTING) {
+          tooDeep = true;
+          const offset = node.range?.[0];
+          problems.push({ ...(offset === undefined ? {} : { line: lineAt(offset) }), message: TOO_DEEP });
+          return visit.BREAK;
+        }
         return;
       }
       if (++aliases > MAX_ALIASES) {
@@ -51,7 +67,7 @@ export function yamlToPlain(document: Document, text: string): YamlToPlainResult
       return undefined;
     },
   });
-  if (aliases > MAX_ALIASES) return { ok: false, problems: problems.slice(-1) };
+  if (aliases > MAX_ALIASES || tooDeep) return { ok: false, problems: problems.slice(-1) };
   if (problems.length > 0) return { ok: false, problems };
   try {
     return { ok: true, value: document.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
