@@ -225,15 +225,24 @@ describe('verifier admin listener configuration', () => {
     }
   });
 
-  it('refuses an admin_bind equal to the public bind, and a malformed one', () => {
-    const same = (t: string) =>
-      withAdmin(t, '127.0.0.1:8081').replace('  bind: 127.0.0.1:0\n', '  bind: 127.0.0.1:8081\n');
-    assert.throws(
-      () => loadVerifierConfigText(text(same), env, dir),
-      (error: unknown) =>
-        error instanceof ConfigError &&
-        error.issues.some((issue) => issue.path === 'server.admin_bind' && /must differ/.test(issue.message)),
-    );
+  it('refuses an admin_bind that is the public listener, and a malformed one', () => {
+    for (const [bind, adminBind] of [
+      ['127.0.0.1:8081', '127.0.0.1:8081'],
+      ['0.0.0.0:8081', '127.0.0.1:8081'],
+      ['127.0.0.1:8081', 'localhost:8081'],
+    ]) {
+      const clash = (t: string) =>
+        withAdmin(t, adminBind as string).replace('  bind: 127.0.0.1:0\n', `  bind: ${bind}\n`);
+      assert.throws(
+        () => loadVerifierConfigText(text(clash), env, dir),
+        (error: unknown) =>
+          error instanceof ConfigError &&
+          error.issues.some(
+            (issue) => issue.path === 'server.admin_bind' && /must not be the listener/.test(issue.message),
+          ),
+        `${bind} ${adminBind}`,
+      );
+    }
     assert.throws(
       () =>
         loadVerifierConfigText(

@@ -1,7 +1,7 @@
 // Listen addresses as `server.bind`, `server.admin_bind` and `--bind` take them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isBindAddress } from './bind-address.ts';
+import { bindsMayClash, isBindAddress } from './bind-address.ts';
 
 describe('isBindAddress', () => {
   it('accepts IPv4 and IPv6 addresses, host names and ports from 0 to 65535', () => {
@@ -35,6 +35,34 @@ describe('isBindAddress', () => {
       ':4242',
     ]) {
       assert.ok(!isBindAddress(bind), bind);
+    }
+  });
+});
+
+describe('bindsMayClash', () => {
+  it('finds one port on the same, a wildcard or two loopback addresses', () => {
+    for (const [a, b] of [
+      ['127.0.0.1:4242', '127.0.0.1:4242'],
+      ['LOCALHOST:4242', 'localhost:4242'],
+      ['0.0.0.0:4242', '127.0.0.1:4242'],
+      ['10.0.0.5:4242', '[::]:4242'],
+      ['localhost:4242', '127.0.0.1:4242'],
+      ['[::1]:4242', '127.0.0.2:4242'],
+    ]) {
+      assert.ok(bindsMayClash(a as string, b as string), `${a} ${b}`);
+      assert.ok(bindsMayClash(b as string, a as string), `${b} ${a}`);
+    }
+  });
+
+  it('lets distinct addresses or ports, and two requests for any free port, be', () => {
+    for (const [a, b] of [
+      ['127.0.0.1:4242', '127.0.0.1:4243'],
+      ['10.0.0.5:4242', '127.0.0.1:4242'],
+      ['relay.internal:4242', '127.0.0.1:4242'],
+      ['127.0.0.1:0', '127.0.0.1:0'],
+      ['0.0.0.0:0', '127.0.0.1:0'],
+    ]) {
+      assert.ok(!bindsMayClash(a as string, b as string), `${a} ${b}`);
     }
   });
 });

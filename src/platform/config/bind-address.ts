@@ -23,6 +23,32 @@ function isHost(host: string): boolean {
   return host.length <= 253 && host.split('.').every((label) => LABEL.test(label));
 }
 
+/**
+ * Whether two listen addresses may be the same listener: one port (not 0, which asks for a free one each time) on
+ * hosts that are the same address, or overlap (a wildcard takes the port on every address; `localhost` is both
+ * loopback addresses). Two listeners there fail at start, or, for `bind` and `admin_bind`, would be one.
+ */
+export function bindsMayClash(a: string, b: string): boolean {
+  const first = BIND.exec(a);
+  const second = BIND.exec(b);
+  if (!first || !second || first[3] !== second[3] || Number(first[3]) === 0) return false;
+  const hostA = hostOf(first);
+  const hostB = hostOf(second);
+  return (
+    hostA === hostB || WILDCARD.has(hostA) || WILDCARD.has(hostB) || (isLoopback(hostA) && isLoopback(hostB))
+  );
+}
+
+const WILDCARD = new Set(['0.0.0.0', '::', '::0', '0:0:0:0:0:0:0:0']);
+
+function hostOf(match: RegExpExecArray): string {
+  return (match[1] ?? match[2] ?? '').toLowerCase();
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '0:0:0:0:0:0:0:1' || /^127\./.test(host);
+}
+
 export function bindAddressSchema(example: string) {
   return z
     .string()

@@ -44,7 +44,11 @@ export function yamlToPlain(document: Document, text: string): YamlToPlainResult
       if (!isAlias(node)) {
         if (node.anchor) anchors.add(node.anchor);
         // The path holds pairs and the document too: only a long one is counted.
-        if (isCollection(node) && path.length >= MAX_NESTING && path.filter(isCollection).length >= MAX_NESTING) {
+        if (
+          isCollection(node) &&
+          path.length >= MAX_NESTING &&
+          path.filter(isCollection).length >= MAX_NESTING
+        ) {
           tooDeep = true;
           const offset = node.range?.[0];
           problems.push({ ...(offset === undefined ? {} : { line: lineAt(offset) }), message: TOO_DEEP });

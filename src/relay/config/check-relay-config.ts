@@ -1,4 +1,5 @@
 // Cross-field rules of the relay config, each a small named check; all issues are collected.
+import { bindsMayClash } from '../../platform/config/bind-address.ts';
 import { checkAuditBlock } from '../../platform/config/check-audit-block.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
@@ -386,11 +387,11 @@ function checkTrustProxy(config: RelayConfig): ConfigIssue[] {
 /** The admin listener needs an address of its own (port 0 asks for a free one, so two of those never clash). */
 function checkAdminBind(config: RelayConfig): ConfigIssue[] {
   const { bind, admin_bind: adminBind } = config.server;
-  if (adminBind === undefined || adminBind !== bind || adminBind.endsWith(':0')) return [];
+  if (adminBind === undefined || !bindsMayClash(adminBind, bind)) return [];
   return [
     issue(
       'server.admin_bind',
-      'must differ from server.bind: admin routes are never served on the data plane',
+      'must not be the listener of server.bind (the same port on the same or an overlapping address): admin routes are never served on the data plane',
     ),
   ];
 }

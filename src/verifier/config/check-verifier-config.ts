@@ -1,5 +1,6 @@
 // Cross-field rules of the verifier config, each a small named check; all issues are collected.
 import { parse as parseCel } from '@bufbuild/cel';
+import { bindsMayClash } from '../../platform/config/bind-address.ts';
 import { checkAuditBlock } from '../../platform/config/check-audit-block.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
@@ -55,9 +56,12 @@ const issue = (path: string, message: string, code = 'config.validation_error'):
 /** Admin routes must never share the public listener. */
 function checkAdminBind(config: VerifierConfig): ConfigIssue[] {
   const { bind, admin_bind: adminBind } = config.server;
-  if (adminBind === undefined || adminBind !== bind || adminBind.endsWith(':0')) return [];
+  if (adminBind === undefined || !bindsMayClash(adminBind, bind)) return [];
   return [
-    issue('server.admin_bind', 'must differ from server.bind: admin routes never share the public listener'),
+    issue(
+      'server.admin_bind',
+      'must not be the listener of server.bind (the same port on the same or an overlapping address): admin routes never share the public listener',
+    ),
   ];
 }
 

@@ -1,6 +1,7 @@
 // Loading a verifier config: defaults, unknown keys, and the server and audit settings checked at load.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { commitmentOf } from '../../platform/auth/api-key.ts';
 import { loadVerifierConfigText } from './load-verifier-config.ts';
 import { BASE, ENV, issuesOf } from './verifier-config-test-support.ts';
 
@@ -129,5 +130,19 @@ describe('verifier config', () => {
     const rotating =
       'audit: { sink: file, path: a.jsonl, hash_secret_env: AUDIT_SECRET, rotate: { max_files: 2 } }';
     assert.equal(loadVerifierConfigText(withAudit(rotating), ENV, '/tmp').config.audit.rotate?.max_files, 2);
+  });
+
+  it('refuses a relay commitment, saying which command prints a verifier one', () => {
+    const pinned = (commitment: string) =>
+      BASE.replace('name: CALLER_HASH }', `name: CALLER_HASH, commitment: "${commitment}" }`);
+    const forRelay = commitmentOf('ambit-relay', 'caller', ENV.CALLER_HASH);
+    const issues = issuesOf(pinned(forRelay));
+    assert.deepEqual(
+      issues.map((i) => i.path),
+      ['auth.api_keys.0.fingerprint.commitment'],
+    );
+    assert.match(issues[0]?.message ?? '', /ambit keys generate --id caller --for verifier/);
+    const forVerifier = commitmentOf('ambit-verifier', 'caller', ENV.CALLER_HASH);
+    assert.equal(loadVerifierConfigText(pinned(forVerifier), ENV, '/tmp').secrets.apiKeys.length, 1);
   });
 });

@@ -115,7 +115,8 @@ function readFingerprint(
     issues.push({
       path: `${path}.commitment`,
       code: 'config.validation_error',
-      message: `the fingerprint in ${name} does not match the commitment`,
+      // The likeliest cause is a commitment printed for the relay (the default of `keys generate`).
+      message: `the fingerprint in ${name} does not match the commitment; a verifier takes the one \`ambit keys generate --id ${credential.id} --for verifier\` prints`,
     });
     return undefined;
   }
