@@ -1,4 +1,6 @@
 // The size-checked source file handed to each format reader, plus the checks shared by the readers.
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import type { IngestCode } from './ingest-codes.ts';
 import { SourceError, type SourceErrorInit } from './source-error.ts';
@@ -49,7 +51,6 @@ export async function assertUnchanged(file: SourceFile): Promise<void> {
   }
 }
 
-/** Maps an fs error to a SourceError; the OS message is left out because it carries the absolute path. */
 /** The file opened for reading; a file gone or unreadable is the load error its errno says. */
 export async function openSourceFile(file: SourceFile): Promise<FileHandle> {
   try {
@@ -59,6 +60,24 @@ export async function openSourceFile(file: SourceFile): Promise<FileHandle> {
   }
 }
 
+/**
+ * SHA-256 (hex) of the file's bytes, streamed. A file removed or made unreadable since it was opened is the load
+ * error its errno says; one replaced meanwhile is caught by the readers' own check (`ingest.file_changed`).
+ */
+export async function hashSourceFile(
+  file: Pick<SourceFile, 'tableId' | 'displayPath' | 'absolutePath'>,
+): Promise<string> {
+  const hash = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(file.absolutePath, { highWaterMark: 1024 * 1024 }))
+      hash.update(chunk as Buffer);
+  } catch (error) {
+    throw fileAccessError(file, error);
+  }
+  return hash.digest('hex');
+}
+
+/** Maps an fs error to a SourceError; the OS message is left out because it carries the absolute path. */
 export function fileAccessError(
   file: Pick<SourceFile, 'tableId' | 'displayPath'>,
   error: unknown,
