@@ -52,7 +52,7 @@ export const VERIFIER_PROBLEMS = {
     status: 403,
     title: 'Disclosure not allowed',
     description:
-      'The requested disclosure level is not in the claim `disclosure.allowed` and its `downgrade` is `deny`.',
+      'The requested disclosure level is not in the claim `disclosure.allowed`, and its `downgrade` is `deny`, or `default` where the default would disclose more than was asked.',
   },
   'claim.format_not_supported': {
     status: 406,

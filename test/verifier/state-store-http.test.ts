@@ -105,6 +105,10 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
         503,
         'state.unavailable',
       );
+      // A render's audit event keeps the precise reason too, as an evaluation's does.
+      const rendered = verifier.auditRecords().findLast((entry) => entry.endpoint_kind === 'render');
+      assert.equal(rendered?.problem_code, 'state.unavailable');
+      assert.match(String(rendered?.error_code), /^state\.(?!unavailable$)/);
       const record = verifier.auditRecords().findLast((entry) => entry.endpoint_kind === 'evaluate');
       assert.equal(record?.problem_code, 'state.unavailable');
       assert.match(String(record?.error_code), /^state\./);

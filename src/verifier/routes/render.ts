@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import { isClaimVisible } from '../claims/build-claim-catalog.ts';
+import { auditCodeOf } from '../connectors/failure-reason.ts';
 import { DISCLOSURE_LEVELS } from '../config/schema.ts';
 import { principalHash } from '../evaluation/evaluate-target.ts';
 import { acceptableFormats } from '../evaluation/negotiate-format.ts';
@@ -61,7 +62,7 @@ function registerRenderRoute(app: FastifyInstance, runtime: VerifierRuntime): vo
           'No stored evaluation with this id is available to the caller.',
         );
       if (!EVALUATION_ID.test(id)) throw notFound();
-      const stored = await runtime.store.get(id, principalHash(runtime, principal));
+      const stored = await readStored(runtime, id, principalHash(runtime, principal), facts);
       if (!stored) throw notFound();
       facts.evaluationId = id;
       facts.claimIds = [...stored.claim_ids];
@@ -90,6 +91,21 @@ function registerRenderRoute(app: FastifyInstance, runtime: VerifierRuntime): vo
       return resultsResponse(reply, runtime, stored.format, stored.results, stored.cccev_terms);
     },
   );
+}
+
+/** The stored evaluation; a store failure keeps its precise reason (`state.timeout`...) for the audit event. */
+async function readStored(
+  runtime: VerifierRuntime,
+  id: string,
+  owner: string,
+  facts: ReturnType<typeof auditFacts>,
+): Promise<StoredEvaluation | undefined> {
+  try {
+    return await runtime.store.get(id, owner);
+  } catch (error) {
+    facts.errorDetailCode = auditCodeOf(error);
+    throw error;
+  }
 }
 
 /** The format asked for: the body `format` (which `Accept` must permit), else the best `Accept` offers. */
