@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { fixedClock } from '../../platform/clock.ts';
-import { silentLogger } from '../../platform/log.ts';
+import { createLogger, silentLogger } from '../../platform/log.ts';
 import { renderPrometheus } from '../../platform/metrics/render-prometheus.ts';
 import type { RelayConfig } from '../config/schema.ts';
 import { createRelayMetrics } from '../metrics/relay-metrics.ts';
@@ -72,5 +73,49 @@ describe('reloader: confirming that the data served is current', () => {
     const standIn = 'unavailable:ingest.query_failed';
     assert.equal(reloader.confirmUnchanged('d', 't', standIn, clock.now()), true);
     assert.equal(await currentSeconds(), start);
+  });
+});
+
+describe('reloader: what a load logs', () => {
+  it('logs the rows of a snapshot table, and no row count for a live one (reads go to the database)', async () => {
+    const config = {
+      datasets: [
+        {
+          id: 'd',
+          defaults: {},
+          tables: [
+            { id: 'snap', source: { type: 'postgres' }, materialization: 'snapshot' },
+            { id: 'live', source: { type: 'postgres' }, materialization: 'live' },
+          ],
+        },
+      ],
+    } as unknown as RelayConfig;
+    const state: RelayState = { generation: undefined, readiness: { total: 2, loaded: 0, failed: 0 } };
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(JSON.parse(String(chunk)));
+        done();
+      },
+    });
+    const reloader = createReloader({
+      config,
+      state,
+      clock: fixedClock('2026-01-01T00:00:00Z'),
+      logger: createLogger({ name: 'test', destination }),
+      metrics: createRelayMetrics(config),
+      // A live table's snapshot holds no rows, whatever the database holds.
+      loadTable: async (_dataset, table) =>
+        ({ rowCount: table.id === 'live' ? 0 : 3, version: `v-${table.id}` }) as unknown as TableSnapshot,
+      changeToken: () => undefined,
+    });
+    await reloader.load();
+    const loaded = lines.filter((line) => line.msg === 'table loaded');
+    const snap = loaded.find((line) => line.table_id === 'snap');
+    const live = loaded.find((line) => line.table_id === 'live');
+    assert.equal(snap?.rows, 3);
+    assert.ok(live, 'the live table is logged as loaded');
+    assert.equal('rows' in live, false, 'no row count that reads as an empty table');
+    assert.equal(live.materialization, 'live');
   });
 });

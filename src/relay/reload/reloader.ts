@@ -219,7 +219,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
               if (over) return result;
               state.readiness.loaded++;
               logger.info(
-                { dataset_id: ref.datasetId, table_id: ref.table.id, rows: result.snapshot.rowCount },
+                { dataset_id: ref.datasetId, table_id: ref.table.id, ...loadedSize(result) },
                 'table loaded',
               );
               return result;
@@ -301,4 +301,11 @@ function whereOf(error: unknown): Record<string, unknown> {
     };
   }
   return { err_message: error instanceof Error ? error.message : String(error) };
+}
+
+/** What a loaded table holds: its rows, or for a live table (whose snapshot is empty) only that it is live. */
+function loadedSize(result: Extract<Loaded, { ok: true }>): Record<string, unknown> {
+  return result.ref.table.materialization === 'live'
+    ? { materialization: 'live' }
+    : { rows: result.snapshot.rowCount };
 }

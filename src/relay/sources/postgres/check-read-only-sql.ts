@@ -111,6 +111,14 @@ export function readOnlySqlProblem(sql: string): string | undefined {
   );
 }
 
+/** The row-lock clauses by the word after FOR, named in the refusal as the SQL wrote them. */
+const ROW_LOCKS: ReadonlyMap<string, string> = new Map([
+  ['update', 'FOR UPDATE'],
+  ['share', 'FOR SHARE'],
+  ['no', 'FOR NO KEY UPDATE'],
+  ['key', 'FOR KEY SHARE'],
+]);
+
 function tokensProblem(tokens: SqlToken[] | string): string | undefined {
   if (typeof tokens === 'string') return tokens;
   const first = tokens[0];
@@ -133,7 +141,8 @@ function tokensProblem(tokens: SqlToken[] | string): string | undefined {
         : `must not modify data (\`${token.text.toUpperCase()}\`, for example in a WITH clause)`;
     }
     if (token.kind === 'word' && token.text === 'for' && next?.kind === 'word') {
-      if (['update', 'share', 'no', 'key'].includes(next.text)) return 'must not take row locks (FOR SHARE)';
+      const clause = ROW_LOCKS.get(next.text);
+      if (clause) return `must not take row locks (${clause})`;
     }
     if (!isName(token)) continue;
     const name = token.text.toLowerCase();
