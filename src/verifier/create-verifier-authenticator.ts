@@ -29,10 +29,10 @@ export function createVerifierAuthenticator(
     const bearerOnly = createApiKeyAuthenticator([...secrets.apiKeys, ...secrets.bearerTokens]);
     const bearerIds = new Set(secrets.bearerTokens.map((entry) => entry.id));
     return (request) => {
-      const credential = asContractCodes(request, () =>
+      const credential = asContractCodes(request, STATIC_DETAIL, () =>
         readCredential(request.headers, { rejectBoth: true }),
       );
-      const found = asContractCodes(request, () =>
+      const found = asContractCodes(request, STATIC_DETAIL, () =>
         credential.header === 'authorization'
           ? bearerOnly(credential.secret, request.socket)
           : anyHeader(credential.secret, request.socket),
@@ -44,13 +44,10 @@ export function createVerifierAuthenticator(
   }
   const oidc = createOidcAuthenticator(config.auth.oidc as NonNullable<VerifierConfig['auth']['oidc']>, deps);
   return async (request) => {
-    const credential = asContractCodes(request, () => readCredential(request.headers, { rejectBoth: true }));
-    if (credential.header !== 'authorization') {
-      throw platformProblem(
-        'auth.missing_credential',
-        'this verifier accepts `Authorization: Bearer <access token>`',
-      );
-    }
+    const credential = asContractCodes(request, TOKEN_DETAIL, () =>
+      readCredential(request.headers, { rejectBoth: true }),
+    );
+    if (credential.header !== 'authorization') throw platformProblem('auth.missing_credential', TOKEN_DETAIL);
     let principal: Principal;
     try {
       principal = await oidc.authenticate(credential.secret);
@@ -62,27 +59,29 @@ export function createVerifierAuthenticator(
   };
 }
 
+const STATIC_DETAIL = 'Send a valid `x-api-key` or `Authorization: Bearer` credential.';
+const TOKEN_DETAIL = 'Send `Authorization: Bearer <access token>`.';
+
 /**
- * The verifier's contract answers a static credential that is absent, malformed or unknown alike, 401
- * `auth.missing_credential`: a caller learns nothing about which keys exist. (The relay's contract names each.)
+ * The verifier's contract answers a credential that is absent, malformed or unknown alike, 401
+ * `auth.missing_credential` with one detail: a caller learns nothing about which keys exist. (The relay's contract
+ * names each.)
  */
-function asContractCodes<T>(request: RouteRequest, authenticate: () => T): T {
+function asContractCodes<T>(request: RouteRequest, detail: string, authenticate: () => T): T {
   try {
     return authenticate();
   } catch (error) {
-    if (isProblem(error) && STATIC_CREDENTIAL_CODES.has(error.code)) {
+    if (isProblem(error) && CREDENTIAL_CODES.has(error.code)) {
       // The audit keeps the precise reason (its error_code), the caller gets the contract's one answer.
       auditFacts(request).errorDetailCode = error.code;
-      throw platformProblem(
-        'auth.missing_credential',
-        'send a valid `x-api-key` or `Authorization: Bearer` credential',
-      );
+      throw platformProblem('auth.missing_credential', detail);
     }
     throw error;
   }
 }
 
-const STATIC_CREDENTIAL_CODES: ReadonlySet<string> = new Set([
+const CREDENTIAL_CODES: ReadonlySet<string> = new Set([
+  'auth.missing_credential',
   'auth.invalid_credential',
   'auth.malformed_credential',
 ]);

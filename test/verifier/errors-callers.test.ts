@@ -10,44 +10,29 @@ describe('verifier error table: requests refused', () => {
   const table = useErrorTable();
 
   it('401 auth.missing_credential for an absent, malformed or unknown credential; 400 auth.multiple_credentials', async () => {
-    await table.deniedBeforeReads(
-      { target: ALIVE, claims: ['person_alive'] },
-      401,
-      'auth.missing_credential',
-      {
-        as: 'full',
-        headers: { 'x-api-key': '' },
-      },
-    );
+    const body = { target: ALIVE, claims: ['person_alive'] };
+    // An empty header value sends no header: no credential at all.
+    const absent = await table.deniedBeforeReads(body, 401, 'auth.missing_credential', {
+      headers: { 'x-api-key': '' },
+    });
+    assert.equal(table.verifier.auditRecords().at(-1)?.error_code, 'auth.missing_credential');
     // No distinction between absent and wrong (verifier contract §2.1): which keys exist is not told.
-    await table.deniedBeforeReads(
-      { target: ALIVE, claims: ['person_alive'] },
-      401,
-      'auth.missing_credential',
-      {
-        headers: { 'x-api-key': 'not-a-key' },
-      },
-    );
+    const unknown = await table.deniedBeforeReads(body, 401, 'auth.missing_credential', {
+      headers: { 'x-api-key': 'not-a-key' },
+    });
     // The audit keeps the precise reason.
     assert.equal(table.verifier.auditRecords().at(-1)?.error_code, 'auth.invalid_credential');
-    await table.deniedBeforeReads(
-      { target: ALIVE, claims: ['person_alive'] },
-      401,
-      'auth.missing_credential',
-      {
-        as: 'full',
-        headers: { 'x-api-key': '', authorization: 'Token abc' },
-      },
-    );
+    const malformed = await table.deniedBeforeReads(body, 401, 'auth.missing_credential', {
+      headers: { 'x-api-key': '', authorization: 'Token abc' },
+    });
     assert.equal(table.verifier.auditRecords().at(-1)?.error_code, 'auth.malformed_credential');
-    await table.deniedBeforeReads(
-      { target: ALIVE, claims: ['person_alive'] },
-      400,
-      'auth.multiple_credentials',
-      {
-        headers: { authorization: `Bearer ${CALLER_KEYS.full}` },
-      },
-    );
+    // Nor does the detail tell them apart.
+    assert.equal(absent.detail, 'Send a valid `x-api-key` or `Authorization: Bearer` credential.');
+    assert.equal(unknown.detail, absent.detail);
+    assert.equal(malformed.detail, absent.detail);
+    await table.deniedBeforeReads(body, 400, 'auth.multiple_credentials', {
+      headers: { authorization: `Bearer ${CALLER_KEYS.full}` },
+    });
   });
 
   it('accepts a bearer token only in Authorization, and an API key in either header', async () => {
