@@ -5,13 +5,13 @@ export const INGEST_CODES = {
   'ingest.file_size_unknown':
     'A source path is not a regular file (a folder, a pipe), so its size cannot be checked.',
   'ingest.file_too_large':
-    'A source file is over `server.max_source_file_bytes` (`server.xlsx_max_file_bytes` for XLSX), or an XLSX file expands to more XML than the relay reads.',
+    'A source file is over `server.max_source_file_bytes` (`server.xlsx_max_file_bytes` for XLSX), an XLSX file expands to more XML than the relay reads, or a Parquet page expands to more than 256 MiB (268,435,456 bytes; the message gives the row group, column and page).',
   'ingest.file_changed':
     'A source file changed while it was being read; the load fails and the next one reads it again.',
   'ingest.unsupported_format':
     'The format of a source file cannot be told from its extension: use .csv, .tsv, .xlsx or .parquet, or set `source.format`.',
   'ingest.parse_error':
-    'A source file is not valid CSV, XLSX or Parquet, or an XLSX `data_range` is not an A1 range (the message gives the line or cell).',
+    'A source file is not valid CSV, XLSX or Parquet (a Parquet page header that declares more bytes or values than its column chunk holds is refused before it is decoded), or an XLSX `data_range` is not an A1 range (the message gives the line, cell or page).',
   'ingest.invalid_encoding':
     'A CSV file is not UTF-8 text (a byte sequence that is not UTF-8; the message gives the line): save it as UTF-8, with or without a BOM.',
   'ingest.sheet_not_found':
@@ -23,7 +23,7 @@ export const INGEST_CODES = {
   'ingest.merged_cell':
     'An XLSX data region holds merged cells: only the first cell of a merge holds the value Excel shows across it, so the others would be served empty. Unmerge them and fill each cell (the message gives the range and cell).',
   'ingest.column_limit':
-    'A source has more columns, or more cells, than the relay reads from one file: 65,536 columns of CSV, 4,096 of Parquet, and 10,000,000 cells (rows × columns) of any file, a Parquet file by the rows its footer declares.',
+    'A source has more columns, or more cells, than the relay reads from one file: 65,536 columns of CSV, 4,096 of Parquet, and 10,000,000 cells (rows × columns) of any file, a Parquet file by the rows its footer declares (and by the values it declares for nested list, map or struct columns, 10,000,000 in all).',
   'ingest.missing_column': 'A declared field has no column of its name in the source.',
   'ingest.strict_extra_column': 'Under `schema.strict`, the source has a column no field declares.',
   'ingest.duplicate_column':

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
+import { PARQUET_MAX_PAGE_BYTES } from './parquet-pages.ts';
 import { PARQUET_MAX_CELLS } from './read-parquet.ts';
 import { rowsOf, sourceErrorOf } from './source-test-support.ts';
 
@@ -66,6 +67,11 @@ interface Column {
   readonly values: readonly number[] | { readonly value: number; readonly count: number };
   /** Leave its column chunk out of the row group. */
   readonly missing?: boolean;
+  /** The codec the footer names (0 UNCOMPRESSED, 2 GZIP) and the size the data page header says it expands to. */
+  readonly codec?: number;
+  readonly uncompressedSize?: number;
+  /** The value count the footer declares for the chunk (the rows by default). */
+  readonly declaredValues?: number;
 }
 
 /** A file of REQUIRED INT32 columns in one uncompressed row group, which declares `rows` rows. */
@@ -118,7 +124,7 @@ function handMade(rows: number, columns: readonly Column[], schema?: readonly Fi
     const dataOffset = offset;
     const header: Field[] = [
       [1, 5, 0],
-      [2, 5, page.length],
+      [2, 5, column.uncompressedSize ?? page.length],
       [3, 5, page.length],
       [
         5,
@@ -138,8 +144,8 @@ function handMade(rows: number, columns: readonly Column[], schema?: readonly Fi
       [1, 5, 1],
       [2, 9, [0, 8], 5],
       [3, 9, [column.name], 8],
-      [4, 5, 0],
-      [5, 6, rows],
+      [4, 5, column.codec ?? 0],
+      [5, 6, column.declaredValues ?? rows],
       [6, 6, offset - start],
       [7, 6, offset - start],
       [9, 6, dataOffset],
@@ -244,5 +250,59 @@ describe('readParquet with a footer that does not describe the data', () => {
     assert.equal(error.code, 'ingest.parse_error');
     assert.match(error.message, /row group 1/);
     assert.match(error.message, /"size"/);
+  });
+
+  // Each header below is a few bytes that would have hyparquet allocate gigabytes: the load must stop at it.
+  it('refuses a page that declares it expands to more bytes than the relay decompresses', async () => {
+    const size = 2 ** 31 - 1;
+    assert.ok(size > PARQUET_MAX_PAGE_BYTES);
+    const bytes = handMade(3, [{ name: 'id', values: [1, 2, 3], codec: 2, uncompressedSize: size }]);
+    const error = await sourceErrorOf(async () => rowsOf(await open('page-bomb.parquet', bytes)));
+    assert.equal(error.code, 'ingest.file_too_large');
+    assert.match(error.message, /row group 1, column "id", page 1 expands to 2147483647 bytes/);
+  });
+
+  it('refuses a data page that declares more values than its row group has rows', async () => {
+    const bytes = handMade(3, [{ name: 'id', values: { value: 7, count: 2 ** 31 - 1 } }]);
+    const error = await sourceErrorOf(async () => rowsOf(await open('values-bomb.parquet', bytes)));
+    assert.equal(error.code, 'ingest.parse_error');
+    assert.match(error.message, /column "id", page 2 declares 2147483647 values, more than .* left \(3\)/);
+  });
+
+  describe('in a repeated column, whose values are not one per row', () => {
+    const schema: Field[][] = [
+      [
+        [4, 8, 'schema'],
+        [5, 5, 1],
+      ],
+      [
+        [1, 5, 1],
+        [3, 5, 2],
+        [4, 8, 'tags'],
+      ],
+    ];
+
+    it('refuses a data page that declares more values than the footer gives its column chunk', async () => {
+      const tags: Column = { name: 'tags', values: { value: 7, count: 2 ** 31 - 1 }, declaredValues: 5 };
+      const error = await sourceErrorOf(async () =>
+        rowsOf(await open('nested-bomb.parquet', handMade(3, [tags], schema))),
+      );
+      assert.equal(error.code, 'ingest.parse_error');
+      assert.match(
+        error.message,
+        /column "tags", page 2 declares 2147483647 values, more than .* left \(5\)/,
+      );
+    });
+
+    it('refuses a footer that declares more nested values than the relay reads, before decoding any', async () => {
+      const tags: Column = {
+        name: 'tags',
+        values: { value: 7, count: 5 },
+        declaredValues: PARQUET_MAX_CELLS + 1,
+      };
+      const error = await sourceErrorOf(() => open('nested-limit.parquet', handMade(3, [tags], schema)));
+      assert.equal(error.code, 'ingest.column_limit');
+      assert.match(error.message, /10000001 values in nested/);
+    });
   });
 });

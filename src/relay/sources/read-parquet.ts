@@ -13,6 +13,7 @@ import { compressors } from 'hyparquet-compressors';
 import { decimalText } from '../store/decimal-text.ts';
 import type { ColumnBatch, SourceRows } from './open-file-source.ts';
 import { EXACT_PARSERS, unscaledOf } from './parquet-cells.ts';
+import { checkPages, chunkExtents, nestedValueCount } from './parquet-pages.ts';
 import { SourceError } from './source-error.ts';
 import { assertUnchanged, BATCH_ROWS, openSourceFile, type SourceFile, sourceError } from './source-file.ts';
 
@@ -47,6 +48,14 @@ export async function readParquet(file: SourceFile): Promise<SourceRows> {
       file,
       'ingest.column_limit',
       `${file.displayPath} has ${rows * children.length} cells (${children.length} columns × ${rows} rows), over the limit of ${PARQUET_MAX_CELLS}`,
+    );
+  }
+  const nested = nestedValueCount(metadata);
+  if (nested > PARQUET_MAX_CELLS) {
+    throw sourceError(
+      file,
+      'ingest.column_limit',
+      `${file.displayPath} declares ${nested} values in nested (list, map or struct) columns, over the limit of ${PARQUET_MAX_CELLS}`,
     );
   }
   const decimalScales = children.map(({ element, children: nested }) =>
@@ -191,12 +200,11 @@ async function* iterateRowGroups(layout: FileLayout): AsyncGenerator<ColumnBatch
   await assertUnchanged(file);
   const handle = await openSourceFile(file);
   try {
-    const buffer = fileBuffer(handle, file.byteSize);
     const epochDays = layout.epochDays.some(Boolean) ? layout.epochDays : undefined;
     let groupStart = 0;
     for (const [groupIndex, group] of metadata.row_groups.entries()) {
       const groupRows = Number(group.num_rows);
-      const data = await readRowGroup(layout, buffer, groupIndex, groupStart, groupRows);
+      const data = await readRowGroup(layout, handle, groupIndex, groupStart, groupRows);
       yield epochDays
         ? { rowCount: groupRows, columns: data, epochDays }
         : { rowCount: groupRows, columns: data };
@@ -217,12 +225,16 @@ async function* iterateRowGroups(layout: FileLayout): AsyncGenerator<ColumnBatch
  */
 async function readRowGroup(
   layout: FileLayout,
-  buffer: AsyncBuffer,
+  handle: FileHandle,
   groupIndex: number,
   groupStart: number,
   groupRows: number,
 ): Promise<ArrayLike<unknown>[]> {
   const { file, metadata, columns, epochDays, decimalScales } = layout;
+  const extents = chunkExtents(metadata, groupIndex);
+  const buffer = fileBuffer(handle, file.byteSize, (bytes, start) =>
+    checkPages(file, groupIndex, extents, bytes, start),
+  );
   const chunks = new Map<string, { rowStart: number; data: ArrayLike<unknown> }[]>();
   const dayColumns = columns.filter((_, c) => epochDays[c]);
   const decimalColumns = columns.filter((_, c) => decimalScales[c] !== undefined);
@@ -312,13 +324,22 @@ function decimalTexts(cells: ArrayLike<unknown>, scale: number): (string | null)
   });
 }
 
-/** An AsyncBuffer over one open handle: positioned reads, no stream per slice. */
-function fileBuffer(handle: FileHandle, size: number): AsyncBuffer {
+/** An AsyncBuffer over one open handle: positioned reads, no stream per slice, each slice shown to `inspect`. */
+function fileBuffer(
+  handle: FileHandle,
+  size: number,
+  inspect: (bytes: Uint8Array, start: number) => void,
+): AsyncBuffer {
   return {
     byteLength: size,
-    async slice(start: number, end?: number): Promise<ArrayBuffer> {
-      const bytes = new ArrayBuffer(Math.max((end ?? size) - start, 0));
+    async slice(start: number, end = size): Promise<ArrayBuffer> {
+      // A chunk range from the footer past the end of the file would be allocated before the read failed.
+      if (!(start >= 0 && start <= end && end <= size)) {
+        throw new Error(`bytes ${start} to ${end} are outside the file`);
+      }
+      const bytes = new ArrayBuffer(end - start);
       await readInto(handle, start, new Uint8Array(bytes));
+      inspect(new Uint8Array(bytes), start);
       return bytes;
     },
   };
