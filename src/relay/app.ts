@@ -81,10 +81,12 @@ export function createRelayApp(
   const postgres = createPostgresSources(config, secrets.sourceUrls, {
     logger: deps.logger,
     now: () => performance.now(),
+    // The metric tells apart reads answered (ok), answered with a row the schema refuses, and failed.
     onLiveScan: (datasetId, scan) =>
-      metrics
-        .table(datasetId, scan.tableId)
-        .recordLiveScan({ ...scan, outcome: scan.outcome === 'ok' ? 'ok' : 'failed' }),
+      metrics.table(datasetId, scan.tableId).recordLiveScan({
+        ...scan,
+        outcome: scan.outcome === 'ok' || scan.outcome === 'row_invalid' ? scan.outcome : 'failed',
+      }),
   });
 
   const runtime: RelayRuntime = {

@@ -151,7 +151,7 @@ export const RELAY_PROBLEMS = {
     status: 500,
     title: 'Reload failed',
     description:
-      'A source failed to load during a reload; the previous data keeps being served. `counts` and `failures` say which tables failed and why (by code).',
+      'A source failed to load during a reload; the previous data keeps being served (a live PostgreSQL table holds none: its reads continue against the database). `counts` and `failures` say which tables failed and why (by code).',
   },
   'admin.posture_tier_unsupported': {
     status: 400,

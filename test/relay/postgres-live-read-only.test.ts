@@ -159,17 +159,26 @@ describe('live PostgreSQL tables: read-only, views and changed columns', () => {
     }
   });
 
-  it('a value that does not fit the declared type answers datasource.row_invalid', async () => {
+  it('a value that does not fit the declared type answers datasource.row_invalid, counted as row_invalid', async () => {
     await db.query('CREATE TABLE measures (id integer PRIMARY KEY, value numeric)');
     await db.query("INSERT INTO measures VALUES (1, 2.5), (2, 'NaN')");
     const relay = await startPostgresRelay(
       liveDataset('measures', '{ name: id, type: integer }, { name: value, type: number }'),
       db.url,
+      { admin: true },
     );
     try {
       assert.deepEqual((await relay.get(`${ITEMS}/1`)).json(), { id: 1, value: 2.5 });
       assertProblem(await relay.get(`${ITEMS}/2`), 502, 'datasource.row_invalid', /`value`/);
       assertProblem(await relay.get(ITEMS), 502, 'datasource.row_invalid');
+      const metrics = (await relay.admin('GET', '/metrics')).body;
+      const scans = (outcome: string) =>
+        new RegExp(
+          `^ambit_relay_datasource_live_scans_total\\{[^}]*outcome="${outcome}"\\} (\\d+)$`,
+          'm',
+        ).exec(metrics)?.[1];
+      assert.equal(scans('ok'), '1');
+      assert.equal(scans('row_invalid'), '2');
     } finally {
       await relay.close();
     }

@@ -14,9 +14,11 @@ import type { Logger } from '../../platform/log.ts';
 import type { Random } from '../../platform/random.ts';
 import { buildRelayAuditRecord } from '../audit/build-relay-audit-record.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
+import type { RelayConfig } from '../config/schema.ts';
 import { relayProblem } from '../problems.ts';
 import type { ReloadOutcome, TableWaiting } from '../reload/reloader.ts';
 import { notReadyProblem } from '../routes/health.ts';
+import { isLiveTable } from '../sources/postgres/postgres-sources.ts';
 import type { RelayAdminBackend } from './admin-backend.ts';
 import { type AdminRouteInfo, buildCapabilities, buildPosture, POSTURE_TIERS } from './posture.ts';
 
@@ -118,7 +120,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
       untimed(request);
       const outcome = await answered(backend.reloadAll(), options.deps.logger);
       if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
-      if (!outcome.ok) throw reloadFailed(outcome);
+      if (!outcome.ok) throw reloadFailed(outcome, 'all', loaded.config);
       return { status: 'ok', counts: outcome.counts };
     });
 
@@ -136,7 +138,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
         untimed(request);
         const outcome = await answered(backend.reloadTable(datasetId, tableId), options.deps.logger);
         if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
-        if (!outcome.ok) throw reloadFailed(outcome);
+        if (!outcome.ok) throw reloadFailed(outcome, 'table', loaded.config);
         return { status: 'ok', counts: { reloaded: 1 } };
       },
     );
@@ -186,15 +188,19 @@ function firstLoadRunning(waiting: readonly TableWaiting[]) {
   });
 }
 
-function reloadFailed(outcome: ReloadOutcome) {
+function reloadFailed(outcome: ReloadOutcome, scope: 'all' | 'table', config: RelayConfig) {
   const names = outcome.failures.map(
     (failure) => `${failure.dataset_id}/${failure.table_id} (${failure.code})`,
   );
   const split = outcome.splitProcesses;
+  const failed = `${names.join(', ')} failed to load`;
+  const served = stillServed(outcome, scope, config);
   const detail =
     split === undefined
-      ? `${names.join(', ')} failed to load; ${outcome.generation === undefined ? 'nothing is served yet (the first load failed too)' : 'the previous data is still served'}`
-      : `${names.join(', ')} failed to load in ${split.failed} of ${split.total} relay processes, which still serve the previous data while the others serve the new: answers differ between processes until a reload succeeds in all of them`;
+      ? `${failed}; ${served}`
+      : served === LIVE_READS_GO_ON
+        ? `${failed} in ${split.failed} of ${split.total} relay processes; ${served} in all of them`
+        : `${failed} in ${split.failed} of ${split.total} relay processes, which still serve the previous data while the others serve the new: answers differ between processes until a reload succeeds in all of them`;
   return relayProblem('admin.reload_failed', detail, {
     extras: {
       counts: outcome.counts,
@@ -202,4 +208,25 @@ function reloadFailed(outcome: ReloadOutcome) {
       ...(split === undefined ? {} : { processes: split }),
     },
   });
+}
+
+const LIVE_READS_GO_ON = 'live reads continue against the database';
+
+/** What the relay serves after a failed reload. A live table holds no data: its reads go on querying the database. */
+function stillServed(outcome: ReloadOutcome, scope: 'all' | 'table', config: RelayConfig): string {
+  if (outcome.generation === undefined) return 'nothing is served yet (the first load failed too)';
+  const isLive = (datasetId: string, tableId: string) =>
+    config.datasets
+      .find((dataset) => dataset.id === datasetId)
+      ?.tables.some((table) => table.id === tableId && isLiveTable(table)) === true;
+  const live = outcome.failures.filter((failure) => isLive(failure.dataset_id, failure.table_id)).length;
+  if (live === 0) return 'the previous data is still served';
+  if (live < outcome.failures.length) return `the previous data is still served (${LIVE_READS_GO_ON})`;
+  // Nothing was swapped: a reload of everything leaves the snapshot tables with the data they had.
+  const snapshots = config.datasets.some((dataset) =>
+    dataset.tables.some((table) => !isLive(dataset.id, table.id)),
+  );
+  return scope === 'all' && snapshots
+    ? `${LIVE_READS_GO_ON}, and the other tables keep their previous data`
+    : LIVE_READS_GO_ON;
 }

@@ -50,6 +50,10 @@ describe('relay metrics before anything happened', () => {
     );
     assert.match(
       text,
+      /^ambit_relay_datasource_live_scans_total\{dataset="d",table="live",outcome="row_invalid"\} 0$/m,
+    );
+    assert.match(
+      text,
       /^ambit_relay_datasource_live_scan_duration_seconds_count\{dataset="d",table="live"\} 0$/m,
     );
     assert.doesNotMatch(text, /live_scan[a-z_]*\{dataset="d",table="snap"/);
@@ -63,5 +67,16 @@ describe('relay metrics before anything happened', () => {
     const text = await scrape(metrics);
     assert.match(text, /^ambit_relay_source_current_timestamp_seconds\{dataset="d",table="snap"\} 2000$/m);
     assert.doesNotMatch(text, /source_current_timestamp_seconds\{dataset="d",table="live"/);
+  });
+
+  it('counts a live scan whose row does not fit the schema under row_invalid, not ok', async () => {
+    const metrics = createRelayMetrics(config);
+    const scan = { durationMs: 2, waitMs: 0, rows: 1, bytes: 4 };
+    metrics.table('d', 'live').recordLiveScan({ ...scan, outcome: 'row_invalid' });
+    metrics.table('d', 'live').recordLiveScan({ ...scan, outcome: 'ok' });
+    const text = await scrape(metrics);
+    assert.match(text, /^ambit_relay_datasource_live_scans_total\{[^}]*outcome="row_invalid"\} 1$/m);
+    assert.match(text, /^ambit_relay_datasource_live_scans_total\{[^}]*outcome="ok"\} 1$/m);
+    assert.match(text, /^ambit_relay_datasource_live_scans_total\{[^}]*outcome="failed"\} 0$/m);
   });
 });

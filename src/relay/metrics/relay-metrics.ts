@@ -39,7 +39,8 @@ const RELOAD_SERIES: readonly string[] = (['all', 'table'] as const).flatMap((sc
 );
 
 export interface LiveScan {
-  readonly outcome: 'ok' | 'failed';
+  /** `row_invalid`: the database answered with a row that does not fit the declared schema (a 502). */
+  readonly outcome: 'ok' | 'row_invalid' | 'failed';
   /** Time the query ran, in milliseconds. */
   readonly durationMs: number;
   /** Time spent waiting for a pooled connection, in milliseconds. */
@@ -75,6 +76,7 @@ interface TableStats extends TableMetrics {
   rows: number | undefined;
   currentAt: number | undefined;
   scansOk: number;
+  scansRowInvalid: number;
   scansFailed: number;
   readonly scanTime: Histogram;
   readonly scanWait: Histogram;
@@ -133,8 +135,9 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
         );
         if (stats.rows !== undefined) rowCounts.push({ labels, value: stats.rows });
         if (stats.currentAt !== undefined) currentTimes.push({ labels, value: stats.currentAt / 1000 });
-        if (!stats.live && stats.scansOk + stats.scansFailed === 0) continue;
+        if (!stats.live && stats.scansOk + stats.scansRowInvalid + stats.scansFailed === 0) continue;
         scans.push({ labels: { ...labels, outcome: 'ok' }, value: stats.scansOk });
+        scans.push({ labels: { ...labels, outcome: 'row_invalid' }, value: stats.scansRowInvalid });
         scans.push({ labels: { ...labels, outcome: 'failed' }, value: stats.scansFailed });
         scanTimes.push(
           ...histogramSamples(`${p}_datasource_live_scan_duration_seconds`, labels, stats.scanTime),
@@ -182,7 +185,11 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
           currentTimes,
           'min',
         ),
-        counterFamily(`${p}_datasource_live_scans_total`, 'Live source scans by outcome.', scans),
+        counterFamily(
+          `${p}_datasource_live_scans_total`,
+          'Live source scans by outcome: ok, row_invalid (the database answered with a row that does not fit the declared schema), failed.',
+          scans,
+        ),
         histogramFamily(
           `${p}_datasource_live_scan_duration_seconds`,
           'Time a live scan ran, in seconds.',
@@ -264,6 +271,7 @@ function tableStats(datasetId: string, tableId: string, live: boolean): TableSta
     rows: undefined,
     currentAt: undefined,
     scansOk: 0,
+    scansRowInvalid: 0,
     scansFailed: 0,
     scanTime: createHistogram(LATENCY_BUCKETS_SECONDS),
     scanWait: createHistogram(LATENCY_BUCKETS_SECONDS),
@@ -283,6 +291,7 @@ function tableStats(datasetId: string, tableId: string, live: boolean): TableSta
     },
     recordLiveScan(scan) {
       if (scan.outcome === 'ok') stats.scansOk++;
+      else if (scan.outcome === 'row_invalid') stats.scansRowInvalid++;
       else stats.scansFailed++;
       observe(stats.scanTime, LATENCY_BOUNDS, scan.durationMs);
       observe(stats.scanWait, LATENCY_BOUNDS, scan.waitMs);

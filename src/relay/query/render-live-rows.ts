@@ -1,7 +1,8 @@
 // Renders rows read live from PostgreSQL as the entity's public JSON, through the same coercion as snapshot cells,
-// so one table gives byte-identical records whether it is served as a snapshot or live.
+// so one table gives byte-identical records whether it is served as a snapshot or live. A value that does not fit
+// throws LiveRowInvalid, which the live table answers as 502 `datasource.row_invalid`.
 import type { CatalogField } from '../catalog/catalog.ts';
-import { relayProblem } from '../problems.ts';
+import { LiveRowInvalid } from '../sources/postgres/live-read-problems.ts';
 import type { LiveRow } from '../sources/postgres/live-table.ts';
 import { coerceValue, INVALID, isDateText } from '../store/coerce-cell.ts';
 
@@ -74,10 +75,8 @@ function cellText(field: CatalogField, raw: string | null): string {
   const value = coerceValue(raw, field.type, false);
   // The checks a snapshot load applies to every cell, applied to each cell served.
   if (value === INVALID || (value === null && !field.nullable)) {
-    throw relayProblem(
-      'datasource.row_invalid',
-      `a value of field \`${field.name}\` read from the database is ${value === null ? 'empty in a non-nullable field' : `not a valid ${field.type}`}`,
-    );
+    const reason = value === null ? 'empty in a non-nullable field' : `not a valid ${field.type}`;
+    throw new LiveRowInvalid(field.name, field.column, reason);
   }
   if (value !== null && field.type === 'timestamp')
     return JSON.stringify(new Date(value as number).toISOString());

@@ -88,9 +88,12 @@ describe('mtime refresh with a change token that cannot be read', () => {
         { id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'mtime', interval: 1000 } }] },
       ],
     } as unknown as RelayConfig;
+    let readable = false;
     const tokens: ChangeTokenSource = {
       changeToken: () =>
-        Promise.reject(Object.assign(new Error('permission denied'), { code: 'ingest.query_failed' })),
+        readable
+          ? Promise.resolve('token-1')
+          : Promise.reject(Object.assign(new Error('permission denied'), { code: 'ingest.query_failed' })),
     };
     const refresh = createRefreshScheduler({
       config,
@@ -99,7 +102,14 @@ describe('mtime refresh with a change token that cannot be read', () => {
       clock: systemClock,
       changeToken: () => tokens,
     });
-    return { refresh, lines, reloads: () => reloads };
+    return {
+      refresh,
+      lines,
+      reloads: () => reloads,
+      readAgain: () => {
+        readable = true;
+      },
+    };
   }
 
   it('warns once that changes are not seen, naming the table and the code', async () => {
@@ -112,5 +122,23 @@ describe('mtime refresh with a change token that cannot be read', () => {
     assert.equal(warnings[0]?.table_id, 't');
     assert.equal(warnings[0]?.err_code, 'ingest.query_failed');
     assert.doesNotMatch(JSON.stringify(warnings), /permission denied/);
+  });
+
+  it('says once, at info, that the token reads again', async () => {
+    const { refresh, lines, readAgain } = unreadable();
+    for (let round = 0; round < 2; round++) await refresh.runOnce();
+    readAgain();
+    for (let round = 0; round < 2; round++) await refresh.runOnce();
+    const messages = lines.map((line) => `${line.level} ${line.msg}`);
+    assert.deepEqual(
+      messages.filter((message) => /change token/.test(message)),
+      [
+        '40 change token unreadable: once a load succeeds, changes to this source go unseen until the token reads again',
+        '30 change token readable again: changes to this source are seen',
+      ],
+    );
+    const recovered = lines.find((line) => line.level === 30);
+    assert.equal(recovered?.dataset_id, 'd');
+    assert.equal(recovered?.table_id, 't');
   });
 });

@@ -73,6 +73,15 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
               { dataset_id: dataset.id, table_id: table.id, err_code: unreadable },
               'change token unreadable: once a load succeeds, changes to this source go unseen until the token reads again',
             );
+          } else if (
+            unreadable === undefined &&
+            previous !== undefined &&
+            unreadableCode(previous) !== undefined
+          ) {
+            logger.info(
+              { dataset_id: dataset.id, table_id: table.id },
+              'change token readable again: changes to this source are seen',
+            );
           }
           if (token !== undefined && reloader.confirmUnchanged(dataset.id, table.id, token, readAt)) return;
           if (token !== undefined && token !== previous && tokens?.settling?.(token)) {

@@ -7,6 +7,8 @@ import { renderPrometheus } from '../../platform/metrics/render-prometheus.ts';
 import type { RelayConfig } from '../config/schema.ts';
 import { createRelayMetrics } from '../metrics/relay-metrics.ts';
 import type { RelayState } from '../relay-state.ts';
+import type { IngestCode } from '../sources/ingest-codes.ts';
+import { SourceError } from '../sources/source-error.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
 import { createReloader } from './reloader.ts';
 
@@ -117,5 +119,119 @@ describe('reloader: what a load logs', () => {
     assert.ok(live, 'the live table is logged as loaded');
     assert.equal('rows' in live, false, 'no row count that reads as an empty table');
     assert.equal(live.materialization, 'live');
+  });
+});
+
+/**
+ * One table (`live` makes it a live table) whose loads give `version` or, when `failure` is set, fail with it; the
+ * log lines written at debug and above.
+ */
+function loggedReloader(options: { live?: boolean } = {}) {
+  const config = {
+    datasets: [
+      {
+        id: 'd',
+        defaults: {},
+        tables: [
+          {
+            id: 't',
+            source: { type: 'postgres' },
+            materialization: options.live === true ? 'live' : 'snapshot',
+          },
+        ],
+      },
+    ],
+  } as unknown as RelayConfig;
+  const state: RelayState = { generation: undefined, readiness: { total: 1, loaded: 0, failed: 0 } };
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  const source = { version: 'v1', failure: undefined as IngestCode | undefined };
+  const reloader = createReloader({
+    config,
+    state,
+    clock: fixedClock('2026-01-01T00:00:00Z'),
+    logger: createLogger({ name: 'test', level: 'debug', destination }),
+    metrics: createRelayMetrics(config),
+    loadTable: async (_dataset, table) => {
+      if (source.failure !== undefined) {
+        throw new SourceError({ tableId: table.id, code: source.failure, detail: 'refused' });
+      }
+      return { rowCount: 1, version: source.version } as unknown as TableSnapshot;
+    },
+    changeToken: () => undefined,
+  });
+  /** The level and message of each line logged since the last call. */
+  let seen = 0;
+  const logged = () => {
+    const fresh = lines.slice(seen).map((line) => `${line.level} ${line.msg}`);
+    seen = lines.length;
+    return fresh;
+  };
+  return { reloader, source, logged, lines };
+}
+
+const DEBUG = 20;
+const INFO = 30;
+const ERROR = 50;
+
+describe('reloader: how loudly a reload is logged', () => {
+  it('an automatic reload that changed nothing logs at debug; one that changed something, or an admin one, at info', async () => {
+    const { reloader, source, logged, lines } = loggedReloader();
+    await reloader.load();
+    logged();
+    await reloader.reloadTable('d', 't', 'interval');
+    await reloader.reloadAll('interval');
+    await reloader.reloadTable('d', 't', 'mtime');
+    assert.deepEqual(logged(), Array(3).fill(`${DEBUG} reload applied`));
+    assert.equal(lines.at(-1)?.changed, false);
+    source.version = 'v2';
+    await reloader.reloadTable('d', 't', 'interval');
+    assert.deepEqual(logged(), [`${INFO} reload applied`]);
+    assert.equal(lines.at(-1)?.changed, true);
+    // An operator who asked for a reload hears of it, changed or not.
+    await reloader.reloadTable('d', 't', 'admin');
+    assert.deepEqual(logged(), [`${INFO} reload applied`]);
+  });
+
+  it('a reload that keeps failing the same way logs an error once, then debug, and info once it recovers', async () => {
+    const { reloader, source, logged, lines } = loggedReloader();
+    await reloader.load();
+    logged();
+    source.failure = 'ingest.source_unavailable';
+    for (let poll = 0; poll < 3; poll++) await reloader.reloadTable('d', 't', 'mtime');
+    const failed = 'reload failed: the previous data is still served';
+    assert.deepEqual(logged(), [`${ERROR} ${failed}`, `${DEBUG} ${failed}`, `${DEBUG} ${failed}`]);
+    // Another reason is news; so is a failure an operator asked for.
+    source.failure = 'ingest.query_failed';
+    await reloader.reloadTable('d', 't', 'interval');
+    await reloader.reloadTable('d', 't', 'admin');
+    await reloader.reloadTable('d', 't', 'interval');
+    assert.deepEqual(logged(), [`${ERROR} ${failed}`, `${ERROR} ${failed}`, `${DEBUG} ${failed}`]);
+    source.failure = undefined;
+    await reloader.reloadTable('d', 't', 'mtime');
+    assert.deepEqual(logged(), [`${INFO} reload recovered`, `${DEBUG} reload applied`]);
+    await reloader.reloadTable('d', 't', 'mtime');
+    assert.deepEqual(logged(), [`${DEBUG} reload applied`], 'recovered once');
+    const recovered = lines.find((line) => line.msg === 'reload recovered');
+    assert.equal(recovered?.dataset_id, 'd');
+    assert.equal(recovered?.table_id, 't');
+    assert.equal(recovered?.failed_reloads, 6);
+    source.failure = 'ingest.source_unavailable';
+    await reloader.reloadTable('d', 't', 'mtime');
+    assert.deepEqual(logged(), [`${ERROR} ${failed}`], 'a new streak starts loud');
+  });
+
+  it('a live table whose check fails says live reads go on, not that previous data is served', async () => {
+    const { reloader, source, logged } = loggedReloader({ live: true });
+    await reloader.load();
+    logged();
+    source.failure = 'ingest.query_failed';
+    await reloader.reloadTable('d', 't', 'admin');
+    assert.deepEqual(logged(), [`${ERROR} reload failed: live reads continue against the database`]);
   });
 });

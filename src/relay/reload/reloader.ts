@@ -90,6 +90,9 @@ export function createReloader(options: ReloaderOptions): Reloader {
     }
   }
   const tokens = new Map<string, string>();
+  // Tables whose reloads fail, by key: the last code and how many failed in a row. A refresh that meets the same
+  // failure at every poll (a deleted file, a database away) logs it once at error, the repeats at debug.
+  const failing = new Map<string, { code: string; failures: number }>();
   let starting = true;
 
   // One load at a time: a reload always starts from the generation the previous one left behind.
@@ -115,8 +118,11 @@ export function createReloader(options: ReloaderOptions): Reloader {
     }
   }
 
-  /** Swaps in a generation made of `current` with `loaded` replacing their tables; keeps it when nothing changed. */
-  function swap(loaded: readonly (Loaded & { token?: string })[]): void {
+  /**
+   * Swaps in a generation made of `current` with `loaded` replacing their tables; keeps it when nothing changed.
+   * Returns whether anything changed.
+   */
+  function swap(loaded: readonly (Loaded & { token?: string })[]): boolean {
     const tables = new Map(state.generation?.tables ?? []);
     let changed = state.generation === undefined;
     for (const result of loaded) {
@@ -138,33 +144,26 @@ export function createReloader(options: ReloaderOptions): Reloader {
     // A generation holds every table: readiness counts describe it, whatever an earlier load left there.
     state.readiness.loaded = state.readiness.total;
     state.readiness.failed = 0;
+    return changed;
   }
 
-  function outcome(loaded: readonly Loaded[], scope: 'all' | 'table', trigger: LoadTrigger): ReloadOutcome {
+  function outcome(
+    loaded: readonly Loaded[],
+    scope: 'all' | 'table',
+    trigger: LoadTrigger,
+    changed: boolean,
+  ): ReloadOutcome {
     const failures = loaded.filter((result) => !result.ok).map((result) => failureOf(result));
     const ok = failures.length === 0;
     metrics.recordReload(scope, trigger, ok ? 'ok' : 'failed');
     const generation = state.generation?.version;
     if (ok) {
-      logger.info({ scope, trigger, tables: loaded.length, generation }, 'reload applied');
+      for (const result of loaded) recovered(result.ref, trigger);
+      // A refresh that found nothing new is routine; one an operator asked for is answered either way.
+      const level = changed || trigger === 'admin' ? 'info' : 'debug';
+      logger[level]({ scope, trigger, tables: loaded.length, generation, changed }, 'reload applied');
     } else {
-      for (const result of loaded) {
-        if (!result.ok) {
-          logger.error(
-            {
-              scope,
-              trigger,
-              dataset_id: result.ref.datasetId,
-              table_id: result.ref.table.id,
-              err_code: codeOf(result.error),
-              ...whereOf(result.error),
-            },
-            generation === undefined
-              ? 'reload failed: nothing is served yet (the first load failed too)'
-              : 'reload failed: the previous data is still served',
-          );
-        }
-      }
+      for (const result of loaded) if (!result.ok) reportFailure(result, scope, trigger, generation);
     }
     return {
       ok,
@@ -174,15 +173,55 @@ export function createReloader(options: ReloaderOptions): Reloader {
     };
   }
 
+  function reportFailure(
+    result: Extract<Loaded, { ok: false }>,
+    scope: 'all' | 'table',
+    trigger: LoadTrigger,
+    generation: string | undefined,
+  ): void {
+    const code = codeOf(result.error);
+    const previous = failing.get(result.ref.key);
+    failing.set(result.ref.key, { code, failures: (previous?.failures ?? 0) + 1 });
+    // The same failure again, met by a refresh rather than asked for, is no news.
+    const repeat = previous?.code === code && trigger !== 'admin';
+    logger[repeat ? 'debug' : 'error'](
+      {
+        scope,
+        trigger,
+        dataset_id: result.ref.datasetId,
+        table_id: result.ref.table.id,
+        err_code: code,
+        ...whereOf(result.error),
+      },
+      generation === undefined
+        ? 'reload failed: nothing is served yet (the first load failed too)'
+        : result.ref.table.materialization === 'live'
+          ? 'reload failed: live reads continue against the database'
+          : 'reload failed: the previous data is still served',
+    );
+  }
+
+  /** Ends the table's run of failed reloads, if any, saying how long it was. */
+  function recovered(ref: TableRef, trigger: LoadTrigger): void {
+    const streak = failing.get(ref.key);
+    if (streak === undefined) return;
+    failing.delete(ref.key);
+    logger.info(
+      { trigger, dataset_id: ref.datasetId, table_id: ref.table.id, failed_reloads: streak.failures },
+      'reload recovered',
+    );
+  }
+
   async function reloadEverything(trigger: LoadTrigger): Promise<ReloadOutcome> {
     const loaded = await Promise.all([...refs.values()].map(loadOne));
-    if (loaded.every((result) => result.ok)) swap(loaded);
+    let changed = false;
+    if (loaded.every((result) => result.ok)) changed = swap(loaded);
     else if (state.generation === undefined) {
       // Still nothing served (the first load failed): /ready reports this attempt.
       state.readiness.failed = loaded.filter((result) => !result.ok).length;
       state.readiness.loaded = loaded.length - state.readiness.failed;
     }
-    return outcome(loaded, 'all', trigger);
+    return outcome(loaded, 'all', trigger, changed);
   }
 
   /** The answer to a reload asked before the first load is over: nothing runs, nothing is queued. */
@@ -252,8 +291,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
         // Without a generation there is nothing to patch: everything loads, as at startup.
         if (state.generation === undefined) return reloadEverything(trigger);
         const loaded = [await loadOne(ref)];
-        swap(loaded);
-        return outcome(loaded, 'table', trigger);
+        return outcome(loaded, 'table', trigger, swap(loaded));
       });
     },
     hasTable(datasetId, tableId) {

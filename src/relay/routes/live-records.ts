@@ -60,18 +60,21 @@ export async function sendLiveCollection(
     query.cursor === undefined ? undefined : runtime.cursors.decodeKey(query.cursor, intent, live.version);
   const fields = query.fields ?? entity.fields;
   const layout = layoutOf(fields, entity);
-  const page = await live.readPage({
-    columns: layout.columns,
-    filters: query.filters.map((filter) => ({
-      column: filter.field.column,
-      type: filter.field.type,
-      op: filter.op,
-      values: filter.values,
-    })),
-    after,
-    limit: query.limit,
-  });
-  const items = page.rows.map((row) => liveRowJson(layout, row));
+  const page = await live.readPage(
+    {
+      columns: layout.columns,
+      filters: query.filters.map((filter) => ({
+        column: filter.field.column,
+        type: filter.field.type,
+        op: filter.op,
+        values: filter.values,
+      })),
+      after,
+      limit: query.limit,
+    },
+    (row) => liveRowJson(layout, row),
+  );
+  const { items } = page;
   facts.rowCount = items.length;
   const lastKey = page.rows[page.rows.length - 1]?.[layout.keyPosition];
   const nextCursor =
@@ -96,17 +99,17 @@ export async function sendLiveRecord(
   if (!key.ok || key.value === null) throw notFound();
   const fields = projection ?? entity.fields;
   const layout = layoutOf(fields, entity);
-  let row: Awaited<ReturnType<LiveTable['readByKey']>>;
+  let record: string | undefined;
   try {
-    row = await live.readByKey(layout.columns, key.value);
+    record = await live.readByKey(layout.columns, key.value, (row) => liveRowJson(layout, row));
   } catch (error) {
     // An id the column's type refuses (not a uuid, say) names no record.
     if (isProblem(error) && error.code === 'filter.invalid_value') throw notFound();
     throw error;
   }
-  if (row === undefined) throw notFound();
+  if (record === undefined) throw notFound();
   facts.rowCount = 1;
-  return sendJson(reply, liveRowJson(layout, row));
+  return sendJson(reply, record);
 }
 
 /** Config validation keeps relationships away from live entities; this keeps the route honest regardless. */

@@ -1,8 +1,10 @@
 // A live table's reads against a scripted server that behaves like a transaction pooler or a changed table:
 // a prepared statement that goes missing or stale is read again, never answered as an error.
 import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
+  answerReads,
   backendMessage,
   commandComplete,
   dataRowMessage,
@@ -15,7 +17,9 @@ import {
 import type { Logger } from '../../../platform/log.ts';
 import { postgresSource } from '../../config/postgres-source-schema.ts';
 import type { TableConfig } from '../../config/schema.ts';
-import { createLiveTable, type LiveTable } from './live-table.ts';
+import type { CatalogField } from '../../catalog/catalog.ts';
+import { liveLayout, liveRowJson } from '../../query/render-live-rows.ts';
+import { createLiveTable, type LiveRow, type LiveTable } from './live-table.ts';
 
 function itemsTable(source: Record<string, unknown> = {}): TableConfig {
   return {
@@ -33,13 +37,18 @@ function itemsTable(source: Record<string, unknown> = {}): TableConfig {
 }
 
 const PAGE = { columns: ['id'], filters: [], after: undefined, limit: 10 };
+const AS_IS = (row: LiveRow) => row;
 
 describe('a live table over a server that does not keep its prepared statements', () => {
   let backend: FakeBackend;
   let live: LiveTable | undefined;
   const warnings: string[] = [];
+  const warned: Record<string, unknown>[] = [];
   const logger = {
-    warn: (_fields: unknown, message: string) => warnings.push(message),
+    warn: (fields: Record<string, unknown>, message: string) => {
+      warnings.push(message);
+      warned.push(fields);
+    },
   } as unknown as Logger;
   /** Statement names of the Parse messages received for SELECTs (not for the guard), in order. */
   const parsed = () =>
@@ -49,6 +58,7 @@ describe('a live table over a server that does not keep its prepared statements'
 
   beforeEach(async () => {
     warnings.length = 0;
+    warned.length = 0;
     backend = await startFakeBackend();
   });
   afterEach(async () => {
@@ -91,18 +101,22 @@ describe('a live table over a server that does not keep its prepared statements'
           : liveReadReplies({ rows: [['row']], parses: backend.readParses }),
       );
     };
-    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
-    assert.deepEqual((await live.readPage(PAGE)).rows, [['row']]);
+    live = createLiveTable(itemsTable(), backend.url, { datasetId: 'registry', logger, now: Date.now });
+    assert.deepEqual((await live.readPage(PAGE, AS_IS)).rows, [['row']]);
     assert.equal(parsed()[1], '', 'read again unprepared');
     assert.equal(warnings.length, 1);
   });
 
   it('a statement gone (transaction pooler): the read is answered unprepared, later reads stay unprepared, one warning', async () => {
     serve(errorResponse('26000', 'prepared statement does not exist'));
-    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
-    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-1']]);
-    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-2']], 'read again after the pooler lost it');
-    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-3']]);
+    live = createLiveTable(itemsTable(), backend.url, { datasetId: 'registry', logger, now: Date.now });
+    assert.deepEqual((await live.readPage(PAGE, AS_IS)).rows, [['row-1']]);
+    assert.deepEqual(
+      (await live.readPage(PAGE, AS_IS)).rows,
+      [['row-2']],
+      'read again after the pooler lost it',
+    );
+    assert.deepEqual((await live.readPage(PAGE, AS_IS)).rows, [['row-3']]);
     const names = parsed();
     assert.match(names[0] as string, /^ambit_[0-9a-f]{8}_\d+$/);
     assert.deepEqual(names.slice(1), ['', ''], 'prepared once, then unnamed statements only');
@@ -112,10 +126,10 @@ describe('a live table over a server that does not keep its prepared statements'
 
   it('a statement gone stale (the table changed): the read is answered, later reads prepare afresh', async () => {
     serve(errorResponse('0A000', 'cached plan must not change result type'));
-    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
-    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-1']]);
-    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-2']]);
-    assert.deepEqual((await live.readPage(PAGE)).rows, [['row-3']]);
+    live = createLiveTable(itemsTable(), backend.url, { datasetId: 'registry', logger, now: Date.now });
+    assert.deepEqual((await live.readPage(PAGE, AS_IS)).rows, [['row-1']]);
+    assert.deepEqual((await live.readPage(PAGE, AS_IS)).rows, [['row-2']]);
+    assert.deepEqual((await live.readPage(PAGE, AS_IS)).rows, [['row-3']]);
     const names = parsed();
     assert.equal(names.length, 3);
     assert.equal(names[1], '', 'the retry runs unprepared');
@@ -127,11 +141,12 @@ describe('a live table over a server that does not keep its prepared statements'
   it('live_prepared_statements: false never prepares', async () => {
     serve(errorResponse('26000', 'unexpected'));
     live = createLiveTable(itemsTable({ live_prepared_statements: false }), backend.url, {
+      datasetId: 'registry',
       logger,
       now: Date.now,
     });
-    await live.readPage(PAGE);
-    await live.readPage(PAGE);
+    await live.readPage(PAGE, AS_IS);
+    await live.readPage(PAGE, AS_IS);
     assert.deepEqual(parsed(), ['', '']);
   });
 
@@ -142,8 +157,8 @@ describe('a live table over a server that does not keep its prepared statements'
       syncs += 1;
       socket.write(liveReadReplies({ error: errorResponse('42501', 'permission denied for table items') }));
     };
-    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
-    await assert.rejects(live.readPage(PAGE));
+    live = createLiveTable(itemsTable(), backend.url, { datasetId: 'registry', logger, now: Date.now });
+    await assert.rejects(live.readPage(PAGE, AS_IS));
     assert.equal(syncs, 1);
   });
 
@@ -168,11 +183,14 @@ describe('a live table over a server that does not keep its prepared statements'
             ]),
       );
     };
-    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
-    await assert.rejects(live.readPage(PAGE), { code: 'filter.invalid_value' });
+    live = createLiveTable(itemsTable(), backend.url, { datasetId: 'registry', logger, now: Date.now });
+    await assert.rejects(live.readPage(PAGE, AS_IS), { code: 'filter.invalid_value' });
     assert.deepEqual(warnings, []);
-    await assert.rejects(live.readPage(PAGE), { code: 'datasource.query_failed' });
+    await assert.rejects(live.readPage(PAGE, AS_IS), { code: 'datasource.query_failed' });
     assert.deepEqual(warnings, ['live read failed']);
+    // Two datasets may name a table alike: the dataset says which one failed.
+    assert.equal(warned[0]?.dataset_id, 'registry');
+    assert.equal(warned[0]?.table_id, 'items');
   });
 
   it("a filter character the database's encoding lacks (LATIN1 and an emoji) is the caller's: 400, not logged", async () => {
@@ -185,8 +203,45 @@ describe('a live table over a server that does not keep its prepared statements'
       );
       socket.write(liveReadReplies({ error, parses: backend.readParses }));
     };
-    live = createLiveTable(itemsTable(), backend.url, { logger, now: Date.now });
-    await assert.rejects(live.readPage(PAGE), { code: 'filter.invalid_value' });
+    live = createLiveTable(itemsTable(), backend.url, { datasetId: 'registry', logger, now: Date.now });
+    await assert.rejects(live.readPage(PAGE, AS_IS), { code: 'filter.invalid_value' });
     assert.deepEqual(warnings, []);
+  });
+
+  it('a row that does not fit the schema: 502 row_invalid, counted as row_invalid, one warning naming the column, not the value', async () => {
+    // The public field `item_id` is served from the column `id`, declared an integer.
+    const field = { name: 'item_id', column: 'id', type: 'integer', nullable: false } as CatalogField;
+    const layout = liveLayout([field], field);
+    const render = (row: LiveRow) => liveRowJson(layout, row);
+    answerReads(backend, (read) => ({ rows: read === 1 ? [['secret-1'], ['secret-2']] : [['7']] }));
+    const scans: string[] = [];
+    live = createLiveTable(itemsTable(), backend.url, {
+      datasetId: 'registry',
+      logger,
+      now: Date.now,
+      onScan: (scan) => scans.push(scan.outcome),
+    });
+    await assert.rejects(live.readPage(PAGE, render), { code: 'datasource.row_invalid', status: 502 });
+    assert.deepEqual(scans, ['row_invalid']);
+    assert.deepEqual(warnings, ['live read: a row does not fit the declared schema']);
+    assert.equal(warned[0]?.dataset_id, 'registry');
+    assert.equal(warned[0]?.table_id, 'items');
+    assert.equal(warned[0]?.column, 'id');
+    assert.equal(warned[0]?.field, 'item_id');
+    assert.doesNotMatch(JSON.stringify(warned), /secret/);
+    assert.deepEqual((await live.readPage(PAGE, render)).items, ['{"item_id":7}']);
+    assert.deepEqual(scans, ['row_invalid', 'ok']);
+    assert.equal(warnings.length, 1, 'nothing logged for a read that succeeds');
+  });
+
+  it('a connection the server drops is logged with its dataset and table', async () => {
+    answerReads(backend, () => ({ rows: [['1']] }));
+    live = createLiveTable(itemsTable(), backend.url, { datasetId: 'registry', logger, now: Date.now });
+    await live.readPage(PAGE, AS_IS);
+    (backend.sockets.at(-1) as Socket).destroy();
+    while (warnings.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(warnings, ['live table connection lost']);
+    assert.equal(warned[0]?.dataset_id, 'registry');
+    assert.equal(warned[0]?.table_id, 'items');
   });
 });

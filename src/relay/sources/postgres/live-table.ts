@@ -11,6 +11,7 @@ import { SourceError } from '../source-error.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
 import { comparedType } from './live-comparison.ts';
 import { type LiveConnection, openLiveConnection } from './live-connection.ts';
+import { LiveRowInvalid, readProblem } from './live-read-problems.ts';
 import { createLivePool } from './live-pool.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
 import { preparedStatementTrouble } from './prepared-trouble.ts';
@@ -28,8 +29,16 @@ import {
 /** A row as PostgreSQL's text output (null for NULL), aligned with the requested columns. */
 export type LiveRow = readonly (string | null)[];
 
-export interface LivePage {
+/**
+ * Turns a row read into what is served. Throws LiveRowInvalid for a value that does not fit the declared schema:
+ * the read then answers 502 `datasource.row_invalid`, is logged and counted as such.
+ */
+export type LiveRowRenderer<T> = (row: LiveRow) => T;
+
+export interface LivePage<T> {
   readonly rows: readonly LiveRow[];
+  /** Each row as the renderer made it. */
+  readonly items: readonly T[];
   readonly hasMore: boolean;
 }
 
@@ -44,7 +53,8 @@ export interface LivePageRequest {
 /** What one live statement cost, for metrics. */
 export interface LiveScan {
   readonly tableId: string;
-  readonly outcome: 'ok' | 'unavailable' | 'timeout' | 'invalid_input' | 'failed';
+  /** `row_invalid`: the database answered, with a row that does not fit the declared schema. */
+  readonly outcome: 'ok' | 'row_invalid' | 'unavailable' | 'timeout' | 'invalid_input' | 'failed';
   /** Waiting for a pooled connection. */
   readonly waitMs: number;
   readonly durationMs: number;
@@ -61,14 +71,16 @@ export interface LiveTable {
    * unique index on the key: keyset pagination skips or repeats rows otherwise.
    */
   probe(): Promise<void>;
-  /** One page in primary-key order; rejects with a `source.*` or `filter.invalid_value` problem. */
-  readPage(request: LivePageRequest): Promise<LivePage>;
-  /** The row with this primary key, or undefined. */
-  readByKey(columns: readonly string[], key: CellKey): Promise<LiveRow | undefined>;
+  /** One page in primary-key order; rejects with a `datasource.*` or `filter.invalid_value` problem. */
+  readPage<T>(request: LivePageRequest, render: LiveRowRenderer<T>): Promise<LivePage<T>>;
+  /** The row with this primary key as rendered, or undefined. */
+  readByKey<T>(columns: readonly string[], key: CellKey, render: LiveRowRenderer<T>): Promise<T | undefined>;
   close(): Promise<void>;
 }
 
 export interface LiveTableDeps {
+  /** The dataset of the table, for logs: two datasets may have tables of the same id. */
+  readonly datasetId: string;
   readonly logger: Logger;
   readonly now: () => number;
   readonly onScan?: ((scan: LiveScan) => void) | undefined;
@@ -98,7 +110,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       // The driver only opens the connection; reads are timed by the connection itself (`timeoutMs`).
       openLiveConnection(clientConfig(url, source, { clientTimeout: false }), timeoutMs, (error) => {
         deps.logger.warn(
-          { table_id: table.id, reason: describePgError(error) },
+          { dataset_id: deps.datasetId, table_id: table.id, reason: describePgError(error) },
           'live table connection lost',
         );
       }),
@@ -115,7 +127,8 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   // Off from the start by configuration, or once the server is found not to keep prepared statements.
   let prepare = source.live_prepared_statements;
 
-  async function run(statement: SqlStatement): Promise<LiveRow[]> {
+  /** Runs the statement and renders its rows, reporting the scan once its outcome is known. */
+  async function run<T>(statement: SqlStatement, render: (rows: LiveRow[]) => T): Promise<T> {
     const started = deps.now();
     for (let attempt = 1; ; attempt++) {
       let connection: LiveConnection;
@@ -138,7 +151,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
           if (trouble === 'shared' && prepare) {
             prepare = false;
             deps.logger.warn(
-              { table_id: table.id },
+              { dataset_id: deps.datasetId, table_id: table.id },
               'live table: the database session is shared (a transaction pooler?) and does not keep prepared statements; reads run unprepared from now on',
             );
           }
@@ -149,15 +162,45 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       } finally {
         pool.release(connection);
       }
-      report('ok', started, acquired, rows.length, rowBytes(rows));
-      return rows;
+      // Counted as the database sent them (a page's look-ahead row included), before rendering drops any.
+      const finished = deps.now();
+      const count = rows.length;
+      const bytes = rowBytes(rows);
+      let rendered: T;
+      try {
+        rendered = render(rows);
+      } catch (error) {
+        const invalid = error instanceof LiveRowInvalid;
+        report(invalid ? 'row_invalid' : 'failed', started, acquired, count, bytes, finished);
+        throw invalid ? rowInvalid(error) : error;
+      }
+      report('ok', started, acquired, count, bytes, finished);
+      return rendered;
     }
+  }
+
+  /** The database's data, not the caller's request, is at fault: the operator hears which column (not its value). */
+  function rowInvalid(error: LiveRowInvalid) {
+    deps.logger.warn(
+      {
+        dataset_id: deps.datasetId,
+        table_id: table.id,
+        column: error.column,
+        field: error.field,
+        reason: error.reason,
+      },
+      'live read: a row does not fit the declared schema',
+    );
+    return relayProblem('datasource.row_invalid', error.message);
   }
 
   function failed(error: unknown) {
     // A filter value PostgreSQL refuses is the caller's mistake, not an operational event.
     if (classifyPgError(error) !== 'invalid_input') {
-      deps.logger.warn({ table_id: table.id, reason: describePgError(error) }, 'live read failed');
+      deps.logger.warn(
+        { dataset_id: deps.datasetId, table_id: table.id, reason: describePgError(error) },
+        'live read failed',
+      );
     }
     return readProblem(error);
   }
@@ -168,12 +211,13 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     acquired: number,
     rows: number,
     bytes: number,
+    finished = deps.now(),
   ) {
     deps.onScan?.({
       tableId: table.id,
       outcome,
       waitMs: acquired - started,
-      durationMs: deps.now() - started,
+      durationMs: finished - started,
       rows,
       bytes,
     });
@@ -185,7 +229,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     async probe() {
       columnTypes = await probeLiveTable(table, url, relation);
     },
-    async readPage(request) {
+    async readPage(request, render) {
       const statement = buildLiveSelect({
         relation,
         columns: request.columns,
@@ -195,16 +239,18 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         after: request.after,
         limit: request.limit + 1,
       });
-      const rows = await run(statement);
-      const hasMore = rows.length > request.limit;
-      if (hasMore) rows.pop();
-      return { rows, hasMore };
+      return run(statement, (rows) => {
+        const hasMore = rows.length > request.limit;
+        if (hasMore) rows.pop();
+        return { rows, items: rows.map(render), hasMore };
+      });
     },
-    async readByKey(columns, key) {
+    async readByKey(columns, key, render) {
       const keyType = table.schema.fields.find((field) => field.name === table.primary_key)?.type ?? 'string';
       const pgType = comparedType(columnTypes.get(table.primary_key) ?? 'text', keyType);
       const statement = buildKeySelect(relation, columns, { column: table.primary_key, pgType }, key);
-      return statement === undefined ? undefined : (await run(statement))[0];
+      if (statement === undefined) return undefined;
+      return run(statement, (rows) => (rows[0] === undefined ? undefined : render(rows[0])));
     },
     async close() {
       await pool.end();
@@ -216,26 +262,6 @@ function rowBytes(rows: readonly LiveRow[]): number {
   let bytes = 0;
   for (const row of rows) for (const cell of row) bytes += cell === null ? 0 : cell.length;
   return bytes;
-}
-
-/** The problem a failed live read answers with; details name no host, table or SQL. */
-export function readProblem(error: unknown) {
-  switch (classifyPgError(error)) {
-    case 'unavailable':
-      return relayProblem(
-        'datasource.unavailable',
-        'the database behind this entity cannot be reached; retry later',
-        {
-          headers: { 'retry-after': '5' },
-        },
-      );
-    case 'timeout':
-      return relayProblem('datasource.timeout', 'the database did not answer within the query timeout');
-    case 'invalid_input':
-      return relayProblem('filter.invalid_value', 'a filter value is not valid for the column it filters');
-    case 'failed':
-      return relayProblem('datasource.query_failed', 'the database refused the read');
-  }
 }
 
 /** Checks the table as LiveTable.probe says; returns the PostgreSQL type name of each column. */

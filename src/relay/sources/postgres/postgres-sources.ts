@@ -62,6 +62,7 @@ export function createPostgresSources(
       urlBySource.set(table.source, url);
       if (isLiveTable(table)) {
         const liveTable = createLiveTable(table, url, {
+          datasetId: dataset.id,
           logger: deps.logger,
           now: deps.now,
           onScan: (scan) => deps.onLiveScan?.(dataset.id, scan),
