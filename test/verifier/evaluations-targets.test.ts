@@ -48,6 +48,18 @@ describe('verifier evaluations over two real relays', () => {
     assert.match(String(refused.detail), /target\.attributes/);
   });
 
+  it('takes target attributes named like JavaScript object members (constructor) into a CEL rule, not a 500', async () => {
+    const { verifier, enrolledHead } = setup;
+    const evaluate = async (attributes: Record<string, string | number>) => {
+      const target = { ...person(enrolledHead), attributes };
+      const response = await verifier.evaluate({ target, claims: ['household_size_plus'] });
+      assert.equal(response.statusCode, 200, response.body);
+      return JSON.parse(response.body).results[0].value;
+    };
+    const plain = await evaluate({ newborns: 1 });
+    assert.equal(await evaluate({ newborns: 1, constructor: 'x', toString: 'y' }), plain);
+  });
+
   it('refuses an identifier over 1,024 bytes in UTF-8 (400), which no relay URL could carry, before any read', async () => {
     const { civil, verifier } = setup;
     const reads = rowReads(civil).length;

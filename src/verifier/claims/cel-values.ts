@@ -2,18 +2,30 @@
 import { type CelValue, isCelList, isCelMap, isCelUint } from '@bufbuild/cel';
 import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 
-/** JSON as CEL input: whole numbers are CEL `int` (so `age >= 18` compares ints), other numbers `double`. */
+/**
+ * JSON as CEL input: whole numbers are CEL `int` (so `age >= 18` compares ints), other numbers `double`. The top
+ * level stays an object (the variables); the objects inside become Maps.
+ */
 export function toCelInput(value: unknown): unknown {
+  if (!isJsonObject(value)) return toCelValue(value);
+  // fromEntries defines properties: a variable named `__proto__` stays a plain field.
+  return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, toCelValue(entry)]));
+}
+
+function toCelValue(value: unknown): unknown {
   if (typeof value === 'number') {
     return Number.isSafeInteger(value) ? BigInt(value) : value;
   }
-  if (Array.isArray(value)) return value.map(toCelInput);
-  if (value !== null && typeof value === 'object') {
-    // fromEntries defines properties: a record key named `__proto__` stays a plain field (assigning it would set
-    // the object's prototype and the field would be lost).
-    return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, toCelInput(entry)]));
-  }
+  if (Array.isArray(value)) return value.map(toCelValue);
+  // A Map, not an object: the library reads an object's `constructor` and `$typeName` to tell a map from a
+  // message, so a request attribute or record field of either name failed the rule.
+  if (isJsonObject(value))
+    return new Map(Object.entries(value).map(([key, entry]) => [key, toCelValue(entry)]));
   return value;
+}
+
+function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
 export class CelResultError extends Error {

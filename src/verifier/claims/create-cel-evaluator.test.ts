@@ -82,6 +82,21 @@ describe('CEL evaluator (worker pool)', () => {
     );
   });
 
+  it('reads map keys named constructor or $typeName as plain fields', async () => {
+    const bindings = {
+      ctx: { target: { attributes: { constructor: 'x', n: 1 } } },
+      source: { r: { $typeName: 'google.protobuf.Timestamp', seconds: 7 } },
+    };
+    assert.equal(
+      await cel.evaluate(
+        "ctx.target.attributes.constructor == 'x' && ctx.target.attributes.n == 1",
+        bindings,
+      ),
+      true,
+    );
+    assert.equal(await cel.evaluate('size(source.r) == 2 && source.r.seconds == 7', bindings), true);
+  });
+
   it('survives a stopped worker reporting an error on its way out (out of memory while being stopped)', async () => {
     const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
     const stopped = retire(worker);
