@@ -81,11 +81,15 @@ export function createRelayApp(
   const postgres = createPostgresSources(config, secrets.sourceUrls, {
     logger: deps.logger,
     now: () => performance.now(),
-    // The metric tells apart reads answered (ok), answered with a row the schema refuses, and failed.
+    // The metric tells apart reads answered (ok), answered with a row the schema refuses, refused for a value the
+    // caller sent, and failed.
     onLiveScan: (datasetId, scan) =>
       metrics.table(datasetId, scan.tableId).recordLiveScan({
         ...scan,
-        outcome: scan.outcome === 'ok' || scan.outcome === 'row_invalid' ? scan.outcome : 'failed',
+        outcome:
+          scan.outcome === 'ok' || scan.outcome === 'row_invalid' || scan.outcome === 'invalid_input'
+            ? scan.outcome
+            : 'failed',
       }),
   });
 

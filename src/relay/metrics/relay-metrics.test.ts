@@ -79,4 +79,18 @@ describe('relay metrics before anything happened', () => {
     assert.match(text, /^ambit_relay_datasource_live_scans_total\{[^}]*outcome="ok"\} 1$/m);
     assert.match(text, /^ambit_relay_datasource_live_scans_total\{[^}]*outcome="failed"\} 0$/m);
   });
+
+  it("counts a filter value the database refused (the caller's mistake) under invalid_input, not failed", async () => {
+    const metrics = createRelayMetrics(config);
+    assert.match(
+      await scrape(metrics),
+      /^ambit_relay_datasource_live_scans_total\{[^}]*outcome="invalid_input"\} 0$/m,
+    );
+    metrics
+      .table('d', 'live')
+      .recordLiveScan({ durationMs: 1, waitMs: 0, rows: 0, bytes: 0, outcome: 'invalid_input' });
+    const text = await scrape(metrics);
+    assert.match(text, /^ambit_relay_datasource_live_scans_total\{[^}]*outcome="invalid_input"\} 1$/m);
+    assert.match(text, /^ambit_relay_datasource_live_scans_total\{[^}]*outcome="failed"\} 0$/m);
+  });
 });

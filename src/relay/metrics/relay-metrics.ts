@@ -39,8 +39,11 @@ const RELOAD_SERIES: readonly string[] = (['all', 'table'] as const).flatMap((sc
 );
 
 export interface LiveScan {
-  /** `row_invalid`: the database answered with a row that does not fit the declared schema (a 502). */
-  readonly outcome: 'ok' | 'row_invalid' | 'failed';
+  /**
+   * `row_invalid`: the database answered with a row that does not fit the declared schema (a 502);
+   * `invalid_input`: it refused a filter value the caller sent (a 400, the caller's mistake, not a failure).
+   */
+  readonly outcome: 'ok' | 'row_invalid' | 'invalid_input' | 'failed';
   /** Time the query ran, in milliseconds. */
   readonly durationMs: number;
   /** Time spent waiting for a pooled connection, in milliseconds. */
@@ -77,6 +80,7 @@ interface TableStats extends TableMetrics {
   currentAt: number | undefined;
   scansOk: number;
   scansRowInvalid: number;
+  scansInvalidInput: number;
   scansFailed: number;
   readonly scanTime: Histogram;
   readonly scanWait: Histogram;
@@ -135,9 +139,14 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
         );
         if (stats.rows !== undefined) rowCounts.push({ labels, value: stats.rows });
         if (stats.currentAt !== undefined) currentTimes.push({ labels, value: stats.currentAt / 1000 });
-        if (!stats.live && stats.scansOk + stats.scansRowInvalid + stats.scansFailed === 0) continue;
+        if (
+          !stats.live &&
+          stats.scansOk + stats.scansRowInvalid + stats.scansInvalidInput + stats.scansFailed === 0
+        )
+          continue;
         scans.push({ labels: { ...labels, outcome: 'ok' }, value: stats.scansOk });
         scans.push({ labels: { ...labels, outcome: 'row_invalid' }, value: stats.scansRowInvalid });
+        scans.push({ labels: { ...labels, outcome: 'invalid_input' }, value: stats.scansInvalidInput });
         scans.push({ labels: { ...labels, outcome: 'failed' }, value: stats.scansFailed });
         scanTimes.push(
           ...histogramSamples(`${p}_datasource_live_scan_duration_seconds`, labels, stats.scanTime),
@@ -187,7 +196,7 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
         ),
         counterFamily(
           `${p}_datasource_live_scans_total`,
-          'Live source scans by outcome: ok, row_invalid (the database answered with a row that does not fit the declared schema), failed.',
+          'Live source scans by outcome: ok, row_invalid (the database answered with a row that does not fit the declared schema), invalid_input (it refused a filter value the caller sent), failed.',
           scans,
         ),
         histogramFamily(
@@ -272,6 +281,7 @@ function tableStats(datasetId: string, tableId: string, live: boolean): TableSta
     currentAt: undefined,
     scansOk: 0,
     scansRowInvalid: 0,
+    scansInvalidInput: 0,
     scansFailed: 0,
     scanTime: createHistogram(LATENCY_BUCKETS_SECONDS),
     scanWait: createHistogram(LATENCY_BUCKETS_SECONDS),
@@ -292,6 +302,7 @@ function tableStats(datasetId: string, tableId: string, live: boolean): TableSta
     recordLiveScan(scan) {
       if (scan.outcome === 'ok') stats.scansOk++;
       else if (scan.outcome === 'row_invalid') stats.scansRowInvalid++;
+      else if (scan.outcome === 'invalid_input') stats.scansInvalidInput++;
       else stats.scansFailed++;
       observe(stats.scanTime, LATENCY_BOUNDS, scan.durationMs);
       observe(stats.scanWait, LATENCY_BOUNDS, scan.waitMs);
