@@ -186,6 +186,19 @@ describe('aggregate execution (demo)', () => {
       /did you mean `group_by`/,
     );
     assertProblem(await post(`${PAYMENTS}/query?group_by=cycle`, {}), 400, 'aggregate.invalid_query');
+    // A coded body is not decoded: it would be read as its compressed bytes, or taken for what it is not.
+    const gzipped = await post(`${PAYMENTS}/query`, {}, { 'content-encoding': 'gzip' });
+    assertProblem(gzipped, 415, 'http.unsupported_media_type', /Content-Encoding/);
+    assert.equal(gzipped.headers['accept-encoding'], 'identity');
+    assert.equal((await post(`${PAYMENTS}/query`, {}, { 'content-encoding': 'Identity' })).statusCode, 200);
+    // Without a credential, 401 still comes first.
+    const coded = await relay.inject({
+      method: 'POST',
+      url: `${PAYMENTS}/query`,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      payload: '{}',
+    });
+    assertProblem(coded, 401, 'auth.missing_credential');
     const empty = await relay.inject({
       method: 'POST',
       url: `${PAYMENTS}/query`,

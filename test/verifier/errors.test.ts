@@ -94,6 +94,44 @@ describe('verifier error table: requests refused', () => {
     assert.equal(table.requests.length, 2, 'only the two valid evaluations read their source');
   });
 
+  it('415 for a body in a content coding, on the fast lane and Fastify alike, before any read', async () => {
+    const headers = {
+      'content-type': 'application/json',
+      'x-api-key': CALLER_KEYS.full,
+      'data-purpose': EVIDENCE_PURPOSE,
+    };
+    const body = JSON.stringify({ target: ALIVE, claims: ['person_alive'] });
+    for (const [url, payload] of [
+      ['/v1/evaluations', body],
+      ['/v1/batch-evaluations', JSON.stringify({ items: [{ target: ALIVE }], claims: ['person_alive'] })],
+      ['/v1/evaluations/01JZ0000000000000000000000/render', '{}'],
+    ] as const) {
+      for (const coding of ['gzip', 'br, gzip', 'deflate']) {
+        const options = {
+          method: 'POST' as const,
+          url,
+          headers: { ...headers, 'content-encoding': coding },
+          payload,
+        };
+        for (const response of [
+          await injectThroughLane(table.verifier.verifier.app, options),
+          await table.verifier.verifier.app.inject(options),
+        ]) {
+          assertProblem(response, 415, 'http.unsupported_media_type');
+          assert.match(String(JSON.parse(response.body).detail), /Content-Encoding/);
+        }
+      }
+    }
+    assert.equal(table.requests.length, 0, 'nothing was read');
+    const identity = await injectThroughLane(table.verifier.verifier.app, {
+      method: 'POST',
+      url: '/v1/evaluations',
+      headers: { ...headers, 'content-encoding': 'identity' },
+      payload: body,
+    });
+    assert.equal(identity.statusCode, 200, identity.body);
+  });
+
   it('400 http.invalid_body for a member named twice in a batch or a render body, before any read', async () => {
     const headers = {
       'content-type': 'application/json',

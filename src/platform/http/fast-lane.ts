@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
 import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
+import { hasContentCoding } from './content-coding.ts';
 import type { ResponsePipeline } from './create-server.ts';
 import { isWellFormedQuery } from './query-encoding.ts';
 import { readJsonBody } from './read-json-body.ts';
@@ -155,11 +156,12 @@ const PLAIN_JSON = /^application\/json(?:; ?charset=utf-8)?$/i;
 
 /**
  * The body length when the lane can take the request as Fastify's JSON parser would: a Content-Length between 1
- * and the limit, no Transfer-Encoding, and `application/json` with no parameter but `charset=utf-8`.
+ * and the limit, no Transfer-Encoding or Content-Encoding, and `application/json` with no parameter but
+ * `charset=utf-8`.
  */
 
 function plainJsonLength(headers: IncomingHttpHeaders, limit: number): number | undefined {
-  if (headers['transfer-encoding'] !== undefined) return undefined;
+  if (headers['transfer-encoding'] !== undefined || hasContentCoding(headers)) return undefined;
   const declared = headers['content-length'];
   if (declared === undefined || !/^[0-9]{1,10}$/.test(declared)) return undefined;
   const length = Number(declared);

@@ -90,7 +90,8 @@ export const PLATFORM_PROBLEMS = {
   'http.unsupported_media_type': {
     status: 415,
     title: 'Unsupported media type',
-    description: 'The request body has a content type the route does not accept.',
+    description:
+      'The request body has a content type the route does not accept, or a content coding (`Content-Encoding` other than `identity`): bodies are read as sent.',
   },
   'http.malformed_request': {
     status: 400,

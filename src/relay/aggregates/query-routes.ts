@@ -1,6 +1,7 @@
 // Aggregate execution: GET with query parameters and POST .../query with a JSON body, as JSON, CSV or SDMX-JSON.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { codedBodyProblem, hasContentCoding } from '../../platform/http/content-coding.ts';
 import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
 import { isNotModified, strongEtag, weakEtag } from '../../platform/http/etag.ts';
 import { addGetRoute } from '../../platform/http/fast-lane.ts';
@@ -251,6 +252,7 @@ function readJsonBody(request: RouteRequest, params: QueryParams, raw: unknown):
     }
   }
   if (!Buffer.isBuffer(raw)) return undefined;
+  if (hasContentCoding(request.headers)) throw codedBodyProblem();
   const text = utf8Body(raw);
   if (text.trim() === '') return undefined;
   const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';

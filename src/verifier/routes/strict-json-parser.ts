@@ -1,7 +1,9 @@
 // The verifier's JSON body parser on Fastify's path (batches, renders, evaluations the fast lane leaves to
 // Fastify): Fastify's own, which refuses prototype poisoning, plus refusals of bytes that are not UTF-8 and of
-// members named twice, as the fast lane refuses them (read-json-body.ts).
+// members named twice, as the fast lane refuses them (read-json-body.ts), and of bodies in a content coding (which
+// the fast lane leaves to this parser).
 import type { FastifyInstance } from 'fastify';
+import { codedBodyProblem, hasContentCoding } from '../../platform/http/content-coding.ts';
 import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
 import { duplicateMemberProblem, utf8Body } from '../../platform/http/read-json-body.ts';
 
@@ -12,6 +14,10 @@ export function useStrictJsonParser(scope: FastifyInstance, options: { emptyAsNo
   if (scope.hasContentTypeParser('text/plain')) scope.removeContentTypeParser('text/plain');
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (hasContentCoding(request.headers)) {
+      done(codedBodyProblem());
+      return;
+    }
     let text: string;
     try {
       text = utf8Body(body as Buffer);
