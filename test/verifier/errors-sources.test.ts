@@ -73,6 +73,35 @@ describe('verifier error table: source outcomes', () => {
     assert.equal(JSON.parse(batch.body).items[0].errors[0].code, 'source.unavailable');
   });
 
+  it('never satisfied: false from a record with more announced, or a record for another subject', async () => {
+    // Each answer holds one record of a deceased person: read as the subject's own, it made `satisfied: false`.
+    const dead = (nationalId: string) => ({ national_id: nationalId, deceased: true });
+    for (const [body, status, code, reason] of [
+      [
+        { data: [dead('FAKE-1')], pagination: { has_more: true } },
+        409,
+        'evidence.not_available',
+        'target.match_ambiguous',
+      ],
+      [{ data: [dead('FAKE-2')] }, 503, 'source.unavailable', 'source.invalid_response'],
+    ] as const) {
+      table.handler = (_request, response) => json(response, 200, body);
+      const problem = assertProblem(
+        await table.verifier.evaluate({ target: ALIVE, claims: ['person_alive'] }),
+        status,
+        code,
+      );
+      const record = table.verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
+      assert.equal(record?.error_code, reason);
+      const batch = await table.verifier.post('/v1/batch-evaluations', {
+        items: [{ target: ALIVE }],
+        claims: ['person_alive'],
+      });
+      assert.equal(batch.statusCode, 200, batch.body);
+      assert.equal(JSON.parse(batch.body).items[0].errors[0].code, code);
+    }
+  });
+
   it('503 source.unavailable after retries honouring Retry-After; the reason only in audit', async () => {
     table.handler = (_request, response) => json(response, 503, {}, { 'retry-after': '2' });
     const response = await table.verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });

@@ -1,5 +1,6 @@
 // What a relay's records answer means for the lookups it served: its envelope checked, one record for a single
 // read, and for an `.in` read each value's record, ambiguity or absence where the answer proves it.
+import { isUtf8 } from 'node:buffer';
 import type { SourceBindingConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
 import type { HttpResponse } from './create-http-transport.ts';
@@ -25,6 +26,10 @@ export function parsePage(response: HttpResponse): Page {
     // A proxy's or portal's page could still parse as JSON: only the relay's JSON answer is read as records.
     throw unavailable('source.invalid_response', 'the source response is not application/json');
   }
+  // JSON is UTF-8: other bytes would be read as U+FFFD, a value the source never held (`José` in Latin-1).
+  if (!isUtf8(response.body)) {
+    throw unavailable('source.invalid_response', 'the source response is not UTF-8');
+  }
   let body: { data?: unknown; pagination?: { has_more?: unknown } } | null;
   try {
     body = JSON.parse(response.body.toString('utf8'));
@@ -38,11 +43,10 @@ export function parsePage(response: HttpResponse): Page {
   ) {
     throw unavailable('source.invalid_response', 'the source response has no `data` list of records');
   }
-  if (data.some(nestsTooDeep)) {
-    throw unavailable(
-      'source.invalid_response',
-      `a record in the source response nests deeper than ${MAX_ROW_DEPTH} levels`,
-    );
+  for (const row of data) {
+    const fault = rowFault(row);
+    if (fault !== undefined)
+      throw unavailable('source.invalid_response', `a record in the source response ${fault}`);
   }
   const hasMore = body?.pagination?.has_more;
   return {
@@ -93,28 +97,59 @@ function problemCodeOf(body: Buffer): string | undefined {
  */
 const MAX_ROW_DEPTH = 32;
 
-/** Walked with an explicit stack: a recursive check could itself overflow on the rows it is meant to refuse. */
-function nestsTooDeep(row: object): boolean {
+// Unpaired in `u` mode: a pair is one code point, outside this range.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/**
+ * What makes a record unreadable, or undefined: nesting deeper than `MAX_ROW_DEPTH`, or a key or text holding a lone
+ * surrogate (JSON can escape one, `"\ud800"`; it is no character, and would pass on to results and CCCEV as such).
+ * Walked with an explicit stack: a recursive check could itself overflow on the rows it is meant to refuse.
+ */
+function rowFault(row: object): string | undefined {
   const containers: object[] = [row];
   const depths: number[] = [0];
   for (let container = containers.pop(); container !== undefined; container = containers.pop()) {
     const depth = (depths.pop() as number) + 1;
-    for (const value of Object.values(container)) {
+    for (const key of Object.keys(container)) {
+      const value = (container as Record<string, unknown>)[key];
+      if (LONE_SURROGATE.test(key)) return 'holds a lone surrogate';
+      if (typeof value === 'string') {
+        if (LONE_SURROGATE.test(value)) return 'holds a lone surrogate';
+        continue;
+      }
       if (value === null || typeof value !== 'object') continue;
-      if (depth > MAX_ROW_DEPTH) return true;
+      if (depth > MAX_ROW_DEPTH) return `nests deeper than ${MAX_ROW_DEPTH} levels`;
       containers.push(value);
       depths.push(depth);
     }
   }
-  return false;
+  return undefined;
 }
 
 export function singleRecord(response: HttpResponse, lookup: SourceLookup): SourceRecord {
-  const { rows } = parsePage(response);
+  const { rows, hasMore } = parsePage(response);
+  // More to come: a record beyond those answered (a relay paging below the limit asked) matches as well.
+  if (hasMore === true && rows.length === 0)
+    throw unavailable('source.invalid_response', 'the source answered no record, and more to come');
   if (rows.length === 0) throw notAvailable('target.not_found', 'the source holds no record for the target');
-  if (rows.length > 1)
+  if (rows.length > 1 || hasMore === true)
     throw notAvailable('target.match_ambiguous', 'the source holds several records for the target');
-  return { row: rows[0] as Record<string, unknown>, sourceId: sourceIdOf(lookup.binding) };
+  const row = rows[0] as Record<string, unknown>;
+  if (namesAnotherValue(row[lookup.binding.lookup.field], lookup.value)) {
+    // A source ignoring the filter answers someone else's record: never a claim about this subject.
+    throw unavailable('source.invalid_response', 'the source answered a record for another lookup value');
+  }
+  return { row, sourceId: sourceIdOf(lookup.binding) };
+}
+
+/**
+ * Whether a record's lookup field shows it was found for another value than `value`. Only text tells: a number or
+ * boolean, or an absent field, may be the source's own form of the value; and text may be its spelling of it (case,
+ * accents, surrounding blanks, a number, an instant of that day), as for an `.in` answer.
+ */
+function namesAnotherValue(cell: unknown, value: string): boolean {
+  if (typeof cell !== 'string' || cell === value) return false;
+  return !new Spellings([cell.trim()]).mayRespell(value.trim());
 }
 
 /**

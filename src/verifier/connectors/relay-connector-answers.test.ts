@@ -1,0 +1,96 @@
+// Relay answers that parse but must not be read as the subject's record: more records announced than sent, text
+// that is not UTF-8 or not Unicode, and a record for another lookup value than the one asked.
+import assert from 'node:assert/strict';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { describe, it } from 'node:test';
+import type { Problem } from '../../platform/problem/problem.ts';
+import { auditCodeOf } from './failure-reason.ts';
+import { failure, json, LOOKUP, useConnectorUpstream } from './relay-connector-fixture.ts';
+
+const outcome = (problem: Problem) => [problem.status, problem.code, auditCodeOf(problem)];
+const INVALID = [503, 'source.unavailable', 'source.invalid_response'];
+
+/** Answers these bytes as the relay's JSON. */
+const bytes = (body: Buffer) => (_request: IncomingMessage, response: ServerResponse) => {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(body);
+};
+
+describe('registry_data_api connector: answers that are not the record asked for', () => {
+  const upstream = useConnectorUpstream();
+
+  it('reads a single record announced with more to come as several (409), and none with more as invalid', async () => {
+    // A relay paging below the limit of 2 still says more records match: which one backs the claim is unknown.
+    const reader = upstream.connector();
+    upstream.handler = (_request, response) =>
+      json(response, 200, {
+        data: [{ national_id: 'FAKE-1', deceased: true }],
+        pagination: { has_more: true },
+      });
+    const several = await failure(reader.read(LOOKUP));
+    upstream.handler = (_request, response) =>
+      json(response, 200, { data: [], pagination: { has_more: true } });
+    const none = await failure(reader.read(LOOKUP));
+    upstream.handler = (_request, response) =>
+      json(response, 200, { data: [{ national_id: 'FAKE-1' }], pagination: { has_more: false } });
+    const complete = await reader.read(LOOKUP);
+    reader.close();
+    assert.deepEqual(outcome(several), [409, 'evidence.not_available', 'target.match_ambiguous']);
+    assert.deepEqual(outcome(none), INVALID);
+    assert.equal(complete.row.national_id, 'FAKE-1');
+  });
+
+  it('refuses an answer that is not UTF-8 rather than read it with replacement characters', async () => {
+    const reader = upstream.connector();
+    // `José` in Latin-1: read as UTF-8 it became `Jos\uFFFD`, a value no rule could compare rightly.
+    upstream.handler = bytes(Buffer.from('{"data":[{"national_id":"FAKE-1","name":"José"}]}', 'latin1'));
+    const latin1 = await failure(reader.read(LOOKUP));
+    upstream.handler = bytes(Buffer.from('{"data":[{"national_id":"FAKE-1","name":"José"}]}', 'utf8'));
+    const utf8 = await reader.read(LOOKUP);
+    reader.close();
+    assert.deepEqual(outcome(latin1), INVALID);
+    assert.equal(utf8.row.name, 'José');
+    assert.deepEqual(upstream.sleeps, []);
+  });
+
+  it('refuses a record holding a lone surrogate, in a value or a key, at any depth', async () => {
+    const reader = upstream.connector();
+    const problems: Problem[] = [];
+    for (const record of [
+      '{"national_id":"FAKE-1","birth_date":"1980-01-01\\ud800"}',
+      '{"national_id":"FAKE-1","names":[{"given":"\\udc00"}]}',
+      '{"national_id":"FAKE-1","\\ud83d":1}',
+    ]) {
+      upstream.handler = bytes(Buffer.from(`{"data":[${record}]}`));
+      problems.push(await failure(reader.read(LOOKUP)));
+    }
+    // A pair is a character like any other.
+    upstream.handler = bytes(Buffer.from('{"data":[{"national_id":"FAKE-1","name":"\\ud83d\\ude00"}]}'));
+    const paired = await reader.read(LOOKUP);
+    reader.close();
+    for (const problem of problems) assert.deepEqual(outcome(problem), INVALID);
+    assert.equal(paired.row.name, '😀');
+  });
+
+  it("refuses a single read's record whose lookup field names another value, not another spelling of it", async () => {
+    const reader = upstream.connector();
+    const answer = (cell: unknown) => (_request: IncomingMessage, response: ServerResponse) =>
+      json(response, 200, { data: [{ national_id: cell, deceased: true }] });
+    upstream.handler = answer('FAKE-2');
+    const other = await failure(reader.read(LOOKUP));
+    // The source's own spelling of the value asked (case, a number, an instant of that day) is its record.
+    for (const [value, cell] of [
+      ['fake-1', 'FAKE-1'],
+      ['007', '7'],
+      ['1980-01-01', '1980-01-01T00:00:00.000Z'],
+      ['FAKE-1', 12],
+      ['FAKE-1', undefined],
+    ] as const) {
+      upstream.handler = answer(cell);
+      const record = await reader.read({ ...LOOKUP, value });
+      assert.equal(record.row.deceased, true, `${value} answered as ${cell}`);
+    }
+    reader.close();
+    assert.deepEqual(outcome(other), INVALID);
+  });
+});
