@@ -88,6 +88,7 @@ function composeVerifierApp(
     createRelayConnector(connections, secrets.sourceTokens, {
       clock: deps.clock,
       random: deps.random,
+      logger: deps.logger,
       ...(deps.sleep ? { sleep: deps.sleep } : {}),
       ...(deps.transportFor ? { transportFor: deps.transportFor } : {}),
     }),

@@ -2,6 +2,7 @@
 // a per-connection concurrency limit and the collapse of "none" and "several" into evidence.not_available.
 // Connections with `bulk_mode: rda_in_filter` also read many lookups at once with `<field>.in=a,b,...`.
 import type { Clock } from '../../platform/clock.ts';
+import type { Logger } from '../../platform/log.ts';
 import { isProblem } from '../../platform/problem/problem.ts';
 import type { Random } from '../../platform/random.ts';
 import type { SourceBindingConfig, SourceConnectionConfig } from '../config/schema.ts';
@@ -15,7 +16,7 @@ import {
 import { createSemaphore, PermitTimeout, type Semaphore } from './create-semaphore.ts';
 import { FailureReason, failsAgain } from './failure-reason.ts';
 import { recordsPath } from './records-path.ts';
-import { bulkRecords, parsePage, singleRecord, unavailable } from './relay-answers.ts';
+import { bulkRecords, parsePage, problemCodeOf, singleRecord, unavailable } from './relay-answers.ts';
 import { parseRetryAfter, retryDelay } from './retry-delay.ts';
 import {
   type BulkLookup,
@@ -32,6 +33,8 @@ export interface RelayConnectorDeps {
   /** Waits between attempts; injected so tests need not wait. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly transportFor?: (connection: SourceConnectionConfig) => HttpTransport;
+  /** Told, once per binding and reason, that a source refuses the bulk form (its values are then read singly). */
+  readonly logger?: Logger;
 }
 
 interface Connection {
@@ -45,6 +48,8 @@ interface Connection {
 }
 
 const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+/** Bulk refusals warned about, at most: the reasons come from the source's answers. */
+const MAX_REFUSALS_TOLD = 256;
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createRelayConnector(
@@ -164,6 +169,36 @@ export function createRelayConnector(
    * nothing fails, and a split costs at most one request per value besides the single reads. `trace` is told by
    * the first request only.
    */
+  // Reasons already told, by connection, binding and code: a refusal repeats with every batch.
+  const refusalsTold = new Set<string>();
+  /** One warning per binding and reason: bulk_mode promises one request per batch, and this binding makes many. */
+  const bulkRefused = (connection: Connection, binding: SourceBindingConfig, response: HttpResponse) => {
+    // The source's text goes to the log only when it looks like a problem code.
+    const sent = problemCodeOf(response.body);
+    const code = sent !== undefined && /^[A-Za-z0-9_.-]{1,64}$/.test(sent) ? sent : `http_${response.status}`;
+    const told = JSON.stringify([
+      binding.connection,
+      binding.dataset,
+      binding.entity,
+      binding.lookup.field,
+      code,
+    ]);
+    if (deps.logger === undefined || refusalsTold.has(told) || refusalsTold.size >= MAX_REFUSALS_TOLD) return;
+    refusalsTold.add(told);
+    deps.logger.warn(
+      {
+        connection: binding.connection,
+        dataset: binding.dataset,
+        entity: binding.entity,
+        field: binding.lookup.field,
+        status: response.status,
+        code,
+        bulk_mode: connection.config.bulk_mode,
+      },
+      'source refuses bulk reads for this binding: its values are read one request each',
+    );
+  };
+
   const bulkRead = async (
     connection: Connection,
     lookup: BulkLookup,
@@ -191,7 +226,10 @@ export function createRelayConnector(
       // request per subject), and the batch's values all fail as a single read would.
       if (response.status === 401 || response.status === 403) parsePage(response);
       // The source refused the bulk form (filter not allowed, limit, size): every value is read singly instead.
-      if (response.status >= 400 && response.status < 500) return new Map();
+      if (response.status >= 400 && response.status < 500) {
+        bulkRefused(connection, lookup.binding, response);
+        return new Map();
+      }
       return bulkRecords(response, lookup.binding, values);
     } catch (error) {
       // Only an answer refused for what it holds (too large, invalid) may be the doing of some of its records.

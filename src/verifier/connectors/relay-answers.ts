@@ -79,7 +79,7 @@ function refusal(response: HttpResponse) {
 }
 
 /** The `code` of a problem+json body, or undefined when the body is not one. */
-function problemCodeOf(body: Buffer): string | undefined {
+export function problemCodeOf(body: Buffer): string | undefined {
   try {
     const problem: unknown = JSON.parse(body.toString('utf8'));
     if (problem !== null && typeof problem === 'object' && 'code' in problem) {

@@ -8,7 +8,7 @@ import { systemClock } from '../../platform/clock.ts';
 import { isProblem, type Problem } from '../../platform/problem/problem.ts';
 import { systemRandom } from '../../platform/random.ts';
 import type { SourceBindingConfig, SourceConnectionConfig } from '../config/schema.ts';
-import { createRelayConnector } from './create-relay-connector.ts';
+import { createRelayConnector, type RelayConnectorDeps } from './create-relay-connector.ts';
 import type { SourceLookup } from './source-reader.ts';
 
 export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -86,7 +86,10 @@ export interface ConnectorUpstream {
   readonly port: number;
   /** The listening server, for tests that watch its connections. */
   readonly server: Server;
-  connector(overrides?: Partial<SourceConnectionConfig>): ReturnType<typeof createRelayConnector>;
+  connector(
+    overrides?: Partial<SourceConnectionConfig>,
+    deps?: Partial<RelayConnectorDeps>,
+  ): ReturnType<typeof createRelayConnector>;
 }
 
 /** Starts the stand-in relay before the file's tests and stops it after; requests and waits reset per test. */
@@ -100,7 +103,7 @@ export function useConnectorUpstream(): ConnectorUpstream {
     get server() {
       return server;
     },
-    connector: (overrides = {}) =>
+    connector: (overrides = {}, deps = {}) =>
       createRelayConnector(
         { relay: connection(upstream.port, overrides) },
         new Map([['relay', 'relay-secret']]),
@@ -110,6 +113,7 @@ export function useConnectorUpstream(): ConnectorUpstream {
           sleep: async (ms) => {
             upstream.sleeps.push(ms);
           },
+          ...deps,
         },
       ),
   };
