@@ -267,6 +267,17 @@ describe('registry_data_api connector', () => {
     assert.equal(problem.headers['retry-after'], undefined);
   });
 
+  it('passes a Retry-After of 0 or a date past on as one second, once every attempt is spent', async () => {
+    for (const value of ['0', 'Thu, 01 Jan 1970 00:00:00 GMT']) {
+      upstream.handler = (_request, response) => json(response, 503, {}, { 'retry-after': value });
+      const reader = connector();
+      const problem = await failure(reader.read(LOOKUP));
+      reader.close();
+      assert.equal(problem.code, 'source.unavailable');
+      assert.equal(problem.headers['retry-after'], '1', value);
+    }
+  });
+
   it('passes an absurd Retry-After on as one day, a whole number of seconds', async () => {
     upstream.handler = (_request, response) => json(response, 429, {}, { 'retry-after': '9'.repeat(300) });
     const reader = connector();

@@ -151,8 +151,11 @@ export function createRelayConnector(
         delay = undefined;
       }
       if (delay === undefined) {
+        // At least a second: every attempt was spent, so "now" (a source's 0, or a date past) would be wrong.
         const headers: Record<string, string> =
-          retryAfter === undefined ? {} : { 'retry-after': String(Math.ceil(retryAfter / 1000)) };
+          retryAfter === undefined
+            ? {}
+            : { 'retry-after': String(Math.max(1, Math.ceil(retryAfter / 1000))) };
         throw verifierProblem('source.unavailable', 'A source is unavailable; retry later.', {
           cause: failure,
           headers,
