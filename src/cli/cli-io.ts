@@ -2,6 +2,8 @@
 export interface CliIo {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly cwd: string;
+  /** The running command's usage line (`ambit keys generate --id ID ...`), printed after a flag mistake. */
+  readonly usage?: string;
   out(line: string): void;
   err(line: string): void;
 }

@@ -77,7 +77,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
         io.out(`ambit ${argv.slice(0, words).join(' ')}: ${entry.summary}`);
         return 0;
       }
-      return entry.run(rest, io);
+      return entry.run(rest, { ...io, ...usageOf(argv.slice(0, words).join(' '), entry.summary) });
     }
   }
   // `ambit metadata --help`: the commands of that group, as help (not as a mistake).
@@ -107,6 +107,12 @@ function suggestCommand(argv: string[]): string | undefined {
       : candidates.filter((name) => name.split(' ')[1]?.startsWith(second[0] ?? ''));
   const shown = near.length > 0 ? near : candidates;
   return `did you mean: ${shown.map((name) => `ambit ${name}`).join(', ')}?`;
+}
+
+/** `ambit <name> <flags>` from a summary's flags after "Description: "; none for a command without flags. */
+function usageOf(name: string, summary: string): { usage?: string } {
+  const at = summary.indexOf(': --');
+  return at === -1 ? {} : { usage: `ambit ${name} ${summary.slice(at + 2)}` };
 }
 
 function usage(): string {

@@ -1,6 +1,6 @@
 // The flags every config-reading command shares: --config (or an env fallback), --env-file, plus its own.
 import type { CliIo } from './cli-io.ts';
-import { type FlagSpec, flagError, parseFlags } from './parse-flags.ts';
+import { type FlagSpec, parseFlags, reportFlagError } from './parse-flags.ts';
 
 export interface ConfigFlags {
   readonly config: string;
@@ -20,13 +20,11 @@ export function readConfigFlags(
   try {
     values = parseFlags(args, { ...extra, config: { type: 'string' }, 'env-file': { type: 'string' } });
   } catch (error) {
-    io.err(flagError(error));
-    return 2;
+    return reportFlagError(io, error);
   }
   const config = (values.config as string | undefined) ?? io.env[envFallback];
   if (!config) {
-    io.err(`--config is required (or set ${envFallback})`);
-    return 2;
+    return reportFlagError(io, `--config is required (or set ${envFallback})`);
   }
   return { config, envFile: values['env-file'] as string | undefined, values };
 }

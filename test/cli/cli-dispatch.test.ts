@@ -195,7 +195,26 @@ describe('ambit dispatch and flags', () => {
         S: AUDIT_SECRET,
       });
       assert.equal(result.code, 1);
-      assert.match(result.err.join('\n'), new RegExp(`^cannot read ${file}: E(NOENT|ISDIR)`));
+      assert.match(result.err.join('\n'), new RegExp(`^cannot read ${file}: (ENOENT|not a regular file)`));
+    }
+  });
+
+  it('audit verify refuses a pipe or a device instead of waiting on it', () => {
+    const { dir } = scratch;
+    const fifo = join(dir, 'audit-pipe.jsonl');
+    assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+    // A separate process: reading a pipe nobody writes to would block this one for good.
+    for (const file of [fifo, '/dev/zero']) {
+      const result = spawnSync(
+        process.execPath,
+        ['bin/ambit.js', 'audit', 'verify', '--file', file, '--secret-env', 'S'],
+        { cwd: ROOT, encoding: 'utf8', env: { ...process.env, S: AUDIT_SECRET }, timeout: 30_000 },
+      );
+      assert.equal(result.status, 1, `${file}: ${result.stderr}`);
+      assert.equal(
+        result.stderr,
+        `cannot read ${file}: not a regular file (a directory, device, pipe or socket is not read)\n`,
+      );
     }
   });
 });

@@ -78,14 +78,72 @@ describe('a misspelt flag or command', () => {
       const result = await runCli(argv, READER_ENV);
       assert.equal(result.code, 2, argv.join(' '));
       assert.deepEqual(result.out, [], argv.join(' '));
-      assert.match(result.err.join('\n'), pattern, argv.join(' '));
+      assert.match(result.err[0] ?? '', pattern, argv.join(' '));
+      assert.match(result.err[1] ?? '', new RegExp(`^usage: ambit ${argv[0]} ${argv[1]} --`), argv.join(' '));
     }
   });
 
   it('lists the accepted flags when none is close', async () => {
     const result = await runCli(['relay', 'serve', '--port', '80'], READER_ENV);
     assert.equal(result.code, 2);
-    assert.deepEqual(result.err, ['unknown flag --port (accepted: --bind, --workers, --config, --env-file)']);
+    assert.deepEqual(result.err, [
+      'unknown flag --port (accepted: --bind, --workers, --config, --env-file)',
+      'usage: ambit relay serve --config F (or AMBIT_RELAY_CONFIG) [--env-file F] [--bind host:port] [--workers N|auto]',
+    ]);
+  });
+
+  it('says in its own words what is wrong with a flag, then the usage of the command', async () => {
+    const keys =
+      'usage: ambit keys generate --id ID [--for relay|verifier] (prints the key once, its fingerprint and commitment)';
+    const cases: [string[], string[]][] = [
+      [
+        ['keys', 'generate', '--id'],
+        ['--id needs a value', keys],
+      ],
+      [
+        ['keys', 'generate', '--id', '--for', 'relay'],
+        ['--id needs a value (write --id=VALUE for a value starting with a dash)', keys],
+      ],
+      [
+        ['keys', 'generate', '--ID', 'reader'],
+        ['unknown flag --ID: did you mean --id?', keys],
+      ],
+      [
+        ['keys', 'generate', '--id', 'reader', 'extra'],
+        ['unexpected argument extra: this command takes flags only (accepted: --id, --for)', keys],
+      ],
+      [
+        ['audit', 'verify', '--rotated=yes'],
+        [
+          '--rotated takes no value',
+          'usage: ambit audit verify --file F --secret-env VAR [--rotated (F.N ... F.1, then F, as one chain)] [--genesis | --anchor HASH]',
+        ],
+      ],
+      [
+        ['metadata', 'publish', '--out', 'site'],
+        [
+          '--manifest and --out are required',
+          'usage: ambit metadata publish --manifest F --out DIR [--base-url URL]',
+        ],
+      ],
+      [
+        ['metadata', 'serve', '--dir', 'site', '--bind', '127.0.0.1:65536'],
+        ['--bind must be host:port with a port from 0 to 65535'],
+      ],
+      [
+        ['metadata', 'validate', 'manifest.yaml'],
+        [
+          'unexpected argument manifest.yaml: this command takes flags only (accepted: --manifest)',
+          'usage: ambit metadata validate --manifest F',
+        ],
+      ],
+    ];
+    for (const [argv, err] of cases) {
+      const result = await runCli(argv);
+      assert.equal(result.code, 2, argv.join(' '));
+      assert.deepEqual(result.out, [], argv.join(' '));
+      assert.deepEqual(result.err, err, argv.join(' '));
+    }
   });
 
   it('refuses a flag given twice instead of keeping the last one', async () => {
@@ -96,7 +154,10 @@ describe('a misspelt flag or command', () => {
       const result = await runCli(argv);
       assert.equal(result.code, 2, argv.join(' '));
       assert.deepEqual(result.out, [], 'no key printed');
-      assert.deepEqual(result.err, ['--id is given more than once']);
+      assert.deepEqual(result.err, [
+        '--id is given more than once',
+        'usage: ambit keys generate --id ID [--for relay|verifier] (prints the key once, its fingerprint and commitment)',
+      ]);
     }
   });
 

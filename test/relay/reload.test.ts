@@ -76,6 +76,34 @@ describe('admin reload', () => {
     );
   });
 
+  it('names, for an unknown dataset or table, the ones it serves, never echoing what is not an id', async () => {
+    const cases: [string, string][] = [
+      ['/admin/v1/datasets/nope/tables/people_table/reload', 'no dataset nope: the datasets are people'],
+      [
+        '/admin/v1/datasets/people/tables/person/reload',
+        'no table person in dataset people: its tables are people_table, district_table',
+      ],
+      [
+        '/admin/v1/datasets/constructor/tables/__proto__/reload',
+        'no dataset constructor: the datasets are people',
+      ],
+      [
+        '/admin/v1/datasets/people/tables/__proto__/reload',
+        'no table of that id (ids match ^[a-z][a-z0-9_]*$) in dataset people: its tables are people_table, district_table',
+      ],
+      [
+        `/admin/v1/datasets/${'x'.repeat(300)}/tables/t/reload`,
+        `no dataset ${'x'.repeat(64)}…: the datasets are people`,
+      ],
+      [
+        '/admin/v1/datasets/people/tables/%3Cb%3E%0A/reload',
+        'no table of that id (ids match ^[a-z][a-z0-9_]*$) in dataset people: its tables are people_table, district_table',
+      ],
+    ];
+    for (const [url, detail] of cases)
+      assertProblem(await h.post(url), 404, 'admin.unknown_resource', detail);
+  });
+
   it('keeps the current generation, its caches and its cursors when the data did not change', async () => {
     const first = await h.get(`${PEOPLE}?limit=5`);
     const cursor = first.json().pagination.next_cursor;

@@ -6,7 +6,7 @@ import { verifyAuditFile } from '../../platform/audit/audit-cli.ts';
 import { HASH_PATTERN } from '../../platform/audit/audit-envelope.ts';
 import { envValue } from '../../platform/config/env-value.ts';
 import type { Command } from '../cli-io.ts';
-import { flagError, parseFlags } from '../parse-flags.ts';
+import { parseFlags, reportFlagError } from '../parse-flags.ts';
 
 export const auditVerify: Command = async (args, io) => {
   let flags: { file?: string; 'secret-env'?: string; rotated?: boolean; genesis?: boolean; anchor?: string };
@@ -19,12 +19,10 @@ export const auditVerify: Command = async (args, io) => {
       anchor: { type: 'string' },
     });
   } catch (error) {
-    io.err(flagError(error));
-    return 2;
+    return reportFlagError(io, error);
   }
   if (!flags.file || !flags['secret-env']) {
-    io.err('--file and --secret-env (naming a set environment variable) are required');
-    return 2;
+    return reportFlagError(io, '--file and --secret-env (naming a set environment variable) are required');
   }
   const secret = envValue(io.env, flags['secret-env']);
   if (!secret) {
@@ -48,8 +46,10 @@ export const auditVerify: Command = async (args, io) => {
       ...(flags.anchor !== undefined ? { startPrevHash: flags.anchor } : {}),
     });
   } catch (error) {
-    // A mistyped path or a folder: say which file, not a stack trace.
-    io.err(`cannot read ${flags.file}: ${error instanceof Error ? error.message : String(error)}`);
+    // A mistyped path or a folder: say which file (a rotated one, maybe), not a stack trace.
+    const path = (error as { path?: unknown }).path;
+    const file = typeof path === 'string' ? path : flags.file;
+    io.err(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
   }
   if (result.ok) {

@@ -6,7 +6,7 @@ import { loadConfigFile } from '../../platform/config/load-config-file.ts';
 import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
 import { loadVerifierConfigValue } from '../../verifier/config/load-verifier-config.ts';
 import type { Command } from '../cli-io.ts';
-import { flagError, parseFlags } from '../parse-flags.ts';
+import { parseFlags, reportFlagError } from '../parse-flags.ts';
 import { resolveEnv } from '../resolve-env.ts';
 
 type Kind = 'relay' | 'verifier';
@@ -20,8 +20,7 @@ export const configCheck: Command = async (args, io) => {
       kind: { type: 'string' },
     });
   } catch (error) {
-    io.err(flagError(error));
-    return 2;
+    return reportFlagError(io, error);
   }
   if (flags.kind !== undefined && flags.kind !== 'relay' && flags.kind !== 'verifier') {
     io.err('--kind must be relay or verifier');
@@ -29,8 +28,7 @@ export const configCheck: Command = async (args, io) => {
   }
   const path = flags.config ?? io.env.AMBIT_RELAY_CONFIG ?? io.env.AMBIT_VERIFIER_CONFIG;
   if (!path) {
-    io.err('--config is required (or set AMBIT_RELAY_CONFIG or AMBIT_VERIFIER_CONFIG)');
-    return 2;
+    return reportFlagError(io, '--config is required (or set AMBIT_RELAY_CONFIG or AMBIT_VERIFIER_CONFIG)');
   }
   try {
     const env = resolveEnv(io.env, flags['env-file']);

@@ -6,7 +6,7 @@ import { RELAY_PRODUCT } from '../../relay/config/resolve-relay-secrets.ts';
 import { ID_PATTERN } from '../../relay/config/schema.ts';
 import { VERIFIER_PRODUCT } from '../../verifier/config/resolve-verifier-secrets.ts';
 import type { Command } from '../cli-io.ts';
-import { flagError, parseFlags } from '../parse-flags.ts';
+import { parseFlags, reportFlagError } from '../parse-flags.ts';
 
 // A commitment names the service it is for, so one made for the relay is refused by a verifier config (and the
 // other way round): the key is generated for one of them.
@@ -17,12 +17,10 @@ export const keysGenerate: Command = async (args, io) => {
   try {
     flags = parseFlags(args, { id: { type: 'string' }, for: { type: 'string' } });
   } catch (error) {
-    io.err(flagError(error));
-    return 2;
+    return reportFlagError(io, error);
   }
   if (!flags.id || !ID_PATTERN.test(flags.id)) {
-    io.err('--id is required and must match ^[a-z][a-z0-9_]*$');
-    return 2;
+    return reportFlagError(io, '--id is required and must match ^[a-z][a-z0-9_]*$');
   }
   const service = flags.for ?? 'relay';
   const product = Object.hasOwn(PRODUCTS, service) ? PRODUCTS[service] : undefined;

@@ -4,7 +4,7 @@ import { publishMetadata } from '../../publisher/publish-metadata.ts';
 import { PublishError } from '../../publisher/write-publication.ts';
 import { url } from '../../relay/metadata/manifest-service-schema.ts';
 import type { Command } from '../cli-io.ts';
-import { flagError, parseFlags } from '../parse-flags.ts';
+import { parseFlags, reportFlagError } from '../parse-flags.ts';
 
 export const metadataPublish: Command = async (args, io) => {
   let flags: { manifest?: string; out?: string; 'base-url'?: string };
@@ -15,12 +15,10 @@ export const metadataPublish: Command = async (args, io) => {
       'base-url': { type: 'string' },
     });
   } catch (error) {
-    io.err(flagError(error));
-    return 2;
+    return reportFlagError(io, error);
   }
   if (!flags.manifest || !flags.out) {
-    io.err('--manifest and --out are required');
-    return 2;
+    return reportFlagError(io, '--manifest and --out are required');
   }
   const baseUrl = flags['base-url'];
   // The rule of the manifest's catalog.base_url, which this replaces: every link and IRI is built on it, and a

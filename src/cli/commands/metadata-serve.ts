@@ -9,7 +9,7 @@ import { createStaticMetadataApp } from '../../publisher/serve-static-metadata.t
 import { splitBind } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
 import { listenProblem } from '../listen-error.ts';
-import { flagError, parseFlags } from '../parse-flags.ts';
+import { parseFlags, reportFlagError } from '../parse-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
 
 export const DEFAULT_METADATA_BIND = '127.0.0.1:4380';
@@ -19,16 +19,14 @@ export const metadataServe: Command = async (args, io) => {
   try {
     flags = parseFlags(args, { dir: { type: 'string' }, bind: { type: 'string' } });
   } catch (error) {
-    io.err(flagError(error));
-    return 2;
+    return reportFlagError(io, error);
   }
   if (!flags.dir) {
-    io.err('--dir is required');
-    return 2;
+    return reportFlagError(io, '--dir is required');
   }
   const bind = flags.bind ?? DEFAULT_METADATA_BIND;
   if (!isBindAddress(bind)) {
-    io.err('--bind must be host:port');
+    io.err('--bind must be host:port with a port from 0 to 65535');
     return 2;
   }
   const level = readLogLevel(io);

@@ -1,7 +1,7 @@
 // `ambit metadata validate --manifest F`: checks a manifest (shape, references, offering access) and lists every problem.
 import { loadManifestFile } from '../../relay/metadata/load-manifest.ts';
 import type { Command } from '../cli-io.ts';
-import { flagError, parseFlags } from '../parse-flags.ts';
+import { parseFlags, reportFlagError } from '../parse-flags.ts';
 import { reportMetadataError } from './metadata-publish.ts';
 
 export const metadataValidate: Command = async (args, io) => {
@@ -9,12 +9,10 @@ export const metadataValidate: Command = async (args, io) => {
   try {
     flags = parseFlags(args, { manifest: { type: 'string' } });
   } catch (error) {
-    io.err(flagError(error));
-    return 2;
+    return reportFlagError(io, error);
   }
   if (!flags.manifest) {
-    io.err('--manifest is required');
-    return 2;
+    return reportFlagError(io, '--manifest is required');
   }
   try {
     const { manifest, digest } = loadManifestFile(flags.manifest);

@@ -6,7 +6,7 @@ import { systemRandom } from '../../platform/random.ts';
 import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.ts';
 import { startVerifier } from '../../verifier/start-verifier.ts';
 import type { Command } from '../cli-io.ts';
-import { flagError, parseFlags } from '../parse-flags.ts';
+import { parseFlags, reportFlagError } from '../parse-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
 import { resolveEnv } from '../resolve-env.ts';
 import { reportStartupError, shutdownRequested } from './relay-serve.ts';
@@ -20,13 +20,11 @@ export const verifierServe: Command = async (args, io) => {
       bind: { type: 'string' },
     });
   } catch (error) {
-    io.err(flagError(error));
-    return 2;
+    return reportFlagError(io, error);
   }
   const path = flags.config ?? io.env.AMBIT_VERIFIER_CONFIG;
   if (!path) {
-    io.err('--config is required (or set AMBIT_VERIFIER_CONFIG)');
-    return 2;
+    return reportFlagError(io, '--config is required (or set AMBIT_VERIFIER_CONFIG)');
   }
   if (flags.bind !== undefined && !isBindAddress(flags.bind)) {
     io.err('--bind must be host:port with a port from 0 to 65535');

@@ -1,5 +1,5 @@
 // Offline verification of an audit file and, on request, its rotated predecessors (oldest first).
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { verifyAuditChain } from './audit-envelope.ts';
 import { rotatedFiles } from './sinks/file-sink.ts';
 
@@ -103,7 +103,7 @@ class LineReader implements Iterable<string> {
 
   exists(): boolean {
     try {
-      closeSync(openSync(this.path, 'r'));
+      statSync(this.path);
       return true;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
@@ -112,7 +112,7 @@ class LineReader implements Iterable<string> {
   }
 
   *[Symbol.iterator](): Iterator<string> {
-    const fd = openSync(this.path, 'r');
+    const fd = openRegularFile(this.path);
     try {
       const chunk = Buffer.alloc(CHUNK);
       let pending: Buffer[] = [];
@@ -149,5 +149,27 @@ class LineReader implements Iterable<string> {
     this.count++;
     this.endsWithEmptyLine = line === '';
     return line;
+  }
+}
+
+/**
+ * Opens `path` for reading only when it is a regular file: a pipe would block the open and every read until some
+ * process wrote to it, and a device such as /dev/zero never ends. Checked again on the descriptor, opened
+ * non-blocking, in case the name was swapped in between.
+ */
+function openRegularFile(path: string): number {
+  if (!statSync(path).isFile()) throw new NotRegularFile(path);
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  if (fstatSync(fd).isFile()) return fd;
+  closeSync(fd);
+  throw new NotRegularFile(path);
+}
+
+class NotRegularFile extends Error {
+  /** The file refused, which may be a rotated one rather than the file named. */
+  readonly path: string;
+  constructor(path: string) {
+    super('not a regular file (a directory, device, pipe or socket is not read)');
+    this.path = path;
   }
 }

@@ -14,7 +14,7 @@ import type { Logger } from '../../platform/log.ts';
 import type { Random } from '../../platform/random.ts';
 import { buildRelayAuditRecord } from '../audit/build-relay-audit-record.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
-import type { RelayConfig } from '../config/schema.ts';
+import { ID_PATTERN, type RelayConfig } from '../config/schema.ts';
 import { relayProblem } from '../problems.ts';
 import type { ReloadOutcome, TableWaiting } from '../reload/reloader.ts';
 import { notReadyProblem } from '../routes/health.ts';
@@ -131,7 +131,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
         const { dataset_id: datasetId, table_id: tableId } = request.params;
         const dataset = loaded.config.datasets.find((candidate) => candidate.id === datasetId);
         if (!dataset?.tables.some((table) => table.id === tableId)) {
-          throw relayProblem('admin.unknown_resource', `no table ${tableId} in dataset ${datasetId}`);
+          throw unknownTable(loaded.config, datasetId, tableId);
         }
         request.ctx.audit.datasetId = datasetId;
         request.ctx.audit.tableId = tableId;
@@ -145,6 +145,29 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
   });
 
   return app;
+}
+
+/** Which of the two names is unknown, with the ones served: the caller holds `relay:admin` and wrote the config. */
+function unknownTable(config: RelayConfig, datasetId: string, tableId: string) {
+  const dataset = config.datasets.find((candidate) => candidate.id === datasetId);
+  const detail =
+    dataset === undefined
+      ? `no ${named('dataset', datasetId)}: the datasets are ${listed(config.datasets)}`
+      : `no ${named('table', tableId)} in dataset ${dataset.id}: its tables are ${listed(dataset.tables)}`;
+  return relayProblem('admin.unknown_resource', detail);
+}
+
+/** An id from the path as said back: a long one cut short, and anything that is no id (markup, control bytes) not at all. */
+function named(kind: string, value: string): string {
+  if (!ID_PATTERN.test(value)) return `${kind} of that id (ids match ${ID_PATTERN.source})`;
+  return `${kind} ${value.length > 64 ? `${value.slice(0, 64)}…` : value}`;
+}
+
+function listed(items: readonly { readonly id: string }[]): string {
+  const ids = items.slice(0, 20).map((item) => item.id);
+  return items.length > ids.length
+    ? `${ids.join(', ')} and ${items.length - ids.length} more`
+    : ids.join(', ');
 }
 
 /**

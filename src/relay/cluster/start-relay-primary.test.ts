@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createReloadFixture, type ReloadFixture, reloadEnv } from '../../../test/relay/reload-fixture.ts';
 import { systemClock } from '../../platform/clock.ts';
+import { ConfigError } from '../../platform/config/config-error.ts';
 import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
 import { loadRelayConfig } from '../config/load-relay-config.ts';
@@ -88,6 +89,25 @@ describe('the --workers primary with stand-in workers', () => {
     } finally {
       delete process.env.STUB_CRASH_RESTARTED;
       await running.close();
+    }
+  });
+
+  it('fails to start, leaving no worker behind, when the admin audit file cannot be written', async () => {
+    // The admin listener writes the primary's own audit chain: a file whose last record does not verify.
+    const withAdmin = createReloadFixture({ adminBind: '127.0.0.1:0' });
+    writeFileSync(join(withAdmin.dir, 'audit.jsonl'), 'not an audit record\n');
+    const logger = createLogger({ name: 'primary-test', level: 'silent' });
+    try {
+      const loaded = loadRelayConfig(withAdmin.configPath, reloadEnv());
+      await assert.rejects(
+        startRelayPrimary(loaded, 2, { logger, clock: systemClock, random: systemRandom }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.issues.some((issue) => issue.code === 'audit.chain_invalid'),
+      );
+      // A start that failed serves nothing: its workers would keep the public port (and the process) alive.
+      assert.deepEqual(Object.keys(cluster.workers ?? {}), []);
+    } finally {
+      withAdmin.remove();
     }
   });
 

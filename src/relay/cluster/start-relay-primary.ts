@@ -258,12 +258,29 @@ export async function startRelayPrimary(
     cluster.off('message', onMessage);
   };
 
+  // The primary's own audit chain holds the admin requests; each worker has its own (workerAuditPath). Opened
+  // before any worker is forked: a file that cannot be written fails the start with no worker left serving.
+  const adminAudit =
+    config.server.admin_bind === undefined
+      ? undefined
+      : createAuditWriter({
+          sink: config.audit.sink,
+          ...(config.audit.path === undefined ? {} : { path: resolve(loaded.baseDir, config.audit.path) }),
+          ...(config.audit.rotate === undefined ? {} : { rotate: config.audit.rotate }),
+          secret: secrets.auditSecret,
+          writePolicy: config.audit.write_policy,
+          clock: deps.clock,
+          random: deps.random,
+          logger,
+        });
+
   let url: string;
   try {
     await Promise.all(Array.from({ length: workers }, (_, k) => fork(k + 1, false)));
     url = slots[0]?.url ?? '';
   } catch (error) {
     await stopWorkers();
+    await adminAudit?.close();
     throw error;
   }
 
@@ -309,18 +326,8 @@ export async function startRelayPrimary(
 
   let adminUrl: string | undefined;
   let closeAdmin = async () => {};
-  if (config.server.admin_bind !== undefined) {
-    // The primary's own audit chain holds the admin requests; each worker has its own (workerAuditPath).
-    const audit = createAuditWriter({
-      sink: config.audit.sink,
-      ...(config.audit.path === undefined ? {} : { path: resolve(loaded.baseDir, config.audit.path) }),
-      ...(config.audit.rotate === undefined ? {} : { rotate: config.audit.rotate }),
-      secret: secrets.auditSecret,
-      writePolicy: config.audit.write_policy,
-      clock: deps.clock,
-      random: deps.random,
-      logger,
-    });
+  if (config.server.admin_bind !== undefined && adminAudit !== undefined) {
+    const audit = adminAudit;
     const admin = createRelayAdminApp({
       loaded,
       authenticate: createAuthenticator(config, secrets, deps),
