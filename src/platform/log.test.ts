@@ -1,18 +1,8 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { createLogger } from './log.ts';
+import { capturedLog } from '../../test/helpers/captured-log.ts';
 
-function capture() {
-  const lines: string[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(String(chunk));
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ name: 'log-test', destination }) };
-}
+const capture = () => capturedLog();
 
 test('an error is logged without the headers, parameters and causes it carries', () => {
   const { lines, logger } = capture();

@@ -1,24 +1,12 @@
 // The error boundary: a thrown non-Problem error becomes a generic 500 problem, its cause only logged.
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, describe, it } from 'node:test';
-import { createLogger } from '../../src/platform/log.ts';
+import { capturedLog } from '../helpers/captured-log.ts';
 import { assertProblem, assertSecurityHeaders, bareApp } from '../helpers/http-checks.ts';
 
 describe('error boundary', () => {
-  const lines: string[] = [];
-  const app = bareApp(5_000, {
-    logger: createLogger({
-      name: 'http-limits-test',
-      level: 'error',
-      destination: new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(String(chunk));
-          done();
-        },
-      }),
-    }),
-  });
+  const { lines, logger } = capturedLog('error');
+  const app = bareApp(5_000, { logger });
   app.get('/boom', async () => {
     throw new Error('db password=hunter2 at /srv/registry/secret.db');
   });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { capturedLog } from '../../../test/helpers/captured-log.ts';
 import { fixedClock } from '../../platform/clock.ts';
-import { createLogger, silentLogger } from '../../platform/log.ts';
+import { silentLogger } from '../../platform/log.ts';
 import { renderPrometheus } from '../../platform/metrics/render-prometheus.ts';
 import type { RelayConfig } from '../config/schema.ts';
 import { createRelayMetrics } from '../metrics/relay-metrics.ts';
@@ -93,18 +93,12 @@ describe('reloader: what a load logs', () => {
       ],
     } as unknown as RelayConfig;
     const state: RelayState = { generation: undefined, readiness: { total: 2, loaded: 0, failed: 0 } };
-    const lines: Record<string, unknown>[] = [];
-    const destination = new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(JSON.parse(String(chunk)));
-        done();
-      },
-    });
+    const log = capturedLog();
     const reloader = createReloader({
       config,
       state,
       clock: fixedClock('2026-01-01T00:00:00Z'),
-      logger: createLogger({ name: 'test', destination }),
+      logger: log.logger,
       metrics: createRelayMetrics(config),
       // A live table's snapshot holds no rows, whatever the database holds.
       loadTable: async (_dataset, table) =>
@@ -112,7 +106,7 @@ describe('reloader: what a load logs', () => {
       changeToken: () => undefined,
     });
     await reloader.load();
-    const loaded = lines.filter((line) => line.msg === 'table loaded');
+    const loaded = log.records().filter((line) => line.msg === 'table loaded');
     const snap = loaded.find((line) => line.table_id === 'snap');
     const live = loaded.find((line) => line.table_id === 'live');
     assert.equal(snap?.rows, 3);
@@ -143,19 +137,13 @@ function loggedReloader(options: { live?: boolean } = {}) {
     ],
   } as unknown as RelayConfig;
   const state: RelayState = { generation: undefined, readiness: { total: 1, loaded: 0, failed: 0 } };
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk, _encoding, done) {
-      lines.push(JSON.parse(String(chunk)));
-      done();
-    },
-  });
+  const log = capturedLog('debug');
   const source = { version: 'v1', failure: undefined as IngestCode | undefined };
   const reloader = createReloader({
     config,
     state,
     clock: fixedClock('2026-01-01T00:00:00Z'),
-    logger: createLogger({ name: 'test', level: 'debug', destination }),
+    logger: log.logger,
     metrics: createRelayMetrics(config),
     loadTable: async (_dataset, table) => {
       if (source.failure !== undefined) {
@@ -168,11 +156,12 @@ function loggedReloader(options: { live?: boolean } = {}) {
   /** The level and message of each line logged since the last call. */
   let seen = 0;
   const logged = () => {
+    const lines = log.records();
     const fresh = lines.slice(seen).map((line) => `${line.level} ${line.msg}`);
     seen = lines.length;
     return fresh;
   };
-  return { reloader, source, logged, lines };
+  return { reloader, source, logged, lines: () => log.records() };
 }
 
 const DEBUG = 20;
@@ -188,11 +177,11 @@ describe('reloader: how loudly a reload is logged', () => {
     await reloader.reloadAll('interval');
     await reloader.reloadTable('d', 't', 'mtime');
     assert.deepEqual(logged(), Array(3).fill(`${DEBUG} reload applied`));
-    assert.equal(lines.at(-1)?.changed, false);
+    assert.equal(lines().at(-1)?.changed, false);
     source.version = 'v2';
     await reloader.reloadTable('d', 't', 'interval');
     assert.deepEqual(logged(), [`${INFO} reload applied`]);
-    assert.equal(lines.at(-1)?.changed, true);
+    assert.equal(lines().at(-1)?.changed, true);
     // An operator who asked for a reload hears of it, changed or not.
     await reloader.reloadTable('d', 't', 'admin');
     assert.deepEqual(logged(), [`${INFO} reload applied`]);
@@ -217,7 +206,7 @@ describe('reloader: how loudly a reload is logged', () => {
     assert.deepEqual(logged(), [`${INFO} reload recovered`, `${DEBUG} reload applied`]);
     await reloader.reloadTable('d', 't', 'mtime');
     assert.deepEqual(logged(), [`${DEBUG} reload applied`], 'recovered once');
-    const recovered = lines.find((line) => line.msg === 'reload recovered');
+    const recovered = lines().find((line) => line.msg === 'reload recovered');
     assert.equal(recovered?.dataset_id, 'd');
     assert.equal(recovered?.table_id, 't');
     assert.equal(recovered?.failed_reloads, 6);

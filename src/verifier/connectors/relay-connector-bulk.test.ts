@@ -1,10 +1,9 @@
 // The registry_data_api connector's bulk reads (`bulk_mode: rda_in_filter`): many lookups in one `.in` request.
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { capturedLog } from '../../../test/helpers/captured-log.ts';
 import { nationalIdTable } from '../../../test/helpers/fake-relay-table.ts';
-import { createLogger } from '../../platform/log.ts';
 import type { Problem } from '../../platform/problem/problem.ts';
 import type { SourceConnectionConfig } from '../config/schema.ts';
 import type { RelayConnectorDeps } from './create-relay-connector.ts';
@@ -368,14 +367,8 @@ describe('registry_data_api connector', () => {
     });
 
     it('warns once per binding and reason that the source refuses bulk reads, naming no value', async () => {
-      const lines: Record<string, unknown>[] = [];
-      const destination = new Writable({
-        write(chunk, _encoding, done) {
-          lines.push(JSON.parse(String(chunk)));
-          done();
-        },
-      });
-      const reader = bulk({}, { logger: createLogger({ name: 'test', destination }) });
+      const log = capturedLog();
+      const reader = bulk({}, { logger: log.logger });
       let code: unknown = 'entity.filter_required';
       upstream.handler = (_request, response) =>
         json(response, 400, { code }, { 'content-type': 'application/problem+json' });
@@ -384,6 +377,7 @@ describe('registry_data_api connector', () => {
       code = 'a code\nwith a line break';
       await reader.readMany({ ...BULK, values: ['SECRET-1', 'SECRET-2'] });
       reader.close();
+      const lines = log.records();
       const warnings = lines.filter(
         (line) =>
           line.msg === 'source refuses bulk reads for this binding: its values are read one request each',

@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { it } from 'node:test';
-import pino from 'pino';
+import { capturedLog } from '../../../test/helpers/captured-log.ts';
 import { verifierProblem } from '../problems.ts';
 import { startPurging } from './create-evaluation-store.ts';
 import type { EvaluationStore } from './evaluation-store.ts';
 
 it('runs one purge at a time, and logs a failed one', async (t) => {
   t.mock.timers.enable({ apis: ['setInterval'] });
-  const lines: string[] = [];
-  const logger = pino(
-    new Writable({
-      write(chunk, _encoding, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    }),
-  );
+  const { lines, logger } = capturedLog();
   let calls = 0;
   let finish: (error?: unknown) => void = () => {};
   const store = {
