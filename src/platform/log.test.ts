@@ -2,10 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { capturedLog } from '../../test/helpers/captured-log.ts';
 
-const capture = () => capturedLog();
-
 test('an error is logged without the headers, parameters and causes it carries', () => {
-  const { lines, logger } = capture();
+  const { lines, logger } = capturedLog();
   const cause = new Error('connect to postgres://ambit:s3cr3t-pw@db/registry refused');
   const error = Object.assign(new Error('request failed', { cause }), {
     code: 'E_FOREIGN',
@@ -25,7 +23,7 @@ test('an error is logged without the headers, parameters and causes it carries',
 });
 
 test('a thrown value that is not an Error is logged by its type only', () => {
-  const { lines, logger } = capture();
+  const { lines, logger } = capturedLog();
   logger.error({ err: 'postgres://ambit:s3cr3t-pw@db/registry' }, 'unhandled error');
   assert.deepEqual(JSON.parse(lines.join('')).err, { type: 'string' });
 });

@@ -14,7 +14,7 @@ import type { Logger } from '../../platform/log.ts';
 import type { Random } from '../../platform/random.ts';
 import { buildRelayAuditRecord } from '../audit/build-relay-audit-record.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
-import { ID_PATTERN, type RelayConfig } from '../config/schema.ts';
+import { type DatasetConfig, ID_PATTERN, type RelayConfig } from '../config/schema.ts';
 import { relayProblem } from '../problems.ts';
 import type { ReloadOutcome, TableWaiting } from '../reload/reloader.ts';
 import { notReadyProblem } from '../routes/health.ts';
@@ -131,7 +131,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
         const { dataset_id: datasetId, table_id: tableId } = request.params;
         const dataset = loaded.config.datasets.find((candidate) => candidate.id === datasetId);
         if (!dataset?.tables.some((table) => table.id === tableId)) {
-          throw unknownTable(loaded.config, datasetId, tableId);
+          throw unknownTable(loaded.config, dataset, datasetId, tableId);
         }
         request.ctx.audit.datasetId = datasetId;
         request.ctx.audit.tableId = tableId;
@@ -148,8 +148,12 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
 }
 
 /** Which of the two names is unknown, with the ones served: the caller holds `relay:admin` and wrote the config. */
-function unknownTable(config: RelayConfig, datasetId: string, tableId: string) {
-  const dataset = config.datasets.find((candidate) => candidate.id === datasetId);
+function unknownTable(
+  config: RelayConfig,
+  dataset: DatasetConfig | undefined,
+  datasetId: string,
+  tableId: string,
+) {
   const detail =
     dataset === undefined
       ? `no ${named('dataset', datasetId)}: the datasets are ${listed(config.datasets)}`
@@ -246,9 +250,7 @@ function stillServed(outcome: ReloadOutcome, scope: 'all' | 'table', config: Rel
   if (live === 0) return 'the previous data is still served';
   if (live < outcome.failures.length) return `the previous data is still served (${LIVE_READS_GO_ON})`;
   // Nothing was swapped: a reload of everything leaves the snapshot tables with the data they had.
-  const snapshots = config.datasets.some((dataset) =>
-    dataset.tables.some((table) => !isLive(dataset.id, table.id)),
-  );
+  const snapshots = config.datasets.some((dataset) => dataset.tables.some((table) => !isLiveTable(table)));
   return scope === 'all' && snapshots
     ? `${LIVE_READS_GO_ON}, and the other tables keep their previous data`
     : LIVE_READS_GO_ON;

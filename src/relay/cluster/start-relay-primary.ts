@@ -326,8 +326,8 @@ export async function startRelayPrimary(
 
   let adminUrl: string | undefined;
   let closeAdmin = async () => {};
+  // Both or neither: the admin audit writer exists for an admin listener only.
   if (config.server.admin_bind !== undefined && adminAudit !== undefined) {
-    const audit = adminAudit;
     const admin = createRelayAdminApp({
       loaded,
       authenticate: createAuthenticator(config, secrets, deps),
@@ -335,11 +335,11 @@ export async function startRelayPrimary(
       processes: workers,
       requestTimeoutMs: config.server.request_timeout,
       deps,
-      writeAudit: (record) => audit.write(record),
+      writeAudit: (record) => adminAudit.write(record),
     });
     closeAdmin = async () => {
       await admin.close();
-      await audit.close();
+      await adminAudit.close();
     };
     try {
       adminUrl = await listenOn(admin, config.server.admin_bind);

@@ -38,12 +38,15 @@ const RELOAD_SERIES: readonly string[] = (['all', 'table'] as const).flatMap((sc
     .flatMap((trigger) => [`${scope}|${trigger}|ok`, `${scope}|${trigger}|failed`]),
 );
 
+/**
+ * The outcomes of a live scan, in the order they are reported. `row_invalid`: the database answered with a row that
+ * does not fit the declared schema (a 502); `invalid_input`: it refused a filter value the caller sent (a 400, the
+ * caller's mistake, not a failure).
+ */
+const SCAN_OUTCOMES = ['ok', 'row_invalid', 'invalid_input', 'failed'] as const;
+
 export interface LiveScan {
-  /**
-   * `row_invalid`: the database answered with a row that does not fit the declared schema (a 502);
-   * `invalid_input`: it refused a filter value the caller sent (a 400, the caller's mistake, not a failure).
-   */
-  readonly outcome: 'ok' | 'row_invalid' | 'invalid_input' | 'failed';
+  readonly outcome: (typeof SCAN_OUTCOMES)[number];
   /** Time the query ran, in milliseconds. */
   readonly durationMs: number;
   /** Time spent waiting for a pooled connection, in milliseconds. */
@@ -78,10 +81,7 @@ interface TableStats extends TableMetrics {
   readonly loadTime: Histogram;
   rows: number | undefined;
   currentAt: number | undefined;
-  scansOk: number;
-  scansRowInvalid: number;
-  scansInvalidInput: number;
-  scansFailed: number;
+  readonly scans: Record<LiveScan['outcome'], number>;
   readonly scanTime: Histogram;
   readonly scanWait: Histogram;
   scanRows: number;
@@ -139,15 +139,10 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
         );
         if (stats.rows !== undefined) rowCounts.push({ labels, value: stats.rows });
         if (stats.currentAt !== undefined) currentTimes.push({ labels, value: stats.currentAt / 1000 });
-        if (
-          !stats.live &&
-          stats.scansOk + stats.scansRowInvalid + stats.scansInvalidInput + stats.scansFailed === 0
-        )
-          continue;
-        scans.push({ labels: { ...labels, outcome: 'ok' }, value: stats.scansOk });
-        scans.push({ labels: { ...labels, outcome: 'row_invalid' }, value: stats.scansRowInvalid });
-        scans.push({ labels: { ...labels, outcome: 'invalid_input' }, value: stats.scansInvalidInput });
-        scans.push({ labels: { ...labels, outcome: 'failed' }, value: stats.scansFailed });
+        if (!stats.live && SCAN_OUTCOMES.every((outcome) => stats.scans[outcome] === 0)) continue;
+        for (const outcome of SCAN_OUTCOMES) {
+          scans.push({ labels: { ...labels, outcome }, value: stats.scans[outcome] });
+        }
         scanTimes.push(
           ...histogramSamples(`${p}_datasource_live_scan_duration_seconds`, labels, stats.scanTime),
         );
@@ -279,10 +274,7 @@ function tableStats(datasetId: string, tableId: string, live: boolean): TableSta
     loadTime: createHistogram(LOAD_BUCKETS_SECONDS),
     rows: undefined,
     currentAt: undefined,
-    scansOk: 0,
-    scansRowInvalid: 0,
-    scansInvalidInput: 0,
-    scansFailed: 0,
+    scans: { ok: 0, row_invalid: 0, invalid_input: 0, failed: 0 },
     scanTime: createHistogram(LATENCY_BUCKETS_SECONDS),
     scanWait: createHistogram(LATENCY_BUCKETS_SECONDS),
     scanRows: 0,
@@ -300,10 +292,7 @@ function tableStats(datasetId: string, tableId: string, live: boolean): TableSta
       if (stats.currentAt === undefined || at > stats.currentAt) stats.currentAt = at;
     },
     recordLiveScan(scan) {
-      if (scan.outcome === 'ok') stats.scansOk++;
-      else if (scan.outcome === 'row_invalid') stats.scansRowInvalid++;
-      else if (scan.outcome === 'invalid_input') stats.scansInvalidInput++;
-      else stats.scansFailed++;
+      stats.scans[scan.outcome]++;
       observe(stats.scanTime, LATENCY_BOUNDS, scan.durationMs);
       observe(stats.scanWait, LATENCY_BOUNDS, scan.waitMs);
       stats.scanRows += scan.rows;

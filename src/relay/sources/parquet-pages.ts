@@ -1,7 +1,7 @@
 // The page headers of a column chunk, checked before hyparquet decodes the chunk. hyparquet allocates what a
 // header declares (the bytes a page decompresses to, one slot per value), and a header is a few bytes anyone can
 // write: a small file could otherwise make a load allocate gigabytes. One header is read per page, no value.
-import { type FileMetaData, parquetSchema } from 'hyparquet';
+import { type ColumnMetaData, type FileMetaData, parquetSchema } from 'hyparquet';
 import { type SourceFile, sourceError } from './source-file.ts';
 
 /** Largest page decompressed. Writers cut pages near 1 MiB; a whole column chunk in one page stays well below. */
@@ -29,27 +29,30 @@ interface PageProblem {
   readonly why: string;
 }
 
-/** The columns hyparquet reads as flat: top-level, unrepeated primitive columns, one value per row. */
-function flatLeaves(metadata: FileMetaData): Set<string> {
+/**
+ * Whether a chunk is of a column hyparquet reads as flat: top-level, unrepeated primitive columns, one value per
+ * row. Takes the file's metadata once, the chunk's path each time.
+ */
+function flatChunks(metadata: FileMetaData): (meta: ColumnMetaData) => boolean {
   const flat = new Set<string>();
   for (const { element, children } of parquetSchema(metadata).children) {
     if (children.length === 0 && element.repetition_type !== 'REPEATED') flat.add(element.name);
   }
-  return flat;
+  return (meta) => meta.path_in_schema.length === 1 && flat.has(meta.path_in_schema[0] ?? '');
 }
 
 /** The byte ranges hyparquet reads the chunks of one row group from (the same arithmetic as its read plan). */
 export function chunkExtents(metadata: FileMetaData, groupIndex: number): ChunkExtent[] {
   const group = metadata.row_groups[groupIndex];
   if (group === undefined) return [];
-  const flat = flatLeaves(metadata);
+  const isFlatChunk = flatChunks(metadata);
   const extents: ChunkExtent[] = [];
   for (const chunk of group.columns) {
     const meta = chunk.meta_data;
     if (meta === undefined) continue;
     // Number each: a footer can write either as i32 or i64, and adding a number to a bigint throws.
     const offset = Number(meta.dictionary_page_offset || meta.data_page_offset);
-    const isFlat = meta.path_in_schema.length === 1 && flat.has(meta.path_in_schema[0] ?? '');
+    const isFlat = isFlatChunk(meta);
     extents.push({
       column: meta.path_in_schema.join('.'),
       start: offset,
@@ -63,13 +66,11 @@ export function chunkExtents(metadata: FileMetaData, groupIndex: number): ChunkE
 
 /** The values the footer declares for nested (list, map or struct) leaves, which are not one per row. */
 export function nestedValueCount(metadata: FileMetaData): number {
-  const flat = flatLeaves(metadata);
+  const isFlatChunk = flatChunks(metadata);
   let values = 0;
   for (const group of metadata.row_groups) {
     for (const { meta_data: meta } of group.columns) {
-      if (meta && !(meta.path_in_schema.length === 1 && flat.has(meta.path_in_schema[0] ?? ''))) {
-        values += Math.max(Number(meta.num_values), 0);
-      }
+      if (meta && !isFlatChunk(meta)) values += Math.max(Number(meta.num_values), 0);
     }
   }
   return values;
@@ -105,8 +106,9 @@ export function checkPages(
 function checkChunkPages(bytes: Uint8Array, extent: ChunkExtent): PageProblem | undefined {
   const reader: Reader = { bytes, offset: 0 };
   let values = 0;
-  for (let page = 1; extent.flat ? values < extent.maxValues : reader.offset < bytes.length - 1; page++) {
-    if (reader.offset >= bytes.length - 1) break;
+  // A flat column ends once it has the row group's values, as hyparquet reads it; a nested one with its chunk.
+  for (let page = 1; reader.offset < bytes.length - 1; page++) {
+    if (extent.flat && values >= extent.maxValues) break;
     let header: Struct;
     try {
       header = readStruct(reader, 0);

@@ -165,17 +165,11 @@ export function createRelayConnector(
     }
   };
 
-  /**
-   * One `.in` request for `values`. An answer refused as too large or invalid may be the doing of one record: the
-   * values are asked again in two halves, and so on down to single values, which are left to single reads (where
-   * the record at fault fails its own subject only). Only requests that failed so are split: none is added when
-   * nothing fails, and a split costs at most one request per value besides the single reads. `trace` is told by
-   * the first request only.
-   */
   // Reasons already told, by connection, binding and code: a refusal repeats with every batch.
   const refusalsTold = new Set<string>();
   /** One warning per binding and reason: bulk_mode promises one request per batch, and this binding makes many. */
   const bulkRefused = (connection: Connection, binding: SourceBindingConfig, response: HttpResponse) => {
+    if (deps.logger === undefined || refusalsTold.size >= MAX_REFUSALS_TOLD) return;
     // The source's text goes to the log only when it looks like a problem code.
     const sent = problemCodeOf(response.body);
     const code = sent !== undefined && /^[A-Za-z0-9_.-]{1,64}$/.test(sent) ? sent : `http_${response.status}`;
@@ -186,7 +180,7 @@ export function createRelayConnector(
       binding.lookup.field,
       code,
     ]);
-    if (deps.logger === undefined || refusalsTold.has(told) || refusalsTold.size >= MAX_REFUSALS_TOLD) return;
+    if (refusalsTold.has(told)) return;
     refusalsTold.add(told);
     deps.logger.warn(
       {
@@ -202,6 +196,13 @@ export function createRelayConnector(
     );
   };
 
+  /**
+   * One `.in` request for `values`. An answer refused as too large or invalid may be the doing of one record: the
+   * values are asked again in two halves, and so on down to single values, which are left to single reads (where
+   * the record at fault fails its own subject only). Only requests that failed so are split: none is added when
+   * nothing fails, and a split costs at most one request per value besides the single reads. `trace` is told by
+   * the first request only.
+   */
   const bulkRead = async (
     connection: Connection,
     lookup: BulkLookup,

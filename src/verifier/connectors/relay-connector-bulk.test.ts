@@ -2,11 +2,9 @@
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
-import { capturedLog } from '../../../test/helpers/captured-log.ts';
 import { nationalIdTable } from '../../../test/helpers/fake-relay-table.ts';
 import type { Problem } from '../../platform/problem/problem.ts';
 import type { SourceConnectionConfig } from '../config/schema.ts';
-import type { RelayConnectorDeps } from './create-relay-connector.ts';
 import { auditCodeOf } from './failure-reason.ts';
 import {
   BINDING,
@@ -24,8 +22,8 @@ describe('registry_data_api connector', () => {
 
   describe('bulk reads (rda_in_filter)', () => {
     const BULK = { binding: BINDING, purpose: 'https://p.example/x', requestId: 'corr-b' };
-    const bulk = (overrides: Partial<SourceConnectionConfig> = {}, deps: Partial<RelayConnectorDeps> = {}) =>
-      connector({ bulk_mode: 'rda_in_filter', bulk_max_values: 50, ...overrides }, deps);
+    const bulk = (overrides: Partial<SourceConnectionConfig> = {}) =>
+      connector({ bulk_mode: 'rda_in_filter', bulk_max_values: 50, ...overrides });
     const outcome = (settled: Map<string, unknown>, value: string) =>
       settled.get(value) as { record?: { row: unknown }; problem?: Problem } | undefined;
 
@@ -364,40 +362,6 @@ describe('registry_data_api connector', () => {
       reader.close();
       assert.equal(problem.code, 'source.unavailable');
       assert.equal(upstream.requests.length, 4, 'retried like a single read');
-    });
-
-    it('warns once per binding and reason that the source refuses bulk reads, naming no value', async () => {
-      const log = capturedLog();
-      const reader = bulk({}, { logger: log.logger });
-      let code: unknown = 'entity.filter_required';
-      upstream.handler = (_request, response) =>
-        json(response, 400, { code }, { 'content-type': 'application/problem+json' });
-      for (let batch = 0; batch < 3; batch++)
-        await reader.readMany({ ...BULK, values: ['SECRET-1', 'SECRET-2'] });
-      code = 'a code\nwith a line break';
-      await reader.readMany({ ...BULK, values: ['SECRET-1', 'SECRET-2'] });
-      reader.close();
-      const lines = log.records();
-      const warnings = lines.filter(
-        (line) =>
-          line.msg === 'source refuses bulk reads for this binding: its values are read one request each',
-      );
-      assert.deepEqual(
-        warnings.map((line) => [
-          line.connection,
-          line.dataset,
-          line.entity,
-          line.field,
-          line.status,
-          line.code,
-        ]),
-        [
-          ['relay', BINDING.dataset, BINDING.entity, BINDING.lookup.field, 400, 'entity.filter_required'],
-          // A reason that is not a code is told by its status.
-          ['relay', BINDING.dataset, BINDING.entity, BINDING.lookup.field, 400, 'http_400'],
-        ],
-      );
-      assert.ok(!JSON.stringify(lines).includes('SECRET'), 'no looked-up value is logged');
     });
   });
 });

@@ -14,7 +14,7 @@ import { runBatch } from '../evaluation/run-batch.ts';
 import { verifierProblem } from '../problems.ts';
 import type { EvaluationStore, IdempotencyOutcome } from '../state/evaluation-store.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
-import { evaluationDeadline } from './evaluations.ts';
+import { checkStoreAvailable, evaluationDeadline } from './evaluations.ts';
 
 const ROUTE = '/v1/batch-evaluations';
 /** Printable ASCII without spaces, as the key is usually a UUID or a ULID. */
@@ -65,13 +65,7 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
     let held: HeldKey | undefined;
     // Until the store answers: a store that cannot be asked must not leave the event saying no key was sent.
     facts.idempotency = key === undefined ? 'none' : 'unavailable';
-    // Before any read: results that could not be kept are not worth a consultation of the sources.
-    try {
-      store.checkAvailable();
-    } catch (error) {
-      facts.errorDetailCode = auditCodeOf(error);
-      throw error;
-    }
+    checkStoreAvailable(runtime, facts);
     if (key !== undefined) {
       const scope = `${owner}:${ROUTE}:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
       const token = runtime.random.ulid(startedAt);

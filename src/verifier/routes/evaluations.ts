@@ -18,7 +18,7 @@ import { parseEvaluationRequest } from '../evaluation/parse-evaluation-request.t
 import { planEvaluation } from '../evaluation/plan-evaluation.ts';
 import { targetKeys } from '../evaluation/target-ref.ts';
 import { verifierProblem } from '../problems.ts';
-import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
+import { auditFacts, type VerifierAuditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
 import { resultsResponse } from './send-results.ts';
 
 export function registerEvaluationRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
@@ -48,13 +48,7 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
     const disclosure = overallDisclosure(plan.disclosures);
     facts.disclosure = disclosure;
 
-    // Before any read: a result that could not be kept is not worth a consultation of the sources.
-    try {
-      runtime.store.checkAvailable();
-    } catch (error) {
-      facts.errorDetailCode = auditCodeOf(error);
-      throw error;
-    }
+    checkStoreAvailable(runtime, facts);
     const startedAt = runtime.clock.now();
     const evaluationId = runtime.random.ulid(startedAt);
     facts.evaluationId = evaluationId;
@@ -105,6 +99,19 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
     // Sent here, not only returned: the fast lane serves this route too, and it sends nothing a handler returns.
     return reply.send(resultsResponse(reply, runtime, plan.format, evaluation.results, stored.cccev_terms));
   });
+}
+
+/**
+ * Before any read: a result that could not be kept is not worth a consultation of the sources. A refusal keeps its
+ * precise reason for the audit event.
+ */
+export function checkStoreAvailable(runtime: VerifierRuntime, facts: VerifierAuditFacts): void {
+  try {
+    runtime.store.checkAvailable();
+  } catch (error) {
+    facts.errorDetailCode = auditCodeOf(error);
+    throw error;
+  }
 }
 
 /**

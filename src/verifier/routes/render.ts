@@ -13,7 +13,7 @@ import { parseOrReject } from '../evaluation/parse-evaluation-request.ts';
 import { readOptionalPurpose } from '../evaluation/plan-evaluation.ts';
 import { verifierProblem } from '../problems.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
-import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
+import { auditFacts, type VerifierAuditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
 import { resultsResponse } from './send-results.ts';
 import { useStrictJsonParser } from './strict-json-parser.ts';
 
@@ -98,7 +98,7 @@ async function readStored(
   runtime: VerifierRuntime,
   id: string,
   owner: string,
-  facts: ReturnType<typeof auditFacts>,
+  facts: VerifierAuditFacts,
 ): Promise<StoredEvaluation | undefined> {
   try {
     return await runtime.store.get(id, owner);

@@ -5,6 +5,7 @@
 import pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
+import { isClientTimeout } from '../../platform/postgres/client-timeout.ts';
 import { isProblem } from '../../platform/problem/problem.ts';
 import { FailureReason } from '../connectors/failure-reason.ts';
 import { verifierProblem } from '../problems.ts';
@@ -280,7 +281,7 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
 function isOutage(error: unknown): boolean {
   // The driver's own time limit on a statement, which the server's statement_timeout (the same) races: one slow
   // statement, not an outage.
-  if (error instanceof Error && error.message === 'Query read timeout') return false;
+  if (isClientTimeout(error)) return false;
   if (!(error instanceof pg.DatabaseError)) return true;
   const code = error.code ?? '';
   return code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300';

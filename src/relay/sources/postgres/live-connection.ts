@@ -6,10 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
+import { CLIENT_TIMEOUT_MESSAGE } from '../../../platform/postgres/client-timeout.ts';
 import { cancelBackend } from './cancel-request.ts';
 import { decodeDataRow, decodeError, encodeLiveRead, encodingChange, type ServerError } from './live-wire.ts';
 import { preparedStatementTrouble, STATEMENT_MISSING } from './prepared-trouble.ts';
-import { CLIENT_TIMEOUT_MESSAGE } from './read-only-session.ts';
 
 export interface LiveConnection {
   /**

@@ -1,6 +1,7 @@
 // What every PostgreSQL statement of the relay shares: a READ ONLY transaction with a statement timeout, raw text
 // values (coerced by the store's own rules), quoted identifiers, and one classification of driver errors.
 import type pg from 'pg';
+import { CLIENT_TIMEOUT_MESSAGE } from '../../../platform/postgres/client-timeout.ts';
 import type { PostgresSourceConfig } from '../../config/schema.ts';
 
 /**
@@ -70,14 +71,6 @@ export function qualifiedName(table: { schema: string; name: string }): string {
 }
 
 const CLIENT_TIMEOUT_GRACE_MS = 1000;
-/** The driver's message when its own `query_timeout` fires (live reads reuse it for theirs). */
-export const CLIENT_TIMEOUT_MESSAGE = 'Query read timeout';
-
-/** The client-side backstop fired (the driver's or a live connection's): the statement may still be running. */
-export function isClientTimeout(error: unknown): boolean {
-  const { code, message } = (error ?? {}) as PgLikeError;
-  return code === undefined && message === CLIENT_TIMEOUT_MESSAGE;
-}
 
 /** How long the client waits for a statement before giving up on the connection. */
 export function clientTimeoutMs(source: Pick<PostgresSourceConfig, 'query_timeout'>): number {

@@ -3,6 +3,7 @@
 // socket pauses while batches wait, so the table is never held twice).
 import type { EventEmitter } from 'node:events';
 import pg from 'pg';
+import { isClientTimeout } from '../../../platform/postgres/client-timeout.ts';
 import type { PostgresSourceConfig, TableConfig } from '../../config/schema.ts';
 import { mapColumns } from '../../store/build-table.ts';
 import type { ColumnBatch } from '../open-file-source.ts';
@@ -13,7 +14,6 @@ import { postgresLoadError } from './postgres-load-error.ts';
 import {
   beginReadOnly,
   clientConfig,
-  isClientTimeout,
   qualifiedName,
   quoteIdentifier,
   RAW_TEXT,
