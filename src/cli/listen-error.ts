@@ -8,7 +8,8 @@ export function failedListenAddress(error: unknown): string | undefined {
     address?: unknown;
     port?: unknown;
   };
-  if (syscall !== 'listen' || typeof address !== 'string') return undefined;
+  // `bind`: a cluster worker's listen, refused by the primary that holds the shared handle.
+  if ((syscall !== 'listen' && syscall !== 'bind') || typeof address !== 'string') return undefined;
   return `${address.includes(':') ? `[${address}]` : address}:${String(port)}`;
 }
 

@@ -2,6 +2,8 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -69,6 +71,31 @@ describe('ambit relay serve', () => {
     const code = await new Promise((resolve) => child.once('exit', resolve));
     assert.equal(code, 1);
     assert.match(output(), /ingest\.type_mismatch: table people_table \(data row 2, column "born"\)/);
+  });
+
+  it('with --workers, says which address a worker could not listen on and what to do, and exits 1', async () => {
+    writeFileSync(join(dir, 'people.csv'), 'id,born\n1,2001-02-03\n');
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const { child, output } = run(
+        ['relay', 'serve', '--config', config(dir), '--workers', '2', '--bind', `127.0.0.1:${port}`],
+        env,
+      );
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      assert.equal(code, 1, output());
+      // Named with its address and what to do, by the primary (and by the worker, when it gets to say it first).
+      assert.match(
+        output(),
+        new RegExp(
+          `cannot listen on 127\\.0\\.0\\.1:${port}: the address is already in use.*choose another address`,
+        ),
+      );
+      assert.doesNotMatch(output(), /startup failed|EADDRINUSE/);
+    } finally {
+      taken.close();
+    }
   });
 
   it('reports every config problem and exits 1 before loading anything', async () => {

@@ -19,7 +19,12 @@ export type WorkerMessage =
   /** Sent once the worker listens and its sources are loaded. */
   | { readonly kind: 'ambit:listening'; readonly url: string }
   /** Sent when the worker cannot start; it exits right after. */
-  | { readonly kind: 'ambit:failed'; readonly message: string }
+  | {
+      readonly kind: 'ambit:failed';
+      readonly message: string;
+      /** For a listener that could not bind: what tells the operator which address and why. */
+      readonly listen?: { code?: string; syscall: string; address: string; port: number };
+    }
   | AuditBatchMessage;
 
 /**

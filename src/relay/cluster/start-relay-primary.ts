@@ -145,7 +145,8 @@ export async function startRelayPrimary(
             resolveStarted();
           });
         } else if (message?.kind === 'ambit:failed' && !started) {
-          reject(new Error(message.message));
+          // The worker's listen error keeps what the report names (the address and why), not only its text.
+          reject(Object.assign(new Error(message.message), message.listen));
         } else if (message?.kind === 'ambit:audit') {
           writeWorkerBatch(worker, message, writeAuditBatch);
         }

@@ -40,7 +40,11 @@ export async function startRelayWorker(
     });
   } catch (error) {
     restoreStdout();
-    send({ kind: 'ambit:failed', message: error instanceof Error ? error.message : String(error) });
+    send({
+      kind: 'ambit:failed',
+      message: error instanceof Error ? error.message : String(error),
+      ...listenDetails(error),
+    });
     throw error;
   }
   const stop = answerPrimary(running.relay.backend, send);
@@ -53,4 +57,13 @@ export async function startRelayWorker(
       restoreStdout();
     },
   };
+}
+
+/** A failed listen's code, syscall, address and port, which the primary's report names (structured clone drops them). */
+function listenDetails(error: unknown): {
+  listen?: { code?: string; syscall: string; address: string; port: number };
+} {
+  const { code, syscall, address, port } = (error ?? {}) as Record<string, unknown>;
+  if (typeof syscall !== 'string' || typeof address !== 'string' || typeof port !== 'number') return {};
+  return { listen: { ...(typeof code === 'string' ? { code } : {}), syscall, address, port } };
 }
