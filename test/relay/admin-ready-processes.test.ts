@@ -3,14 +3,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { systemClock } from '../../src/platform/clock.ts';
-import { createLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
-import type { ProcessStatus, RelayAdminBackend } from '../../src/relay/admin/admin-backend.ts';
-import { createRelayAdminApp } from '../../src/relay/admin/create-relay-admin-app.ts';
+import type { ProcessStatus } from '../../src/relay/admin/admin-backend.ts';
+
 import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
 import { assertProblem } from './assert-problem.ts';
 import { createReloadFixture, type ReloadFixture, reloadEnv } from './reload-fixture.ts';
+import { standInAdminApp } from './stand-in-admin-app.ts';
 
 const WAIT = { dataset_id: 'people', table_id: 'people_table', code: 'ingest.source_unavailable' };
 
@@ -33,24 +31,15 @@ describe('admin /ready over several relay processes', () => {
   before(async () => {
     fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
     const loaded = loadRelayConfig(fixture.configPath, reloadEnv());
-    const backend: RelayAdminBackend = {
-      reloadAll: async () => assert.fail('no reload here'),
-      reloadTable: async () => assert.fail('no reload here'),
-      metrics: async () => [],
-      status: async () => statuses,
-    };
-    admin = createRelayAdminApp({
+    admin = standInAdminApp(
       loaded,
-      authenticate: () => assert.fail('/ready needs no credential'),
-      backend,
-      processes: 3,
-      requestTimeoutMs: 5000,
-      deps: {
-        logger: createLogger({ name: 'ready-processes-test', level: 'fatal' }),
-        clock: systemClock,
-        random: systemRandom,
+      {
+        reloadAll: async () => assert.fail('no reload here'),
+        reloadTable: async () => assert.fail('no reload here'),
+        status: async () => statuses,
       },
-    });
+      { authenticate: () => assert.fail('/ready needs no credential'), processes: 3 },
+    );
     await admin.ready();
   });
   after(async () => {

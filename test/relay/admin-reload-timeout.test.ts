@@ -4,15 +4,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { systemClock } from '../../src/platform/clock.ts';
-import { silentLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
-import type { RelayAdminBackend } from '../../src/relay/admin/admin-backend.ts';
-import { createRelayAdminApp } from '../../src/relay/admin/create-relay-admin-app.ts';
+
 import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
 import type { ReloadOutcome } from '../../src/relay/reload/reloader.ts';
 import { assertProblem } from './assert-problem.ts';
 import { createReloadFixture, RELOAD_KEYS, type ReloadFixture, reloadEnv } from './reload-fixture.ts';
+import { standInAdminApp } from './stand-in-admin-app.ts';
 
 const TIMEOUT_MS = 50;
 /** Well past the time-out and its sweep: the request would have been answered 504 by then. */
@@ -27,26 +24,26 @@ describe('an admin reload slower than the request time-out', () => {
   };
   before(async () => {
     fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
-    const backend: RelayAdminBackend = {
-      reloadAll: slow,
-      reloadTable: slow,
-      metrics: async () => [],
-      status: async () => [],
-    };
-    admin = createRelayAdminApp({
-      loaded: loadRelayConfig(fixture.configPath, reloadEnv()),
-      authenticate: (request) => {
-        if (request.headers.authorization !== `Bearer ${RELOAD_KEYS.operator}`) {
-          // An unauthenticated caller that never finishes: a stalled check must still time out.
-          return new Promise(() => {});
-        }
-        return { id: 'operator', authMode: 'api_key', scopes: new Set(['relay:admin']), credentialTag: 'op' };
+    admin = standInAdminApp(
+      loadRelayConfig(fixture.configPath, reloadEnv()),
+      { reloadAll: slow, reloadTable: slow },
+      {
+        authenticate: (request) => {
+          if (request.headers.authorization !== `Bearer ${RELOAD_KEYS.operator}`) {
+            // An unauthenticated caller that never finishes: a stalled check must still time out.
+            return new Promise(() => {});
+          }
+          return {
+            id: 'operator',
+            authMode: 'api_key',
+            scopes: new Set(['relay:admin']),
+            credentialTag: 'op',
+          };
+        },
+        processes: 1,
+        requestTimeoutMs: TIMEOUT_MS,
       },
-      backend,
-      processes: 1,
-      requestTimeoutMs: TIMEOUT_MS,
-      deps: { logger: silentLogger(), clock: systemClock, random: systemRandom },
-    });
+    );
     await admin.ready();
   });
   after(async () => {

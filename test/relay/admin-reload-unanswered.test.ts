@@ -7,13 +7,13 @@ import type { FastifyInstance } from 'fastify';
 import { systemClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
-import type { RelayAdminBackend } from '../../src/relay/admin/admin-backend.ts';
-import { createRelayAdminApp } from '../../src/relay/admin/create-relay-admin-app.ts';
+
 import { reloadEverywhere } from '../../src/relay/cluster/reload-everywhere.ts';
 import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
 import type { ReloadOutcome } from '../../src/relay/reload/reloader.ts';
 import { assertProblem } from './assert-problem.ts';
 import { createReloadFixture, RELOAD_KEYS, type ReloadFixture, reloadEnv } from './reload-fixture.ts';
+import { standInAdminApp } from './stand-in-admin-app.ts';
 
 describe('an admin reload that no relay process answers', () => {
   let fixture: ReloadFixture;
@@ -24,30 +24,18 @@ describe('an admin reload that no relay process answers', () => {
     const loaded = loadRelayConfig(fixture.configPath, reloadEnv());
     // What the primary does with no worker listening: it asks nobody.
     const nobody = () => reloadEverywhere<never>([], async (): Promise<ReloadOutcome> => assert.fail());
-    const backend: RelayAdminBackend = {
-      reloadAll: nobody,
-      reloadTable: nobody,
-      metrics: async () => [],
-      status: async () => [],
-    };
     const destination = { write: (line: string) => logLines.push(line) } as unknown as NodeJS.WritableStream;
-    admin = createRelayAdminApp({
+    admin = standInAdminApp(
       loaded,
-      authenticate: () => ({
-        id: 'operator',
-        authMode: 'api_key',
-        scopes: new Set(['relay:admin']),
-        credentialTag: 'operator',
-      }),
-      backend,
-      processes: 2,
-      requestTimeoutMs: 5000,
-      deps: {
-        logger: createLogger({ name: 'unanswered-test', level: 'info', destination }),
-        clock: systemClock,
-        random: systemRandom,
+      { reloadAll: nobody, reloadTable: nobody },
+      {
+        deps: {
+          logger: createLogger({ name: 'unanswered-test', level: 'info', destination }),
+          clock: systemClock,
+          random: systemRandom,
+        },
       },
-    });
+    );
     await admin.ready();
   });
   after(async () => {

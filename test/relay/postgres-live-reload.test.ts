@@ -6,10 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
-import { systemClock } from '../../src/platform/clock.ts';
-import { silentLogger } from '../../src/platform/log.ts';
-import { systemRandom } from '../../src/platform/random.ts';
-import { createRelayAdminApp } from '../../src/relay/admin/create-relay-admin-app.ts';
+
 import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
 import type { ReloadOutcome } from '../../src/relay/reload/reloader.ts';
 import type { TestDatabase } from '../helpers/postgres-harness.ts';
@@ -23,6 +20,7 @@ import {
 import { assertProblem } from './assert-problem.ts';
 import { ACCESS, postgresSource } from './postgres-fixture.ts';
 import { ITEMS, openLiveTestDatabase } from './postgres-live-fixture.ts';
+import { standInAdminApp } from './stand-in-admin-app.ts';
 
 const table = (id: string, name: string, live: boolean) => `
       - id: ${id}
@@ -96,24 +94,7 @@ describe('a live table that fails its check in some relay processes only', () =>
       generation: 'g1',
       splitProcesses: { failed: 1, total: 2 },
     };
-    const admin = createRelayAdminApp({
-      loaded,
-      authenticate: () => ({
-        id: 'operator',
-        authMode: 'api_key',
-        scopes: new Set(['relay:admin']),
-        credentialTag: 'operator',
-      }),
-      backend: {
-        reloadAll: async () => split,
-        reloadTable: async () => split,
-        metrics: async () => [],
-        status: async () => [],
-      },
-      processes: 2,
-      requestTimeoutMs: 5000,
-      deps: { logger: silentLogger(), clock: systemClock, random: systemRandom },
-    });
+    const admin = standInAdminApp(loaded, { reloadAll: async () => split, reloadTable: async () => split });
     try {
       const response = await admin.inject({
         method: 'POST',
