@@ -71,6 +71,41 @@ describe('verifier discovery', () => {
     );
   });
 
+  it('names the issuer and the audience of holder proofs, as the verifier contract envelope does', async () => {
+    const document = JSON.parse((await verifier.get('/.well-known/evidence-service', { as: 'full' })).body);
+    // Without a credential profile, the service itself.
+    assert.deepEqual(document.issuer, { id: 'test.verifier', name: 'test.verifier' });
+    assert.equal(document.auth.audience, 'test.verifier');
+    const issuing = await startTestVerifier({
+      env: { ISSUER_JWK: '{"kty":"OKP"}' },
+      edit: (text) =>
+        text
+          .replace(
+            '  source_connections: {}\n',
+            `  source_connections: {}
+  signing_keys:
+    k1: { provider: local_jwk_env, private_jwk_env: ISSUER_JWK, kid: "did:web:verifier.test#k1" }
+  credential_profiles:
+    p1: { format: application/dc+sd-jwt, issuer: "did:web:verifier.test", signing_key: k1,
+          vct: https://verifier.test/credentials/alive/v1, allowed_claims: [person_alive] }
+`,
+          )
+          .replace(
+            '      operations: { batch_evaluate: { enabled: true } }\n',
+            '      operations: { batch_evaluate: { enabled: true } }\n      credential_profiles: [p1]\n',
+          ),
+    });
+    try {
+      const withProfile = JSON.parse(
+        (await issuing.get('/.well-known/evidence-service', { as: 'full' })).body,
+      );
+      assert.deepEqual(withProfile.issuer, { id: 'did:web:verifier.test', name: 'test.verifier' });
+      assert.equal(withProfile.auth.audience, 'test.verifier');
+    } finally {
+      await issuing.close();
+    }
+  });
+
   it('offers batch evaluation only where a claim the caller may use enables it', async () => {
     const noBatches = await startTestVerifier({
       relays: { civil: 'http://127.0.0.1:9', social: 'http://127.0.0.1:9' },

@@ -40,6 +40,17 @@ describe('verifier evaluations over two real relays', () => {
     assert.match(String(refused.detail), /birth_date/);
   });
 
+  it('answers the claims in request order, a claim named twice once', async () => {
+    const { verifier, enrolledHead } = setup;
+    const response = await verifier.evaluate({
+      target: person(enrolledHead),
+      claims: ['household_enrolled', 'person_alive', { id: 'household_enrolled', version: '1' }],
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    const ids = JSON.parse(response.body).results.map((result: { claim_id: string }) => result.claim_id);
+    assert.deepEqual(ids, ['household_enrolled', 'person_alive']);
+  });
+
   it('renders CCCEV JSON-LD when Accept asks for it, quoted or unquoted', async () => {
     const { verifier, enrolledHead } = setup;
     for (const accept of [CCCEV, 'application/ld+json;profile=cccev']) {

@@ -107,6 +107,8 @@ function describe(issue: z.core.$ZodIssue): string {
     if (issue.input === undefined) return 'is required';
     // A schema's own message (`z.string({ error })`) says more than the generic one.
     if (!issue.message.startsWith('Invalid input')) return issue.message;
+    // `.int()` reports a fraction as the type `int`: "must be int, not number" would puzzle.
+    if (issue.expected === 'int' && typeof issue.input === 'number') return 'must be a whole number';
     return `must be ${issue.expected}, not ${kindOf(issue.input)}`;
   }
   if (issue.code === 'too_small' || issue.code === 'too_big') return describeBound(issue);

@@ -8,6 +8,7 @@ import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
 import { findDependencyCycle } from '../claims/find-dependency-cycle.ts';
 import { connectDenial, isMetadataHostName, schemeDenial } from '../connectors/classify-address.ts';
+import { checkSigning } from './check-signing-config.ts';
 import { type ClaimConfig, SD_JWT_MEDIA_TYPE, type VerifierConfig } from './schema.ts';
 
 type Check = (config: VerifierConfig) => ConfigIssue[];
@@ -284,42 +285,6 @@ function checkConnections(config: VerifierConfig): ConfigIssue[] {
     }
     return issues;
   });
-}
-
-function checkSigning(config: VerifierConfig): ConfigIssue[] {
-  const { signing_keys: keys, credential_profiles: profiles, claims } = config.evidence;
-  const issues: ConfigIssue[] = [];
-  for (const [id, signingKey] of Object.entries(keys)) {
-    const path = `evidence.signing_keys.${id}`;
-    if (signingKey.provider === 'local_jwk_env' && !signingKey.private_jwk_env) {
-      issues.push(issue(`${path}.private_jwk_env`, 'is required for the local_jwk_env provider'));
-    }
-    if (signingKey.provider === 'file_watch' && !signingKey.path) {
-      issues.push(issue(`${path}.path`, 'is required for the file_watch provider'));
-    }
-  }
-  const claimIds = claims.map((claim) => claim.id);
-  for (const [id, profile] of Object.entries(profiles)) {
-    const path = `evidence.credential_profiles.${id}`;
-    if (!Object.hasOwn(keys, profile.signing_key)) {
-      issues.push(
-        issue(
-          `${path}.signing_key`,
-          `unknown signing key \`${profile.signing_key}\`${hint(profile.signing_key, Object.keys(keys))}`,
-        ),
-      );
-    }
-    if (profile.validity_seconds > config.evidence.max_credential_validity_seconds) {
-      issues.push(issue(`${path}.validity_seconds`, 'exceeds evidence.max_credential_validity_seconds'));
-    }
-    profile.allowed_claims.forEach((claim, c) => {
-      if (!claimIds.includes(claim))
-        issues.push(
-          issue(`${path}.allowed_claims.${c}`, `unknown claim \`${claim}\`${hint(claim, claimIds)}`),
-        );
-    });
-  }
-  return issues;
 }
 
 function checkState(config: VerifierConfig): ConfigIssue[] {

@@ -4,8 +4,9 @@ import { ConfigError } from '../../platform/config/config-error.ts';
 import { loadConfigFile, parseConfigText } from '../../platform/config/load-config-file.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
 import { checkVerifierConfig, verifierConfigWarnings } from './check-verifier-config.ts';
+import { LEGACY_KEYS } from './legacy-keys.ts';
 import { resolveVerifierSecrets, type VerifierSecrets } from './resolve-verifier-secrets.ts';
-import { LEGACY_KEYS, type VerifierConfig, verifierConfigSchema } from './schema.ts';
+import { type VerifierConfig, verifierConfigSchema } from './schema.ts';
 
 export interface LoadedVerifierConfig {
   readonly config: VerifierConfig;

@@ -105,6 +105,9 @@ const claimInput = z
 const lookup = z.strictObject({
   input: requestPath,
   field: z.string().min(1).describe('Relay filter field the input is matched against (equality).'),
+  // Contract keys with the only values there are: a config that spells them out loads.
+  op: z.literal('eq').optional().describe('Only `eq`: the lookup is an equality match.'),
+  cardinality: z.literal('one').optional().describe('Only `one`: a claim rests on exactly one record.'),
 });
 
 const sourceBinding = z.strictObject({
@@ -239,6 +242,10 @@ const sourceConnection = z.strictObject({
     ),
 });
 
+function isHttpsUrl(value: string): boolean {
+  return URL.canParse(value) && new URL(value).protocol === 'https:';
+}
+
 const signingKey = z.strictObject({
   provider: z.enum(['local_jwk_env', 'file_watch']),
   alg: z.enum(['EdDSA', 'ES256']).default('EdDSA'),
@@ -253,7 +260,7 @@ const credentialProfile = z.strictObject({
   format: z.literal(SD_JWT_MEDIA_TYPE),
   issuer: z.string().min(1),
   signing_key: key('signing key id'),
-  vct: z.url(),
+  vct: z.string().refine(isHttpsUrl, 'must be an https URL'),
   validity_seconds: z.number().int().min(1).default(600),
   holder_binding: z
     .strictObject({
@@ -269,6 +276,11 @@ const credentialProfile = z.strictObject({
 });
 
 const evidence = z.strictObject({
+  enabled: z
+    .boolean()
+    .refine((enabled) => enabled, 'must be true (or left out): the verifier always serves evidence')
+    .optional()
+    .describe('Contract key: `true` or left out.'),
   service_id: z.string().min(1).describe('Names this verifier in results, provenance and audit.'),
   api_version: z.string().default('2026-05'),
   api_base_url: z.url().optional().describe('Public base URL, shown in discovery.'),
@@ -365,33 +377,3 @@ export type CelConfig = VerifierConfig['cel'];
 export type DisclosureLevel = (typeof DISCLOSURE_LEVELS)[number];
 export type ValueType = (typeof VALUE_TYPES)[number];
 export type ClaimFormat = (typeof CLAIM_FORMATS)[number];
-
-/** Keys of the reference's configs that we reject, each with how to move on. */
-export const LEGACY_KEYS = [
-  {
-    at: 'evidence',
-    key: 'enabled',
-    message: '`evidence.enabled` is gone: the verifier always serves evidence',
-  },
-  {
-    at: 'auth.api_keys.*',
-    key: 'hash_env',
-    message: '`hash_env` moved to `fingerprint: {provider: env, name}`',
-  },
-  { at: 'auth.api_keys.*', key: 'token_env', message: 'raw tokens are not accepted: use `fingerprint`' },
-  {
-    at: 'auth.bearer_tokens.*',
-    key: 'hash_env',
-    message: '`hash_env` moved to `fingerprint: {provider: env, name}`',
-  },
-  {
-    at: 'auth.bearer_tokens.*',
-    key: 'token_env',
-    message: 'raw tokens are not accepted: use `fingerprint`',
-  },
-  {
-    at: 'evidence.source_connections.*',
-    key: 'retry_on_5xx',
-    message: 'use `retry.max_attempts` (1 disables)',
-  },
-] as const;

@@ -82,6 +82,7 @@ const serviceDocument = object(
     'service_id',
     'api_version',
     'base_url',
+    'issuer',
     'auth',
     'operations',
     'claims_url',
@@ -98,10 +99,15 @@ const serviceDocument = object(
     service_id: string,
     api_version: string,
     base_url: { type: ['string', 'null'] },
-    auth: object(['methods', 'bearer'], {
+    issuer: object(['id', 'name'], {
+      id: { type: 'string', description: 'The issuer of the first credential profile, else the service id.' },
+      name: { type: 'string', description: 'The service id.' },
+    }),
+    auth: object(['methods', 'bearer', 'audience'], {
       methods: { type: 'array', items: { type: 'string', enum: ['api_key', 'bearer'] } },
       api_key: object(['header'], { header: string }),
       bearer: object(['header', 'scheme', 'format'], { header: string, scheme: string, format: string }),
+      audience: { type: 'string', description: 'The service id: the audience a holder proof names.' },
     }),
     operations: object(['evaluate', 'batch_evaluate', 'render', 'credential_issue'], {
       evaluate: { type: 'boolean' },

@@ -93,14 +93,19 @@ function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
   const base = evidence.api_base_url?.replace(/\/+$/, '') ?? '';
   const staticAuth = auth.mode === 'api_key';
   const claims = visibleClaims(runtime.catalog, principal);
+  // As the verifier contract sets them: the issuer of the first credential profile (else the service), and the
+  // service id as the audience a holder proof names.
+  const firstProfile = Object.values(evidence.credential_profiles)[0];
   return {
     service_id: evidence.service_id,
     api_version: evidence.api_version,
     base_url: evidence.api_base_url ?? null,
+    issuer: { id: firstProfile?.issuer ?? evidence.service_id, name: evidence.service_id },
     auth: {
       methods: staticAuth ? ['api_key', 'bearer'] : ['bearer'],
       ...(staticAuth ? { api_key: { header: 'x-api-key' } } : {}),
       bearer: { header: 'Authorization', scheme: 'Bearer', format: 'Bearer <token>' },
+      audience: evidence.service_id,
     },
     operations: operationsFor(claims),
     claims_url: `${base}/v1/claims`,
