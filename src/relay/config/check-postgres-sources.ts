@@ -1,6 +1,6 @@
 // Cross-field rules of PostgreSQL sources and live materialization; every issue is collected.
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
-import { readOnlySqlProblem } from '../sources/postgres/check-read-only-sql.ts';
+import { readableTableProblem, readOnlySqlProblem } from '../sources/postgres/check-read-only-sql.ts';
 import type { DatasetConfig, RelayConfig, TableConfig } from './schema.ts';
 
 const issue = (path: string, message: string): ConfigIssue => ({
@@ -16,9 +16,19 @@ export function checkPostgresSources(config: RelayConfig): ConfigIssue[] {
   ]);
 }
 
+/** The table's own `materialization`, else its dataset's `defaults.materialization`, else snapshot. */
+export function effectiveMaterialization(dataset: DatasetConfig, table: TableConfig): 'snapshot' | 'live' {
+  return table.materialization ?? dataset.defaults.materialization ?? 'snapshot';
+}
+
 function checkTable(dataset: DatasetConfig, table: TableConfig, base: string, d: number): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  const live = table.materialization === 'live';
+  const live = effectiveMaterialization(dataset, table) === 'live';
+  // Said where the live setting comes from: a table that writes nothing may inherit it from its dataset.
+  const inherited =
+    live && table.materialization === undefined
+      ? ` (inherited from \`datasets.${d}.defaults.materialization\`: set \`materialization: snapshot\` on this table)`
+      : '';
   const refresh = table.refresh ?? dataset.defaults.refresh;
   const refreshPath = table.refresh ? `${base}.refresh.mode` : `datasets.${d}.defaults.refresh.mode`;
   const source = table.source;
@@ -27,7 +37,7 @@ function checkTable(dataset: DatasetConfig, table: TableConfig, base: string, d:
       issues.push(
         issue(
           `${base}.materialization`,
-          'live materialization needs a postgres source (files are loaded as snapshots)',
+          `live materialization needs a postgres source (files are loaded as snapshots)${inherited}`,
         ),
       );
     }
@@ -36,6 +46,10 @@ function checkTable(dataset: DatasetConfig, table: TableConfig, base: string, d:
   if ((source.table === undefined) === (source.query === undefined)) {
     issues.push(issue(`${base}.source`, 'set exactly one of `table` and `query`'));
   }
+  if (source.table !== undefined) {
+    const problem = readableTableProblem(source.table.name);
+    if (problem) issues.push(issue(`${base}.source.table.name`, problem));
+  }
   if (source.query !== undefined) {
     const problem = readOnlySqlProblem(source.query);
     if (problem) issues.push(issue(`${base}.source.query`, problem));
@@ -43,7 +57,7 @@ function checkTable(dataset: DatasetConfig, table: TableConfig, base: string, d:
       issues.push(
         issue(
           `${base}.source.query`,
-          'a live table reads `source.table`; `query` is for snapshot materialization only',
+          `a live table reads \`source.table\`; \`query\` is for snapshot materialization only${inherited}`,
         ),
       );
     }
@@ -55,7 +69,10 @@ function checkTable(dataset: DatasetConfig, table: TableConfig, base: string, d:
   if (refresh?.mode === 'mtime') {
     if (live) {
       issues.push(
-        issue(refreshPath, 'a live table is read on every request: it has nothing to refresh by `mtime`'),
+        issue(
+          refreshPath,
+          `a live table is read on every request: it has nothing to refresh by \`mtime\`${inherited}`,
+        ),
       );
     } else if (source.change_token_sql === undefined) {
       issues.push(
@@ -76,7 +93,9 @@ function checkTable(dataset: DatasetConfig, table: TableConfig, base: string, d:
 function checkLiveConsumers(dataset: DatasetConfig, base: string): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
   const liveTables = new Map(
-    dataset.tables.filter((table) => table.materialization === 'live').map((table) => [table.id, table]),
+    dataset.tables
+      .filter((table) => effectiveMaterialization(dataset, table) === 'live')
+      .map((table) => [table.id, table]),
   );
   if (liveTables.size === 0) return issues;
   const entityTable = new Map(dataset.entities.map((entity) => [entity.name, entity.table]));

@@ -5,6 +5,7 @@ import { loadConfigFile, parseConfigText } from '../../platform/config/load-conf
 import { validateConfig } from '../../platform/config/validate-config.ts';
 import { loadBoundManifest } from '../metadata/load-bound-manifest.ts';
 import type { LoadedManifest } from '../metadata/load-manifest.ts';
+import { effectiveMaterialization } from './check-postgres-sources.ts';
 import { checkRelayConfig } from './check-relay-config.ts';
 import { type RelaySecrets, resolveRelaySecrets } from './resolve-relay-secrets.ts';
 import { LEGACY_KEYS, type RelayConfig, relayConfigSchema } from './schema.ts';
@@ -36,5 +37,28 @@ function checkLoaded(raw: unknown, env: Env, baseDir: string): LoadedRelayConfig
   const { secrets, issues: secretIssues } = resolveRelaySecrets(config, env);
   issues.push(...secretIssues, ...metadata.issues);
   if (issues.length > 0) throw new ConfigError(issues);
-  return { config, secrets, baseDir, manifest: metadata.manifest };
+  return { config: withMaterializations(config), secrets, baseDir, manifest: metadata.manifest };
 }
+
+/**
+ * Every table states its materialization (its own, else its dataset's default): the code that serves, reloads and
+ * measures tables reads `table.materialization` alone. The config is frozen, so changed parts are copies.
+ */
+function withMaterializations(config: RelayConfig): RelayConfig {
+  if (config.datasets.every((dataset) => dataset.defaults.materialization === undefined)) return config;
+  const datasets = config.datasets.map((dataset) =>
+    frozen({
+      ...dataset,
+      tables: frozen(
+        dataset.tables.map((table) =>
+          table.materialization === undefined
+            ? frozen({ ...table, materialization: effectiveMaterialization(dataset, table) })
+            : table,
+        ),
+      ),
+    }),
+  );
+  return frozen({ ...config, datasets: frozen(datasets) });
+}
+
+const frozen = <T>(value: T): T => Object.freeze(value) as T;

@@ -177,14 +177,15 @@ const tableField = z.strictObject({
   description: z.string().optional(),
 });
 
+const materialization = z.enum(['snapshot', 'live']);
+
 const table = z.strictObject({
   id: id('table id'),
   source: z.discriminatedUnion('type', [fileSource, postgresSource]),
-  materialization: z
-    .enum(['snapshot', 'live'])
+  materialization: materialization
     .optional()
     .describe(
-      '`snapshot` (the default): loaded into memory. `live` (postgres `table` sources only): every read is a query on the database.',
+      '`snapshot`: loaded into memory. `live` (postgres `table` sources only): every read is a query on the database. Overrides the dataset `defaults.materialization`; `snapshot` when neither is set.',
     ),
   refresh: refresh
     .optional()
@@ -284,7 +285,12 @@ const dataset = z.strictObject({
   spatial_coverage: z.string().optional(),
   status: z.string().optional(),
   defaults: z
-    .strictObject({ refresh: refresh.optional() })
+    .strictObject({
+      refresh: refresh.optional(),
+      materialization: materialization
+        .optional()
+        .describe('`snapshot` or `live` for every table that does not set its own.'),
+    })
     .default({})
     .describe('Settings every table of the dataset inherits unless it sets its own.'),
   tables: z.array(table).default([]),

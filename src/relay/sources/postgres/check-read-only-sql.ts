@@ -95,6 +95,19 @@ const REFUSED_SCHEMAS = new Set([
 /** Views that read the server's configuration files (superuser only by default: a second line of defence). */
 const FILE_VIEWS = new Set(['pg_hba_file_rules', 'pg_ident_file_mappings', 'pg_file_settings']);
 
+/**
+ * Why a `table` source may not be read, or undefined: the views a query may not name are not served as a table
+ * either (in any schema and case, as the query check compares them).
+ */
+export function readableTableProblem(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  return FILE_VIEWS.has(lower) ? fileViewProblem(lower) : undefined;
+}
+
+function fileViewProblem(name: string): string {
+  return `must not read \`${name}\`: it reads the server's configuration files`;
+}
+
 /** Why the SQL is refused, or undefined when it passes. */
 export function readOnlySqlProblem(sql: string): string | undefined {
   if (sql.length > MAX_SQL_LENGTH) return `must be at most ${MAX_SQL_LENGTH} characters`;
@@ -146,7 +159,7 @@ function tokensProblem(tokens: SqlToken[] | string): string | undefined {
     }
     if (!isName(token)) continue;
     const name = token.text.toLowerCase();
-    if (FILE_VIEWS.has(name)) return `must not read \`${name}\`: it reads the server's configuration files`;
+    if (FILE_VIEWS.has(name)) return fileViewProblem(name);
     // A call is a name before `(`, comments and spaces between them dropped; a schema before it changes nothing.
     // `(v).f` is also the call `f(v)` (attribute notation).
     const direct = next?.kind === 'symbol' && next.text === '(';
