@@ -227,6 +227,14 @@ const sourceConnection = z.strictObject({
     .describe(
       '`rda_in_filter`: batch evaluations read many subjects in one request with `<lookup field>.in=a,b,...`.',
     ),
+  // The reference contract asks operators to attest that lookups are unique before `.in` reads; here every `.in`
+  // answer is checked per lookup value (two rows for one value are ambiguous), so the attestation is accepted only.
+  bulk_mode_lookup_unique: z
+    .boolean()
+    .optional()
+    .describe(
+      'Accepted for configs written for the reference contract; changes nothing: a lookup value with several records in a `.in` answer is ambiguous for its subject alone.',
+    ),
   bulk_max_values: z
     .number()
     .int()

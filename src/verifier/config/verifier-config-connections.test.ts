@@ -129,6 +129,15 @@ state: { storage: postgresql }
     const connection = loadVerifierConfigText(bulk, ENV, '/tmp').config.evidence.source_connections.relay;
     assert.equal(connection?.bulk_mode, 'rda_in_filter');
     assert.equal(connection?.bulk_max_values, 100);
+    // The reference contract's attestation for `.in` reads loads (it is not needed here).
+    const attested = bulk.replace(
+      'bulk_mode: rda_in_filter',
+      'bulk_mode: rda_in_filter, bulk_mode_lookup_unique: true',
+    );
+    assert.equal(
+      loadVerifierConfigText(attested, ENV, '/tmp').config.evidence.source_connections.relay?.bulk_mode,
+      'rda_in_filter',
+    );
     const messages = issuesOf(
       BASE.replace(
         'allow_insecure_localhost: true }',
