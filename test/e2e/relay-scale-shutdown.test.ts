@@ -1,5 +1,6 @@
 // Shutting a relay down: SIGTERM or SIGINT, to the primary or to its whole process group, lets an in-flight request
-// finish while new connections are refused; a hung worker does not hold the primary forever; a second SIGINT cuts.
+// finish while new connections are refused; workers that exit while the admin listener drains are not started
+// again; a hung worker does not hold the primary forever; a second SIGINT cuts.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -52,6 +53,50 @@ for (const { workers, how, send } of SHUTDOWNS) {
     });
   });
 }
+
+describe('graceful shutdown (2 workers, SIGTERM to the group while an admin request is in flight)', () => {
+  it('does not start the exited workers again, answers the admin request, then exits 0', async () => {
+    const fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
+    const relay = await serve(fixture, ['--workers', '2'], {}, true);
+    try {
+      const workers = workerPids(relay);
+      const slow = await startSlowRequest(relay.adminUrl as string, '/admin/v1/reload', RELOAD_KEYS.operator);
+      relay.signal('SIGTERM', true);
+      // The workers drain nothing and exit while the primary still waits for the admin request.
+      await until(() => workers.every((pid) => !alive(pid)), 'the workers have exited', true);
+      const answer = await slow.finish();
+      // No worker is left to run it: a retryable problem, not a cut connection.
+      assert.equal(answer.status, '503', answer.received);
+      assert.match(answer.received, /"code":"schema\.resource_unavailable"/);
+      assert.equal(await relay.exited, 0);
+      assert.doesNotMatch(relay.output(), /starting it again|started again/);
+    } finally {
+      await relay.stop();
+      fixture.remove();
+    }
+  });
+});
+
+describe('graceful shutdown (2 workers, SIGTERM to the primary while an admin request is in flight)', () => {
+  it('refuses new public connections at once, answers the admin request, then exits 0', async () => {
+    const fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
+    const relay = await serve(fixture, ['--workers', '2']);
+    try {
+      const slow = await startSlowRequest(relay.adminUrl as string, '/admin/v1/reload', RELOAD_KEYS.operator);
+      relay.signal('SIGTERM');
+      const { hostname, port } = new URL(relay.url);
+      await until(() => refused(Number(port), hostname), 'new public connections are refused', true);
+      const answer = await slow.finish();
+      assert.equal(answer.status, '503', answer.received);
+      assert.match(answer.received, /"code":"schema\.resource_unavailable"/);
+      assert.match(answer.received, /retry-after: 5/i);
+      assert.equal(await relay.exited, 0);
+    } finally {
+      await relay.stop();
+      fixture.remove();
+    }
+  });
+});
 
 describe('graceful shutdown (2 workers, one of them hung)', () => {
   it('kills the hung worker once the drain is over, then exits 0', { timeout: 120_000 }, async () => {
@@ -106,7 +151,7 @@ describe('a second SIGINT while draining', () => {
  * An aggregate query whose body is held back: `Expect: 100-continue` makes the server confirm it is handling the
  * request before the body arrives, so the request is in flight for as long as the test wants.
  */
-async function startSlowRequest(url: string) {
+async function startSlowRequest(url: string, path = QUERY, key: string = RELOAD_KEYS.reader) {
   const { hostname, port } = new URL(url);
   const body = JSON.stringify({ measures: ['people'] });
   const socket = connect(Number(port), hostname);
@@ -118,9 +163,9 @@ async function startSlowRequest(url: string) {
   socket.on('error', () => socket.destroy());
   socket.write(
     [
-      `POST ${QUERY} HTTP/1.1`,
+      `POST ${path} HTTP/1.1`,
       `host: ${hostname}:${port}`,
-      `authorization: Bearer ${RELOAD_KEYS.reader}`,
+      `authorization: Bearer ${key}`,
       'content-type: application/json',
       `content-length: ${body.length}`,
       'expect: 100-continue',
@@ -138,6 +183,15 @@ async function startSlowRequest(url: string) {
       return { status: /HTTP\/1\.1 (\d{3}) (?!Continue)/.exec(received)?.[1], received };
     },
   };
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function refused(port: number, host: string): Promise<boolean> {

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { verifyAuditFile } from '../../src/platform/audit/audit-cli.ts';
+import { parsePrometheusText } from '../helpers/parse-prometheus-text.ts';
 import {
   createReloadFixture,
   peopleCsv,
@@ -150,6 +151,28 @@ describe('ambit relay serve --workers 2', () => {
     assert.equal(posture.runtime.processes, 2);
     assert.equal(posture.data.ready, true);
     assert.equal((await call(`${served.relay.adminUrl}/ready`)).status, 200);
+  });
+
+  it('sums into text a strict exposition-format parser reads: each family once, cumulative buckets, +Inf = count', async () => {
+    // Odd paths (no route, encoded quotes and backslashes) are answered but never become label values.
+    for (const path of ['/nope', '/v1/datasets/people/entities/%22x%5C%0A/records', `${PEOPLE}/999`]) {
+      await call(`${served.relay.url}${path}`, { as: 'reader' });
+    }
+    const metrics = await call(`${served.relay.adminUrl}/metrics`, { as: 'metrics_only' });
+    assert.equal(metrics.status, 200);
+    const families = parsePrometheusText(metrics.body);
+    for (const family of families.values()) {
+      assert.ok(family.help, `${family.name} has HELP`);
+      assert.notEqual(family.type, 'untyped', `${family.name} has TYPE`);
+    }
+    const latency = families.get('ambit_relay_http_request_duration_seconds');
+    assert.equal(latency?.type, 'histogram');
+    assert.ok(latency.samples.length > 0);
+    const routes = new Set(latency.samples.map((sample) => sample.labels.route));
+    assert.ok([...routes].every((route) => route?.startsWith('/')));
+    assert.ok(![...routes].some((route) => /nope|"|\\/.test(String(route))), [...routes].join(' '));
+    const processes = families.get('ambit_relay_processes')?.samples[0]?.value;
+    assert.equal(processes, 2);
   });
 
   it('keeps one verifiable audit chain per worker, and the admin requests in the primary chain', () => {

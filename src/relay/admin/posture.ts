@@ -65,8 +65,10 @@ export function buildPosture(
       runtime: `node ${process.versions.node}`,
     },
     instance: {
-      id: config.instance?.id ?? 'ambit-relay-local',
-      ...(config.instance?.environment === undefined ? {} : { environment: config.instance.environment }),
+      id: plainName(config.instance?.id ?? 'ambit-relay-local'),
+      ...(config.instance?.environment === undefined
+        ? {}
+        : { environment: plainName(config.instance.environment) }),
     },
     configuration: {
       source: 'file',
@@ -112,4 +114,12 @@ export function buildPosture(
       max_connections: config.server.max_connections,
     },
   };
+}
+
+/**
+ * A name from the config as it is when it is a plain one (letters, digits, space, `.`, `_`, `-`), else `redacted`:
+ * free text expanded from `${VAR}` or typed in may hold a URL with a password, a connection string or a path.
+ */
+function plainName(value: string): string {
+  return /^[\p{L}\p{N}][\p{L}\p{N} ._-]{0,63}$/u.test(value) ? value : 'redacted';
 }

@@ -354,9 +354,11 @@ export async function startRelayPrimary(
   return {
     url,
     adminUrl,
+    // The admin listener and the workers drain together: the public port refuses new connections at once, as with
+    // one process, and a worker that exits meanwhile (the whole process group was signalled) is not started again,
+    // which would listen on that port anew. A reload still in flight answers 503 (no worker answers it any more).
     async close() {
-      await closeAdmin();
-      await stopWorkers();
+      await Promise.all([closeAdmin(), stopWorkers()]);
     },
   };
 }
