@@ -116,14 +116,19 @@ describe('request ids and problem bodies (demo relay)', () => {
     });
     assertProblem(streamed, 413, 'internal.payload_too_large');
     const small = await relay.inject({ method: 'POST', url: '/v1/datasets', payload: { small: true } });
-    assertProblem(small, 404, 'http.not_found');
+    assertProblem(small, 405, 'http.method_not_allowed');
   });
 
-  it('answers an unknown route or method with the 404 http.not_found problem', async () => {
+  it('answers an unknown route with the 404 http.not_found problem, another method with 405', async () => {
     const { relay } = demo;
+    const deleted = assertProblem(
+      await relay.inject({ method: 'DELETE', url: '/v1/datasets' }),
+      405,
+      'http.method_not_allowed',
+    );
+    assert.equal(deleted.title, 'Method not allowed');
     for (const response of [
       await relay.get('/v2/datasets', { as: 'caseworker' }),
-      await relay.inject({ method: 'DELETE', url: '/v1/datasets' }),
       await relay.get('/v1/datasets/social_protection/entities/households/records/hh-1001/extra/x'),
     ]) {
       const body = assertProblem(response, 404, 'http.not_found');

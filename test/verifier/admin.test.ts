@@ -186,7 +186,8 @@ describe('verifier admin listener', () => {
       url: '/admin/v1/reload',
       headers: { 'x-api-key': OPERATOR_KEY },
     });
-    assertProblem(get, 404, 'http.not_found');
+    assertProblem(get, 405, 'http.method_not_allowed');
+    assert.equal(get.headers.allow, 'POST');
   });
 
   it('audits admin calls on the verifier chain, without the key', async () => {

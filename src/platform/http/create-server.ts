@@ -8,6 +8,7 @@ import { platformProblem } from '../problem/platform-problems.ts';
 import type { Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import type { Random } from '../random.ts';
+import { allowedMethods } from './allowed-methods.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { drainOnClose, type InFlightResponses } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
@@ -345,7 +346,12 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   app.setNotFoundHandler((request, reply) => {
-    sendProblem(request, reply, platformProblem('http.not_found'));
+    const allow = allowedMethods(app, request.url).join(', ');
+    const problem =
+      allow === ''
+        ? platformProblem('http.not_found')
+        : platformProblem('http.method_not_allowed', `This path answers ${allow}.`, { headers: { allow } });
+    sendProblem(request, reply, problem);
   });
 
   app.options('*', async (request, reply) => {

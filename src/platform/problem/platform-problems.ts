@@ -80,7 +80,12 @@ export const PLATFORM_PROBLEMS = {
     title: 'Purpose required',
     description: 'The `Data-Purpose` header is missing or blank where the entity or aggregate requires it.',
   },
-  'http.not_found': { status: 404, title: 'Not found', description: 'No route matches the method and path.' },
+  'http.not_found': { status: 404, title: 'Not found', description: 'No route matches the path.' },
+  'http.method_not_allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The path exists but does not answer this method; `Allow` lists the methods it answers.',
+  },
   'http.invalid_body': {
     status: 400,
     title: 'Invalid request body',
