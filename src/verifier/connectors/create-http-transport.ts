@@ -29,10 +29,17 @@ export type TransportFailureKind = 'timeout' | 'network' | 'address_denied' | 't
 /** A request that got no usable response; `kind` says whether a retry can help. */
 export class TransportError extends Error {
   readonly kind: TransportFailureKind;
-  constructor(kind: TransportFailureKind, message: string, cause?: unknown) {
+  /**
+   * The connection broke after the request was written and before any answer, on a socket that had answered before
+   * (or that cannot be told apart from one): a kept-alive socket the source closed while it lay idle. Sending again
+   * on a fresh socket is no retry of a failed source.
+   */
+  readonly stale: boolean;
+  constructor(kind: TransportFailureKind, message: string, cause?: unknown, stale = false) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = 'TransportError';
     this.kind = kind;
+    this.stale = stale;
   }
 }
 
@@ -179,16 +186,30 @@ class Exchange implements Dispatcher.DispatchHandler {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);
-    const failure = error instanceof TransportError ? error : classify(error);
+    // Written (a socket was given) and unanswered: the socket may have gone stale.
+    const unanswered = this.controller !== undefined && this.status === 0;
+    const failure = error instanceof TransportError ? error : classify(error, unanswered);
     if (this.controller && !this.controller.aborted) this.controller.abort(failure);
     this.reject(failure);
   }
 }
 
-function classify(error: Error): TransportError {
+function classify(error: Error, unanswered: boolean): TransportError {
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof TransportError) return cause;
-  return new TransportError('network', error.message, error);
+  return new TransportError('network', error.message, error, unanswered && mayBeStale(error));
+}
+
+/**
+ * Whether a connection that broke unanswered may have been a reused one. undici tells how much the socket had read
+ * when the source closed it: nothing means it was fresh, closed on this very request. A reset carries no such
+ * count, so it may always be stale (at most one more request).
+ */
+function mayBeStale(error: Error): boolean {
+  const socket = (error as { socket?: { bytesRead?: unknown } }).socket;
+  if (socket !== undefined) return typeof socket.bytesRead === 'number' && socket.bytesRead > 0;
+  const code = (error as { code?: unknown }).code;
+  return code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 /**

@@ -90,35 +90,46 @@ export function createRelayConnector(
 
   /**
    * One attempt: waits for a permit (no later than the deadline), then sends, within `timeout` and the time the
-   * request has left. The first attempt that leaves tells the trace; every attempt tells the request counter.
+   * request has left. The first attempt that leaves tells the trace; every request sent tells the request counter.
+   * A request lost with a stale kept-alive socket is sent again at once on a fresh one, within the same attempt.
    */
   const attemptOnce = (connection: Connection, lookup: Request, first: boolean): Promise<HttpResponse> =>
-    connection.permits.run(() => {
-      let timeoutMs = connection.config.timeout;
-      let cut = false;
-      if (lookup.deadline !== undefined) {
-        const left = lookup.deadline - performance.now();
-        if (left <= 0) throw requestTimedOut();
-        if (left < timeoutMs) {
-          timeoutMs = left;
-          cut = true;
-        }
+    connection.permits.run(
+      () =>
+        sendOnce(connection, lookup, first).catch((error: unknown) => {
+          if (error instanceof TransportError && error.stale) return sendOnce(connection, lookup, false);
+          throw error;
+        }),
+      lookup.deadline,
+    );
+
+  /** One request, within `timeout` and the time the request has left; `first` tells the trace it leaves. */
+  const sendOnce = (connection: Connection, lookup: Request, first: boolean): Promise<HttpResponse> => {
+    let timeoutMs = connection.config.timeout;
+    let cut = false;
+    if (lookup.deadline !== undefined) {
+      const left = lookup.deadline - performance.now();
+      if (left <= 0) return Promise.reject(requestTimedOut());
+      if (left < timeoutMs) {
+        timeoutMs = left;
+        cut = true;
       }
-      if (first) lookup.trace?.readSent();
-      lookup.requests?.requestSent();
-      const sent = connection.transport.send({
-        path: lookup.path,
-        headers: {
-          authorization: connection.authorization,
-          accept: 'application/json',
-          'data-purpose': lookup.purpose,
-          'x-request-id': lookup.requestId,
-          'user-agent': 'ambit-verifier',
-        },
-        timeoutMs,
-      });
-      return cut ? sent.catch(deadlineReached) : sent;
-    }, lookup.deadline);
+    }
+    if (first) lookup.trace?.readSent();
+    lookup.requests?.requestSent();
+    const sent = connection.transport.send({
+      path: lookup.path,
+      headers: {
+        authorization: connection.authorization,
+        accept: 'application/json',
+        'data-purpose': lookup.purpose,
+        'x-request-id': lookup.requestId,
+        'user-agent': 'ambit-verifier',
+      },
+      timeoutMs,
+    });
+    return cut ? sent.catch(deadlineReached) : sent;
+  };
 
   const fetchWithRetries = async (connection: Connection, lookup: Request): Promise<HttpResponse> => {
     const policy = connection.config.retry;
