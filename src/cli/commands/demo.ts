@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { systemClock } from '../../platform/clock.ts';
 import { isBindAddress } from '../../platform/config/bind-address.ts';
+import { ConfigError } from '../../platform/config/config-error.ts';
 import { createLogger } from '../../platform/log.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { systemRandom } from '../../platform/random.ts';
@@ -87,9 +88,25 @@ export const demo: Command = async (args, io) => {
     await running.close();
     return 0;
   } catch (error) {
+    if (auditFileInUse(error)) {
+      io.err(
+        `is the demo already running? Its audit files in ${stateDir} are in use by another process; stop it, or ` +
+          `start this one with its own AMBIT_DEMO_STATE_DIR (and ${DEMO_LISTENERS.map(([name]) => name).join(', ')}: ` +
+          'host:port; port 0 picks a free one)',
+      );
+      return 1;
+    }
     return reportStartupError(error, io.err, demoListenHint(error, io.env));
   }
 };
+
+/**
+ * A second demo over the same state folder meets the first one's audit file lock before any listener: said in the
+ * demo's terms, since the generic advice (give each process its own `audit.path`) names a config the user never wrote.
+ */
+function auditFileInUse(error: unknown): boolean {
+  return error instanceof ConfigError && error.issues.some((issue) => issue.code === 'audit.sink_in_use');
+}
 
 /** The demo's listeners: the variable that moves each, and its default (demo/relay.yaml, demo/verifier.yaml). */
 const DEMO_LISTENERS = [

@@ -1,0 +1,71 @@
+// `npm start` run a second time while the first demo still runs (a second terminal): the second one stops at once
+// and says so in the demo's own terms, not as a problem in a config the user never wrote.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ROOT } from '../helpers/run-cli.ts';
+
+/** `ambit demo` on free ports with the given state folder; resolves once it prints `until` or exits. */
+function startDemo(state: string, until: string) {
+  const child = spawn(process.execPath, ['bin/ambit.js', 'demo'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      AMBIT_LOG_LEVEL: 'silent',
+      AMBIT_RELAY_BIND: '127.0.0.1:0',
+      AMBIT_VERIFIER_BIND: '127.0.0.1:0',
+      AMBIT_VERIFIER_ADMIN_BIND: '127.0.0.1:0',
+      AMBIT_DEMO_STATE_DIR: state,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const shown = new Promise<void>((resolve) => {
+    child.stdout.on('data', (chunk) => {
+      output.stdout += chunk;
+      if (output.stdout.includes(until)) resolve();
+    });
+    child.stderr.on('data', (chunk) => {
+      output.stderr += chunk;
+    });
+    void exited.then(() => resolve());
+  });
+  return { child, output, exited, shown };
+}
+
+describe('a second demo over the same state folder', () => {
+  let state: string;
+  let first: ReturnType<typeof startDemo>;
+
+  before(async () => {
+    state = mkdtempSync(join(tmpdir(), 'ambit-demo-twice-'));
+    first = startDemo(state, 'Press Ctrl+C');
+    await first.shown;
+    assert.match(first.output.stdout, /Press Ctrl\+C/, first.output.stderr);
+  });
+
+  after(async () => {
+    if (first.child.exitCode === null) {
+      first.child.kill('SIGINT');
+      await first.exited;
+    }
+    rmSync(state, { recursive: true, force: true });
+  });
+
+  it('says the demo is already running and how to start another, not a config problem', async () => {
+    const second = startDemo(state, 'Press Ctrl+C');
+    assert.equal(await second.exited, 1);
+    assert.equal(second.output.stdout, '');
+    assert.equal(
+      second.output.stderr,
+      `is the demo already running? Its audit files in ${state} are in use by another process; stop it, or ` +
+        'start this one with its own AMBIT_DEMO_STATE_DIR (and AMBIT_RELAY_BIND, AMBIT_VERIFIER_BIND, ' +
+        'AMBIT_VERIFIER_ADMIN_BIND: host:port; port 0 picks a free one)\n',
+    );
+    assert.equal(first.child.exitCode, null, 'the first demo still runs');
+  });
+});
