@@ -67,6 +67,23 @@ describe('ambit audit verify', () => {
     assert.match(emptied.err, /no audit record/);
   });
 
+  it('counts one record in the singular', async (t) => {
+    const path = join(makeTempDir(t), 'one.jsonl');
+    const writer = createAuditWriter({
+      sink: 'file',
+      path,
+      secret: Buffer.from(SECRET),
+      writePolicy: 'fail_closed',
+      clock: systemClock,
+      random: sequenceRandom(),
+      logger: recordingLogger().logger,
+    });
+    writer.write({ n: 1 });
+    await writer.close();
+    const one = await verify(path, '--genesis');
+    assert.deepEqual([one.code, one.out], [0, 'ok: 1 record verified, from the start of the chain']);
+  });
+
   it('exits 0 on an intact rotated chain and 1 on each kind of damage', async (t) => {
     const dir = makeTempDir(t);
     const path = join(dir, 'audit.jsonl');

@@ -57,7 +57,7 @@ export const auditVerify: Command = async (args, io) => {
       result.startsFrom === null
         ? 'from the start of the chain'
         : `continuing from ${result.startsFrom} (earlier records are not in ${flags.rotated ? 'these files' : 'this file'})`;
-    io.out(`ok: ${result.count} records verified, ${start}`);
+    io.out(`ok: ${result.count} ${result.count === 1 ? 'record' : 'records'} verified, ${start}`);
     return 0;
   }
   io.err(
