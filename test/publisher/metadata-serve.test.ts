@@ -80,11 +80,9 @@ describe('ambit metadata serve', () => {
     ]) {
       assertProblem(await get(url), 404, 'http.not_found');
     }
-    assertProblem(
-      await app.inject({ method: 'POST', url: '/metadata/catalog.json', payload: '' }),
-      404,
-      'http.not_found',
-    );
+    const posted = await app.inject({ method: 'POST', url: '/metadata/catalog.json', payload: '' });
+    assertProblem(posted, 405, 'http.method_not_allowed');
+    assert.equal(posted.headers.allow, 'GET, HEAD');
   });
 });
 

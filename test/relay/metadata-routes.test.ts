@@ -126,11 +126,11 @@ describe('evidence offering routes', () => {
   });
 
   it('has no verification route: offerings only describe', async () => {
-    for (const url of [
-      `${OFFERINGS}/civil-person-record/verifications`,
-      `${OFFERINGS}/civil-person-record`,
-      OFFERINGS,
-    ]) {
+    for (const [url, status] of [
+      [`${OFFERINGS}/civil-person-record/verifications`, 404],
+      [`${OFFERINGS}/civil-person-record`, 405],
+      [OFFERINGS, 405],
+    ] as const) {
       const response = await relay.inject({
         method: 'POST',
         url,
@@ -140,7 +140,12 @@ describe('evidence offering routes', () => {
         },
         payload: '{}',
       });
-      assertProblem(response, 404, 'http.not_found');
+      // Offerings are read only: no such path, or a path that answers GET alone.
+      if (status === 404) assertProblem(response, 404, 'http.not_found');
+      else {
+        assertProblem(response, 405, 'http.method_not_allowed');
+        assert.equal(response.headers.allow, 'GET, HEAD');
+      }
     }
   });
 

@@ -346,7 +346,9 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const allow = allowedMethods(app, request.url).join(', ');
+    // A route of this very method that found nothing (an unknown asset, say) is a 404 like any unknown path.
+    const methods = allowedMethods(app, request.url);
+    const allow = methods.includes(request.method) ? '' : methods.join(', ');
     const problem =
       allow === ''
         ? platformProblem('http.not_found')
