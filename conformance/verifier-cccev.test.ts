@@ -205,11 +205,18 @@ describe('CCCEV rendering of evaluations', () => {
 const VALUE_CLAIMS = [
   ['fraction', 'number', '0.5', 'urn:example:requirement:fraction', 'urn:example:evidence-type:fraction'],
   ['large', 'number', '1e21'],
+  ['precise', 'number', '0.1 + 0.2'],
+  ['largest', 'number', '1.7976931348623157e308'],
+  ['tiny', 'number', '5e-324'],
+  ['unsafe', 'number', '9007199254740992.0 * 4.0'],
   ['negative', 'integer', '-3'],
   ['leap_day', 'date', "'2024-02-29'"],
   ['record', 'object', "{'a': 0.5, 'b': [1, 2]}"],
   ['list', 'array', "[0.5, 'q']"],
   ['unknown', 'boolean', 'null'],
+  ['holds', 'boolean', 'true'],
+  // Through YAML, then CEL: the value is `say "hi" \ ü 😀` and a line break.
+  ['quoted', 'string', String.raw`'say \"hi\" \\\\ ü 😀\\n'`],
 ]
   .map(
     ([id, type, expression, requirement, evidenceType]) => `
@@ -258,11 +265,25 @@ describe('CCCEV rendering of every kind of value', () => {
       ['fraction', 0.5],
       ['large', 1e21],
       ['negative', -3],
+      // Seventeen significant digits: a 16-digit double form would give another number (0.3), or infinity.
+      ['precise', 0.1 + 0.2],
+      ['largest', Number.MAX_VALUE],
+      ['tiny', 5e-324],
+      ['unsafe', 2 ** 55],
     ] as const) {
       const { value } = await render(claim);
       assert.equal(value?.termType, 'Literal');
       assert.equal(Number(value?.value), number, `${claim}: ${value?.value}`);
     }
+  });
+
+  it('booleans and text keep their value, quotes, backslashes and characters beyond U+FFFF included', async () => {
+    const holds = (await render('holds')).value;
+    assert.equal(holds?.termType === 'Literal' && holds.datatype.value, `${XSD}boolean`);
+    assert.equal(holds?.value, 'true');
+    const { value } = await render('quoted');
+    assert.equal(value?.termType === 'Literal' && value.datatype.value, `${XSD}string`);
+    assert.equal(value?.value, 'say "hi" \\ ü 😀\n');
   });
 
   it('a date claim value is an xsd:date', async () => {

@@ -26,4 +26,9 @@ describe('celTargetInputs', () => {
       assert.deepEqual(celTargetInputs(parse(expression).expr), expected);
     });
   }
+
+  it('finds the inputs of an expression nested as deep as cel.max_expression_bytes allows', () => {
+    const deep = `${Array(4000).fill('1').join('+')} < ctx.target.attributes.limit`;
+    assert.deepEqual(celTargetInputs(parse(deep).expr), ['target.attributes.limit']);
+  });
 });

@@ -39,4 +39,12 @@ describe('checkCelReferences', () => {
       'reads `ctx.today.y`; ctx.today is a string',
     ]);
   });
+
+  it('checks an expression nested as deep as cel.max_expression_bytes allows, as the worker evaluates it', () => {
+    // 4,000 terms of a left-nested sum in under 8,192 bytes: the walk must not run out of stack at startup.
+    const deep = `${Array(4000).fill('1').join('+')} > source.p.nope`;
+    assert.deepEqual(problems(deep), [
+      'reads `source.p.nope`, but `nope` is not in source_bindings.p.fields',
+    ]);
+  });
 });

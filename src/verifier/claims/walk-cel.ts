@@ -6,45 +6,55 @@ export type CelExpr = ReturnType<typeof parse>['expr'];
 
 /**
  * Calls `enter` on `expr` and, unless it returns true (it has dealt with the node whole), on every child, with the
- * names comprehension variables hide in `locals`.
+ * names comprehension variables hide in `locals`. Depth first, in source order, with a stack of its own rather than
+ * recursion: a left-nested sum within `cel.max_expression_bytes` is thousands of levels deep, beyond the call stack.
  */
 export function walkCel(
   expr: CelExpr | undefined,
   locals: ReadonlySet<string>,
   enter: (expr: CelExpr, locals: ReadonlySet<string>) => boolean,
 ): void {
-  if (!expr || enter(expr, locals)) return;
-  const walk = (child: CelExpr | undefined, scope = locals) => walkCel(child, scope, enter);
+  const pending: [CelExpr | undefined, ReadonlySet<string>][] = [[expr, locals]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, scope] = next;
+    if (!node || enter(node, scope)) continue;
+    // Pushed last to first, so that they are visited first to last.
+    pending.push(...childrenOf(node, scope).reverse());
+  }
+}
+
+function childrenOf(
+  expr: CelExpr,
+  locals: ReadonlySet<string>,
+): [CelExpr | undefined, ReadonlySet<string>][] {
   const kind = expr.exprKind;
   switch (kind.case) {
     case 'selectExpr':
-      walk(kind.value.operand);
-      return;
+      return [[kind.value.operand, locals]];
     case 'callExpr':
-      walk(kind.value.target);
-      for (const arg of kind.value.args) walk(arg);
-      return;
+      return [kind.value.target, ...kind.value.args].map((child) => [child, locals]);
     case 'listExpr':
-      for (const element of kind.value.elements) walk(element);
-      return;
+      return kind.value.elements.map((element) => [element, locals]);
     case 'structExpr':
-      for (const entry of kind.value.entries) {
-        if (entry.keyKind.case === 'mapKey') walk(entry.keyKind.value);
-        walk(entry.value);
-      }
-      return;
+      return kind.value.entries.flatMap((entry): [CelExpr | undefined, ReadonlySet<string>][] => [
+        ...(entry.keyKind.case === 'mapKey'
+          ? [[entry.keyKind.value, locals] as [CelExpr, ReadonlySet<string>]]
+          : []),
+        [entry.value, locals],
+      ]);
     case 'comprehensionExpr': {
       const loop = kind.value;
-      walk(loop.iterRange);
-      walk(loop.accuInit);
       const inner = new Set([...locals, loop.iterVar, loop.iterVar2, loop.accuVar].filter(Boolean));
-      walk(loop.loopCondition, inner);
-      walk(loop.loopStep, inner);
-      walk(loop.result, new Set([...locals, loop.accuVar]));
-      return;
+      return [
+        [loop.iterRange, locals],
+        [loop.accuInit, locals],
+        [loop.loopCondition, inner],
+        [loop.loopStep, inner],
+        [loop.result, new Set([...locals, loop.accuVar])],
+      ];
     }
     default:
-      return;
+      return [];
   }
 }
 

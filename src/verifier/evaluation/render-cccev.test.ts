@@ -1,13 +1,30 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isXsdDate, literal } from './render-cccev.ts';
+import { decimalText, isXsdDate, literal } from './render-cccev.ts';
 
 describe('CCCEV value literals', () => {
-  it('type safe integers as xsd:integer and every other number as xsd:double', () => {
+  it('type safe integers as xsd:integer numbers, and write every other number out in full', () => {
     for (const value of [0, -3, 42, Number.MAX_SAFE_INTEGER])
       assert.deepEqual(literal(value, 'number'), { '@value': value, '@type': 'xsd:integer' });
-    for (const value of [0.5, -1.25, 1e21, 2 ** 53, 1e-7])
-      assert.deepEqual(literal(value, 'number'), { '@value': value, '@type': 'xsd:double' });
+    for (const [value, text] of [
+      [0.5, '0.5'],
+      [-1.25, '-1.25'],
+      [1e-7, '0.0000001'],
+      [0.1 + 0.2, '0.30000000000000004'],
+      [5e-324, `0.${'0'.repeat(323)}5`],
+    ] as const)
+      assert.deepEqual(literal(value, 'number'), { '@value': text, '@type': 'xsd:decimal' });
+    for (const [value, text] of [
+      [1e21, '1000000000000000000000'],
+      [2 ** 53, '9007199254740992'],
+      [-(2 ** 60), '-1152921504606847000'],
+    ] as const)
+      assert.deepEqual(literal(value, 'number'), { '@value': text, '@type': 'xsd:integer' });
+  });
+
+  it('write each number with digits that read back as the same number', () => {
+    for (const value of [0.1 + 0.2, Number.MAX_VALUE, -Number.MIN_VALUE, 123456789.12345679, 1 / 3, 2 ** 70])
+      assert.equal(Number(decimalText(value)), value, String(value));
   });
 
   it('type a date claim value xsd:date only when it is a calendar date, else xsd:string', () => {

@@ -117,19 +117,39 @@ function evidenceNode(result: ClaimResult, terms: CccevTerms): Record<string, un
 }
 
 /**
- * Typed JSON-LD literal of a non-null value; objects and lists are carried as JSON literals. A JSON number
- * becomes RDF through its canonical form for the datatype: safe integers as xsd:integer ("-3"), any other
- * number as xsd:double ("5.0E-1", "1.0E21"); xsd:decimal and xsd:integer have no exponent form.
+ * Typed JSON-LD literal of a non-null value; objects and lists are carried as JSON literals. Safe integers stay
+ * JSON numbers typed xsd:integer (written exactly in RDF). Any other number is written out here, as the decimal
+ * the JSON text holds: JSON-LD turns a number (or any xsd:double) into a 16-digit xsd:double form, which gives
+ * 0.30000000000000004 as 0.3 and the largest double as infinity.
  */
 export function literal(value: unknown, type: ValueType): Record<string, unknown> {
   if (typeof value === 'boolean') return { '@value': value, '@type': 'xsd:boolean' };
   if (typeof value === 'number') {
-    return { '@value': value, '@type': Number.isSafeInteger(value) ? 'xsd:integer' : 'xsd:double' };
+    if (Number.isSafeInteger(value)) return { '@value': value, '@type': 'xsd:integer' };
+    return { '@value': decimalText(value), '@type': Number.isInteger(value) ? 'xsd:integer' : 'xsd:decimal' };
   }
   if (typeof value === 'string') {
     return { '@value': value, '@type': type === 'date' && isXsdDate(value) ? 'xsd:date' : 'xsd:string' };
   }
   return { '@value': value, '@type': '@json' };
+}
+
+/**
+ * A finite number in plain decimal notation (xsd:decimal and xsd:integer have no exponent), from the fewest digits
+ * that read back as the same number: 1e21 is "1000000000000000000000", 5e-7 "0.0000005".
+ */
+export function decimalText(value: number): string {
+  const [mantissa = '', exponent = '0'] = Math.abs(value).toExponential().split('e');
+  const digits = mantissa.replace('.', '');
+  // How many of the digits come before the decimal point (none or fewer than none: leading zeros after it).
+  const point = Number(exponent) + 1;
+  const text =
+    point <= 0
+      ? `0.${'0'.repeat(-point)}${digits}`
+      : point >= digits.length
+        ? `${digits}${'0'.repeat(point - digits.length)}`
+        : `${digits.slice(0, point)}.${digits.slice(point)}`;
+  return value < 0 ? `-${text}` : text;
 }
 
 // XSD 1.1 date lexical form: year (4 digits or more, no leading zero past 4), month, day, optional time zone.
