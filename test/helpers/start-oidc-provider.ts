@@ -24,6 +24,8 @@ export interface GetTokenOptions {
   readonly audience?: string;
   /** Extra claims merged into the token payload (for example a roles object). */
   readonly claims?: Readonly<Record<string, unknown>>;
+  /** Protected header members merged over the provider's own (for example `typ`). */
+  readonly header?: Readonly<Record<string, unknown>>;
 }
 
 export interface TestOidcProvider {
@@ -68,8 +70,9 @@ export async function startOidcProvider(options: StartOidcProviderOptions = {}):
   const { port } = server.address() as AddressInfo;
   const issuer = `http://127.0.0.1:${port}`;
 
-  // Claims for the token being minted; getToken calls are serialised so this never leaks between tokens.
+  // Claims and header for the token being minted; getToken calls are serialised so neither leaks between tokens.
   let pendingClaims: Readonly<Record<string, unknown>> = {};
+  let pendingHeader: Readonly<Record<string, unknown>> | undefined;
   let queue: Promise<unknown> = Promise.resolve();
 
   const install = () => {
@@ -106,8 +109,13 @@ export async function startOidcProvider(options: StartOidcProviderOptions = {}):
       ttl: { ClientCredentials: () => ttlSeconds },
       formats: {
         customizers: {
-          jwt: (_ctx: unknown, _token: unknown, jwt: { payload: Record<string, unknown> }) => {
+          jwt: (
+            _ctx: unknown,
+            _token: unknown,
+            jwt: { header?: Record<string, unknown>; payload: Record<string, unknown> },
+          ) => {
             Object.assign(jwt.payload, pendingClaims);
+            if (pendingHeader !== undefined) jwt.header = { ...pendingHeader };
           },
         },
       },
@@ -120,6 +128,7 @@ export async function startOidcProvider(options: StartOidcProviderOptions = {}):
     const client = opts.clientId === undefined ? clients[0] : clients.find((c) => c.id === opts.clientId);
     if (!client) throw new Error(`unknown test client ${String(opts.clientId)}`);
     pendingClaims = opts.claims ?? {};
+    pendingHeader = opts.header;
     try {
       const response = await fetch(`${issuer}/token`, {
         method: 'POST',
@@ -144,6 +153,7 @@ export async function startOidcProvider(options: StartOidcProviderOptions = {}):
       return body.access_token;
     } finally {
       pendingClaims = {};
+      pendingHeader = undefined;
     }
   };
 

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
+import { syncBuiltinESMExports } from 'node:module';
 import { describe, it } from 'node:test';
 import { isProblem } from '../problem/problem.ts';
 import { createApiKeyAuthenticator, fingerprintOf } from './api-key.ts';
@@ -36,5 +38,21 @@ describe('API-key authentication', () => {
     rejects(() => authenticate('stolen', second));
     assert.equal(authenticate('viewer-key', second).id, 'viewer');
     assert.equal(authenticate('reader-key', first).id, 'reader');
+  });
+
+  // A reverse proxy may carry several clients' requests on one kept-alive connection: the key one of them sent there
+  // is another client's secret, and a guess must not be compared with it by an early-exit string comparison.
+  it('compares a key presented again on a connection in constant time', (t) => {
+    const connection = {};
+    assert.equal(authenticate('reader-key', connection).id, 'reader');
+    const compare = t.mock.method(crypto, 'timingSafeEqual');
+    syncBuiltinESMExports();
+    t.after(() => {
+      compare.mock.restore();
+      syncBuiltinESMExports();
+    });
+    assert.equal(authenticate('reader-key', connection).id, 'reader');
+    assert.ok(compare.mock.callCount() > 0, 'the repeated key was compared with timingSafeEqual');
+    rejects(() => authenticate('reader-kez', connection));
   });
 });

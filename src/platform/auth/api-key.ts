@@ -25,8 +25,8 @@ export function commitmentOf(product: string, id: string, fingerprint: string): 
 /**
  * Checks presented keys against the fingerprints. Given the connection the key arrived on, a key the same
  * connection presented last time is recognised without hashing it again: keep-alive clients send the same key on
- * every request. The key is then held only as long as that connection, and compared only with what the same
- * client sent before, so timing reveals nothing it did not already know.
+ * every request. The key is then held only as long as that connection. A reverse proxy may pool several clients on
+ * one connection, so the held key may be another client's: it is compared in constant time too.
  */
 export function createApiKeyAuthenticator(
   entries: readonly ApiKeyEntry[],
@@ -40,11 +40,13 @@ export function createApiKeyAuthenticator(
       credentialTag: entry.fingerprint.slice(0, 23),
     } satisfies Principal,
   }));
-  const lastOnConnection = new WeakMap<object, { secret: string; principal: Principal }>();
+  const lastOnConnection = new WeakMap<object, { secret: Buffer; principal: Principal }>();
   return (secret, connection) => {
-    if (connection !== undefined) {
-      const last = lastOnConnection.get(connection);
-      if (last !== undefined && last.secret === secret) return last.principal;
+    const last = connection === undefined ? undefined : lastOnConnection.get(connection);
+    const bytes = last === undefined ? undefined : Buffer.from(secret, 'utf8');
+    // Only the length is compared early: it tells nothing a key format does not already.
+    if (last && bytes && bytes.length === last.secret.length && timingSafeEqual(bytes, last.secret)) {
+      return last.principal;
     }
     const presented = hash('sha256', secret, 'buffer');
     let found: Principal | undefined;
@@ -53,7 +55,9 @@ export function createApiKeyAuthenticator(
       if (timingSafeEqual(presented, key.digest) && found === undefined) found = key.principal;
     }
     if (!found) throw platformProblem('auth.invalid_credential', 'The credential is not recognised.');
-    if (connection !== undefined) lastOnConnection.set(connection, { secret, principal: found });
+    if (connection !== undefined) {
+      lastOnConnection.set(connection, { secret: bytes ?? Buffer.from(secret, 'utf8'), principal: found });
+    }
     return found;
   };
 }
