@@ -72,6 +72,8 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
 
   let migrated = false;
   let migrating: Promise<void> | undefined;
+  // Set once a caller stopped waiting for the migrations running now (a long one), until they end.
+  let migratingLong = false;
   let lastFailureAt = Number.NEGATIVE_INFINITY;
   let lastFailure: unknown;
   let outageAt = Number.NEGATIVE_INFINITY;
@@ -83,8 +85,10 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     return elapsed >= 0 && elapsed < ms;
   };
 
+  // Cancels a migration still running when the store closes: a long rewrite must not hold the shutdown up.
+  const closing = new AbortController();
   const migrate = (): Promise<void> => {
-    migrating ??= migrateStateSchema(pool)
+    migrating ??= migrateStateSchema(pool, options.operationTimeoutMs, closing.signal)
       .then((applied) => {
         migrated = true;
         if (applied.length > 0) logger.info({ versions: applied }, 'state store migrated');
@@ -100,15 +104,35 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
       })
       .finally(() => {
         migrating = undefined;
+        migratingLong = false;
       });
     return migrating;
+  };
+
+  /**
+   * Starts the migrations or joins those running, and waits for them `ms` at most: a long one (a table rewritten)
+   * goes on meanwhile, and the caller is answered 503 rather than held up until it is done.
+   */
+  const awaitMigration = async (ms: number): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        migratingLong = migrating !== undefined;
+        reject(unavailable(new MigrationRunningError()));
+      }, ms);
+    });
+    try {
+      await Promise.race([migrate(), gaveUp]);
+    } finally {
+      clearTimeout(timer);
+    }
   };
 
   /** Migrated and ready, or a thrown 503. */
   const ensure = async (): Promise<void> => {
     if (migrated) return;
     if (!migrating && within(lastFailureAt, MIGRATION_RETRY_MS)) throw unavailable(lastFailure);
-    await migrate();
+    await awaitMigration(options.operationTimeoutMs);
   };
 
   /**
@@ -203,7 +227,8 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     async prepare() {
       if (migrated) return true;
       try {
-        await migrate();
+        // As long as reaching the database and one operation may take: the verifier then starts, not ready yet.
+        await awaitMigration(options.connectTimeoutMs + options.operationTimeoutMs);
         return true;
       } catch {
         return false;
@@ -224,6 +249,7 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     checkAvailable() {
       if (!migrated && !migrating && within(lastFailureAt, MIGRATION_RETRY_MS))
         throw unavailable(lastFailure);
+      if (migratingLong) throw unavailable(new MigrationRunningError());
       if (within(outageAt, OUTAGE_HOLD_MS)) throw unavailable(outage);
     },
     put: (evaluation) => run(() => insertMany([evaluation]).then(() => undefined)),
@@ -266,6 +292,7 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     async close() {
       // Set first: what runs in the background stops now, not once the pool has ended.
       closed = true;
+      closing.abort();
       await migrating?.catch(() => {});
       await pool.end();
     },
@@ -285,6 +312,14 @@ function isOutage(error: unknown): boolean {
   if (!(error instanceof pg.DatabaseError)) return true;
   const code = error.code ?? '';
   return code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300';
+}
+
+/** The migrations are still running (a long one): the store is not usable until they are done. */
+class MigrationRunningError extends Error {
+  readonly code = 'migrating';
+  constructor() {
+    super('the state schema is being migrated');
+  }
 }
 
 function errorCode(error: unknown): string {

@@ -61,7 +61,8 @@ export interface EvaluationStore {
   isReady(): Promise<boolean>;
   /**
    * Throws 503 `state.unavailable` at once while the store is known to be unreachable (it failed to reach its
-   * database under a second ago), so that a request whose result could not be kept reads no source first.
+   * database under a second ago, or its migrations are still running after a caller gave up waiting for them), so
+   * that a request whose result could not be kept reads no source first.
    */
   checkAvailable(): void;
   put(evaluation: StoredEvaluation): Promise<void>;

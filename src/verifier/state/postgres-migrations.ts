@@ -5,7 +5,14 @@ import type pg from 'pg';
 export const STATE_SCHEMA = 'ambit_verifier';
 
 /** Held for the migration transaction; any key works as long as every verifier uses the same one. */
-const MIGRATION_LOCK_KEY = 0x616d6274; // "ambt"
+export const MIGRATION_LOCK_KEY = 0x616d6274; // "ambt"
+
+/**
+ * How long one migration statement may run. Not `operation_timeout`: a migration that rewrites a table of many
+ * evaluations takes seconds per hundred thousand rows, and cut off and rolled back at every attempt it would
+ * never complete. Still finite, so that a lost connection does not hold the migration forever.
+ */
+export const MIGRATION_STATEMENT_TIMEOUT_MS = 30 * 60_000;
 
 export interface Migration {
   readonly version: number;
@@ -65,10 +72,35 @@ class StateSchemaTooNewError extends Error {
 /**
  * Applies the migrations not applied yet, all in one transaction that first takes a transaction-level advisory
  * lock: a second process starting at the same time waits, then finds everything applied. Returns the versions it
- * applied (empty when up to date).
+ * applied (empty when up to date). A table lock is waited for `lockTimeoutMs` at most: the instances still
+ * running queue behind a lock request, so the migration fails (and is tried again) rather than stall them longer
+ * than an ordinary operation may take.
  */
-export async function migrateStateSchema(pool: pg.Pool): Promise<number[]> {
+export async function migrateStateSchema(
+  pool: pg.Pool,
+  lockTimeoutMs: number,
+  signal?: AbortSignal,
+): Promise<number[]> {
   const client = await pool.connect();
+  if (signal?.aborted) {
+    client.release();
+    throw new Error('the state store was closed');
+  }
+  // Cancelled from another session: the statement running fails and the transaction is rolled back.
+  const { processID } = client as pg.PoolClient & { processID?: number };
+  const cancel = () => {
+    if (processID !== undefined) pool.query('SELECT pg_cancel_backend($1)', [processID]).catch(() => {});
+  };
+  signal?.addEventListener('abort', cancel);
+  // The pool's `query_timeout` would cut each statement at `operation_timeout` on the client side too.
+  const query = <Row extends pg.QueryResultRow>(text: string, values?: unknown[]) => {
+    const config: pg.QueryConfig & { query_timeout: number } = {
+      text,
+      values,
+      query_timeout: MIGRATION_STATEMENT_TIMEOUT_MS,
+    };
+    return client.query<Row>(config);
+  };
   let broken = false;
   // A checked-out client reports a dropped connection as an 'error' event besides failing the query in flight;
   // unheard, that event would end the process.
@@ -77,18 +109,20 @@ export async function migrateStateSchema(pool: pg.Pool): Promise<number[]> {
   };
   client.on('error', onError);
   try {
-    await client.query('BEGIN');
+    await query('BEGIN');
     try {
-      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await query(`SET LOCAL statement_timeout = ${MIGRATION_STATEMENT_TIMEOUT_MS}`);
+      await query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockTimeoutMs))}`);
       // Created only when missing: PostgreSQL checks the CREATE privilege even for `IF NOT EXISTS`, and a role with
       // read and write on an installed schema has none.
-      const { rows: found } = await client.query<{ has_schema: boolean; has_table: boolean }>(
+      const { rows: found } = await query<{ has_schema: boolean; has_table: boolean }>(
         `SELECT to_regnamespace($1) IS NOT NULL AS has_schema, to_regclass($2) IS NOT NULL AS has_table`,
         [STATE_SCHEMA, `${STATE_SCHEMA}.schema_migrations`],
       );
-      if (!found[0]?.has_schema) await client.query(`CREATE SCHEMA IF NOT EXISTS ${STATE_SCHEMA}`);
+      if (!found[0]?.has_schema) await query(`CREATE SCHEMA IF NOT EXISTS ${STATE_SCHEMA}`);
       if (!found[0]?.has_table) {
-        await client.query(
+        await query(
           `CREATE TABLE IF NOT EXISTS ${STATE_SCHEMA}.schema_migrations (
              version integer PRIMARY KEY,
              name text NOT NULL,
@@ -96,7 +130,7 @@ export async function migrateStateSchema(pool: pg.Pool): Promise<number[]> {
            )`,
         );
       }
-      const { rows } = await client.query<{ version: number }>(
+      const { rows } = await query<{ version: number }>(
         `SELECT version FROM ${STATE_SCHEMA}.schema_migrations`,
       );
       const applied = new Set(rows.map((row) => row.version));
@@ -105,14 +139,14 @@ export async function migrateStateSchema(pool: pg.Pool): Promise<number[]> {
       const done: number[] = [];
       for (const migration of MIGRATIONS) {
         if (applied.has(migration.version)) continue;
-        await client.query(migration.sql);
-        await client.query(`INSERT INTO ${STATE_SCHEMA}.schema_migrations (version, name) VALUES ($1, $2)`, [
+        await query(migration.sql);
+        await query(`INSERT INTO ${STATE_SCHEMA}.schema_migrations (version, name) VALUES ($1, $2)`, [
           migration.version,
           migration.name,
         ]);
         done.push(migration.version);
       }
-      await client.query('COMMIT');
+      await query('COMMIT');
       return done;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => {
@@ -125,6 +159,7 @@ export async function migrateStateSchema(pool: pg.Pool): Promise<number[]> {
     throw error;
   } finally {
     // A client that failed mid-migration is discarded rather than handed back to the pool.
+    signal?.removeEventListener('abort', cancel);
     client.removeListener('error', onError);
     client.release(broken);
   }
