@@ -289,14 +289,27 @@ function checkConnections(config: VerifierConfig): ConfigIssue[] {
 
 function checkState(config: VerifierConfig): ConfigIssue[] {
   if (config.state.storage !== 'postgresql') {
+    const issues: ConfigIssue[] = [];
     // Ignored, it would leave each instance with state of its own (renders 404 elsewhere, keys not shared).
-    if (!config.state.postgresql) return [];
-    return [
-      issue(
-        'state.postgresql',
-        'must be absent when state.storage is memory (the default); set state.storage: postgresql to use it',
-      ),
-    ];
+    if (config.state.postgresql) {
+      issues.push(
+        issue(
+          'state.postgresql',
+          'must be absent when state.storage is memory (the default); set state.storage: postgresql to use it',
+        ),
+      );
+    }
+    // Oldest dropped first: a batch answer would name evaluation ids already gone.
+    const batchLimit = config.evidence.inline_batch_limit;
+    if (config.state.max_memory_evaluations < batchLimit) {
+      issues.push(
+        issue(
+          'state.max_memory_evaluations',
+          `must be at least evidence.inline_batch_limit (${batchLimit}): a batch stores one evaluation per item, and the store would drop its first items while storing it`,
+        ),
+      );
+    }
+    return issues;
   }
   const issues: ConfigIssue[] = [];
   if (!config.state.postgresql)

@@ -87,6 +87,37 @@ state: { storage: postgresql }
     assert.equal(issuesOf(explicit, ENV)[0]?.path, 'state.postgresql');
   });
 
+  it('refuses a memory store too small to keep one whole batch', () => {
+    const batch = (limit: number, kept: number, storage = 'memory') =>
+      BASE.replace(
+        '  service_id: test.verifier',
+        `  service_id: test.verifier\n  inline_batch_limit: ${limit}`,
+      ).concat(
+        `state: { storage: ${storage}, max_memory_evaluations: ${kept}${storage === 'postgresql' ? ', postgresql: { url_env: STATE_URL }' : ''} }\n`,
+      );
+    const refused = issuesOf(batch(500, 499), ENV);
+    assert.deepEqual(
+      refused.map((i) => [i.path, i.message]),
+      [
+        [
+          'state.max_memory_evaluations',
+          'must be at least evidence.inline_batch_limit (500): a batch stores one evaluation per item, and the store would drop its first items while storing it',
+        ],
+      ],
+    );
+    assert.equal(
+      loadVerifierConfigText(batch(500, 500), ENV, '/tmp').config.state.max_memory_evaluations,
+      500,
+    );
+    // The PostgreSQL store keeps no such count.
+    const url = 'postgres://v@127.0.0.1/v';
+    assert.equal(
+      loadVerifierConfigText(batch(500, 10, 'postgresql'), { ...ENV, STATE_URL: url }, '/tmp').config.state
+        .storage,
+      'postgresql',
+    );
+  });
+
   it('reads the PostgreSQL state URL from its variable, never echoing it, and validates bulk reads', () => {
     const text = BASE.concat(`state:
   storage: postgresql
