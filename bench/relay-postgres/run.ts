@@ -26,10 +26,12 @@ import { measureWrkRun } from '../shared/measure-wrk-run.ts';
 import { alternatingOrder, median } from '../shared/round-statistics.ts';
 import { startBareServer } from '../shared/start-bare-server.ts';
 import { FACILITY_ROWS, preparePostgresData } from './prepare-postgres-data.ts';
+import { measureReloadUnderLoad, type ReloadUnderLoadRun } from './reload-under-load.ts';
 
 const SERVER_CORE = 0;
 const WRK_CORE = 1;
 const API_KEY = 'bench-reader-key-0000000000000000000001';
+const OPERATOR_KEY = 'bench-operator-key-00000000000000000001';
 const RESULTS_PATH = join(REPO_DIR, 'bench/relay-postgres/results/latest.json');
 const RECORDS = '/v1/datasets/facilities/entities/facilities/records';
 
@@ -76,6 +78,10 @@ const { values: options } = parseArgs({
     'load-runs': { type: 'string', default: '3' },
     'skip-load': { type: 'boolean', default: false },
     'skip-live': { type: 'boolean', default: false },
+    'skip-reload': { type: 'boolean', default: false },
+    'reload-duration': { type: 'string', default: '15' },
+    // Pause between the end of one reload and the request for the next.
+    pause: { type: 'string', default: '500' },
   },
 });
 const rounds = Number(options.rounds);
@@ -93,12 +99,15 @@ await session.run(async () => {
   const databaseUrl = await preparePostgresData();
   const env = {
     AMBIT_BENCH_READER_HASH: fingerprintOf(API_KEY),
+    AMBIT_BENCH_OPERATOR_HASH: fingerprintOf(OPERATOR_KEY),
     AMBIT_BENCH_CURSOR_SECRET: 'bench-cursor-secret-0123456789abcdef0123',
     AMBIT_BENCH_AUDIT_SECRET: 'bench-audit-secret-0123456789abcdef01234',
     AMBIT_BENCH_AUDIT_PATH: join(work, 'audit', 'audit.jsonl'),
     AMBIT_BENCH_DATABASE_URL: databaseUrl,
   };
-  const scenarios = options['skip-live'] ? [] : await measureLive(env);
+  const { scenarios, reload } = options['skip-live']
+    ? { scenarios: [], reload: undefined }
+    : await measureLive({ ...env, AMBIT_BENCH_ADMIN_BIND: `127.0.0.1:${await freePort()}` }, databaseUrl);
   const load = options['skip-load'] ? [] : await measureLoad(env);
   const results = {
     startedAt,
@@ -106,14 +115,24 @@ await session.run(async () => {
     machine: machineInfo(loadAverages),
     method: { rounds, warmupS, durationS, connections, rows: FACILITY_ROWS },
     scenarios,
+    reload,
     load,
   };
   writeResults(RESULTS_PATH, results);
   console.log(`\n${render(scenarios, load)}\n`);
+  if (reload !== undefined) console.log(`${renderReload(reload)}\n`);
   console.log(`Results written to ${RESULTS_PATH}`);
+  const reloadFailed =
+    reload !== undefined &&
+    (reload.failed > 0 || reload.reloads.failed > 0 || reload.serverErrors.length > 0);
+  if (reloadFailed) console.log('FAILED: requests failed during reloads');
+  return reloadFailed ? 1 : 0;
 });
 
-async function measureLive(env: Record<string, string>): Promise<ScenarioResult[]> {
+async function measureLive(
+  env: Record<string, string>,
+  databaseUrl: string,
+): Promise<{ scenarios: ScenarioResult[]; reload: ReloadUnderLoadRun | undefined }> {
   const relay = await session.start<ServeRelayReport>({
     entry: 'bench/relay-read/serve-relay.ts',
     args: ['bench/relay-postgres/relay-postgres.bench.yaml', `127.0.0.1:${await freePort()}`],
@@ -154,8 +173,11 @@ async function measureLive(env: Record<string, string>): Promise<ScenarioResult[
     }
   }
   await bare.stop();
+  const reload = options['skip-reload']
+    ? undefined
+    : await reloadUnderLoad(relay.report.url, env, databaseUrl);
   await relay.stop();
-  return SCENARIOS.map((scenario) => ({
+  const scenarios = SCENARIOS.map((scenario) => ({
     // The relay-read summary only reads runs and targetRatio; the name is this bench's own.
     name: scenario.name as ScenarioName,
     description: scenario.description,
@@ -165,6 +187,67 @@ async function measureLive(env: Record<string, string>): Promise<ScenarioResult[
     targetRatio: scenario.targetRatio,
     runs: runs.get(scenario.name) ?? [],
   }));
+  return { scenarios, reload };
+}
+
+/** The snapshot read while the snapshot table reloads from PostgreSQL again and again. */
+async function reloadUnderLoad(
+  relayUrl: string,
+  env: Record<string, string>,
+  databaseUrl: string,
+): Promise<ReloadUnderLoadRun> {
+  const snapshot = SCENARIOS.find((scenario) => scenario.name === 'snapshot-eq-10-rows') as Scenario;
+  const scriptPath = join(work, 'reload.lua');
+  writeHeaderScript(scriptPath, { authorization: `Bearer ${API_KEY}` });
+  const run = await measureReloadUnderLoad({
+    relayUrl,
+    adminUrl: `http://${env.AMBIT_BENCH_ADMIN_BIND}`,
+    operatorKey: OPERATOR_KEY,
+    databaseUrl,
+    path: snapshot.path,
+    datasetId: 'facilities',
+    tableId: 'facilities_snapshot',
+    scriptPath,
+    connections,
+    core: WRK_CORE,
+    durationS: Number(options['reload-duration']),
+    pauseMs: Number(options.pause),
+  });
+  console.log(
+    `reload under load: ${Math.round(run.rps)} rps, failed ${run.failed}, ` +
+      `reloads ok ${run.reloads.ok} failed ${run.reloads.failed}`,
+  );
+  return run;
+}
+
+function renderReload(run: ReloadUnderLoadRun): string {
+  const durations = run.reloads.durationsMs;
+  return [
+    ...markdownTable(
+      columns(
+        'reads under reloads',
+        'rps:',
+        'p99 ms:',
+        'failed requests:',
+        'reloads applied:',
+        'reloads failed:',
+        'reload ms (median, range)',
+      ),
+      [
+        [
+          'snapshot-eq-10-rows',
+          Math.round(run.rps).toLocaleString('en'),
+          run.latencyP99Ms?.toFixed(1) ?? '-',
+          String(run.failed),
+          String(run.reloads.ok),
+          String(run.reloads.failed),
+          `${median([...durations]).toFixed(0)} (${Math.min(...durations).toFixed(0)}–${Math.max(...durations).toFixed(0)})`,
+        ],
+      ],
+    ),
+    '',
+    `5xx responses counted by the relay's own metrics: ${run.serverErrors.length === 0 ? 'none' : run.serverErrors.join('; ')}`,
+  ].join('\n');
 }
 
 async function measureOnce(

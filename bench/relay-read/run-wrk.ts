@@ -29,6 +29,26 @@ export class WrkRunFailed extends Error {
 }
 
 export async function runWrk(options: WrkOptions): Promise<WrkResult> {
+  const { result, stdout } = await runWrkOnce(options);
+  const problem = runProblem(result);
+  if (problem !== undefined) throw new WrkRunFailed(`${options.url}: ${problem}\n${stdout}`);
+  return result;
+}
+
+/** A run whose failed requests are counted (`failedRequests`) rather than thrown; throws only when none completed. */
+export async function runWrkCounting(options: WrkOptions): Promise<WrkResult> {
+  const { result, stdout } = await runWrkOnce(options);
+  if (result.requests === 0) throw new WrkRunFailed(`${options.url}: no request completed\n${stdout}`);
+  return result;
+}
+
+/** Error responses plus socket errors. */
+export function failedRequests(result: WrkResult): number {
+  const { connect, read, write, timeout } = result.socketErrors;
+  return result.non2xx3xx + connect + read + write + timeout;
+}
+
+async function runWrkOnce(options: WrkOptions): Promise<{ result: WrkResult; stdout: string }> {
   const args = [
     '-c',
     String(options.core),
@@ -42,10 +62,7 @@ export async function runWrk(options: WrkOptions): Promise<WrkResult> {
     options.url,
   ];
   const { stdout } = await execFileAsync('taskset', args, { maxBuffer: 1024 * 1024 });
-  const result = parseWrkOutput(stdout);
-  const problem = runProblem(result);
-  if (problem !== undefined) throw new WrkRunFailed(`${options.url}: ${problem}\n${stdout}`);
-  return result;
+  return { result: parseWrkOutput(stdout), stdout };
 }
 
 /** Why a run cannot be counted, or undefined when it is clean. */

@@ -1,24 +1,22 @@
 // Relay reload bench: wrk reads while the admin listener reloads the table again and again, with the data
 // alternating between two versions. Counts failed requests (there must be none) and compares throughput with a
 // steady relay and with bare node:http in the same rounds.
-import { execFile } from 'node:child_process';
 import { copyFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { generateBenchData, householdCode } from '../data/generate-bench-data.ts';
-import { parseWrkOutput, runProblem, type WrkResult, writeHeaderScript } from '../relay-read/run-wrk.ts';
+import { failedRequests, runWrkCounting, type WrkResult, writeHeaderScript } from '../relay-read/run-wrk.ts';
 import type { ServeRelayReport } from '../relay-read/serve-relay.ts';
 import { REPO_DIR } from '../relay-read/start-bench-process.ts';
 import { openBenchSession, writeResults } from '../shared/bench-session.ts';
 import { freePort } from '../shared/free-port.ts';
 import { columns, markdownTable } from '../shared/markdown.ts';
+import { type ReloadOutcome, serverErrorSeries, startReloadLoop } from '../shared/reload-loop.ts';
 import { alternatingOrder, median, pairedRatios } from '../shared/round-statistics.ts';
 import { startBareServer } from '../shared/start-bare-server.ts';
 
-const execFileAsync = promisify(execFile);
 const SERVER_CORE = 0;
 const WRK_CORE = 1;
 const READER_KEY = 'bench-reader-key-0000000000000000000001';
@@ -51,7 +49,7 @@ interface Run {
   readonly latencyP99Ms: number | undefined;
   /** Non-2xx/3xx responses plus socket errors: the number this bench is about. */
   readonly failed: number;
-  readonly reloads?: { readonly ok: number; readonly failed: number; readonly durationsMs: number[] };
+  readonly reloads?: ReloadOutcome;
 }
 
 const session = openBenchSession('relay-reload');
@@ -98,27 +96,14 @@ await session.run(async () => {
 
   const script = join(work, 'headers.lua');
   writeHeaderScript(script, { authorization: `Bearer ${READER_KEY}` });
-  let version = 0;
-  const reloadLoop = async (stop: { done: boolean }) => {
-    const result = { ok: 0, failed: 0, durationsMs: [] as number[] };
-    while (!stop.done) {
-      version++;
-      // An atomic replace, as an operator's export job would do it.
-      const staged = `${served}.staged`;
-      copyFileSync(version % 2 === 1 ? versionB : versionA, staged);
-      renameSync(staged, served);
-      const started = performance.now();
-      const reload = await fetch(`${adminUrl}/admin/v1/reload`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${OPERATOR_KEY}` },
-      });
-      await reload.arrayBuffer();
-      result.durationsMs.push(performance.now() - started);
-      if (reload.status === 200) result.ok++;
-      else result.failed++;
-      await new Promise((resolve) => setTimeout(resolve, pauseMs));
-    }
-    return result;
+  // An atomic replace, as an operator's export job would do it: B, A, B... across every run, so each reload
+  // finds the other version.
+  let swaps = 0;
+  const swapData = () => {
+    swaps++;
+    const staged = `${served}.staged`;
+    copyFileSync(swaps % 2 === 1 ? versionB : versionA, staged);
+    renameSync(staged, served);
   };
 
   const runs: Run[] = [];
@@ -128,11 +113,17 @@ await session.run(async () => {
       const url = `${server === 'bare' ? bare.report.url : relayUrl}${PATH}`;
       await wrk(url, script, warmupS);
       loads.push(loadavg()[0] as number);
-      const stop = { done: false };
-      const reloads = server === 'relay+reloads' ? reloadLoop(stop) : undefined;
+      const reloads =
+        server === 'relay+reloads'
+          ? startReloadLoop({
+              url: `${adminUrl}/admin/v1/reload`,
+              operatorKey: OPERATOR_KEY,
+              pauseMs,
+              prepare: swapData,
+            })
+          : undefined;
       const result = await wrk(url, script, durationS);
-      stop.done = true;
-      const reloadResult = await reloads;
+      const reloadResult = await reloads?.stop();
       const run: Run = {
         round,
         server,
@@ -140,7 +131,7 @@ await session.run(async () => {
         requests: result.requests,
         latencyP50Ms: result.latencyP50Ms,
         latencyP99Ms: result.latencyP99Ms,
-        failed: failures(result),
+        failed: failedRequests(result),
         ...(reloadResult ? { reloads: reloadResult } : {}),
       };
       runs.push(run);
@@ -150,12 +141,7 @@ await session.run(async () => {
       );
     }
   }
-  const metrics = await (
-    await fetch(`${adminUrl}/metrics`, { headers: { authorization: `Bearer ${OPERATOR_KEY}` } })
-  ).text();
-  const serverErrors = metrics
-    .split('\n')
-    .filter((line) => /^ambit_relay_http_requests_total\{.*status="5\d\d"\}/.test(line));
+  const serverErrors = await serverErrorSeries(adminUrl, OPERATOR_KEY);
   const summary = summarize(runs, serverErrors, loads);
   writeResults(RESULTS_PATH, { runs, loads, summary });
   console.log(summary.table);
@@ -166,33 +152,8 @@ await session.run(async () => {
   return 0;
 });
 
-async function wrk(url: string, script: string, seconds: number): Promise<WrkResult> {
-  const { stdout } = await execFileAsync(
-    'taskset',
-    [
-      '-c',
-      String(WRK_CORE),
-      'wrk',
-      '-t1',
-      `-c${connections}`,
-      `-d${seconds}s`,
-      '--latency',
-      '-s',
-      script,
-      url,
-    ],
-    { maxBuffer: 1024 * 1024 },
-  );
-  const result = parseWrkOutput(stdout);
-  if (result.requests === 0) throw new Error(`no request completed: ${stdout}`);
-  return result;
-}
-
-function failures(result: WrkResult): number {
-  const problem = runProblem(result);
-  if (problem === undefined) return 0;
-  const { connect, read, write, timeout } = result.socketErrors;
-  return result.non2xx3xx + connect + read + write + timeout;
+function wrk(url: string, scriptPath: string, seconds: number): Promise<WrkResult> {
+  return runWrkCounting({ url, scriptPath, durationS: seconds, connections, core: WRK_CORE });
 }
 
 function summarize(runs: Run[], serverErrors: string[], loads: number[]) {
