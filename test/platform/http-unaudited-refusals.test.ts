@@ -32,6 +32,9 @@ describe('requests refused before routing', () => {
       ],
       ['GET /x HTTP/1.1\r\nhost: a\r\nx-slow: ', 504, 'internal.timeout'],
       ['GET /x HTTP/1.1\r\n\r\n', 400, 'http.malformed_request'],
+      // RFC 9112 §3.2: more than one Host field line is refused as no Host is.
+      ['GET /x HTTP/1.1\r\nhost: a\r\nHost: b\r\n\r\n', 400, 'http.malformed_request'],
+      ['GET /x HTTP/1.0\r\nHOST: a\r\nhost: a\r\n\r\n', 400, 'http.malformed_request'],
       ['GET /x HTTP/1.1\r\nhost: a\r\nexpect: 200-ok\r\n\r\n', 417, 'http.expectation_failed'],
       ['CONNECT example.org:443 HTTP/1.1\r\nhost: example.org:443\r\n\r\n', 404, 'http.not_found'],
     ] as const;

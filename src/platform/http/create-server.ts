@@ -20,7 +20,7 @@ import { createRequestWatchdog } from './request-watchdog.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
 import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from './security-headers.ts';
 import { toProblem } from './to-problem.ts';
-import { answerUnroutableRequests, refuseHostless } from './unroutable-requests.ts';
+import { answerUnroutableRequests, refuseBadHost } from './unroutable-requests.ts';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_URI_BYTES = 8 * 1024;
@@ -232,7 +232,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   let fastifyHandler: ((request: IncomingMessage, response: ServerResponse) => void) | undefined;
   let inFlight: InFlightResponses | undefined;
   const dispatch = (request: IncomingMessage, response: ServerResponse): void => {
-    if (refuseHostless(request, response, pipeline.newRequestId)) return;
+    if (refuseBadHost(request, response, pipeline.newRequestId)) return;
     if (lane?.handle(request, response)) return;
     (fastifyHandler as NonNullable<typeof fastifyHandler>)(request, response);
   };

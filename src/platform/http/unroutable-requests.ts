@@ -1,6 +1,7 @@
 // Requests Node would answer on its own, with a bare status line and no body: an HTTP/1.1 request without Host,
-// an `Expect` other than 100-continue, a CONNECT. They get problems like every other refusal; as requests the
-// parser refuses (answer-client-error.ts), they reach no route and are not audited.
+// an `Expect` other than 100-continue, a CONNECT; and one Node lets through, with several Host lines. They get
+// problems like every other refusal; as requests the parser refuses (answer-client-error.ts), they reach no route
+// and are not audited.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { platformProblem } from '../problem/platform-problems.ts';
@@ -21,21 +22,33 @@ export function answerUnroutableRequests(server: Server, newRequestId: () => str
 }
 
 /**
- * RFC 9112 §3.2: an HTTP/1.1 request without Host is refused. True when it answered; for the dispatcher to call
- * first, since Node no longer does.
+ * RFC 9112 §3.2: an HTTP/1.1 request without Host, and any request with more than one Host field line, is refused
+ * (Node keeps the first of several, which a proxy in front may have read otherwise). True when it answered; for the
+ * dispatcher to call first, since Node does neither.
  */
-export function refuseHostless(
+export function refuseBadHost(
   request: IncomingMessage,
   response: ServerResponse,
   requestId: () => string,
 ): boolean {
-  if (request.headers.host !== undefined || request.httpVersion !== '1.1') return false;
-  answer(
-    response,
-    platformProblem('http.malformed_request', 'An HTTP/1.1 request must carry a Host header.'),
-    requestId(),
-  );
+  let detail: string | undefined;
+  if (request.headers.host === undefined) {
+    if (request.httpVersion === '1.1') detail = 'An HTTP/1.1 request must carry a Host header.';
+  } else if (hostLines(request.rawHeaders) > 1) {
+    detail = 'Send one Host header.';
+  }
+  if (detail === undefined) return false;
+  answer(response, platformProblem('http.malformed_request', detail), requestId());
   return true;
+}
+
+function hostLines(raw: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 4 && name.toLowerCase() === 'host') count++;
+  }
+  return count;
 }
 
 function answer(response: ServerResponse, problem: Problem, requestId: string): void {
