@@ -10,6 +10,7 @@ import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.t
 import { assertProblem } from '../helpers/http-checks.ts';
 import { startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
 import { aliveByAttributeClaim, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+import { readDemoData } from '../relay/read-demo-data.ts';
 
 const BATCH = '/v1/batch-evaluations';
 
@@ -129,6 +130,59 @@ describe('bulk reads against a timestamp lookup field', () => {
       rowReads().some((read) => Object.keys(read.query_params as object).includes('birth_date.in')),
       'some reads were shared',
     );
+  });
+
+  it('narrows a value the relay refuses down in halves: one mistyped subject does not cost a request per subject', async () => {
+    const data = await readDemoData();
+    const days = new Map<string, number>();
+    for (const row of data.persons)
+      days.set(String(row.birth_date), (days.get(String(row.birth_date)) ?? 0) + 1);
+    // Days of one person each, none within a day of another: the `.in` answer settles every one of them.
+    const picked: number[] = [];
+    for (const [day, count] of [...days].sort()) {
+      const at = Date.parse(day) / 86_400_000;
+      if (count === 1 && picked.every((other) => Math.abs(other - at) > 1)) picked.push(at);
+      if (picked.length === 20) break;
+    }
+    const instants = picked.map((day) => new Date(day * 86_400_000).toISOString());
+    const values = [...instants.slice(0, 10), 'not-a-date', ...instants.slice(10)];
+    const before = rowReads().length;
+    const response = await batching.post(BATCH, {
+      items: values.map((value) => ({ target: born(value) })),
+      claims: ['alive_by_birth'],
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    const body = JSON.parse(response.body) as { batch_id: string; items: Item[] };
+    assert.deepEqual(
+      body.items.map((item) => [item.status, item.errors[0]?.code ?? null]),
+      values.map((value) =>
+        value === 'not-a-date' ? ['failed', 'evidence.not_available'] : ['succeeded', null],
+      ),
+    );
+    // The relay refuses the whole list for its one unreadable value (400 filter.invalid_value): 21 values, then
+    // halves of 11 and 10, the 11 in halves of 6 and 5, the 5 in 3 and 2, and the last pair each alone.
+    const reads = rowReads().slice(before);
+    assert.deepEqual(
+      reads.map((read) => Object.keys(read.query_params as object).includes('birth_date.in')),
+      [true, true, true, true, true, true, true, false, false],
+    );
+    assert.equal(batchEvent(batching, body.batch_id)?.upstream_request_count, 9);
+
+    // Both halves refused: more than one value is at fault (or every list is refused), read one request each.
+    const twice = ['not-a-date', ...instants, 'not-a-day'];
+    const start = rowReads().length;
+    const again = await batching.post(BATCH, {
+      items: twice.map((value) => ({ target: born(value) })),
+      claims: ['alive_by_birth'],
+    });
+    assert.equal(again.statusCode, 200, again.body);
+    const answered = JSON.parse(again.body) as { batch_id: string; items: Item[] };
+    assert.deepEqual(
+      answered.items.map((item) => item.status),
+      twice.map((value) => (value.startsWith('not-') ? 'failed' : 'succeeded')),
+    );
+    assert.equal(batchEvent(batching, answered.batch_id)?.upstream_request_count, 3 + twice.length);
+    assert.equal(rowReads().length - start, 3 + twice.length);
   });
 });
 

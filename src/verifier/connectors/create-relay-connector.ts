@@ -211,15 +211,17 @@ export function createRelayConnector(
    * One `.in` request for `values`. An answer refused as too large or invalid may be the doing of one record: the
    * values are asked again in two halves, and so on down to single values, which are left to single reads (where
    * the record at fault fails its own subject only). Only requests that failed so are split: none is added when
-   * nothing fails, and a split costs at most one request per value besides the single reads. `trace` is told by
-   * the first request only.
+   * nothing fails, and a split costs at most one request per value besides the single reads. A list refused for a
+   * value it holds is narrowed down to it (`narrowRefusedValue`); with `narrow` off, it is answered `undefined`
+   * instead. `trace` is told by the first request only.
    */
   const bulkRead = async (
     connection: Connection,
     lookup: BulkLookup,
     values: readonly string[],
     trace: ReadTrace | undefined,
-  ): Promise<Map<string, BulkOutcome>> => {
+    narrow = true,
+  ): Promise<Map<string, BulkOutcome> | undefined> => {
     const field = lookup.binding.lookup.field;
     const path = recordsPath(
       connection.basePath,
@@ -240,6 +242,9 @@ export function createRelayConnector(
       // The source refused the credential: so it would each single read (a revoked token must not cost one
       // request per subject), and the batch's values all fail as a single read would.
       if (response.status === 401 || response.status === 403) parsePage(response);
+      // The source cannot read a value of the list as the field (`abc` for a number, a mistyped date): the form
+      // is fine, one value is not.
+      if (refusesValue(response)) return narrow ? narrowRefusedValue(connection, lookup, values) : undefined;
       // The source refused the bulk form (filter not allowed, limit, size): every value is read singly instead.
       if (response.status >= 400 && response.status < 500) {
         bulkRefused(connection, lookup.binding, response);
@@ -251,15 +256,12 @@ export function createRelayConnector(
       if (!failsAgain(error)) throw error;
     }
     const settled = new Map<string, BulkOutcome>();
-    if (values.length < 2) return settled;
-    const middle = Math.ceil(values.length / 2);
-    const halves = [values.slice(0, middle), values.slice(middle)];
     await Promise.all(
-      halves.map(async (half) => {
+      halvesOf(values).map(async (half) => {
         // A lone value is left to its single read.
         if (half.length < 2) return;
         try {
-          for (const [value, outcome] of await bulkRead(connection, lookup, half, undefined))
+          for (const [value, outcome] of (await bulkRead(connection, lookup, half, undefined)) ?? [])
             settled.set(value, outcome);
         } catch (error) {
           // The source failed this half (unavailable, or no time left): its values have the outcome single reads
@@ -269,6 +271,40 @@ export function createRelayConnector(
         }
       }),
     );
+    return settled;
+  };
+
+  /**
+   * A list the source refused for a value it holds: its halves are asked, and only a half refused again is narrowed
+   * further, down to the value, left to its single read (refused there too, so not found). One mistyped subject
+   * costs a few requests instead of one per subject. Both halves refused means more than one value at fault, or a
+   * source refusing every list: their values are then read singly, at most two requests more than at once.
+   */
+  const narrowRefusedValue = async (
+    connection: Connection,
+    lookup: BulkLookup,
+    values: readonly string[],
+  ): Promise<Map<string, BulkOutcome>> => {
+    const settled = new Map<string, BulkOutcome>();
+    const halves = halvesOf(values);
+    const answers = await Promise.all(
+      halves.map(async (half) => {
+        if (half.length < 2) return new Map<string, BulkOutcome>();
+        try {
+          return await bulkRead(connection, lookup, half, undefined, false);
+        } catch (error) {
+          if (!isProblem(error)) throw error;
+          for (const value of half) settled.set(value, { problem: error });
+          return new Map<string, BulkOutcome>();
+        }
+      }),
+    );
+    const refused = halves.filter((_, index) => answers[index] === undefined);
+    for (const answer of answers) for (const [value, outcome] of answer ?? []) settled.set(value, outcome);
+    if (refused.length === 1) {
+      for (const [value, outcome] of await narrowRefusedValue(connection, lookup, refused[0] as string[]))
+        settled.set(value, outcome);
+    }
     return settled;
   };
 
@@ -305,12 +341,23 @@ export function createRelayConnector(
     },
     async readMany(lookup) {
       const connection = connectionOf(lookup.binding);
-      return bulkRead(connection, lookup, [...new Set(lookup.values)], lookup.trace);
+      return (await bulkRead(connection, lookup, [...new Set(lookup.values)], lookup.trace)) ?? new Map();
     },
     close() {
       for (const connection of open.values()) connection.transport.close();
     },
   };
+}
+
+/** Two halves, the first the larger by one at most; a list of one value has an empty second half. */
+function halvesOf(values: readonly string[]): (readonly string[])[] {
+  const middle = Math.ceil(values.length / 2);
+  return [values.slice(0, middle), values.slice(middle)];
+}
+
+/** A 400 for a value of the list the source cannot read as the field: its single read is refused the same way. */
+function refusesValue(response: HttpResponse): boolean {
+  return response.status === 400 && problemCodeOf(response.body) === 'filter.invalid_value';
 }
 
 /** An attempt cut short by the request's deadline timed out: the request has timed out, not the source. */
