@@ -239,9 +239,9 @@ export function createRelayConnector(
         trace,
         requests: lookup.requests,
       });
-      // The source refused the credential: so it would each single read (a revoked token must not cost one
-      // request per subject), and the batch's values all fail as a single read would.
-      if (response.status === 401 || response.status === 403) parsePage(response);
+      // The source refused the credential, or has no such collection: so it would each single read (a revoked token
+      // or a misnamed entity must not cost one request per subject), and the values all fail as a single read would.
+      if (response.status === 401 || response.status === 403 || response.status === 404) parsePage(response);
       // The source cannot read a value of the list as the field (`abc` for a number, a mistyped date): the form
       // is fine, one value is not.
       if (refusesValue(response)) return narrow ? narrowRefusedValue(connection, lookup, values) : undefined;

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { capturedLog } from '../../../test/helpers/captured-log.ts';
-import { BINDING, json, useConnectorUpstream } from './relay-connector-fixture.ts';
+import { BINDING, failure, json, useConnectorUpstream } from './relay-connector-fixture.ts';
 
 describe('registry_data_api connector: bulk reads refused', () => {
   const upstream = useConnectorUpstream();
@@ -43,5 +43,17 @@ describe('registry_data_api connector: bulk reads refused', () => {
       ],
     );
     assert.ok(!JSON.stringify(lines).includes('SECRET'), 'no looked-up value is logged');
+  });
+
+  it('fails every value with one request when the source has no such collection (404), as single reads would', async () => {
+    const log = capturedLog();
+    const reader = upstream.connector({ bulk_mode: 'rda_in_filter' }, { logger: log.logger });
+    upstream.handler = (_request, response) =>
+      json(response, 404, { code: 'schema.unknown_resource' }, { 'content-type': 'application/problem+json' });
+    const problem = await failure(reader.readMany({ ...BULK, values: ['A-1', 'A-2', 'A-3', 'A-4'] }));
+    reader.close();
+    assert.equal(problem.code, 'source.unavailable');
+    assert.equal(upstream.requests.length, 1, 'no request per value');
+    assert.equal(log.records().length, 0, 'nothing to warn about: the bulk form was not refused');
   });
 });
