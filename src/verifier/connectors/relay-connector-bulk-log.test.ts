@@ -49,7 +49,12 @@ describe('registry_data_api connector: bulk reads refused', () => {
     const log = capturedLog();
     const reader = upstream.connector({ bulk_mode: 'rda_in_filter' }, { logger: log.logger });
     upstream.handler = (_request, response) =>
-      json(response, 404, { code: 'schema.unknown_resource' }, { 'content-type': 'application/problem+json' });
+      json(
+        response,
+        404,
+        { code: 'schema.unknown_resource' },
+        { 'content-type': 'application/problem+json' },
+      );
     const problem = await failure(reader.readMany({ ...BULK, values: ['A-1', 'A-2', 'A-3', 'A-4'] }));
     reader.close();
     assert.equal(problem.code, 'source.unavailable');
