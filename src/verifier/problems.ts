@@ -33,6 +33,11 @@ export const VERIFIER_PROBLEMS = {
     description:
       'A claim looks its subject up by an identifier, id or attribute the request did not send, or sent blank.',
   },
+  'target.type_mismatch': {
+    status: 400,
+    title: 'Target type mismatch',
+    description: "The target's `type` is not the `subject_type` of a requested claim.",
+  },
   'target.attributes_insufficient': {
     status: 400,
     title: 'Target insufficient',

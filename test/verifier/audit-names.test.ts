@@ -59,7 +59,10 @@ describe('verifier audit of caller-sent names', () => {
       },
       claims: ['person_alive'],
     });
-    assert.equal(response.statusCode, 200, response.body);
+    // Refused (the claim is about a person) before any read, and audited with the type hashed.
+    assert.equal(response.statusCode, 400, response.body);
+    assert.equal(response.json().code, 'target.type_mismatch');
+    assert.doesNotMatch(response.body, SECRET_TEXT);
     const record = lastRecord();
     assert.doesNotMatch(JSON.stringify(record), SECRET_TEXT);
     assert.match(String(record.target_type), /^hmac-sha256:/);

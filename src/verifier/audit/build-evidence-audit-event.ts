@@ -21,23 +21,43 @@ export interface BatchItemAudit {
   readonly facts: VerifierAuditFacts;
 }
 
+/**
+ * What a request to an evaluation route is recorded as when its handler never ran (a body too large or not JSON):
+ * that route's refusal, not an unnamed one, so that every refused evaluation, batch or render is counted as one.
+ */
+const ROUTE_REFUSALS: Readonly<Record<string, { endpointKind: string; decision: string }>> = {
+  'POST /v1/evaluations': { endpointKind: 'evaluate', decision: 'evaluate_denied' },
+  'POST /v1/batch-evaluations': { endpointKind: 'batch_evaluate', decision: 'batch_evaluate_denied' },
+  'POST /v1/evaluations/:evaluation_id/render': { endpointKind: 'render', decision: 'render_failed' },
+};
+
 export function buildEvidenceAuditEvent(
   request: RouteRequest,
   reply: RouteReply,
   context: EvidenceAuditContext,
 ): Record<string, unknown> {
-  const facts = request.ctx.audit as VerifierAuditFacts;
+  const facts = routeFacts(request);
   const event = evidenceEvent(request, reply.statusCode, request.ctx.errorCode, facts, context);
-  if (facts.batchId === undefined) return event;
+  if (facts.endpointKind !== 'batch_evaluate') return event;
   return {
     ...event,
-    batch_id: facts.batchId,
-    batch_size: facts.batchSize ?? 0,
+    // Null until the batch was planned: a batch refused before has no id and, maybe, no counted items.
+    batch_id: facts.batchId ?? null,
+    batch_size: facts.batchSize ?? null,
     batch_succeeded: facts.batchSucceeded ?? 0,
     batch_failed: facts.batchFailed ?? 0,
     upstream_request_count: facts.upstreamRequestCount ?? 0,
-    idempotency: facts.idempotency ?? 'none',
+    // A key sent with a batch refused before it was looked at is neither `none` nor any use of it.
+    idempotency: facts.idempotency ?? (request.headers['idempotency-key'] === undefined ? 'none' : null),
   };
+}
+
+/** The route's own facts, or for a request its handler never saw, the refusal of the route it was sent to. */
+function routeFacts(request: RouteRequest): VerifierAuditFacts {
+  const facts = request.ctx.audit as VerifierAuditFacts;
+  if (facts.endpointKind !== undefined) return facts;
+  const refusal = ROUTE_REFUSALS[`${request.method} ${request.routeOptions.url}`];
+  return refusal === undefined ? facts : { ...facts, ...refusal };
 }
 
 /** The event of one batch item: the batch's caller, route and policy facts with the item's own outcome. */

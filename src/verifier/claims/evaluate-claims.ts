@@ -58,8 +58,10 @@ export class EvaluationTrace implements ReadTrace {
 }
 
 /**
- * Fails before any read when a binding's lookup input is missing from the request, or blank, or when a target
- * attribute is not of the type a claim declares for it (`inputs`): the caller's mistake, where the rule would fail.
+ * Fails before any read when the target is not of a claim's `subject_type` (a claim about a person asked of an
+ * organisation would look it up by identifiers alone), when a binding's lookup input is missing from the request,
+ * or blank, or when a target attribute is not of the type a claim declares for it (`inputs`): the caller's
+ * mistake, where the read or the rule would answer for another kind of subject, or fail.
  */
 export function checkLookupInputs(
   catalog: ClaimCatalog,
@@ -68,6 +70,16 @@ export function checkLookupInputs(
 ): void {
   for (const id of claimIds) {
     const claim = catalog.claims.get(id);
+    if (claim !== undefined && claim.config.subject_type !== target.type) {
+      throw claimProblem(
+        verifierProblem(
+          'target.type_mismatch',
+          // The type sent is not echoed: a caller-sent name may hold anything.
+          `Claim ${id} is about subjects of type ${claim.config.subject_type}, not the target's type.`,
+        ),
+        id,
+      );
+    }
     for (const input of claim?.targetInputs ?? []) {
       if (lookupValue(target, input) === undefined) {
         throw claimProblem(
