@@ -3,8 +3,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import type { TestDatabase } from '../helpers/postgres-harness.ts';
-import { startPostgresRelay, startupFailure } from '../helpers/postgres-relay.ts';
+import { eventually, startPostgresRelay, startupFailure } from '../helpers/postgres-relay.ts';
 import { assertProblem } from './assert-problem.ts';
 import { ID_AND_LABEL, ITEMS, liveDataset, openLiveTestDatabase } from './postgres-live-fixture.ts';
 
@@ -49,6 +50,104 @@ describe('live PostgreSQL tables: failures and the startup probe', () => {
     );
     try {
       assertProblem(await relay.get(`${ITEMS}/1`), 504, 'datasource.timeout');
+    } finally {
+      await relay.close();
+    }
+  });
+
+  /** Holds an ACCESS EXCLUSIVE lock on `table` (another session's, as a migration would) until `release()`. */
+  async function lockTable(url: string, table: string) {
+    const locker = new pg.Client({ connectionString: url });
+    // Ended by the database's drop when a test fails while it holds the lock.
+    locker.on('error', () => {});
+    await locker.connect();
+    await locker.query('BEGIN');
+    await locker.query(`LOCK TABLE ${table} IN ACCESS EXCLUSIVE MODE`);
+    let released: Promise<unknown> | undefined;
+    return { release: () => (released ??= locker.query('COMMIT').finally(() => locker.end())) };
+  }
+
+  it('reads of a table another session locks ACCESS EXCLUSIVE time out (504), and recover once the lock goes', async (t) => {
+    // Embedded PGlite runs every client in one session: another session's lock cannot be tried there.
+    if (db.kind === 'pglite') return t.skip('locks need a real server');
+    await db.query('CREATE TABLE guarded (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO guarded VALUES (1, 'one'), (2, 'two')");
+    const relay = await startPostgresRelay(
+      liveDataset('guarded', ID_AND_LABEL, 'live_max_connections: 1, query_timeout: 300ms'),
+      db.url,
+    );
+    let lock: Awaited<ReturnType<typeof lockTable>> | undefined;
+    try {
+      assert.equal((await relay.get(`${ITEMS}/1`)).statusCode, 200);
+      lock = await lockTable(db.url, 'guarded');
+      // Pipelined on the one connection: each waits for the lock until its own statement times out.
+      const locked = await Promise.all([relay.get(`${ITEMS}/1`), relay.get(`${ITEMS}?limit=1`)]);
+      for (const answer of locked) assertProblem(answer, 504, 'datasource.timeout');
+      await lock.release();
+      assert.deepEqual((await relay.get(`${ITEMS}/2`)).json(), { id: 2, label: 'two' });
+      assert.equal((await relay.get(`${ITEMS}?limit=1`)).json().data.length, 1);
+    } finally {
+      await lock?.release();
+      await relay.close();
+    }
+  });
+
+  it("a lock wait the database's own lock_timeout ends is a time-out too (504), not a refusal of the read (502)", async (t) => {
+    if (db.kind === 'pglite') return t.skip('locks need a real server');
+    // A role or database setting that keeps readers from queueing behind a migration's lock.
+    const strict = await openLiveTestDatabase();
+    try {
+      await strict.query(`ALTER DATABASE ${new URL(strict.url).pathname.slice(1)} SET lock_timeout = '50ms'`);
+      await strict.query('CREATE TABLE guarded (id integer PRIMARY KEY, label text)');
+      await strict.query("INSERT INTO guarded VALUES (1, 'one')");
+      const relay = await startPostgresRelay(liveDataset('guarded', ID_AND_LABEL), strict.url);
+      const lock = await lockTable(strict.url, 'guarded');
+      try {
+        const locked = await relay.get(`${ITEMS}/1`);
+        assertProblem(locked, 504, 'datasource.timeout');
+        assert.doesNotMatch(locked.body, /guarded|55P03|SQLSTATE/, 'no table or server detail');
+        await lock.release();
+        assert.deepEqual((await relay.get(`${ITEMS}/1`)).json(), { id: 1, label: 'one' });
+      } finally {
+        await lock.release();
+        await relay.close();
+      }
+    } finally {
+      await strict.close();
+    }
+  });
+
+  it("the relay's backend terminated under 8 pipelined reads: each answers its own row or 503, and the next read recovers", async (t) => {
+    if (db.kind === 'pglite') return t.skip('terminating a backend needs a real server');
+    await db.query('CREATE TABLE halted (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO halted SELECT g, 'row ' || g FROM generate_series(1, 8) g");
+    await db.query(`CREATE FUNCTION hold_at_five(id integer) RETURNS boolean LANGUAGE sql AS $body$
+      SELECT CASE WHEN id = 5 THEN pg_sleep(30) IS NOT NULL ELSE true END $body$`);
+    await db.query('CREATE VIEW halted_view AS SELECT id, label FROM halted WHERE hold_at_five(id)');
+    const relay = await startPostgresRelay(
+      liveDataset('halted_view', ID_AND_LABEL, 'live_max_connections: 1, live_pipeline_depth: 8'),
+      db.url,
+    );
+    const relayBackends = `SELECT pid FROM pg_stat_activity
+      WHERE datname = current_database() AND application_name = 'ambit-relay'`;
+    try {
+      const reads = [1, 2, 3, 4, 5, 6, 7, 8].map((id) => relay.get(`${ITEMS}/${id}`));
+      await eventually(
+        async () => (await db.query(`${relayBackends} AND wait_event = 'PgSleep'`)).rows.length === 1,
+        'the fifth read to be running',
+      );
+      await db.query(`SELECT pg_terminate_backend(pid) FROM (${relayBackends}) relay`);
+      const answers = await Promise.all(reads);
+      // Reads sent before the fifth answered; the fifth and those behind it lost their connection. The order
+      // they left in is the pool's, not the requests'.
+      assertProblem(answers[4] as (typeof answers)[number], 503, 'datasource.unavailable');
+      for (const [index, answer] of answers.entries()) {
+        if (answer.statusCode === 200) {
+          assert.deepEqual(answer.json(), { id: index + 1, label: `row ${index + 1}` });
+        } else assertProblem(answer, 503, 'datasource.unavailable');
+      }
+      assert.deepEqual((await relay.get(`${ITEMS}/8`)).json(), { id: 8, label: 'row 8' });
+      assert.equal((await db.query(relayBackends)).rows.length, 1, 'one connection, the fresh one');
     } finally {
       await relay.close();
     }

@@ -1,7 +1,26 @@
 // The problems a live read answers with: the database's failures by class, and a row that does not fit the declared
 // schema (LiveRowInvalid, thrown by a row renderer). Details name no host, table, SQL or value.
 import { relayProblem } from '../../problems.ts';
-import { classifyPgError } from './read-only-session.ts';
+import { classifyPgError, type PgErrorKind } from './read-only-session.ts';
+
+/**
+ * lock_not_available: the wait for a lock ended by the database's own `lock_timeout` (set on the role or database
+ * so that readers do not queue behind a migration's lock), before `query_timeout` could end it.
+ */
+const LOCK_TIMEOUT = '55P03';
+
+function isLockTimeout(error: unknown): boolean {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  return code === LOCK_TIMEOUT && typeof severity === 'string';
+}
+
+/**
+ * How a live read failed. A lock wait the database gave up is a time-out like `query_timeout` (the data is
+ * there, held by another session for now), not a refusal of the read.
+ */
+export function liveErrorKind(error: unknown): PgErrorKind {
+  return isLockTimeout(error) ? 'timeout' : classifyPgError(error);
+}
 
 /** A value read that does not fit the declared schema. Names the field and the column, never the value. */
 export class LiveRowInvalid extends Error {
@@ -21,7 +40,7 @@ export class LiveRowInvalid extends Error {
 
 /** The problem a failed live read answers with; details name no host, table or SQL. */
 export function readProblem(error: unknown) {
-  switch (classifyPgError(error)) {
+  switch (liveErrorKind(error)) {
     case 'unavailable':
       return relayProblem(
         'datasource.unavailable',
@@ -31,7 +50,12 @@ export function readProblem(error: unknown) {
         },
       );
     case 'timeout':
-      return relayProblem('datasource.timeout', 'the database did not answer within the query timeout');
+      return relayProblem(
+        'datasource.timeout',
+        isLockTimeout(error)
+          ? 'the database gave up waiting for a lock on the data (its lock_timeout); retry later'
+          : 'the database did not answer within the query timeout',
+      );
     case 'invalid_input':
       return relayProblem('filter.invalid_value', 'a filter value is not valid for the column it filters');
     case 'failed':
