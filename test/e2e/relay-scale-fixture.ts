@@ -30,7 +30,7 @@ export interface Served {
 
 /** `group`: the relay leads a process group of its own, so a test can signal it and its workers at once. */
 export async function serve(
-  fixture: ReloadFixture,
+  fixture: Pick<ReloadFixture, 'configPath'>,
   extra: string[] = [],
   env: Record<string, string> = {},
   group = false,
