@@ -123,12 +123,13 @@ export const RELAY_PROBLEMS = {
     status: 503,
     title: 'Data source unavailable',
     description:
-      'The PostgreSQL database behind a live entity cannot be reached (or no pooled connection freed up within `connect_timeout`); retry after `Retry-After`.',
+      'The PostgreSQL database behind a live entity cannot be reached (or no pooled connection freed up within `connect_timeout`), or ended the read for a reason that passes (a deadlock, a standby conflict with recovery); retry after `Retry-After`.',
   },
   'datasource.timeout': {
     status: 504,
     title: 'Data source timeout',
-    description: 'A live read ran longer than the source `query_timeout`.',
+    description:
+      "A live read ran longer than the source `query_timeout`, or waited for a lock longer than the database's own `lock_timeout`.",
   },
   'datasource.query_failed': {
     status: 502,

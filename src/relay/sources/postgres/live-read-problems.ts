@@ -1,7 +1,7 @@
 // The problems a live read answers with: the database's failures by class, and a row that does not fit the declared
 // schema (LiveRowInvalid, thrown by a row renderer). Details name no host, table, SQL or value.
 import { relayProblem } from '../../problems.ts';
-import { classifyPgError, type PgErrorKind } from './read-only-session.ts';
+import { classifyPgError } from './read-only-session.ts';
 
 /**
  * lock_not_available: the wait for a lock ended by the database's own `lock_timeout` (set on the role or database
@@ -12,14 +12,6 @@ const LOCK_TIMEOUT = '55P03';
 function isLockTimeout(error: unknown): boolean {
   const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
   return code === LOCK_TIMEOUT && typeof severity === 'string';
-}
-
-/**
- * How a live read failed. A lock wait the database gave up is a time-out like `query_timeout` (the data is
- * there, held by another session for now), not a refusal of the read.
- */
-export function liveErrorKind(error: unknown): PgErrorKind {
-  return isLockTimeout(error) ? 'timeout' : classifyPgError(error);
 }
 
 /** A value read that does not fit the declared schema. Names the field and the column, never the value. */
@@ -40,7 +32,7 @@ export class LiveRowInvalid extends Error {
 
 /** The problem a failed live read answers with; details name no host, table or SQL. */
 export function readProblem(error: unknown) {
-  switch (liveErrorKind(error)) {
+  switch (classifyPgError(error)) {
     case 'unavailable':
       return relayProblem(
         'datasource.unavailable',

@@ -12,11 +12,12 @@ import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } f
 import { comparedType } from './live-comparison.ts';
 import { type LiveConnection, openLiveConnection } from './live-connection.ts';
 import { createLivePool } from './live-pool.ts';
-import { LiveRowInvalid, liveErrorKind, readProblem } from './live-read-problems.ts';
+import { LiveRowInvalid, readProblem } from './live-read-problems.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
 import { preparedStatementTrouble } from './prepared-trouble.ts';
 import {
   beginReadOnly,
+  classifyPgError,
   clientConfig,
   clientTimeoutMs,
   describePgError,
@@ -156,7 +157,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
           }
           continue;
         }
-        report(liveErrorKind(error), started, acquired, 0, 0);
+        report(classifyPgError(error), started, acquired, 0, 0);
         throw failed(error);
       } finally {
         pool.release(connection);
@@ -195,7 +196,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
 
   function failed(error: unknown) {
     // A filter value PostgreSQL refuses is the caller's mistake, not an operational event.
-    if (liveErrorKind(error) !== 'invalid_input') {
+    if (classifyPgError(error) !== 'invalid_input') {
       deps.logger.warn(
         { dataset_id: deps.datasetId, table_id: table.id, reason: describePgError(error) },
         'live read failed',

@@ -56,6 +56,11 @@ describe('read-only session', () => {
     assert.equal(classifyPgError(Object.assign(server('22003'), { running: true })), 'failed');
     assert.equal(classifyPgError(server('42P01')), 'failed');
     assert.equal(classifyPgError(server('25006')), 'failed');
+    // A lock wait the database's own lock_timeout ended: the data is held for now, as past query_timeout.
+    assert.equal(classifyPgError(server('55P03')), 'timeout');
+    // Transient: a standby's conflict with recovery (40001) and a deadlock (40P01) pass when tried again.
+    assert.equal(classifyPgError(server('40001')), 'unavailable');
+    assert.equal(classifyPgError(server('40P01')), 'unavailable');
   });
 
   it('describes errors by SQLSTATE or socket code, never with the address', () => {

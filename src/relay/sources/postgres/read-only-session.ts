@@ -122,8 +122,14 @@ export function classifyPgError(error: unknown): PgErrorKind {
     // Other errors without a SQLSTATE come from the socket, TLS or the driver: the server was not reached or lost.
     return 'unavailable';
   }
-  if (sqlstate === '57014') return 'timeout';
+  // 57014: the statement timeout; 55P03: a lock wait the database's own `lock_timeout` ended (the data is held by
+  // another session for now, as a migration holds it).
+  if (sqlstate === '57014' || sqlstate === '55P03') return 'timeout';
   if (
+    // 40001 (a standby's conflict with recovery, a serialization failure) and 40P01 (a deadlock) pass when tried
+    // again: the source is briefly unavailable rather than refusing the read.
+    sqlstate === '40001' ||
+    sqlstate === '40P01' ||
     sqlstate.startsWith('08') ||
     sqlstate.startsWith('28') ||
     sqlstate.startsWith('57P') ||
