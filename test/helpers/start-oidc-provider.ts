@@ -235,3 +235,27 @@ async function newSigningKey(algorithm: TestIdpAlgorithm): Promise<JWK> {
   const jwk = await exportJWK(privateKey);
   return { ...jwk, kid: `test-${randomBytes(6).toString('hex')}`, alg: algorithm, use: 'sig' };
 }
+
+/**
+ * The `auth:` block of a service config trusting `idp` (its issuer, audience and keys over loopback http), with
+ * `extra` lines indented under `oidc:` (scope_map, algorithms...), then the `audit:` key that follows it: the text
+ * replaces a config's own `auth:` block up to `audit:`.
+ */
+export function oidcAuthBlock(
+  idp: TestOidcProvider,
+  extra: readonly string[],
+  keySource: 'jwks_url' | 'discovery_url' = 'jwks_url',
+): string {
+  return [
+    'auth:',
+    '  mode: oidc',
+    '  oidc:',
+    `    issuer: ${idp.issuer}`,
+    `    audiences: ["${idp.audience}"]`,
+    `    ${keySource}: ${keySource === 'jwks_url' ? idp.jwksUrl : idp.discoveryUrl}`,
+    '    allow_dev_insecure_fetch_urls: true',
+    ...extra.map((line) => `    ${line}`),
+    '',
+    'audit:',
+  ].join('\n');
+}

@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
 import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
-import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
+import { oidcAuthBlock, startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
 import { assertProblem } from './assert-problem.ts';
 import { createReloadFixture, type ReloadFixture, reloadEnv } from './reload-fixture.ts';
 
@@ -39,18 +39,10 @@ describe('relay admin listener in OIDC mode (real IdP)', () => {
   before(async () => {
     idp = await startOidcProvider({ scopes: [...SCOPES, 'people:rows', OPERATOR_ROLE] });
     fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
-    const oidc = [
-      'auth:',
-      '  mode: oidc',
-      '  oidc:',
-      `    issuer: ${idp.issuer}`,
-      `    audiences: ["${idp.audience}"]`,
-      `    jwks_url: ${idp.jwksUrl}`,
-      '    allow_dev_insecure_fetch_urls: true',
-      '    scope_map:',
-      `      ${OPERATOR_ROLE}: [relay:admin, relay:ops_read, relay:metrics_read]`,
-      'audit:',
-    ].join('\n');
+    const oidc = oidcAuthBlock(idp, [
+      'scope_map:',
+      `  ${OPERATOR_ROLE}: [relay:admin, relay:ops_read, relay:metrics_read]`,
+    ]);
     const text = readFileSync(fixture.configPath, 'utf8').replace(/\nauth:\n[\s\S]*?\naudit:/, `\n${oidc}`);
     assert.ok(text.includes('mode: oidc') && !text.includes('api_keys'));
     writeFileSync(fixture.configPath, text);

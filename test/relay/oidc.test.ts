@@ -11,7 +11,7 @@ import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { assertProblem, assertRequestId } from '../helpers/http-checks.ts';
 import { assertOidcAuthResponses } from '../helpers/openapi-auth-checks.ts';
 import { startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
-import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
+import { oidcAuthBlock, startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const HOUSEHOLDS = '/v1/datasets/social_protection/entities/households/records';
@@ -22,20 +22,11 @@ const MAPPED_ROLE = 'registry.households.read';
 
 /** The demo config with its API-key `auth` block replaced by an OIDC block for `idp`. */
 function oidcAuth(idp: TestOidcProvider, keySource: 'discovery_url' | 'jwks_url') {
-  const url = keySource === 'discovery_url' ? idp.discoveryUrl : idp.jwksUrl;
-  const block = [
-    'auth:',
-    '  mode: oidc',
-    '  oidc:',
-    `    issuer: ${idp.issuer}`,
-    `    audiences: ["${idp.audience}"]`,
-    `    ${keySource}: ${url}`,
-    '    allow_dev_insecure_fetch_urls: true',
-    '    scope_map:',
-    `      ${MAPPED_ROLE}: [social_protection:rows, social_protection:metadata]`,
-    '',
-    'audit:',
-  ].join('\n');
+  const block = oidcAuthBlock(
+    idp,
+    ['scope_map:', `  ${MAPPED_ROLE}: [social_protection:rows, social_protection:metadata]`],
+    keySource,
+  );
   return (text: string): string => {
     const edited = text.replace(/\nauth:\n[\s\S]*?\naudit:/, `\n${block}`);
     assert.ok(edited.includes('mode: oidc') && !edited.includes('api_keys'), 'auth block replaced');

@@ -11,7 +11,7 @@ import { type CapturedLog, capturedLog } from '../helpers/captured-log.ts';
 import { countingReads, oneLivingPerson } from '../helpers/fake-relay-table.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
-import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
+import { oidcAuthBlock, startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
 const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
@@ -45,22 +45,13 @@ describe('verifier in OIDC mode: hostile and borderline tokens (real IdP)', () =
       if (issuerDown) throw new TypeError('fetch failed');
       return fetch(input, init);
     };
-    const block = [
-      'auth:',
-      '  mode: oidc',
-      '  oidc:',
-      `    issuer: ${idp.issuer}`,
-      `    audiences: ["${idp.audience}"]`,
-      `    jwks_url: ${idp.jwksUrl}`,
-      '    allow_dev_insecure_fetch_urls: true',
-      '    allowed_algorithms: [RS256]',
-      '    allowed_token_types: [at+jwt]',
-      `    leeway: ${LEEWAY_S}s`,
-      '    scope_map:',
-      '      evidence:all: [civil:evidence, social:evidence]',
-      '',
-      'audit:',
-    ].join('\n');
+    const block = oidcAuthBlock(idp, [
+      'allowed_algorithms: [RS256]',
+      'allowed_token_types: [at+jwt]',
+      `leeway: ${LEEWAY_S}s`,
+      'scope_map:',
+      '  evidence:all: [civil:evidence, social:evidence]',
+    ]);
     verifier = await startTestVerifier({
       clock,
       relays: { civil: upstream.url, social: upstream.url },

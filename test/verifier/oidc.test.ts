@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { assertOidcAuthResponses } from '../helpers/openapi-auth-checks.ts';
-import { startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
+import { oidcAuthBlock, startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
 import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
 const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
@@ -34,20 +34,11 @@ describe('verifier in OIDC mode (real IdP)', () => {
 
   before(async () => {
     idp = await startOidcProvider({ scopes: ['civil:evidence', 'registry.civil.verify', 'other:scope'] });
-    const block = [
-      'auth:',
-      '  mode: oidc',
-      '  oidc:',
-      `    issuer: ${idp.issuer}`,
-      `    audiences: ["${idp.audience}"]`,
-      `    jwks_url: ${idp.jwksUrl}`,
-      '    allow_dev_insecure_fetch_urls: true',
-      '    jwks_cache_ttl: 1m',
-      '    scope_map:',
-      '      registry.civil.verify: [civil:evidence]',
-      '',
-      'audit:',
-    ].join('\n');
+    const block = oidcAuthBlock(idp, [
+      'jwks_cache_ttl: 1m',
+      'scope_map:',
+      '  registry.civil.verify: [civil:evidence]',
+    ]);
     verifier = await startTestVerifier({
       clock,
       relays: { civil: 'http://127.0.0.1:9' },
