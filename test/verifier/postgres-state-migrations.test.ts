@@ -49,6 +49,29 @@ async function firstReleaseSchema(database: TestDatabase, ids: readonly string[]
 }
 
 describe('postgresql state store migrations', () => {
+  it('migrates a schema of the first release in place: its evaluations stay readable', async () => {
+    const database = await freshDatabase();
+    const old = evaluation('01J00000000000000000000OLD', NOW, 60_000);
+    await firstReleaseSchema(database, [old.evaluation_id]);
+    const store = storeOn(database.url, 5_000);
+    try {
+      assert.equal(await store.prepare(), true);
+      const { rows } = await database.query<{ version: number }>(
+        'SELECT version FROM ambit_verifier.schema_migrations ORDER BY version',
+      );
+      assert.deepEqual(
+        rows.map((row) => row.version),
+        MIGRATIONS.map((migration) => migration.version),
+      );
+      assert.deepEqual(await store.get(old.evaluation_id, 'p1'), old);
+      const fresh = evaluation('01J0000000000000000000NEW1', NOW, 60_000);
+      await store.put(fresh);
+      assert.equal(JSON.stringify(await store.get(fresh.evaluation_id, 'p1')), JSON.stringify(fresh));
+    } finally {
+      await store.close();
+    }
+  });
+
   it('completes a migration whose table rewrite outlasts operation_timeout', async () => {
     const database = await freshDatabase();
     const ids = ['01J0000000000000000000OLD1', '01J0000000000000000000OLD2', '01J0000000000000000000OLD3'];

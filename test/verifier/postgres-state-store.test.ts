@@ -145,44 +145,6 @@ describe('postgresql state store', () => {
     }
   });
 
-  it('migrates a schema of the first release in place: its evaluations stay readable', async () => {
-    const database = await freshDatabase();
-    const [first] = MIGRATIONS;
-    assert.ok(first);
-    await database.query('CREATE SCHEMA ambit_verifier');
-    await database.query(
-      'CREATE TABLE ambit_verifier.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())',
-    );
-    await database.query(first.sql);
-    await database.query('INSERT INTO ambit_verifier.schema_migrations (version, name) VALUES ($1, $2)', [
-      first.version,
-      first.name,
-    ]);
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    const old = evaluation('01J00000000000000000000OLD', now, 60_000);
-    await database.query(
-      `INSERT INTO ambit_verifier.evaluations VALUES ($1, 'p1', $2::jsonb, to_timestamp($3 / 1000.0), to_timestamp($4 / 1000.0))`,
-      [old.evaluation_id, JSON.stringify(old), old.created_at, old.expires_at],
-    );
-    const store = storeOn(database.url);
-    try {
-      assert.equal(await store.prepare(), true);
-      const { rows } = await database.query<{ version: number }>(
-        'SELECT version FROM ambit_verifier.schema_migrations ORDER BY version',
-      );
-      assert.deepEqual(
-        rows.map((row) => row.version),
-        MIGRATIONS.map((migration) => migration.version),
-      );
-      assert.deepEqual(await store.get(old.evaluation_id, 'p1'), old);
-      const fresh = evaluation('01J0000000000000000000NEW1', now, 60_000);
-      await store.put(fresh);
-      assert.equal(JSON.stringify(await store.get(fresh.evaluation_id, 'p1')), JSON.stringify(fresh));
-    } finally {
-      await store.close();
-    }
-  });
-
   it('refuses a schema migrated by a newer version, naming the reason, and leaves it as it is', async () => {
     const database = await freshDatabase();
     const installer = storeOn(database.url);
