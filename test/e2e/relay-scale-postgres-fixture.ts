@@ -7,7 +7,13 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import { URL_ENV } from '../helpers/postgres-relay.ts';
-import { createPeople, peopleApi, peopleSchema, postgresSource } from '../relay/postgres-fixture.ts';
+import {
+  byHouseholdAggregate,
+  createPeople,
+  peopleApi,
+  peopleSchema,
+  postgresSource,
+} from '../relay/postgres-fixture.ts';
 import { type Served, serve } from './relay-scale-fixture.ts';
 
 export const RECORDS = (entity: string) => `/v1/datasets/people/entities/${entity}/records`;
@@ -53,15 +59,7 @@ ${['people', 'people_query']
   .map((name) => `      - name: ${name}\n        table: ${name}\n        ${ACCESS}\n        ${peopleApi()}`)
   .join('\n')}
       - { name: events, table: events, ${ACCESS}, api: { max_limit: 100 } }
-    aggregates:
-      - id: by_household
-        source_entity: people
-        dimensions: [{ id: household, field: household }]
-        default_group_by: [household]
-        indicators: [{ id: people, function: count }]
-        access: { aggregate_scope: "people:rows" }
-        disclosure_control: { min_cell_size: 1 }
-`;
+${byHouseholdAggregate('people:rows')}`;
 }
 
 export interface PostgresScale {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { type PostgresRelay, startPostgresRelay } from '../helpers/postgres-relay.ts';
-import { ACCESS, peopleApi, peopleSchema, postgresSource } from './postgres-fixture.ts';
+import { ACCESS, byHouseholdAggregate, peopleApi, peopleSchema, postgresSource } from './postgres-fixture.ts';
 import { dataset, usePeopleDatabase } from './postgres-snapshot-fixture.ts';
 
 const DATASETS = `${dataset(
@@ -16,15 +16,7 @@ const DATASETS = `${dataset(
         ${ACCESS}
         ${peopleApi()}`,
 )}
-    aggregates:
-      - id: by_household
-        source_entity: people
-        dimensions: [{ id: household, field: household }]
-        default_group_by: [household]
-        indicators: [{ id: people, function: count }]
-        access: { aggregate_scope: "registry:rows" }
-        disclosure_control: { min_cell_size: 1 }
-`;
+${byHouseholdAggregate('registry:rows')}`;
 
 const AGGREGATE = '/v1/datasets/registry/aggregates/by_household';
 

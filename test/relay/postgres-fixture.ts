@@ -104,6 +104,19 @@ export function peopleApi(maxLimit = 1000): string {
 
 export const ACCESS = 'access: { metadata_scope: "registry:metadata", read_scope: "registry:rows" }';
 
+/** `aggregates:` with one count of `people` by household, readable with `scope`, no cell suppressed. */
+export function byHouseholdAggregate(scope: string): string {
+  return `    aggregates:
+      - id: by_household
+        source_entity: people
+        dimensions: [{ id: household, field: household }]
+        default_group_by: [household]
+        indicators: [{ id: people, function: count }]
+        access: { aggregate_scope: "${scope}" }
+        disclosure_control: { min_cell_size: 1 }
+`;
+}
+
 /** A postgres source block reading `table` (or `query`), with extra source keys. */
 export function postgresSource(what: { table?: string; query?: string }, extra = ''): string {
   const target =
