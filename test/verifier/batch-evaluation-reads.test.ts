@@ -157,7 +157,7 @@ describe('batch evaluations', () => {
     assert.equal(record?.upstream_request_count, 6);
   });
 
-  it('reports an unavailable source per item as retryable, and still answers 200', async () => {
+  it('reports a source that is not configured per item, not as retryable, and still answers 200', async () => {
     const { bulk, heads } = setup;
     const response = await bulk.post(BATCH, {
       items: [{ target: person(heads[0] as Row) }, { target: person(heads[1] as Row) }],
@@ -171,7 +171,8 @@ describe('batch evaluations', () => {
         {
           code: 'source.unavailable',
           title: 'Source unavailable',
-          retryable: true,
+          // Only a new configuration changes it.
+          retryable: false,
           claim_id: 'ledger_entry',
         },
       ]);

@@ -130,6 +130,15 @@ describe('verifier error table: source outcomes', () => {
     assert.equal(table.requests.length, 0);
     const record = table.verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
     assert.equal(record?.error_code, 'source.not_configured');
+    // Nothing changes it short of a new configuration: a batch item says trying again will not help.
+    const batch = await table.verifier.post('/v1/batch-evaluations', {
+      items: [{ target: ALIVE }],
+      claims: ['ledger_entry'],
+    });
+    const [item] = JSON.parse(batch.body).items;
+    assert.deepEqual(item.errors, [
+      { code: 'source.unavailable', title: item.errors[0].title, retryable: false, claim_id: 'ledger_entry' },
+    ]);
   });
 
   it('several claims succeed together or not at all: the first failing claim in request order answers', async () => {

@@ -19,9 +19,15 @@ export function auditCodeOf(error: unknown): string | undefined {
 
 /**
  * Reasons a read fails again however often it is retried: the source answered, and its answer for this subject is
- * refused for what it holds (larger than allowed, or not a valid list of records).
+ * refused for what it holds (larger than allowed, or not a valid list of records), or refused the request itself
+ * (HTTP 400); or the claim's connection is not configured, which only a new configuration changes.
  */
-const LASTING_REASONS = new Set(['source.too_large', 'source.invalid_response']);
+const LASTING_REASONS = new Set([
+  'source.too_large',
+  'source.invalid_response',
+  'source.request_refused',
+  'source.not_configured',
+]);
 
 /** Whether retrying the same read can only fail the same way (see `LASTING_REASONS`). */
 export function failsAgain(error: unknown): boolean {
