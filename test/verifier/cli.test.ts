@@ -75,6 +75,21 @@ describe('ambit config check (verifier)', () => {
     assert.equal((await runCli(['verifier', 'serve'], {})).code, 2);
   });
 
+  it('refuses a --bind that is the admin listener address, before listening on either', async () => {
+    const clash = join(dir, 'clash.yaml');
+    writeFileSync(clash, CONFIG.replace('admin_bind: 127.0.0.1:0', 'admin_bind: 127.0.0.1:18399'));
+    for (const bind of ['127.0.0.1:18399', '0.0.0.0:18399']) {
+      const result = await runCli(['verifier', 'serve', '--config', clash, '--bind', bind], ENV);
+      assert.equal(result.code, 2, result.err.join('\n'));
+      assert.match(
+        result.err.join('\n'),
+        new RegExp(
+          `--bind ${bind} is the admin listener's address \\(server\\.admin_bind 127\\.0\\.0\\.1:18399\\)`,
+        ),
+      );
+    }
+  });
+
   it('exits 1 when the start fails after the CEL workers started', { timeout: 60_000 }, async () => {
     // The audit path lies under a regular file: the sink cannot open once the CEL claim's workers are running.
     writeFileSync(join(dir, 'blocker'), 'x');

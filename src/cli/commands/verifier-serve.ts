@@ -1,6 +1,6 @@
 // `ambit verifier serve`: validate the config, serve until SIGINT/SIGTERM, then drain.
 import { systemClock } from '../../platform/clock.ts';
-import { isBindAddress } from '../../platform/config/bind-address.ts';
+import { bindsMayClash, isBindAddress } from '../../platform/config/bind-address.ts';
 import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
 import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.ts';
@@ -35,6 +35,15 @@ export const verifierServe: Command = async (args, io) => {
   const logger = createLogger({ name: 'ambit-verifier', level });
   try {
     const loaded = loadVerifierConfig(path, resolveEnv(io.env, flags['env-file']));
+    // The config check compares server.bind with admin_bind; --bind replaces server.bind, so it is compared here,
+    // before either listener opens (else the admin listener fails as if another process held its port).
+    const adminBind = loaded.config.server.admin_bind;
+    if (flags.bind !== undefined && adminBind !== undefined && bindsMayClash(flags.bind, adminBind)) {
+      io.err(
+        `--bind ${flags.bind} is the admin listener's address (server.admin_bind ${adminBind}): admin routes never share the public listener; choose another`,
+      );
+      return 2;
+    }
     for (const warning of loaded.warnings) logger.warn(warning);
     if (loaded.config.state.storage === 'memory') {
       logger.warn('state.storage is memory: stored evaluations live in this process only');
