@@ -1,5 +1,6 @@
 // A listener that could not bind, said in one line with the address: Node's own message ("listen EADDRINUSE:
 // address already in use 127.0.0.1:4242") names neither what to do nor, in the demo, which listener it was.
+import { bindsMayClash } from '../platform/config/bind-address.ts';
 
 /** The address a failed `listen` named, as host:port (IPv6 in brackets); undefined for any other error. */
 export function failedListenAddress(error: unknown): string | undefined {
@@ -29,4 +30,14 @@ export function listenProblem(error: unknown): string | undefined {
             ? error.message
             : String(error);
   return `cannot listen on ${where}: ${reason}`;
+}
+
+/**
+ * Why a `--bind` cannot be used beside the config's admin listener, or undefined when it can. The config check
+ * compares `server.bind` with `server.admin_bind`; `--bind` replaces `server.bind`, so it is compared before either
+ * listener opens (else the admin listener fails as if another process held its port).
+ */
+export function bindFlagClash(bind: string | undefined, adminBind: string | undefined): string | undefined {
+  if (bind === undefined || adminBind === undefined || !bindsMayClash(bind, adminBind)) return undefined;
+  return `--bind ${bind} is the admin listener's address (server.admin_bind ${adminBind}): admin routes never share the public listener; choose another`;
 }

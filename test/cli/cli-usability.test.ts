@@ -2,7 +2,7 @@
 // given twice refused, and a listen address already taken said in one line with how to move the listener.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -250,6 +250,24 @@ describe('the demo listen addresses', () => {
         `cannot listen on ${held.bind}: the address is already in use (another process listens there); ` +
           `is the demo already running? Stop it, or move the demo with ${name} (host:port; port 0 picks a free one)\n`,
       );
+    }
+  });
+
+  it('relay serve refuses a --bind that is the admin listener address, before listening on either', async () => {
+    const config = join(dir, 'admin-clash.yaml');
+    writeFileSync(
+      config,
+      readFileSync(MINIMAL, 'utf8').replace(
+        '  bind: 127.0.0.1:4242',
+        '  bind: 127.0.0.1:4242\n  admin_bind: 127.0.0.1:18398',
+      ),
+    );
+    for (const bind of ['127.0.0.1:18398', '0.0.0.0:18398']) {
+      const result = await runCli(['relay', 'serve', '--config', config, '--bind', bind], READER_ENV);
+      assert.equal(result.code, 2, result.err.join('\n'));
+      assert.deepEqual(result.err, [
+        `--bind ${bind} is the admin listener's address (server.admin_bind 127.0.0.1:18398): admin routes never share the public listener; choose another`,
+      ]);
     }
   });
 

@@ -14,7 +14,7 @@ import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
 import { SourceError } from '../../relay/sources/source-error.ts';
 import { startRelay } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
-import { listenProblem } from '../listen-error.ts';
+import { bindFlagClash, listenProblem } from '../listen-error.ts';
 import { readConfigFlags } from '../read-config-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
 import { resolveEnv } from '../resolve-env.ts';
@@ -47,6 +47,11 @@ export const relayServe: Command = async (args, io) => {
   const workerIndex = cluster.isWorker ? Number(io.env[WORKER_INDEX_ENV]) : undefined;
   try {
     const loaded = loadRelayConfig(path, resolveEnv(io.env, flags.envFile));
+    const clash = bindFlagClash(bind, loaded.config.server.admin_bind);
+    if (clash !== undefined) {
+      io.err(clash);
+      return 2;
+    }
     if (workerIndex !== undefined) {
       const restarted = io.env[WORKER_RESTARTED_ENV] === '1';
       const running = await startRelayWorker(loaded, workerIndex, deps, bind, restarted);

@@ -1,11 +1,12 @@
 // `ambit verifier serve`: validate the config, serve until SIGINT/SIGTERM, then drain.
 import { systemClock } from '../../platform/clock.ts';
-import { bindsMayClash, isBindAddress } from '../../platform/config/bind-address.ts';
+import { isBindAddress } from '../../platform/config/bind-address.ts';
 import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
 import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.ts';
 import { startVerifier } from '../../verifier/start-verifier.ts';
 import type { Command } from '../cli-io.ts';
+import { bindFlagClash } from '../listen-error.ts';
 import { parseFlags, reportFlagError } from '../parse-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
 import { resolveEnv } from '../resolve-env.ts';
@@ -35,13 +36,9 @@ export const verifierServe: Command = async (args, io) => {
   const logger = createLogger({ name: 'ambit-verifier', level });
   try {
     const loaded = loadVerifierConfig(path, resolveEnv(io.env, flags['env-file']));
-    // The config check compares server.bind with admin_bind; --bind replaces server.bind, so it is compared here,
-    // before either listener opens (else the admin listener fails as if another process held its port).
-    const adminBind = loaded.config.server.admin_bind;
-    if (flags.bind !== undefined && adminBind !== undefined && bindsMayClash(flags.bind, adminBind)) {
-      io.err(
-        `--bind ${flags.bind} is the admin listener's address (server.admin_bind ${adminBind}): admin routes never share the public listener; choose another`,
-      );
+    const clash = bindFlagClash(flags.bind, loaded.config.server.admin_bind);
+    if (clash !== undefined) {
+      io.err(clash);
       return 2;
     }
     for (const warning of loaded.warnings) logger.warn(warning);
