@@ -60,9 +60,13 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
       // The token read at the previous poll: a source still being written reloads once it holds still.
       let polled: string | undefined;
       const step = async (): Promise<void> => {
+        // The token this poll found: the reload, queued behind another load of the table, skips when that load
+        // read it too.
+        let seen: { token: string; readAt: number } | undefined;
         if (refresh.mode === 'mtime') {
           const readAt = clock.now();
           const token = tokens === undefined ? undefined : await readChangeToken(tokens);
+          if (token !== undefined) seen = { token, readAt };
           const previous = polled;
           polled = token;
           // Once recorded, an unreadable token stops further reloads: the source's changes go unseen until it
@@ -92,7 +96,7 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
             return;
           }
         }
-        await reloader.reloadTable(dataset.id, table.id, refresh.mode as 'mtime' | 'interval');
+        await reloader.reloadTable(dataset.id, table.id, refresh.mode as 'mtime' | 'interval', seen);
       };
       let running: Promise<void> | undefined;
       const run = (): Promise<void> => {

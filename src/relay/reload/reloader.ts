@@ -48,8 +48,16 @@ export interface Reloader {
   isStarting(): boolean;
   /** Every table, as one new generation: all swap in together or none does. */
   reloadAll(trigger: LoadTrigger): Promise<ReloadOutcome>;
-  /** One table; the others keep their snapshots. */
-  reloadTable(datasetId: string, tableId: string, trigger: LoadTrigger): Promise<ReloadOutcome>;
+  /**
+   * One table; the others keep their snapshots. `seen` is the change token an mtime poll read (at `readAt`): when
+   * a load that ran while this one waited its turn read that same token, nothing is loaded again.
+   */
+  reloadTable(
+    datasetId: string,
+    tableId: string,
+    trigger: LoadTrigger,
+    seen?: { readonly token: string; readonly readAt: number },
+  ): Promise<ReloadOutcome>;
   hasTable(datasetId: string, tableId: string): boolean;
   /**
    * Whether `token`, read at `readAt` (epoch ms), is the one read just before the table's last successful load:
@@ -224,6 +232,16 @@ export function createReloader(options: ReloaderOptions): Reloader {
     return outcome(loaded, 'all', trigger, changed);
   }
 
+  function confirmUnchanged(datasetId: string, tableId: string, token: string, readAt: number): boolean {
+    const ref = refs.get(tableKey(datasetId, tableId));
+    if (ref === undefined || tokens.get(ref.key) !== token) return false;
+    // A stand-in for a token that could not be read skips the reload but confirms nothing about the data.
+    if (ref.table.materialization !== 'live' && unreadableCode(token) === undefined) {
+      metrics.table(datasetId, tableId).recordCurrent(readAt);
+    }
+    return true;
+  }
+
   /** The answer to a reload asked before the first load is over: nothing runs, nothing is queued. */
   function refused(scope: 'all' | 'table', trigger: LoadTrigger): ReloadOutcome {
     const waiting = [...(state.readiness.waiting?.values() ?? [])].map((wait) => ({
@@ -283,13 +301,28 @@ export function createReloader(options: ReloaderOptions): Reloader {
       if (starting) return Promise.resolve(refused('all', trigger));
       return exclusive(() => reloadEverything(trigger));
     },
-    reloadTable(datasetId, tableId, trigger) {
+    reloadTable(datasetId, tableId, trigger, seen) {
       if (starting) return Promise.resolve(refused('table', trigger));
       return exclusive(async () => {
         const ref = refs.get(tableKey(datasetId, tableId));
         if (!ref) throw new TypeError(`no table ${datasetId}/${tableId} in the config`);
         // Without a generation there is nothing to patch: everything loads, as at startup.
         if (state.generation === undefined) return reloadEverything(trigger);
+        // The change the poll found was read by a load that ran meanwhile (an admin reload, say): the data served
+        // is at least that new, and loading it again would only double the memory peak and the work.
+        if (seen !== undefined && confirmUnchanged(datasetId, tableId, seen.token, seen.readAt)) {
+          logger.debug(
+            { trigger, dataset_id: datasetId, table_id: tableId },
+            'reload skipped: already loaded',
+          );
+          const { version } = state.generation;
+          return {
+            ok: true,
+            counts: { total: 1, succeeded: 1, failed: 0 },
+            failures: [],
+            generation: version,
+          };
+        }
         const loaded = [await loadOne(ref)];
         return outcome(loaded, 'table', trigger, swap(loaded));
       });
@@ -297,15 +330,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
     hasTable(datasetId, tableId) {
       return refs.has(tableKey(datasetId, tableId));
     },
-    confirmUnchanged(datasetId, tableId, token, readAt) {
-      const ref = refs.get(tableKey(datasetId, tableId));
-      if (ref === undefined || tokens.get(ref.key) !== token) return false;
-      // A stand-in for a token that could not be read skips the reload but confirms nothing about the data.
-      if (ref.table.materialization !== 'live' && unreadableCode(token) === undefined) {
-        metrics.table(datasetId, tableId).recordCurrent(readAt);
-      }
-      return true;
-    },
+    confirmUnchanged,
   };
 }
 

@@ -1,0 +1,114 @@
+// An mtime poll that finds a change while another load of the same table runs waits its turn; by then that load
+// has read the change, so the table is not loaded a second time.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fixedClock } from '../../platform/clock.ts';
+import { silentLogger } from '../../platform/log.ts';
+import type { RelayConfig } from '../config/schema.ts';
+import { createRelayMetrics } from '../metrics/relay-metrics.ts';
+import type { RelayState } from '../relay-state.ts';
+import type { TableSnapshot } from '../store/table-snapshot.ts';
+import { createRefreshScheduler } from './refresh-scheduler.ts';
+import { createReloader, type Reloader } from './reloader.ts';
+
+/** One mtime table whose token the test sets; loads wait while `hold` is set, and say when they start. */
+function polledTable() {
+  const config = {
+    datasets: [{ id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'mtime', interval: 1000 } }] }],
+  } as unknown as RelayConfig;
+  const state: RelayState = { generation: undefined, readiness: { total: 1, loaded: 0, failed: 0 } };
+  const source = { token: 'a', loads: 0 };
+  let hold: Promise<void> | undefined;
+  let release = () => {};
+  let loadStarted = () => {};
+  const tokens = { changeToken: async () => source.token };
+  const reloader = createReloader({
+    config,
+    state,
+    clock: fixedClock('2026-01-01T00:00:00Z'),
+    logger: silentLogger(),
+    metrics: createRelayMetrics(config),
+    loadTable: async () => {
+      source.loads += 1;
+      const version = source.token;
+      loadStarted();
+      await hold;
+      return { rowCount: 1, version } as unknown as TableSnapshot;
+    },
+    changeToken: () => tokens,
+  });
+  // The scheduler's reloader, which says when a poll has asked for a reload.
+  let pollAsked = () => {};
+  const watched: Reloader = {
+    ...reloader,
+    reloadTable(...args: Parameters<Reloader['reloadTable']>) {
+      const running = reloader.reloadTable(...args);
+      pollAsked();
+      return running;
+    },
+  };
+  const refresh = createRefreshScheduler({
+    config,
+    reloader: watched,
+    logger: silentLogger(),
+    clock: fixedClock('2026-01-01T00:00:00Z'),
+    changeToken: () => tokens,
+    every: () => () => {},
+  });
+  return {
+    reloader,
+    refresh,
+    source,
+    /** Loads from now on wait for `release`; resolves once one has started. */
+    holdLoads(): Promise<void> {
+      hold = new Promise((resolve) => {
+        release = resolve;
+      });
+      return new Promise((resolve) => {
+        loadStarted = resolve;
+      });
+    },
+    release: () => release(),
+    pollAsked: () =>
+      new Promise<void>((resolve) => {
+        pollAsked = resolve;
+      }),
+  };
+}
+
+describe('an mtime poll made while a reload of its table runs', () => {
+  it('does not load the table again once that reload has read the change it found', async () => {
+    const table = polledTable();
+    await table.reloader.load();
+    assert.equal(table.source.loads, 1);
+    table.source.token = 'b';
+    const started = table.holdLoads();
+    const admin = table.reloader.reloadTable('d', 't', 'admin');
+    await started;
+    const asked = table.pollAsked();
+    const poll = table.refresh.runOnce();
+    await asked;
+    table.release();
+    assert.equal((await admin).ok, true);
+    await poll;
+    assert.equal(table.source.loads, 2, 'the startup load and the admin reload, nothing more');
+  });
+
+  it('loads the table when the source changed again after that reload read it', async () => {
+    const table = polledTable();
+    await table.reloader.load();
+    table.source.token = 'b';
+    const started = table.holdLoads();
+    const admin = table.reloader.reloadTable('d', 't', 'admin');
+    await started;
+    table.source.token = 'c';
+    const asked = table.pollAsked();
+    const poll = table.refresh.runOnce();
+    await asked;
+    table.release();
+    await admin;
+    await poll;
+    assert.equal(table.source.loads, 3);
+    assert.equal(table.reloader.confirmUnchanged('d', 't', 'c', 0), true, 'the poll loaded the newer data');
+  });
+});
