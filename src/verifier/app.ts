@@ -171,8 +171,8 @@ function composeVerifierApp(
     runtime,
     async close() {
       stopPurging();
-      await app.close();
-      await admin?.close();
+      // Both listeners stop taking connections at once; each drains what it has in flight.
+      await Promise.all([app.close(), admin?.close()]);
       reader.close();
       await cel.close();
       await store.close();

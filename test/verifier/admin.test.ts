@@ -2,6 +2,7 @@
 // absent from the public listener and its OpenAPI document, audited on the same hash chain.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -280,5 +281,38 @@ describe('verifier admin listener configuration', () => {
     } finally {
       await running.close();
     }
+  });
+
+  it('stops taking admin requests as soon as it stops, while public requests still drain', async () => {
+    const loaded = loadVerifierConfigText(
+      text((t) => withAdmin(t)),
+      env,
+      dir,
+    );
+    const running = await startVerifier(loaded, {
+      logger: silentLogger(),
+      clock: systemClock,
+      random: systemRandom,
+    });
+    assert.ok(running.adminUrl);
+    // A public request in flight: its body has not all arrived, so the drain waits for it.
+    const { port } = new URL(running.url);
+    const held = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => held.once('connect', resolve));
+    held.write(
+      'POST /v1/evaluations HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const closed = running.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await assert.rejects(
+      fetch(`${running.adminUrl}/admin/v1/reload`, {
+        method: 'POST',
+        headers: { 'x-api-key': OPERATOR_KEY },
+      }),
+      'the admin listener no longer accepts connections',
+    );
+    held.destroy();
+    await closed;
   });
 });
