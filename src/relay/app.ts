@@ -167,6 +167,7 @@ export function createRelayApp(
         state.readiness.waiting?.delete(tableKey(datasetId, table.id));
       }
     },
+    beginGeneration: () => postgres.shareSnapshots(),
     changeToken,
   });
   const refresh = createRefreshScheduler({

@@ -73,6 +73,8 @@ export interface ReloaderOptions {
   readonly logger: Logger;
   readonly metrics: RelayMetrics;
   loadTable(datasetId: string, table: TableConfig): Promise<TableSnapshot>;
+  /** Called before every table loads as one generation; `end` once they all have (PostgreSQL's shared moments). */
+  beginGeneration?(): Promise<{ end(): Promise<void> }>;
   /** The table's change token source when its refresh mode needs one. */
   changeToken(datasetId: string, table: TableConfig): ChangeTokenSource | undefined;
 }
@@ -221,7 +223,13 @@ export function createReloader(options: ReloaderOptions): Reloader {
   }
 
   async function reloadEverything(trigger: LoadTrigger): Promise<ReloadOutcome> {
-    const loaded = await Promise.all([...refs.values()].map(loadOne));
+    const generation = await options.beginGeneration?.();
+    let loaded: Awaited<ReturnType<typeof loadOne>>[];
+    try {
+      loaded = await Promise.all([...refs.values()].map(loadOne));
+    } finally {
+      await generation?.end();
+    }
     let changed = false;
     if (loaded.every((result) => result.ok)) changed = swap(loaded);
     else if (state.generation === undefined) {

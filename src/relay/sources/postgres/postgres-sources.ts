@@ -1,19 +1,25 @@
 // Every PostgreSQL source of one relay: connection URLs by table, the live tables with their pools, and the
 // entry points loading, refreshing and reading go through (snapshot reads, change tokens, live probes).
 import type { Logger } from '../../../platform/log.ts';
-import type { RelayConfig, TableConfig } from '../../config/schema.ts';
+import type { PostgresSourceConfig, RelayConfig, TableConfig } from '../../config/schema.ts';
 import { tableKey } from '../../store/generation.ts';
 import { createLiveTable, type LiveScan, type LiveTable } from './live-table.ts';
 import { readPostgresChangeToken } from './read-change-token.ts';
 import { openPostgresSnapshot, type PostgresSnapshotRows } from './read-postgres-snapshot.ts';
+import { exportSharedSnapshots, type SharedSnapshots } from './shared-snapshot.ts';
 
 export interface PostgresSources {
   /** True for a postgres table with `materialization: live`: it is probed, never loaded into memory. */
   isLive(table: TableConfig): boolean;
   /** The live table serving `datasetId/tableId`, or undefined when that table is a snapshot (or a file). */
   liveTable(datasetId: string, tableId: string): LiveTable | undefined;
-  /** Starts streaming a snapshot table (see openPostgresSnapshot). */
+  /** Starts streaming a snapshot table (see openPostgresSnapshot), at the shared moment of its database if any. */
   openSnapshot(table: TableConfig): Promise<PostgresSnapshotRows>;
+  /**
+   * Until `end`, the snapshot tables of each database read one moment of it (see exportSharedSnapshots): for a
+   * reload of every table, so that the tables of one generation agree with each other as the database did.
+   */
+  shareSnapshots(): Promise<{ end(): Promise<void> }>;
   /** Checks a live table is servable (see LiveTable.probe). */
   probeLive(table: TableConfig): Promise<void>;
   /** The version a live table's cursors are bound to (a digest of its config). */
@@ -72,6 +78,13 @@ export function createPostgresSources(
       }
     }
   }
+  // The snapshot tables of each database, for the moments they share.
+  const snapshotSources = new Map<string, PostgresSourceConfig[]>();
+  for (const [source, url] of urlBySource) {
+    if (liveBySource.has(source) || source.type !== 'postgres') continue;
+    snapshotSources.set(url, [...(snapshotSources.get(url) ?? []), source]);
+  }
+  let shared: SharedSnapshots | undefined;
   let closed = false;
   const urlOf = (table: TableConfig): string => {
     if (closed) throw new TypeError('the PostgreSQL sources are closed');
@@ -82,7 +95,20 @@ export function createPostgresSources(
   return {
     isLive: (table) => liveBySource.has(table.source),
     liveTable: (datasetId, tableId) => live.get(tableKey(datasetId, tableId)),
-    openSnapshot: (table) => openPostgresSnapshot(table, urlOf(table)),
+    openSnapshot(table) {
+      const url = urlOf(table);
+      return openPostgresSnapshot(table, url, shared?.idFor(url));
+    },
+    async shareSnapshots() {
+      const snapshots = await exportSharedSnapshots(snapshotSources, deps.logger);
+      shared = snapshots;
+      return {
+        async end() {
+          if (shared === snapshots) shared = undefined;
+          await snapshots.end();
+        },
+      };
+    },
     async probeLive(table) {
       urlOf(table);
       const liveTable = liveBySource.get(table.source);

@@ -19,12 +19,18 @@ const OUTPUT_SETTINGS: readonly (readonly [name: string, value: string])[] = [
 /**
  * Opens the transaction every snapshot read runs in. READ ONLY makes any write fail, whatever a view or function
  * tries; the settings are LOCAL so they end with the transaction (and work where startup options are ignored).
- * `standard_conforming_strings` pins the literal rules the configured SQL was checked with.
+ * `standard_conforming_strings` pins the literal rules the configured SQL was checked with. With `snapshot` (an
+ * id pg_export_snapshot returned, checked by the caller), the transaction reads that moment of the database.
  */
-export function beginReadOnly(source: Pick<PostgresSourceConfig, 'query_timeout'>): string {
+export function beginReadOnly(
+  source: Pick<PostgresSourceConfig, 'query_timeout'>,
+  snapshot?: string,
+): string {
   const output = OUTPUT_SETTINGS.map(([name, value]) => `SET LOCAL ${name} = '${value}'`);
   return [
-    'BEGIN READ ONLY',
+    ...(snapshot === undefined
+      ? ['BEGIN READ ONLY']
+      : ['BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', `SET TRANSACTION SNAPSHOT '${snapshot}'`]),
     `SET LOCAL statement_timeout = ${timeoutMs(source)}`,
     "SET LOCAL TIME ZONE 'UTC'",
     'SET LOCAL standard_conforming_strings = on',

@@ -13,6 +13,7 @@ import { CopyOut } from './copy-out.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
 import {
   beginReadOnly,
+  classifyPgError,
   clientConfig,
   qualifiedName,
   quoteIdentifier,
@@ -39,9 +40,15 @@ export function relationOf(source: PostgresSourceConfig): string {
  * Connects, checks the columns against the declared schema (missing ones fail, extra ones fail under `strict`),
  * and starts the COPY. Rejects with a SourceError (`ingest.source_unavailable` when the server is not there).
  * `query_timeout` bounds the whole COPY: it is one statement. Every statement also has the client-side backstop,
- * so a server or network that goes silent mid-load fails the load instead of holding every later reload.
+ * so a server or network that goes silent mid-load fails the load instead of holding every later reload. With
+ * `snapshot`, the read imports that exported snapshot; when the import fails (the exporting transaction is gone),
+ * the table is read at its own moment instead.
  */
-export async function openPostgresSnapshot(table: TableConfig, url: string): Promise<PostgresSnapshotRows> {
+export async function openPostgresSnapshot(
+  table: TableConfig,
+  url: string,
+  snapshot?: string,
+): Promise<PostgresSnapshotRows> {
   const source = table.source as PostgresSourceConfig;
   const client = new pg.Client(clientConfig(url, source));
   // A socket error while idle is reported through the next query; the listener keeps it from being fatal.
@@ -51,7 +58,16 @@ export async function openPostgresSnapshot(table: TableConfig, url: string): Pro
   const declared = table.schema.fields.map((field) => field.name);
   try {
     await client.connect();
-    await client.query(beginReadOnly(source));
+    try {
+      await client.query(beginReadOnly(source, snapshot));
+    } catch (error) {
+      // The server refused the snapshot (22023: its exporting transaction is gone): read at its own moment. An
+      // unreachable or silent server fails the read as it would have anyway.
+      const kind = classifyPgError(error);
+      if (snapshot === undefined || kind === 'unavailable' || kind === 'timeout') throw error;
+      await client.end().catch(() => {});
+      return await openPostgresSnapshot(table, url);
+    }
     const probe = await client.query({ text: `SELECT * FROM ${relation} LIMIT 0`, types: RAW_TEXT });
     mapColumns(
       table,
