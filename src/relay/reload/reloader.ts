@@ -73,7 +73,10 @@ export interface ReloaderOptions {
   readonly logger: Logger;
   readonly metrics: RelayMetrics;
   loadTable(datasetId: string, table: TableConfig): Promise<TableSnapshot>;
-  /** Called before every table loads as one generation; `end` once they all have (PostgreSQL's shared moments). */
+  /**
+   * Called before every table reloads as one generation (PostgreSQL's shared moments), `end` once all loads ended.
+   * Not at start: its loads wait for a database that is away, and would hold the others' moments meanwhile.
+   */
   beginGeneration?(): Promise<{ end(): Promise<void> }>;
   /** The table's change token source when its refresh mode needs one. */
   changeToken(datasetId: string, table: TableConfig): ChangeTokenSource | undefined;
@@ -113,10 +116,17 @@ export function createReloader(options: ReloaderOptions): Reloader {
     return run;
   };
 
-  async function loadOne(ref: TableRef): Promise<Loaded & { token?: string }> {
-    // The token is read before the data, so a change made during the load is seen by the next poll.
+  /** The table's change token and when it was read: before its data, so a change made meanwhile is seen later. */
+  async function readToken(ref: TableRef): Promise<{ readAt: number; token: string | undefined }> {
     const readAt = options.clock.now();
-    const token = ref.tokens === undefined ? undefined : await readChangeToken(ref.tokens);
+    return { readAt, token: ref.tokens === undefined ? undefined : await readChangeToken(ref.tokens) };
+  }
+
+  async function loadOne(
+    ref: TableRef,
+    read?: { readAt: number; token: string | undefined },
+  ): Promise<Loaded & { token?: string }> {
+    const { readAt, token } = read ?? (await readToken(ref));
     const started = performance.now();
     try {
       const snapshot = await options.loadTable(ref.datasetId, ref.table);
@@ -223,10 +233,15 @@ export function createReloader(options: ReloaderOptions): Reloader {
   }
 
   async function reloadEverything(trigger: LoadTrigger): Promise<ReloadOutcome> {
+    // Every token is read before the generation's moment begins: the data is read at that moment, and a token read
+    // later could name a change the data lacks, which every later poll would then skip.
+    const reads = await Promise.all(
+      [...refs.values()].map(async (ref) => ({ ref, read: await readToken(ref) })),
+    );
     const generation = await options.beginGeneration?.();
     let loaded: Awaited<ReturnType<typeof loadOne>>[];
     try {
-      loaded = await Promise.all([...refs.values()].map(loadOne));
+      loaded = await Promise.all(reads.map(({ ref, read }) => loadOne(ref, read)));
     } finally {
       await generation?.end();
     }

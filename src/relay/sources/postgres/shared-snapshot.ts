@@ -1,7 +1,8 @@
 // One moment of a database for every snapshot table a reload reads from it: a transaction on a connection of its
 // own exports its snapshot (`pg_export_snapshot`), each table's read imports it (`SET TRANSACTION SNAPSHOT`), so
 // two tables changed together in one transaction are never served one before and one after the change. The
-// exporting transaction stays open until the reload's reads have all begun.
+// exporting transaction stays open until the reload's reads have all ended (the reloader cannot tell when they
+// have begun).
 import pg from 'pg';
 import type { Logger } from '../../../platform/log.ts';
 import type { PostgresSourceConfig } from '../../config/schema.ts';

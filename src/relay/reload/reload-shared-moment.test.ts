@@ -1,0 +1,61 @@
+// A reload of every table reads the data at the moment its generation began (PostgreSQL's shared snapshot): the
+// change token it records must be no newer than that moment, or a change committed just after it is recorded as
+// loaded while the data lacks it, and every later poll skips it.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fixedClock } from '../../platform/clock.ts';
+import { silentLogger } from '../../platform/log.ts';
+import type { RelayConfig } from '../config/schema.ts';
+import { createRelayMetrics } from '../metrics/relay-metrics.ts';
+import type { RelayState } from '../relay-state.ts';
+import type { TableSnapshot } from '../store/table-snapshot.ts';
+import { createReloader } from './reloader.ts';
+
+/** One mtime table over a fake database whose data a generation reads at the moment it began. */
+function sharedMomentTable() {
+  const config = {
+    datasets: [{ id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'mtime', interval: 1000 } }] }],
+  } as unknown as RelayConfig;
+  const state: RelayState = { generation: undefined, readiness: { total: 1, loaded: 0, failed: 0 } };
+  const db = { version: 'a', writeAfterExport: undefined as string | undefined, ended: 0 };
+  let moment: string | undefined;
+  const reloader = createReloader({
+    config,
+    state,
+    clock: fixedClock('2026-01-01T00:00:00Z'),
+    logger: silentLogger(),
+    metrics: createRelayMetrics(config),
+    loadTable: async () => ({ rowCount: 1, version: moment ?? db.version }) as unknown as TableSnapshot,
+    async beginGeneration() {
+      moment = db.version;
+      // A transaction committed right after the export: the generation's reads do not see it.
+      if (db.writeAfterExport !== undefined) db.version = db.writeAfterExport;
+      return {
+        async end() {
+          moment = undefined;
+          db.ended += 1;
+        },
+      };
+    },
+    changeToken: () => ({ changeToken: async () => db.version }),
+  });
+  const served = () => state.generation?.tables.get('d/t')?.version;
+  return { reloader, db, served };
+}
+
+describe('a reload of every table read at one shared moment', () => {
+  it('leaves a change committed after that moment to the next poll', async () => {
+    const { reloader, db, served } = sharedMomentTable();
+    await reloader.load();
+    db.writeAfterExport = 'b';
+    const outcome = await reloader.reloadAll('admin');
+    assert.equal(outcome.ok, true);
+    assert.equal(db.ended, 1, 'the shared moment ended with the reload');
+    assert.equal(served(), 'a', 'the data of the moment the reload began');
+    db.writeAfterExport = undefined;
+    // The next poll reads token `b`: the data served lacks it, so it is not confirmed and the table loads.
+    assert.equal(reloader.confirmUnchanged('d', 't', 'b', 0), false);
+    await reloader.reloadTable('d', 't', 'mtime', { token: 'b', readAt: 0 });
+    assert.equal(served(), 'b');
+  });
+});
