@@ -29,11 +29,11 @@ evidence:
   service_id: shared.verifier
   claims:
     - id: is_person
-      title: Target is a person
+      title: Target is the first person
       version: "1"
       subject_type: person
       value: { type: boolean }
-      rule: { type: cel, expression: "ctx.target.type == 'person'" }
+      rule: { type: cel, expression: "ctx.target.id == 'p-1'" }
       disclosure: { default: predicate, allowed: [predicate] }
       operations: { batch_evaluate: { enabled: true } }
 `;
@@ -141,7 +141,7 @@ describe('two verifier processes sharing PostgreSQL', () => {
 
       // A batch with an Idempotency-Key on one, the same request on the other: replayed, not run again.
       const batch = {
-        items: [{ target }, { target: { type: 'household', id: 'h-1' } }],
+        items: [{ target }, { target: { type: 'person', id: 'p-2' } }],
         claims: ['is_person'],
       };
       const headers = { 'idempotency-key': 'shared-key-1' };
