@@ -15,10 +15,10 @@ import { freshDatabases, type TestDatabase } from '../helpers/postgres-harness.t
 const freshDatabase = freshDatabases();
 const NOW = Date.parse('2026-01-01T00:00:00Z');
 
-function storeOn(url: string, operationTimeoutMs: number) {
+function storeOn(url: string, operationTimeoutMs: number, maxConnections = 4) {
   return createPostgresEvaluationStore({
     url,
-    maxConnections: 4,
+    maxConnections,
     connectTimeoutMs: 2_000,
     operationTimeoutMs,
     clock: fixedClock('2026-01-01T00:00:00Z'),
@@ -137,6 +137,31 @@ describe('postgresql state store migrations', () => {
         // Resolves while the other instance still holds the lock: the waiting migration was cancelled.
         await store.close();
       }
+      const { rows } = await database.query<{ waiting: number }>(
+        `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+      );
+      assert.equal(rows[0]?.waiting, 0);
+    } finally {
+      await other.end();
+    }
+  });
+
+  it('stops a waiting migration on close with max_connections: 1, the pool holding no spare connection', {
+    timeout: 30_000,
+  }, async (t) => {
+    const database = await freshDatabase();
+    if (database.kind === 'pglite') {
+      t.skip('PGlite has one backend: a lock held elsewhere would hold every session up');
+      return;
+    }
+    const other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+    try {
+      await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+      const store = storeOn(database.url, 100, 1);
+      assert.equal(await store.prepare(), false);
+      // The migration's own connection is the pool's only one: the close must not wait for the lock.
+      await store.close();
       const { rows } = await database.query<{ waiting: number }>(
         `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
       );

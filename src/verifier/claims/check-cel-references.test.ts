@@ -40,6 +40,14 @@ describe('checkCelReferences', () => {
     ]);
   });
 
+  it('checks a list literal as long as cel.max_expression_bytes allows (1 MiB at most)', () => {
+    // 300,000 elements in about 600 KB: a walk must not hand them to one call as arguments.
+    const long = `[${Array(300_000).fill('1').join(',')}].size() > 0 && source.p.nope`;
+    assert.deepEqual(problems(long), [
+      'reads `source.p.nope`, but `nope` is not in source_bindings.p.fields',
+    ]);
+  });
+
   it('checks an expression nested as deep as cel.max_expression_bytes allows, as the worker evaluates it', () => {
     // 4,000 terms of a left-nested sum in under 8,192 bytes: the walk must not run out of stack at startup.
     const deep = `${Array(4000).fill('1').join('+')} > source.p.nope`;

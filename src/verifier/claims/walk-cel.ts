@@ -18,8 +18,10 @@ export function walkCel(
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, scope] = next;
     if (!node || enter(node, scope)) continue;
-    // Pushed last to first, so that they are visited first to last.
-    pending.push(...childrenOf(node, scope).reverse());
+    // Pushed last to first, so that they are visited first to last; one at a time, as a list literal may hold more
+    // elements than a call takes arguments.
+    const children = childrenOf(node, scope);
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i] as (typeof children)[number]);
   }
 }
 

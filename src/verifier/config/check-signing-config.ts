@@ -116,6 +116,17 @@ function issuerMatches(issuer: string, did: string): boolean {
   } catch {
     return false;
   }
-  const host = decodeURIComponent(did.slice('did:web:'.length).split(':')[0] as string);
-  return url.host === host.toLowerCase() && (url.pathname === '/' || url.pathname === '');
+  const host = decodedHost(did.slice('did:web:'.length).split(':')[0] as string);
+  return (
+    host !== undefined && url.host === host.toLowerCase() && (url.pathname === '/' || url.pathname === '')
+  );
+}
+
+/** A did:web host, percent-decoded; undefined when it is not valid percent-encoding (then no origin matches). */
+function decodedHost(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
 }

@@ -43,6 +43,17 @@ describe('verifier signing config', () => {
     assert.equal(messages(https).length, 1);
   });
 
+  it('refuses an https issuer beside a did:web kid whose host is not valid percent-encoding, as a config issue', () => {
+    const broken = issuing((text) =>
+      text
+        .replace('kid: "did:web:v.example#k1"', 'kid: "did:web:v.ex%ZZample#k1"')
+        .replace('issuer: did:web:v.example', 'issuer: https://v.example'),
+    );
+    assert.deepEqual(messages(broken), [
+      'config.validation_error @ evidence.credential_profiles.p1.issuer: must be the DID of signing key k1 (did:web:v.ex%ZZample), or its https origin',
+    ]);
+  });
+
   it('refuses two keys publishing one kid', () => {
     const twice = issuing((text) =>
       text.replace(

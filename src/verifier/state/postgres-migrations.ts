@@ -1,6 +1,6 @@
 // The PostgreSQL state schema as numbered migrations, applied at start under an advisory lock so that several
 // verifier processes starting together migrate once. Applied migrations are never edited: add a new one.
-import type pg from 'pg';
+import pg from 'pg';
 
 export const STATE_SCHEMA = 'ambit_verifier';
 
@@ -89,7 +89,7 @@ export async function migrateStateSchema(
   // Cancelled from another session: the statement running fails and the transaction is rolled back.
   const { processID } = client as pg.PoolClient & { processID?: number };
   const cancel = () => {
-    if (processID !== undefined) pool.query('SELECT pg_cancel_backend($1)', [processID]).catch(() => {});
+    if (processID !== undefined) cancelBackend(pool, processID);
   };
   signal?.addEventListener('abort', cancel);
   // The pool's `query_timeout` would cut each statement at `operation_timeout` on the client side too.
@@ -163,4 +163,18 @@ export async function migrateStateSchema(
     client.removeListener('error', onError);
     client.release(broken);
   }
+}
+
+/**
+ * Cancels the statement a backend runs, from a session of its own: not one of the pool's, which may have none to
+ * spare (`max_connections: 1`, its one connection being the migration's), and would queue the cancel behind it.
+ */
+function cancelBackend(pool: pg.Pool, processID: number): void {
+  const canceller = new pg.Client(pool.options);
+  canceller.on('error', () => {});
+  canceller
+    .connect()
+    .then(() => canceller.query('SELECT pg_cancel_backend($1)', [processID]))
+    .catch(() => {})
+    .finally(() => canceller.end().catch(() => {}));
 }
