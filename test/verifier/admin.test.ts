@@ -297,14 +297,23 @@ describe('verifier admin listener configuration', () => {
     assert.ok(running.adminUrl);
     // A public request in flight: its body has not all arrived, so the drain waits for it.
     const { port } = new URL(running.url);
+    const arrived = new Promise((resolve) => running.verifier.app.server.once('request', resolve));
     const held = connect(Number(port), '127.0.0.1');
-    await new Promise((resolve) => held.once('connect', resolve));
     held.write(
       'POST /v1/evaluations HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{',
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const closed = running.close();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await arrived;
+    let drained = false;
+    const closed = running.close().then(() => {
+      drained = true;
+    });
+    const admin = running.verifier.admin;
+    assert.ok(admin);
+    // Closing a listener is asynchronous: wait (a few event-loop turns; at most 5 s) until the admin one stops.
+    const giveUp = Date.now() + 5_000;
+    while (admin.server.listening && Date.now() < giveUp)
+      await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(admin.server.listening, false, 'the admin listener stopped while the public one drains');
     await assert.rejects(
       fetch(`${running.adminUrl}/admin/v1/reload`, {
         method: 'POST',
@@ -312,6 +321,7 @@ describe('verifier admin listener configuration', () => {
       }),
       'the admin listener no longer accepts connections',
     );
+    assert.equal(drained, false, 'the public request is still draining');
     held.destroy();
     await closed;
   });
