@@ -27,13 +27,19 @@ export function startReloadLoop(options: ReloadLoopOptions): { stop(): Promise<R
     for (let turn = 1; !stopped; turn++) {
       await options.prepare(turn);
       const started = performance.now();
-      const reload = await fetch(options.url, {
+      // A connection the admin listener refused or dropped is a failed reload too, counted, not a stopped bench.
+      const status = await fetch(options.url, {
         method: 'POST',
         headers: { authorization: `Bearer ${options.operatorKey}` },
-      });
-      await reload.arrayBuffer();
+      }).then(
+        async (reload) => {
+          await reload.arrayBuffer();
+          return reload.status;
+        },
+        () => 0,
+      );
       durationsMs.push(performance.now() - started);
-      if (reload.status === 200) ok++;
+      if (status === 200) ok++;
       else failed++;
       await new Promise((resolve) => setTimeout(resolve, options.pauseMs));
     }
