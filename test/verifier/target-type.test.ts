@@ -36,9 +36,15 @@ describe('a target of another type than the claim', () => {
     assert.equal(problem.claim_id, 'person_alive');
     assert.equal(reads, before, 'no source read');
     // The type is compared as written.
-    const cased = await verifier.evaluate({ target: { type: 'Person', identifiers }, claims: ['person_alive'] });
+    const cased = await verifier.evaluate({
+      target: { type: 'Person', identifiers },
+      claims: ['person_alive'],
+    });
     assert.equal(cased.json().code, 'target.type_mismatch');
-    const person = await verifier.evaluate({ target: { type: 'person', identifiers }, claims: ['person_alive'] });
+    const person = await verifier.evaluate({
+      target: { type: 'person', identifiers },
+      claims: ['person_alive'],
+    });
     assert.equal(person.statusCode, 200, person.body);
   });
 
