@@ -8,7 +8,7 @@ import { platformProblem } from '../problem/platform-problems.ts';
 import type { Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import type { Random } from '../random.ts';
-import { allowedMethods } from './allowed-methods.ts';
+import { unansweredProblem } from './allowed-methods.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { drainOnClose, type InFlightResponses } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
@@ -346,14 +346,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   app.setNotFoundHandler((request, reply) => {
-    // A route of this very method that found nothing (an unknown asset, say) is a 404 like any unknown path.
-    const methods = allowedMethods(app, request.url);
-    const allow = methods.includes(request.method) ? '' : methods.join(', ');
-    const problem =
-      allow === ''
-        ? platformProblem('http.not_found')
-        : platformProblem('http.method_not_allowed', `This path answers ${allow}.`, { headers: { allow } });
-    sendProblem(request, reply, problem);
+    sendProblem(request, reply, unansweredProblem(app, request.method, request.url));
   });
 
   app.options('*', async (request, reply) => {
