@@ -48,6 +48,25 @@ async function firstReleaseSchema(database: TestDatabase, ids: readonly string[]
   }
 }
 
+/**
+ * Runs `run` while another session holds the migration lock (another instance migrating), then checks no session
+ * is left waiting for it: a store closed meanwhile stopped its migration.
+ */
+async function whileAnotherMigrates(database: TestDatabase, run: () => Promise<void>): Promise<void> {
+  const other = new pg.Client({ connectionString: database.url });
+  await other.connect();
+  try {
+    await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await run();
+    const { rows } = await database.query<{ waiting: number }>(
+      `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+    );
+    assert.equal(rows[0]?.waiting, 0);
+  } finally {
+    await other.end();
+  }
+}
+
 describe('postgresql state store migrations', () => {
   it('migrates a schema of the first release in place: its evaluations stay readable', async () => {
     const database = await freshDatabase();
@@ -115,10 +134,7 @@ describe('postgresql state store migrations', () => {
       return;
     }
     // Another instance migrating: it holds the migration lock for as long as its migrations run.
-    const other = new pg.Client({ connectionString: database.url });
-    await other.connect();
-    try {
-      await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await whileAnotherMigrates(database, async () => {
       const store = storeOn(database.url, 100);
       try {
         assert.equal(await store.prepare(), false);
@@ -137,13 +153,7 @@ describe('postgresql state store migrations', () => {
         // Resolves while the other instance still holds the lock: the waiting migration was cancelled.
         await store.close();
       }
-      const { rows } = await database.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
-      );
-      assert.equal(rows[0]?.waiting, 0);
-    } finally {
-      await other.end();
-    }
+    });
   });
 
   it('stops a waiting migration on close with max_connections: 1, the pool holding no spare connection', {
@@ -154,21 +164,12 @@ describe('postgresql state store migrations', () => {
       t.skip('PGlite has one backend: a lock held elsewhere would hold every session up');
       return;
     }
-    const other = new pg.Client({ connectionString: database.url });
-    await other.connect();
-    try {
-      await other.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await whileAnotherMigrates(database, async () => {
       const store = storeOn(database.url, 100, 1);
       assert.equal(await store.prepare(), false);
       // The migration's own connection is the pool's only one: the close must not wait for the lock.
       await store.close();
-      const { rows } = await database.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
-      );
-      assert.equal(rows[0]?.waiting, 0);
-    } finally {
-      await other.end();
-    }
+    });
   });
 
   it('gives up waiting for a table lock after operation_timeout, so instances still running are not stalled', async (t) => {
