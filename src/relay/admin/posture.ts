@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { PACKAGE_INFO } from '../../platform/package-root.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
+import type { RelayConfig } from '../config/schema.ts';
 import { METRIC_PREFIX } from '../metrics/relay-metrics.ts';
 import { refreshOf } from '../reload/refresh-scheduler.ts';
 import type { ProcessStatus } from './admin-backend.ts';
@@ -55,6 +56,8 @@ export function buildPosture(
   }
   const loadedAt = statuses.map((status) => status.loadedAt).filter((at) => at !== undefined);
   const generations = new Set(statuses.map((status) => status.generation));
+  // Without a manifest the runtime config's catalog publishes every artefact.
+  const standards = manifest?.manifest.catalog.standards ?? { dcat: true, shacl: true, json_schema: true };
   return {
     schema: 'ambit.relay.posture/v1',
     tier: 'restricted',
@@ -64,12 +67,7 @@ export function buildPosture(
       version: PACKAGE_INFO.version,
       runtime: `node ${process.versions.node}`,
     },
-    instance: {
-      id: plainName(config.instance?.id ?? 'ambit-relay-local'),
-      ...(config.instance?.environment === undefined
-        ? {}
-        : { environment: plainName(config.instance.environment) }),
-    },
+    instance: instanceOf(config.instance),
     configuration: {
       source: 'file',
       last_config_hash: `sha256:${createHash('sha256').update(JSON.stringify(config)).digest('hex')}`,
@@ -93,6 +91,14 @@ export function buildPosture(
       provenance: false,
       refresh_modes: refreshModes,
     },
+    // The documents the metadata surface serves (`/metadata` always; the others unless the manifest withdraws them).
+    standards_artifacts: {
+      metadata_index: true,
+      dcat_ap: standards.dcat,
+      bregdcat_ap: standards.dcat,
+      shacl: standards.shacl,
+      json_schema: standards.json_schema,
+    },
     data: {
       ready: statuses.every((status) => status.ready),
       // One value when every process serves the same data; null while they differ (during a reload).
@@ -114,6 +120,16 @@ export function buildPosture(
       max_connections: config.server.max_connections,
     },
   };
+}
+
+/** The instance's public identity: each name the config gives, as a plain name or `redacted`. */
+function instanceOf(instance: RelayConfig['instance']): Record<string, string> {
+  const named: Record<string, string> = { id: plainName(instance?.id ?? 'ambit-relay-local') };
+  for (const key of ['environment', 'owner', 'jurisdiction'] as const) {
+    const value = instance?.[key];
+    if (value !== undefined) named[key] = plainName(value);
+  }
+  return named;
 }
 
 /**
