@@ -83,14 +83,7 @@ export function createRelayApp(
     now: () => performance.now(),
     // The metric tells apart reads answered (ok), answered with a row the schema refuses, refused for a value the
     // caller sent, and failed.
-    onLiveScan: (datasetId, scan) =>
-      metrics.table(datasetId, scan.tableId).recordLiveScan({
-        ...scan,
-        outcome:
-          scan.outcome === 'ok' || scan.outcome === 'row_invalid' || scan.outcome === 'invalid_input'
-            ? scan.outcome
-            : 'failed',
-      }),
+    onLiveScan: (datasetId, scan) => metrics.table(datasetId, scan.tableId).recordLiveScan(scan),
   });
 
   const runtime: RelayRuntime = {

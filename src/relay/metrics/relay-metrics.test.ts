@@ -59,6 +59,20 @@ describe('relay metrics before anything happened', () => {
     assert.doesNotMatch(text, /live_scan[a-z_]*\{dataset="d",table="snap"/);
   });
 
+  it('tells a live read that timed out from one whose database was away, and from one it refused', async () => {
+    const metrics = createRelayMetrics(config);
+    const scan = { waitMs: 0, durationMs: 1, rows: 0, bytes: 0 };
+    for (const outcome of ['timeout', 'timeout', 'unavailable', 'failed'] as const)
+      metrics.table('d', 'live').recordLiveScan({ ...scan, outcome });
+    const text = await scrape(metrics);
+    const count = (outcome: string) =>
+      new RegExp(
+        `^ambit_relay_datasource_live_scans_total\\{dataset="d",table="live",outcome="${outcome}"\\} (\\d+)$`,
+        'm',
+      ).exec(text)?.[1];
+    assert.deepEqual(['timeout', 'unavailable', 'failed', 'ok'].map(count), ['2', '1', '1', '0']);
+  });
+
   it('reports a snapshot table current only once it loaded, keeps the later of two times, and a live table never', async () => {
     const metrics = createRelayMetrics(config);
     assert.doesNotMatch(await scrape(metrics), /source_current_timestamp_seconds\{/);

@@ -43,7 +43,7 @@ const RELOAD_SERIES: readonly string[] = (['all', 'table'] as const).flatMap((sc
  * does not fit the declared schema (a 502); `invalid_input`: it refused a filter value the caller sent (a 400, the
  * caller's mistake, not a failure).
  */
-const SCAN_OUTCOMES = ['ok', 'row_invalid', 'invalid_input', 'failed'] as const;
+const SCAN_OUTCOMES = ['ok', 'row_invalid', 'invalid_input', 'timeout', 'unavailable', 'failed'] as const;
 
 export interface LiveScan {
   readonly outcome: (typeof SCAN_OUTCOMES)[number];
@@ -274,7 +274,10 @@ function tableStats(datasetId: string, tableId: string, live: boolean): TableSta
     loadTime: createHistogram(LOAD_BUCKETS_SECONDS),
     rows: undefined,
     currentAt: undefined,
-    scans: { ok: 0, row_invalid: 0, invalid_input: 0, failed: 0 },
+    scans: Object.fromEntries(SCAN_OUTCOMES.map((outcome) => [outcome, 0])) as Record<
+      LiveScan['outcome'],
+      number
+    >,
     scanTime: createHistogram(LATENCY_BUCKETS_SECONDS),
     scanWait: createHistogram(LATENCY_BUCKETS_SECONDS),
     scanRows: 0,

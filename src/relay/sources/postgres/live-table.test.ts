@@ -234,6 +234,21 @@ describe('a live table over a server that does not keep its prepared statements'
     assert.equal(warnings.length, 1, 'nothing logged for a read that succeeds');
   });
 
+  it('reports the wait for a connection and the query time apart: neither holds the other', async () => {
+    answerReads(backend, () => ({ rows: [['1']] }));
+    // Each reading of the clock is 10 ms after the one before: started, connection acquired, rows rendered.
+    let clock = 0;
+    const scans: { waitMs: number; durationMs: number }[] = [];
+    live = createLiveTable(itemsTable(), backend.url, {
+      datasetId: 'registry',
+      logger,
+      now: () => (clock += 10),
+      onScan: (scan) => scans.push({ waitMs: scan.waitMs, durationMs: scan.durationMs }),
+    });
+    await live.readPage(PAGE, AS_IS);
+    assert.deepEqual(scans, [{ waitMs: 10, durationMs: 10 }]);
+  });
+
   it('a connection the server drops is logged with its dataset and table', async () => {
     answerReads(backend, () => ({ rows: [['1']] }));
     live = createLiveTable(itemsTable(), backend.url, { datasetId: 'registry', logger, now: Date.now });

@@ -135,7 +135,9 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       try {
         connection = await pool.acquire();
       } catch (error) {
-        report('unavailable', started, started, 0, 0);
+        // The wait for a connection that never came is the wait that matters: it is reported as such.
+        const gaveUp = deps.now();
+        report('unavailable', started, gaveUp, 0, 0, gaveUp);
         throw failed(error);
       }
       const acquired = deps.now();
@@ -217,7 +219,8 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       tableId: table.id,
       outcome,
       waitMs: acquired - started,
-      durationMs: finished - started,
+      // The query alone (the last attempt's, for a read run again unprepared): the wait is reported apart.
+      durationMs: finished - acquired,
       rows,
       bytes,
     });
