@@ -88,9 +88,16 @@ describe('snapshot tables of one database in a reload of every table', () => {
   it('reads a table at its own moment when the snapshot it was given cannot be imported', async () => {
     const config = tables[0];
     assert.ok(config);
-    const rows = await openPostgresSnapshot(config, db.url, '00000003-0000001B-1');
+    const refused: string[] = [];
+    const rows = await openPostgresSnapshot(config, db.url, '00000003-0000001B-1', (reason) =>
+      refused.push(reason),
+    );
     const read: number[] = [];
     for await (const batch of rows.columnBatches) read.push(Number(batch.columns[1]?.[0]));
     assert.equal(read.length, 1);
+    // Said, so an operator learns the tables were not read at one moment, by its SQLSTATE (22023 from PostgreSQL,
+    // 42704 from embedded PGlite).
+    assert.equal(refused.length, 1);
+    assert.match(refused[0] as string, /^SQLSTATE (22023|42704)/);
   });
 });

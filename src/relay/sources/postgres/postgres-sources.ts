@@ -97,7 +97,12 @@ export function createPostgresSources(
     liveTable: (datasetId, tableId) => live.get(tableKey(datasetId, tableId)),
     openSnapshot(table) {
       const url = urlOf(table);
-      return openPostgresSnapshot(table, url, shared?.idFor(url));
+      return openPostgresSnapshot(table, url, shared?.idFor(url), (reason) =>
+        deps.logger.warn(
+          { table_id: table.id, reason },
+          'snapshot table read at its own moment: the shared snapshot of its database could not be imported',
+        ),
+      );
     },
     async shareSnapshots() {
       const snapshots = await exportSharedSnapshots(snapshotSources, deps.logger);

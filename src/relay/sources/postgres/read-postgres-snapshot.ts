@@ -15,6 +15,7 @@ import {
   beginReadOnly,
   classifyPgError,
   clientConfig,
+  describePgError,
   qualifiedName,
   quoteIdentifier,
   RAW_TEXT,
@@ -48,6 +49,7 @@ export async function openPostgresSnapshot(
   table: TableConfig,
   url: string,
   snapshot?: string,
+  onSnapshotRefused: (reason: string) => void = () => {},
 ): Promise<PostgresSnapshotRows> {
   const source = table.source as PostgresSourceConfig;
   const client = new pg.Client(clientConfig(url, source));
@@ -65,6 +67,7 @@ export async function openPostgresSnapshot(
       // unreachable or silent server fails the read as it would have anyway.
       const kind = classifyPgError(error);
       if (snapshot === undefined || kind === 'unavailable' || kind === 'timeout') throw error;
+      onSnapshotRefused(describePgError(error));
       await client.end().catch(() => {});
       return await openPostgresSnapshot(table, url);
     }
