@@ -6,7 +6,7 @@ import {
   withDefaultProblem,
   withUriTooLong,
 } from '../../platform/http/openapi-operations.ts';
-import type { Catalog } from '../catalog/catalog.ts';
+import type { Catalog, CatalogEntity } from '../catalog/catalog.ts';
 import type { MetadataModel } from '../metadata/model/metadata-model.ts';
 import type { MetadataRoute } from '../metadata/routes/metadata-route.ts';
 import { aggregatePaths } from './aggregate-paths.ts';
@@ -55,7 +55,12 @@ export function buildOpenApi(
     schemas[schemaName(entity)] = recordSchema(entity);
     Object.assign(
       paths,
-      entityPaths(entity, schemaName(entity), (target) => visible.get(`${entity.datasetId}/${target}`)),
+      entityPaths(
+        entity,
+        schemaName(entity),
+        (target) => visible.get(`${entity.datasetId}/${target}`),
+        isLive(catalog, entity),
+      ),
     );
   }
   const aggregates = aggregatePaths(catalog, principal);
@@ -97,6 +102,12 @@ export function buildOpenApi(
       schemas,
     },
   };
+}
+
+/** The loaded config gives every table its effective materialization. */
+function isLive(catalog: Catalog, entity: CatalogEntity): boolean {
+  const tables = catalog.datasets.get(entity.datasetId)?.config.tables ?? [];
+  return tables.find((table) => table.id === entity.tableId)?.materialization === 'live';
 }
 
 // RFC 9727 §2: the catalog links itself with rel="api-catalog".

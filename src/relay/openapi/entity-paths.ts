@@ -26,14 +26,29 @@ const page = (items: unknown) => ({
   properties: { data: { type: 'array', items }, pagination: { $ref: '#/components/schemas/Pagination' } },
 });
 
+// Reads of a live PostgreSQL table: the database's own failures, besides the 503 of an unreachable one.
+const LIVE_FAILURES = {
+  502: problemResponse(
+    'The database refused the read (`datasource.query_failed`), or answered a row that does not fit the declared schema (`datasource.row_invalid`)',
+  ),
+  504: problemResponse('The read outlasted the source `query_timeout` or a lock wait (`datasource.timeout`)'),
+};
+
 /**
  * `visible(target)`: the related entity when the document may name it (the caller holds its metadata scope).
+ * `live`: the entity reads a live PostgreSQL table, which has no data version: its reads carry no ETag and never
+ * answer 304, and may fail as the database does.
  */
 export function entityPaths(
   entity: CatalogEntity,
   schema: string,
   visible: (target: string) => CatalogEntity | undefined,
+  live = false,
 ): Record<string, unknown> {
+  // Conditional reads need a validator, which live rows do not have.
+  const etag = live ? {} : ETAG_HEADER;
+  const notModified = live ? {} : { 304: NOT_MODIFIED };
+  const liveFailures = live ? LIVE_FAILURES : {};
   const base = `/v1/datasets/${entity.datasetId}/entities/${entity.name}`;
   // Expansions into entities the caller cannot see are not offered.
   const expand = expandParameter(
@@ -78,12 +93,13 @@ export function entityPaths(
           : undefined,
         parameters: [purpose, ...pagingParameters(entity, expand), ...filterParameters(entity)],
         responses: {
-          200: jsonResponse('A page of records', page(ref), { ...ETAG_HEADER, ...NEXT_LINK_HEADER }),
-          304: NOT_MODIFIED,
+          200: jsonResponse('A page of records', page(ref), { ...etag, ...NEXT_LINK_HEADER }),
+          ...notModified,
           413: problemResponse('Too many filter values'),
           ...URI_TOO_LONG,
           ...errors,
           ...SOURCE_UNAVAILABLE,
+          ...liveFailures,
         },
       },
     },
@@ -108,10 +124,11 @@ export function entityPaths(
         ...expand,
       ],
       responses: {
-        200: jsonResponse('The record', ref, ETAG_HEADER),
-        304: NOT_MODIFIED,
+        200: jsonResponse('The record', ref, live ? undefined : ETAG_HEADER),
+        ...notModified,
         ...errors,
         ...SOURCE_UNAVAILABLE,
+        ...liveFailures,
       },
     },
   };
