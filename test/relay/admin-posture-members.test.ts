@@ -1,43 +1,18 @@
 // Posture members a client of the admin listener reads by name: the public identity of the instance and which
 // standards artefacts the relay serves.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { buildPosture } from '../../src/relay/admin/posture.ts';
-import { type LoadedRelayConfig, loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
-import { createReloadFixture, reloadEnv } from './reload-fixture.ts';
-import { standInAdminApp } from './stand-in-admin-app.ts';
+import type { LoadedRelayConfig } from '../../src/relay/config/load-relay-config.ts';
+import { loadWithInstance, opsAdminApp } from './stand-in-admin-app.ts';
 
 interface Posture {
   instance: Record<string, string>;
   standards_artifacts: Record<string, boolean>;
 }
 
-function loadWithInstance(instance: string): LoadedRelayConfig {
-  const fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
-  try {
-    const config = readFileSync(fixture.configPath, 'utf8');
-    writeFileSync(fixture.configPath, `instance: ${instance}\n${config}`);
-    return loadRelayConfig(fixture.configPath, reloadEnv());
-  } finally {
-    fixture.remove();
-  }
-}
-
 async function postureOf(loaded: LoadedRelayConfig): Promise<Posture> {
-  const unused = async () => assert.fail('no reload here');
-  const admin = standInAdminApp(
-    loaded,
-    { reloadAll: unused, reloadTable: unused },
-    {
-      authenticate: () => ({
-        id: 'ops',
-        authMode: 'api_key',
-        scopes: new Set(['relay:ops_read']),
-        credentialTag: 'ops',
-      }),
-    },
-  );
+  const admin = opsAdminApp(loaded);
   try {
     const response = await admin.inject({ method: 'GET', url: '/admin/v1/posture?tier=restricted' });
     assert.equal(response.statusCode, 200, response.body);

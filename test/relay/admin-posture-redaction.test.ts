@@ -1,12 +1,8 @@
 // Posture and capabilities stay redacted when the config puts a credential, a path or a connection string where a
 // plain name is expected (`instance.id`, `instance.environment`), directly or through `${VAR}` expansion.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
-import { createReloadFixture, type ReloadFixture, reloadEnv } from './reload-fixture.ts';
-import { standInAdminApp } from './stand-in-admin-app.ts';
+import { loadWithInstance, opsAdminApp } from './stand-in-admin-app.ts';
 
 interface Answered {
   readonly text: string;
@@ -20,24 +16,8 @@ const ODD_VALUES = {
 } as const;
 
 async function postureAndCapabilities(instance: string): Promise<Answered> {
-  const fixture: ReloadFixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
+  const admin = opsAdminApp(loadWithInstance(instance, ODD_VALUES));
   try {
-    const config = readFileSync(fixture.configPath, 'utf8');
-    writeFileSync(fixture.configPath, `instance: ${instance}\n${config}`);
-    const loaded = loadRelayConfig(fixture.configPath, { ...reloadEnv(), ...ODD_VALUES });
-    const unused = async () => assert.fail('no reload here');
-    const admin: FastifyInstance = standInAdminApp(
-      loaded,
-      { reloadAll: unused, reloadTable: unused },
-      {
-        authenticate: () => ({
-          id: 'ops',
-          authMode: 'api_key',
-          scopes: new Set(['relay:ops_read']),
-          credentialTag: 'ops',
-        }),
-      },
-    );
     const get = async (url: string) => {
       const response = await admin.inject({ method: 'GET', url });
       assert.equal(response.statusCode, 200, response.body);
@@ -45,10 +25,9 @@ async function postureAndCapabilities(instance: string): Promise<Answered> {
     };
     const posture = await get('/admin/v1/posture');
     const text = `${posture}\n${await get('/admin/v1/capabilities')}`;
-    await admin.close();
     return { text, posture: JSON.parse(posture) };
   } finally {
-    fixture.remove();
+    await admin.close();
   }
 }
 

@@ -2,32 +2,20 @@
 // has read the change, so the table is not loaded a second time.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fixedClock } from '../../platform/clock.ts';
 import { silentLogger } from '../../platform/log.ts';
-import type { RelayConfig } from '../config/schema.ts';
-import { createRelayMetrics } from '../metrics/relay-metrics.ts';
-import type { RelayState } from '../relay-state.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
+import { CLOCK, ONE_MTIME_TABLE, oneTableReloader } from './one-table-reloader-test-support.ts';
 import { createRefreshScheduler } from './refresh-scheduler.ts';
-import { createReloader, type Reloader } from './reloader.ts';
+import type { Reloader } from './reloader.ts';
 
 /** One mtime table whose token the test sets; loads wait while `hold` is set, and say when they start. */
 function polledTable() {
-  const config = {
-    datasets: [{ id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'mtime', interval: 1000 } }] }],
-  } as unknown as RelayConfig;
-  const state: RelayState = { generation: undefined, readiness: { total: 1, loaded: 0, failed: 0 } };
   const source = { token: 'a', loads: 0 };
   let hold: Promise<void> | undefined;
   let release = () => {};
   let loadStarted = () => {};
   const tokens = { changeToken: async () => source.token };
-  const reloader = createReloader({
-    config,
-    state,
-    clock: fixedClock('2026-01-01T00:00:00Z'),
-    logger: silentLogger(),
-    metrics: createRelayMetrics(config),
+  const { reloader } = oneTableReloader({
     loadTable: async () => {
       source.loads += 1;
       const version = source.token;
@@ -48,10 +36,10 @@ function polledTable() {
     },
   };
   const refresh = createRefreshScheduler({
-    config,
+    config: ONE_MTIME_TABLE,
     reloader: watched,
     logger: silentLogger(),
-    clock: fixedClock('2026-01-01T00:00:00Z'),
+    clock: CLOCK,
     changeToken: () => tokens,
     every: () => () => {},
   });

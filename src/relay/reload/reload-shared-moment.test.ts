@@ -3,28 +3,14 @@
 // loaded while the data lacks it, and every later poll skips it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fixedClock } from '../../platform/clock.ts';
-import { silentLogger } from '../../platform/log.ts';
-import type { RelayConfig } from '../config/schema.ts';
-import { createRelayMetrics } from '../metrics/relay-metrics.ts';
-import type { RelayState } from '../relay-state.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
-import { createReloader } from './reloader.ts';
+import { oneTableReloader } from './one-table-reloader-test-support.ts';
 
 /** One mtime table over a fake database whose data a generation reads at the moment it began. */
 function sharedMomentTable() {
-  const config = {
-    datasets: [{ id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'mtime', interval: 1000 } }] }],
-  } as unknown as RelayConfig;
-  const state: RelayState = { generation: undefined, readiness: { total: 1, loaded: 0, failed: 0 } };
   const db = { version: 'a', writeAfterExport: undefined as string | undefined, ended: 0 };
   let moment: string | undefined;
-  const reloader = createReloader({
-    config,
-    state,
-    clock: fixedClock('2026-01-01T00:00:00Z'),
-    logger: silentLogger(),
-    metrics: createRelayMetrics(config),
+  const { reloader, state } = oneTableReloader({
     loadTable: async () => ({ rowCount: 1, version: moment ?? db.version }) as unknown as TableSnapshot,
     async beginGeneration() {
       moment = db.version;
