@@ -30,8 +30,12 @@ export interface FakeBackend {
   readonly url: string;
   /** Frontend messages received after startup, in order. */
   readonly received: FrontendMessage[];
-  /** Parse messages of the read whose Sync arrived last (read it when the Sync reaches `onMessage`). */
+  /** Parse messages of the batch whose Sync arrived last (read it when the Sync reaches `onMessage`). */
   readonly readParses: number;
+  /** The messages of the batch whose Sync arrived last, the Sync left out (read it when the Sync reaches `onMessage`). */
+  readonly batch: readonly FrontendMessage[];
+  /** The Executes of the batch whose Sync arrived last, the guard's included (each read adds one). */
+  readonly batchExecutes: number;
   /** Called for each message after startup. */
   onMessage: (message: FrontendMessage, socket: Socket) => void;
   readonly sockets: Socket[];
@@ -77,26 +81,32 @@ export function errorResponse(code: string, message: string): Buffer {
 }
 
 /**
- * The replies of one live read (the guard, then the SELECT, one Sync): rows, or an error in the SELECT (then the
- * server skips to Sync, which rolls the implicit transaction back). `parses` is how many Parse messages the read
- * sent (two for an unprepared read: the guard's and the SELECT's; `FakeBackend.readParses` counts them); each
- * gets a ParseComplete, except the last when `failedParse` says the SELECT's Parse is what failed.
+ * The replies of a batch of one live read (the guard, then the SELECT, one Sync): rows, or an error in the SELECT
+ * (then the server skips to Sync, which rolls the implicit transaction back). `parses` is how many Parse messages
+ * the batch sent (two for an unprepared read: the guard's and the SELECT's; `FakeBackend.readParses` counts them);
+ * each gets a ParseComplete, except the last when `failedParse` says the SELECT's Parse is what failed.
  */
 export function liveReadReplies(outcome: LiveReadOutcome): Buffer {
   const parses = outcome.parses ?? 2;
-  const guard = [backendMessage('2'), dataRowMessage(['on', '30000']), commandComplete('SELECT 1')];
-  const parseCompletes = (count: number) => Array.from({ length: count }, () => backendMessage('1'));
+  const guard = [
+    ...(parses >= 1 ? [backendMessage('1')] : []),
+    backendMessage('2'),
+    dataRowMessage(['on', '30000']),
+    commandComplete('SELECT 1'),
+  ];
+  const selectParsed = parses >= 2;
   if ('error' in outcome) {
     return Buffer.concat([
-      ...parseCompletes(outcome.failedParse === true ? parses - 1 : parses),
-      ...(outcome.failedParse === true && parses === 1 ? [] : guard),
+      ...guard,
+      ...(selectParsed && outcome.failedParse !== true ? [backendMessage('1')] : []),
+      ...(outcome.running === true ? [backendMessage('2')] : []),
       outcome.error,
       readyForQuery('I'),
     ]);
   }
   return Buffer.concat([
-    ...parseCompletes(parses),
     ...guard,
+    ...(selectParsed ? [backendMessage('1')] : []),
     backendMessage('2'),
     ...outcome.rows.map(dataRowMessage),
     commandComplete(`SELECT ${outcome.rows.length}`),
@@ -104,17 +114,60 @@ export function liveReadReplies(outcome: LiveReadOutcome): Buffer {
   ]);
 }
 
-/** What one read is answered with (its Parse count is filled in from what the read sent). */
+/**
+ * What one read is answered with (its Parse count is filled in from what the read sent). An error comes where the
+ * server raises it: at the SELECT's Parse (`failedParse`), at its Bind (the default), or while it runs (`running`).
+ */
 export type LiveReadOutcome =
   | { rows: (string | null)[][]; parses?: number }
-  | { error: Buffer; parses?: number; failedParse?: boolean };
+  | { error: Buffer; parses?: number; failedParse?: boolean; running?: boolean };
 
-/** Answers every read at its Sync with `outcome(n)`, n counting reads from 1. */
+/** The statements of a batch (everything up to its Sync), each its optional Parse, its Bind and its Execute. */
+function batchStatements(messages: readonly FrontendMessage[]): { parsed: boolean }[] {
+  const statements: { parsed: boolean }[] = [];
+  let parsed = false;
+  for (const message of messages) {
+    if (message.type === 'P') parsed = true;
+    if (message.type === 'E') {
+      statements.push({ parsed });
+      parsed = false;
+    }
+  }
+  return statements;
+}
+
+/**
+ * The replies a server sends for a batch as the live connection writes it (the guard first, then each read's
+ * SELECT, one Sync): each SELECT is answered with `next()` until one fails, after which the server skips to the
+ * Sync (the reads after it get no reply and no outcome).
+ */
+export function liveBatchReplies(messages: readonly FrontendMessage[], next: () => LiveReadOutcome): Buffer {
+  const [guard, ...selects] = batchStatements(messages);
+  const out: Buffer[] = [];
+  if (guard?.parsed) out.push(backendMessage('1'));
+  out.push(backendMessage('2'), dataRowMessage(['on', '30000']), commandComplete('SELECT 1'));
+  for (const select of selects) {
+    const outcome = next();
+    if ('error' in outcome) {
+      if (select.parsed && outcome.failedParse !== true) out.push(backendMessage('1'));
+      if (outcome.running === true) out.push(backendMessage('2'));
+      out.push(outcome.error);
+      break;
+    }
+    if (select.parsed) out.push(backendMessage('1'));
+    out.push(backendMessage('2'), ...outcome.rows.map(dataRowMessage));
+    out.push(commandComplete(`SELECT ${outcome.rows.length}`));
+  }
+  out.push(readyForQuery('I'));
+  return Buffer.concat(out);
+}
+
+/** Answers every batch at its Sync, each read with `outcome(n)`, n counting the reads the server ran from 1. */
 export function answerReads(backend: FakeBackend, outcome: (read: number) => LiveReadOutcome): void {
   let reads = 0;
   backend.onMessage = (message, socket) => {
     if (message.type !== 'S') return;
-    socket.write(liveReadReplies({ parses: backend.readParses, ...outcome(++reads) }));
+    socket.write(liveBatchReplies(backend.batch, () => outcome(++reads)));
   };
 }
 
@@ -133,11 +186,14 @@ export async function startFakeBackend(
     url: '',
     received,
     readParses: 0,
+    batch: [] as FrontendMessage[],
+    batchExecutes: 0,
     sockets,
     cancels,
     onMessage: (_message: FrontendMessage, _socket: Socket) => {},
   };
   let parsesSoFar = 0;
+  let batchSoFar: FrontendMessage[] = [];
   const serve = (socket: Socket) => {
     sockets.push(socket);
     let buffer = Buffer.alloc(0);
@@ -208,7 +264,12 @@ export async function startFakeBackend(
         if (message.type === 'P') parsesSoFar += 1;
         if (message.type === 'S') {
           backend.readParses = parsesSoFar;
+          backend.batch = batchSoFar;
+          backend.batchExecutes = batchSoFar.filter((sent) => sent.type === 'E').length;
           parsesSoFar = 0;
+          batchSoFar = [];
+        } else {
+          batchSoFar.push(message);
         }
         backend.onMessage(message, socket);
       }

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import {
   answerReads,
   errorResponse,
+  liveBatchReplies,
   liveReadReplies,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
 import { preparedStatementTrouble } from './prepared-trouble.ts';
@@ -67,52 +68,45 @@ describe('a live connection', () => {
     );
   });
 
-  it('a Parse that fails fails the pipelined reads behind it with its own error, and the next read prepares again', async () => {
+  it('a Parse that fails fails its read alone: the reads it skipped prepare afresh, a batch already sent runs unnamed', async () => {
     const { backend } = setup;
-    let syncs = 0;
+    const labels = ['c', 'b', 'd'];
     backend.onMessage = (message, socket) => {
       if (message.type !== 'S') return;
-      syncs += 1;
-      if (syncs === 1) {
-        socket.write(
-          liveReadReplies({
-            error: errorResponse('42703', 'column "a" does not exist'),
-            parses: backend.readParses,
-            failedParse: true,
-          }),
-        );
-      } else if (syncs === 2) {
-        // What a real server answers a Bind of a statement that was never created.
-        socket.write(
-          liveReadReplies({
-            error: errorResponse('26000', 'prepared statement "x" does not exist'),
-            parses: backend.readParses,
-          }),
-        );
-      } else {
-        socket.write(liveReadReplies({ rows: [['back']], parses: backend.readParses }));
-      }
+      const first = labels.length === 3 && backend.batchExecutes === 3;
+      socket.write(
+        liveBatchReplies(backend.batch, () =>
+          first
+            ? { error: errorResponse('42703', 'column "a" does not exist'), failedParse: true }
+            : { rows: [[labels.shift() ?? '?']] },
+        ),
+      );
     };
     const live = await open();
     const sql = 'SELECT a FROM t';
-    const reads = [live.read(GUARD, sql, [], true), live.read(GUARD, sql, [], true)];
-    for (const read of reads) {
-      await assert.rejects(read, (error: Error & { code?: string }) => {
-        assert.equal(error.code, '42703');
-        assert.equal(classifyPgError(error), 'failed');
-        return true;
-      });
-    }
+    const failing = live.read(GUARD, sql, [], true);
+    const skipped = live.read(GUARD, sql, [], true);
+    await new Promise((resolve) => setImmediate(resolve));
+    // Sent before the first batch is answered: the statement it prepares is not confirmed yet.
+    const meanwhile = live.read(GUARD, sql, [], true);
+    await assert.rejects(failing, (error: Error & { code?: string }) => {
+      assert.equal(error.code, '42703');
+      assert.equal(classifyPgError(error), 'failed');
+      return true;
+    });
+    assert.deepEqual(await meanwhile, [['c']]);
+    assert.deepEqual(await skipped, [['b']]);
     assert.equal(live.usable, true, 'a failed Parse is the statement’s trouble, not the connection’s');
-    assert.deepEqual(await live.read(GUARD, sql, [], true), [['back']]);
+    assert.deepEqual(await live.read(GUARD, sql, [], true), [['d']]);
     assert.deepEqual(
       backend.received.map((message) => message.type).join(''),
-      // Each read parses the guard (unnamed); the second binds the SELECT the first was preparing.
-      'PBEPBESPBEBESPBEPBES',
-      'the third read prepares the SELECT again (the guard stays prepared)',
+      // Each batch parses the guard (unnamed); in the first, the second read binds what the first prepares.
+      'PBEPBEBES' + 'PBEPBES' + 'PBEPBES' + 'PBEBES',
     );
-    const parses = selectParses();
-    assert.notEqual(statementName(parses[0]?.body as Buffer), statementName(parses[1]?.body as Buffer));
+    const names = selectParses().map((message) => statementName(message.body));
+    assert.equal(names[1], '', 'the batch sent meanwhile runs the SELECT unnamed');
+    assert.match(names[2] as string, /^ambit_/);
+    assert.notEqual(names[0], names[2], 'prepared again under a new name');
   });
 
   it('a read refused after its Parse succeeded keeps the statement prepared', async () => {
@@ -161,7 +155,7 @@ describe('a live connection', () => {
   it('prepares at most 100 statements per connection; further SQL runs unnamed', async () => {
     const { backend } = setup;
     backend.onMessage = (message, socket) => {
-      if (message.type === 'S') socket.write(liveReadReplies({ rows: [], parses: backend.readParses }));
+      if (message.type === 'S') socket.write(liveBatchReplies(backend.batch, () => ({ rows: [] })));
     };
     const live = await open();
     await Promise.all(

@@ -5,7 +5,10 @@ import { describe, it } from 'node:test';
 import {
   answerReads,
   backendMessage,
+  commandComplete,
+  dataRowMessage,
   errorResponse,
+  liveBatchReplies,
   liveReadReplies,
   readyForQuery,
   TEST_CA_PATH,
@@ -13,6 +16,11 @@ import {
 import { openLiveConnection } from './live-connection.ts';
 import { GUARD, useFakeBackend } from './live-connection-test-support.ts';
 import { classifyPgError } from './read-only-session.ts';
+
+/** Lets the reads asked for so far leave as one batch: later reads go in another. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
 
 /** Writes `bytes` one at a time: every message boundary falls inside some chunk. */
 async function dribble(socket: Socket, bytes: Buffer): Promise<void> {
@@ -26,37 +34,41 @@ describe('a live connection', () => {
   const setup = useFakeBackend();
   const { open } = setup;
 
-  it('answers pipelined reads in order, from replies cut at every byte', async () => {
+  it('answers batched and pipelined reads in order, from replies cut at every byte', async () => {
     const { backend } = setup;
-    const replies = [
-      liveReadReplies({
-        rows: [
-          ['1', 'Ada'],
-          ['2', null],
-        ],
-      }),
-      liveReadReplies({ rows: [['3', 'Łódź']] }),
+    const batches: Buffer[] = [];
+    const rows: (string | null)[][][] = [
+      [
+        ['1', 'Ada'],
+        ['2', null],
+      ],
+      [['3', 'Łódź']],
+      [['4', 'Zoë']],
     ];
-    let syncs = 0;
     backend.onMessage = (message, socket) => {
-      // The second read's replies go out once both reads have arrived: the client must tell them apart.
-      if (message.type === 'S' && ++syncs === 2) void dribble(socket, Buffer.concat(replies));
+      if (message.type !== 'S') return;
+      batches.push(liveBatchReplies(backend.batch, () => ({ rows: rows.shift() ?? [] })));
+      // The second batch's replies go out once both batches have arrived: the client must tell them apart.
+      if (batches.length === 2) void dribble(socket, Buffer.concat(batches));
     };
     const live = await open();
     const first = live.read(GUARD, 'SELECT a, b FROM t WHERE a = $1', ['x']);
     const second = live.read(GUARD, 'SELECT a, b FROM t WHERE a = $1', ['y']);
-    assert.equal(live.inFlight, 2);
+    await nextTurn();
+    const third = live.read(GUARD, 'SELECT a, b FROM t WHERE a = $1', ['z']);
+    assert.equal(live.inFlight, 3);
     assert.deepEqual(await first, [
       ['1', 'Ada'],
       ['2', null],
     ]);
     assert.deepEqual(await second, [['3', 'Łódź']]);
+    assert.deepEqual(await third, [['4', 'Zoë']]);
     assert.equal(live.inFlight, 0);
     assert.equal(live.usable, true);
     assert.deepEqual(
       backend.received.map((message) => message.type).join(''),
-      'PBEPBESPBEPBES',
-      'each read: the guard and the SELECT parsed, bound and executed, then Sync',
+      'PBEPBEPBES' + 'PBEPBES',
+      'the reads of one turn: the guard once, then each SELECT parsed, bound and executed, then one Sync',
     );
   });
 
@@ -142,7 +154,7 @@ describe('a live connection', () => {
 
   it('a read waiting behind slower ones is timed from when the server reaches it, not from when it was sent', async () => {
     const { backend } = setup;
-    // The server answers one read every 200 ms, in order; each takes 200 ms, under the 300 ms timeout, although
+    // The server answers one batch every 200 ms, in order; each takes 200 ms, under the 300 ms timeout, although
     // the third was sent 600 ms before its answer.
     let syncs = 0;
     backend.onMessage = (message, socket) => {
@@ -151,9 +163,86 @@ describe('a live connection', () => {
       setTimeout(() => socket.write(liveReadReplies({ rows: [[`r${read}`]] })), read * 200);
     };
     const live = await open(300);
+    const reads: Promise<(string | null)[][]>[] = [];
+    for (const read of [1, 2, 3]) {
+      reads.push(live.read(GUARD, 'SELECT $1', [read]));
+      await nextTurn();
+    }
+    assert.deepEqual(await Promise.all(reads), [[['r1']], [['r2']], [['r3']]]);
+    assert.equal(live.usable, true);
+  });
+
+  it('each read of a batch is timed from when the read before it completed', async () => {
+    const { backend } = setup;
+    // One batch of three reads whose SELECTs take 200 ms each: 600 ms for the batch, under 300 ms for each.
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      socket.write(Buffer.concat([backendMessage('1'), backendMessage('2'), commandComplete('SELECT 1')]));
+      for (const read of [1, 2, 3]) {
+        setTimeout(() => {
+          socket.write(
+            Buffer.concat([
+              backendMessage('1'),
+              backendMessage('2'),
+              dataRowMessage([`r${read}`]),
+              commandComplete('SELECT 1'),
+              ...(read === 3 ? [readyForQuery('I')] : []),
+            ]),
+          );
+        }, read * 200);
+      }
+    };
+    const live = await open(300);
     const reads = [1, 2, 3].map((read) => live.read(GUARD, 'SELECT $1', [read]));
     assert.deepEqual(await Promise.all(reads), [[['r1']], [['r2']], [['r3']]]);
     assert.equal(live.usable, true);
+  });
+
+  it('a read the server refuses inside a batch fails alone: the reads it skipped are sent again and answered', async () => {
+    const { backend } = setup;
+    answerReads(backend, (read) =>
+      read === 2
+        ? { error: errorResponse('22P02', 'invalid input syntax for type integer') }
+        : { rows: [[`r${read}`]] },
+    );
+    const live = await open();
+    const reads = ['1', 'nope', '3', '4'].map((value) => live.read(GUARD, 'SELECT $1::int', [value]));
+    assert.deepEqual(await reads[0], [['r1']]);
+    await assert.rejects(
+      reads[1] as Promise<unknown>,
+      (error: Error) => classifyPgError(error) === 'invalid_input',
+    );
+    assert.deepEqual(await reads[2], [['r3']]);
+    assert.deepEqual(await reads[3], [['r4']]);
+    const syncs = backend.received.filter((message) => message.type === 'S').length;
+    assert.equal(syncs, 2, 'the two reads the error skipped went out again in one batch');
+    const executes = backend.received.filter((message) => message.type === 'E').length;
+    assert.equal(executes, 1 + 4 + 1 + 2, 'each batch: the guard, then its reads');
+    assert.equal(live.usable, true);
+    assert.equal(live.inFlight, 0);
+  });
+
+  it('a guard the server refuses fails every read of its batch, and the next batch runs', async () => {
+    const { backend } = setup;
+    let syncs = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      socket.write(
+        ++syncs === 1
+          ? Buffer.concat([
+              backendMessage('1'),
+              errorResponse('25001', 'cannot set transaction read-only'),
+              readyForQuery('I'),
+            ])
+          : liveBatchReplies(backend.batch, () => ({ rows: [['ok']] })),
+      );
+    };
+    const live = await open();
+    const refused = [live.read(GUARD, 'SELECT 1', []), live.read(GUARD, 'SELECT 2', [])];
+    for (const read of refused) {
+      await assert.rejects(read, (error: Error) => (error as Error & { code?: string }).code === '25001');
+    }
+    assert.deepEqual(await live.read(GUARD, 'SELECT 3', []), [['ok']]);
   });
 
   it('a read that leaves the session inside a transaction answers; the reads behind it fail, and none follow', async () => {
@@ -167,6 +256,7 @@ describe('a live connection', () => {
     };
     const live = await open();
     const first = live.read(GUARD, 'SELECT 1', []);
+    await nextTurn();
     const behind = live.read(GUARD, 'SELECT 2', []);
     assert.deepEqual(await first, [['1']]);
     await assert.rejects(behind, (error: Error) => classifyPgError(error) === 'unavailable');
@@ -174,15 +264,15 @@ describe('a live connection', () => {
     assert.equal(live.inFlight, 0);
   });
 
-  it("a read that moves the session's client_encoding off UTF8 fails; the reads behind it fail, and none follow", async () => {
+  it("a batch during which the session's client_encoding left UTF8 fails whole; the reads behind it fail, and none follow", async () => {
     const { backend } = setup;
     let syncs = 0;
     backend.onMessage = (message, socket) => {
       if (message.type !== 'S') return;
-      // PostgreSQL reports a session setting changed during a read (a view calling a function that runs
-      // set_config('client_encoding', 'LATIN1', false)) just before that read's ReadyForQuery.
+      // PostgreSQL reports a session setting changed during a batch (a view calling a function that runs
+      // set_config('client_encoding', 'LATIN1', false)) just before the batch's ReadyForQuery.
       const status = backendMessage('S', Buffer.from('client_encoding\0LATIN1\0'));
-      const replies = liveReadReplies({ rows: [['caf\u00e9']] });
+      const replies = liveBatchReplies(backend.batch, () => ({ rows: [['caf\u00e9']] }));
       const end = replies.length - 6;
       socket.write(
         ++syncs === 1
@@ -191,9 +281,11 @@ describe('a live connection', () => {
       );
     };
     const live = await open();
-    const first = live.read(GUARD, 'SELECT 1', []);
+    const batch = [live.read(GUARD, 'SELECT 1', []), live.read(GUARD, 'SELECT 1', [])];
+    await nextTurn();
     const behind = live.read(GUARD, 'SELECT 2', []);
-    await assert.rejects(first, (error: Error) => classifyPgError(error) === 'failed');
+    for (const read of batch)
+      await assert.rejects(read, (error: Error) => classifyPgError(error) === 'failed');
     await assert.rejects(behind, (error: Error) => classifyPgError(error) === 'unavailable');
     assert.equal(live.usable, false);
   });

@@ -1,24 +1,26 @@
 // One connection for live reads. The `pg` driver opens it (TLS, authentication, startup parameters, connect
 // timeout: everything a connection URL can say), then the connection's socket is read and written here directly.
-// Reads are pipelined: each is sent as soon as it is asked for (the reads of one event-loop turn in one write) and
-// the server answers them in order, so a read's replies end at the next ReadyForQuery. Each distinct statement is
-// prepared once per connection (a named statement the database parses and plans once) when asked.
-import { randomBytes } from 'node:crypto';
+// Reads are pipelined and batched: the reads asked for in one event-loop turn leave in one write as one batch (one
+// read-only guard, each read's SELECT, one Sync: one implicit transaction), and the server answers batches in
+// order. Each distinct statement is prepared once per connection (a named statement the database parses and plans
+// once) when asked.
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
 import { CLIENT_TIMEOUT_MESSAGE } from '../../../platform/postgres/client-timeout.ts';
 import { cancelBackend } from './cancel-request.ts';
-import { decodeDataRow, decodeError, encodeLiveRead, encodingChange, type ServerError } from './live-wire.ts';
-import { preparedStatementTrouble, STATEMENT_MISSING } from './prepared-trouble.ts';
+import { createReplyFrames, HEADER, MAX_MESSAGE_BYTES } from './live-reply-frames.ts';
+import { decodeDataRow, decodeError, encodeLiveBatch, encodingChange, type WireRead } from './live-wire.ts';
+import { createLiveStatements, type Prepared } from './live-statements.ts';
 
 export interface LiveConnection {
   /**
-   * Runs `guard` (a SELECT that makes the transaction READ ONLY and sets its timeout: its rows are dropped) and
-   * then the SELECT `text` as one implicit transaction, behind any read already in flight on this connection
-   * (each in its own transaction: a failed read does not touch the next); resolves with the SELECT's rows as
+   * Runs the SELECT `text` behind `guard` (a SELECT that makes the transaction READ ONLY and sets its timeout:
+   * its rows are dropped), in the batch of the reads asked for in the same event-loop turn: one implicit
+   * transaction, after any batch already in flight on this connection. A read that fails does not fail the others:
+   * the reads the server skipped after it are sent again in the next batch. Resolves with the SELECT's rows as
    * text. Rejects with the server's error (`code`, `severity`) or, when the connection fails or the client-side
-   * timeout fires, with an error without a SQLSTATE. With `prepare`, both run as this connection's prepared
-   * statements for their text (prepared by this read when it is the first).
+   * timeout fires, with an error without a SQLSTATE. With `prepare`, the SELECT runs as this connection's
+   * prepared statement for its text (prepared by this read when it is the first).
    */
   read(
     guard: string,
@@ -31,7 +33,7 @@ export interface LiveConnection {
    * statement it prepared gone or stale (`preparedStatementTrouble`): reads already sent still complete.
    */
   readonly usable: boolean;
-  /** Reads sent and not yet answered. */
+  /** Reads asked for and not yet answered. */
   readonly inFlight: number;
   /** Reads are in flight and none has completed for `STALL_MS`. */
   readonly stalled: boolean;
@@ -39,41 +41,35 @@ export interface LiveConnection {
 }
 
 interface PendingRead {
+  readonly guard: string;
+  readonly text: string;
+  readonly values: readonly unknown[];
+  readonly prepare: boolean;
   readonly resolve: (rows: (string | null)[][]) => void;
   readonly reject: (error: Error) => void;
-  /** The client-side backstop, armed once the read is at the head of the pipeline (the server runs it then). */
-  timer: NodeJS.Timeout | undefined;
-  /** The prepared statement the read runs (its SELECT; none when unprepared), and whether this read prepares it. */
-  readonly statements: readonly Prepared[];
-  readonly parses: readonly Prepared[];
-  /** ParseCompletes received after the guard's: the server answers them in the order of `parses`. */
-  parsed: number;
-  /** CommandCompletes received: rows before the first are the guard's. */
-  completed: number;
-  /** BindCompletes received: the SELECT runs once it is the second (the guard's is the first). */
-  bound: number;
+  // The rest is set each time the read is sent (again, when the server skipped it after another read's error).
+  /** The prepared SELECT the read runs (none when unnamed), and whether this read parses it. */
+  statement: Prepared | undefined;
+  parses: boolean;
+  /** Its SELECT's ParseComplete and BindComplete came (rows come only after the latter). */
+  parsed: boolean;
+  bound: boolean;
   /** Bytes of the SELECT's data rows so far: beyond `MAX_ANSWER_BYTES` they are dropped as they come. */
   bytes: number;
   rows: (string | null)[][];
   error: Error | undefined;
 }
 
-/** A SELECT prepared on the connection; `failure` is why preparing it failed, once it has. */
-interface Prepared {
-  readonly text: string;
-  readonly name: string;
-  failure: Error | undefined;
+/** Reads sent together under one guard and one Sync. */
+interface Batch {
+  readonly reads: PendingRead[];
+  /** The guard's CommandComplete came: replies now belong to `reads[at]`. */
+  guarded: boolean;
+  /** The read the replies belong to (every read before it completed). */
+  at: number;
+  /** Why every read of the batch fails: the guard's own error, or the session's encoding moved during it. */
+  error: Error | undefined;
 }
-
-/**
- * Distinct SELECTs one connection prepares (filter and projection combinations); beyond them reads run unnamed.
- * A statement lives as long as its connection, so this bounds what the session holds on the server.
- */
-const MAX_PREPARED = 100;
-// Statement names are unique in the process and, by their random part, across relay processes: a session that turns
-// out to be shared (a pooler) then reports the statements it lost rather than confusing two clients' statements.
-const NAME_PREFIX = `ambit_${randomBytes(4).toString('hex')}_`;
-let statementCount = 0;
 
 const READY = 0x5a;
 const PARSE_COMPLETE = 0x31;
@@ -83,14 +79,8 @@ const DATA_ROW = 0x44;
 const ERROR_RESPONSE = 0x45;
 const PARAMETER_STATUS = 0x53;
 const IDLE = 0x49;
-const HEADER = 5;
 /** A read normally completes within a few milliseconds; a pipeline silent for longer has a slow statement at its head. */
 const STALL_MS = 20;
-/**
- * The largest server message accepted: a data row beyond it is skipped as it arrives (its read fails with
- * `ANSWER_TOO_LARGE`), any other message gives the connection up rather than buffering without bound.
- */
-const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 /**
  * The most row bytes one read holds: far past anything a page of an API response holds, and a bound on what one
  * read can take of the process's memory (a page of large cells would otherwise exhaust it).
@@ -100,7 +90,7 @@ const MAX_ANSWER_BYTES = MAX_MESSAGE_BYTES;
 const ANSWER_TOO_LARGE = '54000';
 
 /**
- * Opens a connection; `timeoutMs` bounds each read on the client side (a backstop for the server's timeout).
+ * Opens a connection; `timeoutMs` bounds each statement on the client side (a backstop for the server's timeout).
  * `onLost` hears of a connection that ends without being closed here (server restart, network), with the reason.
  */
 export async function openLiveConnection(
@@ -118,23 +108,20 @@ export async function openLiveConnection(
   let usable = true;
   // A prepared statement went missing or stale here: reads in flight finish, new reads go to other connections.
   let retired = false;
-  const prepared = new Map<string, Prepared>();
+  const statements = createLiveStatements();
   // When the pipeline last moved: a read completed, or the first read went into an empty one.
   let lastProgress = 0;
-  // In the order they were sent: the server answers in that order.
-  const pending: PendingRead[] = [];
-  let outbox: Buffer[] = [];
-  // Bytes of a message that has not fully arrived yet: kept as chunks, joined once the message is complete.
-  let partial: Buffer[] = [];
-  let partialBytes = 0;
-  let needed = 0;
-  // Bytes still to drop of a data row too large to accept, as they arrive.
-  let skipping = 0;
+  // Asked for and not sent yet, then sent, in batches the server answers in order.
+  let queued: PendingRead[] = [];
+  let flushing = false;
+  const batches: Batch[] = [];
+  let sent = 0;
+  // The client-side backstop of the statement at the head of the pipeline (the server runs them one by one).
+  let timer: NodeJS.Timeout | undefined;
   // A read moved the session's client_encoding off UTF8 (it outlives the read): the connection takes no more.
   let encodingLost = false;
 
   function settle(read: PendingRead, error: Error | undefined): void {
-    if (read.timer !== undefined) clearTimeout(read.timer);
     if (error === undefined) read.resolve(read.rows);
     else read.reject(error);
   }
@@ -142,8 +129,11 @@ export async function openLiveConnection(
   /** Every read still waiting fails with `error` (the connection is gone or given up on). */
   function failAll(error: Error): void {
     usable = false;
-    outbox = [];
-    for (const read of pending.splice(0)) settle(read, error);
+    stopTimer();
+    const waiting = [...batches.splice(0).flatMap((batch) => batch.reads), ...queued];
+    queued = [];
+    sent = 0;
+    for (const read of waiting) settle(read, error);
   }
 
   function fail(error: Error): void {
@@ -152,65 +142,164 @@ export async function openLiveConnection(
   }
 
   /**
-   * Starts the backstop of the read at the head of the pipeline. Reads behind it wait for it (the server runs
-   * them one by one), so timing them from when they were sent would count their neighbours' time as theirs.
+   * (Re)starts the backstop when a statement reaches the head of the pipeline. Statements behind it wait for it,
+   * so timing them from when they were sent would count their neighbours' time as theirs. It gives up on the
+   * whole connection: the answers behind a statement left unanswered can no longer be told apart. The statement
+   * is cancelled (closing the socket does not stop it) without the reads waiting, and the socket is closed once
+   * the cancel is sent: a pooler finds the backend to cancel by its client connection.
    */
-  function armHead(): void {
-    const head = pending[0];
-    if (head === undefined || head.timer !== undefined) return;
-    // It gives up on the whole connection: the answers behind a read left unanswered can no longer be told apart.
-    // Its statement is cancelled (closing the socket does not stop it) without the read's answer waiting, and the
-    // socket is closed once the cancel is sent: a pooler finds the backend to cancel by its client connection.
-    head.timer = setTimeout(() => {
+  function restartTimer(): void {
+    if (batches.length === 0) {
+      stopTimer();
+      return;
+    }
+    if (timer !== undefined) {
+      timer.refresh();
+      return;
+    }
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (batches.length === 0) return;
       failAll(new Error(CLIENT_TIMEOUT_MESSAGE));
       void cancelBackend(client, config.connectionTimeoutMillis).finally(() => stream.destroy());
     }, timeoutMs);
   }
 
+  function stopTimer(): void {
+    if (timer !== undefined) clearTimeout(timer);
+    timer = undefined;
+  }
+
+  function scheduleFlush(): void {
+    if (flushing) return;
+    flushing = true;
+    setImmediate(flush);
+  }
+
+  /** Sends the queued reads: one batch per run of reads with the same guard, all in one write. */
   function flush(): void {
-    if (outbox.length === 0 || !usable) return;
-    const message = outbox.length === 1 ? (outbox[0] as Buffer) : Buffer.concat(outbox);
-    outbox = [];
-    stream.write(message);
+    flushing = false;
+    if (queued.length === 0 || !usable) return;
+    const reads = queued;
+    queued = [];
+    const wasIdle = batches.length === 0;
+    const messages: Buffer[] = [];
+    let from = 0;
+    for (let index = 1; index <= reads.length; index++) {
+      if (
+        index < reads.length &&
+        (reads[index] as PendingRead).guard === (reads[from] as PendingRead).guard
+      ) {
+        continue;
+      }
+      messages.push(sendBatch(reads.slice(from, index)));
+      from = index;
+    }
+    sent += reads.length;
+    stream.write(messages.length === 1 ? (messages[0] as Buffer) : Buffer.concat(messages));
+    if (wasIdle) restartTimer();
+  }
+
+  function sendBatch(reads: PendingRead[]): Buffer {
+    // Statements this batch parses: a read after the one that parses one may bind it in the same batch.
+    const parsedHere = new Set<Prepared>();
+    const wire: WireRead[] = reads.map((read) => {
+      const before = parsedHere.size;
+      read.statement = read.prepare ? statements.forRead(read.text, parsedHere) : undefined;
+      read.parses = parsedHere.size > before;
+      read.parsed = false;
+      read.bound = false;
+      read.bytes = 0;
+      read.rows = [];
+      read.error = undefined;
+      const select = read.statement;
+      return {
+        select:
+          select === undefined
+            ? { text: read.text, name: '', parse: true }
+            : { text: read.text, name: select.name, parse: read.parses },
+        values: read.values,
+      };
+    });
+    // The guard is never prepared: a function a view calls could DEALLOCATE a prepared guard and PREPARE a
+    // harmless SELECT under its name (pg_prepared_statements shows it), and every later batch on the session
+    // would then run read-write. An unnamed statement is parsed from the text each batch sends.
+    batches.push({ reads, guarded: false, at: 0, error: undefined });
+    return encodeLiveBatch({ text: (reads[0] as PendingRead).guard, name: '', parse: true }, wire);
+  }
+
+  /** The read the next replies belong to: none while the guard answers. */
+  function current(batch: Batch | undefined): PendingRead | undefined {
+    return batch?.guarded === true ? batch.reads[batch.at] : undefined;
   }
 
   function onMessage(buffer: Buffer, start: number, end: number): void {
-    const read = pending[0];
-    if (read === undefined) return;
+    const batch = batches[0];
+    if (batch === undefined) return;
+    const read = current(batch);
     const type = buffer[start - HEADER];
     if (type === DATA_ROW) {
-      if (read.completed === 0) return;
+      // The guard's row (its settings) is dropped.
+      if (read === undefined || !read.bound) return;
       read.bytes += end - start;
       if (read.bytes <= MAX_ANSWER_BYTES) read.rows.push(decodeDataRow(buffer, start, end));
       else answerTooLarge(read);
     } else if (type === COMMAND_COMPLETE) {
-      read.completed += 1;
+      if (!batch.guarded) batch.guarded = true;
+      else if (read !== undefined) {
+        batch.at += 1;
+        lastProgress = performance.now();
+        restartTimer();
+      }
     } else if (type === PARSE_COMPLETE) {
-      read.parsed += 1;
+      if (read !== undefined) read.parsed = true;
     } else if (type === BIND_COMPLETE) {
-      read.bound += 1;
+      if (read !== undefined) read.bound = true;
     } else if (type === ERROR_RESPONSE) {
-      // After an error the server skips to Sync: there is one error per read.
-      read.error ??= decodeError(buffer, start, end, read.bound >= 2);
+      // After an error the server skips to Sync: the reads after this one did not run.
+      if (read === undefined) batch.error ??= decodeError(buffer, start, end, false);
+      else read.error ??= decodeError(buffer, start, end, read.bound);
     } else if (type === READY) {
-      pending.shift();
-      lastProgress = performance.now();
-      if (read.statements.length > 0) checkStatements(read);
-      settle(read, read.error);
-      // Sync ends the implicit transaction, so the session is idle unless something unforeseen happened: then
-      // the reads behind this one (sent or not) fail as if the connection had dropped, and it takes no more.
-      if (buffer[start] !== IDLE) fail(new Error('the session was not idle after a live read'));
-      else if (encodingLost) fail(new Error('the session no longer answers in UTF-8'));
-      else armHead();
+      finishBatch(batch, buffer[start] === IDLE);
     } else if (type === PARAMETER_STATUS) {
-      // A function the read ran changed the session's client_encoding (it outlives the read): its text and every
-      // later read's would be misread. The read fails; the connection is dropped once it ends.
+      // A function a read ran changed the session's client_encoding (it outlives the read): the text of the
+      // batch's reads (and every later read's) would be misread. They fail; the connection is dropped.
       const changed = encodingChange(buffer, start, end);
       if (changed === undefined) return;
       encodingLost = true;
-      read.rows = [];
-      read.error ??= changed;
+      batch.error ??= changed;
     }
+  }
+
+  /** The batch's ReadyForQuery: its reads settle in order, those the server skipped go out again. */
+  function finishBatch(batch: Batch, idle: boolean): void {
+    batches.shift();
+    sent -= batch.reads.length;
+    lastProgress = performance.now();
+    const again: PendingRead[] = [];
+    batch.reads.forEach((read, index) => {
+      if (
+        read.statement !== undefined &&
+        statements.settled(read.statement, read.parses, read.parsed, read.error)
+      ) {
+        // A statement it did not parse itself is gone or stale: the session is not ours alone, or the table changed.
+        retired = true;
+      }
+      if (!batch.guarded) settle(read, batch.error ?? new Error('the read-only guard of a live read failed'));
+      else if (index < batch.at) settle(read, read.error ?? batch.error);
+      else if (index === batch.at && read.error !== undefined) settle(read, read.error);
+      else if (index > batch.at && batch.reads[batch.at]?.error !== undefined) again.push(read);
+      else settle(read, batch.error ?? new Error('the database ended a live read without answering it'));
+    });
+    if (again.length > 0) {
+      queued = [...again, ...queued];
+      scheduleFlush();
+    }
+    // Sync ends the implicit transaction, so the session is idle unless something unforeseen happened: then
+    // the reads behind this batch (sent or not) fail as if the connection had dropped, and it takes no more.
+    if (!idle) fail(new Error('the session was not idle after a live read'));
+    else if (encodingLost) fail(new Error('the session no longer answers in UTF-8'));
+    else restartTimer();
   }
 
   /** The read's answer passed `MAX_ANSWER_BYTES`: it fails, and the rest of its rows are dropped as they come. */
@@ -224,98 +313,15 @@ export async function openLiveConnection(
     );
   }
 
-  /** What a completed read says about its prepared statements. */
-  function checkStatements(read: PendingRead): void {
-    // A Parse that failed created nothing (nor did the ones skipped after it): the reads sent behind this one with
-    // those names fail with this read's error (not "does not exist"), and the next read prepares them afresh.
-    for (const statement of read.parses.slice(read.parsed)) {
-      statement.failure = read.error ?? new Error('the live statement could not be prepared');
-      if (prepared.get(statement.text) === statement) prepared.delete(statement.text);
-    }
-    if (read.error === undefined) return;
-    const failed = read.statements.find((statement) => statement.failure !== undefined);
-    if (failed !== undefined && (read.error as Partial<ServerError>).code === STATEMENT_MISSING) {
-      read.error = failed.failure;
-    } else if (read.parses.length < read.statements.length && preparedStatementTrouble(read.error)) {
-      retired = true;
-    }
-  }
-
-  /** The prepared statement for `text` (a new one, to be parsed by this read, when there is none yet). */
-  function statementFor(text: string, parses: Prepared[]): Prepared | undefined {
-    const known = prepared.get(text);
-    if (known !== undefined) return known;
-    if (prepared.size >= MAX_PREPARED) return undefined;
-    const statement = { text, name: `${NAME_PREFIX}${++statementCount}`, failure: undefined };
-    prepared.set(text, statement);
-    parses.push(statement);
-    return statement;
-  }
-
-  function onData(chunk: Buffer): void {
+  const frames = createReplyFrames(onMessage, () => answerTooLarge(current(batches[0])));
+  stream.on('data', (chunk: Buffer) => {
     try {
-      receive(chunk);
+      frames.receive(chunk);
     } catch (error) {
       // A reply that does not parse (a broken or hostile server): this connection's answers cannot be trusted.
       fail(error instanceof Error ? error : new Error('the database sent a malformed reply'));
     }
-  }
-
-  /** The length a message header announces (type byte, then its length counting itself), checked. */
-  function messageEnd(buffer: Buffer, at: number): number {
-    const length = buffer.readInt32BE(at + 1);
-    if (length < 4 || (length > MAX_MESSAGE_BYTES && buffer[at] !== DATA_ROW)) {
-      throw new Error(`the database sent a message of ${length} bytes, which a live read does not accept`);
-    }
-    return at + 1 + length;
-  }
-
-  function receive(received: Buffer): void {
-    let chunk = received;
-    if (skipping > 0) {
-      if (chunk.length <= skipping) {
-        skipping -= chunk.length;
-        return;
-      }
-      chunk = chunk.subarray(skipping);
-      skipping = 0;
-    }
-    let buffer = chunk;
-    if (partialBytes > 0) {
-      partial.push(chunk);
-      partialBytes += chunk.length;
-      if (partialBytes < needed) return;
-      buffer = Buffer.concat(partial, partialBytes);
-      partial = [];
-      partialBytes = 0;
-    }
-    let at = 0;
-    while (buffer.length - at >= HEADER) {
-      const end = messageEnd(buffer, at);
-      if (end - at - 1 > MAX_MESSAGE_BYTES) {
-        // A data row too large to accept (messageEnd refuses any other): never buffered, its read fails.
-        answerTooLarge(pending[0]);
-        if (end > buffer.length) {
-          skipping = end - buffer.length;
-          at = buffer.length;
-          break;
-        }
-        at = end;
-        continue;
-      }
-      if (end > buffer.length) break;
-      onMessage(buffer, at + HEADER, end);
-      at = end;
-    }
-    if (at < buffer.length) {
-      const rest = buffer.subarray(at);
-      partial.push(rest);
-      partialBytes = rest.length;
-      needed = rest.length >= HEADER ? messageEnd(rest, 0) : HEADER;
-    }
-  }
-
-  stream.on('data', onData);
+  });
   let closing = false;
   let lastError: unknown;
   stream.on('error', (error: unknown) => {
@@ -332,43 +338,32 @@ export async function openLiveConnection(
       return usable && !retired;
     },
     get inFlight() {
-      return pending.length;
+      return sent + queued.length;
     },
     get stalled() {
-      return pending.length > 0 && performance.now() - lastProgress > STALL_MS;
+      return sent + queued.length > 0 && performance.now() - lastProgress > STALL_MS;
     },
     read(guard, text, values, prepare = false) {
       if (!usable || retired) return Promise.reject(new Error('Connection terminated unexpectedly'));
-      const parses: Prepared[] = [];
-      // The guard is never prepared: a function a view calls could DEALLOCATE a prepared guard and PREPARE a
-      // harmless SELECT under its name (pg_prepared_statements shows it), and every later read on the session
-      // would then run read-write. An unnamed statement is parsed from the text this read sends.
-      const selectStatement = prepare ? statementFor(text, parses) : undefined;
-      const statements: Prepared[] = selectStatement === undefined ? [] : [selectStatement];
-      const message = encodeLiveRead(
-        wireStatement(guard, undefined, parses),
-        wireStatement(text, selectStatement, parses),
-        values,
-      );
-      if (pending.length === 0) lastProgress = performance.now();
+      if (sent + queued.length === 0) lastProgress = performance.now();
       return new Promise((resolve, reject) => {
-        pending.push({
+        queued.push({
+          guard,
+          text,
+          values,
+          prepare,
           resolve,
           reject,
-          statements,
-          parses,
-          // The guard's own ParseComplete comes first and names no prepared statement.
-          parsed: -1,
-          completed: 0,
-          bound: 0,
+          statement: undefined,
+          parses: false,
+          parsed: false,
+          bound: false,
           bytes: 0,
           rows: [],
           error: undefined,
-          timer: undefined,
         });
-        armHead();
-        // Reads asked for in the same turn of the event loop (requests that arrived together) leave in one write.
-        if (outbox.push(message) === 1) setImmediate(flush);
+        // Reads asked for in the same turn of the event loop (requests that arrived together) leave in one batch.
+        scheduleFlush();
       });
     },
     async close() {
@@ -377,10 +372,4 @@ export async function openLiveConnection(
       await client.end().catch(() => {});
     },
   };
-}
-
-/** How a read sends one of its statements: unnamed (parsed every time), or prepared (parsed by its first read). */
-function wireStatement(text: string, statement: Prepared | undefined, parses: readonly Prepared[]) {
-  if (statement === undefined) return { text, name: '', parse: true };
-  return { text, name: statement.name, parse: parses.includes(statement) };
 }

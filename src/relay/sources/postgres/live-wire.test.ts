@@ -4,7 +4,7 @@ import {
   backendMessage as backend,
   dataRowMessage as dataRow,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
-import { decodeDataRow, decodeError, encodeLiveRead } from './live-wire.ts';
+import { decodeDataRow, decodeError, encodeLiveBatch, type WireStatement } from './live-wire.ts';
 import { classifyPgError } from './read-only-session.ts';
 
 interface Message {
@@ -51,6 +51,9 @@ function bindParams(body: Buffer, name = ''): (string | null)[] {
 describe('live wire messages', () => {
   const GUARD = "SELECT set_config('transaction_read_only', 'on', true)";
   const unnamed = (text: string) => ({ text, name: '', parse: true });
+  /** A batch of one read. */
+  const encodeLiveRead = (guard: WireStatement, select: WireStatement, values: readonly unknown[]) =>
+    encodeLiveBatch(guard, [{ select, values }]);
 
   it('a read is the guard and the SELECT, each parsed, bound and executed, then one Sync; lengths add up', () => {
     const sql = 'SELECT "a" FROM "t" WHERE "a" = $1 ORDER BY "a" LIMIT $2';
@@ -72,6 +75,28 @@ describe('live wire messages', () => {
       assert.deepEqual(Array.from(execute?.body as Buffer), [0, 0, 0, 0, 0], 'unnamed portal, every row');
     }
     assert.equal(sent[6]?.body.length, 0);
+  });
+
+  it('a batch is the guard once, then each read\'s SELECT parsed (or only bound) and executed, then one Sync', () => {
+    const sql = 'SELECT "a" FROM "t" WHERE "a" = $1';
+    const sent = messages(
+      encodeLiveBatch(unnamed(GUARD), [
+        { select: { text: sql, name: 'ambit_s', parse: true }, values: ['x'] },
+        { select: { text: sql, name: 'ambit_s', parse: false }, values: ['Zoë'] },
+        { select: unnamed('SELECT 2'), values: [] },
+      ]),
+    );
+    assert.deepEqual(
+      sent.map((message) => message.type).join(''),
+      'PBE' + 'PBE' + 'BE' + 'PBE' + 'S',
+      'one guard, one implicit transaction for the three reads',
+    );
+    assert.equal(sent[0]?.body.toString(), `\0${GUARD}\0\0\0`);
+    assert.equal(sent[3]?.body.toString(), `ambit_s\0${sql}\0\0\0`);
+    assert.deepEqual(bindParams(sent[4]?.body as Buffer, 'ambit_s'), ['x']);
+    assert.deepEqual(bindParams(sent[6]?.body as Buffer, 'ambit_s'), ['Zoë']);
+    assert.equal(sent[8]?.body.toString(), '\0SELECT 2\0\0\0');
+    assert.deepEqual(bindParams(sent[9]?.body as Buffer), []);
   });
 
   it('prepared statements: a read parses only those it prepares; the others are bound by name', () => {

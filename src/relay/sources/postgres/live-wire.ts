@@ -10,34 +10,38 @@ export interface WireStatement {
   readonly parse: boolean;
 }
 
+/** One read of a batch: its SELECT and the SELECT's parameter values. */
+export interface WireRead {
+  readonly select: WireStatement;
+  readonly values: readonly unknown[];
+}
+
 /**
- * One read's messages in one buffer, one implicit transaction: the guard (a SELECT that makes the transaction
- * read-only and sets its statement timeout), the SELECT with `values`, then Sync, which ends the transaction:
- * committed, or rolled back after an error, and the session idle either way. A statement already prepared on
- * the connection is only bound and executed.
+ * A batch of reads in one buffer, one implicit transaction: the guard (a SELECT that makes the transaction
+ * read-only and sets its statement timeout), each read's SELECT with its values, then one Sync, which ends the
+ * transaction: committed, or rolled back after an error (the server skips what follows an error up to the Sync),
+ * and the session idle either way. A statement already prepared on the connection is only bound and executed.
  */
-export function encodeLiveRead(
-  guard: WireStatement,
-  select: WireStatement,
-  values: readonly unknown[],
-): Buffer {
-  const params = values.map(paramText);
-  let paramBytes = 0;
-  for (const param of params) paramBytes += 4 + (param === null ? 0 : Buffer.byteLength(param));
-  const size =
-    parseSize(guard) +
-    bindSize(guard.name, 0) +
-    parseSize(select) +
-    bindSize(select.name, paramBytes) +
-    2 * EXECUTE.length +
-    SYNC.length;
+export function encodeLiveBatch(guard: WireStatement, reads: readonly WireRead[]): Buffer {
+  const params = reads.map((read) => read.values.map(paramText));
+  const paramBytes = params.map((values) => {
+    let bytes = 0;
+    for (const param of values) bytes += 4 + (param === null ? 0 : Buffer.byteLength(param));
+    return bytes;
+  });
+  let size = parseSize(guard) + bindSize(guard.name, 0) + EXECUTE.length + SYNC.length;
+  reads.forEach((read, index) => {
+    size += parseSize(read.select) + bindSize(read.select.name, paramBytes[index] as number) + EXECUTE.length;
+  });
   const out = Buffer.allocUnsafe(size);
   let at = writeParse(out, 0, guard);
   at = writeBind(out, at, guard.name, [], 0);
   at += EXECUTE.copy(out, at);
-  at = writeParse(out, at, select);
-  at = writeBind(out, at, select.name, params, paramBytes);
-  at += EXECUTE.copy(out, at);
+  reads.forEach((read, index) => {
+    at = writeParse(out, at, read.select);
+    at = writeBind(out, at, read.select.name, params[index] as (string | null)[], paramBytes[index] as number);
+    at += EXECUTE.copy(out, at);
+  });
   SYNC.copy(out, at);
   return out;
 }
