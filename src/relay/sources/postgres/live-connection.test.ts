@@ -72,6 +72,25 @@ describe('a live connection', () => {
     );
   });
 
+  it('reads of one turn under different guards go as one batch per guard, in one write', async () => {
+    const { backend } = setup;
+    const guards: string[] = [];
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      guards.push((backend.batch[0] as { body: Buffer }).body.toString('utf8', 1).split('\0')[0] as string);
+      socket.write(liveBatchReplies(backend.batch, () => ({ rows: [[`b${guards.length}`]] })));
+    };
+    const live = await open();
+    const other = "SELECT set_config('statement_timeout', '5', true)";
+    const reads = [
+      live.read(GUARD, 'SELECT 1', []),
+      live.read(GUARD, 'SELECT 2', []),
+      live.read(other, 'SELECT 3', []),
+    ];
+    assert.deepEqual(await Promise.all(reads), [[['b1']], [['b1']], [['b2']]]);
+    assert.deepEqual(guards, [GUARD, other]);
+  });
+
   it('counts as stalled while a read waits past a few milliseconds, and moves on once it completes', async () => {
     const { backend } = setup;
     let reply: (() => void) | undefined;
