@@ -277,6 +277,8 @@ export async function openLiveConnection(
     sent -= batch.reads.length;
     lastProgress = performance.now();
     const again: PendingRead[] = [];
+    // The read whose error made the server skip the rest of the batch, if one did.
+    const stopped = batch.reads[batch.at]?.error !== undefined;
     batch.reads.forEach((read, index) => {
       if (
         read.statement !== undefined &&
@@ -288,7 +290,7 @@ export async function openLiveConnection(
       if (!batch.guarded) settle(read, batch.error ?? new Error('the read-only guard of a live read failed'));
       else if (index < batch.at) settle(read, read.error ?? batch.error);
       else if (index === batch.at && read.error !== undefined) settle(read, read.error);
-      else if (index > batch.at && batch.reads[batch.at]?.error !== undefined) again.push(read);
+      else if (index > batch.at && stopped) again.push(read);
       else settle(read, batch.error ?? new Error('the database ended a live read without answering it'));
     });
     if (again.length > 0) {
