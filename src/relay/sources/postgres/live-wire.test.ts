@@ -77,7 +77,7 @@ describe('live wire messages', () => {
     assert.equal(sent[6]?.body.length, 0);
   });
 
-  it('a batch is the guard once, then each read\'s SELECT parsed (or only bound) and executed, then one Sync', () => {
+  it("a batch is the guard once, then each read's SELECT parsed (or only bound) and executed, then one Sync", () => {
     const sql = 'SELECT "a" FROM "t" WHERE "a" = $1';
     const sent = messages(
       encodeLiveBatch(unnamed(GUARD), [

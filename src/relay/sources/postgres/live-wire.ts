@@ -39,7 +39,13 @@ export function encodeLiveBatch(guard: WireStatement, reads: readonly WireRead[]
   at += EXECUTE.copy(out, at);
   reads.forEach((read, index) => {
     at = writeParse(out, at, read.select);
-    at = writeBind(out, at, read.select.name, params[index] as (string | null)[], paramBytes[index] as number);
+    at = writeBind(
+      out,
+      at,
+      read.select.name,
+      params[index] as (string | null)[],
+      paramBytes[index] as number,
+    );
     at += EXECUTE.copy(out, at);
   });
   SYNC.copy(out, at);
