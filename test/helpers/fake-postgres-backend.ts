@@ -176,7 +176,12 @@ export function answerReads(backend: FakeBackend, outcome: (read: number) => Liv
  * CancelRequest; without it none is sent, as some poolers do.
  */
 export async function startFakeBackend(
-  options: { tls?: boolean; backendKey?: { processID: number; secretKey: number } } = {},
+  options: {
+    tls?: boolean;
+    backendKey?: { processID: number; secretKey: number };
+    /** Keep a cancel connection open rather than closing it (a server that never confirms a cancel). */
+    holdCancels?: boolean;
+  } = {},
 ): Promise<FakeBackend> {
   const sockets: Socket[] = [];
   const received: FrontendMessage[] = [];
@@ -231,7 +236,7 @@ export async function startFakeBackend(
             tls: socket instanceof TLSSocket,
             openSessions: openSessions.size,
           });
-          socket.destroy();
+          if (!options.holdCancels) socket.destroy();
           return;
         }
         buffer = buffer.subarray(length);

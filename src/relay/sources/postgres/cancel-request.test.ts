@@ -1,13 +1,14 @@
 // A live read past its client-side limit is cancelled on the server with the key the backend sent at startup, on
 // a connection of its own opened like the read's (TLS included). The real server's side: test/relay/postgres-cancel.
 import assert from 'node:assert/strict';
-import { afterEach, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it } from 'node:test';
 import {
   type FakeBackend,
   startFakeBackend,
   TEST_CA_PATH,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
 import { eventually } from '../../../../test/helpers/postgres-relay.ts';
+import type { CancelOutcome } from './cancel-request.ts';
 import { type LiveConnection, openLiveConnection } from './live-connection.ts';
 import { GUARD } from './live-connection-test-support.ts';
 import { classifyPgError } from './read-only-session.ts';
@@ -23,9 +24,20 @@ describe('cancelling a live read past its client-side limit', () => {
     await backend?.close();
   });
 
+  /** How each cancel went, as the connection reports it. */
+  const outcomes: CancelOutcome[] = [];
+  beforeEach(() => {
+    outcomes.length = 0;
+  });
+
   /** A read the backend never answers, on a connection to `url` (the backend's own unless given). */
-  async function timeOutOneRead(url?: string): Promise<void> {
-    connection = await openLiveConnection({ connectionString: url ?? backend?.url }, 150);
+  async function timeOutOneRead(url?: string, connectTimeoutMs?: number): Promise<void> {
+    connection = await openLiveConnection(
+      { connectionString: url ?? backend?.url, connectionTimeoutMillis: connectTimeoutMs },
+      150,
+      () => {},
+      (outcome) => outcomes.push(outcome),
+    );
     await assert.rejects(connection.read(GUARD, 'SELECT pg_sleep(60)', []), (error: Error) => {
       assert.equal(classifyPgError(error), 'timeout');
       return true;
@@ -39,6 +51,24 @@ describe('cancelling a live read past its client-side limit', () => {
     const server = backend;
     await eventually(async () => server.cancels.length > 0, 'a CancelRequest');
     assert.deepEqual(server.cancels, [{ ...KEY, tls: false, openSessions: 1 }]);
+    await eventually(async () => outcomes.length > 0, 'the outcome');
+    assert.deepEqual(outcomes, ['confirmed'], 'the server closed the cancel connection');
+  });
+
+  it('a cancel the server never confirms (its connection left open) is reported unconfirmed, within the connect timeout', async () => {
+    backend = await startFakeBackend({ backendKey: KEY, holdCancels: true });
+    await timeOutOneRead(undefined, 200);
+    await eventually(async () => outcomes.length > 0, 'the outcome');
+    assert.deepEqual(outcomes, ['unconfirmed']);
+    assert.equal(backend.cancels.length, 1, 'it was sent');
+  });
+
+  it('a server that sent no key at startup: nothing is sent, and that is reported', async () => {
+    backend = await startFakeBackend();
+    await timeOutOneRead();
+    await eventually(async () => outcomes.length > 0, 'the outcome');
+    assert.deepEqual(outcomes, ['no_key']);
+    assert.equal(backend.cancels.length, 0);
   });
 
   it('sends it over TLS, verifying the server, when the read went over TLS', async () => {

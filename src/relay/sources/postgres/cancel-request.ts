@@ -29,31 +29,42 @@ interface RawConnection {
 const DEFAULT_CANCEL_TIMEOUT_MS = 10_000;
 
 /**
- * Asks the server to cancel what the backend of `client` runs. Settles once the server has closed the cancel
- * connection (it answers a CancelRequest with nothing), or after `timeoutMs`; never rejects, and logs nothing:
- * the secret key lets whoever holds it cancel that backend's statements. Without a key (a server that sent none),
- * there is nothing to send.
+ * How a cancel went: `confirmed` once the server closed the cancel connection after reading the request (it answers
+ * a CancelRequest with nothing else); `unconfirmed` when the connection failed or the server did not close it within
+ * the limit; `no_key` when the server sent no key at startup (some poolers), so there was nothing to send.
  */
-export function cancelBackend(client: pg.Client, timeoutMs: number | undefined): Promise<void> {
+export type CancelOutcome = 'confirmed' | 'unconfirmed' | 'no_key';
+
+/**
+ * Asks the server to cancel what the backend of `client` runs. Settles once the server has closed the cancel
+ * connection, or after `timeoutMs`; never rejects, and logs nothing: the secret key lets whoever holds it cancel
+ * that backend's statements.
+ */
+export function cancelBackend(client: pg.Client, timeoutMs: number | undefined): Promise<CancelOutcome> {
   const { host, port, ssl, sslNegotiation, processID, secretKey } = client as unknown as ConnectedClient;
-  if (typeof processID !== 'number' || typeof secretKey !== 'number') return Promise.resolve();
+  if (typeof processID !== 'number' || typeof secretKey !== 'number') return Promise.resolve('no_key');
   return new Promise((resolve) => {
     const connection = new pg.Connection({
       ssl,
       sslNegotiation,
     } as pg.ConnectionConfig) as unknown as RawConnection;
+    let sent = false;
     const timer = setTimeout(
-      done,
+      () => done(false),
       timeoutMs !== undefined && timeoutMs > 0 ? timeoutMs : DEFAULT_CANCEL_TIMEOUT_MS,
     );
-    function done(): void {
+    function done(closedByServer: boolean): void {
       clearTimeout(timer);
       connection.stream.destroy();
-      resolve();
+      resolve(sent && closedByServer ? 'confirmed' : 'unconfirmed');
     }
-    const send = () => connection.cancel(processID, secretKey);
-    connection.on('error', done);
-    connection.on('end', done);
+    const send = () => {
+      connection.cancel(processID, secretKey);
+      sent = true;
+    };
+    // A reset after the request was written is the server closing too.
+    connection.on('error', () => done(true));
+    connection.on('end', () => done(true));
     connection.on('connect', () => {
       if (!ssl) send();
       // Direct TLS negotiation starts the handshake on its own; otherwise TLS is asked for first, as at startup.
@@ -64,7 +75,7 @@ export function cancelBackend(client: pg.Client, timeoutMs: number | undefined):
       if (host.startsWith('/')) connection.connect(`${host}/.s.PGSQL.${port}`);
       else connection.connect(port, host);
     } catch {
-      done();
+      done(false);
     }
   });
 }

@@ -7,7 +7,7 @@
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
 import { CLIENT_TIMEOUT_MESSAGE } from '../../../platform/postgres/client-timeout.ts';
-import { cancelBackend } from './cancel-request.ts';
+import { type CancelOutcome, cancelBackend } from './cancel-request.ts';
 import { createReplyFrames, HEADER, MAX_MESSAGE_BYTES } from './live-reply-frames.ts';
 import { decodeDataRow, decodeError, encodeLiveBatch, encodingChange, type WireRead } from './live-wire.ts';
 import { createLiveStatements, type Prepared } from './live-statements.ts';
@@ -91,12 +91,14 @@ const ANSWER_TOO_LARGE = '54000';
 
 /**
  * Opens a connection; `timeoutMs` bounds each statement on the client side (a backstop for the server's timeout).
- * `onLost` hears of a connection that ends without being closed here (server restart, network), with the reason.
+ * `onLost` hears of a connection that ends without being closed here (server restart, network), with the reason;
+ * `onCancel` of how the cancel of a statement past that limit went.
  */
 export async function openLiveConnection(
   config: pg.ClientConfig,
   timeoutMs: number,
   onLost: (error: unknown) => void = () => {},
+  onCancel: (outcome: CancelOutcome) => void = () => {},
 ): Promise<LiveConnection> {
   const client = new pg.Client(config);
   // Socket failures after the take-over surface below (as a closed stream); the driver's copy of them is dropped.
@@ -161,7 +163,10 @@ export async function openLiveConnection(
       timer = undefined;
       if (batches.length === 0) return;
       failAll(new Error(CLIENT_TIMEOUT_MESSAGE));
-      void cancelBackend(client, config.connectionTimeoutMillis).finally(() => stream.destroy());
+      void cancelBackend(client, config.connectionTimeoutMillis).then((outcome) => {
+        stream.destroy();
+        onCancel(outcome);
+      });
     }, timeoutMs);
   }
 

@@ -249,6 +249,31 @@ describe('a live table over a server that does not keep its prepared statements'
     assert.deepEqual(scans, [{ waitMs: 10, durationMs: 10 }]);
   });
 
+  it('a read past its time limit whose cancel the database does not confirm is logged, without the cancel key', async () => {
+    await backend.close();
+    backend = await startFakeBackend({
+      backendKey: { processID: 4242, secretKey: 987_654_321 },
+      holdCancels: true,
+    });
+    // The server never answers the read, and keeps the cancel connection open.
+    backend.onMessage = () => {};
+    live = createLiveTable(itemsTable({ query_timeout: '10ms', connect_timeout: '200ms' }), backend.url, {
+      datasetId: 'registry',
+      logger,
+      now: Date.now,
+    });
+    await assert.rejects(live.readPage(PAGE, AS_IS), { code: 'datasource.timeout' });
+    while (!warnings.some((message) => message.includes('cancel'))) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const index = warnings.findIndex((message) => message.includes('cancel'));
+    assert.match(warnings[index] as string, /did not confirm the cancel/);
+    assert.equal(warned[index]?.dataset_id, 'registry');
+    assert.equal(warned[index]?.table_id, 'items');
+    assert.equal(warned[index]?.cancel, 'unconfirmed');
+    assert.doesNotMatch(JSON.stringify(warned), /987654321|4242/);
+  });
+
   it('a connection the server drops is logged with its dataset and table', async () => {
     answerReads(backend, () => ({ rows: [['1']] }));
     live = createLiveTable(itemsTable(), backend.url, { datasetId: 'registry', logger, now: Date.now });

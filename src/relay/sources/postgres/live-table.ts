@@ -108,12 +108,24 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   const pool = createLivePool<LiveConnection>({
     open: () =>
       // The driver only opens the connection; reads are timed by the connection itself (`timeoutMs`).
-      openLiveConnection(clientConfig(url, source, { clientTimeout: false }), timeoutMs, (error) => {
-        deps.logger.warn(
-          { dataset_id: deps.datasetId, table_id: table.id, reason: describePgError(error) },
-          'live table connection lost',
-        );
-      }),
+      openLiveConnection(
+        clientConfig(url, source, { clientTimeout: false }),
+        timeoutMs,
+        (error) => {
+          deps.logger.warn(
+            { dataset_id: deps.datasetId, table_id: table.id, reason: describePgError(error) },
+            'live table connection lost',
+          );
+        },
+        (outcome) => {
+          // The statement keeps its backend busy until the server's own statement_timeout (if it has one) ends it.
+          if (outcome === 'confirmed') return;
+          deps.logger.warn(
+            { dataset_id: deps.datasetId, table_id: table.id, cancel: outcome },
+            'live read past its time limit: the database did not confirm the cancel of its statement, which may still be running',
+          );
+        },
+      ),
     max: source.live_max_connections,
     depth: source.live_pipeline_depth,
     acquireTimeoutMs: source.connect_timeout,
