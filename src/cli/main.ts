@@ -33,7 +33,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   'config check': {
     run: configCheck,
     summary:
-      'Validate a relay or verifier config and list every problem: --config F (or AMBIT_RELAY_CONFIG or AMBIT_VERIFIER_CONFIG) [--env-file F] [--kind relay|verifier]',
+      "Validate a relay or verifier config and list every problem: --config F (or AMBIT_RELAY_CONFIG or AMBIT_VERIFIER_CONFIG) [--env-file F] [--kind relay|verifier] [--connect (also check a relay's PostgreSQL sources against their databases)]",
   },
   'keys generate': {
     run: keysGenerate,

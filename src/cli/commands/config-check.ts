@@ -1,9 +1,10 @@
-// `ambit config check --config F [--kind relay|verifier]`: validates a relay or verifier config (detected from its
-// top-level keys unless `--kind` says) and prints every problem with its path.
+// `ambit config check --config F [--kind relay|verifier] [--connect]`: validates a relay or verifier config (detected
+// from its top-level keys unless `--kind` says) and prints every problem with its path. With `--connect`, a relay's
+// PostgreSQL sources are also checked against their databases, as a start would check them.
 import { dirname, resolve } from 'node:path';
 import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
 import { loadConfigFile } from '../../platform/config/load-config-file.ts';
-import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
+import { type LoadedRelayConfig, loadRelayConfig } from '../../relay/config/load-relay-config.ts';
 import { loadVerifierConfigValue } from '../../verifier/config/load-verifier-config.ts';
 import type { Command } from '../cli-io.ts';
 import { parseFlags, reportFlagError } from '../parse-flags.ts';
@@ -12,12 +13,13 @@ import { resolveEnv } from '../resolve-env.ts';
 type Kind = 'relay' | 'verifier';
 
 export const configCheck: Command = async (args, io) => {
-  let flags: { config?: string; 'env-file'?: string; kind?: string };
+  let flags: { config?: string; 'env-file'?: string; kind?: string; connect?: boolean };
   try {
     flags = parseFlags(args, {
       config: { type: 'string' },
       'env-file': { type: 'string' },
       kind: { type: 'string' },
+      connect: { type: 'boolean' },
     });
   } catch (error) {
     return reportFlagError(io, error);
@@ -34,8 +36,16 @@ export const configCheck: Command = async (args, io) => {
     const env = resolveEnv(io.env, flags['env-file']);
     const file = loadConfigFile(path, env);
     const kind = (flags.kind as Kind | undefined) ?? detectKind(file.raw);
-    io.out(kind === 'relay' ? checkRelay(path, env) : checkVerifier(file.raw, path, env));
-    return 0;
+    if (kind === 'verifier' && flags.connect) {
+      return reportFlagError(io, '--connect checks the PostgreSQL sources of a relay config');
+    }
+    if (kind === 'verifier') {
+      io.out(checkVerifier(file.raw, path, env));
+      return 0;
+    }
+    const loaded = loadRelayConfig(path, env);
+    io.out(relaySummary(path, loaded));
+    return flags.connect ? await connectSources(loaded, io) : 0;
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     io.err(`${path}: ${error.issues.length} problem${error.issues.length === 1 ? '' : 's'}`);
@@ -50,8 +60,7 @@ function detectKind(raw: unknown): Kind {
   return keys.includes('evidence') && !keys.includes('datasets') ? 'verifier' : 'relay';
 }
 
-function checkRelay(path: string, env: Record<string, string | undefined>): string {
-  const loaded = loadRelayConfig(path, env);
+function relaySummary(path: string, loaded: LoadedRelayConfig): string {
   const datasets = loaded.config.datasets;
   const entities = datasets.reduce((sum, dataset) => sum + dataset.entities.length, 0);
   return `ok: ${path} (${datasets.length} datasets, ${entities} entities, auth ${loaded.config.auth.mode})`;
@@ -65,4 +74,24 @@ function checkVerifier(raw: unknown, path: string, env: Record<string, string | 
     ...loaded.warnings.map((warning) => `  warning: ${warning}`),
   ];
   return lines.join('\n');
+}
+
+/** `--connect`: one line per PostgreSQL table, ok or what a start would fail with; 1 when any would fail. */
+async function connectSources(loaded: LoadedRelayConfig, io: Parameters<Command>[1]): Promise<number> {
+  const { checkPostgresConnections } = await import(
+    '../../relay/sources/postgres/check-postgres-connections.ts'
+  );
+  const checks = await checkPostgresConnections(loaded);
+  if (checks.length === 0) {
+    io.out('  no PostgreSQL sources to connect to');
+    return 0;
+  }
+  for (const check of checks) {
+    const name = `${check.datasetId}/${check.tableId} (${check.materialization})`;
+    if (check.problem === undefined) io.out(`  ok: ${name}`);
+    else io.err(`  ${name}: ${check.problem.code}: ${check.problem.detail}`);
+  }
+  const failed = checks.filter((check) => check.problem !== undefined).length;
+  if (failed > 0) io.err(`${failed} of ${checks.length} PostgreSQL tables would fail to serve`);
+  return failed > 0 ? 1 : 0;
 }

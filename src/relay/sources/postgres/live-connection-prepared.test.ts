@@ -7,8 +7,8 @@ import {
   liveBatchReplies,
   liveReadReplies,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
-import { preparedStatementTrouble } from './prepared-trouble.ts';
 import { GUARD, useFakeBackend } from './live-connection-test-support.ts';
+import { preparedStatementTrouble } from './prepared-trouble.ts';
 import { classifyPgError } from './read-only-session.ts';
 
 describe('a live connection', () => {

@@ -9,8 +9,8 @@ import pg from 'pg';
 import { CLIENT_TIMEOUT_MESSAGE } from '../../../platform/postgres/client-timeout.ts';
 import { type CancelOutcome, cancelBackend } from './cancel-request.ts';
 import { createReplyFrames, HEADER, MAX_MESSAGE_BYTES } from './live-reply-frames.ts';
-import { decodeDataRow, decodeError, encodeLiveBatch, encodingChange, type WireRead } from './live-wire.ts';
 import { createLiveStatements, type Prepared } from './live-statements.ts';
+import { decodeDataRow, decodeError, encodeLiveBatch, encodingChange, type WireRead } from './live-wire.ts';
 
 export interface LiveConnection {
   /**

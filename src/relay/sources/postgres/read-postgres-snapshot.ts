@@ -28,6 +28,8 @@ export interface PostgresSnapshotRows {
   readonly columnBatches: AsyncIterable<ColumnBatch>;
   /** Bytes of row data read so far. */
   bytesRead(): number;
+  /** Ends a read whose rows were never iterated (a check that only opens it): its transaction and connection. */
+  close(): Promise<void>;
 }
 
 /** `FROM` target of a source: the quoted table, or the configured query as a subquery. */
@@ -86,7 +88,9 @@ export async function openPostgresSnapshot(
     `COPY (SELECT ${columns} FROM ${relation} ORDER BY ${quoteIdentifier(table.primary_key)}) TO STDOUT`,
     table.schema.fields.map((field) => field.type),
   );
+  let started = false;
   async function* batches(): AsyncGenerator<ColumnBatch> {
+    started = true;
     let finished = false;
     let failure: unknown;
     try {
@@ -119,6 +123,11 @@ export async function openPostgresSnapshot(
     columns: declared,
     columnBatches: { [Symbol.asyncIterator]: batches },
     bytesRead: () => copy.bytes,
+    async close() {
+      if (started) return;
+      started = true;
+      await client.end().catch(() => {});
+    },
   };
 }
 
