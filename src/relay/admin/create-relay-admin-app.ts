@@ -139,7 +139,8 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
         const outcome = await answered(backend.reloadTable(datasetId, tableId), options.deps.logger);
         if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
         if (!outcome.ok) throw reloadFailed(outcome, 'table', loaded.config);
-        return { status: 'ok', counts: { reloaded: 1 } };
+        // 1, unless nothing was served yet: then every table loaded, as at startup.
+        return { status: 'ok', counts: { reloaded: outcome.counts.succeeded } };
       },
     );
   });
@@ -168,10 +169,15 @@ function named(kind: string, value: string): string {
 }
 
 function listed(items: readonly { readonly id: string }[]): string {
-  const ids = items.slice(0, 20).map((item) => item.id);
-  return items.length > ids.length
-    ? `${ids.join(', ')} and ${items.length - ids.length} more`
-    : ids.join(', ');
+  return atMost(items.map((item) => item.id));
+}
+
+/** Names joined for a detail, the first 20 only: a relay may have hundreds of tables (the extras list them all). */
+function atMost(names: readonly string[]): string {
+  const shown = names.slice(0, 20);
+  return names.length > shown.length
+    ? `${shown.join(', ')} and ${names.length - shown.length} more`
+    : shown.join(', ');
 }
 
 /**
@@ -208,7 +214,7 @@ function firstLoadRunning(waiting: readonly TableWaiting[]) {
   const detail =
     waiting.length === 0
       ? 'the first load is not over; nothing was reloaded (the first load reads every source)'
-      : `the first load is waiting for the database of ${names.join(', ')} (retried until it answers); nothing was reloaded`;
+      : `the first load is waiting for the database of ${atMost(names)} (retried until it answers); nothing was reloaded`;
   return relayProblem('schema.resource_unavailable', detail, {
     extras: waiting.length === 0 ? {} : { waiting },
     headers: { 'retry-after': '5' },
@@ -220,7 +226,7 @@ function reloadFailed(outcome: ReloadOutcome, scope: 'all' | 'table', config: Re
     (failure) => `${failure.dataset_id}/${failure.table_id} (${failure.code})`,
   );
   const split = outcome.splitProcesses;
-  const failed = `${names.join(', ')} failed to load`;
+  const failed = `${atMost(names)} failed to load`;
   const served = stillServed(outcome, scope, config);
   const detail =
     split === undefined

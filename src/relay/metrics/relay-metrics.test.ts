@@ -59,6 +59,16 @@ describe('relay metrics before anything happened', () => {
     assert.doesNotMatch(text, /live_scan[a-z_]*\{dataset="d",table="snap"/);
   });
 
+  it('explains every live-scan outcome it reports in the family help', async () => {
+    const text = await scrape(createRelayMetrics(config));
+    const help = /^# HELP ambit_relay_datasource_live_scans_total (.*)$/m.exec(text)?.[1] ?? '';
+    const outcomes = [
+      ...text.matchAll(/^ambit_relay_datasource_live_scans_total\{[^}]*outcome="([a-z_]+)"\}/gm),
+    ];
+    assert.equal(outcomes.length, 6);
+    for (const [, outcome] of outcomes) assert.match(help, new RegExp(`\\b${outcome}\\b`), outcome);
+  });
+
   it('tells a live read that timed out from one whose database was away, and from one it refused', async () => {
     const metrics = createRelayMetrics(config);
     const scan = { waitMs: 0, durationMs: 1, rows: 0, bytes: 0 };

@@ -191,7 +191,7 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
         ),
         counterFamily(
           `${p}_datasource_live_scans_total`,
-          'Live source scans by outcome: ok, row_invalid (the database answered with a row that does not fit the declared schema), invalid_input (it refused a filter value the caller sent), failed.',
+          'Live source scans by outcome: ok, row_invalid (the database answered with a row that does not fit the declared schema), invalid_input (it refused a filter value the caller sent), timeout (past query_timeout), unavailable (the database could not be reached), failed (it refused the read).',
           scans,
         ),
         histogramFamily(
