@@ -95,15 +95,35 @@ export interface EvaluationRequest {
 export function parseOrReject<T>(schema: z.ZodType<T>, raw: unknown, prefix: (string | number)[] = []): T {
   const result = schema.safeParse(raw);
   if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({
-    path: [...prefix, ...issue.path].map(String).join('.'),
-    message: issue.message,
+  const issues = result.error.issues.slice(0, 10).map((issue) => ({
+    path: [...prefix, ...issue.path].map((segment) => clip(String(segment), MAX_ECHOED_NAME)).join('.'),
+    message: issueMessage(issue),
   }));
   const first = issues[0];
   const where = first && first.path !== '' ? `\`${first.path}\`: ` : '';
   throw verifierProblem('request.invalid', `${where}${first?.message ?? 'invalid body'}`, {
-    extras: { errors: issues.slice(0, 10) },
+    extras: { errors: issues },
   });
+}
+
+/** Characters of a member name or record key a problem echoes; the body may hold thousands of them, each long. */
+const MAX_ECHOED_NAME = 64;
+/** Unknown member names a problem lists. */
+const MAX_ECHOED_KEYS = 3;
+
+/** The issue's message, naming at most a few unknown members, each clipped: a refusal never echoes the body back. */
+function issueMessage(issue: z.core.$ZodIssue): string {
+  if (issue.code !== 'unrecognized_keys') return clip(issue.message, 4 * MAX_ECHOED_NAME);
+  const named = issue.keys.slice(0, MAX_ECHOED_KEYS).map((key) => `"${clip(key, MAX_ECHOED_NAME)}"`);
+  const more = issue.keys.length - named.length;
+  return `Unrecognized key${issue.keys.length === 1 ? '' : 's'}: ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+}
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  // Never between the two halves of a surrogate pair, which would leave a lone one in the answer.
+  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 2)) ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
 }
 
 /** A schema-valid target as evaluation input: each identifier scheme once, and something to look it up by. */
