@@ -8,6 +8,7 @@ import { verifyAuditChain } from '../../src/platform/audit/audit-envelope.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import {
   aliveByAttributeClaim,
+  CALLER_KEYS,
   CCCEV,
   EVIDENCE_PURPOSE,
   startTestVerifier,
@@ -185,6 +186,27 @@ describe('batch evaluations', () => {
         .auditRecords()
         .filter((record) => record.endpoint_kind === 'batch_evaluate' && record.idempotency === 'replayed');
       assert.equal(replayed.at(-1)?.batch_id, JSON.parse(first.body).batch_id);
+    });
+
+    it('takes the same JSON as the same request, whatever its whitespace or member order', async () => {
+      const { bulk } = setup;
+      const headers = { 'idempotency-key': 'key-same-json-1' };
+      const first = await bulk.post(BATCH, body(), { headers });
+      assert.equal(first.statusCode, 200, first.body);
+      const { items, claims } = body();
+      const reordered = await bulk.inject({
+        method: 'POST',
+        url: BATCH,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'data-purpose': EVIDENCE_PURPOSE,
+          'x-api-key': CALLER_KEYS.full,
+        },
+        payload: JSON.stringify({ claims, items }, null, 2),
+      });
+      assert.equal(reordered.headers['idempotent-replayed'], 'true');
+      assert.equal(reordered.body, first.body);
     });
 
     it('answers 409 idempotency.conflict for the same key with another body or purpose', async () => {

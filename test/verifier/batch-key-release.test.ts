@@ -1,8 +1,10 @@
 // The Idempotency-Key of a batch that failed with its state store is released in the background, retried while the
 // store keeps failing; never past the store's close or the service's, whose timers would otherwise outlive them.
+// A key the store took before its answer was lost is released too, and the store's precise reason is audited.
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
+import { FailureReason } from '../../src/verifier/connectors/failure-reason.ts';
 import { verifierProblem } from '../../src/verifier/problems.ts';
 import { createMemoryEvaluationStore } from '../../src/verifier/state/create-memory-evaluation-store.ts';
 import type { EvaluationStore } from '../../src/verifier/state/evaluation-store.ts';
@@ -87,5 +89,86 @@ describe('releasing the key of a batch its store failed', () => {
     await verifier.close();
     await passSeconds(10);
     assert.equal(failing.releases(), 3);
+  });
+});
+
+describe('a batch whose state store fails while its Idempotency-Key is claimed or completed', () => {
+  const lost = () =>
+    verifierProblem('state.unavailable', 'The state store is unavailable; retry later.', {
+      cause: new FailureReason('state.econnreset', 'the connection was lost'),
+    });
+
+  /** A working memory store, except where `fail` says: those operations do their work, then report a failure. */
+  function losingStore(fail: { begin?: boolean; complete?: boolean }): EvaluationStore {
+    const store = createMemoryEvaluationStore({
+      clock: fixedClock('2026-03-01T10:00:00Z'),
+      maxEntries: 10,
+      maxEvaluationBytes: 1_048_576,
+      maxIdempotencyRecords: 10,
+      maxIdempotencyBytes: 1_048_576,
+    });
+    return {
+      ...store,
+      async beginIdempotent(claim) {
+        const outcome = await store.beginIdempotent(claim);
+        if (fail.begin) {
+          fail.begin = false;
+          throw lost();
+        }
+        return outcome;
+      },
+      async completeIdempotent(...args) {
+        if (fail.complete) {
+          fail.complete = false;
+          throw lost();
+        }
+        return store.completeIdempotent(...args);
+      },
+    };
+  }
+
+  async function batchOn(store: EvaluationStore): Promise<TestVerifier> {
+    return startTestVerifier({
+      relays: { civil: NEVER_READ, social: NEVER_READ },
+      clock: fixedClock('2026-03-01T10:00:00Z'),
+      deps: { store },
+    });
+  }
+
+  it('frees a key the store took before its answer was lost, and audits the precise reason', async () => {
+    const verifier = await batchOn(losingStore({ begin: true }));
+    try {
+      const headers = { 'idempotency-key': 'claim-answer-lost' };
+      assertProblem(
+        await verifier.post('/v1/batch-evaluations', BODY, { headers }),
+        503,
+        'state.unavailable',
+      );
+      const refused = verifier.auditRecords().findLast((record) => record.endpoint_kind === 'batch_evaluate');
+      assert.equal(refused?.error_code, 'state.econnreset');
+      // The store took the key although its answer never came: the retry runs rather than being told to wait.
+      const retry = await verifier.post('/v1/batch-evaluations', BODY, { headers });
+      assert.equal(retry.statusCode, 200, retry.body);
+    } finally {
+      await verifier.close();
+    }
+  });
+
+  it('audits the precise reason when the response cannot be kept for replay', async () => {
+    const verifier = await batchOn(losingStore({ complete: true }));
+    try {
+      const headers = { 'idempotency-key': 'completion-lost' };
+      assertProblem(
+        await verifier.post('/v1/batch-evaluations', BODY, { headers }),
+        503,
+        'state.unavailable',
+      );
+      const refused = verifier.auditRecords().findLast((record) => record.endpoint_kind === 'batch_evaluate');
+      assert.equal(refused?.error_code, 'state.econnreset');
+      const retry = await verifier.post('/v1/batch-evaluations', BODY, { headers });
+      assert.equal(retry.statusCode, 200, retry.body);
+    } finally {
+      await verifier.close();
+    }
   });
 });

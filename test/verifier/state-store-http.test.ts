@@ -1,6 +1,7 @@
 // The verifier over its PostgreSQL state store, through HTTP: 503 problems (never a crash) while the database is
 // unreachable and recovery once it is back; and a batch idempotency key held by a running request.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
@@ -160,6 +161,36 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
         assert.equal(rendered.headers['content-type'], made.headers['content-type']);
         assert.equal(rendered.body, made.body);
       }
+    } finally {
+      await verifier.close();
+    }
+  });
+
+  it('keeps an Idempotency-Key only as a keyed hash: a key made of an identifier cannot be found by trying them', async () => {
+    handler = oneLivingPerson;
+    const verifier = await startTestVerifier({
+      relays: { civil: upstreamUrl, social: upstreamUrl },
+      edit: postgresState,
+      env: { STATE_URL: database.url },
+    });
+    try {
+      // Clients often derive keys from what the batch is about: here a national id.
+      const key = 'benefit-review-FAKE-412781';
+      const body = { items: [{ target: TARGET }], claims: ['person_alive'] };
+      const made = await verifier.post(BATCH, body, { headers: { 'idempotency-key': key } });
+      assert.equal(made.statusCode, 200, made.body);
+      const { rows } = await database.query<{ scope: string }>(
+        'SELECT scope FROM ambit_verifier.idempotency_records',
+      );
+      assert.equal(rows.length, 1);
+      const unkeyed = createHash('sha256').update(key, 'utf8').digest('hex');
+      for (const row of rows) {
+        assert.ok(!row.scope.includes(unkeyed), 'no unkeyed digest of the key');
+        assert.ok(!row.scope.includes(key));
+      }
+      const replay = await verifier.post(BATCH, body, { headers: { 'idempotency-key': key } });
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.body, made.body);
     } finally {
       await verifier.close();
     }

@@ -1,8 +1,8 @@
 // POST /v1/batch-evaluations: authenticate -> size -> parse -> plan the whole batch (no reads) -> idempotency
 // key -> run the items -> store -> one audit event per item and one for the batch.
-import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { keyedHash } from '../../platform/audit/keyed-hash.ts';
 import { auditedClaimIds } from '../audit/audited-names.ts';
 import { buildBatchItemAuditEvent } from '../audit/build-evidence-audit-event.ts';
 import { EvaluationTrace } from '../claims/evaluate-claims.ts';
@@ -67,22 +67,33 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
     facts.idempotency = key === undefined ? 'none' : 'unavailable';
     checkStoreAvailable(runtime, facts);
     if (key !== undefined) {
-      const scope = `${owner}:${ROUTE}:${createHash('sha256').update(key, 'utf8').digest('hex')}`;
+      // Keyed: clients often derive keys from what a batch is about (a case, a person), and an unkeyed digest of
+      // such a key gives it back to anyone who reads the store and tries the candidates.
+      const scope = `${owner}:${ROUTE}:${keyedHash(runtime.hashSecret, 'idempotency-key', key)}`;
       const token = runtime.random.ulid(startedAt);
       const leaseUntil = startedAt + config.server.request_timeout + LEASE_MARGIN_MS;
-      const outcome: IdempotencyOutcome = await store.beginIdempotent({
-        scope,
-        // Same body and same purpose header: the same request. (The body alone could hide a changed purpose.)
-        requestHash: requestHash(runtime, {
-          body: request.body,
-          purpose: request.headers['data-purpose'] ?? null,
-        }),
-        owner: token,
-        leaseUntil,
-        // Not before the lease: an expired key is free to take (and purged), so with a retention shorter than the
-        // request a retry would run the batch a second time.
-        expiresAt: Math.max(startedAt + config.state.evaluation_retention, leaseUntil),
-      });
+      let outcome: IdempotencyOutcome;
+      try {
+        outcome = await store.beginIdempotent({
+          scope,
+          // Same body and same purpose header: the same request. (The body alone could hide a changed purpose.)
+          requestHash: requestHash(runtime, {
+            body: request.body,
+            purpose: request.headers['data-purpose'] ?? null,
+          }),
+          owner: token,
+          leaseUntil,
+          // Not before the lease: an expired key is free to take (and purged), so with a retention shorter than
+          // the request a retry would run the batch a second time.
+          expiresAt: Math.max(startedAt + config.state.evaluation_retention, leaseUntil),
+        });
+      } catch (error) {
+        facts.errorDetailCode = auditCodeOf(error);
+        // The store may have taken the key before its answer was lost: a retry would be told, until the lease
+        // ends, that this request is still running. In the background: the 503 need not wait for the store again.
+        void releases.release({ scope, owner: token, leaseUntil });
+        throw error;
+      }
       // A key refused is still a key used: the event says so rather than `none`.
       if (outcome.kind === 'conflict' || outcome.kind === 'in_progress') facts.idempotency = 'conflict';
       if (outcome.kind === 'conflict') {
@@ -160,6 +171,8 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
         .header('content-type', 'application/json')
         .send(Buffer.from(text));
     } catch (error) {
+      // A store failure keeps its precise reason (`state.timeout`...) for the audit event.
+      facts.errorDetailCode ??= auditCodeOf(error);
       if (held) await releases.release(held);
       throw error;
     }

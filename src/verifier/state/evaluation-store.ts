@@ -29,7 +29,7 @@ export interface StoredResponse {
 }
 
 export interface IdempotencyClaim {
-  /** `<principal hash>:<route>:<sha256 of the key>`: keys never collide across callers or routes. */
+  /** `<principal hash>:<route>:<keyed hash of the key>`: keys never collide across callers or routes. */
   readonly scope: string;
   /** Keyed hash of the canonical request; the same key with another request is a conflict. */
   readonly requestHash: string;
