@@ -200,12 +200,17 @@ function classify(error: Error, unanswered: boolean): TransportError {
   return new TransportError('network', error.message, error, unanswered && mayBeStale(error));
 }
 
+/** undici's messages for a response it refuses before its headers reach the handler. */
+const ANSWERED_REFUSALS = new Set(['bad response', 'bad upgrade']);
+
 /**
  * Whether a connection that broke unanswered may have been a reused one. undici tells how much the socket had read
  * when the source closed it: nothing means it was fresh, closed on this very request. A reset carries no such
  * count, so it may always be stale (at most one more request).
  */
 function mayBeStale(error: Error): boolean {
+  // An interim (100) or upgrade (101) response undici will not take: the source answered, on whatever socket.
+  if (ANSWERED_REFUSALS.has(error.message)) return false;
   const socket = (error as { socket?: { bytesRead?: unknown } }).socket;
   if (socket !== undefined) return typeof socket.bytesRead === 'number' && socket.bytesRead > 0;
   const code = (error as { code?: unknown }).code;

@@ -132,14 +132,14 @@ export function singleRecord(response: HttpResponse, lookup: SourceLookup): Sour
   if (hasMore === true && rows.length === 0)
     throw unavailable('source.invalid_response', 'the source answered no record, and more to come');
   if (rows.length === 0) throw notAvailable('target.not_found', 'the source holds no record for the target');
+  // A source ignoring the filter answers someone else's records: never a claim about this subject, nor a stable
+  // "several records" for it (a page of everyone would read as ambiguous).
+  const field = lookup.binding.lookup.field;
+  if (rows.some((row) => namesAnotherValue(row[field], lookup.value)))
+    throw unavailable('source.invalid_response', 'the source answered a record for another lookup value');
   if (rows.length > 1 || hasMore === true)
     throw notAvailable('target.match_ambiguous', 'the source holds several records for the target');
-  const row = rows[0] as Record<string, unknown>;
-  if (namesAnotherValue(row[lookup.binding.lookup.field], lookup.value)) {
-    // A source ignoring the filter answers someone else's record: never a claim about this subject.
-    throw unavailable('source.invalid_response', 'the source answered a record for another lookup value');
-  }
-  return { row, sourceId: sourceIdOf(lookup.binding) };
+  return { row: rows[0] as Record<string, unknown>, sourceId: sourceIdOf(lookup.binding) };
 }
 
 /**

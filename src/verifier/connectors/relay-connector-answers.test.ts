@@ -93,4 +93,24 @@ describe('registry_data_api connector: answers that are not the record asked for
     reader.close();
     assert.deepEqual(outcome(other), INVALID);
   });
+
+  it('refuses several records, or one with more to come, for another lookup value: a filter ignored, not ambiguity', async () => {
+    // A source (or a proxy dropping the query) that ignores the filter answers a page of everyone: that is no stable
+    // "several records for this subject" (409), it is a source answering wrongly.
+    const reader = upstream.connector();
+    upstream.handler = (_request, response) =>
+      json(response, 200, { data: [{ national_id: 'FAKE-7' }, { national_id: 'FAKE-8' }] });
+    const page = await failure(reader.read(LOOKUP));
+    upstream.handler = (_request, response) =>
+      json(response, 200, { data: [{ national_id: 'FAKE-7' }], pagination: { has_more: true } });
+    const more = await failure(reader.read(LOOKUP));
+    // Two records of the value asked, in the source's spellings of it, stay ambiguous.
+    upstream.handler = (_request, response) =>
+      json(response, 200, { data: [{ national_id: 'fake-1' }, { national_id: 'FAKE-1' }] });
+    const ambiguous = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.deepEqual(outcome(page), INVALID);
+    assert.deepEqual(outcome(more), INVALID);
+    assert.deepEqual(outcome(ambiguous), [409, 'evidence.not_available', 'target.match_ambiguous']);
+  });
 });

@@ -55,6 +55,22 @@ describe('registry_data_api connector: kept-alive sockets closed by the source',
     assert.equal(upstream.requests.length, 1);
   });
 
+  it('sends a read once when the source answered it with an interim or upgrade response undici refuses', async () => {
+    // The source answered (101, or 100 with no Expect): a fresh socket that did its work, not a stale one.
+    for (const head of [
+      'HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: x',
+      'HTTP/1.1 100 Continue',
+    ]) {
+      upstream.handler = (request) => request.socket.end(`${head}\r\n\r\n`);
+      upstream.requests.length = 0;
+      const reader = upstream.connector({ retry: NO_RETRY });
+      const problem = await failure(reader.read(LOOKUP));
+      reader.close();
+      assert.equal(auditCodeOf(problem), 'source.network', head);
+      assert.equal(upstream.requests.length, 1, head);
+    }
+  });
+
   it('sends a read again at most once per attempt, however many sockets went stale', async () => {
     upstream.handler = closingReusedSockets('end');
     const reader = upstream.connector({ max_in_flight: 1, retry: NO_RETRY });
