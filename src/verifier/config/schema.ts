@@ -110,6 +110,19 @@ const lookup = z.strictObject({
   cardinality: z.literal('one').optional().describe('Only `one`: a claim rests on exactly one record.'),
 });
 
+/**
+ * A name the records path carries as one segment: `.` and `..` would be read as dot segments by a relay or proxy
+ * that normalises paths (encoded or not), so the read would go to another resource.
+ */
+const pathSegment = (what: string) =>
+  z
+    .string()
+    .min(1)
+    .refine(
+      (name) => name !== '.' && name !== '..',
+      `a ${what} named \`.\` or \`..\` would change the path read`,
+    );
+
 const sourceBinding = z.strictObject({
   connector: z.literal('registry_data_api'),
   connection: key('connection id').describe('A key of `evidence.source_connections`.'),
@@ -118,8 +131,8 @@ const sourceBinding = z.strictObject({
     .min(1)
     .optional()
     .describe('Caller scope needed to evaluate (and see) the claim.'),
-  dataset: z.string().min(1),
-  entity: z.string().min(1),
+  dataset: pathSegment('dataset'),
+  entity: pathSegment('entity'),
   lookup,
   fields: z
     .array(z.string().min(1))

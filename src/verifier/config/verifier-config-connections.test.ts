@@ -26,6 +26,24 @@ describe('verifier config', () => {
     assert.ok(messages.some((m) => /gcp\.base_url: names a cloud metadata host/.test(m)));
   });
 
+  it('refuses a dataset or entity named as a dot segment, which would change the path read', () => {
+    const text = BASE.replace('dataset: civil_registry', 'dataset: ".."').replace(
+      'entity: persons',
+      'entity: "."',
+    );
+    const messages = issuesOf(text).map((issue) => `${issue.path}: ${issue.message}`);
+    assert.ok(
+      messages.some((m) => /\.dataset: a dataset named `\.` or `\.\.` would change the path read/.test(m)),
+      messages.join('\n'),
+    );
+    assert.ok(
+      messages.some((m) => /\.entity: an? entity named `\.` or `\.\.`/.test(m)),
+      messages.join('\n'),
+    );
+    // A dot inside a name is no dot segment.
+    loadVerifierConfigText(BASE.replace('dataset: civil_registry', 'dataset: "civil.registry"'), ENV, '/tmp');
+  });
+
   it('refuses a variable reference where a variable name belongs, without quoting the expanded secret', () => {
     const token = 'Bearer-Secret-Token-Value-000000000000001';
     const text = BASE.replace('token_env: RELAY_TOKEN', `token_env: ${'$'}{RELAY_TOKEN}`);
