@@ -253,6 +253,27 @@ describe('CEL evaluator (worker pool)', () => {
     }
   });
 
+  it('shares tasks asked for together among the workers: a quick one never waits behind a slow one while a worker is free', async () => {
+    const two = createCelEvaluator({ ...LIMITS, eval_timeout: 10_000, worker_count: 2 });
+    try {
+      const list = Array.from({ length: 400 }, (_, i) => i);
+      let slowSettled = false;
+      // Asked for in one turn: the slow task first, the quick one after it.
+      const slow = two
+        .evaluate('l.all(a, l.all(b, l.all(c, a + b + c >= 0)))', { l: list })
+        .catch(() => undefined)
+        .finally(() => {
+          slowSettled = true;
+        });
+      assert.equal(await two.evaluate('x + 1', { x: 1 }), 2);
+      assert.equal(slowSettled, false, 'the quick task was answered while the slow one still ran');
+      await two.close();
+      await slow;
+    } finally {
+      await two.close();
+    }
+  });
+
   it('answers every task of a burst larger than one hand-off with its own result', async () => {
     const values = Array.from({ length: 100 }, (_, i) => i);
     const results = await Promise.all(values.map((x) => cel.evaluate('x * x + 1', { x })));

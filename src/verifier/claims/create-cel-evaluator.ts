@@ -190,14 +190,14 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
   };
 
   /**
-   * The next hand-off: up to MAX_BATCH queued tasks, leaving out (failed) those whose request has been answered
+   * The next hand-off: up to `size` queued tasks, leaving out (failed) those whose request has been answered
    * meanwhile. A task put back after its worker was stopped goes alone: the task that ran over may have had others
    * like it in its hand-off, and alone each is timed, and spread over the workers, on its own.
    */
-  const nextBatch = (): Pending[] => {
+  const nextBatch = (size: number): Pending[] => {
     const now = performance.now();
     const batch: Pending[] = [];
-    while (queue.length > 0 && batch.length < MAX_BATCH) {
+    while (queue.length > 0 && batch.length < size) {
       const pending = queue[0] as Pending;
       if (pending.deadline !== undefined && pending.deadline <= now) {
         queue.shift();
@@ -216,9 +216,14 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
 
   const pump = () => {
     pumpScheduled = false;
+    // The queue is shared among the idle workers (those still starting included, which take their share once
+    // ready): tasks handed to one worker run one after another, so a quick task must not wait behind a slow one
+    // there while another worker has nothing to do.
+    const idle = slots.filter((slot) => !slot.batch).length;
+    const share = Math.min(MAX_BATCH, Math.ceil(queue.length / Math.max(1, idle)));
     for (const slot of slots) {
       if (!slot.ready || slot.batch || queue.length === 0) continue;
-      const batch = nextBatch();
+      const batch = nextBatch(share);
       if (batch.length === 0) continue;
       slot.batch = batch;
       // Until the worker reaches the first task, its time counts from now (as a single hand-off's did).

@@ -8,6 +8,7 @@ import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
 import { findDependencyCycle } from '../claims/find-dependency-cycle.ts';
 import { connectDenial, isMetadataHostName, schemeDenial } from '../connectors/classify-address.ts';
+import { checkClaimInputs } from './check-claim-inputs.ts';
 import { checkSigning } from './check-signing-config.ts';
 import { type ClaimConfig, SD_JWT_MEDIA_TYPE, type VerifierConfig } from './schema.ts';
 
@@ -21,6 +22,7 @@ export const VERIFIER_CONFIG_CHECKS: readonly Check[] = [
   checkClaimIds,
   checkClaimGraph,
   checkClaims,
+  checkClaimInputs,
   checkConnections,
   checkSigning,
   checkState,
@@ -121,14 +123,21 @@ function checkClaimIds(config: VerifierConfig): ConfigIssue[] {
 
 function checkClaimGraph(config: VerifierConfig): ConfigIssue[] {
   const ids = config.evidence.claims.map((claim) => claim.id);
+  const byId = new Map(config.evidence.claims.map((claim) => [claim.id, claim]));
   const issues: ConfigIssue[] = [];
   config.evidence.claims.forEach((claim, c) => {
     claim.depends_on.forEach((dependency, d) => {
-      if (!ids.includes(dependency)) {
+      const path = `evidence.claims.${c}.depends_on.${d}`;
+      const found = byId.get(dependency);
+      if (!found) {
+        issues.push(issue(path, `unknown claim \`${dependency}\`${hint(dependency, ids)}`));
+      } else if (found.subject_type !== claim.subject_type) {
+        // Its lookups would run on the parent's target: a record found by that target's identifier belongs to
+        // whoever holds it (the reason a request's target must be of the claim's type).
         issues.push(
           issue(
-            `evidence.claims.${c}.depends_on.${d}`,
-            `unknown claim \`${dependency}\`${hint(dependency, ids)}`,
+            path,
+            `claim \`${dependency}\` is about subjects of type ${found.subject_type}, not ${claim.subject_type}: a sub-claim is evaluated for its parent’s target`,
           ),
         );
       }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadVerifierConfigText } from './load-verifier-config.ts';
-import { BASE, ENV, issuesOf } from './verifier-config-test-support.ts';
+import { BASE, ENV, issuesAt, issuesOf } from './verifier-config-test-support.ts';
 
 describe('verifier config', () => {
   it('refuses CCCEV links that are not absolute IRIs, naming each path among the other problems', () => {
@@ -71,6 +71,63 @@ describe('verifier config', () => {
     );
   });
 
+  it('refuses two types declared for one request input where one request meets both checks', () => {
+    const withInputs = (inputs: string) =>
+      BASE.replace('      rule: { type: cel', `      inputs: ${inputs}\n      rule: { type: cel`);
+    // Any age sent would fail one of the two checks: the claim could not be evaluated with it.
+    assert.deepEqual(
+      issuesAt(
+        withInputs(
+          '[{ name: target.attributes.age, type: integer }, { name: target.attributes.age, type: string }]',
+        ),
+        'evidence.claims.0.inputs.1.type',
+      ),
+      [
+        {
+          code: 'config.validation_error',
+          message:
+            '`target.attributes.age` is declared integer at inputs.0: one value cannot be of both types',
+        },
+      ],
+    );
+    // The same through a sub-claim, which checks the parent's request too (at any depth).
+    const claim = (id: string, dependency: string, type: string) => `
+    - id: ${id}
+      title: ${id}
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+      depends_on: [${dependency}]
+      inputs: [{ name: target.attributes.age, type: ${type} }]
+      rule: { type: cel, expression: "claims.${dependency}.value" }`;
+    const text = `${withInputs('[{ name: target.attributes.age, type: integer }]')}${claim('middle', 'alive', 'integer')}${claim('top', 'middle', 'string')}`;
+    assert.deepEqual(issuesAt(text, 'evidence.claims.2.inputs.0.type'), [
+      {
+        code: 'config.validation_error',
+        message:
+          '`target.attributes.age` is declared integer by sub-claim `middle`: one value cannot be of both types',
+      },
+    ]);
+    // Two sub-claims that disagree: their parent is where the two checks meet.
+    const diamond = `${BASE}${claim('x', 'alive', 'integer')}${claim('y', 'alive', 'string')}
+    - { id: both, title: Both, version: "1", subject_type: person, value: { type: boolean }, depends_on: [x, y],
+        rule: { type: cel, expression: "claims.x.value && claims.y.value" } }`;
+    assert.deepEqual(issuesAt(diamond, 'evidence.claims.3.depends_on'), [
+      {
+        code: 'config.validation_error',
+        message:
+          'sub-claims `x` and `y` declare `target.attributes.age` as integer and string: one value cannot be of both types',
+      },
+    ]);
+    // The same type twice, or `any` beside a type, asks nothing contradictory.
+    for (const inputs of [
+      '[{ name: target.attributes.age, type: integer }, { name: target.attributes.age, type: integer }]',
+      '[{ name: target.attributes.age, type: integer }, { name: target.attributes.age, type: any }]',
+    ]) {
+      assert.doesNotThrow(() => loadVerifierConfigText(withInputs(inputs), ENV, '/tmp'), inputs);
+    }
+  });
+
   it('rejects dependency cycles at load', () => {
     const claim = (id: string, dep: string) => `
     - id: ${id}
@@ -84,6 +141,25 @@ describe('verifier config', () => {
     const issues = issuesOf(text).filter((i) => i.message.startsWith('dependency cycle'));
     assert.equal(issues.length, 1);
     assert.match(issues[0]?.message ?? '', /a -> b -> c -> a/);
+  });
+
+  it('refuses a dependency about another kind of subject: a sub-claim is evaluated for its parent’s target', () => {
+    const parent = (subjectType: string) => `
+    - id: household_alive_head
+      title: Household head alive
+      version: "1"
+      subject_type: ${subjectType}
+      value: { type: boolean }
+      depends_on: [alive]
+      rule: { type: cel, expression: "claims.alive.value" }`;
+    assert.deepEqual(issuesAt(`${BASE}${parent('household')}`, 'evidence.claims.1.depends_on.0'), [
+      {
+        code: 'config.validation_error',
+        message:
+          'claim `alive` is about subjects of type person, not household: a sub-claim is evaluated for its parent’s target',
+      },
+    ]);
+    assert.doesNotThrow(() => loadVerifierConfigText(`${BASE}${parent('person')}`, ENV, '/tmp'));
   });
 
   it('checks rules: binding aliases, extract fields, CEL syntax and claim bindings, predicate on non-booleans', () => {
