@@ -56,8 +56,9 @@ describe('readOnlySqlProblem', () => {
       'SELECT substring(name from 1 for 3) FROM people',
       "SELECT current_setting('TimeZone') AS tz, count(*) FROM people",
       "SELECT id FROM people WHERE name = U&'d\\0061t\\+000061'",
-      // Names of refused functions as columns, inside literals, comments and continued literals.
-      'SELECT p.pg_note, p.lo_income FROM people AS p',
+      // Names of refused functions as unqualified or schema-qualified columns, inside literals, comments and
+      // continued literals.
+      'SELECT pg_note, lo_income, public.people.pg_note FROM people',
       "SELECT 'a'\n-- , pg_sleep(1)\n'pg_sleep(1)' AS note FROM people",
       `SELECT ${LONG_TAG} pg_sleep(1) $T$ ${LONG_TAG} AS note FROM people`,
       "SELECT E'\\' , pg_sleep(1) --' AS note FROM people",
@@ -68,12 +69,14 @@ describe('readOnlySqlProblem', () => {
       "SELECT id FROM people WHERE code LIKE 'a\\_%'",
       "SELECT pg_typeof(id), pg_size_pretty(1024::bigint), xmlserialize(CONTENT xml '<a/>' AS text) FROM t",
       // Qualified names of tables and columns that share a refused family's prefix.
-      'SELECT h.http_status, s.lo_items FROM analytics.http_logs AS h JOIN public.lo_items AS s USING (id)',
+      'SELECT h.status, s.id FROM analytics.http_logs AS h JOIN public.lo_items AS s USING (id)',
+      'SELECT id FROM ONLY analytics.http_logs CROSS JOIN LATERAL (SELECT 1 FROM public.lo_items) AS s',
+      'SELECT (SELECT max(id) FROM analytics.pg_events) AS m, ARRAY(TABLE public.lo_items) AS a',
       'SELECT c.relname FROM pg_catalog.pg_class AS c, (SELECT 1 AS n) AS x',
       'SELECT (t.address).city, (t.tags)[1] AS tag, t.* FROM people AS t',
       'SELECT 1.5 AS n, t.id FROM people AS t',
       // Tables, columns and functions of other schemas that share a refused schema's or function's name.
-      'SELECT n.invoke, n.embedding, aws_s3.bucket FROM net.nodes AS n, storage.aws_s3 AS aws_s3',
+      'SELECT n.label, invoke, embedding, aws_s3.bucket FROM net.nodes AS n, storage.aws_s3 AS aws_s3',
       'SELECT upper(net.label), azure_storage.blob_count FROM net, azure_storage',
       'SELECT analytics.net_revenue(id) FROM analytics.orders',
     ]) {
@@ -151,6 +154,39 @@ describe('readOnlySqlProblem', () => {
     ['a quoted function through attribute notation', 'SELECT (12345)."pg_terminate_backend"', /pg_terminate/],
     ['a call through a subscript', 'SELECT t.paths[1].pg_read_file FROM t', /pg_read_file/],
     ['a call through a field', 'SELECT (t.file).path.pg_read_file FROM t', /pg_read_file/],
+    // `t.f` is `f(t)` when t is a function in FROM: its whole row is the function's scalar result.
+    [
+      'a call on the result of a function in FROM',
+      'SELECT t.pg_advisory_lock FROM abs(42::bigint) AS t',
+      /pg_advisory_lock/,
+    ],
+    [
+      'a call on a function in FROM named by its function',
+      "SELECT upper.pg_read_file FROM upper('pg_version')",
+      /pg_read_file/,
+    ],
+    [
+      'a call on a CAST in FROM named by its type',
+      'SELECT int8.pg_advisory_lock FROM CAST(43 AS bigint)',
+      /pg_advisory_lock/,
+    ],
+    ['a quoted call on a function in FROM', 'SELECT "T"."setseed" FROM abs(0.5::float8) AS "T"', /setseed/],
+    [
+      'a call on a function in FROM after IS DISTINCT FROM',
+      'SELECT 1 IS DISTINCT FROM t.pg_sleep FROM abs(1::float8) AS t',
+      /pg_sleep/,
+    ],
+    [
+      'a call on a function in FROM inside substring',
+      "SELECT substring('abc' FROM t.pg_backend_pid) FROM abs(1) AS t",
+      /pg_backend_pid/,
+    ],
+    [
+      'dblink on a function in FROM',
+      "SELECT t.dblink_exec FROM upper('x') AS t, t.dblink_connect AS c",
+      /dblink/,
+    ],
+    ['a qualified column of a refused name', 'SELECT p.lo_income FROM people AS p', /lo_income/],
     ['a large object through attribute notation', "SELECT ('/etc/passwd'::text).lo_import", /lo_import/],
     ['a sequence through attribute notation', "SELECT ('s'::regclass).nextval", /nextval/],
     ['a view reading pg_hba.conf', 'SELECT * FROM pg_hba_file_rules', /pg_hba_file_rules/],
@@ -211,6 +247,32 @@ describe('readOnlySqlProblem', () => {
       /ts_rewrite/,
     ],
     ['SQL text run by crosstab', "SELECT * FROM crosstab('SELECT 1') AS t(a int)", /crosstab/],
+    // Citus: SQL text run on other nodes, over connections of their own.
+    [
+      'SQL text run on every Citus node',
+      "SELECT * FROM run_command_on_all_nodes('DELETE FROM t')",
+      /run_command_on_all_nodes/,
+    ],
+    [
+      'SQL text run on Citus workers',
+      "SELECT result FROM pg_catalog.run_command_on_workers('TRUNCATE t')",
+      /run_command_on_workers/,
+    ],
+    [
+      'SQL text run on Citus shards',
+      "SELECT run_command_on_shards('t', 'DELETE FROM %s')",
+      /run_command_on_shards/,
+    ],
+    [
+      'SQL text run by master_run_on_worker',
+      "SELECT * FROM master_run_on_worker(ARRAY['w'], ARRAY[5432], ARRAY['DELETE FROM t'], false)",
+      /master_run_on_worker/,
+    ],
+    [
+      'SQL text run by citus_tools',
+      "SELECT * FROM citus_run_on_all_workers('DELETE FROM t')",
+      /citus_run_on_all_workers/,
+    ],
     // Code the server reads where a simpler lexer sees a literal.
     [
       'an escape string continued on the next line',

@@ -25,6 +25,9 @@ const REFUSED_PREFIXES = [
   'schema_to_xml',
   'database_to_xml',
   'crosstab', // tablefunc: runs SQL text
+  'run_command_on_', // Citus: SQL text run on other nodes, over connections of their own
+  'master_run_on_',
+  'citus_run_',
   'http_', // pgsql-http and pg_net: requests to other hosts
   'postgres_fdw_',
   'binary_upgrade_',
@@ -139,14 +142,18 @@ function tokensProblem(tokens: SqlToken[] | string): string | undefined {
   if (first.kind !== 'word' || (first.text !== 'select' && first.text !== 'with')) {
     return 'must start with SELECT or WITH';
   }
-  let depth = 0;
+  // Per parenthesis level, whether it holds a query (whose FROM names relations); the statement itself does.
+  const queryLevels = [true];
+  const chains: NameChain[] = [];
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as SqlToken;
     const next = tokens[i + 1];
-    if (token.kind === 'symbol') {
-      depth += token.text === '(' ? 1 : token.text === ')' ? -1 : 0;
+    if (token.kind === 'symbol' && token.text === '(') {
+      queryLevels.push(next?.kind === 'word' && (next.text === 'select' || next.text === 'with'));
+    } else if (token.kind === 'symbol' && token.text === ')') {
+      queryLevels.pop();
       // The relay wraps the SQL in a subquery: a `)` of its own would close that and read on at statement level.
-      if (depth < 0) return 'must have balanced parentheses';
+      if (queryLevels.length === 0) return 'must have balanced parentheses';
     }
     if (token.kind === 'word' && WRITING_WORDS.has(token.text)) {
       return token.text === 'into'
@@ -158,19 +165,29 @@ function tokensProblem(tokens: SqlToken[] | string): string | undefined {
       if (clause) return `must not take row locks (${clause})`;
     }
     if (!isName(token)) continue;
+    const chain = nameChain(tokens, chains, i);
+    chains[i] = chain;
     const name = token.text.toLowerCase();
     if (FILE_VIEWS.has(name)) return fileViewProblem(name);
     // A call is a name before `(`, comments and spaces between them dropped; a schema before it changes nothing.
-    // `(v).f` is also the call `f(v)` (attribute notation).
     const direct = next?.kind === 'symbol' && next.text === '(';
-    const called = direct || isAttributeCall(tokens, i);
-    if (called && isRefusedFunction(name)) return `must not call \`${name}\`: ${refusedWhy(name)}`;
+    if (isRefusedFunction(name)) {
+      if (direct || chain.afterValue) return `must not call \`${name}\`: ${refusedWhy(name)}`;
+      // Only where the chain ends: in `s.t.f`, `s.t` names a table.
+      const ends = next?.kind !== 'symbol' || next.text !== '.';
+      if (ends && chain.parts === 2 && !namesRelation(tokens, chain.start, queryLevels.at(-1) === true)) {
+        return (
+          `must not call \`${name}\`: ${refusedWhy(name)} (\`t.${name}\` calls it with t's row, the ` +
+          'result itself when t is a function in FROM; name a column so called without its table)'
+        );
+      }
+    }
     const schema = direct ? qualifierOf(tokens, i) : undefined;
     if (schema !== undefined && REFUSED_SCHEMAS.has(schema)) {
       return `must not call \`${schema}.${name}\`: the functions of ${schema} reach outside the database`;
     }
   }
-  return depth === 0 ? undefined : 'must have balanced parentheses';
+  return queryLevels.length === 1 ? undefined : 'must have balanced parentheses';
 }
 
 function isName(token: SqlToken | undefined): token is Extract<SqlToken, { kind: 'word' | 'quoted' }> {
@@ -178,22 +195,37 @@ function isName(token: SqlToken | undefined): token is Extract<SqlToken, { kind:
 }
 
 /**
- * Whether the name at `at` follows a `.` that may pass it a value: `(v).f`, `t.a[1].f` and `(v).a.f` call f with
- * what precedes the dot. After names alone (`s.t.f`, `t.f`) it is a column, or a call with a whole row, which only
- * a function of a record or polymorphic argument takes; none of the refused families has one with an effect, and
- * refusing those would refuse `analytics.http_logs` and `t.lo_income`.
+ * Where a name stands in a dotted chain: `parts` names so far from `start`, or after a value (`afterValue`).
+ * PostgreSQL reads `(v).f`, `t.a[1].f` and `(v).a.f` as the call `f(v)` (attribute notation), and `t.f`, when t
+ * has no column f, as `f` of t's whole row, which is the function's result itself when t is a scalar function in
+ * FROM (named by its alias, by its function, or by the type of a CAST). `s.t.f` and longer name a table, whose row
+ * only a function of a record or polymorphic argument takes: no refused family has one with an effect.
  */
-function isAttributeCall(tokens: readonly SqlToken[], at: number): boolean {
-  let dot = at - 1;
-  for (;;) {
-    const before = tokens[dot];
-    if (before?.kind !== 'symbol' || before.text !== '.') return false;
-    const root = tokens[dot - 1];
-    if (!isName(root)) return true;
-    const further = tokens[dot - 2];
-    if (further?.kind !== 'symbol' || further.text !== '.') return false;
-    dot -= 2;
-  }
+interface NameChain {
+  readonly start: number;
+  readonly parts: number;
+  readonly afterValue: boolean;
+}
+
+/** The chain of the name at `at`, from the chain of the name before its `.` (linear over a long chain). */
+function nameChain(tokens: readonly SqlToken[], chains: readonly NameChain[], at: number): NameChain {
+  const dot = tokens[at - 1];
+  if (dot?.kind !== 'symbol' || dot.text !== '.') return { start: at, parts: 1, afterValue: false };
+  const before = chains[at - 2];
+  if (!isName(tokens[at - 2]) || !before) return { start: at, parts: 1, afterValue: true };
+  return { start: before.start, parts: before.parts + 1, afterValue: before.afterValue };
+}
+
+/**
+ * Whether the chain starting at `start` names a relation: after JOIN, ONLY or TABLE, or after the FROM of a query
+ * (not the FROM of `IS DISTINCT FROM`, nor one inside substring(), extract() or trim()).
+ */
+function namesRelation(tokens: readonly SqlToken[], start: number, queryLevel: boolean): boolean {
+  const before = tokens[start - 1];
+  if (before?.kind !== 'word') return false;
+  if (before.text === 'join' || before.text === 'only' || before.text === 'table') return true;
+  const distinct = tokens[start - 2];
+  return before.text === 'from' && queryLevel && !(distinct?.kind === 'word' && distinct.text === 'distinct');
 }
 
 /** The schema a name at `at` is qualified with (`s.f`, `db.s.f`), lower-cased; undefined when unqualified. */
