@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import { type PostgresRelay, startPostgresRelay } from '../helpers/postgres-relay.ts';
 import { ACCESS, postgresSource } from './postgres-fixture.ts';
+import { ITEMS, liveDataset } from './postgres-live-fixture.ts';
 
 const encode = (value: string) => encodeURIComponent(value);
 
@@ -143,4 +144,38 @@ describe('primary keys of every type page alike, as a snapshot and live', () => 
       }
     });
   }
+});
+
+describe('a live key a snapshot would refuse (NULL under a UNIQUE index, or empty)', () => {
+  let db: TestDatabase;
+  let relay: PostgresRelay;
+  before(async () => {
+    db = await openTestDatabase();
+    // UNIQUE allows NULLs, and sorts them last; an empty text key sorts first. A snapshot load refuses both.
+    await db.query('CREATE TABLE items (id text UNIQUE, label text)');
+    await db.query(`INSERT INTO items VALUES ('a', 'x'), (NULL, 'y'), (NULL, 'z')`);
+    relay = await startPostgresRelay(
+      liveDataset('items', '{ name: id, type: string }, { name: label, type: string }'),
+      db.url,
+    );
+  });
+  after(async () => {
+    await relay?.close();
+    await db?.close();
+  });
+
+  it('answers datasource.row_invalid when read, whether or not `fields` shows the key', async () => {
+    const refused = async (queries: readonly string[]) => {
+      for (const query of queries) {
+        const answer = await relay.get(`${ITEMS}?${query}`);
+        assert.equal(answer.statusCode, 502, `${query}: ${answer.body}`);
+        assert.equal(answer.json().code, 'datasource.row_invalid', query);
+      }
+    };
+    // A page ending on a NULL key has no position to continue from: it must not be served as one with more.
+    await refused(['limit=2', 'limit=2&fields=label', 'limit=5&fields=label']);
+    assert.equal((await relay.get(`${ITEMS}?limit=1&fields=label`)).statusCode, 200);
+    await db.query(`UPDATE items SET id = '' WHERE label = 'y'`);
+    await refused(['limit=1', 'limit=1&fields=label']);
+  });
 });

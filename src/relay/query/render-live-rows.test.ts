@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { CatalogField } from '../catalog/catalog.ts';
 import type { FieldType } from '../config/schema.ts';
+import { LiveRowInvalid } from '../sources/postgres/live-read-problems.ts';
 import { coerceValue, INVALID } from '../store/coerce-cell.ts';
 import { cellRenderer, liveLayout, liveRowJson } from './render-live-rows.ts';
 
@@ -121,5 +122,13 @@ describe('live cell rendering', () => {
     const keyed = liveLayout(projected, fields[1] as CatalogField);
     assert.deepEqual(keyed.columns, ['born', 'id']);
     assert.equal(liveRowJson(keyed, ['2001-09-09', '3']), '{"born":"2001-09-09"}');
+  });
+
+  it('checks the key of every row read, also when the projection leaves it out', () => {
+    const key = field('id', 'integer', false);
+    const layout = liveLayout([field('born', 'date')], key);
+    for (const cell of [null, '', 'x', '9007199254740993']) {
+      assert.throws(() => liveRowJson(layout, ['2001-09-09', cell]), LiveRowInvalid, String(cell));
+    }
   });
 });

@@ -19,6 +19,11 @@ export interface LiveLayout {
   readonly keys: readonly string[];
   /** How each rendered field's cells become JSON. */
   readonly renderers: readonly CellRenderer[];
+  /**
+   * Checks the key cell when no rendered field shows it: a row whose key a snapshot would refuse (NULL under a
+   * UNIQUE index, empty) is refused whatever the projection, and a page never ends on a key it cannot continue from.
+   */
+  readonly keyCheck: CellRenderer | undefined;
 }
 
 export function liveLayout(fields: readonly CatalogField[], primaryKey: CatalogField): LiveLayout {
@@ -29,18 +34,21 @@ export function liveLayout(fields: readonly CatalogField[], primaryKey: CatalogF
     return position;
   };
   const positions = fields.map((field) => positionOf(field.column));
+  const keyShown = fields.some((field) => field.column === primaryKey.column);
   return {
     columns,
     positions,
     keyPosition: positionOf(primaryKey.column),
     keys: fields.map((field, index) => `${index === 0 ? '{' : ','}${JSON.stringify(field.name)}:`),
     renderers: fields.map(cellRenderer),
+    keyCheck: keyShown ? undefined : cellRenderer(primaryKey),
   };
 }
 
 /** A row as the JSON object of the layout's fields. */
 export function liveRowJson(layout: LiveLayout, row: LiveRow): string {
-  const { keys, positions, renderers } = layout;
+  const { keys, positions, renderers, keyCheck } = layout;
+  keyCheck?.(row[layout.keyPosition] ?? null);
   let json = '';
   for (let i = 0; i < keys.length; i++) {
     json += (keys[i] as string) + (renderers[i] as CellRenderer)(row[positions[i] as number] ?? null);
