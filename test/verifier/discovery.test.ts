@@ -106,6 +106,27 @@ describe('verifier discovery', () => {
     }
   });
 
+  it('advertises x-api-key only where an API key is accepted', async () => {
+    const full = await verifier.get('/.well-known/evidence-service', { as: 'full' });
+    assert.deepEqual(JSON.parse(full.body).auth.methods, ['api_key', 'bearer']);
+    const bearerOnly = await startTestVerifier({
+      edit: (text) => text.replace(/\n {2}api_keys:\n[\s\S]*?\n {2}bearer_tokens:/, '\n  bearer_tokens:'),
+    });
+    try {
+      assertProblem(await bearerOnly.get('/v1/formats', { as: 'full' }), 401, 'auth.missing_credential');
+      const document = JSON.parse(
+        (await bearerOnly.get('/.well-known/evidence-service', { as: 'bearer_only' })).body,
+      );
+      assert.deepEqual(document.auth.methods, ['bearer']);
+      assert.equal(document.auth.api_key, undefined);
+      const openapi = JSON.parse((await bearerOnly.get('/openapi.json', { as: 'bearer_only' })).body);
+      assert.deepEqual(openapi.security, [{ bearer: [] }]);
+      assert.deepEqual(Object.keys(openapi.components.securitySchemes), ['bearer']);
+    } finally {
+      await bearerOnly.close();
+    }
+  });
+
   it('offers batch evaluation only where a claim the caller may use enables it', async () => {
     const noBatches = await startTestVerifier({
       relays: { civil: 'http://127.0.0.1:9', social: 'http://127.0.0.1:9' },

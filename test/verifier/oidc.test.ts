@@ -118,13 +118,16 @@ describe('verifier in OIDC mode (real IdP)', () => {
     assert.equal(denied?.decision, 'evaluate_denied');
   });
 
-  it('its OpenAPI document declares 403 auth.client_not_allowed and 503 auth.jwks_unavailable where it authenticates', async () => {
+  it('its OpenAPI document declares 403 auth.client_not_allowed and 503 auth.jwks_unavailable where it authenticates, and the bearer scheme only', async () => {
     const response = await verifier.get('/openapi.json', {
       headers: bearer(await idp.getToken(['civil:evidence'])),
     });
     assert.equal(response.statusCode, 200, response.body);
     const document = JSON.parse(response.body);
     assert.equal(assertOidcAuthResponses(document), 7);
+    // Tokens go in Authorization only: no x-api-key scheme is offered to the docs page or a generated client.
+    assert.deepEqual(document.security, [{ bearer: [] }]);
+    assert.deepEqual(Object.keys(document.components.securitySchemes), ['bearer']);
     // A route's own reasons for the same status stay listed.
     const evaluate = document.paths['/v1/evaluations'].post.responses;
     assert.match(evaluate['503'].description, /^Source or state store unavailable, or /);

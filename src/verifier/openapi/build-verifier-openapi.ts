@@ -9,6 +9,7 @@ import {
 import { PROBLEM_MEDIA_TYPE } from '../../platform/problem/render-problem-json.ts';
 import { type ClaimCatalog, visibleClaims } from '../claims/build-claim-catalog.ts';
 import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE, type VerifierConfig } from '../config/schema.ts';
+import { acceptsApiKeys } from '../routes/discovery.ts';
 import { DISCOVERY_SCHEMAS } from './discovery-schemas.ts';
 import { requestSchemas } from './request-schemas.ts';
 import { RESULT_SCHEMAS } from './result-schemas.ts';
@@ -75,12 +76,13 @@ export function buildVerifierOpenApi(
   version: string,
 ): Record<string, unknown> {
   const claimIds = principal ? visibleClaims(catalog, principal).map((claim) => claim.id) : [];
+  const apiKeys = acceptsApiKeys(config);
   const claimId = claimIds.length > 0 ? { type: 'string', enum: claimIds } : { type: 'string' };
   return {
     openapi: '3.1.0',
     info: { title: `${config.evidence.service_id} evidence verifier`, version },
     ...(config.evidence.api_base_url ? { servers: [{ url: config.evidence.api_base_url }] } : {}),
-    security: config.auth.mode === 'api_key' ? [{ apiKey: [] }, { bearer: [] }] : [{ bearer: [] }],
+    security: apiKeys ? [{ apiKey: [] }, { bearer: [] }] : [{ bearer: [] }],
     paths: withSharedResponses(config, {
       '/healthz': {
         get: {
@@ -229,8 +231,9 @@ export function buildVerifierOpenApi(
       },
     }),
     components: {
+      // A scheme the service refuses is left out: the docs page would offer it for "Try it out".
       securitySchemes: {
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        ...(apiKeys ? { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } : {}),
         bearer: { type: 'http', scheme: 'bearer' },
       },
       schemas: {

@@ -6,7 +6,12 @@ import type { RouteReply } from '../../platform/http/route-types.ts';
 import { addVary } from '../../platform/http/vary.ts';
 import { visibleClaims } from '../claims/build-claim-catalog.ts';
 import { renderClaimSummary } from '../claims/render-claim-summary.ts';
-import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE, SD_JWT_MEDIA_TYPE } from '../config/schema.ts';
+import {
+  CCCEV_MEDIA_TYPE,
+  CLAIM_RESULT_MEDIA_TYPE,
+  SD_JWT_MEDIA_TYPE,
+  type VerifierConfig,
+} from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
 
@@ -89,9 +94,10 @@ function operationsFor(claims: ReturnType<typeof visibleClaims>) {
 }
 
 function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
-  const { evidence, auth } = runtime.config;
+  const { evidence } = runtime.config;
   const base = evidence.api_base_url?.replace(/\/+$/, '') ?? '';
-  const staticAuth = auth.mode === 'api_key';
+  // `x-api-key` carries API keys only: a deployment with none (bearer tokens, or OIDC) does not offer it.
+  const apiKeys = acceptsApiKeys(runtime.config);
   const claims = visibleClaims(runtime.catalog, principal);
   // As the verifier contract sets them: the issuer of the first credential profile (else the service), and the
   // service id as the audience a holder proof names.
@@ -102,8 +108,8 @@ function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
     base_url: evidence.api_base_url ?? null,
     issuer: { id: firstProfile?.issuer ?? evidence.service_id, name: evidence.service_id },
     auth: {
-      methods: staticAuth ? ['api_key', 'bearer'] : ['bearer'],
-      ...(staticAuth ? { api_key: { header: 'x-api-key' } } : {}),
+      methods: apiKeys ? ['api_key', 'bearer'] : ['bearer'],
+      ...(apiKeys ? { api_key: { header: 'x-api-key' } } : {}),
       bearer: { header: 'Authorization', scheme: 'Bearer', format: 'Bearer <token>' },
       audience: evidence.service_id,
     },
@@ -121,6 +127,11 @@ function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
     },
     evaluation_retention_seconds: Math.floor(runtime.config.state.evaluation_retention / 1000),
   };
+}
+
+/** Whether any credential is accepted in `x-api-key`: API keys are, bearer tokens and OIDC tokens are not. */
+export function acceptsApiKeys(config: VerifierConfig): boolean {
+  return config.auth.mode === 'api_key' && config.auth.api_keys.length > 0;
 }
 
 /** An ISO 8601 duration in whole minutes when it is one (`PT15M`), else in seconds. */
