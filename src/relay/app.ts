@@ -1,4 +1,5 @@
 // createRelayApp: the relay's composition root, readable top to bottom.
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../platform/clock.ts';
@@ -18,7 +19,7 @@ import { createRelayMetrics, type RelayMetrics } from './metrics/relay-metrics.t
 import { createCursorCodec } from './query/cursor.ts';
 import type { RelayRuntime } from './relay-runtime.ts';
 import type { RelayState } from './relay-state.ts';
-import { changeTokenSource } from './reload/change-token.ts';
+import { changeTokenSource, fileChangeToken } from './reload/change-token.ts';
 import { createRefreshScheduler, type RefreshScheduler, refreshOf } from './reload/refresh-scheduler.ts';
 import { createReloader, type Reloader } from './reload/reloader.ts';
 import { registerDatasetRoutes } from './routes/datasets.ts';
@@ -169,6 +170,8 @@ export function createRelayApp(
     logger: deps.logger,
     clock: deps.clock,
     changeToken,
+    settleToken: (_datasetId, table) =>
+      table.source.type === 'file' ? fileChangeToken(resolve(baseDir, table.source.path)) : undefined,
   });
   const loadedPromise = reloader.load();
   loadedPromise.then(

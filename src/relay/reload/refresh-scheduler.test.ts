@@ -61,6 +61,50 @@ describe('refresh scheduler', () => {
     assert.equal(reloads(), 1);
   });
 
+  it('an interval tick skips a file modified moments ago (it may be half written) and loads it at the next', async () => {
+    let reloads = 0;
+    let settling = true;
+    const reloader = {
+      reloadTable: async () => {
+        reloads += 1;
+      },
+      confirmUnchanged: () => false,
+    } as unknown as Reloader;
+    const config = {
+      datasets: [
+        { id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'interval', interval: 1000 } }] },
+      ],
+    } as unknown as RelayConfig;
+    const file: ChangeTokenSource = {
+      changeToken: async () => 'token',
+      settling: () => settling,
+    };
+    const refresh = createRefreshScheduler({
+      config,
+      reloader,
+      logger: silentLogger(),
+      clock: systemClock,
+      changeToken: () => undefined,
+      settleToken: () => file,
+    });
+    await refresh.runOnce();
+    assert.equal(reloads, 0, 'still being written: not read');
+    settling = false;
+    await refresh.runOnce();
+    assert.equal(reloads, 1, 'held still: read');
+    // A source that cannot tell (no settling) is read at every tick, as before.
+    const plain = createRefreshScheduler({
+      config,
+      reloader,
+      logger: silentLogger(),
+      clock: systemClock,
+      changeToken: () => undefined,
+      settleToken: () => ({ changeToken: async () => 'token' }),
+    });
+    await plain.runOnce();
+    assert.equal(reloads, 2);
+  });
+
   it('stop with nothing running resolves at once', async () => {
     const { refresh } = scheduler();
     refresh.start();

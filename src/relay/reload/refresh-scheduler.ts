@@ -36,6 +36,8 @@ export interface RefreshSchedulerOptions {
   readonly logger: Logger;
   readonly clock: Clock;
   changeToken(datasetId: string, table: TableConfig): ChangeTokenSource | undefined;
+  /** For an interval table: a source that can tell it may still be being written (a file), else undefined. */
+  settleToken?(datasetId: string, table: TableConfig): ChangeTokenSource | undefined;
   readonly every?: Every;
 }
 
@@ -57,6 +59,7 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
       const refresh = refreshOf(dataset, table);
       if (refresh.mode === 'manual') continue;
       const tokens = refresh.mode === 'mtime' ? options.changeToken(dataset.id, table) : undefined;
+      const settle = refresh.mode === 'interval' ? options.settleToken?.(dataset.id, table) : undefined;
       // The token read at the previous poll: a source still being written reloads once it holds still.
       let polled: string | undefined;
       const step = async (): Promise<void> => {
@@ -92,6 +95,18 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
             logger.debug(
               { dataset_id: dataset.id, table_id: table.id },
               'source changing: reload at the next poll',
+            );
+            return;
+          }
+        }
+        // A file modified moments ago may still be being written (a CSV cut off mid-row still parses): an interval
+        // reload waits for the next tick rather than serve it.
+        if (settle?.settling !== undefined) {
+          const token = await readChangeToken(settle);
+          if (unreadableCode(token) === undefined && settle.settling(token)) {
+            logger.debug(
+              { dataset_id: dataset.id, table_id: table.id },
+              'source changing: reload at the next interval',
             );
             return;
           }
