@@ -90,11 +90,6 @@ describe('verifier error table: requests refused', () => {
       for (const response of [lane, fastify]) assertProblem(response, status, code);
       const detail = (response: typeof lane) => JSON.parse(response.body).detail;
       assert.equal(detail(lane), detail(fastify), `${name}: the same detail on both paths`);
-      // Valid JSON refused for a forbidden member says so; only a body that does not parse is "not valid JSON".
-      if (name === '__proto__ key' || name === 'constructor.prototype') {
-        assert.match(detail(lane), /names a member `__proto__`/, name);
-      }
-      if (name === 'truncated JSON') assert.equal(detail(lane), 'The body is not valid JSON.');
     }
     assert.equal(table.requests.length, 2, 'only the two valid evaluations read their source');
   });

@@ -15,22 +15,6 @@ export function duplicateMemberProblem(): Problem {
 }
 
 /**
- * What a body the JSON parser refused answers: JSON that names `__proto__` (or `constructor.prototype`) is refused
- * on purpose (prototype poisoning), and says so rather than calling valid JSON invalid.
- */
-export function refusedJsonProblem(text: string): Problem {
-  try {
-    JSON.parse(text);
-  } catch {
-    return platformProblem('http.invalid_body', 'The body is not valid JSON.');
-  }
-  return platformProblem(
-    'http.invalid_body',
-    'The body names a member `__proto__` (or `constructor` holding `prototype`), which is refused.',
-  );
-}
-
-/**
  * The body's text. Bytes that are not UTF-8 are refused (RFC 8259 §8.1), never replaced by U+FFFD: two different
  * byte strings would otherwise read as the same text (the same subject, the same filter value).
  */
@@ -96,7 +80,7 @@ export function readJsonBody(
     try {
       value = secureJsonParse.parse(text, null, PARSE_OPTIONS);
     } catch {
-      settle(refusedJsonProblem(text));
+      settle(platformProblem('http.invalid_body', 'The body is not valid JSON.'));
       return;
     }
     if (hasDuplicateMember(text)) settle(duplicateMemberProblem());

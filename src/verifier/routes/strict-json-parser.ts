@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { codedBodyProblem, hasContentCoding } from '../../platform/http/content-coding.ts';
 import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
-import { duplicateMemberProblem, refusedJsonProblem, utf8Body } from '../../platform/http/read-json-body.ts';
+import { duplicateMemberProblem, utf8Body } from '../../platform/http/read-json-body.ts';
 
 /** Replaces the scope's `application/json` parser; `emptyAsNone`: a blank body parses as no body. */
 export function useStrictJsonParser(scope: FastifyInstance, options: { emptyAsNone?: boolean } = {}): void {
@@ -30,13 +30,7 @@ export function useStrictJsonParser(scope: FastifyInstance, options: { emptyAsNo
       return;
     }
     json(request, text, (error, value) => {
-      // An empty body keeps Fastify's own answer; anything else it refused is said as the fast lane says it.
-      if (error)
-        done(
-          (error as { code?: string }).code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
-            ? error
-            : refusedJsonProblem(text),
-        );
+      if (error) done(error);
       else if (hasDuplicateMember(text)) done(duplicateMemberProblem());
       else done(null, value);
     });
