@@ -192,6 +192,9 @@ describe('PostgreSQL unavailable', () => {
     const relay = await startPostgresRelay(datasets, database.url, { waitForLoad: false, admin: true });
     try {
       await relay.relay.waitingForSources;
+      // The file table loads while the other waits (on a busy machine it may still be loading when the wait starts,
+      // and a first load stops counting once a table failed).
+      await eventually(async () => relay.relay.runtime.state.readiness.loaded === 1, 'the file table loaded');
       await database.open();
       await assert.rejects(relay.relay.loaded, { code: 'ingest.type_mismatch' });
       const failed = await relay.get('/ready');
