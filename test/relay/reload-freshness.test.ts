@@ -2,7 +2,7 @@
 // tell a source that did not change (polled, found unchanged: the time moves) from a refresh that stalled or keeps
 // failing (the time stays).
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
+import { rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
@@ -16,6 +16,9 @@ describe('ambit_relay_source_current_timestamp_seconds', () => {
   let h: Harness;
   before(async () => {
     h = await startHarness({}, clock);
+    // Written out well before the first tick: an interval tick leaves a file modified moments ago for the next.
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(join(h.fixture.dir, 'districts.csv'), past, past);
   });
   after(() => closeHarness(h));
 
