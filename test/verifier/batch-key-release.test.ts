@@ -135,40 +135,29 @@ describe('a batch whose state store fails while its Idempotency-Key is claimed o
     });
   }
 
-  it('frees a key the store took before its answer was lost, and audits the precise reason', async () => {
-    const verifier = await batchOn(losingStore({ begin: true }));
-    try {
-      const headers = { 'idempotency-key': 'claim-answer-lost' };
-      assertProblem(
-        await verifier.post('/v1/batch-evaluations', BODY, { headers }),
-        503,
-        'state.unavailable',
-      );
-      const refused = verifier.auditRecords().findLast((record) => record.endpoint_kind === 'batch_evaluate');
-      assert.equal(refused?.error_code, 'state.econnreset');
-      // The store took the key although its answer never came: the retry runs rather than being told to wait.
-      const retry = await verifier.post('/v1/batch-evaluations', BODY, { headers });
-      assert.equal(retry.statusCode, 200, retry.body);
-    } finally {
-      await verifier.close();
-    }
-  });
-
-  it('audits the precise reason when the response cannot be kept for replay', async () => {
-    const verifier = await batchOn(losingStore({ complete: true }));
-    try {
-      const headers = { 'idempotency-key': 'completion-lost' };
-      assertProblem(
-        await verifier.post('/v1/batch-evaluations', BODY, { headers }),
-        503,
-        'state.unavailable',
-      );
-      const refused = verifier.auditRecords().findLast((record) => record.endpoint_kind === 'batch_evaluate');
-      assert.equal(refused?.error_code, 'state.econnreset');
-      const retry = await verifier.post('/v1/batch-evaluations', BODY, { headers });
-      assert.equal(retry.statusCode, 200, retry.body);
-    } finally {
-      await verifier.close();
-    }
-  });
+  for (const [lost, key, title] of [
+    [{ begin: true }, 'claim-answer-lost', 'frees a key the store took before its answer was lost'],
+    [{ complete: true }, 'completion-lost', 'frees the key when the response cannot be kept for replay'],
+  ] as const) {
+    it(`${title}, and audits the precise reason`, async () => {
+      const verifier = await batchOn(losingStore(lost));
+      try {
+        const headers = { 'idempotency-key': key };
+        assertProblem(
+          await verifier.post('/v1/batch-evaluations', BODY, { headers }),
+          503,
+          'state.unavailable',
+        );
+        const refused = verifier
+          .auditRecords()
+          .findLast((record) => record.endpoint_kind === 'batch_evaluate');
+        assert.equal(refused?.error_code, 'state.econnreset');
+        // The key is free again: the retry runs rather than being told to wait.
+        const retry = await verifier.post('/v1/batch-evaluations', BODY, { headers });
+        assert.equal(retry.statusCode, 200, retry.body);
+      } finally {
+        await verifier.close();
+      }
+    });
+  }
 });

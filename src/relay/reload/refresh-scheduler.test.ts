@@ -7,7 +7,12 @@ import type { ChangeTokenSource } from './change-token.ts';
 import { createRefreshScheduler, type Every } from './refresh-scheduler.ts';
 import type { Reloader } from './reloader.ts';
 
-/** One dataset with one table reloaded on an interval; `reloadTable` finishes when the test says so. */
+/** One dataset with one table reloaded on an interval. */
+const INTERVAL_CONFIG = {
+  datasets: [{ id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'interval', interval: 1000 } }] }],
+} as unknown as RelayConfig;
+
+/** The interval table's scheduler; `reloadTable` finishes when the test says so. */
 function scheduler() {
   const ticks: (() => void)[] = [];
   const every: Every = (_ms, run) => {
@@ -25,13 +30,8 @@ function scheduler() {
     },
     confirmUnchanged: () => false,
   } as unknown as Reloader;
-  const config = {
-    datasets: [
-      { id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'interval', interval: 1000 } }] },
-    ],
-  } as unknown as RelayConfig;
   const refresh = createRefreshScheduler({
-    config,
+    config: INTERVAL_CONFIG,
     reloader,
     logger: silentLogger(),
     clock: systemClock,
@@ -70,38 +70,23 @@ describe('refresh scheduler', () => {
       },
       confirmUnchanged: () => false,
     } as unknown as Reloader;
-    const config = {
-      datasets: [
-        { id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'interval', interval: 1000 } }] },
-      ],
-    } as unknown as RelayConfig;
-    const file: ChangeTokenSource = {
-      changeToken: async () => 'token',
-      settling: () => settling,
-    };
-    const refresh = createRefreshScheduler({
-      config,
-      reloader,
-      logger: silentLogger(),
-      clock: systemClock,
-      changeToken: () => undefined,
-      settleToken: () => file,
-    });
-    await refresh.runOnce();
+    const withSource = (source: ChangeTokenSource) =>
+      createRefreshScheduler({
+        config: INTERVAL_CONFIG,
+        reloader,
+        logger: silentLogger(),
+        clock: systemClock,
+        changeToken: () => undefined,
+        settleToken: () => source,
+      });
+    const file = withSource({ changeToken: async () => 'token', settling: () => settling });
+    await file.runOnce();
     assert.equal(reloads, 0, 'still being written: not read');
     settling = false;
-    await refresh.runOnce();
+    await file.runOnce();
     assert.equal(reloads, 1, 'held still: read');
     // A source that cannot tell (no settling) is read at every tick, as before.
-    const plain = createRefreshScheduler({
-      config,
-      reloader,
-      logger: silentLogger(),
-      clock: systemClock,
-      changeToken: () => undefined,
-      settleToken: () => ({ changeToken: async () => 'token' }),
-    });
-    await plain.runOnce();
+    await withSource({ changeToken: async () => 'token' }).runOnce();
     assert.equal(reloads, 2);
   });
 
