@@ -15,15 +15,20 @@ import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harnes
 const NEVER_READ = 'http://127.0.0.1:9';
 const BODY = { items: [{ target: { type: 'person' } }], claims: ['person_alive'] };
 
-/** A store that cannot store a batch nor release a key, counting the releases asked of it. */
-function failingStore(): { store: EvaluationStore; releases: () => number } {
-  const store = createMemoryEvaluationStore({
+/** A small working memory store. */
+function memoryStore(): EvaluationStore {
+  return createMemoryEvaluationStore({
     clock: fixedClock('2026-03-01T10:00:00Z'),
     maxEntries: 10,
     maxEvaluationBytes: 1_048_576,
     maxIdempotencyRecords: 10,
     maxIdempotencyBytes: 1_048_576,
   });
+}
+
+/** A store that cannot store a batch nor release a key, counting the releases asked of it. */
+function failingStore(): { store: EvaluationStore; releases: () => number } {
+  const store = memoryStore();
   let releases = 0;
   const refuse = async (): Promise<never> => {
     throw verifierProblem('state.unavailable', 'The state store is unavailable; retry later.');
@@ -100,13 +105,7 @@ describe('a batch whose state store fails while its Idempotency-Key is claimed o
 
   /** A working memory store, except where `fail` says: those operations do their work, then report a failure. */
   function losingStore(fail: { begin?: boolean; complete?: boolean }): EvaluationStore {
-    const store = createMemoryEvaluationStore({
-      clock: fixedClock('2026-03-01T10:00:00Z'),
-      maxEntries: 10,
-      maxEvaluationBytes: 1_048_576,
-      maxIdempotencyRecords: 10,
-      maxIdempotencyBytes: 1_048_576,
-    });
+    const store = memoryStore();
     return {
       ...store,
       async beginIdempotent(claim) {
