@@ -183,6 +183,10 @@ describe('relay in OIDC mode (real IdP)', () => {
     const document = response.json();
     assert.ok(assertOidcAuthResponses(document) > 1);
     assert.equal(document.paths['/v1/datasets'].get.responses['403'].description, 'Token client not allowed');
+    // Tokens go in Authorization only (x-api-key is refused): no other scheme is offered to the docs page.
+    assert.deepEqual(document.security, [{ bearer: [] }]);
+    assert.deepEqual(Object.keys(document.components.securitySchemes), ['bearer']);
+    assert.doesNotMatch(document.components.securitySchemes.bearer.description, /API key/i);
   });
 
   it('keeps every token out of the audit file', () => {

@@ -56,6 +56,19 @@ describe('GET /openapi.json', () => {
     assert.ok(!Object.keys(operator.paths).some((path) => path.includes('/entities/')));
   });
 
+  it('offers both credential headers an API-key relay accepts', async () => {
+    const document = (await relay.get('/openapi.json', { as: 'caseworker' })).json();
+    assert.deepEqual(document.security, [{ bearer: [] }, { apiKey: [] }]);
+    assert.deepEqual(Object.keys(document.components.securitySchemes).sort(), ['apiKey', 'bearer']);
+    assert.equal(document.components.securitySchemes.apiKey.name, 'x-api-key');
+    const viaHeader = await relay.inject({
+      method: 'GET',
+      url: '/v1/datasets',
+      headers: { 'x-api-key': TEST_KEYS.caseworker },
+    });
+    assert.equal(viaHeader.statusCode, 200, viaHeader.body);
+  });
+
   it('never names storage-only columns', async () => {
     const text = (await relay.get('/openapi.json', { as: 'caseworker' })).body;
     for (const column of STORAGE_ONLY) assert.ok(!text.includes(column), column);

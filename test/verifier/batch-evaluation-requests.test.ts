@@ -119,6 +119,14 @@ describe('batch evaluations', () => {
       [{ items, claims: ['eligible'] }, 403, 'auth.scope_denied', { as: 'civil_only' }],
       [{ items, claims: ['person_alive'] }, 403, 'auth.scope_denied', { as: 'no_scopes' }],
       [{ items, claims: ['nope'] }, 404, 'claim.not_found'],
+      // Claim by claim in request order: each claim's existence and scopes before the next claim's.
+      [
+        { items, claims: ['person_alive', 'eligible', 'nope'] },
+        403,
+        'auth.scope_denied',
+        { as: 'civil_only' },
+      ],
+      [{ items, claims: ['person_alive', 'nope', 'eligible'] }, 404, 'claim.not_found', { as: 'civil_only' }],
       [{ items, claims: ['birth_date'] }, 501, 'claim.operation_unsupported'],
       [{ items, claims: ['plugin_check'] }, 501, 'claim.operation_unsupported'],
       [{ items: oversize(101), claims: ['person_alive'] }, 413, 'batch.too_large'],

@@ -62,6 +62,36 @@ describe('verifier /docs in Chromium', { timeout: 60_000 }, () => {
     await context.close();
   });
 
+  it('sends only the x-api-key the reader authorised, not the pasted key as well', async () => {
+    // Both headers at once would be refused (400 auth.multiple_credentials).
+    const { context, page } = await loadDocs(browser, origin, CALLER_KEYS.civil_only);
+    const sent: Array<Record<string, string>> = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname.startsWith('/v1/claims/')) sent.push(request.headers());
+    });
+    await page.locator('.auth-wrapper .authorize').click();
+    const dialog = page.locator('.modal-ux');
+    const apiKeyBlock = dialog.locator('.auth-container', { hasText: 'x-api-key' });
+    await apiKeyBlock.locator('input').fill(CALLER_KEYS.full);
+    await apiKeyBlock.getByRole('button', { name: 'Apply credentials' }).click();
+    await dialog.locator('.close-modal').click();
+
+    const operation = page.locator('.opblock-get', {
+      has: page.locator('[data-path="/v1/claims/{claim_id}"]'),
+    });
+    await operation.locator('.opblock-summary').click();
+    await operation.getByRole('button', { name: 'Try it out' }).click();
+    await operation.locator('select').first().selectOption('person_alive');
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const status = operation.locator('.live-responses-table tbody .response-col_status').first();
+    await status.waitFor({ timeout: 10_000 });
+    assert.equal((await status.textContent())?.trim(), '200');
+    assert.equal(sent.length, 1);
+    assert.equal(sent[0]?.['x-api-key'], CALLER_KEYS.full);
+    assert.equal(sent[0]?.authorization, undefined);
+    await context.close();
+  });
+
   it('asks again for a credential when the pasted one is refused', async () => {
     const context = await browser.newContext();
     const page = await context.newPage();

@@ -93,6 +93,20 @@ describe('the failing claim of a request', () => {
     assert.equal(assertProblem(scoped, 403, 'auth.scope_denied').claim_id, 'household_enrolled');
   });
 
+  it('checks existence and scopes claim by claim, in request order (contract §2.5, step 4)', async () => {
+    // civil_only may not evaluate `eligible` (it needs social scopes); `nope` does not exist.
+    for (const [claims, status, code, failed] of [
+      [['person_alive', 'eligible', 'nope'], 403, 'auth.scope_denied', 'eligible'],
+      [['person_alive', 'nope', 'eligible'], 404, 'claim.not_found', 'nope'],
+    ] as const) {
+      const response = await verifier.evaluate({ target: ALIVE, claims }, { as: 'civil_only' });
+      const problem = assertProblem(response, status, code);
+      assert.equal(problem.claim_id, failed, claims.join());
+      // The 404's did-you-mean hint names only claims the caller may evaluate.
+      if (status === 404) assert.doesNotMatch(String(problem.detail), /eligible|household/);
+    }
+  });
+
   it('checks every claim for the format before any claim for its disclosure (contract §2.5, steps 6 and 7)', async () => {
     // eligible offers CCCEV but not `value`; birth_date offers `value` but not CCCEV.
     const response = await verifier.evaluate(

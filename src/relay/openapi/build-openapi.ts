@@ -72,6 +72,7 @@ export function buildOpenApi(
       metadataPaths(metadata.routes, metadata.model, { entities: new Set(visible.keys()) }),
     );
   }
+  const apiKeys = catalog.config.auth.mode === 'api_key';
   return {
     openapi: '3.1.0',
     info: {
@@ -81,7 +82,7 @@ export function buildOpenApi(
         'Read-only, scoped consultation API. This document lists only what the presented credential may see.',
     },
     servers: [{ url: catalog.config.catalog.base_url }],
-    security: [{ bearer: [] }],
+    security: apiKeys ? [{ bearer: [] }, { apiKey: [] }] : [{ bearer: [] }],
     // An overlong URI is refused before routing (414 on every route); in OIDC mode the token check adds its own
     // 403 and 503 to every route that authenticates; 401s and 403s carry the Bearer challenge.
     paths: withDefaultProblem(
@@ -95,10 +96,13 @@ export function buildOpenApi(
       ),
     ),
     components: {
-      securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'API key or OIDC access token' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
-      },
+      // Only schemes that can succeed: an OIDC relay refuses `x-api-key`, and the docs page offers every scheme.
+      securitySchemes: apiKeys
+        ? {
+            bearer: { type: 'http', scheme: 'bearer', description: 'API key' },
+            apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'API key' },
+          }
+        : { bearer: { type: 'http', scheme: 'bearer', description: 'OIDC access token' } },
       schemas,
     },
   };

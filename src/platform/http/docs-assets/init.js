@@ -46,8 +46,13 @@
     }
   }
 
-  function hasAuthorization(headers) {
-    return Object.keys(headers || {}).some((name) => name.toLowerCase() === 'authorization');
+  // A credential the reader chose in the Authorize dialog, in either header, is the only one sent: a second one
+  // would override it (relay) or be refused as two credentials (verifier).
+  function hasCredential(headers) {
+    return Object.keys(headers || {}).some((name) => {
+      const lower = name.toLowerCase();
+      return lower === 'authorization' || lower === 'x-api-key';
+    });
   }
 
   function render(spec) {
@@ -64,7 +69,7 @@
       deepLinking: false,
       // "Try it out" calls to this server reuse the credential unless the reader authorised explicitly.
       requestInterceptor: (request) => {
-        if (credential !== '' && sameOrigin(request.url) && !hasAuthorization(request.headers)) {
+        if (credential !== '' && sameOrigin(request.url) && !hasCredential(request.headers)) {
           request.headers = { ...request.headers, Authorization: `Bearer ${credential}` };
         }
         return request;
