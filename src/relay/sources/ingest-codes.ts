@@ -3,7 +3,7 @@ export const INGEST_CODES = {
   'ingest.file_not_found': 'A source file does not exist (or a folder on its path is a file).',
   'ingest.file_unreadable': 'A source file exists but cannot be read (permissions, an I/O error).',
   'ingest.file_size_unknown':
-    'A source path is not a regular file (a folder, a pipe), so its size cannot be checked.',
+    'A source path is not a regular file (a folder, a pipe, a device, a socket), or is a file that holds more or fewer bytes than its size says (such as those under `/proc` and `/sys`), so its size cannot be checked.',
   'ingest.file_too_large':
     'A source file is over `server.max_source_file_bytes` (`server.xlsx_max_file_bytes` for XLSX), an XLSX file expands to more XML than the relay reads, or a Parquet page expands to more than 256 MiB (268,435,456 bytes; the message gives the row group, column and page).',
   'ingest.file_changed':

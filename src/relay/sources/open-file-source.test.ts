@@ -95,6 +95,19 @@ describe('openFileSource', () => {
     assert.equal(error.code, 'ingest.file_size_unknown');
   });
 
+  it('refuses a file that holds more bytes than its size says (procfs), in every format', async () => {
+    // /proc files report size 0 yet read as text: the size guard cannot bound what they hold.
+    for (const format of [
+      { csv: { header_row: true, delimiter: ',', quote: '"' } },
+      { xlsx: { header_row: 1 } },
+      { parquet: {} },
+    ] satisfies FileSourceConfig['format'][]) {
+      const error = await sourceErrorOf(() => open('/proc/self/status', format));
+      assert.equal(error.code, 'ingest.file_size_unknown', JSON.stringify(format));
+      assert.match(error.message, /\/proc\/self\/status holds more than the 0 bytes/);
+    }
+  });
+
   it('checks the size before decoding, with the limit of the format', async () => {
     for (const name of ['garbage.xlsx', 'garbage.parquet']) {
       const decoded = await sourceErrorOf(() => open(`data/${name}`));

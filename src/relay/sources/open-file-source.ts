@@ -8,7 +8,13 @@ import { readCsv } from './read-csv.ts';
 import { readParquet } from './read-parquet.ts';
 import { readXlsx } from './read-xlsx.ts';
 import { SourceError } from './source-error.ts';
-import { fileAccessError, fileVersion, type SourceFile } from './source-file.ts';
+import {
+  fileAccessError,
+  fileVersion,
+  hashSourceFile,
+  openRegularFile,
+  type SourceFile,
+} from './source-file.ts';
 
 export interface SourceRows {
   /** Column names as found in the source, or synthesised `column_1..n` when there is no header row. */
@@ -34,8 +40,9 @@ export interface SourceRows {
   /** Bytes of the file, for metrics. */
   readonly byteSize: number;
   /**
-   * SHA-256 (hex) of exactly the bytes decoded, from readers that read the file whole when opened (XLSX): hashing
-   * the path again could read a file replaced meanwhile and give old rows the new file's version.
+   * SHA-256 (hex) of the file's bytes, always set by openFileSource: XLSX hashes exactly the bytes it decoded, CSV
+   * and Parquet the file the size guard passed (each pass of theirs checks it is still that file). Hashing the path
+   * again later could read a file replaced meanwhile, without bound, and give old rows the new file's version.
    */
   readonly contentHash?: string;
 }
@@ -89,14 +96,12 @@ export async function openFileSource(
     limit,
     limitKey,
   );
-  switch (format.kind) {
-    case 'csv':
-      return readCsv(file, format.options);
-    case 'xlsx':
-      return readXlsx(file, format.options);
-    case 'parquet':
-      return readParquet(file);
-  }
+  // XLSX hashes the bytes it reads whole; the others are hashed here, which also checks (before any decoding)
+  // that the file holds exactly the bytes its size says.
+  if (format.kind === 'xlsx') return readXlsx(file, format.options);
+  const contentHash = await hashSourceFile(file);
+  const rows = format.kind === 'csv' ? await readCsv(file, format.options) : await readParquet(file);
+  return { ...rows, contentHash };
 }
 
 function chooseFormat(tableId: string, source: SourceConfig): ChosenFormat {
@@ -109,7 +114,11 @@ function chooseFormat(tableId: string, source: SourceConfig): ChosenFormat {
   });
 }
 
-/** The size guard runs on metadata only, before any byte is decoded; anything it cannot size is refused. */
+/**
+ * The size guard runs on metadata only, before any byte is decoded; anything it cannot size is refused. The path
+ * is checked before it is opened (opening a device can have effects of its own), the opened file again: the size
+ * and version are those of the file opened, whatever was at the path a moment before.
+ */
 async function statWithinLimit(
   tableId: string,
   displayPath: string,
@@ -117,19 +126,22 @@ async function statWithinLimit(
   limit: number,
   limitKey: string,
 ): Promise<SourceFile> {
-  let stats: Awaited<ReturnType<typeof stat>>;
+  const path = { tableId, displayPath, absolutePath };
+  let found: Awaited<ReturnType<typeof stat>>;
   try {
-    stats = await stat(absolutePath);
+    found = await stat(absolutePath);
   } catch (error) {
-    throw fileAccessError({ tableId, displayPath }, error);
+    throw fileAccessError(path, error);
   }
-  if (!stats.isFile() || !Number.isSafeInteger(stats.size) || stats.size < 0) {
+  if (!found.isFile()) {
     throw new SourceError({
       tableId,
       code: 'ingest.file_size_unknown',
       detail: `${displayPath} is not a regular file, so its size cannot be checked`,
     });
   }
+  const { handle, stats } = await openRegularFile(path);
+  await handle.close();
   if (!(Number.isFinite(limit) && limit > 0) || stats.size > limit) {
     throw new SourceError({
       tableId,

@@ -1,6 +1,6 @@
 // CSV reading: delimiters, quotes, header handling, BOM, malformed input, limits and batching.
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -8,7 +8,7 @@ import type { TableConfig } from '../config/schema.ts';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
 import { CSV_LIMITS, readCsv } from './read-csv.ts';
 import { BATCH_ROWS, fileVersion, type SourceFile } from './source-file.ts';
-import { rowsOf, sourceErrorOf } from './source-test-support.ts';
+import { rowsOf, sourceErrorOf, withWaitingWriter } from './source-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -325,6 +325,16 @@ describe('readCsv', () => {
     await rename(join(dir, 'next.csv'), join(dir, 'swapped.csv'));
     const error = await sourceErrorOf(() => rowsOf(source));
     assert.equal(error.code, 'ingest.file_changed');
+  });
+
+  it('refuses a FIFO put in place of the file without waiting for a writer', async () => {
+    await writeFile(join(dir, 'fifo.csv'), 'id\n1\n');
+    const file = await fileOf('fifo.csv');
+    await unlink(file.absolutePath);
+    const error = await withWaitingWriter(file.absolutePath, () =>
+      sourceErrorOf(() => readCsv(file, DEFAULT_CSV)),
+    );
+    assert.equal(error.code, 'ingest.file_size_unknown');
   });
 
   it('refuses rows read while the file was being rewritten', async () => {

@@ -1,9 +1,15 @@
 // Streams a CSV/TSV file through csv-parse: header first (a short read), then rows in batches on iteration.
-import { createReadStream } from 'node:fs';
 import { type Parser, parse } from 'csv-parse';
 import type { CsvFormat, SourceRows } from './open-file-source.ts';
 import { SourceError } from './source-error.ts';
-import { assertUnchanged, BATCH_ROWS, fileAccessError, type SourceFile, sourceError } from './source-file.ts';
+import {
+  assertUnchanged,
+  BATCH_ROWS,
+  fileAccessError,
+  openSourceFile,
+  type SourceFile,
+  sourceError,
+} from './source-file.ts';
 import { lineAt, utf8Guard } from './utf8-guard.ts';
 
 export interface CsvLimits {
@@ -45,7 +51,7 @@ interface OpenParser {
   close(): void;
 }
 
-function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly = false): OpenParser {
+async function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly = false): Promise<OpenParser> {
   const parser: Parser = parse({
     ...(firstRecordOnly ? { to: 1 } : {}),
     delimiter: format.delimiter,
@@ -65,8 +71,10 @@ function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly = false
     parser.end();
     return { parser, close: () => parser.destroy() };
   }
-  // Never read past the size that passed the guard, even if the file grows meanwhile.
-  const input = createReadStream(file.absolutePath, { start: 0, end: file.byteSize - 1 });
+  // The file that passed the guard, opened without waiting on a FIFO put in its place; never read past the size
+  // that passed the guard, even if the file grows meanwhile. The stream closes the handle.
+  const handle = await openSourceFile(file);
+  const input = handle.createReadStream({ start: 0, end: file.byteSize - 1 });
   // csv-parse decodes leniently: bytes that are not UTF-8 would be served as U+FFFD.
   const utf8 = utf8Guard(async (offset) => invalidEncoding(file, offset));
   input.on('error', (error) => parser.destroy(error));
@@ -85,9 +93,14 @@ function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly = false
 async function invalidEncoding(file: SourceFile, offset: number): Promise<SourceError> {
   let where = '';
   try {
-    where = ` at line ${await lineAt(file.absolutePath, offset)}`;
+    const handle = await openSourceFile(file);
+    try {
+      where = ` at line ${await lineAt(handle, offset)}`;
+    } finally {
+      await handle.close();
+    }
   } catch {
-    // The line is a courtesy: the file may have gone meanwhile.
+    // The line is a courtesy: the file may have gone or changed meanwhile.
   }
   return sourceError(
     file,
@@ -97,7 +110,7 @@ async function invalidEncoding(file: SourceFile, offset: number): Promise<Source
 }
 
 async function readFirstRecord(file: SourceFile, format: CsvFormat): Promise<string[] | undefined> {
-  const { parser, close } = openParser(file, format, true);
+  const { parser, close } = await openParser(file, format, true);
   try {
     for await (const record of parser as AsyncIterable<string[]>) return record;
     return undefined;
@@ -116,7 +129,7 @@ async function* iterateBatches(
 ): AsyncGenerator<unknown[][]> {
   if (columns.length === 0) return;
   await assertUnchanged(file);
-  const { parser, close } = openParser(file, format);
+  const { parser, close } = await openParser(file, format);
   const maxRows = Math.floor(maxCells / columns.length);
   let seen = 0;
   let dataRows = 0;

@@ -16,7 +16,14 @@ import {
 import type { SourceRows, XlsxFormat } from './open-file-source.ts';
 import { decodableWorkbook, openXlsxPackage } from './open-xlsx-package.ts';
 import { SourceError } from './source-error.ts';
-import { BATCH_ROWS, fileAccessError, openSourceFile, type SourceFile, sourceError } from './source-file.ts';
+import {
+  BATCH_ROWS,
+  fileAccessError,
+  openSourceFile,
+  readSized,
+  type SourceFile,
+  sourceError,
+} from './source-file.ts';
 
 export const XLSX_MAX_CELLS = 10_000_000;
 const RANGE = /^([A-Z]+)([0-9]+):([A-Z]+)([0-9]+)$/;
@@ -303,14 +310,7 @@ async function readWhole(file: SourceFile): Promise<Buffer> {
   try {
     // Exactly the size that passed the guard: a file that grew meanwhile is not read past it.
     const bytes = Buffer.alloc(file.byteSize);
-    let filled = 0;
-    while (filled < bytes.length) {
-      const { bytesRead } = await handle.read(bytes, filled, bytes.length - filled, filled);
-      if (bytesRead === 0) {
-        throw sourceError(file, 'ingest.file_changed', `${file.displayPath} changed while it was being read`);
-      }
-      filled += bytesRead;
-    }
+    await readSized(file, handle, (chunk, position) => chunk.copy(bytes, position));
     return bytes;
   } catch (error) {
     throw error instanceof SourceError ? error : fileAccessError(file, error);

@@ -2,19 +2,26 @@
 // unreadable is the load error its errno says, never a bare fs error.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SourceError } from './source-error.ts';
-import { hashSourceFile } from './source-file.ts';
+import { fileVersion, hashSourceFile, openSourceFile, type SourceFile } from './source-file.ts';
+import { sourceErrorOf, withWaitingWriter } from './source-test-support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ambit-source-file-'));
 const file = (name: string) => ({ tableId: 't', displayPath: name, absolutePath: join(dir, name) });
 
-describe('hashSourceFile', () => {
-  after(() => rmSync(dir, { recursive: true, force: true }));
+/** The file as the size guard passed it: its size and version then. */
+function opened(name: string): SourceFile {
+  const stats = statSync(join(dir, name));
+  return { ...file(name), byteSize: stats.size, version: fileVersion(stats) };
+}
 
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('hashSourceFile', () => {
   it('hashes every byte of the file, past one read chunk', () => {
     const bytes = Buffer.alloc(3 * 1024 * 1024 + 17, 'ab');
     writeFileSync(join(dir, 'big.csv'), bytes);
@@ -32,12 +39,51 @@ describe('hashSourceFile', () => {
     });
   });
 
-  it('reports a path that is no longer a readable file as ingest.file_unreadable', async () => {
+  it('refuses a path that is no longer a regular file as ingest.file_size_unknown', async () => {
     mkdirSync(join(dir, 'now-a-directory.csv'));
     await assert.rejects(hashSourceFile(file('now-a-directory.csv')), (error: unknown) => {
       assert.ok(error instanceof SourceError);
-      assert.equal(error.code, 'ingest.file_unreadable');
+      assert.equal(error.code, 'ingest.file_size_unknown');
       return true;
     });
+  });
+
+  it('refuses a FIFO put in place of the file without waiting for a writer', async () => {
+    writeFileSync(join(dir, 'hashed-fifo.csv'), 'id\n1\n');
+    const sized = opened('hashed-fifo.csv');
+    rmSync(sized.absolutePath);
+    const error = await withWaitingWriter(sized.absolutePath, () =>
+      sourceErrorOf(() => hashSourceFile(sized)),
+    );
+    assert.equal(error.code, 'ingest.file_size_unknown');
+  });
+
+  it('hashes no byte past the size the file was opened with', async () => {
+    writeFileSync(join(dir, 'growing.csv'), 'id\n1\n');
+    const sized = opened('growing.csv');
+    appendFileSync(sized.absolutePath, Buffer.alloc(1024 * 1024, 'x'));
+    const error = await sourceErrorOf(() => hashSourceFile(sized));
+    assert.equal(error.code, 'ingest.file_changed');
+  });
+});
+
+describe('openSourceFile', () => {
+  it('refuses a FIFO put in place of the file without waiting for a writer', async () => {
+    writeFileSync(join(dir, 'opened-fifo.parquet'), 'PAR1');
+    const sized = opened('opened-fifo.parquet');
+    rmSync(sized.absolutePath);
+    const error = await withWaitingWriter(sized.absolutePath, () =>
+      sourceErrorOf(() => openSourceFile(sized)),
+    );
+    assert.equal(error.code, 'ingest.file_size_unknown');
+    assert.ok(!error.message.includes(dir), 'the absolute path is not shown');
+  });
+
+  it('refuses a file that grew since the size guard passed', async () => {
+    writeFileSync(join(dir, 'grown.parquet'), 'PAR1');
+    const sized = opened('grown.parquet');
+    appendFileSync(sized.absolutePath, Buffer.alloc(1024 * 1024, 'x'));
+    const error = await sourceErrorOf(() => openSourceFile(sized));
+    assert.equal(error.code, 'ingest.file_changed');
   });
 });

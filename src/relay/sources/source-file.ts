@@ -1,6 +1,6 @@
 // The size-checked source file handed to each format reader, plus the checks shared by the readers.
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 import type { IngestCode } from './ingest-codes.ts';
 import { SourceError, type SourceErrorInit } from './source-error.ts';
@@ -46,35 +46,134 @@ export async function assertUnchanged(file: SourceFile): Promise<void> {
   } catch (error) {
     throw fileAccessError(file, error);
   }
-  if (now.size !== file.byteSize || fileVersion(now) !== file.version) {
-    throw sourceError(file, 'ingest.file_changed', `${file.displayPath} changed while it was being read`);
-  }
+  if (now.size !== file.byteSize || fileVersion(now) !== file.version) throw changed(file);
 }
 
-/** The file opened for reading; a file gone or unreadable is the load error its errno says. */
+/** How much each positioned read of a source file asks for. */
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * The file opened for reading, checked to be the one the size guard passed (`ingest.file_changed` if not). Opened
+ * non-blocking, so a FIFO moved into place is refused rather than waited on (which would also hold every reload
+ * queued behind this one); a regular file reads the same either way. A file gone or unreadable is the load error
+ * its errno says.
+ */
 export async function openSourceFile(file: SourceFile): Promise<FileHandle> {
-  try {
-    return await open(file.absolutePath, 'r');
-  } catch (error) {
-    throw fileAccessError(file, error);
+  const { handle, stats } = await openRegularFile(file);
+  if (stats.size !== file.byteSize || fileVersion(stats) !== file.version) {
+    await handle.close();
+    throw changed(file);
   }
+  return handle;
 }
 
 /**
- * SHA-256 (hex) of the file's bytes, streamed. A file removed or made unreadable since it was opened is the load
- * error its errno says; one replaced meanwhile is caught by the readers' own check (`ingest.file_changed`).
+ * Opens `absolutePath` without blocking and checks the opened file (not the path, which may have been swapped)
+ * is a regular file: a directory, FIFO, socket or device is `ingest.file_size_unknown`.
  */
-export async function hashSourceFile(
+export async function openRegularFile(
   file: Pick<SourceFile, 'tableId' | 'displayPath' | 'absolutePath'>,
-): Promise<string> {
-  const hash = createHash('sha256');
+): Promise<{ handle: FileHandle; stats: Stats }> {
+  let handle: FileHandle;
   try {
-    for await (const chunk of createReadStream(file.absolutePath, { highWaterMark: 1024 * 1024 }))
-      hash.update(chunk as Buffer);
+    handle = await open(file.absolutePath, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     throw fileAccessError(file, error);
   }
+  let stats: Stats;
+  try {
+    stats = await handle.stat();
+  } catch (error) {
+    await handle.close();
+    throw fileAccessError(file, error);
+  }
+  if (!stats.isFile() || !Number.isSafeInteger(stats.size) || stats.size < 0) {
+    await handle.close();
+    throw sizeUnknown(file, 'is not a regular file, so its size cannot be checked');
+  }
+  return { handle, stats };
+}
+
+/**
+ * Reads the file's `byteSize` bytes from position 0 into `take`, one chunk at a time, then checks nothing follows:
+ * never a byte past the size that passed the guard. A file that yields fewer or more bytes is refused: as
+ * `ingest.file_changed` when it changed meanwhile, else as `ingest.file_size_unknown` (a /proc or /sys file,
+ * whose reported size is not what it holds).
+ */
+export async function readSized(
+  file: SourceFile,
+  handle: FileHandle,
+  take: (bytes: Buffer, position: number) => void,
+): Promise<void> {
+  const chunk = Buffer.alloc(Math.min(CHUNK_BYTES, Math.max(file.byteSize, 1)));
+  let position = 0;
+  while (position < file.byteSize) {
+    const want = Math.min(chunk.length, file.byteSize - position);
+    const { bytesRead } = await handle.read(chunk, 0, want, position);
+    if (bytesRead === 0) throw await sizeMismatch(file, handle, 'fewer');
+    take(chunk.subarray(0, bytesRead), position);
+    position += bytesRead;
+  }
+  if ((await handle.read(chunk, 0, 1, position)).bytesRead > 0)
+    throw await sizeMismatch(file, handle, 'more');
+}
+
+async function sizeMismatch(
+  file: SourceFile,
+  handle: FileHandle,
+  what: 'fewer' | 'more',
+): Promise<SourceError> {
+  const now = await handle.stat();
+  if (now.size !== file.byteSize || fileVersion(now) !== file.version) return changed(file);
+  return sizeUnknown(
+    file,
+    `holds ${what} than the ${file.byteSize} bytes its size says (a file of the /proc or /sys kind), so its size cannot be checked`,
+  );
+}
+
+/**
+ * SHA-256 (hex) of the file's bytes, read from the file the size guard passed and no further than its size then
+ * (see readSized); without a size, of the regular file found at the path, up to its own size.
+ */
+export async function hashSourceFile(
+  file: Pick<SourceFile, 'tableId' | 'displayPath' | 'absolutePath'> &
+    Partial<Pick<SourceFile, 'byteSize' | 'version'>>,
+): Promise<string> {
+  let sized: SourceFile;
+  let handle: FileHandle;
+  if (file.byteSize !== undefined && file.version !== undefined) {
+    sized = { ...file, byteSize: file.byteSize, version: file.version };
+    handle = await openSourceFile(sized);
+  } else {
+    const found = await openRegularFile(file);
+    handle = found.handle;
+    sized = { ...file, byteSize: found.stats.size, version: fileVersion(found.stats) };
+  }
+  const hash = createHash('sha256');
+  try {
+    await readSized(sized, handle, (bytes) => hash.update(bytes));
+  } catch (error) {
+    throw error instanceof SourceError ? error : fileAccessError(file, error);
+  } finally {
+    await handle.close();
+  }
   return hash.digest('hex');
+}
+
+function changed(file: Pick<SourceFile, 'tableId' | 'displayPath'>): SourceError {
+  return new SourceError({
+    tableId: file.tableId,
+    code: 'ingest.file_changed',
+    detail: `${file.displayPath} changed while it was being read`,
+  });
+}
+
+function sizeUnknown(file: Pick<SourceFile, 'tableId' | 'displayPath'>, why: string): SourceError {
+  return new SourceError({
+    tableId: file.tableId,
+    code: 'ingest.file_size_unknown',
+    detail: `${file.displayPath} ${why}`,
+  });
 }
 
 /** Maps an fs error to a SourceError; the OS message is left out because it carries the absolute path. */

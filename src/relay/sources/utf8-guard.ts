@@ -1,7 +1,7 @@
 // Checks that a byte stream is UTF-8 on its way to a text parser, which would otherwise turn the bytes that are not
 // into U+FFFD and serve them.
 import { isUtf8 } from 'node:buffer';
-import { createReadStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { Transform, type TransformCallback } from 'node:stream';
 
 const EMPTY = Buffer.alloc(0);
@@ -84,16 +84,17 @@ export function firstInvalidByte(bytes: Uint8Array): number {
 
 /**
  * The 1-based line of the file `offset` is on, line ends being CRLF, LF or CR alike (as the CSV reader takes
- * them; a line break inside a quoted field counts too). Reads the file up to `offset` again, which is only done
- * to report an error.
+ * them; a line break inside a quoted field counts too). Reads the open file up to `offset` again, which is only
+ * done to report an error; the caller closes it.
  */
-export async function lineAt(absolutePath: string, offset: number): Promise<number> {
+export async function lineAt(handle: FileHandle, offset: number): Promise<number> {
   if (offset <= 0) return 1;
   let line = 1;
   let afterCr = false;
-  for await (const chunk of createReadStream(absolutePath, {
+  for await (const chunk of handle.createReadStream({
     start: 0,
     end: offset - 1,
+    autoClose: false,
   }) as AsyncIterable<Buffer>) {
     for (const byte of chunk) {
       // A CR counts at once; the LF of a CRLF then does not.
