@@ -69,6 +69,26 @@ describe('admin /ready over several relay processes', () => {
     assert.equal(body.waiting_count, 1);
   });
 
+  it('says when a process that is not running (or not answering) is why nothing counts as loaded', async () => {
+    const down: ProcessStatus = {
+      running: false,
+      ready: false,
+      readiness: { total: 3, loaded: 0, failed: 0 },
+      waiting: [],
+      generation: undefined,
+      loadedAt: undefined,
+    };
+    statuses = [down, worker(3, 0), worker(3, 0)];
+    const response = await admin.inject({ method: 'GET', url: '/ready' });
+    assertProblem(
+      response,
+      503,
+      'schema.resource_unavailable',
+      /^0 of 3 tables loaded; 1 of 3 relay processes not running or not answering \(being started again, or stopped\), counted as none loaded$/,
+    );
+    assert.equal(response.json().loaded_count, 0);
+  });
+
   it('answers 200 once every process is ready', async () => {
     statuses = [worker(3, 0), worker(2, 1)];
     const response = await admin.inject({ method: 'GET', url: '/ready' });

@@ -90,7 +90,10 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
       for (const status of statuses) {
         for (const wait of status.waiting) waiting.set(`${wait.dataset_id}/${wait.table_id}`, wait);
       }
-      throw notReadyProblem({ total, loaded: loadedCount, failed }, [...waiting.values()]);
+      const notRunning = statuses.filter((status) => !status.running).length;
+      throw notReadyProblem({ total, loaded: loadedCount, failed }, [...waiting.values()], {
+        processes: { notRunning, total: statuses.length },
+      });
     }
     return { status: 'ok', checks: { total, ok: loadedCount, failed } };
   });
@@ -190,7 +193,7 @@ function untimed(request: FastifyRequest): void {
 
 /**
  * The outcome of a reload; a backend rejects only when no relay process answered (under `--workers`, every worker
- * stopping or being started again): a retryable 503, since it may not have run anywhere.
+ * stopping, being started again, or not answering): a retryable 503, since it may not have run anywhere.
  */
 async function answered(reload: Promise<ReloadOutcome>, logger: Logger): Promise<ReloadOutcome> {
   try {
@@ -202,7 +205,7 @@ async function answered(reload: Promise<ReloadOutcome>, logger: Logger): Promise
     );
     throw relayProblem(
       'schema.resource_unavailable',
-      'no relay process answered the reload (they are stopping or being started again); it may not have run: reload again once /ready answers 200',
+      'no relay process answered the reload (they are stopping, being started again, or not answering); it may not have run: reload again once /ready answers 200',
       { headers: { 'retry-after': '5' } },
     );
   }

@@ -9,7 +9,9 @@ export type WorkerOperation =
   | { readonly op: 'reload-all' }
   | { readonly op: 'reload-table'; readonly datasetId: string; readonly tableId: string }
   | { readonly op: 'metrics' }
-  | { readonly op: 'status' };
+  | { readonly op: 'status' }
+  /** Answered at once: the worker is alive (asked while a reload is waited for). */
+  | { readonly op: 'ping' };
 
 export type PrimaryMessage = { readonly kind: 'ambit:request'; readonly id: number } & WorkerOperation;
 

@@ -1,5 +1,5 @@
 // A cluster worker's side of the IPC channel: answers the primary's reload, metrics and status requests with
-// this process's own backend.
+// this process's own backend (and its pings, which say it is alive).
 import type { RelayAdminBackend } from '../admin/admin-backend.ts';
 import { asPrimaryMessage, type WorkerMessage, type WorkerOperation } from './cluster-messages.ts';
 
@@ -35,5 +35,7 @@ async function perform(backend: RelayAdminBackend, operation: WorkerOperation): 
       return (await backend.metrics())[0] ?? [];
     case 'status':
       return (await backend.status())[0];
+    case 'ping':
+      return true;
   }
 }

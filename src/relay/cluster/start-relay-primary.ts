@@ -14,7 +14,7 @@ import type { ProcessStatus, RelayAdminBackend } from '../admin/admin-backend.ts
 import { createRelayAdminApp } from '../admin/create-relay-admin-app.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { createAuthenticator } from '../create-authenticator.ts';
-import { configuredProcessesFamily, processFamilies } from '../metrics/relay-metrics.ts';
+import { configuredProcessesFamily } from '../metrics/relay-metrics.ts';
 import type { ReloadOutcome } from '../reload/reloader.ts';
 import { listenOn } from '../start-relay.ts';
 import { CarriedCounts, scrapeSlot } from './carried-counts.ts';
@@ -24,9 +24,12 @@ import {
   WORKER_RESTARTED_ENV,
   type WorkerOperation,
 } from './cluster-messages.ts';
+import { CONFIG_DIGEST_ENV, configDigest } from './config-digest.ts';
 import { MissedReloads, type ReloadOperation } from './missed-reloads.ts';
+import { notReady, notRunningFamilies } from './not-running.ts';
 import { reloadEverywhere } from './reload-everywhere.ts';
 import { STDOUT_FIRST_STALL_MS, writeWorkerBatch } from './stdout-through-primary.ts';
+import { whileAnswering } from './while-answering.ts';
 import { createWorkerRequests } from './worker-requests.ts';
 
 export interface RunningPrimary {
@@ -53,7 +56,10 @@ interface Slot {
   readonly carried: CarriedCounts;
 }
 
-/** Status and metrics must answer quickly; reloads take as long as loading the data does. */
+/**
+ * Status and metrics must answer quickly (within the admin request's own time-out, so that a silent worker is
+ * reported as not running rather than the request failing 504); reloads take as long as loading the data does.
+ */
 const QUICK_TIMEOUT_MS = 5000;
 /** A dead worker is started again after 1s; one that fails to start, or dies soon after, after 2s, 4s, ... 30s. */
 const RESTART_DELAY_MS = 1000;
@@ -75,6 +81,8 @@ export async function startRelayPrimary(
   const { logger } = deps;
   const slots: Slot[] = [];
   const requests = createWorkerRequests();
+  // Each worker reads the config file itself: it starts only on the config this process started with.
+  const digest = configDigest(loaded);
   const missedReloads = new MissedReloads();
   let closing = false;
   // With `audit.sink: stdout` the primary is the one writer of standard output: the workers' batches and its own
@@ -91,13 +99,18 @@ export async function startRelayPrimary(
 
   const listening = () => slots.filter((slot) => slot.listening);
 
+  const quickMs = Math.min(QUICK_TIMEOUT_MS, Math.ceil(config.server.request_timeout / 2));
+  // A worker that leaves a ping unanswered for as long as a drain may last is left out of a reload's answer.
+  const silentMs = 2 * config.server.request_timeout + STOP_GRACE_MS;
   const ask = <T>(slot: Slot, operation: WorkerOperation): Promise<T> => {
-    const quick = operation.op === 'metrics' || operation.op === 'status';
-    return requests.ask<T>(
-      slot.worker,
-      `worker ${slot.index}`,
-      operation,
-      quick ? QUICK_TIMEOUT_MS : undefined,
+    const { worker } = slot;
+    const label = `worker ${slot.index}`;
+    if (operation.op !== 'reload-all' && operation.op !== 'reload-table')
+      return requests.ask<T>(worker, label, operation, quickMs);
+    return whileAnswering(
+      requests.ask<T>(worker, label, operation),
+      (timeoutMs) => requests.ask(worker, label, { op: 'ping' }, timeoutMs),
+      { everyMs: quickMs, silentMs, label },
     );
   };
 
@@ -111,6 +124,7 @@ export async function startRelayPrimary(
       worker = cluster.fork({
         [WORKER_INDEX_ENV]: String(index),
         [WORKER_RESTARTED_ENV]: restarted ? '1' : '0',
+        [CONFIG_DIGEST_ENV]: digest,
       });
     } catch (error) {
       return Promise.reject(error);
@@ -366,24 +380,4 @@ export async function startRelayPrimary(
 /** 1s, 2s, 4s, ... at most 30s. */
 function restartDelay(attempt: number): number {
   return Math.min(RESTART_DELAY_MS * 2 ** (attempt - 1), MAX_RESTART_DELAY_MS);
-}
-
-function tableCount(loaded: LoadedRelayConfig): number {
-  return loaded.config.datasets.reduce((sum, dataset) => sum + dataset.tables.length, 0);
-}
-
-function notReady(loaded: LoadedRelayConfig): ProcessStatus {
-  const total = tableCount(loaded);
-  return {
-    running: false,
-    ready: false,
-    readiness: { total, loaded: 0, failed: 0 },
-    waiting: [],
-    generation: undefined,
-    loadedAt: undefined,
-  };
-}
-
-function notRunningFamilies(loaded: LoadedRelayConfig): MetricFamily[] {
-  return processFamilies({ running: false, ready: false, total: tableCount(loaded), loaded: 0, failed: 0 });
 }

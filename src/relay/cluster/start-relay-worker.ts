@@ -7,6 +7,7 @@ import type { Random } from '../../platform/random.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { type RunningRelay, startRelay } from '../start-relay.ts';
 import { type WorkerMessage, workerAuditPath } from './cluster-messages.ts';
+import { CONFIG_DIGEST_ENV, configMismatch } from './config-digest.ts';
 import { answerPrimary } from './serve-worker.ts';
 import { processChannel, sendToPrimary, stdoutThroughPrimary } from './stdout-through-primary.ts';
 
@@ -32,6 +33,9 @@ export async function startRelayWorker(
     audit.sink === 'stdout' ? handStdoutAuditTo(() => stdoutThroughPrimary(processChannel())) : () => {};
   let running: RunningRelay;
   try {
+    // A config edited since the primary started is refused before anything is loaded or listened on.
+    const mismatch = configMismatch(loaded, process.env[CONFIG_DIGEST_ENV]);
+    if (mismatch !== undefined) throw new Error(`worker ${index} did not start: ${mismatch}`);
     // A failed load reaches the primary as a failed start, which it retries later (a restart) or gives up on
     // (the first start).
     running = await startRelay(own, deps, bind ?? loaded.config.server.bind, {

@@ -33,18 +33,27 @@ export function waitingTables(waiting: Readiness['waiting']): TableWaiting[] {
 
 /**
  * The 503 of `/ready`: what is loaded and how many tables wait for their database; with `nameTables` (the admin
- * listener, the default), which ones.
+ * listener, the default), which ones. `processes` (the admin listener of `--workers N`) says how many relay
+ * processes are down: each counts as none loaded, which the counts alone would blame on the data.
  */
 export function notReadyProblem(
   readiness: { readonly total: number; readonly loaded: number; readonly failed: number },
   waiting: readonly TableWaiting[],
-  options: { readonly nameTables?: boolean } = {},
+  options: {
+    readonly nameTables?: boolean;
+    readonly processes?: { readonly notRunning: number; readonly total: number };
+  } = {},
 ) {
   const { total, loaded, failed } = readiness;
-  const detail =
-    waiting.length === 0
-      ? `${loaded} of ${total} tables loaded`
-      : `${loaded} of ${total} tables loaded; ${waiting.length} waiting for their database (retried until it answers)`;
+  const parts = [`${loaded} of ${total} tables loaded`];
+  if (waiting.length > 0)
+    parts.push(`${waiting.length} waiting for their database (retried until it answers)`);
+  const down = options.processes;
+  if (down !== undefined && down.notRunning > 0)
+    parts.push(
+      `${down.notRunning} of ${down.total} relay processes not running or not answering (being started again, or stopped), counted as none loaded`,
+    );
+  const detail = parts.join('; ');
   return relayProblem('schema.resource_unavailable', detail, {
     extras: {
       total_count: total,
