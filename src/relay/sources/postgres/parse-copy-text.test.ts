@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { CopyBatchBuilder, plainEpochDay, plainNumber, unescapeText } from './parse-copy-text.ts';
@@ -42,6 +43,24 @@ describe('COPY text decoding', () => {
       ['a\tb\nc\\d', 'AB\r'],
     );
     assert.equal(unescapeText(bytes('\\303\\251'), 0, 8), 'é');
+  });
+
+  it('decodes a large escaped text cell within memory about its own size', () => {
+    // A 32 MiB cell holding one escape, in a process whose heap could not hold a value per byte of it: a text
+    // cell may be hundreds of MiB, and decoding it must not end the process.
+    const script = `
+      const { unescapeText } = await import(${JSON.stringify(new URL('./parse-copy-text.ts', import.meta.url).href)});
+      const cell = Buffer.alloc(32 * 1024 * 1024, 97);
+      cell.write('\\\\n', 0);
+      const text = unescapeText(cell, 0, cell.length);
+      process.stdout.write(String(text.length) + ' ' + JSON.stringify(text.slice(0, 2)));`;
+    const child = spawnSync(
+      process.execPath,
+      ['--max-old-space-size=96', '--import', 'tsx', '--input-type=module', '-e', script],
+      { encoding: 'utf8' },
+    );
+    assert.equal(child.status, 0, child.stderr.slice(0, 500));
+    assert.equal(child.stdout, `${32 * 1024 * 1024 - 1} "\\na"`);
   });
 
   it('refuses a row with the wrong number of fields', () => {

@@ -182,18 +182,22 @@ function decimal(chunk: Uint8Array, from: number, count: number): number {
 
 const ESCAPES: Record<number, number> = { 98: 8, 102: 12, 110: 10, 114: 13, 116: 9, 118: 11 };
 
-/** The text of a field holding backslash escapes (\\, \t, \n, \r, \b, \f, \v, octal \ooo, hex \xhh). */
+/**
+ * The text of a field holding backslash escapes (\\, \t, \n, \r, \b, \f, \v, octal \ooo, hex \xhh). The bytes are
+ * unescaped into one buffer of the field's size (an escape never lengthens it): a text cell may be hundreds of MiB.
+ */
 export function unescapeText(chunk: Uint8Array, start: number, end: number): string {
-  const bytes: number[] = [];
+  const bytes = Buffer.allocUnsafe(end - start);
+  let out = 0;
   for (let i = start; i < end; i++) {
     const byte = chunk[i] as number;
     if (byte !== BACKSLASH || i + 1 >= end) {
-      bytes.push(byte);
+      bytes[out++] = byte;
       continue;
     }
     const next = chunk[++i] as number;
     const simple = ESCAPES[next];
-    if (simple !== undefined) bytes.push(simple);
+    if (simple !== undefined) bytes[out++] = simple;
     else if (next >= ZERO && next <= ZERO + 7) {
       let value = next - ZERO;
       for (
@@ -203,14 +207,14 @@ export function unescapeText(chunk: Uint8Array, start: number, end: number): str
       ) {
         value = value * 8 + ((chunk[++i] as number) - ZERO);
       }
-      bytes.push(value & 0xff);
+      bytes[out++] = value & 0xff;
     } else if (next === 120 && i + 1 < end && isHex(chunk[i + 1] as number)) {
       let value = hexValue(chunk[++i] as number);
       if (i + 1 < end && isHex(chunk[i + 1] as number)) value = value * 16 + hexValue(chunk[++i] as number);
-      bytes.push(value);
-    } else bytes.push(next);
+      bytes[out++] = value;
+    } else bytes[out++] = next;
   }
-  return decoder.decode(Uint8Array.from(bytes));
+  return bytes.toString('utf8', 0, out);
 }
 
 function isHex(byte: number): boolean {
