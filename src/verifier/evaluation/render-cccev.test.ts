@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decimalText, isXsdDate, literal } from './render-cccev.ts';
+import jsonld from 'jsonld';
+import { decimalText, isXsdDate, literal, renderCccev } from './render-cccev.ts';
 
 describe('CCCEV value literals', () => {
   it('type safe integers as xsd:integer numbers, and write every other number out in full', () => {
@@ -44,5 +45,68 @@ describe('CCCEV value literals', () => {
   it('carry objects and lists as JSON literals', () => {
     assert.deepEqual(literal({ a: 1 }, 'object'), { '@value': { a: 1 }, '@type': '@json' });
     assert.deepEqual(literal([1, 'x'], 'any'), { '@value': [1, 'x'], '@type': '@json' });
+  });
+});
+
+describe('CCCEV links to configured IRIs', () => {
+  const CV = 'http://data.europa.eu/m8g/';
+  const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+  /** The N-Quads lines of one claim rendered with `iri` as both its requirement and its evidence type. */
+  const quads = async (iri: string) => {
+    const document = renderCccev(
+      [
+        {
+          evaluation_id: '01J0000000000000000000000',
+          claim_id: 'c',
+          claim_version: '1',
+          value: true,
+          disclosure: 'value',
+          issued_at: '2026-01-01T00:00:00.000Z',
+        },
+      ],
+      {
+        service_id: 's',
+        claims: [
+          { claim_id: 'c', title: 'C', requirement: iri, evidence_type_iri: iri, value_type: 'boolean' },
+        ],
+      },
+    );
+    const nquads = await jsonld.toRDF(
+      document as jsonld.JsonLdDocument,
+      {
+        format: 'application/n-quads',
+        safe: true,
+      } as jsonld.Options.ToRdf,
+    );
+    return String(nquads).split('\n');
+  };
+
+  it('keep an IRI whose scheme is a prefix of the context as it is, not read as a compact IRI', async () => {
+    for (const iri of [
+      'dcterms:creator',
+      'cccev:req1',
+      'xsd:string',
+      'time:x',
+      'foaf:Person',
+      'urn:example:r1',
+    ]) {
+      const lines = await quads(iri);
+      for (const predicate of [
+        `${CV}supportsRequirement`,
+        `${CV}isConformantTo`,
+        'http://purl.org/dc/terms/conformsTo',
+      ])
+        assert.ok(
+          lines.some((line) => line.endsWith(`<${predicate}> <${iri}> .`)),
+          `${iri} ${predicate}`,
+        );
+      for (const type of [`${CV}Requirement`, `${CV}EvidenceType`])
+        assert.ok(lines.includes(`<${iri}> <${RDF_TYPE}> <${type}> .`), `${iri} a ${type}`);
+      // The node's own context names no prefix for the rest of the evidence.
+      assert.ok(
+        lines.some((line) => line.includes(`<${CV}supportsValue>`)),
+        iri,
+      );
+    }
   });
 });

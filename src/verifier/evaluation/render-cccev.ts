@@ -85,12 +85,12 @@ function evidenceNode(result: ClaimResult, terms: CccevTerms): Record<string, un
     'cccev:isProvidedBy': { '@type': 'foaf:Agent', 'dcterms:identifier': serviceId },
     // `cccev:isConformantTo` is the name the interface uses; CCCEV 2.1.0 states the same link as dct:conformsTo
     // (its `Evidence.isConformantTo` term), whose range is an evidence type.
-    'cccev:isConformantTo': { '@id': evidenceType },
-    'dcterms:conformsTo': { '@id': evidenceType, '@type': 'cccev:EvidenceType' },
-    'cccev:supportsRequirement': {
-      '@id': claim?.requirement ?? `urn:ambit:requirement:${encodeURIComponent(claimId)}`,
-      '@type': 'cccev:Requirement',
-    },
+    'cccev:isConformantTo': linkedNode(evidenceType),
+    'dcterms:conformsTo': linkedNode(evidenceType, 'EvidenceType'),
+    'cccev:supportsRequirement': linkedNode(
+      claim?.requirement ?? `urn:ambit:requirement:${encodeURIComponent(claimId)}`,
+      'Requirement',
+    ),
     'cccev:validityPeriod': {
       '@id': `${id}#validity`,
       '@type': 'time:ProperInterval',
@@ -114,6 +114,23 @@ function evidenceNode(result: ClaimResult, terms: CccevTerms): Record<string, un
     };
   }
   return node;
+}
+
+/**
+ * A node named by an IRI, typed with a CCCEV class when given. A configured IRI whose scheme is a prefix of the
+ * context (`dcterms:creator`, `cccev:r1`) would be read as a compact IRI and name another node (dcterms' creator
+ * property): its node unsets that prefix for itself, and names its class in full.
+ */
+function linkedNode(iri: string, cccevClass?: string): Record<string, unknown> {
+  const scheme = iri.slice(0, iri.indexOf(':'));
+  if (!Object.hasOwn(CCCEV_CONTEXT, scheme)) {
+    return { '@id': iri, ...(cccevClass === undefined ? {} : { '@type': `cccev:${cccevClass}` }) };
+  }
+  return {
+    '@context': { [scheme]: null },
+    '@id': iri,
+    ...(cccevClass === undefined ? {} : { '@type': `${CCCEV_CONTEXT.cccev}${cccevClass}` }),
+  };
 }
 
 /**
