@@ -36,6 +36,28 @@ describe('PostgreSQL snapshot sources', () => {
       assert.equal(error.column, 'amount');
     });
 
+    it('a RAISE in a function a view calls, with any SQLSTATE: its message (which may quote data) is left out', async () => {
+      const { db } = setup;
+      await db.query('CREATE TABLE raised (id integer PRIMARY KEY)');
+      await db.query('INSERT INTO raised VALUES (1)');
+      await db.query(`CREATE FUNCTION raise_secret(n integer) RETURNS integer LANGUAGE plpgsql AS $body$
+        BEGIN RAISE EXCEPTION 'secret % here', n + 15000 USING ERRCODE = 'XX000'; END $body$`);
+      await db.query('CREATE VIEW raised_view AS SELECT raise_secret(id) AS id FROM raised');
+      const error = await startupFailure(
+        db.url,
+        dataset(
+          `      - id: raised
+        ${postgresSource({ table: 'raised_view' })}
+        primary_key: id
+        schema: { fields: [{ name: id, type: integer }] }`,
+          `      - { name: raised, table: raised, ${ACCESS} }`,
+        ),
+      );
+      assert.equal(error.code, 'ingest.query_failed');
+      assert.match(error.detail, /SQLSTATE XX000/);
+      assert.doesNotMatch(`${error.detail} ${error.message}`, /secret|15001/);
+    });
+
     it('a numeric NaN declared number: ingest.type_mismatch', async () => {
       const { db } = setup;
       await db.query('CREATE TABLE odd (id integer PRIMARY KEY, value numeric)');

@@ -5,7 +5,7 @@ import {
   dataRowMessage as dataRow,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
 import { decodeDataRow, decodeError, encodeLiveBatch, type WireStatement } from './live-wire.ts';
-import { classifyPgError } from './read-only-session.ts';
+import { classifyPgError, describePgError } from './read-only-session.ts';
 
 interface Message {
   readonly type: string;
@@ -159,6 +159,15 @@ describe('live wire messages', () => {
     assert.equal(error.severity, 'ERROR');
     assert.equal(error.message, 'invalid input syntax for type integer');
     assert.equal(classifyPgError(error), 'invalid_input');
+  });
+
+  it('an error response keeps the routine that raised it, so a RAISE with any SQLSTATE is told apart', () => {
+    const fields = Buffer.from(
+      'SERROR\0VERROR\0CXX000\0Msecret 15001 here\0Fpl_exec.c\0Rexec_stmt_raise\0\0',
+    );
+    const error = decodeError(backend('E', fields), 5, 5 + fields.length);
+    assert.equal(error.routine, 'exec_stmt_raise');
+    assert.equal(describePgError(error), 'SQLSTATE XX000 (its message is left out: it may quote a value)');
   });
 
   it('an error response from a server without the unlocalized severity falls back to the localized one', () => {

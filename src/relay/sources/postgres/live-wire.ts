@@ -163,6 +163,8 @@ export interface ServerError extends Error {
    * value (those are refused at Bind), so a data exception then is no caller's mistake.
    */
   readonly running: boolean;
+  /** The server routine that raised it (field R): `exec_stmt_raise` for a RAISE in PL/pgSQL. */
+  readonly routine?: string;
 }
 
 export function decodeError(buffer: Buffer, start: number, end: number, running = false): ServerError {
@@ -170,6 +172,7 @@ export function decodeError(buffer: Buffer, start: number, end: number, running 
   let localized = 'ERROR';
   let code = 'XX000';
   let message = 'unknown server error';
+  let routine: string | undefined;
   let at = start;
   while (at < end && buffer[at] !== 0) {
     const field = buffer[at] as number;
@@ -181,9 +184,15 @@ export function decodeError(buffer: Buffer, start: number, end: number, running 
     else if (field === 0x53) localized = value;
     else if (field === 0x43) code = value;
     else if (field === 0x4d) message = value;
+    else if (field === 0x52) routine = value;
     at = stop + 1;
   }
-  return Object.assign(new Error(message), { severity: severity ?? localized, code, running });
+  return Object.assign(new Error(message), {
+    severity: severity ?? localized,
+    code,
+    running,
+    ...(routine === undefined ? {} : { routine }),
+  });
 }
 
 /** Object not in prerequisite state: refused (502, logged), not unavailable, since a read again would do the same. */

@@ -77,6 +77,13 @@ describe('read-only session', () => {
       const reason = describePgError(server(code as string, message));
       assert.equal(reason, `SQLSTATE ${code} (its message is left out: it may quote a value)`);
     }
+    // A RAISE may name any SQLSTATE: told by the routine that raised it, its message is left out too.
+    assert.equal(
+      describePgError(
+        Object.assign(server('XX000', 'person PIN-4711 is not valid'), { routine: 'exec_stmt_raise' }),
+      ),
+      'SQLSTATE XX000 (its message is left out: it may quote a value)',
+    );
     assert.equal(
       describePgError(
         Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:5432'), { code: 'ECONNREFUSED' }),

@@ -152,15 +152,17 @@ export function classifyPgError(error: unknown): PgErrorKind {
 }
 
 // Data exceptions quote the value they refused (`invalid input syntax for type integer: "..."`), and a RAISE in a
-// function may say anything: their server messages never reach a load error or a log.
+// function may say anything: their server messages never reach a load error or a log. A RAISE may name any SQLSTATE
+// (`USING ERRCODE = 'XX000'`), so it is also told by the server routine that raised it.
 const VALUE_QUOTING_CLASSES = /^(22|P0)/;
+const RAISE_ROUTINE = 'exec_stmt_raise';
 
 /** A short reason for logs and load errors: the SQLSTATE and server message, or the socket error code. */
 export function describePgError(error: unknown): string {
-  const { code, severity, message } = (error ?? {}) as PgLikeError;
+  const { code, severity, message, routine } = (error ?? {}) as PgLikeError;
   const text = typeof message === 'string' ? message.slice(0, 200) : 'unknown error';
   if (typeof code === 'string' && typeof severity === 'string') {
-    return VALUE_QUOTING_CLASSES.test(code)
+    return VALUE_QUOTING_CLASSES.test(code) || routine === RAISE_ROUTINE
       ? `SQLSTATE ${code} (its message is left out: it may quote a value)`
       : `SQLSTATE ${code}: ${text}`;
   }
