@@ -118,6 +118,8 @@ interface PgLikeError {
   readonly severity?: unknown;
   readonly message?: unknown;
   readonly running?: unknown;
+  /** The server routine that raised it (ErrorResponse field R). */
+  readonly routine?: unknown;
 }
 
 export function classifyPgError(error: unknown): PgErrorKind {
