@@ -54,56 +54,23 @@ export const relayServe: Command = async (args, io) => {
     }
     if (workerIndex !== undefined) {
       const restarted = io.env[WORKER_RESTARTED_ENV] === '1';
-      let running: Awaited<ReturnType<typeof startRelayWorker>>;
-      try {
-        running = await startRelayWorker(loaded, workerIndex, deps, bind, restarted);
-      } catch (error) {
-        // The worker sent the error to its primary, which reports a first start's failure itself: said once.
-        if (restarted) return reportStartupError(error, io.err);
-        cluster.worker?.disconnect();
-        return 1;
-      }
+      const running = await startRelayWorker(loaded, workerIndex, deps, bind, restarted);
       await shutdownRequested('worker', io.err);
       await running.close();
       // The IPC channel to the primary would keep this process alive.
       cluster.worker?.disconnect();
       return 0;
     }
+    const running =
+      workers > 1
+        ? await startRelayPrimary(loaded, workers, deps)
+        : await startRelay(loaded, deps, bind ?? loaded.config.server.bind);
     // With the stdout audit sink, standard output carries audit envelopes only, so it stays a verifiable chain.
     const stdoutAudit = loaded.config.audit.sink === 'stdout';
     const notice = (line: string) => (stdoutAudit ? io.err(line) : io.out(line));
-    // Installed before the start, so that a signal while the sources load stops the relay as it would once started
-    // (Node's default action would end the primary at once, its workers with it, and leave its audit file open).
-    const stop = shutdownRequested(workers > 1 ? 'primary' : 'single', io.err);
-    let starting = true;
-    let stoppedWorkers = false;
-    void stop.then(() => {
-      if (!starting) return;
-      if (workers > 1) {
-        stoppedWorkers = true;
-        // A worker still loading cannot drain anything yet: it ends at once, which fails the start, and the
-        // primary stops the other workers and closes its audit file.
-        notice('stopping: the workers stop loading');
-        for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
-      } else notice('stopping once the sources have loaded (a second Ctrl-C exits at once)');
-    });
-    let running: { url: string; adminUrl: string | undefined; close(): Promise<void> };
-    try {
-      running =
-        workers > 1
-          ? await startRelayPrimary(loaded, workers, deps)
-          : await startRelay(loaded, deps, bind ?? loaded.config.server.bind);
-    } catch (error) {
-      // Workers ended by the stop fail the start: that is the stop, not a failure to report.
-      if (!stoppedWorkers) throw error;
-      notice('stopped before the start was over');
-      return 0;
-    } finally {
-      starting = false;
-    }
     notice(`ambit relay listening on ${running.url}${workers > 1 ? ` (${workers} workers)` : ''}`);
     if (running.adminUrl !== undefined) notice(`ambit relay admin listener on ${running.adminUrl}`);
-    await stop;
+    await shutdownRequested(workers > 1 ? 'primary' : 'single', io.err);
     notice('shutting down: draining in-flight requests (a second Ctrl-C exits at once)');
     await running.close();
     return 0;
