@@ -58,6 +58,14 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
     await upstream.close();
   });
 
+  /** A verifier keeping its state in the test database. */
+  const onDatabase = () =>
+    startTestVerifier({
+      relays: { civil: upstreamUrl, social: upstreamUrl },
+      edit: postgresState,
+      env: { STATE_URL: database.url },
+    });
+
   it('answers 503 while PostgreSQL is unreachable, keeps serving what needs no state, and recovers', async () => {
     const url = new URL(database.url);
     const proxy = new CuttableProxy(url.hostname, Number(url.port || 5432));
@@ -139,11 +147,7 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
 
   it('renders an evaluation byte for byte as it was answered, in either format', async () => {
     handler = oneLivingPerson;
-    const verifier = await startTestVerifier({
-      relays: { civil: upstreamUrl, social: upstreamUrl },
-      edit: postgresState,
-      env: { STATE_URL: database.url },
-    });
+    const verifier = await onDatabase();
     try {
       const json = await verifier.evaluate({ target: TARGET, claims: ['person_alive'], disclosure: 'value' });
       assert.equal(json.statusCode, 200, json.body);
@@ -168,11 +172,7 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
 
   it('keeps an Idempotency-Key only as a keyed hash: a key made of an identifier cannot be found by trying them', async () => {
     handler = oneLivingPerson;
-    const verifier = await startTestVerifier({
-      relays: { civil: upstreamUrl, social: upstreamUrl },
-      edit: postgresState,
-      env: { STATE_URL: database.url },
-    });
+    const verifier = await onDatabase();
     try {
       // Clients often derive keys from what the batch is about: here a national id.
       const key = 'benefit-review-FAKE-412781';
@@ -197,11 +197,7 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
   });
 
   it('holds an idempotency key for its running request: the same request meanwhile is told to retry', async () => {
-    const verifier = await startTestVerifier({
-      relays: { civil: upstreamUrl, social: upstreamUrl },
-      edit: postgresState,
-      env: { STATE_URL: database.url },
-    });
+    const verifier = await onDatabase();
     const held = holdUpstream();
     handler = held.handler;
     const { release, reached } = held;

@@ -16,6 +16,9 @@ import {
   type SourceFile,
 } from './source-file.ts';
 
+/** Rows with the SHA-256 of the bytes they were read from, as openFileSource gives them. */
+export type HashedSourceRows = SourceRows & { readonly contentHash: string };
+
 export interface SourceRows {
   /** Column names as found in the source, or synthesised `column_1..n` when there is no header row. */
   readonly columns: readonly string[];
@@ -85,7 +88,7 @@ export async function openFileSource(
   tableId: string,
   source: SourceConfig,
   options: OpenSourceOptions,
-): Promise<SourceRows> {
+): Promise<HashedSourceRows> {
   const format = chooseFormat(tableId, source);
   const limit = format.kind === 'xlsx' ? options.xlsxMaxFileBytes : options.maxFileBytes;
   const limitKey = format.kind === 'xlsx' ? 'server.xlsx_max_file_bytes' : 'server.max_source_file_bytes';

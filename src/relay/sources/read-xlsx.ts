@@ -13,7 +13,7 @@ import {
   type SheetRegion,
   walkCells,
 } from './find-formula-cell.ts';
-import type { SourceRows, XlsxFormat } from './open-file-source.ts';
+import type { HashedSourceRows, XlsxFormat } from './open-file-source.ts';
 import { decodableWorkbook, openXlsxPackage } from './open-xlsx-package.ts';
 import { SourceError } from './source-error.ts';
 import {
@@ -38,7 +38,7 @@ const EXCEL_FOLD = Date.UTC(1900, 2, 1);
  * epoch to the store. Rows empty across the region are skipped. The file-size guard bounds the workbook, so it is
  * read whole.
  */
-export async function readXlsx(file: SourceFile, format: XlsxFormat): Promise<SourceRows> {
+export async function readXlsx(file: SourceFile, format: XlsxFormat): Promise<HashedSourceRows> {
   const region = sheetRegion(file, format);
   const bytes = await readWhole(file);
   const { sheetName, date1904, isoDates, decodable } = checkedSheet(file, bytes, format.sheet, region);

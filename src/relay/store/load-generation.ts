@@ -7,7 +7,6 @@ import type { Clock } from '../../platform/clock.ts';
 import type { FileSourceConfig, RelayConfig, TableConfig } from '../config/schema.ts';
 import { openFileSource } from '../sources/open-file-source.ts';
 import type { PostgresSources } from '../sources/postgres/postgres-sources.ts';
-import { hashSourceFile } from '../sources/source-file.ts';
 import { buildTable } from './build-table.ts';
 import { digestColumns } from './digest-columns.ts';
 import { createGeneration, type Generation, tableKey } from './generation.ts';
@@ -72,16 +71,9 @@ async function loadFileTable(
     maxFileBytes: config.server.max_source_file_bytes,
     xlsxMaxFileBytes: config.server.xlsx_max_file_bytes,
   });
-  const contentHash =
-    source.contentHash ??
-    (await hashSourceFile({
-      tableId: table.id,
-      displayPath: file.path,
-      absolutePath: resolve(options.baseDir, file.path),
-    }));
   const version = createHash('sha256')
     .update(JSON.stringify(table))
-    .update(contentHash)
+    .update(source.contentHash)
     .digest('hex')
     .slice(0, 32);
   return buildTable({
