@@ -205,6 +205,16 @@ describe('live PostgreSQL tables: failures and the startup probe', () => {
     }
   });
 
+  it('the probe refuses a key a UNIQUE index covers but that may be NULL (rows without a key)', async () => {
+    await db.query('CREATE TABLE nullable_key (id integer UNIQUE, label text)');
+    const error = await startupFailure(db.url, liveDataset('nullable_key', ID_AND_LABEL));
+    assert.equal(error.code, 'ingest.live_key_not_unique');
+    assert.match(error.detail, /may be NULL; make it NOT NULL/);
+    await db.query('ALTER TABLE nullable_key ALTER COLUMN id SET NOT NULL');
+    const relay = await startPostgresRelay(liveDataset('nullable_key', ID_AND_LABEL), db.url);
+    await relay.close();
+  });
+
   it('the probe refuses a column type that cannot serve the declared type (ingest.type_mismatch)', async () => {
     await db.query('CREATE TABLE texty (id integer PRIMARY KEY, label text, amount text)');
     const error = await startupFailure(

@@ -38,7 +38,7 @@ export const INGEST_CODES = {
     'PostgreSQL refused the read: the table or view is missing or not visible, a permission is denied, or `change_token_sql` is missing where needed.',
   'ingest.query_timeout': 'A PostgreSQL statement ran past `source.query_timeout`.',
   'ingest.live_key_not_unique':
-    'A live PostgreSQL table has no unique index on the primary key alone, which its pages are cut by.',
+    'A live PostgreSQL table has no unique index on the primary key alone, which its pages are cut by, or its key column may be NULL.',
   'ingest.load_failed': 'A load failed for a reason without a code of its own (the log has the detail).',
 } as const satisfies Record<string, string>;
 
