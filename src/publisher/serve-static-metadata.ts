@@ -1,6 +1,6 @@
 // `ambit metadata serve`: a static publication over HTTP, unauthenticated and read-only, with exact media
 // types, ETags and the platform's security headers. Only files under the publication root are ever served.
-import { readFileSync, realpathSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, type Stats, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../platform/clock.ts';
@@ -69,14 +69,16 @@ function locate(root: string, relative: string): { absolute: string; relative: s
   const candidates = relative === '' ? ['metadata/index.json'] : [relative, `${relative}/index.json`];
   for (const candidate of candidates) {
     let absolute: string;
+    let stat: Stats;
     try {
       // realpath resolves symlinks, so a link pointing outside the root is refused like any other path.
       absolute = realpathSync(join(root, ...candidate.split('/')));
+      if (!absolute.startsWith(root + sep)) continue;
+      // A publish may move the file away between the two calls: then it is not published any more.
+      stat = statSync(absolute);
     } catch {
       continue;
     }
-    if (!absolute.startsWith(root + sep)) continue;
-    const stat = statSync(absolute);
     if (stat.isFile() && stat.size <= MAX_FILE_BYTES) return { absolute, relative: candidate };
   }
   return undefined;

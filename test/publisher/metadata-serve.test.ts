@@ -111,4 +111,26 @@ describe('ambit metadata serve while a publish replaces the folder', () => {
       syncBuiltinESMExports();
     }
   });
+
+  it('answers 404 for a file moved away between resolving and inspecting it, not 500', async (t) => {
+    publishMetadata(MANIFEST, site);
+    const app = createStaticMetadataApp(site, {
+      logger: silentLogger(),
+      clock: systemClock,
+      random: systemRandom,
+    });
+    t.after(() => app.close());
+    // The path resolves (realpath), then the file is gone by the time it is inspected.
+    t.mock.method(fs, 'statSync', () => {
+      throw Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
+    });
+    syncBuiltinESMExports();
+    try {
+      const response = await app.inject({ method: 'GET', url: '/metadata/catalog.json' });
+      assertProblem(response, 404, 'http.not_found');
+    } finally {
+      t.mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+  });
 });

@@ -31,6 +31,7 @@ export function checkManifestForms(manifest: Manifest): ConfigIssue[] {
       if (field.codelist !== undefined && !codelists.has(field.codelist))
         issues.push(missing(`${path}.codelist`, 'codelist', field.codelist, codelists));
     }
+    issues.push(...submissionPropertyClashes(form, base));
     form.sections.forEach((section, s) => {
       const when = section.visible_when;
       if (when !== undefined && !names.has(when.field))
@@ -44,6 +45,30 @@ export function checkManifestForms(manifest: Manifest): ConfigIssue[] {
     });
     return issues;
   });
+}
+
+/**
+ * The submission schema has one property per top-level field (plain sections are flattened into the top level)
+ * and per repeatable section: a section id meeting another such name would silently replace it.
+ */
+function submissionPropertyClashes(form: ManifestForm, base: string): ConfigIssue[] {
+  const taken = new Set([
+    ...form.fields.map((field) => field.name),
+    ...form.sections.filter((section) => !section.repeatable).flatMap((s) => s.fields.map((f) => f.name)),
+  ]);
+  const issues: ConfigIssue[] = [];
+  form.sections.forEach((section, s) => {
+    if (!section.repeatable || section.fields.length === 0) return;
+    if (taken.has(section.id))
+      issues.push(
+        issue(
+          `${base}.sections.${s}.id`,
+          `repeatable section \`${section.id}\` is a property of the submission, which already has a field or section \`${section.id}\`; rename one`,
+        ),
+      );
+    taken.add(section.id);
+  });
+  return issues;
 }
 
 function formFields(form: ManifestForm, base: string): [string, ManifestForm['fields'][number]][] {

@@ -5,9 +5,11 @@ import { describe, it } from 'node:test';
 import { DEMO_DIR, demoEnv } from '../../../../test/helpers/relay-harness.ts';
 import { buildCatalog } from '../../catalog/build-catalog.ts';
 import { loadRelayConfig } from '../../config/load-relay-config.ts';
+import { renderEntityShacl } from '../renderers/rdf/render-shacl.ts';
 import { renderCatalogJson } from '../renderers/render-catalog-json.ts';
 import { buildModelFromManifest } from './build-model-from-manifest.ts';
 import { relayMetadataLinks } from './metadata-links.ts';
+import type { EntityMeta, MetadataModel } from './metadata-model.ts';
 import { EVERYTHING_VISIBLE, scopeMetadataModel } from './scope-metadata-model.ts';
 
 const loaded = loadRelayConfig(join(DEMO_DIR, 'relay.yaml'), demoEnv());
@@ -90,6 +92,40 @@ describe('scopeMetadataModel', () => {
     );
     assert.deepEqual(view.datasets[0]?.offerings, []);
     assert.deepEqual(view.evidenceTypes, []);
+  });
+
+  it('writes a field with the same SHACL path whether or not a relationship sharing its concept is visible', () => {
+    // A foreign key and its relationship described by one concept: each then gets a path of its own.
+    const concept = 'https://demo.example.gov/def/memberOf';
+    const shared = structuredClone(model) as MetadataModel;
+    const dataset = shared.datasets.find((candidate) => candidate.id === 'social_protection');
+    const members = dataset?.entities.find((entity) => entity.name === 'members') as EntityMeta;
+    Object.assign(members.fields.find((field) => field.name === 'household_id') as object, {
+      concepts: [concept],
+    });
+    Object.assign(members.relationships.find((rel) => rel.name === 'household') as object, {
+      conceptUri: concept,
+    });
+    const pathOfHouseholdId = (view: MetadataModel) => {
+      const entity = view.datasets
+        .find((candidate) => candidate.id === 'social_protection')
+        ?.entities.find((candidate) => candidate.name === 'members') as EntityMeta;
+      const graph = renderEntityShacl(view, entity)['@graph'] as {
+        'sh:property': Record<string, unknown>[];
+      }[];
+      const shape = graph[0] as { 'sh:property': Record<string, unknown>[] };
+      return shape['sh:property'].find((property) => property['sh:name'] === 'household_id')?.['sh:path'];
+    };
+    const withoutHouseholds = scopeMetadataModel(shared, {
+      dataset: (id) => id === 'social_protection',
+      entity: (_id, name) => name === 'members',
+      aggregate: () => false,
+    });
+    const full = pathOfHouseholdId(scopeMetadataModel(shared, EVERYTHING_VISIBLE));
+    assert.deepEqual(full, {
+      '@id': `${model.catalog.baseUrl}/metadata/datasets/social_protection/entities/members#household_id`,
+    });
+    assert.deepEqual(pathOfHouseholdId(withoutHouseholds), full);
   });
 
   it('sees nothing when nothing is visible', () => {

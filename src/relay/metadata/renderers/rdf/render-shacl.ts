@@ -42,7 +42,8 @@ export function entityShapeIri(model: MetadataModel, entity: EntityMeta): string
 
 /**
  * The predicate a field or relationship is written with in RDF: its concept IRI when no other member of the
- * entity shares it, else an IRI of its own under the entity.
+ * entity shares it, else an IRI of its own under the entity. Relationships hidden from the view still count, so
+ * every caller gets the same predicate for a member.
  */
 export function memberPredicate(
   model: MetadataModel,
@@ -53,6 +54,7 @@ export function memberPredicate(
   const concepts = [
     ...entity.fields.map((field) => field.concepts[0]),
     ...entity.relationships.map((rel) => rel.conceptUri),
+    ...(entity.hiddenRelationshipConcepts ?? []),
   ];
   const unique = concept !== undefined && concepts.filter((other) => other === concept).length === 1;
   return unique ? concept : `${entityNamespace(model, entity)}${member.name}`;
