@@ -1,6 +1,7 @@
 // A group large enough to show can still hold a measure computed from fewer people than the minimum cell size
-// (the others have no value): an average over one income is that person's income. Such a measure is suppressed on
-// its own, in every format, while the group and its other measures stay.
+// (the others have no value): an average over one income is that person's income, and a count of one income says
+// that exactly one person of the group has one. Such a measure is suppressed on its own, in every format, while
+// the group and its other measures stay.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
@@ -16,6 +17,7 @@ function aggregate(id: string, suppression: string): string {
         indicators:
           - { id: rows, function: count }
           - { id: with_income, function: count, column: income }
+          - { id: incomes, function: count_distinct, column: income }
           - { id: total, function: sum, column: income }
           - { id: mean, function: avg, column: income }
           - { id: top, function: max, column: income }
@@ -76,17 +78,25 @@ describe('aggregate measures computed from too few people', () => {
       assert.deepEqual(byDistrict.get('A'), {
         district: 'A',
         rows: 5,
-        with_income: 1,
+        with_income: null,
+        incomes: null,
         total: null,
         mean: null,
         top: null,
         mean_age: 32,
-        attributes: { total$status: 'S', mean$status: 'S', top$status: 'S' },
+        attributes: {
+          with_income$status: 'S',
+          incomes$status: 'S',
+          total$status: 'S',
+          mean$status: 'S',
+          top$status: 'S',
+        },
       });
       assert.deepEqual(byDistrict.get('B'), {
         district: 'B',
         rows: 4,
         with_income: 4,
+        incomes: 4,
         total: 1000,
         mean: 250,
         top: 400,
@@ -110,6 +120,10 @@ describe('aggregate measures computed from too few people', () => {
       assert.equal(a.total, '');
       assert.equal(a.mean$status, 'S');
       assert.equal(a.top$status, 'S');
+      assert.equal(a.with_income, '', 'one income in A is a count below the minimum');
+      assert.equal(a.with_income$status, 'S');
+      assert.equal(a.incomes, '');
+      assert.equal(a.rows$status, '');
       assert.equal(a.mean_age$status, '');
       assert.equal(a.mean_age, '32');
       const b = rows.find((row) => row.district === 'B');
@@ -128,11 +142,47 @@ describe('aggregate measures computed from too few people', () => {
       const obsA = observations[String(districts.indexOf('A'))];
       const obsB = observations[String(districts.indexOf('B'))];
       assert.equal(obsA?.[measureCount], 0, 'A carries OBS_STATUS S');
-      assert.equal(obsA?.[3], null, 'its mean is null');
+      const measureIds = structure.measures.observation.map((m: { id: string }) => m.id);
+      assert.equal(obsA?.[measureIds.indexOf('mean')], null, 'its mean is null');
+      assert.equal(obsA?.[measureIds.indexOf('with_income')], null, 'so is its count of incomes');
+      assert.equal(obsA?.[measureIds.indexOf('rows')], 5, 'its row count stays');
       assert.equal(obsB?.[measureCount], null, 'B carries no status');
       assert.deepEqual(structure.attributes.observation[0].values, [
         { id: 'S', name: 'Suppressed by disclosure control' },
       ]);
     });
   }
+
+  it('omitted: a query of counts alone still carries the status of a count it suppressed, in CSV and SDMX', async () => {
+    const query = `${BASE}/omitted?group_by=district&measures=rows,with_income`;
+    const csv = await get(`${query}&f=csv`);
+    assert.equal(csv.statusCode, 200, csv.body);
+    const rows = parse(csv.body, { columns: true }) as Record<string, string>[];
+    assert.deepEqual(Object.keys(rows[0] ?? {}), [
+      'district',
+      'rows',
+      'with_income',
+      'rows$status',
+      'with_income$status',
+    ]);
+    assert.deepEqual(
+      rows.find((row) => row.district === 'A'),
+      {
+        district: 'A',
+        rows: '5',
+        with_income: '',
+        rows$status: '',
+        with_income$status: 'S',
+      },
+    );
+    const sdmx = await get(`${query}&f=sdmx-json`);
+    assert.equal(sdmx.statusCode, 200, sdmx.body);
+    const message = sdmx.json();
+    const structure = message.data.structures[0];
+    assert.equal(structure.attributes.observation[0].id, 'OBS_STATUS');
+    const districts = structure.dimensions.observation[0].values.map((v: { value: string }) => v.value);
+    const observations = message.data.dataSets[0].observations as Record<string, unknown[]>;
+    assert.deepEqual(observations[String(districts.indexOf('A'))], [5, null, 0]);
+    assert.deepEqual(observations[String(districts.indexOf('B'))], [4, 4, null]);
+  });
 });

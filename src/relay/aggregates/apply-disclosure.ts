@@ -77,9 +77,10 @@ export function carriesStatus(aggregate: CatalogAggregate, query: AggregateQuery
   return aggregate.disclosure.suppression !== 'omit' || query.measures.some(mayLackValues);
 }
 
+/** A measure over a column some rows can leave empty: a row count never is, a count of the column's values can be. */
 function mayLackValues(measure: AggregateMeasure): boolean {
   const column = measure.column;
-  if (column === undefined || measure.fn === 'count' || measure.fn === 'count_distinct') return false;
+  if (column === undefined) return false;
   return column.field.nullable || column.via !== undefined;
 }
 
@@ -87,7 +88,7 @@ function mayLackValues(measure: AggregateMeasure): boolean {
 function thinMeasures(grouped: GroupedResult, g: number, minCellSize: number): boolean[] | undefined {
   let thin: boolean[] | undefined;
   grouped.contributors.forEach((counts, m) => {
-    // A measure no row gave a value is null already: nothing of anyone's shows.
+    // A measure no row gave a value is null (a count of them 0): nothing of anyone's shows.
     const n = counts?.[g] ?? minCellSize;
     if (n > 0 && n < minCellSize) {
       thin ??= grouped.contributors.map(() => false);

@@ -126,13 +126,16 @@ function reference(items: readonly ItemRow[], owners: readonly OwnerRow[], query
   };
 }
 
-/** The rows that give a measure its value: every row for counts, the rows with a value otherwise. */
+/**
+ * The rows that give a measure its value: every row for the row count, the rows with a value in the column
+ * otherwise (a count of the amounts, or of distinct categories, is as telling as their sum).
+ */
 function contributorsOf(measure: string, items: readonly ItemRow[]): number {
   switch (measure) {
     case 'rows':
-    case 'amounts':
-    case 'cats':
       return items.length;
+    case 'cats':
+      return items.filter((item) => item.cat !== null).length;
     case 'owner_sizes':
       return items.filter((item) => item.size !== null).length;
     default:

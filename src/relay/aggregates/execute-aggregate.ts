@@ -15,7 +15,7 @@ export interface GroupedResult {
   readonly values: (number | null)[][];
   /**
    * `contributors[m][g]`: how many rows of group `g` gave measure `m` a value, where that can be fewer than the
-   * group's rows (a numeric measure over a column with nulls); undefined where every row of a group counts.
+   * group's rows (a measure over a column with nulls, counts included); undefined where every row of a group counts.
    */
   readonly contributors: readonly (Float64Array | undefined)[];
 }
@@ -56,13 +56,25 @@ export function executeGeneral(plan: AggregatePlan): GroupedResult {
     input.median ? medianValues(groups, input.input, stats[i] as Stats) : undefined,
   );
   const { groupCount, groupSlot } = groups;
-  const contributors = plan.measures.map((planned) => {
+  // Per slot, the rows with a value in a counted field: the count itself, and what a distinct count rests on.
+  const present = plan.measures.map((planned) =>
+    planned.kind === 'present' || (planned.kind === 'distinct' && planned.encoded.nullCode >= 0)
+      ? presentCounts(groups, planned.encoded)
+      : undefined,
+  );
+  const contributors = plan.measures.map((planned, m) => {
+    const counted = present[m];
+    if (counted !== undefined) {
+      // Without nulls every row of a group counts, as for the row count.
+      if (planned.kind === 'present' && planned.encoded.nullCode < 0) return undefined;
+      return Float64Array.from(groupSlot, (slot) => counted[slot] as number);
+    }
     if (planned.kind !== 'numeric' || !(plan.inputs[planned.input] as PlannedInput).input.hasNulls)
       return undefined;
     const count = (stats[planned.input] as Stats).count;
     return Float64Array.from(groupSlot, (slot) => count[slot] as number);
   });
-  const values = plan.measures.map((planned) => {
+  const values = plan.measures.map((planned, m) => {
     const out: (number | null)[] = new Array(groupCount);
     if (planned.kind === 'numeric') {
       const stat = stats[planned.input] as Stats;
@@ -76,7 +88,7 @@ export function executeGeneral(plan: AggregatePlan): GroupedResult {
       planned.kind === 'rows'
         ? groups.slotSizes
         : planned.kind === 'present'
-          ? presentCounts(groups, planned.encoded)
+          ? (present[m] as Int32Array)
           : distinctCounts(groups, planned.encoded);
     for (let g = 0; g < groupCount; g++) out[g] = counts[groupSlot[g] as number] as number;
     return out;
