@@ -150,6 +150,22 @@ describe('relay in OIDC mode (real IdP)', () => {
     );
   });
 
+  it('refuses a token whose header values nest thousands deep with 401, not a server error', async () => {
+    const [, payload] = (await token(['social_protection:rows'])).split('.');
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    for (const [header, code] of [
+      [{ alg: deep }, 'auth.algorithm_not_allowed'],
+      [{ alg: '"RS256"', typ: deep }, 'auth.token_type_not_allowed'],
+      [{ alg: '"RS256"', kid: deep }, 'auth.kid_unknown'],
+    ] as const) {
+      const members = Object.entries(header).map(([name, value]) => `"${name}":${value}`);
+      const encoded = Buffer.from(`{${members.join(',')}}`).toString('base64url');
+      const response = await bearer(relay, `${encoded}.${payload}.c2ln`);
+      assertProblem(response, 401, code);
+      assert.equal(response.headers['www-authenticate'], 'Bearer realm="ambit", error="invalid_token"');
+    }
+  });
+
   it('names a refused token invalid_token in WWW-Authenticate (RFC 6750), and a request without one only the realm', async () => {
     const otherAudience = await token(['social_protection:rows'], {
       audience: 'https://another-relay.test/api',

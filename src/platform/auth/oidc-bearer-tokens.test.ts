@@ -233,6 +233,22 @@ describe('OIDC bearer checks on hand-made tokens', () => {
     const client = await principalOf({ client_id: 'reporting' });
     assert.notEqual(user.id, client.id);
     assert.notEqual(user.credentialTag, client.credentialTag);
+    // So is a user whose subject is spelled as that client's id, or as such a user's id.
+    const ids = new Set<string>();
+    const tags = new Set<string>();
+    for (const claims of [
+      { client_id: 'reporting' },
+      { sub: 'client:reporting' },
+      { sub: 'sub:client:reporting' },
+      { sub: 'sub:sub:client:reporting' },
+    ]) {
+      const principal = await principalOf(claims);
+      ids.add(principal.id);
+      tags.add(principal.credentialTag);
+    }
+    assert.equal(ids.size, 4);
+    assert.equal(tags.size, 4);
+    assert.equal(await idOf({ sub: 'client:reporting' }), 'sub:client:reporting');
   });
 
   it('rejects malformed tokens as malformed credentials', async () => {
@@ -254,6 +270,24 @@ describe('OIDC bearer checks on hand-made tokens', () => {
     assert.deepEqual(net.calls, []);
   });
 
+  it('refuses header values nested thousands deep with 401, naming only their kind in the detail', async () => {
+    const { auth } = setup();
+    const [, payload] = (await signToken(rs)).split('.');
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    const cases = [
+      [`{"alg":${deep}}`, 'auth.algorithm_not_allowed'],
+      [`{"alg":"RS256","typ":${deep}}`, 'auth.token_type_not_allowed'],
+      [`{"alg":"RS256","typ":"at+jwt","kid":${deep}}`, 'auth.kid_unknown'],
+    ] as const;
+    for (const [header, code] of cases) {
+      const problem = await expectProblem(
+        auth.authenticate(`${base64url.encode(header)}.${payload}.c2ln`),
+        code,
+      );
+      assert.ok(problem.detail.length < 100, problem.detail);
+      assert.match(problem.detail, /a list/);
+    }
+  });
   it('tries each key when the token has no kid and several keys could match', async () => {
     const first = await makeSigner('RS256', undefined);
     const second = await makeSigner('RS256', undefined);

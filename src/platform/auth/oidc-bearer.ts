@@ -15,6 +15,7 @@ import { platformProblem } from '../problem/platform-problems.ts';
 import { isProblem, type Problem, withAdded } from '../problem/problem.ts';
 import { createOidcKeySource } from './oidc-key-source.ts';
 import type { Principal } from './principal.ts';
+import { shownHeaderValue } from './shown-header-value.ts';
 
 export { isLoopbackUrl } from './is-loopback-url.ts';
 
@@ -179,7 +180,7 @@ function checkHeader(token: string, algorithms: ReadonlySet<string>, tokenTypes:
   if (typeof header.alg !== 'string' || !algorithms.has(header.alg)) {
     throw platformProblem(
       'auth.algorithm_not_allowed',
-      `Tokens signed with ${shown(header.alg)} are not accepted.`,
+      `Tokens signed with ${shownHeaderValue(header.alg)} are not accepted.`,
     );
   }
   // No critical extension is understood here: such a token is refused as such, not tried against every key (the
@@ -192,15 +193,12 @@ function checkHeader(token: string, algorithms: ReadonlySet<string>, tokenTypes:
   }
   const typ = header.typ ?? 'JWT';
   if (typeof typ !== 'string' || !tokenTypes.has(normaliseTyp(typ))) {
-    throw platformProblem('auth.token_type_not_allowed', `Tokens of type ${shown(typ)} are not accepted.`);
+    throw platformProblem(
+      'auth.token_type_not_allowed',
+      `Tokens of type ${shownHeaderValue(typ)} are not accepted.`,
+    );
   }
   return header;
-}
-
-/** Header values are attacker-chosen: quote and shorten them before they reach a problem detail. */
-function shown(value: unknown): string {
-  const text = JSON.stringify(value) ?? 'undefined';
-  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
 /** `typ` compares case-insensitively and may carry the `application/` prefix (RFC 7515 §4.1.9). */
@@ -313,7 +311,8 @@ function toPrincipal(payload: JWTPayload, options: OidcOptions): Principal {
   // A token without `sub` is a client's own (client credentials): marked as such, so that a client whose id equals a
   // user's subject is still another caller (stored evaluations, idempotency keys and cursors are bound to the id).
   const client = stringClaim(payload, 'client_id') ?? stringClaim(payload, 'azp');
-  const id = stringClaim(payload, 'sub') ?? (client === undefined ? undefined : `client:${client}`);
+  const sub = stringClaim(payload, 'sub');
+  const id = sub === undefined ? (client === undefined ? undefined : `client:${client}`) : subjectId(sub);
   if (id === undefined) {
     throw platformProblem(
       'auth.invalid_credential',
@@ -329,6 +328,14 @@ function toPrincipal(payload: JWTPayload, options: OidcOptions): Principal {
     scopes: oidcScopes(payload, options.scope_claim, options.scope_map),
     credentialTag: `sha256:${tag.slice(0, 16)}`,
   };
+}
+
+/**
+ * A subject spelled as a marked client (`client:…`) is escaped with `sub:`, and so is one already starting with it:
+ * an IdP that lets users pick their subject (a user name) would otherwise let a user become a client.
+ */
+function subjectId(sub: string): string {
+  return sub.startsWith('client:') || sub.startsWith('sub:') ? `sub:${sub}` : sub;
 }
 
 /**

@@ -14,6 +14,7 @@ import { platformProblem } from '../problem/platform-problems.ts';
 import type { Problem } from '../problem/problem.ts';
 import { isAllowedFetchUrl } from './is-loopback-url.ts';
 import { describeFailure, fetchJson, KeyFetchError } from './oidc-key-fetch.ts';
+import { shownHeaderValue } from './shown-header-value.ts';
 
 export interface OidcKeySourceOptions {
   readonly issuer: string;
@@ -267,7 +268,7 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
         'auth.kid_unknown',
         header.kid === undefined
           ? 'No issuer key matches the token algorithm.'
-          : `No issuer key has kid ${shownKid(header.kid)} for the token algorithm.`,
+          : `No issuer key has kid ${shownHeaderValue(header.kid)} for the token algorithm.`,
       );
     },
     async refetchedKeysFor(header, tried) {
@@ -327,10 +328,4 @@ async function candidates(set: KeySet, header: JWSHeaderParameters): Promise<Cry
     // No match, or the one match does not import (checked at load, so unexpected): no key for this token.
     return [];
   }
-}
-
-/** The kid is attacker-chosen: quote and shorten it before it reaches a problem detail. */
-function shownKid(kid: unknown): string {
-  const text = JSON.stringify(kid) ?? 'undefined';
-  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
