@@ -26,7 +26,8 @@ evidence:
       version: "1"
       subject_type: person
       value: { type: boolean }
-      rule: { type: cel, expression: "ctx.target.type == 'person'" }
+      # A comprehension, so that it runs in a CEL worker (bounded expressions run on the request thread).
+      rule: { type: cel, expression: "[ctx.target.type].all(t, t == 'person')" }
       disclosure: { default: predicate, allowed: [predicate] }
     - id: registered
       title: Registered

@@ -1,6 +1,8 @@
-// CEL evaluation off the request thread: a small worker pool with a time limit, a memory cap and size limits.
+// CEL evaluation: a small worker pool with a time limit, a memory cap and size limits; expressions whose cost is
+// bounded by their size (bounded-cel.ts) run on the request thread, through the same task runner, instead.
 import { Worker } from 'node:worker_threads';
-import type { CelTask, CelTaskResult, CelWorkerData } from './cel-worker.ts';
+import { isBoundedCel } from './bounded-cel.ts';
+import { type CelTask, type CelTaskResult, type CelWorkerData, runCelTask } from './run-cel-task.ts';
 
 export interface CelLimits {
   readonly eval_timeout: number;
@@ -26,6 +28,8 @@ export interface CelEvaluator {
     deadline?: number,
     wantsInt?: boolean,
   ): Promise<unknown>;
+  /** Whether `expression` runs on the request thread (bounded-cel.ts) rather than in a worker. */
+  runsInline(expression: string): boolean;
   close(): Promise<void>;
 }
 
@@ -114,7 +118,24 @@ function spawnWorker(limits: CelLimits, progress: BigInt64Array): Worker {
   return worker;
 }
 
+/** Expressions classified so far (claims name a fixed set; cleared if a caller somehow makes many). */
+const MAX_CLASSIFIED = 1000;
+
 export function createCelEvaluator(limits: CelLimits): CelEvaluator {
+  const inline = new Map<string, boolean>();
+  const runsInline = (expression: string): boolean => {
+    let bounded = inline.get(expression);
+    if (bounded === undefined) {
+      bounded = isBoundedCel(expression);
+      if (inline.size >= MAX_CLASSIFIED) inline.clear();
+      inline.set(expression, bounded);
+    }
+    return bounded;
+  };
+  const inlineLimits = {
+    maxResultBytes: limits.max_result_json_bytes,
+    maxBytesMade: limits.worker_memory_mb * 1024 * 1024,
+  };
   const slots: Slot[] = [];
   const queue: Pending[] = [];
   let nextId = 1;
@@ -273,11 +294,27 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
           ),
         );
       }
-      // Workers start on first use: a verifier without CEL claims never pays for them.
+      const task = { id: nextId++, expression, bindings: inputs.json, wantsInt };
+      if (runsInline(expression)) {
+        // As a queued task would be: not run once its request has been answered.
+        if (deadline !== undefined && deadline <= performance.now()) {
+          return Promise.reject(
+            new CelEvaluationError('timeout', 'the request was answered before the expression ran'),
+          );
+        }
+        const result = runCelTask(task, inlineLimits);
+        // Inputs nested deeper than this thread's stack takes still go to a worker, whose stack is larger.
+        if (result.ok || result.overflow !== true) {
+          return new Promise((resolve, reject) =>
+            finish({ task, deadline, requeued: false, resolve, reject }, result),
+          );
+        }
+      }
+      // Workers start on first use: a verifier without CEL claims that need them never pays for them.
       start();
       return new Promise((resolve, reject) => {
         queue.push({
-          task: { id: nextId++, expression, bindings: inputs.json, wantsInt },
+          task,
           deadline,
           requeued: false,
           resolve,
@@ -286,6 +323,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
         schedulePump();
       });
     },
+    runsInline,
     async close() {
       closed = true;
       for (const pending of queue.splice(0)) {

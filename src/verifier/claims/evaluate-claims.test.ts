@@ -57,6 +57,7 @@ function setup() {
       const claims = bindings.claims as Record<string, { value: unknown }>;
       return Object.values(claims).every((claim) => claim.value === true);
     },
+    runsInline: () => false,
     async close() {},
   };
   return { catalog, reader, cel, lookups, peak: () => peak };
