@@ -38,7 +38,8 @@ export function resultMetadata(response: AggregateResponse) {
     disclosure_control: {
       method: control.method,
       min_cell_size: control.minCellSize,
-      suppression: control.suppression,
+      // `mask` and `null` do the same (keys kept, measures null); results name the two outcomes, as clients expect.
+      suppression: control.suppression === 'omit' ? 'omit' : 'null',
       suppressed_observations: control.reportSuppressed ? result.suppressedGroups : null,
       query_budget: { tracked: false, scope: 'none' },
     },

@@ -24,7 +24,11 @@ const disclosureControl = object(
   {
     method: { type: 'array', items: string },
     min_cell_size: { type: 'integer' },
-    suppression: string,
+    suppression: {
+      type: 'string',
+      enum: ['omit', 'null'],
+      description: 'omit: small groups are left out; null: kept with null measures (configured as mask or null).',
+    },
     suppressed_observations: {
       type: ['integer', 'null'],
       description: 'Null where omissions are not reported.',
