@@ -27,7 +27,8 @@ const disclosureControl = object(
     suppression: {
       type: 'string',
       enum: ['omit', 'null'],
-      description: 'omit: small groups are left out; null: kept with null measures (configured as mask or null).',
+      description:
+        'omit: small groups are left out; null: kept with null measures (configured as mask or null).',
     },
     suppressed_observations: {
       type: ['integer', 'null'],
