@@ -1,6 +1,6 @@
 // `ambit config check`: the ok line, every issue of a failing config, --env-file and AMBIT_RELAY_CONFIG.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
@@ -81,6 +81,32 @@ describe('ambit config check', () => {
     assert.match(withoutFile.err.join('\n'), /config\.missing_secret at auth\.api_keys\.0\.fingerprint/);
   });
 
+  it('never prints a secret whose reference stands where the variable name belongs', async () => {
+    const { dir } = scratch;
+    // Letters and digits only, so it passes for a variable name (as `openssl rand -hex 32` output often does).
+    const secret = 'f3a9c1d2e4b5a6978877665544332211aabbccddeeff00112233';
+    const config = join(dir, 'secret-as-name.yaml');
+    writeFileSync(
+      config,
+      readFileSync(join(VALID, 'minimal.yaml'), 'utf8').replace(
+        'hash_secret_env: AUDIT_SECRET',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: the config's own reference syntax.
+        'hash_secret_env: ${AUDIT_SECRET}',
+      ),
+    );
+    const result = await runCli(['config', 'check', '--config', config], {
+      ...READER_ENV,
+      AUDIT_SECRET: secret,
+    });
+    assert.equal(result.code, 1);
+    const output = [...result.out, ...result.err].join('\n');
+    assert.ok(!output.includes(secret), output);
+    assert.match(
+      output,
+      /config\.missing_secret at audit\.hash_secret_env: .*the value of AUDIT_SECRET.*write the variable's name/,
+    );
+  });
+
   it('refuses a config or --env-file that is a device rather than reading it forever', async () => {
     const config = join(VALID, 'minimal.yaml');
     const device = await runCli(['config', 'check', '--config', '/dev/zero'], READER_ENV);
@@ -115,6 +141,47 @@ describe('ambit config check', () => {
     const envInvalid = await runCli(['config', 'check'], { ...READER_ENV, AMBIT_RELAY_CONFIG: invalid });
     assert.equal(envInvalid.code, 1);
     assert.match(envInvalid.err.join('\n'), /config\.missing_secret/);
+  });
+
+  it('with --kind, falls back to that kind of config when both variables are set', async () => {
+    const { dir } = scratch;
+    const verifier = join(dir, 'verifier.yaml');
+    writeFileSync(
+      verifier,
+      [
+        'server: { bind: 127.0.0.1:0 }',
+        'auth:',
+        '  mode: api_key',
+        '  api_keys: [{ id: caller, fingerprint: { provider: env, name: READER_HASH }, scopes: [] }]',
+        'audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }',
+        'evidence:',
+        '  service_id: cli.verifier',
+        '  claims:',
+        '    - id: always',
+        '      title: Always true',
+        '      version: "1"',
+        '      subject_type: person',
+        '      value: { type: boolean }',
+        `      rule: { type: cel, expression: "ctx.target.type == 'person'" }`,
+        '      disclosure: { default: predicate, allowed: [predicate] }',
+        '',
+      ].join('\n'),
+    );
+    const relay = join(VALID, 'minimal.yaml');
+    const env = { ...READER_ENV, AMBIT_RELAY_CONFIG: relay, AMBIT_VERIFIER_CONFIG: verifier };
+    const asVerifier = await runCli(['config', 'check', '--kind', 'verifier'], env);
+    assert.equal(asVerifier.code, 0, asVerifier.err.join('\n'));
+    assert.match(asVerifier.out[0] ?? '', /^ok: .*verifier\.yaml \(verifier, 1 claims/);
+    const asRelay = await runCli(['config', 'check', '--kind', 'relay'], env);
+    assert.equal(asRelay.code, 0, asRelay.err.join('\n'));
+    assert.match(asRelay.out[0] ?? '', /^ok: .*minimal\.yaml/);
+    // Only the other kind's variable set: --kind says which config is meant, so none is named.
+    const none = await runCli(['config', 'check', '--kind', 'verifier'], {
+      ...READER_ENV,
+      AMBIT_RELAY_CONFIG: relay,
+    });
+    assert.equal(none.code, 2);
+    assert.match(none.err.join('\n'), /--config is required \(or set AMBIT_VERIFIER_CONFIG\)/);
   });
 
   it('exits 2 when no config is named', async () => {

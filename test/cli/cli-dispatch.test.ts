@@ -168,7 +168,19 @@ describe('ambit dispatch and flags', () => {
       runCli(['audit', 'verify', '--file', path, '--secret-env', 'S', ...flags], { S: AUDIT_SECRET });
 
     const whole = await verify(file);
-    assert.deepEqual([whole.code, whole.out], [0, ['ok: 5 records verified, from the start of the chain']]);
+    // The last record_hash is printed: the anchor for the records written next, and what a later run compares
+    // with to see records removed from the end (which leave a chain that verifies).
+    const last = JSON.parse(lines[4] as string).record_hash as string;
+    assert.deepEqual(
+      [whole.code, whole.out],
+      [
+        0,
+        [
+          'ok: 5 records verified, from the start of the chain',
+          `last record_hash ${last} (the --anchor of the records written after it)`,
+        ],
+      ],
+    );
     assert.equal((await verify(file, '--genesis')).code, 0);
 
     // The first two records removed: the rest still verifies on its own, but does not start the chain.

@@ -67,6 +67,24 @@ describe('ambit audit verify', () => {
     assert.match(emptied.err, /no audit record/);
   });
 
+  it('never prints a secret given to --secret-env instead of its variable name', async () => {
+    // Letters and digits only, as `openssl rand -hex 32` output often is: it passes for a variable name.
+    const hex = 'f3a9c1d2e4b5a6978877665544332211aabbccddeeff00112233';
+    const err: string[] = [];
+    const io: CliIo = { env: { H: hex }, cwd: process.cwd(), out: () => {}, err: (line) => err.push(line) };
+    // The shell expanded "$H": the flag holds the secret itself.
+    const expanded = await auditVerify(['--file', 'audit.jsonl', '--secret-env', hex], io);
+    assert.equal(expanded, 2);
+    assert.ok(!err.join('\n').includes(hex), err.join('\n'));
+    assert.match(err.join('\n'), /the value of H .*write the variable's name \(H\)/);
+    // A secret pasted as is, not in the environment: not a variable name, and not repeated either.
+    err.length = 0;
+    const pasted = 'pasted-secret-with-dashes-0123456789';
+    assert.equal(await auditVerify(['--file', 'audit.jsonl', '--secret-env', pasted], io), 2);
+    assert.ok(!err.join('\n').includes(pasted), err.join('\n'));
+    assert.match(err.join('\n'), /--secret-env takes the name of an environment variable/);
+  });
+
   it('counts one record in the singular', async (t) => {
     const path = join(makeTempDir(t), 'one.jsonl');
     const writer = createAuditWriter({
@@ -81,7 +99,10 @@ describe('ambit audit verify', () => {
     writer.write({ n: 1 });
     await writer.close();
     const one = await verify(path, '--genesis');
-    assert.deepEqual([one.code, one.out], [0, 'ok: 1 record verified, from the start of the chain']);
+    assert.deepEqual(
+      [one.code, one.out.split('\n')[0]],
+      [0, 'ok: 1 record verified, from the start of the chain'],
+    );
   });
 
   it('exits 0 on an intact rotated chain and 1 on each kind of damage', async (t) => {
@@ -90,7 +111,13 @@ describe('ambit audit verify', () => {
     const files = await writeRotated(path, 8);
     const [oldest, second, newest, current] = files as [string, string, string, string];
     const intact = await verify(path, '--rotated', '--genesis');
-    assert.deepEqual([intact.code, intact.out], [0, 'ok: 8 records verified, from the start of the chain']);
+    assert.deepEqual(
+      [intact.code, intact.out.split('\n')[0]],
+      [0, 'ok: 8 records verified, from the start of the chain'],
+    );
+    // The last record is the current file's, not the last rotated one's.
+    const lastLine = readFileSync(current, 'utf8').trimEnd().split('\n').at(-1) as string;
+    assert.match(intact.out, new RegExp(`\nlast record_hash ${JSON.parse(lastLine).record_hash} `));
 
     const saved = new Map(files.map((file) => [file, readFileSync(file, 'utf8')]));
     const restore = () => {

@@ -5,6 +5,8 @@
 import { verifyAuditFile } from '../../platform/audit/audit-cli.ts';
 import { HASH_PATTERN } from '../../platform/audit/audit-envelope.ts';
 import { envValue } from '../../platform/config/env-value.ts';
+import { ENV_VAR_NAME } from '../../platform/config/env-var-name.ts';
+import { nameIsValueMessage } from '../../platform/config/name-is-value.ts';
 import type { Command } from '../cli-io.ts';
 import { parseFlags, reportFlagError } from '../parse-flags.ts';
 
@@ -24,10 +26,20 @@ export const auditVerify: Command = async (args, io) => {
   if (!flags.file || !flags['secret-env']) {
     return reportFlagError(io, '--file and --secret-env (naming a set environment variable) are required');
   }
-  const secret = envValue(io.env, flags['secret-env']);
+  const name = flags['secret-env'];
+  // Never repeated unless it is a variable name: given the secret itself (`--secret-env "$S"`), it would be printed.
+  if (!ENV_VAR_NAME.test(name)) {
+    io.err(
+      '--secret-env takes the name of an environment variable (letters, digits and _), not the secret itself',
+    );
+    return 2;
+  }
+  const secret = envValue(io.env, name);
   if (!secret) {
-    // The variable's name only: --secret-env takes a name so that the secret stays out of the command line.
-    io.err(`environment variable ${flags['secret-env']} (named by --secret-env) is not set or empty`);
+    io.err(
+      nameIsValueMessage(io.env, name) ??
+        `environment variable ${name} (named by --secret-env) is not set or empty`,
+    );
     return 2;
   }
   if (flags.genesis && flags.anchor !== undefined) {
@@ -58,6 +70,8 @@ export const auditVerify: Command = async (args, io) => {
         ? 'from the start of the chain'
         : `continuing from ${result.startsFrom} (earlier records are not in ${flags.rotated ? 'these files' : 'this file'})`;
     io.out(`ok: ${result.count} ${result.count === 1 ? 'record' : 'records'} verified, ${start}`);
+    // Records removed from the end leave a chain that verifies: only this hash, noted and compared later, shows it.
+    io.out(`last record_hash ${result.lastHash} (the --anchor of the records written after it)`);
     return 0;
   }
   io.err(

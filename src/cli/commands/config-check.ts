@@ -28,9 +28,16 @@ export const configCheck: Command = async (args, io) => {
     io.err('--kind must be relay or verifier');
     return 2;
   }
-  const path = flags.config ?? io.env.AMBIT_RELAY_CONFIG ?? io.env.AMBIT_VERIFIER_CONFIG;
+  // With --kind, only that kind's variable: both are often set side by side, and the other names the wrong file.
+  const fallbacks =
+    flags.kind === 'verifier'
+      ? ['AMBIT_VERIFIER_CONFIG']
+      : flags.kind === 'relay'
+        ? ['AMBIT_RELAY_CONFIG']
+        : ['AMBIT_RELAY_CONFIG', 'AMBIT_VERIFIER_CONFIG'];
+  const path = flags.config ?? fallbacks.map((name) => io.env[name]).find((value) => !!value);
   if (!path) {
-    return reportFlagError(io, '--config is required (or set AMBIT_RELAY_CONFIG or AMBIT_VERIFIER_CONFIG)');
+    return reportFlagError(io, `--config is required (or set ${fallbacks.join(' or ')})`);
   }
   try {
     const env = resolveEnv(io.env, flags['env-file']);

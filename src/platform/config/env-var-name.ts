@@ -2,7 +2,7 @@
 // a `${VAR}` written there by mistake has already been expanded, so the value is the secret itself.
 import { z } from 'zod';
 
-const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function envVarName() {
   return z.string().regex(ENV_VAR_NAME, {

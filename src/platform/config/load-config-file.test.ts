@@ -151,6 +151,27 @@ describe('YAML features outside YAML 1.2 core', () => {
     });
   });
 
+  it('refuses a list or mapping as a key, by its line, without printing it anywhere', async (t) => {
+    // The yaml library would turn such a key into text and say so in a process warning quoting it.
+    const warnings: unknown[] = [];
+    const onWarning = (warning: unknown) => warnings.push(warning);
+    process.on('warning', onWarning);
+    t.after(() => process.off('warning', onWarning));
+    const env = { SECRET: 'Zq9SecretValue0123' };
+    const issues = issuesOf(
+      'a: 1\n? [${SECRET}]\n: x\nm:\n  { k: ${SECRET} }: y\nb: &list [1]\n*list : z\n',
+      env,
+    );
+    assert.deepEqual(
+      issues.map((issue) => `${issue.code} @ ${issue.path}`),
+      ['config.parse_error @ line 2', 'config.parse_error @ line 5', 'config.parse_error @ line 7'],
+    );
+    for (const issue of issues) assert.match(issue.message, /^a key that is a list or a mapping/);
+    assert.ok(!JSON.stringify(issues).includes(env.SECRET), 'a key is quoted');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(warnings, []);
+  });
+
   it('reports keys that become the same object key, such as 1 and "1"', () => {
     const issues = issuesOf('m:\n  1: a\n  "1": b\n  ~: c\n  "": d\n');
     assert.deepEqual(

@@ -1,6 +1,7 @@
 // Reads a secret (HMAC key, signing secret) from the environment variable a config names, at least 32 bytes.
 import type { ConfigIssue } from './config-error.ts';
 import { envValue } from './env-value.ts';
+import { nameIsValueMessage } from './name-is-value.ts';
 
 export const MIN_SECRET_BYTES = 32;
 
@@ -12,7 +13,11 @@ export function readSecretEnv(
 ): Buffer | undefined {
   const value = envValue(env, name);
   if (value === undefined || value === '') {
-    issues.push({ path, code: 'config.missing_secret', message: `environment variable ${name} is not set` });
+    issues.push({
+      path,
+      code: 'config.missing_secret',
+      message: nameIsValueMessage(env, name) ?? `environment variable ${name} is not set`,
+    });
     return undefined;
   }
   const bytes = Buffer.from(value, 'utf8');

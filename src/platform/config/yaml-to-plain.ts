@@ -1,5 +1,5 @@
 // Turns a parsed YAML document into plain values; alias problems are reported without the alias name.
-import { type Document, isAlias, isCollection, visit } from 'yaml';
+import { type Document, isAlias, isCollection, type Node, visit } from 'yaml';
 
 /** Aliases may expand to at most this many nodes: more is a resource exhaustion attempt (an alias bomb). */
 const MAX_ALIAS_COUNT = 100;
@@ -35,14 +35,25 @@ export type YamlToPlainResult =
 export function yamlToPlain(document: Document, text: string): YamlToPlainResult {
   const problems: YamlProblem[] = [];
   // An alias resolves to the last anchor of its name before it in document order, which is the visiting order.
-  const anchors = new Set<string>();
+  const anchors = new Map<string, Node>();
   const lineAt = lineFinder(text);
   let aliases = 0;
   let tooDeep = false;
   visit(document, {
+    // A list or mapping as a key would become text (`[ a ]`) in a process warning that quotes it, `${VAR}` values
+    // included; no key of ours is one.
+    Pair(_key, pair) {
+      const key = isAlias(pair.key) ? anchors.get(pair.key.source) : pair.key;
+      if (!isCollection(key)) return;
+      const offset = (pair.key as Node).range?.[0];
+      problems.push({
+        ...(offset === undefined ? {} : { line: lineAt(offset) }),
+        message: 'a key that is a list or a mapping is not supported: keys are text (the key is not shown)',
+      });
+    },
     Node(_key, node, path) {
       if (!isAlias(node)) {
-        if (node.anchor) anchors.add(node.anchor);
+        if (node.anchor) anchors.set(node.anchor, node);
         // The path holds pairs and the document too: only a long one is counted.
         if (
           isCollection(node) &&
