@@ -16,3 +16,8 @@ export function nameIsValueMessage(env: Env, name: string): string | undefined {
     ` (not shown): write the variable's name (${first}), not \${${first}}`
   );
 }
+
+/** The message for a variable a config names that is not set, which never repeats a value standing for the name. */
+export function unsetVariableMessage(env: Env, name: string): string {
+  return nameIsValueMessage(env, name) ?? `environment variable ${name} is not set`;
+}

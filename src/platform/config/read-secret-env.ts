@@ -1,7 +1,7 @@
 // Reads a secret (HMAC key, signing secret) from the environment variable a config names, at least 32 bytes.
 import type { ConfigIssue } from './config-error.ts';
 import { envValue } from './env-value.ts';
-import { nameIsValueMessage } from './name-is-value.ts';
+import { unsetVariableMessage } from './name-is-value.ts';
 
 export const MIN_SECRET_BYTES = 32;
 
@@ -16,7 +16,7 @@ export function readSecretEnv(
     issues.push({
       path,
       code: 'config.missing_secret',
-      message: nameIsValueMessage(env, name) ?? `environment variable ${name} is not set`,
+      message: unsetVariableMessage(env, name),
     });
     return undefined;
   }

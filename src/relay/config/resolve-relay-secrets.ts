@@ -3,6 +3,7 @@ import { hkdfSync } from 'node:crypto';
 import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platform/auth/api-key.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { envValue } from '../../platform/config/env-value.ts';
+import { unsetVariableMessage } from '../../platform/config/name-is-value.ts';
 import { readSecretEnv } from '../../platform/config/read-secret-env.ts';
 import { resolveSourceUrls } from './resolve-source-urls.ts';
 import type { RelayConfig } from './schema.ts';
@@ -35,7 +36,7 @@ export function resolveRelaySecrets(
       issues.push({
         path,
         code: 'config.missing_secret',
-        message: `environment variable ${key.fingerprint.name} is not set`,
+        message: unsetVariableMessage(env, key.fingerprint.name),
       });
       return;
     }

@@ -1,6 +1,7 @@
 // Reads each PostgreSQL source's connection URL from the variable its `connection_env` names, and checks it.
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { envValue } from '../../platform/config/env-value.ts';
+import { unsetVariableMessage } from '../../platform/config/name-is-value.ts';
 import { connectionUrlProblem } from '../../platform/postgres/connection-url.ts';
 import { tableKey } from '../store/generation.ts';
 import type { RelayConfig } from './schema.ts';
@@ -24,7 +25,7 @@ export function resolveSourceUrls(
         issues.push({
           path,
           code: 'config.missing_secret',
-          message: `environment variable ${name} is not set`,
+          message: unsetVariableMessage(env, name),
         });
         return;
       }

@@ -2,6 +2,7 @@
 import { type ApiKeyEntry, commitmentOf, FINGERPRINT_PATTERN } from '../../platform/auth/api-key.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { envValue } from '../../platform/config/env-value.ts';
+import { unsetVariableMessage } from '../../platform/config/name-is-value.ts';
 import { readSecretEnv } from '../../platform/config/read-secret-env.ts';
 import { connectionUrlProblem } from '../../platform/postgres/connection-url.ts';
 import type { VerifierConfig } from './schema.ts';
@@ -47,7 +48,7 @@ export function resolveVerifierSecrets(
       issues.push({
         path: `evidence.source_connections.${id}.token_env`,
         code: 'config.missing_secret',
-        message: `environment variable ${connection.token_env} is not set`,
+        message: unsetVariableMessage(env, connection.token_env),
       });
     } else if (!BEARER_TOKEN.test(token)) {
       // Sent as `Authorization: Bearer <token>` on every read: a token no header can carry fails each read.
@@ -75,7 +76,7 @@ function readStateUrl(config: VerifierConfig, env: Env, issues: ConfigIssue[]): 
     issues.push({
       path: 'state.postgresql.url_env',
       code: 'config.missing_secret',
-      message: `environment variable ${block.url_env} is not set`,
+      message: unsetVariableMessage(env, block.url_env),
     });
     return undefined;
   }
@@ -99,7 +100,7 @@ function readFingerprint(
   const name = credential.fingerprint.name;
   const value = envValue(env, name)?.trim();
   if (value === undefined || value === '') {
-    issues.push({ path, code: 'config.missing_secret', message: `environment variable ${name} is not set` });
+    issues.push({ path, code: 'config.missing_secret', message: unsetVariableMessage(env, name) });
     return undefined;
   }
   if (!FINGERPRINT_PATTERN.test(value)) {

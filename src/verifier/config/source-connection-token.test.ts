@@ -36,4 +36,18 @@ describe('a source connection token', () => {
       );
     }
   });
+
+  it('never repeats a token written as its own reference where the variable name belongs', () => {
+    // `token_env: ${RELAY_TOKEN}` is expanded before the name is looked up: the unset "name" is the token.
+    const token = 'relayToken0123456789abcdef';
+    const config = connectionConfig(`base_url: "https://relay.example", token_env: ${token}`);
+    const issues = issuesAt(config, 'evidence.source_connections.relay.token_env', {
+      ...ENV,
+      RELAY_TOKEN: token,
+    });
+    assert.equal(issues.length, 1);
+    assert.equal(issues[0]?.code, 'config.missing_secret');
+    assert.ok(!issues[0]?.message.includes(token), issues[0]?.message);
+    assert.match(issues[0]?.message ?? '', /the value of RELAY_TOKEN \(not shown\)/);
+  });
 });
