@@ -90,47 +90,30 @@ describe('ambit metadata serve while a publish replaces the folder', () => {
   const tmp = useTempDir('ambit-metadata-race-');
   const site = join(tmp, 'site');
 
-  it('answers 404 for a file moved away between finding and reading it, not 500', async (t) => {
-    publishMetadata(MANIFEST, site);
-    const app = createStaticMetadataApp(site, {
-      logger: silentLogger(),
-      clock: systemClock,
-      random: systemRandom,
-    });
-    t.after(() => app.close());
-    // The file is found (stat, realpath), then gone by the time it is read.
-    t.mock.method(fs, 'readFileSync', () => {
-      throw Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
-    });
-    syncBuiltinESMExports();
-    try {
-      const response = await app.inject({ method: 'GET', url: '/metadata/catalog.json' });
-      assertProblem(response, 404, 'http.not_found');
-    } finally {
-      t.mock.restoreAll();
+  // Each fs call the server makes in turn, failing as a file moved away by a publish makes it fail.
+  for (const [call, when] of [
+    ['readFileSync', 'finding and reading it'],
+    ['statSync', 'resolving and inspecting it'],
+  ] as const) {
+    it(`answers 404 for a file moved away between ${when}, not 500`, async (t) => {
+      publishMetadata(MANIFEST, site);
+      const app = createStaticMetadataApp(site, {
+        logger: silentLogger(),
+        clock: systemClock,
+        random: systemRandom,
+      });
+      t.after(() => app.close());
+      t.mock.method(fs, call, () => {
+        throw Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
+      });
       syncBuiltinESMExports();
-    }
-  });
-
-  it('answers 404 for a file moved away between resolving and inspecting it, not 500', async (t) => {
-    publishMetadata(MANIFEST, site);
-    const app = createStaticMetadataApp(site, {
-      logger: silentLogger(),
-      clock: systemClock,
-      random: systemRandom,
+      try {
+        const response = await app.inject({ method: 'GET', url: '/metadata/catalog.json' });
+        assertProblem(response, 404, 'http.not_found');
+      } finally {
+        t.mock.restoreAll();
+        syncBuiltinESMExports();
+      }
     });
-    t.after(() => app.close());
-    // The path resolves (realpath), then the file is gone by the time it is inspected.
-    t.mock.method(fs, 'statSync', () => {
-      throw Object.assign(new Error('ENOENT: no such file or directory'), { code: 'ENOENT' });
-    });
-    syncBuiltinESMExports();
-    try {
-      const response = await app.inject({ method: 'GET', url: '/metadata/catalog.json' });
-      assertProblem(response, 404, 'http.not_found');
-    } finally {
-      t.mock.restoreAll();
-      syncBuiltinESMExports();
-    }
-  });
+  }
 });

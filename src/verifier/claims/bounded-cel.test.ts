@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { isBoundedCel, MAX_BOUNDED_NODES } from './bounded-cel.ts';
-import { CelEvaluationError, createCelEvaluator } from './create-cel-evaluator.ts';
+import { rejection } from './cel-test-support.ts';
+import { createCelEvaluator } from './create-cel-evaluator.ts';
 
 const LIMITS = {
   eval_timeout: 2000,
@@ -10,16 +11,6 @@ const LIMITS = {
   max_binding_json_bytes: 4096,
   max_result_json_bytes: 256,
 };
-
-async function rejection(promise: Promise<unknown>): Promise<CelEvaluationError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof CelEvaluationError, String(error));
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 /** Whether the promise settles within the current turn of the event loop (no worker could answer that soon). */
 async function settlesAtOnce(promise: Promise<unknown>): Promise<boolean> {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
-import { CelEvaluationError, createCelEvaluator, retire } from './create-cel-evaluator.ts';
+import { rejection } from './cel-test-support.ts';
+import { type CelEvaluationError, createCelEvaluator, retire } from './create-cel-evaluator.ts';
 
 const LIMITS = {
   eval_timeout: 2000,
@@ -16,16 +17,6 @@ const LIMITS = {
  * thread (bounded-cel.ts), and the pool's own behaviour is what these tests are about.
  */
 const pooled = (expression: string) => `[${expression}].map(v, v)[0]`;
-
-async function rejection(promise: Promise<unknown>): Promise<CelEvaluationError> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.ok(error instanceof CelEvaluationError, String(error));
-    return error;
-  }
-  assert.fail('expected a rejection');
-}
 
 describe('CEL evaluator (worker pool)', () => {
   const cel = createCelEvaluator(LIMITS);
