@@ -5,6 +5,7 @@ import { SourceError } from '../sources/source-error.ts';
 import type { CellKey, Column } from './column.ts';
 import { type ColumnBuilder, createColumnBuilder } from './column-builder.ts';
 import { anyHighUnits, compareKeys } from './compare-keys.ts';
+import { createHeapGuard, type HeapGuard } from './heap-guard.ts';
 import { createTableSnapshot, type TableSnapshot } from './table-snapshot.ts';
 
 export interface BuildTableInput {
@@ -23,6 +24,8 @@ export interface BuildTableInput {
   readonly rowNumber?: ((index: number) => number) | undefined;
   /** Bytes read, or a function giving them once every row has been read. */
   readonly byteSize: number | (() => number);
+  /** Checked after each batch (heap-guard.ts); this process's heap by default. */
+  readonly heapGuard?: HeapGuard | undefined;
 }
 
 const NO_CELLS: ArrayLike<unknown> = [];
@@ -36,6 +39,7 @@ export async function buildTable(input: BuildTableInput): Promise<TableSnapshot>
     createColumnBuilder(field, { primaryKey: f === pkField, excelSerials: input.excelSerials }),
   );
   const rowNumber = input.rowNumber ?? ((index: number) => index + 1);
+  const heapGuard = input.heapGuard ?? createHeapGuard(config.id);
   let rowCount = 0;
   if (input.columnBatches) {
     for await (const batch of input.columnBatches) {
@@ -43,6 +47,7 @@ export async function buildTable(input: BuildTableInput): Promise<TableSnapshot>
       const epochDays = (f: number) => batch.epochDays?.[positions[f] as number] === true;
       appendBatch(config, builders, rowCount, batch.rowCount, cellsOf, epochDays, rowNumber);
       rowCount += batch.rowCount;
+      heapGuard();
     }
   } else {
     let cells: unknown[] = [];
@@ -55,6 +60,7 @@ export async function buildTable(input: BuildTableInput): Promise<TableSnapshot>
       };
       appendBatch(config, builders, rowCount, rows.length, cellsOf, () => false, rowNumber);
       rowCount += rows.length;
+      heapGuard();
     }
   }
   const order = primaryKeyOrder(config, (builders[pkField] as ColumnBuilder).keys(), rowNumber);
