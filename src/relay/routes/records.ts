@@ -77,7 +77,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     let intent: string | undefined;
     let afterRow = -1;
     if (query.cursor !== undefined) {
-      intent = recordsIntent(entity, query, purpose, principal.credentialTag);
+      intent = recordsIntent(entity, expansions, query, purpose, principal.credentialTag);
       afterRow = runtime.cursors.decode(query.cursor, intent, dataVersion);
     }
     // Purpose and credential too: the next page's cursor in the body and the Link header is bound to them.
@@ -97,7 +97,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     const last = page.rows[page.rows.length - 1];
     let nextCursor: string | undefined;
     if (page.hasMore && last !== undefined) {
-      intent ??= recordsIntent(entity, query, purpose, principal.credentialTag);
+      intent ??= recordsIntent(entity, expansions, query, purpose, principal.credentialTag);
       nextCursor = runtime.cursors.encode({ i: intent, g: dataVersion, p: last });
     }
     const items = page.rows.map((row) => renderRow(generation, entity, query, expansions, row, table));
@@ -163,9 +163,13 @@ async function beginRowsRead(runtime: RelayRuntime, request: RouteRequest) {
   return { facts, principal, entity, params };
 }
 
-/** What a records cursor is bound to: the query, its purpose and the caller's credential. */
+/**
+ * What a records cursor is bound to: the query, its purpose, the caller's credential and the declarations of the
+ * entities the page shows (a field served from another column on a replica or after a restart is another walk).
+ */
 function recordsIntent(
   entity: CatalogEntity,
+  expansions: readonly Related[],
   query: CollectionQuery,
   purpose: string | undefined,
   credentialTag: string,
@@ -174,6 +178,7 @@ function recordsIntent(
     'records',
     entity.datasetId,
     entity.name,
+    shapesOf(entity, expansions),
     filterIntent(query.filters),
     query.fields?.map((field) => field.name) ?? null,
     query.expand,

@@ -91,6 +91,8 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
         entity.name,
         id,
         name,
+        // Another declaration of the link or of the target is another walk, as for records cursors.
+        relationshipShape(entity, related),
         purpose ?? null,
         principal.credentialTag,
       ]);
