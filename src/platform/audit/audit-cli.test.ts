@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fixedClock } from '../clock.ts';
@@ -88,6 +88,36 @@ describe('verifyAuditFile', () => {
     assert.throws(() => verifyAuditFile(path, TEST_SECRET), { code: 'ENOENT' });
   });
 
+  it('verifies the files as they were when it began, though the running service rotates them meanwhile', async (t) => {
+    const dir = makeTempDir(t);
+    const path = join(dir, 'audit.jsonl');
+    await writeSplit(path, [
+      [`${path}.3`, 2],
+      [`${path}.2`, 2],
+      [`${path}.1`, 2],
+      [path, 2],
+    ]);
+    const rotate = () => {
+      // What a file sink with max_files 3 does: the oldest dropped, each file shifted, a new current file.
+      renameSync(`${path}.2`, `${path}.3`);
+      renameSync(`${path}.1`, `${path}.2`);
+      renameSync(path, `${path}.1`);
+      writeFileSync(path, '');
+    };
+    let rotations = 0;
+    const result = verifyAuditFile(path, TEST_SECRET, {
+      includeRotated: true,
+      startPrevHash: null,
+      afterFile: () => {
+        if (rotations++ === 0) rotate();
+      },
+    });
+    assert.deepEqual(result.ok && [result.count, result.files], [
+      8,
+      [`${path}.3`, `${path}.2`, `${path}.1`, path],
+    ]);
+  });
+
   it('flags an unterminated or blank last line', async (t) => {
     const path = join(makeTempDir(t), 'audit.jsonl');
     await writeRecords(path, [{ n: 1 }, { n: 2 }]);
@@ -107,6 +137,22 @@ describe('verifyAuditFile', () => {
     appendFileSync(path, '\n');
     const blank = verifyAuditFile(path, TEST_SECRET);
     assert.deepEqual(blank.ok === false && blank.line, 3);
+  });
+
+  it('detects bytes changed into invalid UTF-8 that decode to the same text as the record written', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    await writeRecords(path, [{ n: 1 }, { purpose: 'caf\ufffd' }, { n: 3 }]);
+    assert.equal(verifyAuditFile(path, TEST_SECRET).ok, true);
+    const bytes = readFileSync(path);
+    const at = bytes.indexOf(Buffer.from('\ufffd'));
+    // U+FFFD written as its three bytes, replaced by one byte that is not UTF-8 (read as U+FFFD again).
+    writeFileSync(path, Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at + 3)]));
+    const result = verifyAuditFile(path, TEST_SECRET);
+    assert.deepEqual(result.ok === false && [result.line, result.reason], [2, 'line is not valid UTF-8']);
+    // A write cut short inside a character is still named as cut short.
+    writeFileSync(path, bytes.subarray(0, at + 1));
+    const cut = verifyAuditFile(path, TEST_SECRET);
+    assert.match(cut.ok === false ? cut.reason : '', /^last line is not terminated \(truncated write\)/);
   });
 
   it('stops at a line too long to be a record instead of reading it whole', async (t) => {

@@ -1,7 +1,9 @@
 // Offline verification of an audit file and, on request, its rotated predecessors (oldest first).
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { verifyAuditChain } from './audit-envelope.ts';
+import { closeAll, type OpenedFile, openChainFiles } from './open-chain-files.ts';
 import { rotatedFiles } from './sinks/file-sink.ts';
+import { decodeUtf8Line } from './utf8-line.ts';
 
 export { rotatedFiles };
 
@@ -22,6 +24,8 @@ export interface VerifyAuditFileOptions {
   readonly includeRotated?: boolean;
   /** Anchor for the first record (see verifyAuditChain); by default the oldest file's first prev_hash. */
   readonly startPrevHash?: string | null;
+  /** Runs once each file is verified, before the next is read: where tests rotate files as a running service may. */
+  readonly afterFile?: (file: string) => void;
 }
 
 /** Streams the files line by line, so large audit files are never held in memory at once. */
@@ -30,21 +34,36 @@ export function verifyAuditFile(
   secret: Buffer,
   options: VerifyAuditFileOptions = {},
 ): AuditFileVerification {
-  const rotated = options.includeRotated ? rotatedFiles(path) : [];
-  const files = [...rotated, path];
+  let rotated: string[] = [];
+  const opened = openChainFiles(() => {
+    rotated = options.includeRotated ? rotatedFiles(path) : [];
+    return [...rotated, path];
+  });
+  try {
+    return verifyOpened(opened, path, rotated.length > 0, secret, options);
+  } finally {
+    closeAll(opened);
+  }
+}
+
+function verifyOpened(
+  opened: readonly OpenedFile[],
+  path: string,
+  withRotated: boolean,
+  secret: Buffer,
+  options: VerifyAuditFileOptions,
+): AuditFileVerification {
   let anchor = options.startPrevHash;
   let count = 0;
   const verified: string[] = [];
   let startsFrom: string | null | undefined;
-  for (const file of files) {
-    const lines = new LineReader(file);
-    // A rotation interrupted before the first new write leaves no current file; the rotated ones still count.
-    if (file === path && rotated.length > 0 && !lines.exists()) continue;
+  for (const { path: file, fd } of opened) {
+    const lines = new LineReader(fd);
     let result: ReturnType<typeof verifyAuditChain>;
     try {
       result = verifyAuditChain(lines, secret, anchor);
     } catch (error) {
-      if (!(error instanceof LineTooLong)) throw error;
+      if (!(error instanceof UnreadableLine)) throw error;
       return { ok: false, line: error.line, reason: error.message, file };
     }
     if (!result.ok) {
@@ -64,10 +83,11 @@ export function verifyAuditFile(
     if (result.count > 0) anchor = result.lastHash;
     count += result.count;
     verified.push(file);
+    options.afterFile?.(file);
   }
   // No record proves nothing: an emptied file reads as a new one, and neither shows where a chain starts.
   if (count === 0) {
-    const where = rotated.length > 0 ? ' (nor in its rotated files)' : '';
+    const where = withRotated ? ' (nor in its rotated files)' : '';
     return {
       ok: false,
       line: 0,
@@ -83,65 +103,59 @@ const CHUNK = 64 * 1024;
  * audit record, and reading it whole could exhaust memory (a file of zeros without a newline, say). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
-class LineTooLong extends Error {
+/** A line that is not handed to the chain check: too long to read whole, or not UTF-8. */
+class UnreadableLine extends Error {
   readonly line: number;
-  constructor(line: number) {
-    super(`line is longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB: not an audit record`);
+  constructor(line: number, reason: string) {
+    super(reason);
     this.line = line;
   }
 }
 
+const tooLong = (line: number) =>
+  new UnreadableLine(line, `line is longer than ${MAX_LINE_BYTES / 1024 / 1024} MiB: not an audit record`);
+
+/** The lines of an open file, read in chunks from its start (the descriptor is closed by its opener). */
 class LineReader implements Iterable<string> {
-  readonly path: string;
+  readonly fd: number;
   count = 0;
   unterminated = false;
   endsWithEmptyLine = false;
 
-  constructor(path: string) {
-    this.path = path;
-  }
-
-  exists(): boolean {
-    try {
-      statSync(this.path);
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw error;
-    }
+  constructor(fd: number) {
+    this.fd = fd;
   }
 
   *[Symbol.iterator](): Iterator<string> {
-    const fd = openRegularFile(this.path);
-    try {
-      const chunk = Buffer.alloc(CHUNK);
-      let pending: Buffer[] = [];
-      let pendingBytes = 0;
-      for (;;) {
-        const read = readSync(fd, chunk, 0, CHUNK, null);
-        if (read === 0) break;
-        let start = 0;
-        for (let nl = chunk.indexOf(0x0a, start); nl !== -1 && nl < read; nl = chunk.indexOf(0x0a, start)) {
-          pending.push(chunk.subarray(start, nl));
-          if (pendingBytes + nl - start > MAX_LINE_BYTES) throw new LineTooLong(this.count + 1);
-          yield this.emit(Buffer.concat(pending).toString('utf8'));
-          pending = [];
-          pendingBytes = 0;
-          start = nl + 1;
-        }
-        // Copy the unfinished line: the chunk buffer is reused by the next read.
-        if (start < read) {
-          pending.push(Buffer.from(chunk.subarray(start, read)));
-          pendingBytes += read - start;
-          if (pendingBytes > MAX_LINE_BYTES) throw new LineTooLong(this.count + 1);
-        }
+    const fd = this.fd;
+    const chunk = Buffer.alloc(CHUNK);
+    let pending: Buffer[] = [];
+    let pendingBytes = 0;
+    for (;;) {
+      const read = readSync(fd, chunk, 0, CHUNK, null);
+      if (read === 0) break;
+      let start = 0;
+      for (let nl = chunk.indexOf(0x0a, start); nl !== -1 && nl < read; nl = chunk.indexOf(0x0a, start)) {
+        pending.push(chunk.subarray(start, nl));
+        if (pendingBytes + nl - start > MAX_LINE_BYTES) throw tooLong(this.count + 1);
+        const line = decodeUtf8Line(Buffer.concat(pending));
+        if (line === undefined) throw new UnreadableLine(this.count + 1, 'line is not valid UTF-8');
+        yield this.emit(line);
+        pending = [];
+        pendingBytes = 0;
+        start = nl + 1;
       }
-      if (pending.length > 0) {
-        this.unterminated = true;
-        yield this.emit(Buffer.concat(pending).toString('utf8'));
+      // Copy the unfinished line: the chunk buffer is reused by the next read.
+      if (start < read) {
+        pending.push(Buffer.from(chunk.subarray(start, read)));
+        pendingBytes += read - start;
+        if (pendingBytes > MAX_LINE_BYTES) throw tooLong(this.count + 1);
       }
-    } finally {
-      closeSync(fd);
+    }
+    if (pending.length > 0) {
+      this.unterminated = true;
+      // Decoded leniently: a write cut short may end inside a character, and is reported as cut short.
+      yield this.emit(Buffer.concat(pending).toString('utf8'));
     }
   }
 
@@ -149,27 +163,5 @@ class LineReader implements Iterable<string> {
     this.count++;
     this.endsWithEmptyLine = line === '';
     return line;
-  }
-}
-
-/**
- * Opens `path` for reading only when it is a regular file: a pipe would block the open and every read until some
- * process wrote to it, and a device such as /dev/zero never ends. Checked again on the descriptor, opened
- * non-blocking, in case the name was swapped in between.
- */
-function openRegularFile(path: string): number {
-  if (!statSync(path).isFile()) throw new NotRegularFile(path);
-  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  if (fstatSync(fd).isFile()) return fd;
-  closeSync(fd);
-  throw new NotRegularFile(path);
-}
-
-class NotRegularFile extends Error {
-  /** The file refused, which may be a rotated one rather than the file named. */
-  readonly path: string;
-  constructor(path: string) {
-    super('not a regular file (a directory, device, pipe or socket is not read)');
-    this.path = path;
   }
 }

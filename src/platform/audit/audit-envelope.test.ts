@@ -178,6 +178,16 @@ describe('verifyAuditChain', () => {
     assert.equal(verifyAuditChain([...lines, ''], TEST_SECRET).ok, true);
   });
 
+  it('reports a record nested too deeply to re-serialise as a line that does not verify, without throwing', () => {
+    const line = (makeChain(1)[0] as string).replace(
+      /"record":\{/,
+      `"record":{"deep":${'['.repeat(200_000)}${']'.repeat(200_000)},`,
+    );
+    const result = verifyAuditChain([line], TEST_SECRET);
+    assert.equal(result.ok === false && result.line, 1);
+    assert.match(result.ok === false ? result.reason : '', /nested too deeply/);
+  });
+
   it('detects an inserted envelope that carries a valid hash of its own', () => {
     const lines = makeChain(3);
     const stranger = serializeEnvelope(

@@ -118,8 +118,15 @@ export function verifyEnvelopeLine(
   const shapeError = checkShape(parsed);
   if (shapeError !== undefined) return { ok: false, reason: shapeError };
   const envelope = parsed as AuditEnvelope;
+  let serialized: string;
+  try {
+    serialized = serializeEnvelope(envelope);
+  } catch {
+    // JSON.parse takes any depth, JSON.stringify runs out of stack: no record the services write comes near it.
+    return { ok: false, reason: 'record is nested too deeply to be an audit record' };
+  }
   // Requiring the exact serialisation rejects whitespace edits and duplicate keys that JSON.parse would hide.
-  if (serializeEnvelope(envelope) !== line) {
+  if (serialized !== line) {
     return { ok: false, reason: 'line is not in the canonical envelope serialisation' };
   }
   const expected = computeRecordHash(

@@ -93,6 +93,27 @@ describe('createAuditWriter (jsonl)', () => {
     assert.equal(readFileSync(path, 'utf8'), original);
   });
 
+  it('refuses to start on a last line that is not valid UTF-8 or nests too deeply, as a config error', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    const writer = createAuditWriter(options({ path }));
+    writer.write(sampleRecord(1));
+    writer.write({ purpose: 'caf\ufffd' });
+    await writer.close();
+    const bytes = readFileSync(path);
+    const at = bytes.indexOf(Buffer.from('\ufffd'));
+    // U+FFFD's three bytes replaced by one byte that is not UTF-8: the text as decoded is the same, the file is not.
+    writeFileSync(path, Buffer.concat([bytes.subarray(0, at), Buffer.from([0xff]), bytes.subarray(at + 3)]));
+    assert.throws(() => createAuditWriter(options({ path })), isConfigError('audit.chain_invalid'));
+
+    const [first = '', last = ''] = bytes.toString('utf8').split('\n');
+    const deep = last.replace(
+      /"record":\{/,
+      `"record":{"deep":${'['.repeat(200_000)}${']'.repeat(200_000)},`,
+    );
+    writeFileSync(path, `${first}\n${deep}\n`);
+    assert.throws(() => createAuditWriter(options({ path })), isConfigError('audit.chain_invalid'));
+  });
+
   it('needs a path for the file and jsonl sinks', () => {
     assert.throws(() => createAuditWriter(options({ sink: 'jsonl' })), isConfigError('audit.path_required'));
     assert.throws(

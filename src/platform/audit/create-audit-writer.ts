@@ -143,6 +143,7 @@ function resumeChain(options: AuditWriterOptions): string | null {
     }
     if (tail.kind === 'empty') continue;
     if (tail.kind === 'unterminated') throw chainInvalid(file, 'the file does not end with a complete line');
+    if (tail.kind === 'not_utf8') throw chainInvalid(file, 'the last line is not valid UTF-8');
     const checked = verifyEnvelopeLine(tail.line, options.secret);
     if (!checked.ok) throw chainInvalid(file, checked.reason);
     return checked.envelope.record_hash;

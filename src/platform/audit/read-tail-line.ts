@@ -1,14 +1,19 @@
 // Reads the last line of a file from its end, growing the window only when a line is longer than it.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { decodeUtf8Line } from './utf8-line.ts';
 
 export type TailLine =
   | { readonly kind: 'empty' }
   | { readonly kind: 'line'; readonly line: string }
-  | { readonly kind: 'unterminated' };
+  | { readonly kind: 'unterminated' }
+  | { readonly kind: 'not_utf8' };
 
 const INITIAL_WINDOW = 8 * 1024;
 
-/** `empty` for a missing or zero-length file; `unterminated` when the file does not end in a newline. */
+/**
+ * `empty` for a missing or zero-length file; `unterminated` when the file does not end in a newline; `not_utf8` when
+ * the last line's bytes are not UTF-8.
+ */
 export function readTailLine(path: string): TailLine {
   let fd: number;
   try {
@@ -28,7 +33,8 @@ export function readTailLine(path: string): TailLine {
       // (A negative offset would count from the end, so a one-byte buffer is handled apart.)
       const start = length >= 2 ? buffer.lastIndexOf(0x0a, length - 2) : -1;
       if (start >= 0 || length === size) {
-        return { kind: 'line', line: buffer.subarray(start + 1, length - 1).toString('utf8') };
+        const line = decodeUtf8Line(buffer.subarray(start + 1, length - 1));
+        return line === undefined ? { kind: 'not_utf8' } : { kind: 'line', line };
       }
     }
   } finally {

@@ -1,5 +1,6 @@
-// A process killed in the middle of an append (power loss, the OOM killer) can leave part of a record after the
-// last newline. That record was never acknowledged: every answer waits for its audit write. Refusing to start on
+// A process killed in the middle of an append (the OOM killer) can leave part of a record after the last newline.
+// That record was never acknowledged: every answer waits for its audit write. (Writes are not synced to disk, so
+// after a power loss the fragment may be of an answered record; it is set aside all the same.) Refusing to start on
 // it would keep the service down until someone edits the file, so the fragment is moved to a file of its own,
 // kept for inspection, and cut off; the chain resumes from the last whole record, which is still verified. A tail
 // cut at a line boundary was never detectable from the file alone, so this hides nothing that could be seen.
