@@ -1,24 +1,31 @@
 // The PostgreSQL state store under conditions it does not control: a database whose default transaction isolation
-// is stricter than PostgreSQL's own, and a wall clock stepped back while the store was unavailable.
+// is stricter than PostgreSQL's own, a wall clock stepped back while the store was unavailable, and a database that
+// lost the state schema while the store was running, or one whose encoding cannot hold every character.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import pg from 'pg';
 import { fixedClock } from '../../src/platform/clock.ts';
+import type { Logger } from '../../src/platform/log.ts';
 import { silentLogger } from '../../src/platform/log.ts';
+import { isProblem } from '../../src/platform/problem/problem.ts';
+import { FailureReason } from '../../src/verifier/connectors/failure-reason.ts';
 import { createPostgresEvaluationStore } from '../../src/verifier/state/create-postgres-evaluation-store.ts';
 import { evaluation } from '../../src/verifier/state/evaluation-store.contract.ts';
+import type { EvaluationStore } from '../../src/verifier/state/evaluation-store.ts';
 import { NEWEST_VERSION } from '../../src/verifier/state/postgres-migrations.ts';
+import { capturedLog } from '../helpers/captured-log.ts';
 import { freshDatabases } from '../helpers/postgres-harness.ts';
 
 const freshDatabase = freshDatabases();
 
-function storeOn(url: string, clock = fixedClock('2026-01-01T00:00:00Z')) {
+function storeOn(url: string, clock = fixedClock('2026-01-01T00:00:00Z'), logger: Logger = silentLogger()) {
   return createPostgresEvaluationStore({
     url,
     maxConnections: 4,
     connectTimeoutMs: 2_000,
     operationTimeoutMs: 5_000,
     clock,
-    logger: silentLogger(),
+    logger,
   });
 }
 
@@ -86,4 +93,77 @@ describe('postgresql state store, in its environment', () => {
       await store.close();
     }
   });
+
+  it('migrates again, without a restart, when the database it was using has lost the state schema', async () => {
+    const database = await freshDatabase();
+    const stores = [storeOn(database.url), storeOn(database.url)];
+    const [first, second] = stores as [EvaluationStore, EvaluationStore];
+    try {
+      assert.equal(await first.prepare(), true);
+      assert.equal(await second.prepare(), true);
+      const now = Date.parse('2026-01-01T00:00:00Z');
+      await first.put(evaluation('01J000000000000000000BEFRE', now, 60_000));
+      // The state database replaced by an empty one (state is short-lived, so a standby may hold none of it).
+      await database.query('DROP SCHEMA ambit_verifier CASCADE');
+      const stored = evaluation('01J000000000000000000AFTER', now, 60_000);
+      await first.put(stored);
+      assert.deepEqual(await second.get(stored.evaluation_id, 'p1'), stored);
+      assert.equal(await second.get('01J000000000000000000BEFRE', 'p1'), undefined);
+      assert.equal(await second.isReady(), true);
+      await database.query('DROP SCHEMA ambit_verifier CASCADE');
+      assert.equal(await first.isReady(), true);
+      assert.equal((await second.beginIdempotent(claim(now))).kind, 'started');
+    } finally {
+      await Promise.all(stores.map((store) => store.close()));
+    }
+  });
+
+  it('refuses a database whose encoding cannot hold every character, naming it, and creates nothing there', async (t) => {
+    const database = await freshDatabase();
+    if (database.kind === 'pglite') return t.skip('PGlite has one database, in UTF8');
+    // Made by an initdb under a Latin-1 locale, say: a name in Cyrillic would fail to store, after its reads.
+    const name = `${new URL(database.url).pathname.slice(1)}_latin1`;
+    await database.query(
+      `CREATE DATABASE ${name} ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0`,
+    );
+    const url = new URL(database.url);
+    url.pathname = `/${name}`;
+    const log = capturedLog();
+    const store = storeOn(url.toString(), fixedClock('2026-01-01T00:00:00Z'), log.logger);
+    try {
+      assert.equal(await store.prepare(), false);
+      assert.equal(await store.isReady(), false);
+      await assert.rejects(store.get('01J0000000000000000000000A', 'p1'), (error: unknown) => {
+        assert.ok(isProblem(error) && error.code === 'state.unavailable');
+        assert.ok(error.cause instanceof FailureReason);
+        assert.equal(error.cause.code, 'state.database_encoding');
+        return true;
+      });
+      assert.ok(
+        log.records().some((record) => /LATIN1.*UTF8/.test(String(record.detail))),
+        log.lines.join(''),
+      );
+      const client = new pg.Client({ connectionString: url.toString() });
+      await client.connect();
+      try {
+        const { rows } = await client.query("SELECT to_regnamespace('ambit_verifier') IS NULL AS absent");
+        assert.equal(rows[0]?.absent, true);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await store.close();
+      await database.query(`DROP DATABASE ${name} WITH (FORCE)`);
+    }
+  });
 });
+
+function claim(now: number) {
+  return {
+    scope: 'p1:/v1/batch-evaluations:k',
+    requestHash: 'h',
+    owner: 'o',
+    leaseUntil: now + 1,
+    expiresAt: now + 2,
+  };
+}

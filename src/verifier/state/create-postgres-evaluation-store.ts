@@ -136,13 +136,28 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
   };
 
   /**
+   * Runs `operation` once migrated. A database found without the state tables (replaced by an empty one, or the
+   * schema dropped) is migrated again and the operation tried once more: service resumes without a restart.
+   */
+  const migratedRun = async <R>(operation: () => Promise<R>): Promise<R> => {
+    await ensure();
+    try {
+      return await operation();
+    } catch (error) {
+      if (!isSchemaMissing(error)) throw error;
+      migrated = false;
+      await ensure();
+      return await operation();
+    }
+  };
+
+  /**
    * Runs one store operation, turning any database failure into 503 `state.unavailable`. A failure to reach the
    * database is remembered (checkAvailable), an answer clears it.
    */
   const run = async <R>(operation: () => Promise<R>): Promise<R> => {
     try {
-      await ensure();
-      const result = await operation();
+      const result = await migratedRun(operation);
       outageAt = Number.NEGATIVE_INFINITY;
       return result;
     } catch (error) {
@@ -236,10 +251,11 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     },
     async isReady() {
       try {
-        await ensure();
         // Names both tables, so a table dropped or its grant revoked after start shows here, not only as 503s.
-        await pool.query(
-          `SELECT (SELECT 1 FROM ${T.evaluations} LIMIT 0) AS e, (SELECT 1 FROM ${T.idempotency} LIMIT 0) AS i`,
+        await migratedRun(() =>
+          pool.query(
+            `SELECT (SELECT 1 FROM ${T.evaluations} LIMIT 0) AS e, (SELECT 1 FROM ${T.idempotency} LIMIT 0) AS i`,
+          ),
         );
         return true;
       } catch {
@@ -312,6 +328,14 @@ function isOutage(error: unknown): boolean {
   if (!(error instanceof pg.DatabaseError)) return true;
   const code = error.code ?? '';
   return code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300';
+}
+
+/**
+ * A state table or the schema is missing (SQLSTATE 42P01, 3F000). Migrating again recreates them when the whole
+ * schema is gone; a table dropped or renamed by hand, its migration still recorded, stays missing.
+ */
+function isSchemaMissing(error: unknown): boolean {
+  return error instanceof pg.DatabaseError && (error.code === '42P01' || error.code === '3F000');
 }
 
 /** The migrations are still running (a long one): the store is not usable until they are done. */

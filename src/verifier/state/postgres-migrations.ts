@@ -70,6 +70,23 @@ class StateSchemaTooNewError extends Error {
 }
 
 /**
+ * Server encodings in which any text stores as it was sent. Another one (LATIN1, WIN1252...) refuses the characters
+ * it lacks: evaluations whose results hold one (a name in Cyrillic) would fail to store, after their reads.
+ */
+const HOLDS_ANY_TEXT: ReadonlySet<string> = new Set(['UTF8', 'SQL_ASCII']);
+
+/** The database's encoding cannot hold every character: refused before anything is created in it. */
+class StateDatabaseEncodingError extends Error {
+  readonly code = 'database_encoding';
+  constructor(found: string) {
+    super(
+      `the state database's encoding is ${found}, which cannot hold every character: ` +
+        "use a database created with ENCODING 'UTF8'",
+    );
+  }
+}
+
+/**
  * Applies the migrations not applied yet, all in one transaction that first takes a transaction-level advisory
  * lock: a second process starting at the same time waits, then finds everything applied. Returns the versions it
  * applied (empty when up to date). A table lock is waited for `lockTimeoutMs` at most: the instances still
@@ -116,10 +133,13 @@ export async function migrateStateSchema(
       await query(`SET LOCAL lock_timeout = ${Math.max(1, Math.round(lockTimeoutMs))}`);
       // Created only when missing: PostgreSQL checks the CREATE privilege even for `IF NOT EXISTS`, and a role with
       // read and write on an installed schema has none.
-      const { rows: found } = await query<{ has_schema: boolean; has_table: boolean }>(
-        `SELECT to_regnamespace($1) IS NOT NULL AS has_schema, to_regclass($2) IS NOT NULL AS has_table`,
+      const { rows: found } = await query<{ has_schema: boolean; has_table: boolean; encoding: string }>(
+        `SELECT to_regnamespace($1) IS NOT NULL AS has_schema, to_regclass($2) IS NOT NULL AS has_table,
+                current_setting('server_encoding') AS encoding`,
         [STATE_SCHEMA, `${STATE_SCHEMA}.schema_migrations`],
       );
+      const encoding = found[0]?.encoding ?? '';
+      if (!HOLDS_ANY_TEXT.has(encoding)) throw new StateDatabaseEncodingError(encoding);
       if (!found[0]?.has_schema) await query(`CREATE SCHEMA IF NOT EXISTS ${STATE_SCHEMA}`);
       if (!found[0]?.has_table) {
         await query(
