@@ -13,7 +13,7 @@ import type { RelayAuditFacts, RelayRuntime } from '../relay-runtime.ts';
 import type { LiveTable } from '../sources/postgres/live-table.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
 import { nextLink } from './next-link.ts';
-import { sendJson } from './records.ts';
+import { sendJson, shapeOf } from './records.ts';
 import { renderPage } from './render-page.ts';
 
 export interface LiveRead {
@@ -51,6 +51,9 @@ export async function sendLiveCollection(
     'live-records',
     entity.datasetId,
     entity.name,
+    // The entity's declaration, as for snapshot cursors: the table's own digest (live.version) does not see a
+    // field served from another column.
+    shapeOf(entity),
     filterIntent(query.filters),
     query.fields?.map((field) => field.name) ?? null,
     purpose ?? null,
