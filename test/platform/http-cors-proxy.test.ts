@@ -153,4 +153,37 @@ describe('configured CORS origins and trusted proxies', () => {
     assert.equal(await auditedAddress(relay, '192.0.2.50', '203.0.113.7'), '192.0.2.50');
     assert.equal(await auditedAddress(relay, '127.0.0.1'), '127.0.0.1');
   });
+
+  it('records only an IP address from X-Forwarded-For, else the nearest trusted hop', async () => {
+    // The peer is itself a trusted proxy (an internal caller): what it forwards is not an address.
+    assert.equal(await auditedAddress(relay, '10.0.0.5', 'national_id=FAKE-412781'), '10.0.0.5');
+    assert.equal(await auditedAddress(relay, '10.0.0.5', 'x'.repeat(4000)), '10.0.0.5');
+    assert.equal(await auditedAddress(relay, '127.0.0.1', '203.0.113.9, junk, 10.0.0.6'), '10.0.0.6');
+    // Forms an address parser may accept but a reader of the record would not take for one.
+    for (const odd of [
+      '2130706433',
+      '0x7f.1',
+      '203.0.113.9:443',
+      '[2001:db8::1]',
+      'fe80::1%FAKE412781',
+      '',
+    ]) {
+      assert.equal(await auditedAddress(relay, '10.0.0.5', odd), '10.0.0.5', odd);
+    }
+    assert.equal(await auditedAddress(relay, '10.0.0.5', 'junk, 2001:db8::7'), '2001:db8::7');
+  });
+
+  it('records the same address on a request Fastify serves', async () => {
+    const response = await relay.inject({
+      method: 'HEAD',
+      url: '/v1/datasets',
+      remoteAddress: '10.0.0.5',
+      headers: { ...CASEWORKER, 'x-forwarded-for': 'national_id=FAKE-412781' },
+    });
+    assert.equal(response.statusCode, 200);
+    const id = assertRequestId(response);
+    const record = relay.auditRecords().find((entry) => entry.request_id === id);
+    assert.ok(record, 'request audited');
+    assert.equal(record.remote_addr, '10.0.0.5');
+  });
 });

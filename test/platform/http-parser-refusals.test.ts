@@ -52,6 +52,20 @@ describe('requests the HTTP parser refuses', () => {
     assertProblem(old, 404, 'http.not_found');
   });
 
+  it('refuses more header lines than it reads, rather than dropping those past the limit', async () => {
+    const lines = (count: number) => Array.from({ length: count }, (_, i) => `x-f${i}: 1\r\n`).join('');
+    // A second Host line (or a proxy's own X-Forwarded-For line) after the first 2,000 must not go unseen.
+    await assertRawProblems([
+      [`GET /slow HTTP/1.1\r\nhost: a\r\n${lines(1999)}host: b\r\n\r\n`, 431, 'http.headers_too_large'],
+      [`GET /slow HTTP/1.1\r\nhost: a\r\n${lines(5000)}\r\n`, 431, 'http.headers_too_large'],
+    ]);
+    const within = await sendRaw(
+      server.port,
+      `GET /slow HTTP/1.1\r\nhost: a\r\nconnection: close\r\n${lines(1998)}\r\n`,
+    );
+    assert.equal(within.statusCode, 200);
+  });
+
   /** Everything the connection answered to `bytes` until it closed, and the statuses of its answers in order. */
   const pipelined = (bytes: string) =>
     new Promise<{ text: string; statuses: number[] }>((resolve, reject) => {

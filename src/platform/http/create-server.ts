@@ -10,6 +10,7 @@ import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem
 import type { Random } from '../random.ts';
 import { unansweredProblem } from './allowed-methods.ts';
 import { answerClientError } from './answer-client-error.ts';
+import { compileTrustedProxies, pinClientAddress } from './client-address.ts';
 import { drainOnClose, type InFlightResponses } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
 import { isWellFormedQuery } from './query-encoding.ts';
@@ -130,6 +131,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     const problem = toProblem(error, logger, request);
     return options.serviceProblems?.[problem.code]?.() ?? problem;
   };
+  const trustedProxies = compileTrustedProxies(options.trustProxy);
   const watchdog = createRequestWatchdog(options.requestTimeoutMs, (request, reply) => {
     // A response already on its way (waiting for its audit record, which Fastify does not count as sent) goes
     // out: the time-out answer would only be dropped behind it.
@@ -141,6 +143,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   /** Per-request state and the CORS echo: the first step of every request, routed or not. */
   const beginRequest = (request: RouteRequest, reply: RouteReply): void => {
     splitRepeatedHeaders(request.raw);
+    pinClientAddress(request, trustedProxies);
     request.ctx = {
       requestId: request.id,
       startedAt: clock.now(),
@@ -227,8 +230,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     watchdog,
     newRequestId: () => random.ulid(clock.now()),
   };
-  const lane =
-    options.fastLane === false ? undefined : createFastLane(pipeline, { trustProxy: options.trustProxy });
+  const lane = options.fastLane === false ? undefined : createFastLane(pipeline);
   let fastifyHandler: ((request: IncomingMessage, response: ServerResponse) => void) | undefined;
   let inFlight: InFlightResponses | undefined;
   const dispatch = (request: IncomingMessage, response: ServerResponse): void => {

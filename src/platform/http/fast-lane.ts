@@ -6,7 +6,6 @@
 // paths, a body that is not plainly JSON within its limit, a closing server) goes to Fastify unchanged.
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import proxyAddr from '@fastify/proxy-addr';
 import type { FastifyInstance } from 'fastify';
 import FindMyWay from 'find-my-way';
 import { hasContentCoding } from './content-coding.ts';
@@ -15,11 +14,6 @@ import { isWellFormedQuery } from './query-encoding.ts';
 import { readJsonBody } from './read-json-body.ts';
 import type { RequestContext } from './request-context.ts';
 import type { RouteHandler, RouteReply, RouteRequest } from './route-types.ts';
-
-export interface FastLaneOptions {
-  /** As the Fastify app: `false`, or the proxies whose X-Forwarded-For is honoured. */
-  readonly trustProxy: false | readonly string[];
-}
 
 /** Called after each lane response is written (request metrics). */
 export type LaneResponseListener = (request: RouteRequest, reply: RouteReply, durationMs: number) => void;
@@ -48,10 +42,9 @@ interface LaneMatch {
   readonly query: unknown;
 }
 
-export function createFastLane(pipeline: ResponsePipeline, options: FastLaneOptions): FastLane {
+export function createFastLane(pipeline: ResponsePipeline): FastLane {
   const router = FindMyWay({ maxParamLength: MAX_PARAM_LENGTH });
   const listeners: LaneResponseListener[] = [];
-  const trusted = options.trustProxy === false ? undefined : proxyAddr.compile([...options.trustProxy]);
   let closing = false;
   // Clients poll and revalidate the same URLs, and matching one (path, parameters, query string) costs more than
   // the rest of the lane: recent matches are kept, frozen so that requests sharing one cannot change it.
@@ -76,8 +69,7 @@ export function createFastLane(pipeline: ResponsePipeline, options: FastLaneOpti
   };
 
   const start = (raw: IncomingMessage, response: ServerResponse, found: LaneMatch) => {
-    const request = new LaneRequest(raw, pipeline.newRequestId(), found.path, found.params, found.query);
-    if (trusted) request.ip = lastForwarded(raw, trusted);
+    const request = new LaneRequest(raw, pipeline.newRequestId(), found);
     const reply = new LaneReply(response, request, pipeline, listeners);
     pipeline.beginRequest(request, reply);
     pipeline.watchdog.watch(request, reply);
@@ -199,11 +191,6 @@ function run(
   }
 }
 
-function lastForwarded(raw: IncomingMessage, trusted: (address: string, hop: number) => boolean): string {
-  const addresses = proxyAddr.all(raw, trusted);
-  return addresses[addresses.length - 1] ?? '';
-}
-
 class LaneRequest implements RouteRequest {
   readonly method: string;
   readonly raw: IncomingMessage;
@@ -217,20 +204,21 @@ class LaneRequest implements RouteRequest {
   readonly socket: Socket;
   /** Monotonic start, for the response listeners' durations. */
   readonly startedAt = performance.now();
-  ip: string;
+  readonly ip: string;
   // Set by the pipeline's first step, before any handler runs.
   ctx = null as unknown as RequestContext;
 
-  constructor(raw: IncomingMessage, id: string, pattern: string, params: unknown, query: unknown) {
+  constructor(raw: IncomingMessage, id: string, found: LaneMatch) {
     this.raw = raw;
     this.method = raw.method ?? 'GET';
     this.id = id;
-    this.params = params;
-    this.query = query;
+    this.params = found.params;
+    this.query = found.query;
     this.url = raw.url ?? '';
     this.headers = raw.headers;
-    this.routeOptions = { url: pattern };
+    this.routeOptions = { url: found.path };
     this.socket = raw.socket;
+    // Behind trusted proxies, the pipeline's first step sets the forwarded client address (client-address.ts).
     this.ip = raw.socket.remoteAddress ?? '';
   }
 }

@@ -1,15 +1,23 @@
 // Requests Node would answer on its own, with a bare status line and no body: an HTTP/1.1 request without Host,
-// an `Expect` other than 100-continue, a CONNECT; and one Node lets through, with several Host lines. They get
-// problems like every other refusal; as requests the parser refuses (answer-client-error.ts), they reach no route
-// and are not audited.
+// an `Expect` other than 100-continue, a CONNECT; and those Node lets through, with several Host lines or with header
+// lines past the ones it reads. They get problems like every other refusal; as requests the parser refuses
+// (answer-client-error.ts), they reach no route and are not audited.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { platformProblem } from '../problem/platform-problems.ts';
 import type { Problem } from '../problem/problem.ts';
 import { problemHead, rawProblemResponse } from './answer-client-error.ts';
 
+/**
+ * Header lines a request may have. Node keeps the first 2,000 and silently drops the rest, so a second Host or
+ * Authorization line, or the X-Forwarded-For line a proxy appends, would go unseen past them: Node reads one more
+ * here, and a request that has it is refused (`refuseBadHost`).
+ */
+const MAX_HEADER_LINES = 2000;
+
 /** Node's own answers off; ours installed. Call before the server listens, with its `requireHostHeader: false`. */
 export function answerUnroutableRequests(server: Server, newRequestId: () => string): void {
+  server.maxHeadersCount = MAX_HEADER_LINES + 1;
   server.on('checkExpectation', (_request: IncomingMessage, response: ServerResponse) => {
     answer(response, platformProblem('http.expectation_failed'), newRequestId());
   });
@@ -23,14 +31,25 @@ export function answerUnroutableRequests(server: Server, newRequestId: () => str
 
 /**
  * RFC 9112 §3.2: an HTTP/1.1 request without Host, and any request with more than one Host field line, is refused
- * (Node keeps the first of several, which a proxy in front may have read otherwise). True when it answered; for the
- * dispatcher to call first, since Node does neither.
+ * (Node keeps the first of several, which a proxy in front may have read otherwise); so is one with more header lines
+ * than are read. True when it answered; for the dispatcher to call first, since Node does neither.
  */
 export function refuseBadHost(
   request: IncomingMessage,
   response: ServerResponse,
   requestId: () => string,
 ): boolean {
+  if (request.rawHeaders.length > 2 * MAX_HEADER_LINES) {
+    answer(
+      response,
+      platformProblem(
+        'http.headers_too_large',
+        `The request has more than ${MAX_HEADER_LINES} header lines.`,
+      ),
+      requestId(),
+    );
+    return true;
+  }
   let detail: string | undefined;
   if (request.headers.host === undefined) {
     if (request.httpVersion === '1.1') detail = 'An HTTP/1.1 request must carry a Host header.';

@@ -119,7 +119,8 @@ export const PLATFORM_PROBLEMS = {
   'http.headers_too_large': {
     status: 431,
     title: 'Headers too large',
-    description: 'The request headers exceed 64 KiB; the request reached no route and is not audited.',
+    description:
+      'The request headers exceed 64 KiB or 2,000 lines; the request reached no route and is not audited.',
   },
   'http.cors_denied': {
     status: 403,
