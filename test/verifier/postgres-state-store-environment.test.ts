@@ -118,6 +118,36 @@ describe('postgresql state store, in its environment', () => {
     }
   });
 
+  it('takes a database that accepts no writes (a demoted primary) as down: not ready, and evaluations refused before their reads', async (t) => {
+    const database = await freshDatabase();
+    if (database.kind === 'pglite') return t.skip('PGlite has one database and one session');
+    const name = new URL(database.url).pathname.slice(1);
+    const installer = storeOn(database.url);
+    assert.equal(await installer.prepare(), true);
+    await installer.close();
+    // Every session now starts read-only, as on a standby; the schema is in place, so a start migrates nothing.
+    await database.query(`ALTER DATABASE ${name} SET default_transaction_read_only = on`);
+    const store = storeOn(database.url);
+    try {
+      assert.equal(await store.prepare(), true);
+      store.checkAvailable();
+      const now = Date.parse('2026-01-01T00:00:00Z');
+      await assert.rejects(store.put(evaluation('01J000000000000000000READO', now, 60_000)), (error: unknown) => {
+        assert.ok(isProblem(error) && error.code === 'state.unavailable');
+        return true;
+      });
+      // The next evaluations are refused before they consult a registry whose answer could not be kept.
+      assert.throws(
+        () => store.checkAvailable(),
+        (error: unknown) => isProblem(error) && error.code === 'state.unavailable',
+      );
+      assert.equal(await store.isReady(), false);
+    } finally {
+      await store.close();
+      await database.query(`ALTER DATABASE ${name} RESET default_transaction_read_only`);
+    }
+  });
+
   it('refuses a database whose encoding cannot hold every character, naming it, and creates nothing there', async (t) => {
     const database = await freshDatabase();
     if (database.kind === 'pglite') return t.skip('PGlite has one database, in UTF8');

@@ -251,13 +251,15 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     },
     async isReady() {
       try {
-        // Names both tables, so a table dropped or its grant revoked after start shows here, not only as 503s.
-        await migratedRun(() =>
-          pool.query(
-            `SELECT (SELECT 1 FROM ${T.evaluations} LIMIT 0) AS e, (SELECT 1 FROM ${T.idempotency} LIMIT 0) AS i`,
+        // Names both tables, so a table dropped or its grant revoked after start shows here, not only as 503s; and
+        // a session that starts read-only (a demoted primary, a standby) could keep nothing.
+        const { rows } = await migratedRun(() =>
+          pool.query<{ read_only: string }>(
+            `SELECT (SELECT 1 FROM ${T.evaluations} LIMIT 0) AS e, (SELECT 1 FROM ${T.idempotency} LIMIT 0) AS i,
+                    current_setting('transaction_read_only') AS read_only`,
           ),
         );
-        return true;
+        return rows[0]?.read_only !== 'on';
       } catch {
         return false;
       }
@@ -317,9 +319,10 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
 }
 
 /**
- * Whether a failure says the database cannot be reached now, as opposed to one statement failing (a timeout, a
- * constraint): no connection or no answer on it, or the server refusing connections (SQLSTATE class 08, shutting down 57P01-57P03,
- * too many connections 53300).
+ * Whether a failure says the database cannot be used now, as opposed to one statement failing (a timeout, a
+ * constraint): no connection or no answer on it, the server refusing connections (SQLSTATE class 08, shutting down
+ * 57P01-57P03, too many connections 53300), or a database that takes no writes (25006: a demoted primary, a
+ * standby), where no evaluation could be kept.
  */
 function isOutage(error: unknown): boolean {
   // The driver's own time limit on a statement, which the server's statement_timeout (the same) races: one slow
@@ -327,7 +330,7 @@ function isOutage(error: unknown): boolean {
   if (isClientTimeout(error)) return false;
   if (!(error instanceof pg.DatabaseError)) return true;
   const code = error.code ?? '';
-  return code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300';
+  return code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300' || code === '25006';
 }
 
 /**
