@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import type { FieldType } from '../config/schema.ts';
 import {
@@ -37,6 +38,21 @@ describe('coerceCell', () => {
     assert.deepEqual(coerceCell('.5', 'number', csv), { ok: true, value: 0.5 });
     assert.equal(coerceCell('NaN', 'number', csv).ok, false);
     assert.equal(coerceCell('1,5', 'number', csv).ok, false);
+  });
+
+  it('refuses a long digit run with no valid end in one pass', () => {
+    // In a process of its own, stopped after 20 s: the number pattern once backtracked quadratically (about 50 s
+    // for this cell, 80 ms for a filter value at the URI limit); one pass takes milliseconds. A guard, not a timing.
+    const script = `import { coerceCell } from ${JSON.stringify(new URL('./coerce-cell.ts', import.meta.url).href)};
+      const csv = { excelSerials: false };
+      const cells = ['1'.repeat(200_000) + 'x', ' ' + '1'.repeat(200_000) + '.5 ', '.' + '1'.repeat(200_000) + 'e'];
+      process.stdout.write(JSON.stringify(cells.map((cell) => coerceCell(cell, 'number', csv).ok)));`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      timeout: 20_000,
+      encoding: 'utf8',
+    });
+    assert.equal(run.signal, null, 'the parse did not finish');
+    assert.equal(run.stdout, '[false,false,false]', run.stderr);
   });
 
   it('refuses numbers beyond the double range instead of serving them as null', () => {

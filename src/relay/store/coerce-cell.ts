@@ -16,7 +16,9 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIMESTAMP =
   /^(\d{4}-\d{2}-\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
 const INTEGER_TEXT = /^\s*[+-]?\d+\s*$/;
-const NUMBER_TEXT = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+// The point and the digits after it as one optional group: with the point optional between two digit runs, a long
+// run of digits with no valid end was split every possible way before it failed (quadratic in its length).
+const NUMBER_TEXT = /^\s*[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?\s*$/;
 // Excel counts days from 1899-12-30 (the 1900 leap-year bug is folded into that epoch), or from 1904-01-01 in
 // workbooks using the 1904 date system (`<workbookPr date1904="1"/>`, old Mac Excel). The fold holds from serial
 // 61 (1900-03-01) on: serial 60 is Excel's 1900-02-29, and serials 1 to 59 count from 1899-12-31.

@@ -225,7 +225,8 @@ export function bulkRecords(
 }
 
 const DAY_MS = 86_400_000;
-const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+// One pass over a digit run (see coerce-cell.ts): the point and its digits are one optional group.
+const NUMBER_TEXT = /^[+-]?(\d+(?:\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const DAY_TEXT = /^[+-]?(\d{4,6})-(\d{2})-(\d{2})/;
 const INSTANT_TEXT =
   /^[+-]?\d{4,6}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
