@@ -131,8 +131,10 @@ export function walkCells(sheetXml: string, region: SheetRegion, visit: (cell: R
   }
 }
 
+// The search for `ref` stops at the next `<` as well as at `>`: no tag holds a `<` (attribute values cannot), and
+// on text where a tag is left open the search from each `<mergeCell` ran to the end of the text (quadratic).
 const MERGE_CELL =
-  /<(?:[A-Za-z_][\w.-]*:)?mergeCell\s[^>]*?\bref\s*=\s*(["'])([A-Z]{1,3})([0-9]+)(?::([A-Z]{1,3})([0-9]+))?\1/g;
+  /<(?:[A-Za-z_][\w.-]*:)?mergeCell\s[^<>]*?\bref\s*=\s*(["'])([A-Z]{1,3})([0-9]+)(?::([A-Z]{1,3})([0-9]+))?\1/g;
 
 /** A merge hiding a cell of the region: the merge's A1 range, and the first such cell. */
 export interface MergedCell extends CellPosition {

@@ -1,5 +1,6 @@
 // XLSX reading: sheet choice, header_row and data_range, cell types, formula rejection, corrupt files, limits.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -278,6 +279,22 @@ describe('readXlsx', () => {
         ['b', null],
       ],
     );
+  });
+
+  it('searches a sheet of unclosed mergeCell tags for merges in one pass', () => {
+    // 2.2 MB of XML, which deflates to a few KB. In a process of its own, stopped after 20 s: the search once ran
+    // from each `<mergeCell` to the end of the text (about 80 s here). A guard, not a timing.
+    const script = `import { findMergedCell } from ${JSON.stringify(new URL('./find-formula-cell.ts', import.meta.url).href)};
+      const region = { firstRow: 2, lastRow: Infinity, firstColumn: 1, lastColumn: Infinity };
+      const torn = '<mergeCell '.repeat(200_000);
+      const found = [findMergedCell(torn, region), findMergedCell(torn + '<mergeCell ref="B3:B4"/>', region)];
+      process.stdout.write(JSON.stringify(found.map((merged) => merged?.range ?? null)));`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      timeout: 20_000,
+      encoding: 'utf8',
+    });
+    assert.equal(run.signal, null, 'the search did not finish');
+    assert.equal(run.stdout, '[null,"B3:B4"]', run.stderr);
   });
 
   it('keeps header and cell text exactly as stored', async () => {

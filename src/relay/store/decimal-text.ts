@@ -13,7 +13,9 @@ export function decimalText(unscaled: bigint, scale: number): string {
   if (scale <= 0) return unscaled === 0n ? '0' : `${negative ? '-' : ''}${digits}${'0'.repeat(-scale)}`;
   digits = digits.padStart(scale + 1, '0');
   const whole = digits.slice(0, digits.length - scale);
-  const fraction = digits.slice(digits.length - scale).replace(/0+$/, '');
+  // Matched only from the start of a zero run: unanchored, `0+$` scanned a run of zeros followed by another digit
+  // again from each of its zeros (quadratic in the scale, which a Parquet file declares).
+  const fraction = digits.slice(digits.length - scale).replace(/(?<!0)0+$/, '');
   const text = fraction === '' ? whole : `${whole}.${fraction}`;
   return negative && text !== '0' ? `-${text}` : text;
 }
