@@ -1,6 +1,6 @@
 // Exact conversions of Parquet values hyparquet would alter: DECIMAL to its decimal text, sub-millisecond
 // timestamps floored to the millisecond, strings decoded strictly.
-import type { ParquetParsers } from 'hyparquet';
+import type { ParquetParsers, SchemaElement } from 'hyparquet';
 import { NOT_UTF8 } from '../store/coerce-cell.ts';
 
 /**
@@ -52,3 +52,19 @@ export const EXACT_PARSERS: Pick<
   timestampFromNanoseconds: (nanos: bigint) => flooredDate(BigInt(nanos), 1_000_000n),
   stringFromBytes,
 };
+
+/**
+ * The scale of a leaf annotated DECIMAL (converted or logical type), undefined for any other leaf, or why the scale
+ * is refused: the format requires 0 <= scale <= precision, and a few hundred bytes of file could otherwise declare
+ * a scale of millions and make every cell a text that long.
+ */
+export function decimalScaleOf(element: SchemaElement): number | string | undefined {
+  const logical = element.logical_type?.type === 'DECIMAL' ? element.logical_type : undefined;
+  if (logical === undefined && element.converted_type !== 'DECIMAL') return undefined;
+  const scale = logical !== undefined ? logical.scale : (element.scale ?? 0);
+  const precision = logical !== undefined ? logical.precision : element.precision;
+  if (!Number.isInteger(scale) || scale < 0 || precision === undefined || scale > precision) {
+    return `declares DECIMAL scale ${String(scale)} with precision ${String(precision)} (the scale must be from 0 to the precision)`;
+  }
+  return scale;
+}

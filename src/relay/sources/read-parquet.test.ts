@@ -257,6 +257,26 @@ describe('readParquet', () => {
     assert.deepEqual(byColumns, expected);
   });
 
+  it('refuses a DECIMAL column whose scale is not from 0 to its precision', async () => {
+    // A few hundred bytes declaring a scale of 400,000 would make every cell a text that long.
+    for (const [name, annotation] of [
+      ['converted.parquet', { converted_type: 'DECIMAL', scale: 400_000, precision: 9 }],
+      ['logical.parquet', { logical_type: { type: 'DECIMAL', scale: 12, precision: 5 } }],
+    ] as const) {
+      const bytes = parquetWriteBuffer({
+        columnData: [{ name: 'amount', data: [1n, 2n] }],
+        schema: [
+          { name: 'root', num_children: 1 },
+          { name: 'amount', type: 'INT64', repetition_type: 'REQUIRED', ...annotation },
+        ],
+      });
+      await writeFile(join(dir, name), new Uint8Array(bytes));
+      const error = await sourceErrorOf(() => openParquet(name));
+      assert.equal(error.code, 'ingest.parse_error', name);
+      assert.match(error.message, /column amount declares DECIMAL scale \d+ with precision \d+/, name);
+    }
+  });
+
   it('floors sub-millisecond TIMESTAMP MICROS, NANOS and INT96 values, before 1970 too', async () => {
     const bytes = parquetWriteBuffer({
       columnData: [

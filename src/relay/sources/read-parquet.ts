@@ -12,7 +12,7 @@ import {
 import { compressors } from 'hyparquet-compressors';
 import { decimalText } from '../store/decimal-text.ts';
 import type { ColumnBatch, SourceRows } from './open-file-source.ts';
-import { EXACT_PARSERS, unscaledOf } from './parquet-cells.ts';
+import { decimalScaleOf, EXACT_PARSERS, unscaledOf } from './parquet-cells.ts';
 import { checkPages, chunkExtents, nestedValueCount } from './parquet-pages.ts';
 import { SourceError } from './source-error.ts';
 import { assertUnchanged, BATCH_ROWS, openSourceFile, type SourceFile, sourceError } from './source-file.ts';
@@ -59,7 +59,7 @@ export async function readParquet(file: SourceFile): Promise<SourceRows> {
     );
   }
   const decimalScales = children.map(({ element, children: nested }) =>
-    nested.length === 0 ? decimalScale(element) : undefined,
+    nested.length === 0 ? checkedDecimalScale(file, element) : undefined,
   );
   const read: FileLayout = {
     file,
@@ -111,10 +111,11 @@ function isPlainDate(element: SchemaElement): boolean {
   );
 }
 
-/** The scale of a leaf annotated DECIMAL (converted or logical type), else undefined. */
-function decimalScale(element: SchemaElement): number | undefined {
-  if (element.logical_type?.type === 'DECIMAL') return element.logical_type.scale;
-  return element.converted_type === 'DECIMAL' ? (element.scale ?? 0) : undefined;
+/** The DECIMAL scale of a top-level leaf (see decimalScaleOf), refused when the file's is not one. */
+function checkedDecimalScale(file: SourceFile, element: SchemaElement): number | undefined {
+  const scale = decimalScaleOf(element);
+  if (typeof scale === 'string') throw notParquet(file, `column ${element.name} ${scale}`);
+  return scale;
 }
 
 /**
@@ -126,7 +127,7 @@ function withoutDecimals(metadata: FileMetaData): FileMetaData {
   return {
     ...metadata,
     schema: metadata.schema.map((element) =>
-      topLevel.has(element) && !element.num_children && decimalScale(element) !== undefined
+      topLevel.has(element) && !element.num_children && decimalScaleOf(element) !== undefined
         ? { ...element, converted_type: undefined, logical_type: undefined }
         : element,
     ),
