@@ -132,10 +132,13 @@ describe('postgresql state store, in its environment', () => {
       assert.equal(await store.prepare(), true);
       store.checkAvailable();
       const now = Date.parse('2026-01-01T00:00:00Z');
-      await assert.rejects(store.put(evaluation('01J000000000000000000READO', now, 60_000)), (error: unknown) => {
-        assert.ok(isProblem(error) && error.code === 'state.unavailable');
-        return true;
-      });
+      await assert.rejects(
+        store.put(evaluation('01J000000000000000000READO', now, 60_000)),
+        (error: unknown) => {
+          assert.ok(isProblem(error) && error.code === 'state.unavailable');
+          return true;
+        },
+      );
       // The next evaluations are refused before they consult a registry whose answer could not be kept.
       assert.throws(
         () => store.checkAvailable(),
