@@ -39,7 +39,7 @@ export function parseEnvLines(text: string): { values: Record<string, string>; p
     }
     // Defined rather than assigned: assigned, a `__proto__` entry would be dropped without a word.
     Object.defineProperty(values, match[1] as string, {
-      value: quoted ? (quoted[2] ?? '') : value.replace(/\s+#.*$/, ''),
+      value: quoted ? (quoted[2] ?? '') : value.replace(/(?<!\s)\s+#.*$/, ''),
       enumerable: true,
       writable: true,
       configurable: true,

@@ -8,7 +8,7 @@ import type { Manifest } from './manifest-schema.ts';
 
 export function checkNodeIris(manifest: Manifest): ConfigIssue[] {
   const expand = (value: string) => expandIri(value, manifest.vocabularies) as string;
-  const baseUrl = manifest.catalog.base_url.replace(/\/+$/, '');
+  const baseUrl = manifest.catalog.base_url.replace(/(?<!\/)\/+$/, '');
   const nodes: [path: string, iri: string][] = [];
   manifest.datasets.forEach((dataset, d) => {
     // A dataset without an IRI is named under the base URL, which a declared IRI could also name.

@@ -68,7 +68,7 @@ export function createRelayConnector(
     open.set(id, {
       config,
       authorization: `Bearer ${token}`,
-      basePath: new URL(config.base_url).pathname.replace(/\/+$/, ''),
+      basePath: new URL(config.base_url).pathname.replace(/(?<!\/)\/+$/, ''),
       transport: transportFor(config),
       permits: createSemaphore(config.max_in_flight),
     });

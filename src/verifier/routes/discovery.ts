@@ -95,7 +95,7 @@ function operationsFor(claims: ReturnType<typeof visibleClaims>) {
 
 function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
   const { evidence } = runtime.config;
-  const base = evidence.api_base_url?.replace(/\/+$/, '') ?? '';
+  const base = evidence.api_base_url?.replace(/(?<!\/)\/+$/, '') ?? '';
   // `x-api-key` carries API keys only: a deployment with none (bearer tokens, or OIDC) does not offer it.
   const apiKeys = acceptsApiKeys(runtime.config);
   const claims = visibleClaims(runtime.catalog, principal);

@@ -11,7 +11,7 @@ export function buildModelFromConfig(catalog: Catalog): MetadataModel {
   const { config } = catalog;
   const vocabularies = config.vocabularies;
   const expand = (value: string | undefined) => expandIri(value, vocabularies);
-  const baseUrl = config.catalog.base_url.replace(/\/+$/, '');
+  const baseUrl = config.catalog.base_url.replace(/(?<!\/)\/+$/, '');
   const datasets: DatasetMeta[] = [...catalog.datasets.values()].map((runtime) => {
     const dataset = runtime.config;
     return {

@@ -26,7 +26,7 @@ export function buildModelFromManifest(
 ): MetadataModel {
   const vocabularies = manifest.vocabularies;
   const expand = ((value: string | undefined) => expandIri(value, vocabularies)) as IriExpander;
-  const baseUrl = (options.baseUrl ?? manifest.catalog.base_url).replace(/\/+$/, '');
+  const baseUrl = (options.baseUrl ?? manifest.catalog.base_url).replace(/(?<!\/)\/+$/, '');
   const { catalog } = manifest;
   const requirementIri = new Map(manifest.requirements.map((r) => [r.id, expand(r.iri)]));
   const agent = (publisher: Manifest['catalog']['publisher']): Agent => ({

@@ -24,7 +24,7 @@ export function registerMetadataRoutes(
   manifest: LoadedManifest | undefined,
   routes: readonly MetadataRoute[] = METADATA_ROUTES,
 ): { routes: readonly MetadataRoute[]; model: MetadataModel } {
-  const baseUrl = runtime.catalog.config.catalog.base_url.replace(/\/+$/, '');
+  const baseUrl = runtime.catalog.config.catalog.base_url.replace(/(?<!\/)\/+$/, '');
   const model = manifest
     ? buildModelFromManifest(manifest.manifest, { baseUrl, runtime: runtime.catalog })
     : buildModelFromConfig(runtime.catalog);

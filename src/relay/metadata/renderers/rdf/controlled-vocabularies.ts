@@ -80,7 +80,7 @@ export function languageIri(tag: string): string {
 
 /** A readable label for a concept known only by IRI: its last segment, words split (`NationalAuthority`). */
 export function labelFromIri(iri: string): string {
-  const last = iri.replace(/[/#]+$/, '').replace(/^.*[/#:]/, '');
+  const last = iri.replace(/(?<![/#])[/#]+$/, '').replace(/^.*[/#:]/, '');
   const words = decodePercentEscapes(last)
     .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
     .replace(/[_-]+/g, ' ')
