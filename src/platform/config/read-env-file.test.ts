@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { runToEnd } from '../../../test/helpers/run-to-end.ts';
 import { ConfigError } from './config-error.ts';
 import { readEnvFile } from './read-env-file.ts';
 
@@ -31,12 +31,7 @@ describe('--env-file parsing', () => {
       const blanks = ' '.repeat(400_000);
       const values = parseEnvFile('A=x' + blanks + 'y#z\\nB=z' + blanks + '# note\\n');
       process.stdout.write(JSON.stringify([values.A.length, values.B]));`;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      timeout: 20_000,
-      encoding: 'utf8',
-    });
-    assert.equal(run.signal, null, 'the file was not parsed');
-    assert.equal(run.stdout, '[400004,"z"]', run.stderr);
+    assert.equal(runToEnd(script), '[400004,"z"]');
   });
 
   it('reads comments, `export `, quotes, inline comments and CRLF line ends', () => {

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ConfigError } from '../../platform/config/config-error.ts';
 import { parseManifestText } from './load-manifest.ts';
+import { manifestIssues } from './manifest-test-support.ts';
 import { buildModelFromManifest } from './model/build-model-from-manifest.ts';
 import { staticMetadataLinks } from './model/metadata-links.ts';
 import { renderFormJsonSchema } from './renderers/render-form-json-schema.ts';
@@ -33,33 +33,23 @@ const section = (id: string, repeatable: boolean, fieldName: string) =>
         fields:
           - { id: ${id}_${fieldName}, name: ${fieldName}, label: ${fieldName}, data_type: xsd:string }`;
 
-function issuesOf(text: string): string[] {
-  try {
-    parseManifestText(text);
-    return [];
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues.map((issue) => `${issue.path}: ${issue.message}`);
-    throw error;
-  }
-}
-
 describe('form submission property names', () => {
   it('refuses a repeatable section named like a field of the submission', () => {
-    const issues = issuesOf(manifest(field('count', 'members'), section('members', true, 'role')));
+    const issues = manifestIssues(manifest(field('count', 'members'), section('members', true, 'role')));
     assert.equal(issues.length, 1, issues.join('\n'));
     assert.match(issues[0] as string, /^manifest\.forms\.0\.sections\.0\.id: .*`members`/);
   });
 
   it('refuses two repeatable sections with one id', () => {
     const sections = `${section('members', true, 'role')}\n${section('members', true, 'age')}`;
-    const issues = issuesOf(manifest(field('name', 'name'), sections));
+    const issues = manifestIssues(manifest(field('name', 'name'), sections));
     assert.equal(issues.length, 1, issues.join('\n'));
     assert.match(issues[0] as string, /^manifest\.forms\.0\.sections\.1\.id: .*`members`/);
   });
 
   it('accepts a plain section named like a field (its fields are flattened, its id names nothing)', () => {
     const text = manifest(field('count', 'members'), section('members', false, 'role'));
-    assert.deepEqual(issuesOf(text), []);
+    assert.deepEqual(manifestIssues(text), []);
     const model = buildModelFromManifest(parseManifestText(text));
     const form = model.forms[0];
     assert.ok(form);

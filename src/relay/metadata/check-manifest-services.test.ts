@@ -1,8 +1,7 @@
 // Public services as CPSV-AP and BRegDCAT-AP need them: a competent authority, and that authority's spatial coverage.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../../platform/config/config-error.ts';
-import { parseManifestText } from './load-manifest.ts';
+import { manifestIssues } from './manifest-test-support.ts';
 
 const manifest = (
   service: string,
@@ -29,19 +28,9 @@ datasets:
           - { name: person_id, type: string, required: true }
 `;
 
-function issuesOf(text: string): string[] {
-  try {
-    parseManifestText(text);
-    return [];
-  } catch (error) {
-    if (error instanceof ConfigError) return error.issues.map((issue) => `${issue.path}: ${issue.message}`);
-    throw error;
-  }
-}
-
 describe('public services in the manifest', () => {
   it('need a competent authority', () => {
-    const issues = issuesOf(manifest('', ', spatial: https://example.org/places/fr'));
+    const issues = manifestIssues(manifest('', ', spatial: https://example.org/places/fr'));
     assert.equal(issues.length, 1, issues.join('\n'));
     assert.match(
       issues[0] as string,
@@ -50,17 +39,20 @@ describe('public services in the manifest', () => {
   });
 
   it('need a spatial coverage for their authority, from the authority, the service or the catalog', () => {
-    const issues = issuesOf(manifest(', competent_authority: office', ''));
+    const issues = manifestIssues(manifest(', competent_authority: office', ''));
     assert.equal(issues.length, 1, issues.join('\n'));
     assert.match(
       issues[0] as string,
       /^manifest\.authorities\.0\.spatial: authority `office` of public service `certificates`/,
     );
     const place = 'https://example.org/places/fr';
-    assert.deepEqual(issuesOf(manifest(', competent_authority: office', `, spatial: ${place}`)), []);
-    assert.deepEqual(issuesOf(manifest(`, competent_authority: office, jurisdiction: ${place}`, '')), []);
+    assert.deepEqual(manifestIssues(manifest(', competent_authority: office', `, spatial: ${place}`)), []);
     assert.deepEqual(
-      issuesOf(manifest(', competent_authority: office', '', `  spatial_coverage: ${place}`)),
+      manifestIssues(manifest(`, competent_authority: office, jurisdiction: ${place}`, '')),
+      [],
+    );
+    assert.deepEqual(
+      manifestIssues(manifest(', competent_authority: office', '', `  spatial_coverage: ${place}`)),
       [],
     );
   });

@@ -1,7 +1,7 @@
 // Exact DECIMAL text and floored sub-millisecond timestamps, as read-parquet gives them.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { runToEnd } from '../../../test/helpers/run-to-end.ts';
 import { decimalText } from '../store/decimal-text.ts';
 import { EXACT_PARSERS, unscaledOf } from './parquet-cells.ts';
 
@@ -40,12 +40,7 @@ describe('decimalText', () => {
     const script = `import { decimalText } from ${JSON.stringify(new URL('../store/decimal-text.ts', import.meta.url).href)};
       const texts = [decimalText(1n, 400_000), decimalText(-(10n ** 5n), 400_005), decimalText(10n ** 400_000n, 400_000)];
       process.stdout.write(JSON.stringify(texts.map((text) => [text.length, text.slice(0, 4), text.slice(-2)])));`;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      timeout: 20_000,
-      encoding: 'utf8',
-    });
-    assert.equal(run.signal, null, 'the text was not written');
-    assert.equal(run.stdout, '[[400002,"0.00","01"],[400003,"-0.0","01"],[1,"1","1"]]', run.stderr);
+    assert.equal(runToEnd(script), '[[400002,"0.00","01"],[400003,"-0.0","01"],[1,"1","1"]]');
   });
 });
 

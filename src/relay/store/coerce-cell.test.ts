@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { runToEnd } from '../../../test/helpers/run-to-end.ts';
 import type { FieldType } from '../config/schema.ts';
 import {
   coerceCell,
@@ -47,12 +47,7 @@ describe('coerceCell', () => {
       const csv = { excelSerials: false };
       const cells = ['1'.repeat(200_000) + 'x', ' ' + '1'.repeat(200_000) + '.5 ', '.' + '1'.repeat(200_000) + 'e'];
       process.stdout.write(JSON.stringify(cells.map((cell) => coerceCell(cell, 'number', csv).ok)));`;
-    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-      timeout: 20_000,
-      encoding: 'utf8',
-    });
-    assert.equal(run.signal, null, 'the parse did not finish');
-    assert.equal(run.stdout, '[false,false,false]', run.stderr);
+    assert.equal(runToEnd(script), '[false,false,false]');
   });
 
   it('refuses numbers beyond the double range instead of serving them as null', () => {

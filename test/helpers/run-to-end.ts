@@ -1,0 +1,15 @@
+// For tests that guard against a hang (a pattern or loop whose cost grows faster than its input): the script runs
+// in a process of its own, stopped after 20 s. Finishing at all is the check; the time taken is never asserted.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+
+/** Runs an ES module script through tsx; fails the test when it is stopped; returns its standard output. */
+export function runToEnd(script: string): string {
+  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    timeout: 20_000,
+    encoding: 'utf8',
+  });
+  assert.equal(run.signal, null, 'the script did not finish');
+  assert.equal(run.status, 0, run.stderr);
+  return run.stdout;
+}
