@@ -15,6 +15,7 @@ import {
 } from './find-formula-cell.ts';
 import type { HashedSourceRows, XlsxFormat } from './open-file-source.ts';
 import { decodableWorkbook, openXlsxPackage } from './open-xlsx-package.ts';
+import { SHEET_MAX_TAG_CHARS, SHEET_MAX_TEXT_CHARS, sheetMarkupFault } from './scan-sheet-markup.ts';
 import { SourceError } from './source-error.ts';
 import {
   BATCH_ROWS,
@@ -101,11 +102,26 @@ function checkedSheet(
 ): { sheetName: string; date1904: boolean; isoDates: boolean; decodable: Buffer } {
   const xlsx = openXlsxPackage(file, bytes, sheet);
   const { sheetName, sheetXml, date1904 } = xlsx;
+  rejectTornMarkup(file, sheetName, sheetXml);
   rejectCells(file, sheetName, sheetXml, region);
   rejectMergedCells(file, sheetName, sheetXml, region);
   rejectSparseSheet(file, sheetName, sheetXml);
   const decodable = decodableWorkbook(file, bytes, xlsx);
   return { sheetName, date1904, isoDates: mayHoldIsoDates(sheetXml), decodable };
+}
+
+/** Run first: read-excel-file would take minutes over a tag left open or a tag or text run megabytes long. */
+function rejectTornMarkup(file: SourceFile, sheetName: string, sheetXml: string): void {
+  const fault = sheetMarkupFault(sheetXml);
+  if (fault === undefined) return;
+  if (fault.kind === 'not_well_formed') throw notWellFormed(file, sheetName, new Error(fault.why));
+  const limit = fault.kind === 'tag' ? SHEET_MAX_TAG_CHARS : SHEET_MAX_TEXT_CHARS;
+  const what = fault.kind === 'tag' ? 'a tag' : 'a text run';
+  throw sourceError(
+    file,
+    'ingest.parse_error',
+    `sheet ${JSON.stringify(sheetName)} has ${what} of ${fault.chars} characters, over the limit of ${limit}`,
+  );
 }
 
 function rejectCells(file: SourceFile, sheetName: string, sheetXml: string, region: SheetRegion): void {

@@ -25,6 +25,9 @@ export function useWorkbookDir(): void {
   });
 }
 
+/** The folder the calling test file's workbooks are written to. */
+export const workbookDir = (): string => dir;
+
 const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
 const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
 const DOC_RELS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -39,6 +42,8 @@ export interface Workbook {
   readonly sharedStrings?: readonly string[];
   /** Raw `<si>` elements of the shared strings part, written after those of `sharedStrings`. */
   readonly sharedStringItems?: string;
+  /** Raw XML after sheetData, such as `<mergeCells>`. */
+  readonly afterSheetData?: string;
   /** The sheet and shared strings parts written as Latin-1 bytes: a file that is not UTF-8. */
   readonly latin1?: boolean;
 }
@@ -53,7 +58,7 @@ export async function writeWorkbook(name: string, workbook: Workbook): Promise<v
     'xl/_rels/workbook.xml.rels': `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC_RELS}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="${DOC_RELS}/styles" Target="styles.xml"/><Relationship Id="rId3" Type="${DOC_RELS}/sharedStrings" Target="sharedStrings.xml"/></Relationships>`,
     'xl/styles.xml': STYLES,
     'xl/sharedStrings.xml': `<?xml version="1.0"?><sst xmlns="${MAIN}" count="${shared.length}" uniqueCount="${shared.length}">${shared.map((text) => `<si><t xml:space="preserve">${text}</t></si>`).join('')}${workbook.sharedStringItems ?? ''}</sst>`,
-    'xl/worksheets/sheet1.xml': `<?xml version="1.0"?><worksheet xmlns="${MAIN}"><sheetData>${workbook.rows}</sheetData></worksheet>`,
+    'xl/worksheets/sheet1.xml': `<?xml version="1.0"?><worksheet xmlns="${MAIN}"><sheetData>${workbook.rows}</sheetData>${workbook.afterSheetData ?? ''}</worksheet>`,
   };
   const latin1 = (path: string) =>
     workbook.latin1 === true && (path === 'xl/worksheets/sheet1.xml' || path === 'xl/sharedStrings.xml');
