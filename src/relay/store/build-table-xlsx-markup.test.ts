@@ -1,8 +1,8 @@
 // XLSX sheets whose markup the decoder would spend minutes on: tags left open, and tags or text runs megabytes
 // long. Each is a few KB zipped, far under the file size limit; the load fails at once instead.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
+import { runToEnd } from '../../../test/helpers/run-to-end.ts';
 import {
   type Field,
   header,
@@ -32,12 +32,7 @@ function loadApart(name: string): { code?: string; message?: string } {
     const outcome = await openFileSource('households', { type: 'file', path: ${JSON.stringify(name)} }, limits)
       .then(() => ({}), (error) => ({ code: error.code, message: error.message }));
     process.stdout.write(JSON.stringify(outcome));`;
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    timeout: 20_000,
-    encoding: 'utf8',
-  });
-  assert.equal(run.signal, null, `the load of ${name} did not finish`);
-  return JSON.parse(run.stdout) as { code?: string; message?: string };
+  return JSON.parse(runToEnd(script)) as { code?: string; message?: string };
 }
 
 describe('buildTable from XLSX markup the decoder cannot read in time', () => {
