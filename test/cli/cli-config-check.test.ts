@@ -7,6 +7,7 @@ import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { ConfigError, formatIssue } from '../../src/platform/config/config-error.ts';
 import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
 import { runCli } from '../helpers/run-cli.ts';
+import { ALWAYS_TRUE_CLAIM_LINES } from '../helpers/verifier-harness.ts';
 import { AUDIT_SECRET, INVALID, READER_ENV, useScratchDir, VALID } from './cli-fixture.ts';
 
 const scratch = useScratchDir();
@@ -157,13 +158,7 @@ describe('ambit config check', () => {
         'evidence:',
         '  service_id: cli.verifier',
         '  claims:',
-        '    - id: always',
-        '      title: Always true',
-        '      version: "1"',
-        '      subject_type: person',
-        '      value: { type: boolean }',
-        `      rule: { type: cel, expression: "ctx.target.type == 'person'" }`,
-        '      disclosure: { default: predicate, allowed: [predicate] }',
+        ...ALWAYS_TRUE_CLAIM_LINES,
         '',
       ].join('\n'),
     );

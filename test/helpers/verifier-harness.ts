@@ -25,6 +25,16 @@ export const VERIFIER_AUDIT_SECRET = 'verifier-test-audit-secret-0123456789ab';
 export const EVIDENCE_PURPOSE = 'https://demo.example.gov/purpose/benefit-eligibility';
 export const CLAIM_RESULT = 'application/vnd.ambit.claim-result+json';
 export const CCCEV = 'application/ld+json; profile="cccev"';
+/** Config lines of a claim that needs no source: true for any person. */
+export const ALWAYS_TRUE_CLAIM_LINES: readonly string[] = [
+  '    - id: always',
+  '      title: Always true',
+  '      version: "1"',
+  '      subject_type: person',
+  '      value: { type: boolean }',
+  `      rule: { type: cel, expression: "ctx.target.type == 'person'" }`,
+  '      disclosure: { default: predicate, allowed: [predicate] }',
+];
 
 export function verifierEnv(overrides: Record<string, string> = {}): Record<string, string> {
   return {

@@ -11,7 +11,11 @@ import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import { assertOidcAuthResponses } from '../helpers/openapi-auth-checks.ts';
 import { oidcAuthBlock, startOidcProvider, type TestOidcProvider } from '../helpers/start-oidc-provider.ts';
-import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+import {
+  ALWAYS_TRUE_CLAIM_LINES,
+  startTestVerifier,
+  type TestVerifier,
+} from '../helpers/verifier-harness.ts';
 
 const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -175,13 +179,7 @@ describe('verifier OIDC config check', () => {
       'evidence:',
       '  service_id: oidc.verifier',
       '  claims:',
-      '    - id: always',
-      '      title: Always true',
-      '      version: "1"',
-      '      subject_type: person',
-      '      value: { type: boolean }',
-      `      rule: { type: cel, expression: "ctx.target.type == 'person'" }`,
-      '      disclosure: { default: predicate, allowed: [predicate] }',
+      ...ALWAYS_TRUE_CLAIM_LINES,
       '',
     ].join('\n');
 
