@@ -1,8 +1,9 @@
 // One writer per audit file. Two processes appending to one file each continue the chain from what they last
 // wrote, so the file interleaves two chains and no longer verifies; the second process must refuse to start.
 // Node has no flock: `<path>.lock` names its owner (pid and, on Linux, the process's start time, so that a pid
-// reused after a crash is not taken for the owner, then a token unique to the lock). A lock whose owner is gone is
-// stale and taken over; one held by this very process (a writer reopened in place) is taken over too.
+// reused after a crash is not taken for the owner, then a token unique to the lock, then its host). A lock whose
+// owner is gone is stale and taken over; one held by this very process (a writer reopened in place) is taken over
+// too. Whether an owner on another host (container, machine) is gone is judged by its lease (audit-lock-lease.ts).
 //
 // Every step is atomic, so two processes starting at the same instant cannot both end up holding the lock:
 // - a lock appears whole: its text is written to a file of its own, then hard-linked to the lock's name, which
@@ -22,6 +23,14 @@ import {
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
+import {
+  LEASE_REFRESH_MS,
+  type LeaseWatch,
+  realLeaseWatch,
+  refreshLease,
+  thisHost,
+  watchLease,
+} from './audit-lock-lease.ts';
 
 export interface AuditFileLock {
   release(): void;
@@ -29,8 +38,9 @@ export interface AuditFileLock {
 
 export class AuditFileInUse extends Error {
   readonly ownerPid: number;
-  constructor(lockPath: string, ownerPid: number) {
-    super(`another process (pid ${ownerPid}) writes this audit file (lock ${lockPath})`);
+  constructor(lockPath: string, ownerPid: number, elsewhere = false) {
+    const where = elsewhere ? ` on another host or container, its lock refreshed meanwhile` : '';
+    super(`another process (pid ${ownerPid}${where}) writes this audit file (lock ${lockPath})`);
     this.ownerPid = ownerPid;
   }
 }
@@ -38,6 +48,8 @@ export class AuditFileInUse extends Error {
 /** Who takes a lock: this process, or, in tests, a stand-in for another one. */
 export interface LockTaker {
   readonly pid: number;
+  /** Where `pid` means something (audit-lock-lease.ts thisHost). */
+  readonly host: string;
   /** The lock's whole text, unique to this lock. */
   readonly text: string;
 }
@@ -46,6 +58,8 @@ export interface LockTaker {
 export interface TakeoverSteps {
   judgedStale?(lockPath: string): void;
   holdingTakeover?(lockPath: string): void;
+  /** How a lock from another host is watched (real time unless a test acts as that host meanwhile). */
+  leaseWatch?: LeaseWatch;
 }
 
 /** A lock file as seen once: its identity and its text. */
@@ -60,12 +74,26 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 /** Takeover locks of takeover locks: each level needs a process killed in the middle of a takeover. */
 const MAX_DEPTH = 4;
 
-export function lockAuditFile(path: string): AuditFileLock {
-  return acquireLock(`${path}.lock`, lockTaker(process.pid));
+/** The file's lock, its lease refreshed while it is held (the timer does not keep the process alive). */
+export function lockAuditFile(path: string, steps: TakeoverSteps = {}): AuditFileLock {
+  const lockPath = `${path}.lock`;
+  const taker = lockTaker(process.pid);
+  const lock = acquireLock(lockPath, taker, steps);
+  const timer = setInterval(() => {
+    if (!refreshLease(lockPath, taker.text)) clearInterval(timer);
+  }, LEASE_REFRESH_MS);
+  timer.unref();
+  return {
+    release() {
+      clearInterval(timer);
+      lock.release();
+    },
+  };
 }
 
-export function lockTaker(pid: number): LockTaker {
-  return { pid, text: `${pid} ${startTimeOf(pid) ?? ''} ${randomBytes(8).toString('hex')}\n` };
+export function lockTaker(pid: number, host: string = thisHost()): LockTaker {
+  const token = randomBytes(8).toString('hex');
+  return { pid, host, text: `${pid} ${startTimeOf(pid) ?? ''} ${token} ${host}\n` };
 }
 
 /** Takes `lockPath` for `taker`; throws AuditFileInUse when a live process (another one) holds it. */
@@ -86,7 +114,12 @@ function hold(path: string, taker: LockTaker, steps: TakeoverSteps, depth: numbe
     // Released since: try again.
     if (seen === undefined) continue;
     const owner = readOwner(seen.text);
-    if (owner !== undefined && owner.pid !== taker.pid && isRunning(owner.pid, owner.started)) {
+    if (owner !== undefined && owner.host !== undefined && owner.host !== taker.host) {
+      // Its pid means nothing here (1 in many containers: this very process's pid).
+      const verdict = watchLease(path, seen.text, steps.leaseWatch ?? realLeaseWatch);
+      if (verdict === 'changed') continue;
+      if (verdict === 'live') throw new AuditFileInUse(path, owner.pid, true);
+    } else if (owner !== undefined && owner.pid !== taker.pid && isRunning(owner.pid, owner.started)) {
       throw new AuditFileInUse(path, owner.pid);
     }
     steps.judgedStale?.(path);
@@ -201,11 +234,20 @@ function releaseIfHeld(path: string, taker: LockTaker): void {
   if (readText(path) === taker.text) removeIfPresent(path);
 }
 
-function readOwner(text: string): { pid: number; started: string | undefined } | undefined {
-  const [pidText = '', started] = text.trim().split(' ');
+interface Owner {
+  readonly pid: number;
+  readonly started: string | undefined;
+  /** Absent from locks written before hosts were named: judged by pid, as then. */
+  readonly host: string | undefined;
+}
+
+function readOwner(text: string): Owner | undefined {
+  const [pidText = '', started, , host] = text.trim().split(' ');
   const pid = Number(pidText);
   // A lock left half-written (by a version that wrote it in place) names no one: stale.
-  return Number.isSafeInteger(pid) && pid > 0 ? { pid, started: started || undefined } : undefined;
+  return Number.isSafeInteger(pid) && pid > 0
+    ? { pid, started: started || undefined, host: host || undefined }
+    : undefined;
 }
 
 function isRunning(pid: number, started: string | undefined): boolean {
