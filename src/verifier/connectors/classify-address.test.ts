@@ -40,6 +40,10 @@ describe('which addresses a connection may reach over http and https', () => {
     ['fd00:42::42', 'https:', {}, false],
     ['100.100.100.200', 'https:', {}, false],
     ['fd00:ec2::23', 'https:', { allow_link_local: true }, true],
+    // Google Cloud's metadata server over IPv6 lies in the ULA range too.
+    ['fd20:ce::254', 'http:', {}, false],
+    ['fd20:ce::254', 'https:', { allow_link_local: true }, true],
+    ['fd20:ce::253', 'http:', {}, true],
     ['::ffff:169.254.169.254', 'https:', {}, false],
     ['::ffff:a9fe:a9fe', 'https:', {}, false],
     // NAT64 prefixes carry an IPv4 address a translator reaches: well-known and local-use (RFC 8215) alike.

@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
 import { type Dispatcher, Pool } from 'undici';
 import { type AddressPolicy, connectDenial } from './classify-address.ts';
+import { ResponseBody } from './response-body.ts';
 
 export interface HttpRequest {
   /** Path and query on the transport's origin, e.g. `/v1/datasets/d/entities/e/records?id=1`. */
@@ -125,8 +126,7 @@ function unsendableHeader(headers: Readonly<Record<string, string>>): string | u
 class Exchange implements Dispatcher.DispatchHandler {
   private status = 0;
   private headers: IncomingHttpHeaders = {};
-  private readonly chunks: Buffer[] = [];
-  private size = 0;
+  private readonly body = new ResponseBody(MAX_SOURCE_RESPONSE_BYTES);
   private settled = false;
   private controller: Dispatcher.DispatchController | undefined;
   private readonly timer: NodeJS.Timeout;
@@ -161,20 +161,16 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.size += chunk.length;
-    if (this.size > MAX_SOURCE_RESPONSE_BYTES) {
+    if (!this.body.push(chunk)) {
       this.fail(new TransportError('too_large', 'the source response is larger than 1 MiB'));
-      return;
     }
-    this.chunks.push(chunk);
   }
 
   onResponseEnd(): void {
     if (this.settled) return;
     this.settled = true;
     clearTimeout(this.timer);
-    const body = this.chunks.length === 1 ? (this.chunks[0] as Buffer) : Buffer.concat(this.chunks);
-    this.resolve({ status: this.status, headers: this.headers, body });
+    this.resolve({ status: this.status, headers: this.headers, body: this.body.bytes() });
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

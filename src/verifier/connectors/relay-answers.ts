@@ -143,11 +143,16 @@ export function singleRecord(response: HttpResponse, lookup: SourceLookup): Sour
 }
 
 /**
- * Whether a record's lookup field shows it was found for another value than `value`. Only text tells: a number or
- * boolean, or an absent field, may be the source's own form of the value; and text may be its spelling of it (case,
- * accents, surrounding blanks, a number, an instant of that day), as for an `.in` answer.
+ * Whether a record's lookup field shows it was found for another value than `value`. Text may be the source's
+ * spelling of it (case, accents, surrounding blanks, a number, an instant of that day), as for an `.in` answer; a
+ * number tells only against a value that spells a number (other text may be the source's code for one); a boolean,
+ * or an absent field, may be the source's own form of the value.
  */
 function namesAnotherValue(cell: unknown, value: string): boolean {
+  if (typeof cell === 'number') {
+    const asked = numberOf(value.trim());
+    return asked !== undefined && Math.abs(cell) <= Number.MAX_SAFE_INTEGER && cell !== asked;
+  }
   if (typeof cell !== 'string' || cell === value) return false;
   return !new Spellings([cell.trim()]).mayRespell(value.trim());
 }

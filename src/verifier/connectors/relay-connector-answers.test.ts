@@ -94,6 +94,37 @@ describe('registry_data_api connector: answers that are not the record asked for
     assert.deepEqual(outcome(other), INVALID);
   });
 
+  it('refuses a record whose number names another number than the value asked, alone or in a page of everyone', async () => {
+    // A source ignoring the filter on a numeric field answers someone else's record, or a page read as "several".
+    const reader = upstream.connector();
+    const answer =
+      (...cells: unknown[]) =>
+      (_request: IncomingMessage, response: ServerResponse) =>
+        json(response, 200, { data: cells.map((cell) => ({ national_id: cell, deceased: true })) });
+    upstream.handler = answer(1002);
+    const other = await failure(reader.read({ ...LOOKUP, value: '1001' }));
+    upstream.handler = answer(1002, 1003);
+    const page = await failure(reader.read({ ...LOOKUP, value: '1001' }));
+    // The same number, however the value spells it, is the record asked for; two of them stay ambiguous.
+    for (const [value, cell] of [
+      ['1001', 1001],
+      ['01001', 1001],
+      [' 1e3', 1000],
+      ['2.50', 2.5],
+      ['1001', '1001.0'],
+    ] as const) {
+      upstream.handler = answer(cell);
+      const record = await reader.read({ ...LOOKUP, value });
+      assert.equal(record.row.deceased, true, `${value} answered as ${cell}`);
+    }
+    upstream.handler = answer(1001, 1001);
+    const ambiguous = await failure(reader.read({ ...LOOKUP, value: '1001' }));
+    reader.close();
+    assert.deepEqual(outcome(other), INVALID);
+    assert.deepEqual(outcome(page), INVALID);
+    assert.deepEqual(outcome(ambiguous), [409, 'evidence.not_available', 'target.match_ambiguous']);
+  });
+
   it('refuses several records, or one with more to come, for another lookup value: a filter ignored, not ambiguity', async () => {
     // A source (or a proxy dropping the query) that ignores the filter answers a page of everyone: that is no stable
     // "several records for this subject" (409), it is a source answering wrongly.

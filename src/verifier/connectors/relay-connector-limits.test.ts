@@ -1,7 +1,7 @@
 // The registry_data_api connector's limits: request deadlines, time-outs, transport errors, address guards, answer
 // size, kept-alive sockets and the in-flight bound.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { systemClock } from '../../platform/clock.ts';
@@ -161,6 +161,23 @@ describe('registry_data_api connector limits', () => {
     assert.equal(problem.code, 'source.unavailable');
     assert.equal(auditCodeOf(problem), 'source.too_large');
     assert.equal(upstream.requests.length, 1);
+  });
+
+  it('reads an answer sent in many small chunks, and refuses one over 1 MiB sent so', async () => {
+    const chunked = (text: string, size: number) => (_request: unknown, response: ServerResponse) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      for (let at = 0; at < text.length; at += size) response.write(text.slice(at, at + size));
+      response.end();
+    };
+    const name = 'é'.repeat(40_000);
+    upstream.handler = chunked(`{"data":[{"national_id":"FAKE-1","name":"${name}"}]}`, 7);
+    const reader = connector();
+    const record = await reader.read(LOOKUP);
+    upstream.handler = chunked(`{"data":[{"x":"${'a'.repeat(1024 * 1024)}"}]}`, 4096);
+    const problem = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.equal(record.row.name, name);
+    assert.equal(auditCodeOf(problem), 'source.too_large');
   });
 
   it('reuses kept-alive sockets for consecutive reads of a connection', async () => {
