@@ -3,12 +3,19 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 
-/** Runs an ES module script through tsx; fails the test when it is stopped; returns its standard output. */
-export function runToEnd(script: string): string {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
-    timeout: 20_000,
-    encoding: 'utf8',
-  });
+/**
+ * Runs an ES module script through tsx, with `flags` for node (such as a heap limit for a script guarding against
+ * an allocation); fails the test when it is stopped; returns its standard output.
+ */
+export function runToEnd(script: string, flags: readonly string[] = []): string {
+  const run = spawnSync(
+    process.execPath,
+    [...flags, '--import', 'tsx', '--input-type=module', '-e', script],
+    {
+      timeout: 20_000,
+      encoding: 'utf8',
+    },
+  );
   assert.equal(run.signal, null, 'the script did not finish');
   assert.equal(run.status, 0, run.stderr);
   return run.stdout;

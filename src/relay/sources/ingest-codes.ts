@@ -11,7 +11,7 @@ export const INGEST_CODES = {
   'ingest.unsupported_format':
     'The format of a source file cannot be told from its extension: use .csv, .tsv, .xlsx or .parquet, or set `source.format`.',
   'ingest.parse_error':
-    'A source file is not valid CSV, XLSX or Parquet (a Parquet page header that declares more bytes or values than its column chunk holds is refused before it is decoded, and so is an XLSX sheet with a tag left open, a tag over 262,144 characters or text between tags over 2,097,152), or an XLSX `data_range` is not an A1 range (the message gives the line, cell or page).',
+    'A source file is not valid CSV, XLSX or Parquet (a Parquet page header that declares more bytes or values than its column chunk holds, or more bytes than its codec can make of those stored, and a run of levels or dictionary indices longer than its page, are refused before they are decoded, and so is an XLSX sheet with a tag left open, a tag over 262,144 characters or text between tags over 2,097,152), or an XLSX `data_range` is not an A1 range (the message gives the line, cell or page).',
   'ingest.invalid_encoding':
     'A CSV file is not UTF-8 text (a byte sequence that is not UTF-8; the message gives the line): save it as UTF-8, with or without a BOM.',
   'ingest.sheet_not_found':

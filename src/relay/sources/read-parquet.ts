@@ -13,7 +13,8 @@ import { compressors } from 'hyparquet-compressors';
 import { decimalText } from '../store/decimal-text.ts';
 import type { ColumnBatch, SourceRows } from './open-file-source.ts';
 import { decimalScaleOf, EXACT_PARSERS, unscaledOf } from './parquet-cells.ts';
-import { checkPages, chunkExtents, nestedValueCount } from './parquet-pages.ts';
+import { CompressedPages, checkingCompressors } from './parquet-compressed-pages.ts';
+import { checkPages, chunkExtents, nestedValueCount, pageError } from './parquet-pages.ts';
 import { SourceError } from './source-error.ts';
 import { assertUnchanged, BATCH_ROWS, openSourceFile, type SourceFile, sourceError } from './source-file.ts';
 
@@ -233,9 +234,6 @@ async function readRowGroup(
 ): Promise<ArrayLike<unknown>[]> {
   const { file, metadata, columns, epochDays, decimalScales } = layout;
   const extents = chunkExtents(metadata, groupIndex);
-  const buffer = fileBuffer(handle, file.byteSize, (bytes, start) =>
-    checkPages(file, groupIndex, extents, bytes, start),
-  );
   const chunks = new Map<string, { rowStart: number; data: ArrayLike<unknown> }[]>();
   const dayColumns = columns.filter((_, c) => epochDays[c]);
   const decimalColumns = columns.filter((_, c) => decimalScales[c] !== undefined);
@@ -253,13 +251,19 @@ async function readRowGroup(
   try {
     for (const pass of passes) {
       if (pass.columns?.length === 0) continue;
+      // Each pass slices the file anew, so each registers the compressed pages it will decompress anew.
+      const compressed = new CompressedPages();
       await parquetRead({
         metadata,
         ...pass,
-        file: buffer,
+        file: fileBuffer(handle, file.byteSize, (bytes, start) =>
+          checkPages(file, groupIndex, extents, bytes, start, compressed),
+        ),
         rowStart: groupStart,
         rowEnd: groupStart + groupRows,
-        compressors,
+        compressors: checkingCompressors(compressors, compressed, (where, why) =>
+          pageError(file, 'ingest.parse_error', `${where ?? `row group ${groupIndex + 1}, a page`} ${why}`),
+        ),
         geoparquet: false,
         onChunk(chunk) {
           const list = chunks.get(chunk.columnName) ?? [];

@@ -32,6 +32,19 @@ function outsideCalls(): [string, string, RegExp][] {
     ['pg_catalog', 'pg_read_binary_file', "'PG_VERSION'"],
     ['pg_catalog', 'pg_ls_dir', "'.'"],
     ['pg_catalog', 'pg_stat_file', "'PG_VERSION'"],
+    // Session state, and work done outside the read-only transaction.
+    ['pg_catalog', 'set_config', "'search_path', 'x', false"],
+    ['pg_catalog', 'sepgsql_setcon', "'unconfined_u:unconfined_r:unconfined_t:s0'"],
+    ['cron', 'schedule', "'* * * * *', 'DELETE FROM t'"],
+    ['cron', 'schedule_in_database', "'job', '* * * * *', 'DELETE FROM t', 'db'"],
+    ['cron', 'unschedule', '42'],
+    ['cron', 'alter_job', "42, command := 'DELETE FROM t'"],
+    ['public', 'dblink_connect', "'dbname=x'"],
+    ['public', 'pg_background_launch', "'DELETE FROM t'"],
+    ['pg_catalog', 'lo_import', "'/etc/passwd'"],
+    ['pg_catalog', 'pg_notify', "'chan', 'x'"],
+    ['pg_catalog', 'pg_advisory_lock', '42'],
+    ['pg_catalog', 'pg_advisory_xact_lock_shared', '42'],
   ];
   return calls.flatMap(([schema, name, args]): [string, string, RegExp][] => [
     [`${schema}.${name}`, `SELECT ${schema}.${name}(${args}) AS r`, new RegExp(name)],
@@ -79,6 +92,9 @@ describe('readOnlySqlProblem', () => {
       'SELECT n.label, invoke, embedding, aws_s3.bucket FROM net.nodes AS n, storage.aws_s3 AS aws_s3',
       'SELECT upper(net.label), azure_storage.blob_count FROM net, azure_storage',
       'SELECT analytics.net_revenue(id) FROM analytics.orders',
+      // pg_cron's schedule takes two arguments or more: as `t.schedule` or `(v).schedule` it is a column.
+      "SELECT e.schedule, schedule, ('x'::text).schedule_in_database AS s FROM events AS e",
+      'SELECT sepgsql, unschedule, alter_job FROM cron_jobs',
     ]) {
       assert.equal(readOnlySqlProblem(sql), undefined, sql);
     }
@@ -134,6 +150,19 @@ describe('readOnlySqlProblem', () => {
     ['a backend killed', 'SELECT pg_terminate_backend(12345)', /pg_terminate_backend/],
     ['a server file read', "SELECT pg_read_file('postgresql.conf')", /pg_read_file/],
     ['a notification', "SELECT pg_notify('chan', 'x')", /pg_notify/],
+    ['a security label change', 'SELECT sepgsql_restorecon(NULL)', /sepgsql_restorecon/],
+    [
+      'another pg_cron function',
+      'SELECT cron.job_cache_invalidate()',
+      /cron\.job_cache_invalidate`: .*transaction/,
+    ],
+    ['a pg_cron job dropped through attribute notation', 'SELECT (42::bigint).unschedule', /unschedule/],
+    [
+      'a pg_cron job changed on a function in FROM',
+      'SELECT t.alter_job FROM abs(42::bigint) AS t',
+      /alter_job/,
+    ],
+    ['a background worker launched', "SELECT ('DELETE FROM t'::text).pg_background_launch", /pg_background/],
     ['dblink', "SELECT * FROM dblink('host=x', 'DELETE FROM t') AS r(a int)", /dblink/],
     // `(v).f` is `f(v)`: a call without `f(`.
     [

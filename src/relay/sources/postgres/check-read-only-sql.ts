@@ -34,6 +34,7 @@ const REFUSED_PREFIXES = [
   'bt_index_', // amcheck: takes locks that block writers
   'heap_force_', // pg_surgery: changes rows
   'autoprewarm_',
+  'sepgsql_', // sepgsql: setcon changes the session's security label, restorecon relabels every object
 ];
 
 /** Refused by exact name. */
@@ -71,6 +72,18 @@ const REFUSED_NAMES = new Set([
   'gin_clean_pending_list', // writes the index
   'verify_heapam',
   'http',
+  // pg_cron, with its schema on the search_path: jobs run later by its background worker, outside the transaction.
+  'unschedule',
+  'alter_job',
+]);
+
+/**
+ * Refused only called as `name(...)`: each takes two arguments or more, so `t.name` and `(v).name`, which pass one,
+ * name a column rather than call it.
+ */
+const REFUSED_CALLS = new Set([
+  'schedule', // pg_cron, with its schema on the search_path
+  'schedule_in_database',
 ]);
 
 /**
@@ -93,6 +106,7 @@ const REFUSED_SCHEMAS = new Set([
   'net', // pg_net: HTTP requests, sent by its background worker
   'dblink',
   'postgres_fdw',
+  'cron', // pg_cron: SQL scheduled to run later, outside the transaction
 ]);
 
 /** Views that read the server's configuration files (superuser only by default: a second line of defence). */
@@ -171,6 +185,7 @@ function tokensProblem(tokens: SqlToken[] | string): string | undefined {
     if (FILE_VIEWS.has(name)) return fileViewProblem(name);
     // A call is a name before `(`, comments and spaces between them dropped; a schema before it changes nothing.
     const direct = next?.kind === 'symbol' && next.text === '(';
+    if (direct && REFUSED_CALLS.has(name)) return `must not call \`${name}\`: ${refusedWhy(name)}`;
     if (isRefusedFunction(name)) {
       if (direct || chain.afterValue) return `must not call \`${name}\`: ${refusedWhy(name)}`;
       // Only where the chain ends: in `s.t.f`, `s.t` names a table.
@@ -184,7 +199,7 @@ function tokensProblem(tokens: SqlToken[] | string): string | undefined {
     }
     const schema = direct ? qualifierOf(tokens, i) : undefined;
     if (schema !== undefined && REFUSED_SCHEMAS.has(schema)) {
-      return `must not call \`${schema}.${name}\`: the functions of ${schema} reach outside the database`;
+      return `must not call \`${schema}.${name}\`: the functions of ${schema} reach outside the database or the transaction`;
     }
   }
   return queryLevels.length === 1 ? undefined : 'must have balanced parentheses';

@@ -1,0 +1,232 @@
+// Parquet files written by hand for the reader's tests, so that they can say what no writer would: thrift compact
+// structs, level and index runs, and a file of one leaf column whose pages are given as bytes.
+import { gzipSync } from 'node:zlib';
+
+type Value = number | bigint | string | boolean | Field[] | Value[];
+/** A thrift field: id, compact type (1 boolean, 5 i32, 6 i64, 8 binary, 9 list, 12 struct), value. */
+export type Field = readonly [
+  id: number,
+  type: 1 | 5 | 6 | 8 | 9 | 12,
+  value: Value,
+  elementType?: 5 | 8 | 12,
+];
+
+export function varint(value: bigint, out: number[]): void {
+  let rest = value;
+  do {
+    const low = Number(rest & 0x7fn);
+    rest >>= 7n;
+    out.push(rest > 0n ? low | 0x80 : low);
+  } while (rest > 0n);
+}
+
+function element(type: number, value: Value, out: number[], elementType?: number): void {
+  if (type === 5 || type === 6) {
+    const n = BigInt(value as number | bigint);
+    varint(n >= 0n ? n << 1n : (-n << 1n) - 1n, out);
+  } else if (type === 8) {
+    const bytes = Buffer.from(value as string);
+    varint(BigInt(bytes.length), out);
+    out.push(...bytes);
+  } else if (type === 12) struct(value as Field[], out);
+  else {
+    const items = value as Value[];
+    out.push((Math.min(items.length, 15) << 4) | (elementType as number));
+    if (items.length >= 15) varint(BigInt(items.length), out);
+    for (const item of items) element(elementType as number, item, out);
+  }
+}
+
+/** Thrift compact protocol, as Parquet footers and page headers are written (a boolean in its field header). */
+export function struct(fields: readonly Field[], out: number[] = []): number[] {
+  let last = 0;
+  for (const [id, type, value, elementType] of fields) {
+    const compact = type === 1 ? (value ? 1 : 2) : type;
+    out.push(((id - last) << 4) | compact);
+    last = id;
+    if (type !== 1) element(type, value, out, elementType);
+  }
+  out.push(0);
+  return out;
+}
+
+/** An RLE run: `count` copies of `value`, stored in the bytes `width` bits take. */
+export function rleRun(count: number | bigint, value: number, width: number): number[] {
+  const out: number[] = [];
+  varint(BigInt(count) << 1n, out);
+  for (let i = 0; i < (width + 7) >> 3; i++) out.push((value >> (8 * i)) & 0xff);
+  return out;
+}
+
+/** A bit-packed run of `values` (padded to a multiple of 8), least significant bit first. */
+export function bitPackedRun(values: readonly number[], width: number): number[] {
+  const groups = Math.ceil(values.length / 8);
+  const out: number[] = [];
+  varint(BigInt((groups << 1) | 1), out);
+  const bytes = new Array<number>(groups * width).fill(0);
+  values.forEach((value, i) => {
+    for (let bit = 0; bit < width; bit++) {
+      const at = i * width + bit;
+      bytes[at >> 3] = (bytes[at >> 3] as number) | (((value >> bit) & 1) << (at & 7));
+    }
+  });
+  return [...out, ...bytes];
+}
+
+/** Runs after their 4-byte length, as V1 pages store levels. */
+export function prefixed(runs: readonly number[]): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(runs.length);
+  return Buffer.concat([length, Buffer.from(runs)]);
+}
+
+export const int32s = (values: readonly number[]) => Buffer.from(Int32Array.from(values).buffer);
+
+export const Encoding = { PLAIN: 0, RLE: 3, RLE_DICTIONARY: 8 } as const;
+export const Codec = { UNCOMPRESSED: 0, GZIP: 2 } as const;
+
+export interface Page {
+  /** The page header fields after type and sizes: `[[5, 12, ...]]` for a V1 data page, and so on. */
+  readonly type: 0 | 2 | 3;
+  readonly fields: readonly Field[];
+  /** The page as decompressed. V2 pages store `levels` before it, never compressed. */
+  readonly body: Buffer;
+  readonly levels?: Buffer;
+  /** The values it declares (0 for a dictionary page). */
+  readonly values: number;
+  /** The size the header declares it expands to, when not its own. */
+  readonly uncompressedSize?: number;
+}
+
+export function dataPageV1(values: number, encoding: number, body: Buffer, uncompressedSize?: number): Page {
+  const header: Field[] = [
+    [1, 5, values],
+    [2, 5, encoding],
+    [3, 5, Encoding.RLE],
+    [4, 5, Encoding.RLE],
+  ];
+  return {
+    type: 0,
+    fields: [[5, 12, header]],
+    body,
+    values,
+    ...(uncompressedSize ? { uncompressedSize } : {}),
+  };
+}
+
+export function dictionaryPage(entries: number, body: Buffer): Page {
+  const header: Field[] = [
+    [1, 5, entries],
+    [2, 5, Encoding.PLAIN],
+  ];
+  return { type: 2, fields: [[7, 12, header]], body, values: 0 };
+}
+
+export function dataPageV2(
+  /** `definitionBytes` is the length of the definition levels the header declares, when not theirs. */
+  counts: { values: number; nulls: number; rows: number; encoding: number; definitionBytes?: number },
+  levels: { repetition: Buffer; definition: Buffer },
+  body: Buffer,
+): Page {
+  const header: Field[] = [
+    [1, 5, counts.values],
+    [2, 5, counts.nulls],
+    [3, 5, counts.rows],
+    [4, 5, counts.encoding],
+    [5, 5, counts.definitionBytes ?? levels.definition.length],
+    [6, 5, levels.repetition.length],
+  ];
+  return {
+    type: 3,
+    fields: [[8, 12, header]],
+    body,
+    levels: Buffer.concat([levels.repetition, levels.definition]),
+    values: counts.values,
+  };
+}
+
+export interface Leaf {
+  readonly name: string;
+  /** Physical type (0 BOOLEAN, 1 INT32) and repetition (0 REQUIRED, 1 OPTIONAL, 2 REPEATED). */
+  readonly type: 0 | 1;
+  readonly repetition: 0 | 1 | 2;
+  readonly codec: number;
+  readonly pages: readonly Page[];
+}
+
+/** A file of one row group of `rows` rows, one column chunk per leaf, each a top-level column. */
+export function leafFile(rows: number, leaves: readonly Leaf[]): Buffer {
+  const parts: Buffer[] = [Buffer.from('PAR1')];
+  let offset = 4;
+  const chunks: Field[][] = [];
+  for (const leaf of leaves) {
+    const start = offset;
+    let dictionaryOffset: number | undefined;
+    let dataOffset: number | undefined;
+    let values = 0;
+    for (const page of leaf.pages) {
+      const stored = leaf.codec === Codec.GZIP ? gzipSync(page.body) : page.body;
+      const levels = page.levels ?? Buffer.alloc(0);
+      const header = struct([
+        [1, 5, page.type],
+        [2, 5, page.uncompressedSize ?? levels.length + page.body.length],
+        [3, 5, levels.length + stored.length],
+        ...page.fields,
+      ]);
+      if (page.type === 2) dictionaryOffset ??= offset;
+      else dataOffset ??= offset;
+      values += page.values;
+      const bytes = Buffer.concat([Buffer.from(header), levels, stored]);
+      parts.push(bytes);
+      offset += bytes.length;
+    }
+    const meta: Field[] = [
+      [1, 5, leaf.type],
+      [2, 9, [0, 3], 5],
+      [3, 9, [leaf.name], 8],
+      [4, 5, leaf.codec],
+      [5, 6, values],
+      [6, 6, offset - start],
+      [7, 6, offset - start],
+      [9, 6, dataOffset ?? start],
+      ...(dictionaryOffset === undefined ? [] : ([[11, 6, dictionaryOffset]] as Field[])),
+    ];
+    chunks.push([
+      [2, 6, start],
+      [3, 12, meta],
+    ]);
+  }
+  const schema: Field[][] = [
+    [
+      [4, 8, 'schema'],
+      [5, 5, leaves.length],
+    ],
+    ...leaves.map((leaf): Field[] => [
+      [1, 5, leaf.type],
+      [3, 5, leaf.repetition],
+      [4, 8, leaf.name],
+    ]),
+  ];
+  const footer = Buffer.from(
+    struct([
+      [1, 5, 1],
+      [2, 9, schema, 12],
+      [3, 6, rows],
+      [
+        4,
+        9,
+        [
+          [
+            [1, 9, chunks, 12],
+            [2, 6, offset - 4],
+            [3, 6, rows],
+          ],
+        ],
+        12,
+      ],
+    ]),
+  );
+  const length = Buffer.alloc(4);
+  length.writeUInt32LE(footer.length);
+  return Buffer.concat([...parts, footer, length, Buffer.from('PAR1')]);
+}
