@@ -13,6 +13,8 @@ import {
 } from '../src/relay/aggregates/aggregate-test-support.ts';
 import { computeAggregate } from '../src/relay/aggregates/compute-aggregate.ts';
 import { parseAggregateBody } from '../src/relay/aggregates/parse-aggregate-request.ts';
+import { renderAggregateCsv } from '../src/relay/aggregates/render-aggregate-csv.ts';
+import { renderAggregateJson } from '../src/relay/aggregates/render-aggregate-json.ts';
 import { renderAggregateSdmx } from '../src/relay/aggregates/render-aggregate-sdmx.ts';
 import { PURPOSE, startDemoRelay, type TestRelay } from '../test/helpers/relay-harness.ts';
 import { readStandardJson, standardsDir } from './standards-dir.ts';
@@ -34,7 +36,9 @@ interface Message {
       dataSets: number[];
       dimensions: { dataSet: Dimension[]; series: Dimension[]; observation: Dimension[] };
       measures: { observation: Record<string, unknown>[] };
-      attributes?: { observation: { id: string; values: unknown[] }[] };
+      attributes?: {
+        observation: { id: string; values: { id: string }[]; relationship: { measures?: string[] } }[];
+      };
     }[];
     dataSets: { structure: number; action: string; observations: Record<string, unknown[]> }[];
   };
@@ -205,5 +209,75 @@ describe('SDMX-JSON 2.1 aggregate messages', () => {
         checkKeyRules(message);
       }
     }
+  });
+  it('tells a suppressed measure (S) from one no row gave a value (M), per measure, as JSON and CSV do', async () => {
+    const catalog = testCatalog();
+    // Group a: four rows, one amount (a mean of one value: suppressed at the minimum of 3) and no size at all.
+    // Group b: three rows, three amounts and three sizes: nothing to mark.
+    const items: ItemRow[] = [1, 2, 3, 4, 5, 6, 7].map((id) => ({
+      id,
+      cat: id <= 4 ? 'a' : 'b',
+      flag: null,
+      size: id <= 4 ? null : id,
+      amount: id === 1 || id > 4 ? id * 10 : null,
+      owner_id: 'o1',
+    }));
+    const generation = await testGeneration(catalog, items, [{ owner_id: 'o1', region: 'north' }]);
+    const aggregate = testAggregate(catalog, 'masking');
+    const query = parseAggregateBody(aggregate, {
+      group_by: ['cat'],
+      measures: ['rows', 'mean', 'owner_sizes'],
+    });
+    const links = {
+      self: 's',
+      structure: 'https://relay.test/s',
+      json: 'j',
+      csv: 'c',
+      sdmx: 'https://relay.test/x',
+    };
+    const response = {
+      aggregate,
+      query,
+      result: computeAggregate(generation, aggregate, query),
+      computedAt: 0,
+      asOf: 0,
+      digest: '0123abcd',
+      links,
+    };
+    const json = JSON.parse(renderAggregateJson(response)).observations;
+    assert.deepEqual(json[0], {
+      cat: 'a',
+      rows: 4,
+      mean: null,
+      owner_sizes: null,
+      attributes: { mean$status: 'S' },
+    });
+    assert.deepEqual(json[1], { cat: 'b', rows: 3, mean: 60, owner_sizes: 18 });
+    assert.match(renderAggregateCsv(response).body, /\r\na,4,,,,S,\r\nb,3,60,18,,,\r\n$/);
+
+    const message = JSON.parse(renderAggregateSdmx(response)) as Message;
+    valid(message);
+    checkKeyRules(message);
+    const attributes = message.data.structures[0]?.attributes?.observation ?? [];
+    assert.deepEqual(
+      attributes.map((attribute) => [attribute.id, attribute.relationship.measures]),
+      [
+        ['OBS_STATUS', undefined],
+        ['OBS_STATUS_rows', ['rows']],
+        ['OBS_STATUS_mean', ['mean']],
+        ['OBS_STATUS_owner_sizes', ['owner_sizes']],
+      ],
+    );
+    const codes = (key: string) => {
+      const values = message.data.dataSets[0]?.observations[key] ?? [];
+      return values
+        .slice(3)
+        .map((index, a) => (index === null ? null : attributes[a]?.values[index as number]?.id));
+    };
+    // The null mean of a is suppressed, its null sum of sizes missing: the two nulls are told apart.
+    assert.deepEqual(message.data.dataSets[0]?.observations['0']?.slice(0, 3), [4, null, null]);
+    // First the observation's OBS_STATUS (S: a measure is suppressed), then one per measure.
+    assert.deepEqual(codes('0'), ['S', null, 'S', 'M']);
+    assert.deepEqual(codes('1'), [null, null, null, null]);
   });
 });

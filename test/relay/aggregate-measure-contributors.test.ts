@@ -141,15 +141,32 @@ describe('aggregate measures computed from too few people', () => {
       const measureCount = structure.measures.observation.length;
       const obsA = observations[String(districts.indexOf('A'))];
       const obsB = observations[String(districts.indexOf('B'))];
-      assert.equal(obsA?.[measureCount], 0, 'A carries OBS_STATUS S');
       const measureIds = structure.measures.observation.map((m: { id: string }) => m.id);
+      // OBS_STATUS for the observation (S when any measure is suppressed), then one status per measure
+      // (OBS_STATUS_<measure>), its values S (suppressed) and M (missing).
+      assert.equal(obsA?.[measureCount], 0, 'A carries OBS_STATUS S');
+      assert.equal(obsB?.[measureCount], null, 'B carries no OBS_STATUS');
+      const status = (observation: unknown[] | undefined, measure: string) =>
+        observation?.[measureCount + 1 + measureIds.indexOf(measure)];
+      assert.equal(status(obsA, 'mean'), 0, 'the mean of A carries S');
+      assert.equal(status(obsA, 'with_income'), 0, 'so does its count of incomes');
+      assert.equal(status(obsA, 'rows'), null, 'its row count carries none');
       assert.equal(obsA?.[measureIds.indexOf('mean')], null, 'its mean is null');
       assert.equal(obsA?.[measureIds.indexOf('with_income')], null, 'so is its count of incomes');
       assert.equal(obsA?.[measureIds.indexOf('rows')], 5, 'its row count stays');
-      assert.equal(obsB?.[measureCount], null, 'B carries no status');
+      for (const measure of measureIds)
+        assert.equal(status(obsB, measure), null, `B carries no status (${measure})`);
+      assert.deepEqual(
+        structure.attributes.observation.map((attribute: { id: string }) => attribute.id),
+        ['OBS_STATUS', ...measureIds.map((id: string) => `OBS_STATUS_${id}`)],
+      );
       assert.deepEqual(structure.attributes.observation[0].values, [
         { id: 'S', name: 'Suppressed by disclosure control' },
       ]);
+      assert.deepEqual(
+        structure.attributes.observation[1].values.map((value: { id: string }) => value.id),
+        ['S', 'M'],
+      );
     });
   }
 
@@ -179,10 +196,13 @@ describe('aggregate measures computed from too few people', () => {
     assert.equal(sdmx.statusCode, 200, sdmx.body);
     const message = sdmx.json();
     const structure = message.data.structures[0];
-    assert.equal(structure.attributes.observation[0].id, 'OBS_STATUS');
+    assert.deepEqual(
+      structure.attributes.observation.map((attribute: { id: string }) => attribute.id),
+      ['OBS_STATUS', 'OBS_STATUS_rows', 'OBS_STATUS_with_income'],
+    );
     const districts = structure.dimensions.observation[0].values.map((v: { value: string }) => v.value);
     const observations = message.data.dataSets[0].observations as Record<string, unknown[]>;
-    assert.deepEqual(observations[String(districts.indexOf('A'))], [5, null, 0]);
-    assert.deepEqual(observations[String(districts.indexOf('B'))], [4, 4, null]);
+    assert.deepEqual(observations[String(districts.indexOf('A'))], [5, null, 0, null, 0]);
+    assert.deepEqual(observations[String(districts.indexOf('B'))], [4, 4, null, null, null]);
   });
 });

@@ -29,6 +29,7 @@ audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
 
 export interface CsvRelay {
   get(url: string): Promise<Response>;
+  /** `body` as JSON, or as it is when it is already JSON text (a number JSON.stringify cannot spell, `1e-400`). */
   post(url: string, body: unknown): Promise<Response>;
   close(): Promise<void>;
 }
@@ -63,7 +64,7 @@ export async function startCsvRelay(
         method: 'POST',
         url,
         headers: { authorization, 'content-type': 'application/json' },
-        payload: JSON.stringify(body),
+        payload: typeof body === 'string' ? body : JSON.stringify(body),
       }),
     async close() {
       await app.close();

@@ -27,6 +27,16 @@ describe('checkFilter', () => {
     assert.throws(() => checkFilter(filter('integer', [JSON.parse('1e400')])), refused);
   });
 
+  it('refuses a nonzero number that reads as 0, and reads lower-case timestamps as upper-case ones', () => {
+    for (const value of ['1e-400', '-2e-324']) {
+      assert.throws(() => checkFilter(filter('number', [value])), refused, value);
+    }
+    assert.deepEqual(checkFilter(filter('number', ['0e-400'])).values, [0]);
+    assert.deepEqual(checkFilter(filter('timestamp', ['2024-01-02t03:04:05z'])).values, [
+      Date.UTC(2024, 0, 2, 3, 4, 5),
+    ]);
+  });
+
   it('checks a between range in the order filters compare by (code points), as entity filters do', () => {
     // U+FF1D is below U+1F600 by code point, though its UTF-16 unit is above the surrogate's.
     assert.deepEqual(checkFilter(filter('string', ['\uFF1D', '\u{1F600}'], 'between')).values, [

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { codedBodyProblem, hasContentCoding } from '../../platform/http/content-coding.ts';
 import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
-import { isNotModified, strongEtag, weakEtag } from '../../platform/http/etag.ts';
+import { isNotModified } from '../../platform/http/etag.ts';
 import { addGetRoute } from '../../platform/http/fast-lane.ts';
 import { duplicateMemberProblem, utf8Body } from '../../platform/http/read-json-body.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
@@ -25,6 +25,7 @@ import {
   rememberAnswer,
   rememberRequest,
 } from './answer-cache.ts';
+import { answerEtag } from './answer-etag.ts';
 import {
   aggregateAuditFacts,
   hideUndiscoverable,
@@ -45,6 +46,7 @@ import { CSV_MEDIA_TYPE, renderAggregateCsv } from './render-aggregate-csv.ts';
 import { renderAggregateJson } from './render-aggregate-json.ts';
 import { renderAggregateSdmx, SDMX_CONTENT_TYPE } from './render-aggregate-sdmx.ts';
 import type { AggregateResponse } from './result-metadata.ts';
+import { holdsUnderflowingNumber } from './underflowing-numbers.ts';
 
 interface AggregateParams {
   dataset_id: string;
@@ -119,17 +121,16 @@ async function runAggregate(
       // A table with no modification time (a PostgreSQL snapshot) is stamped with the time this process loaded
       // it: equal data then reads the same but for that time, so the tag is weak and leaves the time out, and
       // every process (a worker, a replica) answers the same data under the same tag.
-      etag: (loadTime ? weakEtag : strongEtag)([
-        'aggregate',
+      etag: answerEtag({
         method,
-        aggregate.datasetId,
-        aggregate.id,
-        definitionDigest(aggregate, baseUrl),
+        datasetId: aggregate.datasetId,
+        aggregateId: aggregate.id,
+        definition: definitionDigest(aggregate, baseUrl),
         versions,
-        loadTime ? null : dataTime(generation, aggregate),
-        normalisedQuery(query),
+        dataTime: loadTime ? null : dataTime(generation, aggregate),
+        query: normalisedQuery(query),
         format,
-      ]),
+      }),
       // Recorded in one canonical shape (`path.op` names) whichever way the query was sent.
       // Frozen: shared by every request that repeats this one (the audit record remembers its redaction).
       auditQuery: Object.freeze(auditParams(query, format)),
@@ -266,6 +267,12 @@ function readJsonBody(request: RouteRequest, params: QueryParams, raw: unknown):
   }
   // Named twice, a member's first value would be read by nothing but could be read by a proxy or a log reader.
   if (hasDuplicateMember(text)) throw duplicateMemberProblem();
+  if (holdsUnderflowingNumber(text)) {
+    throw relayProblem(
+      'filter.invalid_value',
+      'a number in the body is not zero but below the smallest double (it would compare as 0)',
+    );
+  }
   return value;
 }
 

@@ -7,6 +7,13 @@ import { type AggregateResponse, resultMetadata } from './result-metadata.ts';
 
 export const CSV_MEDIA_TYPE = 'text/csv; charset=utf-8; header=present';
 
+/**
+ * The version of this body's shape (columns, cell spelling, the metadata headers), part of the answer's ETag: raise
+ * it whenever the same query over the same data would be rendered otherwise, so that a cache holding a tag of the
+ * old shape is sent the new body instead of a 304. History: 1, the shape when versions entered the tag.
+ */
+export const CSV_ANSWER_VERSION = 1;
+
 export interface RenderedCsv {
   readonly body: string;
   /** Disclosure, freshness and completeness, which a CSV body cannot carry. */

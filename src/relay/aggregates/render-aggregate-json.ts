@@ -5,6 +5,13 @@ import { resultMetadata } from './result-metadata.ts';
 
 export const STATUS_SUPPRESSED = 'S';
 
+/**
+ * The version of this body's shape, part of the answer's ETag: raise it whenever the same query over the same data
+ * would be rendered otherwise (a member added, renamed or spelled differently), so that a cache holding a tag of
+ * the old shape is sent the new body instead of a 304. History: 1, the shape when versions entered the tag.
+ */
+export const JSON_ANSWER_VERSION = 1;
+
 export function renderAggregateJson(response: AggregateResponse): string {
   const { aggregate, query, result, links } = response;
   const observations = result.observations.map((observation) => {

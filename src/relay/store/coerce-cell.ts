@@ -127,15 +127,25 @@ export function coerceCell(raw: unknown, type: FieldType, options: CoerceOptions
 
 /**
  * Parses a filter value (always text) with the same rules as source cells, but for the year range of timestamps:
- * a bound is compared, never served, and a live table sends such years in PostgreSQL's own spelling.
+ * a bound is compared, never served, and a live table sends such years in PostgreSQL's own spelling. RFC 3339
+ * (§5.6) lets a date-time spell its `T` and `Z` in lower case, and a caller may, so a filter value means the same
+ * in either case. A number whose text is not zero but reads as the double 0 (`1e-400`) is refused: compared as 0,
+ * `gte` would take the zeros the caller left out (numbers are compared as doubles, so no comparison is exact).
  */
 export function parseFilterValue(text: string, type: FieldType): Coerced {
   if (type === 'timestamp' && text !== '') {
-    const value = coerceTimestamp(text, false);
+    const value = coerceTimestamp(upperCaseTimestamp(text), false);
     return value === INVALID ? { ok: false, reason: lastReason } : { ok: true, value };
   }
   const result = coerceCell(text, type, { excelSerials: false });
+  if (type === 'number' && result.ok && result.value === 0 && /[1-9]/.test(text.split(/[eE]/)[0] as string))
+    return { ok: false, reason: 'nonzero number below the smallest double (it would compare as 0)' };
   return result.ok && result.value === null ? { ok: false, reason: 'empty value' } : result;
+}
+
+/** `2024-01-02t03:04:05z` as `2024-01-02T03:04:05Z`: only the separator and the UTC designator change case. */
+function upperCaseTimestamp(text: string): string {
+  return text.replace(/^(\s*\d{4}-\d{2}-\d{2})t/, '$1T').replace(/(\d)z(\s*)$/, '$1Z$2');
 }
 
 function fail(reason: string): typeof INVALID {

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { strongEtag, weakEtag } from '../../platform/http/etag.ts';
+import { ANSWER_FORMAT_VERSIONS, type AnswerTagInputs, answerEtag } from './answer-etag.ts';
+import { AGGREGATE_FORMATS } from './negotiate-format.ts';
+
+const inputs = (format: AnswerTagInputs['format'], dataTime: number | null = 1_700_000_000_000) => ({
+  method: 'GET' as const,
+  datasetId: 'ds',
+  aggregateId: 'agg',
+  definition: 'a'.repeat(64),
+  versions: ['v1'],
+  dataTime,
+  query: { measures: ['rows'], group_by: ['cat'], filters: [], max_rows: 10 },
+  format,
+});
+
+describe('answerEtag', () => {
+  it('changes a format tag when that format shape version is raised, and only that one', () => {
+    for (const format of AGGREGATE_FORMATS) {
+      const raised = { ...ANSWER_FORMAT_VERSIONS, [format]: ANSWER_FORMAT_VERSIONS[format] + 1 };
+      for (const other of AGGREGATE_FORMATS) {
+        const before = answerEtag(inputs(other));
+        const after = answerEtag(inputs(other), raised);
+        if (other === format) assert.notEqual(after, before, `${format} raised`);
+        else assert.equal(after, before, `${other} kept when ${format} is raised`);
+        // Weak tags (data stamped with a load time) follow the same rule.
+        assert.equal(
+          answerEtag(inputs(other, null), raised) === answerEtag(inputs(other, null)),
+          other !== format,
+        );
+      }
+    }
+  });
+
+  it('answers no tag issued before the format versions entered it (the SDMX-JSON shape changed since)', () => {
+    for (const format of AGGREGATE_FORMATS) {
+      for (const dataTime of [1_700_000_000_000, null]) {
+        const { method, datasetId, aggregateId, definition, versions, query } = inputs(format, dataTime);
+        const parts = [
+          'aggregate',
+          method,
+          datasetId,
+          aggregateId,
+          definition,
+          versions,
+          dataTime,
+          query,
+          format,
+        ];
+        const earlier = (dataTime === null ? weakEtag : strongEtag)(parts);
+        assert.notEqual(answerEtag(inputs(format, dataTime)), earlier, format);
+        assert.match(answerEtag(inputs(format, dataTime)), /^(W\/)?"sha256:[0-9a-f]{64}"$/);
+      }
+    }
+  });
+});
