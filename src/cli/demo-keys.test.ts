@@ -46,6 +46,10 @@ describe('demo keys file', () => {
     assert.equal(server('relay.yaml').admin_bind, undefined);
     assert.ok(server('verifier.yaml').admin_bind);
     const operator = DEMO_PERSONAS.find((persona) => persona.id === 'operator');
-    assert.match(operator?.can ?? '', /^the verifier's admin listener \(the demo relay starts none\)$/);
+    assert.match(operator?.can ?? '', /^the verifier's admin listener; the demo relay starts none$/);
+  });
+
+  it('are described in plain clauses: the banner prints each inside parentheses of its own', () => {
+    for (const persona of DEMO_PERSONAS) assert.doesNotMatch(persona.can, /[()]/, persona.id);
   });
 });

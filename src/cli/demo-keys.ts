@@ -10,9 +10,9 @@ export const DEMO_PERSONAS = [
   { id: 'caseworker', can: 'metadata and rows of civil_registry and social_protection; verifier claims' },
   { id: 'analyst', can: 'metadata and aggregates of every dataset' },
   { id: 'health_planner', can: 'metadata and rows of health_facilities' },
-  { id: 'verifier_service', can: 'rows of civil_registry and social_protection (for the verifier)' },
+  { id: 'verifier_service', can: 'rows of civil_registry and social_protection, read by the verifier' },
   // The demo relay starts no admin listener (demo/relay.yaml sets no server.admin_bind): only the verifier's is there.
-  { id: 'operator', can: "the verifier's admin listener (the demo relay starts none)" },
+  { id: 'operator', can: "the verifier's admin listener; the demo relay starts none" },
 ] as const;
 
 export type DemoPersona = (typeof DEMO_PERSONAS)[number]['id'];

@@ -36,14 +36,23 @@ export async function prepareDemoPostgres(
     await seed(url);
     return true;
   } catch (error) {
-    // The URL may hold a password: only the driver's reason is shown.
-    const reason =
-      (error as { code?: string }).code ?? (error instanceof Error ? error.message : String(error));
     err(
-      `DATABASE_URL is set but the demo could not prepare schema ambit_demo (${reason}); starting without it.`,
+      `DATABASE_URL is set but the demo could not prepare schema ambit_demo (${seedFailure(error)}); starting without it.`,
     );
     return false;
   }
+}
+
+/**
+ * Why seeding failed, without the URL (it may hold a password): a network error's code, or the SQLSTATE with the
+ * server's own message (a refused password, an unknown role or database), which names no password.
+ */
+function seedFailure(error: unknown): string {
+  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  if (typeof code === 'string' && typeof severity === 'string' && error instanceof Error)
+    return `${code}: ${error.message}`;
+  if (typeof code === 'string') return code;
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**

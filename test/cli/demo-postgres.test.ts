@@ -138,6 +138,22 @@ describe('demo: whether DATABASE_URL is used', () => {
     assert.doesNotMatch(errors[0] ?? '', /secret/);
   });
 
+  it("says the server's own reason when the server refuses the connection, never the URL", async () => {
+    // As the driver raises it for a wrong password: the SQLSTATE alone (28P01) tells a new user nothing.
+    const denied = Object.assign(new Error('password authentication failed for user "postgres"'), {
+      code: '28P01',
+      severity: 'FATAL',
+    });
+    const { used, errors } = await prepare('postgres://postgres:secret@127.0.0.1:5432/postgres', async () => {
+      throw denied;
+    });
+    assert.equal(used, false);
+    assert.deepEqual(errors, [
+      'DATABASE_URL is set but the demo could not prepare schema ambit_demo (28P01: password authentication ' +
+        'failed for user "postgres"); starting without it.',
+    ]);
+  });
+
   it('does nothing without DATABASE_URL', async () => {
     for (const url of [undefined, '']) {
       const { used, errors, seeded } = await prepare(url, succeed);

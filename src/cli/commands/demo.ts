@@ -15,6 +15,7 @@ import type { Command } from '../cli-io.ts';
 import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from '../demo-keys.ts';
 import { prepareDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
 import { demoRelayAddressEnv, localUrl } from '../demo-relay-address.ts';
+import { demoStateDir } from '../demo-state-dir.ts';
 import { verifierExamples } from '../demo-verifier-examples.ts';
 import { failedListenAddress } from '../listen-error.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
@@ -42,14 +43,20 @@ export const demo: Command = async (args, io) => {
       return 2;
     }
   }
-  // AMBIT_DEMO_STATE_DIR moves the generated keys and the audit file (tests use a temporary folder).
-  const stateDir = io.env.AMBIT_DEMO_STATE_DIR ?? `${DEMO_DIR}var`;
-  const keysPath = `${stateDir}/demo-keys.env`;
+  // AMBIT_DEMO_STATE_DIR moves the generated keys and the audit files (tests use a temporary folder).
+  const stateDir = demoStateDir(io.env, io.cwd, DEMO_DIR);
+  const keysPath = join(stateDir, 'demo-keys.env');
   const keys = ensureDemoKeys(keysPath);
   const logger = createLogger({ name: 'ambit-demo', level });
   try {
     // The relay's links and OpenAPI `servers` follow AMBIT_RELAY_BIND (demo/relay.yaml reads both variables).
-    const env = { ...io.env, ...keys.env, ...(await demoRelayAddressEnv(io.env)) };
+    // The configs read the state folder too, as the absolute path the keys went to.
+    const env: Record<string, string | undefined> = {
+      ...io.env,
+      ...keys.env,
+      ...(await demoRelayAddressEnv(io.env)),
+      AMBIT_DEMO_STATE_DIR: stateDir,
+    };
     const withPostgres = await prepareDemoPostgres(env.DATABASE_URL, io.err);
     const loaded = withPostgres
       ? loadRelayConfigText(
