@@ -40,7 +40,7 @@ export const INGEST_CODES = {
   'ingest.live_key_not_unique':
     'A live PostgreSQL table has no unique index on the primary key alone, which its pages are cut by, or its key column may be NULL.',
   'ingest.memory_limit':
-    "Loading a table would take the relay's JavaScript heap past 85% of its limit (live data, after a full collection): serve the table live (`materialization: live`, PostgreSQL) or give the process more heap (`NODE_OPTIONS=--max-old-space-size=<MiB>`); a reload that fails so keeps the previous generation.",
+    "Loading a table would take the relay's JavaScript heap past 85% of its limit (live data, after a full collection), or decoding an XLSX workbook ran its decoder thread (whose heap is as large) out of heap: serve the table live (`materialization: live`, PostgreSQL) or give the process more heap (`NODE_OPTIONS=--max-old-space-size=<MiB>`); a reload that fails so keeps the previous generation.",
   'ingest.load_failed': 'A load failed for a reason without a code of its own (the log has the detail).',
 } as const satisfies Record<string, string>;
 

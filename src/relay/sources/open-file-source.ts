@@ -30,7 +30,7 @@ export interface SourceRows {
    */
   readonly batches: AsyncIterable<unknown[][]>;
   /**
-   * The same rows column by column, for readers that decode columns (Parquet): loading skips building a row
+   * The same rows column by column, for readers that hold columns (Parquet, XLSX): loading skips building a row
    * array per row. Same cells (DATE ones as day numbers, see `ColumnBatch.epochDays`), same order and the same
    * errors as `batches`.
    */
