@@ -220,12 +220,13 @@ describe('verifier in OIDC mode: hostile and borderline tokens (real IdP)', () =
     assert.equal(counted.reads(), reads, 'no source read for a claim outside the scopes');
   });
 
-  it('refuses a token naming no principal, or naming it with a number', async () => {
+  it('refuses a token naming no principal, or naming it with a number or an empty subject', async () => {
     await refused(
       await token(['civil:evidence'], { sub: undefined, client_id: undefined }),
       'auth.invalid_credential',
     );
     await refused(await token(['civil:evidence'], { sub: 7 }), 'auth.malformed_credential');
+    await refused(await token(['civil:evidence'], { sub: '' }), 'auth.malformed_credential');
     await accepted(await token(['civil:evidence'], { sub: undefined }));
   });
 

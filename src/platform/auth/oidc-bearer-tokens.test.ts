@@ -220,8 +220,11 @@ describe('OIDC bearer checks on hand-made tokens', () => {
     assert.equal(await idOf({ sub: 's', client_id: 'c', azp: 'a' }), 's');
     assert.equal(await idOf({ client_id: 'c', azp: 'a' }), 'client:c');
     assert.equal(await idOf({ azp: 'a' }), 'client:a');
-    assert.equal(await idOf({ sub: '', client_id: 'c' }), 'client:c');
     await expectProblem(idOf({}), 'auth.invalid_credential');
+    // A subject present but empty is malformed, not absent: the token is not the client's own.
+    const empty = await expectProblem(idOf({ sub: '', client_id: 'c' }), 'auth.malformed_credential');
+    assert.match(`${empty.status} ${empty.detail}`, /^401 .*`sub` claim is empty/);
+    await expectProblem(idOf({ sub: '', azp: 'a' }), 'auth.malformed_credential');
     // Read as absent, a subject that is not a string would make every user of the client that client.
     await expectProblem(idOf({ sub: 42, client_id: 'c' }), 'auth.malformed_credential');
     await expectProblem(idOf({ sub: ['s'], client_id: 'c' }), 'auth.malformed_credential');

@@ -19,7 +19,7 @@ import { shownHeaderValue } from './shown-header-value.ts';
 
 export { isLoopbackUrl } from './is-loopback-url.ts';
 
-export type OidcAlgorithm = 'RS256' | 'ES256' | 'EdDSA';
+export type OidcAlgorithm = 'RS256' | 'ES256' | 'EdDSA' | 'Ed25519';
 
 /** Same member names as the relay's `auth.oidc` config block; durations are milliseconds. */
 export interface OidcOptions {
@@ -66,12 +66,17 @@ export function createOidcAuthenticator(
   deps: OidcAuthenticatorDeps,
 ): OidcAuthenticator {
   const { clock } = deps;
-  const keys = createOidcKeySource(options, {
-    clock,
-    fetch: deps.fetch ?? globalThis.fetch,
-    ...(deps.logger === undefined ? {} : { logger: deps.logger }),
-  });
+  // `Ed25519` names fully (RFC 9864) the one signature `EdDSA` verifies here: an issuer moving to it stays accepted.
   const algorithms = new Set<string>(options.allowed_algorithms);
+  if (algorithms.has('EdDSA')) algorithms.add('Ed25519');
+  const keys = createOidcKeySource(
+    { ...options, allowed_algorithms: [...algorithms] },
+    {
+      clock,
+      fetch: deps.fetch ?? globalThis.fetch,
+      ...(deps.logger === undefined ? {} : { logger: deps.logger }),
+    },
+  );
   const tokenTypes = new Set(options.allowed_token_types.map(normaliseTyp));
   const clients = new Set(options.allowed_clients);
   const leewaySeconds = options.leeway / 1000;
@@ -307,6 +312,10 @@ function toPrincipal(payload: JWTPayload, options: OidcOptions): Principal {
     if (Object.hasOwn(payload, name) && typeof payload[name] !== 'string') {
       throw platformProblem('auth.malformed_credential', `The token \`${name}\` claim is not a string.`);
     }
+  }
+  // Nor is an empty subject a token without one: it names no user, and read as absent it would be the client.
+  if (payload.sub === '') {
+    throw platformProblem('auth.malformed_credential', 'The token `sub` claim is empty.');
   }
   // A token without `sub` is a client's own (client credentials): marked as such, so that a client whose id equals a
   // user's subject is still another caller (stored evaluations, idempotency keys and cursors are bound to the id).

@@ -22,9 +22,12 @@ export const oidcConfigSchema = z.strictObject({
       'OpenID discovery document naming the key set (its `issuer` must match, its `jwks_uri` follows the same https rule).',
     ),
   allowed_algorithms: z
-    .array(z.enum(['RS256', 'ES256', 'EdDSA']))
+    .array(z.enum(['RS256', 'ES256', 'EdDSA', 'Ed25519']))
     .min(1)
-    .default(['RS256', 'ES256', 'EdDSA']),
+    .default(['RS256', 'ES256', 'EdDSA', 'Ed25519'])
+    .describe(
+      'The algorithms a token may be signed with (its `alg`); `EdDSA` also admits `Ed25519`, the same signature by its fully-specified name (RFC 9864).',
+    ),
   jwks_cache_ttl: durationMs({ min: 1000, max: 86_400_000 })
     .default(600_000)
     .describe('How long a fetched key set is used before it is fetched again (1s to 1d).'),

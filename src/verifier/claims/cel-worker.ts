@@ -17,10 +17,16 @@ if (parentPort) {
   port.on('message', (tasks: readonly CelTask[]) => {
     const results: CelTaskResult[] = [];
     for (let index = 0; index < tasks.length; index++) {
+      const task = tasks[index] as CelTask;
+      const now = process.hrtime.bigint();
+      if (task.expiresAt !== undefined && now >= task.expiresAt) {
+        results.push({ id: task.id, ok: false, reason: 'expired', message: 'the request was answered' });
+        continue;
+      }
       // The start first: a reader that sees this index sees this start or a later one, never an earlier one.
-      Atomics.store(progress, 1, process.hrtime.bigint());
+      Atomics.store(progress, 1, now);
       Atomics.store(progress, 0, BigInt(index));
-      results.push(runCelTask(tasks[index] as CelTask, limits));
+      results.push(runCelTask(task, limits));
     }
     port.postMessage(results);
   });

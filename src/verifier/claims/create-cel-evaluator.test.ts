@@ -206,6 +206,44 @@ describe('CEL evaluator (worker pool)', () => {
     }
   });
 
+  it('frees the worker of an expression whose request has been answered, without waiting for the time limit', async () => {
+    // A limit far past the deadline: it would stop the expression too, but as a runaway, much later.
+    const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 30_000, worker_count: 1 });
+    try {
+      // Once the worker is ready: a task still queued at its deadline is never run (the test below).
+      assert.equal(await slow.evaluate(pooled('1'), {}), 1);
+      const list = Array.from({ length: 400 }, (_, i) => i);
+      const endless = 'l.all(a, l.all(b, l.all(c, l.all(d, a + b + c + d >= 0))))';
+      const error = await rejection(slow.evaluate(endless, { l: list }, performance.now() + 100));
+      assert.equal(error.reason, 'timeout');
+      assert.match(error.message, /answered before the expression finished/);
+      // The worker was replaced: the next expression is answered.
+      assert.equal(await slow.evaluate(pooled('1 + 1'), {}), 2);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('skips a task of a hand-off whose request was answered while the tasks before it ran', async () => {
+    const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 30_000, worker_count: 1 });
+    try {
+      // The worker is ready, so both tasks below are handed to it together, before the second one's deadline.
+      assert.equal(await slow.evaluate(pooled('1'), {}), 1);
+      const list = Array.from({ length: 100 }, (_, i) => i);
+      // A million steps (most of a second at least), far longer than the 100 ms before the second task's deadline.
+      const long = slow.evaluate('l.all(a, l.all(b, l.all(c, a + b + c >= 0)))', { l: list });
+      const endless = 'l.all(a, l.all(b, l.all(c, l.all(d, a + b + c + d >= 0))))';
+      const late = rejection(slow.evaluate(endless, { l: list }, performance.now() + 100));
+      assert.equal(await long, true);
+      const skipped = await late;
+      assert.equal(skipped.reason, 'timeout');
+      assert.match(skipped.message, /answered before the expression ran/);
+      assert.equal(await slow.evaluate(pooled('2 + 2'), {}), 4);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('runs again one at a time the tasks put back after a runaway, so each is timed alone', async () => {
     const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 150, worker_count: 1 });
     try {

@@ -167,16 +167,39 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     if (!closed) attach(slot, spawnWorker(limits, slot.progress));
   };
 
-  /** Fires when the running task may have passed its time limit; re-arms while it has not. */
+  /**
+   * Fires when the running task may have passed its time limit, or its request's deadline (its answer is then no
+   * longer wanted, and the worker is freed for others at once rather than at the limit); re-arms while neither has
+   * passed, until the first deadline among the tasks still to run. (The worker skips a task whose deadline passed
+   * before it got there.)
+   */
   const watch = (slot: Slot) => {
+    // The index first: its start is then the one noted with it or a later one.
+    const index = Number(Atomics.load(slot.progress, 0));
     const started = Atomics.load(slot.progress, 1);
     const left = Number(started - process.hrtime.bigint()) / 1e6 + limits.eval_timeout;
-    if (left > 0) {
-      slot.timer = setTimeout(() => watch(slot), left);
+    if (left <= 0) {
+      replace(slot, new CelEvaluationError('timeout', `CEL evaluation exceeded ${limits.eval_timeout}ms`));
+      schedulePump();
       return;
     }
-    replace(slot, new CelEvaluationError('timeout', `CEL evaluation exceeded ${limits.eval_timeout}ms`));
-    schedulePump();
+    const batch = slot.batch ?? [];
+    const now = performance.now();
+    const running = index >= 0 ? batch[index]?.deadline : undefined;
+    if (running !== undefined && running <= now) {
+      replace(
+        slot,
+        new CelEvaluationError('timeout', 'the request was answered before the expression finished'),
+      );
+      schedulePump();
+      return;
+    }
+    let wait = left;
+    for (let next = Math.max(0, index); next < batch.length; next++) {
+      const deadline = (batch[next] as Pending).deadline;
+      if (deadline !== undefined && deadline > now) wait = Math.min(wait, deadline - now);
+    }
+    slot.timer = setTimeout(() => watch(slot), wait);
   };
 
   const attach = (slot: Slot, worker: Worker) => {
@@ -248,10 +271,18 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       if (batch.length === 0) continue;
       slot.batch = batch;
       // Until the worker reaches the first task, its time counts from now (as a single hand-off's did).
-      Atomics.store(slot.progress, 1, process.hrtime.bigint());
+      const handedOff = process.hrtime.bigint();
+      Atomics.store(slot.progress, 1, handedOff);
       Atomics.store(slot.progress, 0, -1n);
-      slot.timer = setTimeout(() => watch(slot), limits.eval_timeout);
-      slot.worker.postMessage(batch.map((pending) => pending.task));
+      watch(slot);
+      const now = performance.now();
+      slot.worker.postMessage(
+        batch.map(({ task, deadline }) =>
+          deadline === undefined || !Number.isFinite(deadline)
+            ? task
+            : { ...task, expiresAt: handedOff + BigInt(Math.ceil((deadline - now) * 1e6)) },
+        ),
+      );
     }
   };
 
@@ -354,5 +385,7 @@ export function retire(worker: Worker): Promise<number> {
 /** A worker's answer: the result is JSON text the worker has already measured against its limit. */
 function finish(pending: Pending, result: CelTaskResult): void {
   if (result.ok) pending.resolve(JSON.parse(result.json));
-  else pending.reject(new CelEvaluationError(result.reason, result.message));
+  else if (result.reason === 'expired') {
+    pending.reject(new CelEvaluationError('timeout', 'the request was answered before the expression ran'));
+  } else pending.reject(new CelEvaluationError(result.reason, result.message));
 }

@@ -13,6 +13,11 @@ export interface CelTask {
   readonly bindings: string;
   /** The claim's value is an integer: a double result (even `3.0`) is refused, since JSON cannot tell them apart. */
   readonly wantsInt?: boolean | undefined;
+  /**
+   * In a worker: when its request is answered (process.hrtime, ns). A task reached later is not run: its answer is
+   * no longer wanted, and it would hold the worker meanwhile.
+   */
+  readonly expiresAt?: bigint | undefined;
 }
 
 /** What the pool tells a worker when it starts it. */
@@ -29,7 +34,8 @@ export type CelTaskResult =
   | {
       readonly id: number;
       readonly ok: false;
-      readonly reason: 'error' | 'too_large';
+      /** `expired`: not run, its request was answered before the worker reached it. */
+      readonly reason: 'error' | 'too_large' | 'expired';
       readonly message: string;
       /** It ran out of stack: the request thread's is smaller than a worker's, where it may still succeed. */
       readonly overflow?: true;

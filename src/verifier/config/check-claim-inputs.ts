@@ -2,6 +2,7 @@
 // declarations of each claim and of all its sub-claims, so two types for one attribute there refuse every value the
 // attribute could take: the claim could never be evaluated with it.
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import { walkDependencies } from '../claims/walk-dependencies.ts';
 import type { ClaimConfig, ValueType, VerifierConfig } from './schema.ts';
 
 /** Attribute path -> type -> the claim that first declares it (own declarations first, then depends_on order). */
@@ -10,15 +11,12 @@ type Declarations = Map<string, Map<ValueType, string>>;
 export function checkClaimInputs(config: VerifierConfig): ConfigIssue[] {
   const claims = new Map(config.evidence.claims.map((claim) => [claim.id, claim]));
   const known = new Map<string, Declarations>();
-
-  const declarationsOf = (id: string, visiting: Set<string>): Declarations => {
-    const done = known.get(id);
-    if (done) return done;
+  // Dependencies first, so each claim's are known when it is reached; one closing a cycle (reported by the
+  // dependency check) is not known yet and adds nothing.
+  const { order } = walkDependencies(new Map([...claims].map(([id, claim]) => [id, claim.depends_on])));
+  for (const id of order) {
+    const claim = claims.get(id) as ClaimConfig;
     const declarations: Declarations = new Map();
-    const claim = claims.get(id);
-    // A cycle is reported by the dependency check; it adds nothing here.
-    if (!claim || visiting.has(id)) return declarations;
-    visiting.add(id);
     const add = (path: string, type: ValueType, by: string) => {
       const types = declarations.get(path) ?? new Map<ValueType, string>();
       if (!types.has(type)) types.set(type, by);
@@ -26,21 +24,20 @@ export function checkClaimInputs(config: VerifierConfig): ConfigIssue[] {
     };
     for (const input of attributeInputs(claim)) add(input.name, input.type, id);
     for (const dependency of claim.depends_on) {
-      for (const [path, types] of declarationsOf(dependency, visiting)) {
+      for (const [path, types] of known.get(dependency) ?? []) {
         for (const [type, by] of types) add(path, type, by);
       }
     }
-    visiting.delete(id);
     known.set(id, declarations);
-    return declarations;
-  };
+  }
+  const declarationsOf = (id: string): Declarations => known.get(id) ?? new Map();
 
   return config.evidence.claims.flatMap((claim, c) => {
     const issues: ConfigIssue[] = [];
     const inherited = new Set(
-      claim.depends_on.flatMap((dependency) => conflicts(declarationsOf(dependency, new Set()))),
+      claim.depends_on.flatMap((dependency) => conflicts(declarationsOf(dependency))),
     );
-    const declarations = declarationsOf(claim.id, new Set());
+    const declarations = declarationsOf(claim.id);
     // Each conflict once, where it arises: at the claim whose declarations meet first.
     for (const path of conflicts(declarations).filter((conflict) => !inherited.has(conflict))) {
       const types = declarations.get(path) as Map<ValueType, string>;

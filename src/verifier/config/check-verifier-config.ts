@@ -6,7 +6,7 @@ import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
-import { findDependencyCycle } from '../claims/find-dependency-cycle.ts';
+import { dependencyDepths, MAX_DEPENDENCY_DEPTH, walkDependencies } from '../claims/walk-dependencies.ts';
 import { connectDenial, isMetadataHostName, schemeDenial } from '../connectors/classify-address.ts';
 import { checkClaimInputs } from './check-claim-inputs.ts';
 import { checkSigning } from './check-signing-config.ts';
@@ -143,13 +143,41 @@ function checkClaimGraph(config: VerifierConfig): ConfigIssue[] {
       }
     });
   });
-  const cycle = findDependencyCycle(
-    new Map(config.evidence.claims.map((claim) => [claim.id, claim.depends_on])),
-  );
+  const dependencies = new Map(config.evidence.claims.map((claim) => [claim.id, claim.depends_on]));
+  const { order, cycle } = walkDependencies(dependencies);
   if (cycle) {
     const index = ids.indexOf(cycle[0] as string);
     issues.push(issue(`evidence.claims.${index}.depends_on`, `dependency cycle: ${cycle.join(' -> ')}`));
+    return issues;
   }
+  return [...issues, ...checkDependencyDepth(config, dependencies, order)];
+}
+
+/**
+ * Each claim on top of a chain deeper than MAX_DEPENDENCY_DEPTH (a claim within it is below one that is reported):
+ * every level is evaluated on each request, and the walks over the chain must stay bounded.
+ */
+function checkDependencyDepth(
+  config: VerifierConfig,
+  dependencies: ReadonlyMap<string, readonly string[]>,
+  order: readonly string[],
+): ConfigIssue[] {
+  const depths = dependencyDepths(dependencies, order);
+  const below = new Set(config.evidence.claims.flatMap((claim) => claim.depends_on));
+  const issues: ConfigIssue[] = [];
+  config.evidence.claims.forEach((claim, c) => {
+    const depth = depths.get(claim.id)?.depth ?? 0;
+    if (depth <= MAX_DEPENDENCY_DEPTH || below.has(claim.id)) return;
+    const chain = [claim.id];
+    for (let id = depths.get(claim.id)?.via; id !== undefined; id = depths.get(id)?.via) chain.push(id);
+    const shown = chain.length > 6 ? [...chain.slice(0, 3), '...', ...chain.slice(-2)] : chain;
+    issues.push(
+      issue(
+        `evidence.claims.${c}.depends_on`,
+        `claim \`${claim.id}\` has sub-claims ${depth} levels deep (${shown.join(' -> ')}); at most ${MAX_DEPENDENCY_DEPTH}`,
+      ),
+    );
+  });
   return issues;
 }
 

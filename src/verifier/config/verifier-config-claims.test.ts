@@ -1,7 +1,9 @@
-// Verifier config claims checked at load: CCCEV links, inputs, dependency cycles, rules, CEL names.
+// Verifier config claims checked at load: CCCEV links, inputs, dependency cycles and depth, rules, CEL names.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadVerifierConfigText } from './load-verifier-config.ts';
+import { ConfigError } from '../../platform/config/config-error.ts';
+import { parseConfigText } from '../../platform/config/load-config-file.ts';
+import { loadVerifierConfigText, loadVerifierConfigValue } from './load-verifier-config.ts';
 import { BASE, ENV, issuesAt, issuesOf } from './verifier-config-test-support.ts';
 
 describe('verifier config', () => {
@@ -141,6 +143,52 @@ describe('verifier config', () => {
     const issues = issuesOf(text).filter((i) => i.message.startsWith('dependency cycle'));
     assert.equal(issues.length, 1);
     assert.match(issues[0]?.message ?? '', /a -> b -> c -> a/);
+  });
+
+  it('refuses sub-claims nested deeper than 32 levels, naming the claim on top, however long the chain', () => {
+    // Built as a parsed value: YAML for thousands of claims would take seconds to read.
+    const chained = (length: number) => {
+      const raw = parseConfigText(BASE, ENV) as { evidence: { claims: unknown[] } };
+      for (let i = 1; i <= length; i++) {
+        const dependency = i === length ? 'alive' : `c${i + 1}`;
+        raw.evidence.claims.push({
+          id: `c${i}`,
+          title: `c${i}`,
+          version: '1',
+          subject_type: 'person',
+          value: { type: 'boolean' },
+          depends_on: [dependency],
+          rule: { type: 'cel', expression: `claims.${dependency}.value` },
+        });
+      }
+      return raw;
+    };
+    const issuesOfValue = (raw: unknown) => {
+      try {
+        loadVerifierConfigValue(raw, ENV, '/tmp');
+      } catch (error) {
+        assert.ok(error instanceof ConfigError, String(error));
+        return error.issues.map(({ path, message }) => ({ path, message }));
+      }
+      return [];
+    };
+    // c1 -> ... -> c32 -> alive is 32 levels below c1.
+    assert.deepEqual(issuesOfValue(chained(32)), []);
+    assert.deepEqual(issuesOfValue(chained(33)), [
+      {
+        path: 'evidence.claims.1.depends_on',
+        message:
+          'claim `c1` has sub-claims 33 levels deep (c1 -> c2 -> c3 -> ... -> c33 -> alive); at most 32',
+      },
+    ]);
+    // Longer than the call stack is deep: still one issue, not a crash.
+    assert.deepEqual(issuesOfValue(chained(12_000)), [
+      {
+        path: 'evidence.claims.1.depends_on',
+        message:
+          'claim `c1` has sub-claims 12000 levels deep (c1 -> c2 -> c3 -> ... -> c12000 -> alive); at most 32',
+      },
+    ]);
   });
 
   it('refuses a dependency about another kind of subject: a sub-claim is evaluated for its parent’s target', () => {
