@@ -128,7 +128,7 @@ describe('configured CORS origins and trusted proxies', () => {
       headers: { origin: LISTED },
     });
     assert.equal(scopedMetadata.statusCode, 200, scopedMetadata.body);
-    assert.deepEqual(varyOf(scopedMetadata), ['authorization', 'origin']);
+    assert.deepEqual(varyOf(scopedMetadata), ['accept', 'authorization', 'origin']);
   });
 
   it('refuses an unlisted origin, including look-alikes', async () => {
@@ -140,6 +140,24 @@ describe('configured CORS origins and trusted proxies', () => {
       assert.equal(get.headers['access-control-expose-headers'], undefined, origin);
     }
     assertProblem(await preflight(relay), 403, 'http.cors_denied');
+  });
+
+  it('answers a plain OPTIONS (no Origin) with Allow and grants no origin anything', async () => {
+    const plain = await relay.inject({ method: 'OPTIONS', url: '/v1/datasets' });
+    assert.equal(plain.statusCode, 204);
+    assert.equal(plain.headers.allow, 'GET, HEAD, OPTIONS');
+    assert.equal(plain.headers['access-control-allow-origin'], undefined);
+    assert.equal(plain.headers['access-control-allow-methods'], undefined);
+    assert.deepEqual(varyOf(plain), ['origin']);
+    assertProblem(await relay.inject({ method: 'OPTIONS', url: '/nowhere' }), 404, 'http.not_found');
+    // The same request naming an unlisted origin is a preflight, refused as before.
+    const unlisted = await relay.inject({
+      method: 'OPTIONS',
+      url: '/v1/datasets',
+      headers: { origin: UNLISTED },
+    });
+    assertProblem(unlisted, 403, 'http.cors_denied');
+    assert.equal(unlisted.headers.allow, undefined);
   });
 
   it('honours X-Forwarded-For from a listed peer only', async () => {

@@ -1,8 +1,15 @@
 // A known path asked with a method it does not answer is 405 with `Allow` (RFC 9110 §15.5.6), not 404: a client
 // can tell a wrong method from a wrong path. An unknown path stays 404.
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { assertProblem, bareApp } from '../helpers/http-checks.ts';
+import { after, before, describe, it } from 'node:test';
+import {
+  assertProblem,
+  assertSecurityHeaders,
+  bareApp,
+  listenLocal,
+  rawRequest,
+  sendRaw,
+} from '../helpers/http-checks.ts';
 import { useDemoRelay } from './http-limits-fixture.ts';
 
 describe('a method a path does not answer', () => {
@@ -38,5 +45,73 @@ describe('a method a relay route does not answer', () => {
     assertProblem(response, 405, 'http.method_not_allowed');
     assert.equal(response.headers.allow, 'GET, HEAD');
     assert.equal(relay.auditRecords().at(-1)?.error_code, 'http.method_not_allowed');
+  });
+});
+
+describe('a plain OPTIONS request (no Origin: not a CORS preflight)', () => {
+  const app = bareApp();
+  app.get('/things/:id', async () => ({ ok: true }));
+  app.post('/things', async () => ({ ok: true }));
+  let port = 0;
+  before(async () => {
+    port = await listenLocal(app);
+  });
+  after(() => app.close());
+
+  it('is 204 with Allow naming the methods the path answers, and no CORS header', async () => {
+    for (const [url, allow] of [
+      ['/things/7?x=1', 'GET, HEAD, OPTIONS'],
+      ['/things', 'POST, OPTIONS'],
+    ] as const) {
+      const response = await rawRequest(port, url, { method: 'OPTIONS' });
+      assert.equal(response.statusCode, 204, url);
+      assert.equal(response.body, '');
+      assert.equal(response.headers.allow, allow, url);
+      assert.equal(response.headers['access-control-allow-origin'], undefined);
+      assert.equal(response.headers['access-control-allow-methods'], undefined);
+      assertSecurityHeaders(response);
+    }
+  });
+
+  it('is 404 http.not_found for an unknown path', async () => {
+    const response = await rawRequest(port, '/elsewhere/7', { method: 'OPTIONS' });
+    assertProblem(response, 404, 'http.not_found');
+    assert.equal(response.headers.allow, undefined);
+  });
+
+  it('answers `OPTIONS *` (the server as a whole) with 204 and no Allow', async () => {
+    const response = await sendRaw(
+      port,
+      'OPTIONS * HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n',
+    );
+    assert.equal(response.statusCode, 204);
+    assert.equal(response.headers.allow, undefined);
+  });
+
+  it('leaves preflights to the CORS rules: no listed origin, 403 http.cors_denied', async () => {
+    const preflights: Record<string, string>[] = [
+      { origin: 'https://app.example.org' },
+      { origin: 'https://app.example.org', 'access-control-request-method': 'GET' },
+      { 'access-control-request-method': 'GET' },
+    ];
+    for (const headers of preflights) {
+      const response = await rawRequest(port, '/things/7', { method: 'OPTIONS', headers });
+      assertProblem(response, 403, 'http.cors_denied');
+      assert.equal(response.headers.allow, undefined);
+    }
+  });
+});
+
+describe('a plain OPTIONS request to the relay', () => {
+  const demo = useDemoRelay({ listen: false });
+
+  it('is 204 with Allow for a relay route, and audited', async () => {
+    const { relay } = demo;
+    const response = await relay.inject({ method: 'OPTIONS', url: '/v1/datasets' });
+    assert.equal(response.statusCode, 204);
+    assert.equal(response.headers.allow, 'GET, HEAD, OPTIONS');
+    const record = relay.auditRecords().at(-1);
+    assert.equal(record?.request_id, response.headers['x-request-id']);
+    assert.equal(record?.status_code, 204);
   });
 });

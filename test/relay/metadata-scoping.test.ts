@@ -193,13 +193,13 @@ describe('metadata route scoping', () => {
         const etag = first.headers.etag as string;
         assert.match(etag, /^"sha256:[0-9a-f]{64}"$/, path);
         assert.equal(first.headers['cache-control'], 'private, no-store');
-        assert.equal(first.headers.vary, 'Authorization');
+        assert.equal(first.headers.vary, 'Authorization, Accept');
         const again = await relay.get(path, { as: persona, headers: { 'if-none-match': etag } });
         assert.equal(again.statusCode, 304, path);
         assert.equal(again.body, '');
         assert.equal(again.headers.etag, etag);
         assert.equal(again.headers['cache-control'], 'private, no-store');
-        assert.equal(again.headers.vary, 'Authorization');
+        assert.equal(again.headers.vary, 'Authorization, Accept');
       }
     });
   }

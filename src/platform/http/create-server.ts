@@ -13,6 +13,7 @@ import { answerClientError } from './answer-client-error.ts';
 import { compileTrustedProxies, pinClientAddress } from './client-address.ts';
 import { drainOnClose, type InFlightResponses } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
+import { registerOptionsRoute } from './options-requests.ts';
 import { isWellFormedQuery } from './query-encoding.ts';
 import { splitRepeatedHeaders } from './repeated-headers.ts';
 import type { RequestContext } from './request-context.ts';
@@ -351,16 +352,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     sendProblem(request, reply, unansweredProblem(app, request.method, request.url));
   });
 
-  app.options('*', async (request, reply) => {
-    const origin = request.headers.origin;
-    if (origin === undefined || !allowedOrigins.has(origin)) throw platformProblem('http.cors_denied');
-    reply
-      .code(204)
-      .header('access-control-allow-methods', 'GET, HEAD, POST')
-      .header('access-control-allow-headers', allowHeaders)
-      .header('access-control-max-age', '600');
-    return '';
-  });
+  registerOptionsRoute(app, { allowedOrigins, allowHeaders });
 
   return app;
 }

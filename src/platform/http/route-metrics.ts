@@ -10,6 +10,7 @@ import {
   histogramFamily,
   histogramSamples,
   type MetricFamily,
+  type MetricLabels,
   type MetricSample,
 } from '../metrics/metric-family.ts';
 
@@ -30,7 +31,11 @@ export interface RouteMetrics {
 
 const BOUNDS = boundsMs();
 
-export function createRouteMetrics(prefix: string): RouteMetrics {
+/**
+ * `labels` go on every series, after `method` and `route`: a second listener of the same service (its admin
+ * listener) reports under the same family names, told apart by them.
+ */
+export function createRouteMetrics(prefix: string, labels: MetricLabels = {}): RouteMetrics {
   const routes: RouteStats[] = [];
   // GET and POST routes by pattern, for responses the fast lane (its GETs and JSON POSTs) writes without Fastify's
   // hooks. A map per method: no key is built per request.
@@ -73,12 +78,12 @@ export function createRouteMetrics(prefix: string): RouteMetrics {
       const latencies: MetricSample[] = [];
       const latencyName = `${prefix}_http_request_duration_seconds`;
       for (const stats of routes) {
-        const labels = { method: stats.method, route: stats.route };
+        const routeLabels = { method: stats.method, route: stats.route, ...labels };
         stats.statuses.forEach((value, status) => {
-          if (value > 0) counts.push({ labels: { ...labels, status }, value });
+          if (value > 0) counts.push({ labels: { ...routeLabels, status }, value });
         });
         if (stats.latency.counts.some((value) => value > 0)) {
-          latencies.push(...histogramSamples(latencyName, labels, stats.latency));
+          latencies.push(...histogramSamples(latencyName, routeLabels, stats.latency));
         }
       }
       return [

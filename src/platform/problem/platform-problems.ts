@@ -92,6 +92,12 @@ export const PLATFORM_PROBLEMS = {
     description:
       'The request body is not valid JSON (or names an object member twice), is not UTF-8, or has the wrong content type.',
   },
+  'http.not_acceptable': {
+    status: 406,
+    title: 'Not acceptable',
+    description:
+      'The `Accept` header permits none of the media types the route sends (a range with `q=0` excludes one); `detail` names those it sends.',
+  },
   'http.unsupported_media_type': {
     status: 415,
     title: 'Unsupported media type',

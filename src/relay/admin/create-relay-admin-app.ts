@@ -15,6 +15,7 @@ import type { Random } from '../../platform/random.ts';
 import { buildRelayAuditRecord } from '../audit/build-relay-audit-record.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { type DatasetConfig, ID_PATTERN, type RelayConfig } from '../config/schema.ts';
+import { createAdminRouteMetrics } from '../metrics/relay-metrics.ts';
 import { relayProblem } from '../problems.ts';
 import type { ReloadOutcome, TableWaiting } from '../reload/reloader.ts';
 import { notReadyProblem } from '../routes/health.ts';
@@ -66,6 +67,10 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
     deps: options.deps,
     ...(beforeSend === undefined ? {} : { beforeSend }),
   });
+  // Before any route, as on the public listener; counted by the process that serves this listener (the primary
+  // under `--workers`), beside the families of the relay processes.
+  const routeMetrics = createAdminRouteMetrics();
+  routeMetrics.instrument(app);
   app.addHook('onRequest', (_request, reply, done) => {
     reply.header('cache-control', 'no-store');
     done();
@@ -98,7 +103,10 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
     return { status: 'ok', checks: { total, ok: loadedCount, failed } };
   });
 
-  registerMetricsRoute(app, adminScopeGuard(authenticate, METRICS_READ_SCOPE), () => backend.metrics());
+  registerMetricsRoute(app, adminScopeGuard(authenticate, METRICS_READ_SCOPE), async () => [
+    ...(await backend.metrics()),
+    routeMetrics.families(),
+  ]);
 
   app.get('/admin/v1/capabilities', { onRequest: opsRead }, async () =>
     buildCapabilities(loaded, ADMIN_ROUTES, options.processes),

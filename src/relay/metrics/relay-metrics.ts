@@ -211,6 +211,14 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
   };
 }
 
+/**
+ * The admin listener's own requests: the same HTTP families as the public listener's, each series labelled
+ * `listener="admin"` (`/healthz` and `/ready` are routes of both).
+ */
+export function createAdminRouteMetrics(): RouteMetrics {
+  return createRouteMetrics(METRIC_PREFIX, { listener: 'admin' });
+}
+
 /** Whether one process runs and how far it loaded; combined over the processes of a `--workers` relay. */
 export interface ProcessReadiness {
   readonly running: boolean;

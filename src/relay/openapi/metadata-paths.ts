@@ -98,6 +98,7 @@ function operation(route: MetadataRoute, path: string) {
       401: problemResponse('Not authenticated'),
       403: problemResponse('No metadata scope on this dataset'),
       404: problemResponse('Unknown resource'),
+      406: problemResponse(`Accept permits no form of this document (it is sent as ${route.mediaType})`),
     },
   };
 }

@@ -1,10 +1,13 @@
 // Mounts the metadata route table and the public RFC 9727 API catalog. Every `/metadata/*` handler runs the same
-// stages: authenticate -> caller's view (403 when empty) -> query -> render (404 outside the view) -> ETag/304.
+// stages: authenticate -> caller's view (403 when empty) -> query -> render (404 outside the view) -> Accept (406)
+// -> ETag/304.
 import type { FastifyInstance } from 'fastify';
+import { acceptsMediaType } from '../../../platform/http/accept-media-type.ts';
 import { etagOfBody, isNotModified } from '../../../platform/http/etag.ts';
 import { addGetRoute } from '../../../platform/http/fast-lane.ts';
 import type { RouteReply, RouteRequest } from '../../../platform/http/route-types.ts';
 import { addVary } from '../../../platform/http/vary.ts';
+import { platformProblem } from '../../../platform/problem/platform-problems.ts';
 import { relayProblem } from '../../problems.ts';
 import { auditFacts, type RelayRuntime } from '../../relay-runtime.ts';
 import type { LoadedManifest } from '../load-manifest.ts';
@@ -61,6 +64,11 @@ export function registerMetadataRoutes(
         if (view.documents.size >= MAX_DOCUMENTS_PER_VIEW) view.documents.clear();
         view.documents.set(key, document);
       }
+      // After the document is found (an unknown one is 404 whatever is accepted), before any 304.
+      if (!acceptsMediaType(request.headers.accept, route.mediaType)) {
+        addVary(reply, 'Accept');
+        throw platformProblem('http.not_acceptable', `this document is available as ${route.mediaType} only`);
+      }
       return send(request, reply, document, route.mediaType, true);
     });
   }
@@ -116,9 +124,11 @@ function send(
 ): RouteReply {
   reply.header('etag', document.etag);
   if (scoped) {
-    // The view depends on the credential: only the caller may reuse it, and only after revalidating.
+    // The view depends on the credential: only the caller may reuse it, and only after revalidating. Whether it
+    // is sent at all depends on Accept (406 otherwise).
     reply.header('cache-control', 'private, no-store');
     addVary(reply, 'Authorization');
+    addVary(reply, 'Accept');
   }
   if (isNotModified(request, document.etag)) return reply.code(304).send();
   const contentType = mediaType === METADATA_MEDIA_TYPES.json ? 'application/json; charset=utf-8' : mediaType;
