@@ -3,6 +3,7 @@
 // registration. hyparquet decompresses each page once, so this costs a lookup per page and no second inflation.
 import type { Compressors } from 'hyparquet';
 import { type PageRuns, v1PageProblem, v2ValuesProblem } from './parquet-runs.ts';
+import { decompressZstdFrames, zstdFrames } from './parquet-zstd.ts';
 
 /** What a compressed page holds: runs to walk (none for a dictionary page or plain values), and where it is. */
 export interface ExpectedPage {
@@ -39,6 +40,8 @@ export class CompressedPages {
 /**
  * `compressors` with each decompressor walking the runs of the page it returns. A page no header check registered
  * is refused rather than decoded unchecked; `refuse` makes the error (where, undefined for such a page; why).
+ * A ZSTD page has its frames walked and is decompressed into the size its header declares (see parquet-zstd.ts),
+ * in place of the ZSTD decompressor given, which allocates what the frames declare.
  */
 export function checkingCompressors(
   compressors: Compressors,
@@ -51,7 +54,12 @@ export function checkingCompressors(
     checking[codec as keyof Compressors] = (input: Uint8Array, length: number): Uint8Array => {
       const expected = pages.take(input, length);
       if (expected === undefined) throw refuse(undefined, 'was not checked before it was decompressed');
-      const page = decompress(input, length);
+      let page: Uint8Array;
+      if (codec === 'ZSTD') {
+        const frames = zstdFrames(input, length);
+        if (typeof frames === 'string') throw refuse(expected.where, frames);
+        page = decompressZstdFrames(input, frames, length);
+      } else page = decompress(input, length);
       const runs = expected.runs;
       const why = runs && (runs.v2 ? v2ValuesProblem(page, runs) : v1PageProblem(page, runs));
       if (why !== undefined) throw refuse(expected.where, why);

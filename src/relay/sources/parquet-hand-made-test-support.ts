@@ -83,7 +83,23 @@ export function prefixed(runs: readonly number[]): Buffer {
 export const int32s = (values: readonly number[]) => Buffer.from(Int32Array.from(values).buffer);
 
 export const Encoding = { PLAIN: 0, RLE: 3, RLE_DICTIONARY: 8 } as const;
-export const Codec = { UNCOMPRESSED: 0, GZIP: 2 } as const;
+export const Codec = { UNCOMPRESSED: 0, GZIP: 2, ZSTD: 6 } as const;
+
+/** A Zstandard frame of raw (stored) blocks declaring its size: valid input for any decoder, no compressor needed. */
+export function zstdStored(body: Uint8Array): Buffer {
+  const header = Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0xa0, 0, 0, 0, 0]);
+  header.writeUInt32LE(body.length, 5);
+  const blocks: Uint8Array[] = [header];
+  let offset = 0;
+  do {
+    const size = Math.min(body.length - offset, 128 * 1024);
+    const last = offset + size >= body.length ? 1 : 0;
+    blocks.push(Buffer.from([((size << 3) | last) & 0xff, (size >> 5) & 0xff, (size >> 13) & 0xff]));
+    blocks.push(body.subarray(offset, offset + size));
+    offset += size;
+  } while (offset < body.length);
+  return Buffer.concat(blocks);
+}
 
 export interface Page {
   /** The page header fields after type and sizes: `[[5, 12, ...]]` for a V1 data page, and so on. */
@@ -96,6 +112,8 @@ export interface Page {
   readonly values: number;
   /** The size the header declares it expands to, when not its own. */
   readonly uncompressedSize?: number;
+  /** The bytes stored for `body` when its column is compressed, when not what the codec makes of it. */
+  readonly stored?: Buffer;
 }
 
 export function dataPageV1(values: number, encoding: number, body: Buffer, uncompressedSize?: number): Page {
@@ -154,6 +172,11 @@ export interface Leaf {
   readonly pages: readonly Page[];
 }
 
+function compress(codec: number, body: Buffer): Buffer {
+  if (codec === Codec.GZIP) return gzipSync(body);
+  return codec === Codec.ZSTD ? zstdStored(body) : body;
+}
+
 /** A file of one row group of `rows` rows, one column chunk per leaf, each a top-level column. */
 export function leafFile(rows: number, leaves: readonly Leaf[]): Buffer {
   const parts: Buffer[] = [Buffer.from('PAR1')];
@@ -165,7 +188,7 @@ export function leafFile(rows: number, leaves: readonly Leaf[]): Buffer {
     let dataOffset: number | undefined;
     let values = 0;
     for (const page of leaf.pages) {
-      const stored = leaf.codec === Codec.GZIP ? gzipSync(page.body) : page.body;
+      const stored = page.stored ?? compress(leaf.codec, page.body);
       const levels = page.levels ?? Buffer.alloc(0);
       const header = struct([
         [1, 5, page.type],

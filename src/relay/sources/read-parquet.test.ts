@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { type ColumnSource, parquetWriteBuffer } from 'hyparquet-writer';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
+import { zstdStored } from './parquet-hand-made-test-support.ts';
 import { PARQUET_MAX_COLUMNS } from './read-parquet.ts';
 import { BATCH_ROWS } from './source-file.ts';
 import { rowsOf, sourceErrorOf } from './source-test-support.ts';
@@ -35,31 +36,6 @@ const EXPECTED = [
   [2, null, 2, false, null, null],
   [3, 'Grace', null, null, 3n, new Date(0)],
 ];
-
-/** Zstandard frame made of raw (stored) blocks: valid input for any decoder, no compressor needed. */
-function zstdStored(input: Uint8Array): Uint8Array {
-  const blocks: number[] = [0x28, 0xb5, 0x2f, 0xfd, 0xa0];
-  blocks.push(
-    input.length & 0xff,
-    (input.length >>> 8) & 0xff,
-    (input.length >>> 16) & 0xff,
-    input.length >>> 24,
-  );
-  let offset = 0;
-  do {
-    const size = Math.min(input.length - offset, 128 * 1024);
-    const last = offset + size >= input.length ? 1 : 0;
-    const header = (size << 3) | last;
-    blocks.push(
-      header & 0xff,
-      (header >>> 8) & 0xff,
-      (header >>> 16) & 0xff,
-      ...input.subarray(offset, offset + size),
-    );
-    offset += size;
-  } while (offset < input.length);
-  return Uint8Array.from(blocks);
-}
 
 async function writeParquet(
   name: string,
