@@ -65,7 +65,7 @@ export function writePublication(
 function prepareRoot(root: string, outDir: string): boolean {
   if (!existsSync(root)) {
     try {
-      mkdirSync(root, { recursive: true });
+      createDirectory(root);
     } catch (error) {
       throw new PublishError(`cannot create ${outDir}: ${(error as Error).message}`);
     }
@@ -88,6 +88,23 @@ function prepareRoot(root: string, outDir: string): boolean {
   }
   for (const name of leftovers) rmSync(join(root, name), { recursive: true, force: true });
   return false;
+}
+
+/**
+ * `mkdir -p`, one missing folder at a time from the nearest one that exists. Node's recursive mkdir retries forever
+ * where a folder exists but an entry cannot be made in it and the error says ENOENT (/proc): here that is an error.
+ */
+function createDirectory(root: string): void {
+  const missing: string[] = [];
+  for (let dir = root; !existsSync(dir) && dirname(dir) !== dir; dir = dirname(dir)) missing.unshift(dir);
+  for (const dir of missing) {
+    try {
+      mkdirSync(dir);
+    } catch (error) {
+      // Made meanwhile by another process: as good as made here.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || !statSync(dir).isDirectory()) throw error;
+    }
+  }
 }
 
 /** An index.json of another kind (a web root's own `metadata/` folder, say) must not be replaced. */

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../platform/clock.ts';
 import type { Logger } from '../platform/log.ts';
 import type { Random } from '../platform/random.ts';
+import { untilAborted } from '../platform/until-aborted.ts';
 import { createRelayApp, type RelayApp, type RelayAppOptions } from './app.ts';
 import type { LoadedRelayConfig } from './config/load-relay-config.ts';
 
@@ -20,6 +21,14 @@ export function splitBind(bind: string): { host: string; port: number } {
   return { host: bind.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(bind.slice(colon + 1)) };
 }
 
+export interface StartRelayOptions extends RelayAppOptions {
+  /**
+   * Stops the start (SIGINT or SIGTERM while loading): the listeners, audit sink and pools are closed and the start
+   * rejects with the signal's reason. A load in progress is not cancelled: the caller ends the process.
+   */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * Listens at once (so /ready answers 503 while loading) and resolves when every source is loaded, or as soon as a
  * table waits for its unreachable database (it keeps loading in the background). With `loadBeforeListening` it
@@ -31,17 +40,20 @@ export async function startRelay(
   loaded: LoadedRelayConfig,
   deps: { logger: Logger; clock: Clock; random: Random },
   bind = loaded.config.server.bind,
-  options: RelayAppOptions = {},
+  options: StartRelayOptions = {},
 ): Promise<RunningRelay> {
-  const relay = createRelayApp(loaded, deps, options);
+  const { signal, ...appOptions } = options;
+  signal?.throwIfAborted();
+  const relay = createRelayApp(loaded, deps, appOptions);
   try {
-    if (options.loadBeforeListening) await relay.loaded;
+    if (options.loadBeforeListening) await untilAborted(relay.loaded, signal);
+    // Listening takes no time: a signal meanwhile is seen by the wait below.
     const url = await listenOn(relay.app, bind);
     const adminBind = loaded.config.server.admin_bind;
     const adminUrl =
       relay.admin && adminBind !== undefined ? await listenOn(relay.admin, adminBind) : undefined;
     // A database that is down does not stop the start: /ready answers 503 until its tables load.
-    await Promise.race([relay.loaded, relay.waitingForSources]);
+    await untilAborted(Promise.race([relay.loaded, relay.waitingForSources]), signal);
     return { relay, url, adminUrl, close: () => relay.close() };
   } catch (error) {
     await relay.close();

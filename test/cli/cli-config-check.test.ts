@@ -1,12 +1,13 @@
 // `ambit config check`: the ok line, every issue of a failing config, --env-file and AMBIT_RELAY_CONFIG.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import fs, { readFileSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { ConfigError, formatIssue } from '../../src/platform/config/config-error.ts';
 import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
-import { runCli } from '../helpers/run-cli.ts';
+import { ROOT, runCli } from '../helpers/run-cli.ts';
 import { ALWAYS_TRUE_CLAIM_LINES } from '../helpers/verifier-harness.ts';
 import { AUDIT_SECRET, INVALID, READER_ENV, useScratchDir, VALID } from './cli-fixture.ts';
 
@@ -177,6 +178,30 @@ describe('ambit config check', () => {
     });
     assert.equal(none.code, 2);
     assert.match(none.err.join('\n'), /--config is required \(or set AMBIT_VERIFIER_CONFIG\)/);
+  });
+
+  it('reads and parses the config file once, whichever its kind (parsing a large one takes seconds)', async () => {
+    const relay = join(VALID, 'minimal.yaml');
+    const verifier = join(scratch.dir, 'verifier-once.yaml');
+    writeFileSync(verifier, readFileSync(join(ROOT, 'demo/verifier.yaml')));
+    const opened: string[] = [];
+    const openSync = fs.openSync;
+    fs.openSync = ((path: fs.PathLike, flags: fs.OpenMode, mode?: fs.Mode) => {
+      opened.push(String(path));
+      return openSync(path, flags, mode);
+    }) as typeof fs.openSync;
+    syncBuiltinESMExports();
+    try {
+      await runCli(['config', 'check', '--config', relay], READER_ENV);
+      await runCli(['config', 'check', '--config', verifier], {});
+    } finally {
+      fs.openSync = openSync;
+      syncBuiltinESMExports();
+    }
+    assert.deepEqual(
+      opened.filter((path) => path === relay || path === verifier),
+      [relay, verifier],
+    );
   });
 
   it('exits 2 when no config is named', async () => {

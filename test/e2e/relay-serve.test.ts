@@ -85,7 +85,7 @@ describe('ambit relay serve', () => {
       );
       const code = await new Promise((resolve) => child.once('exit', resolve));
       assert.equal(code, 1, output());
-      // Named with its address and what to do, by the primary (and by the worker, when it gets to say it first).
+      // Named with its address and what to do, once: by the primary, which the worker told.
       assert.match(
         output(),
         new RegExp(
@@ -93,9 +93,19 @@ describe('ambit relay serve', () => {
         ),
       );
       assert.doesNotMatch(output(), /startup failed|EADDRINUSE/);
+      assert.equal(output().match(/cannot listen on/g)?.length, 1, output());
     } finally {
       taken.close();
     }
+  });
+
+  it('with --workers, says a failed load once (the workers leave it to the primary), and exits 1', async () => {
+    writeFileSync(join(dir, 'people.csv'), 'id,born\n1,2001-02-03\n2,2001-02-30\n');
+    const { child, output } = run(['relay', 'serve', '--config', config(dir), '--workers', '2'], env);
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    assert.equal(code, 1, output());
+    assert.equal(output().match(/ingest\.type_mismatch/g)?.length, 1, output());
+    assert.match(output(), /table people_table \(data row 2, column "born"\)/);
   });
 
   it('reports every config problem and exits 1 before loading anything', async () => {

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/platform/config/config-error.ts';
 import { publishMetadata } from '../../src/publisher/publish-metadata.ts';
 import { PublishError, writePublication } from '../../src/publisher/write-publication.ts';
+import { runToEnd } from '../helpers/run-to-end.ts';
 import { filesUnder, MANIFEST, useTempDir } from './publisher-fixture.ts';
 
 describe('ambit metadata publish', () => {
@@ -133,5 +134,19 @@ describe('ambit metadata publish', () => {
     writeFileSync(bad, readFileSync(MANIFEST, 'utf8').replace('kind: verifier', 'kind: relay'));
     assert.throws(() => publishMetadata(bad, out('never')), ConfigError);
     assert.throws(() => statSync(out('never')));
+  });
+
+  it('refuses an output directory that cannot be made where its parent exists (/proc), rather than retrying forever', () => {
+    const main = new URL('../../src/cli/main.ts', import.meta.url).href;
+    const script = `import { main } from ${JSON.stringify(main)};
+      const errors = [];
+      const io = { env: {}, cwd: process.cwd(), out: () => {}, err: (line) => errors.push(line) };
+      const code = await main(['metadata', 'publish', '--manifest', ${JSON.stringify(MANIFEST)}, '--out', '/proc/ambit-nope/out'], io);
+      process.stdout.write(JSON.stringify({ code, errors }));`;
+    const { code, errors } = JSON.parse(runToEnd(script)) as { code: number; errors: string[] };
+    assert.equal(code, 1);
+    assert.deepEqual(errors, [
+      "publish failed: cannot create /proc/ambit-nope/out: ENOENT: no such file or directory, mkdir '/proc/ambit-nope'",
+    ]);
   });
 });

@@ -4,7 +4,7 @@
 import { dirname, resolve } from 'node:path';
 import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
 import { loadConfigFile } from '../../platform/config/load-config-file.ts';
-import { type LoadedRelayConfig, loadRelayConfig } from '../../relay/config/load-relay-config.ts';
+import { type LoadedRelayConfig, loadRelayConfigValue } from '../../relay/config/load-relay-config.ts';
 import { loadVerifierConfigValue } from '../../verifier/config/load-verifier-config.ts';
 import type { Command } from '../cli-io.ts';
 import { parseFlags, reportFlagError } from '../parse-flags.ts';
@@ -41,6 +41,7 @@ export const configCheck: Command = async (args, io) => {
   }
   try {
     const env = resolveEnv(io.env, flags['env-file']);
+    // Read and parsed once, for both kinds: parsing is most of the check's time and memory on a large file.
     const file = loadConfigFile(path, env);
     const kind = (flags.kind as Kind | undefined) ?? detectKind(file.raw);
     if (kind === 'verifier' && flags.connect) {
@@ -50,7 +51,7 @@ export const configCheck: Command = async (args, io) => {
       io.out(checkVerifier(file.raw, path, env));
       return 0;
     }
-    const loaded = loadRelayConfig(path, env);
+    const loaded = loadRelayConfigValue(file.raw, env, dirname(resolve(path)));
     io.out(relaySummary(path, loaded));
     return flags.connect ? await connectSources(loaded, io) : 0;
   } catch (error) {

@@ -45,6 +45,12 @@ export const relayServe: Command = async (args, io) => {
   const logger = createLogger({ name: 'ambit-relay', level });
   const deps = { logger, clock: systemClock, random: systemRandom };
   const workerIndex = cluster.isWorker ? Number(io.env[WORKER_INDEX_ENV]) : undefined;
+  const role = workerIndex !== undefined ? 'worker' : workers > 1 ? 'primary' : 'single';
+  // Listened for before the config is read and the sources load (which may take minutes): a signal meanwhile stops
+  // the start cleanly, rather than Node's default ending the process at once.
+  const stop = new AbortController();
+  const shutdown = shutdownRequested(role, io.err).then(() => stop.abort());
+  let notice = io.out;
   try {
     const loaded = loadRelayConfig(path, resolveEnv(io.env, flags.envFile));
     const clash = bindFlagClash(bind, loaded.config.server.admin_bind);
@@ -52,10 +58,20 @@ export const relayServe: Command = async (args, io) => {
       io.err(clash);
       return 2;
     }
+    // With the stdout audit sink, standard output carries audit envelopes only, so it stays a verifiable chain.
+    if (loaded.config.audit.sink === 'stdout') notice = io.err;
     if (workerIndex !== undefined) {
       const restarted = io.env[WORKER_RESTARTED_ENV] === '1';
-      const running = await startRelayWorker(loaded, workerIndex, deps, bind, restarted);
-      await shutdownRequested('worker', io.err);
+      let running: Awaited<ReturnType<typeof startRelayWorker>>;
+      try {
+        running = await startRelayWorker(loaded, workerIndex, deps, bind, restarted, stop.signal);
+      } catch (error) {
+        if (stop.signal.aborted) throw error;
+        // The primary has the error and says it (the first start) or logs it (a restart): not printed twice.
+        cluster.worker?.disconnect();
+        return 1;
+      }
+      await shutdown;
       await running.close();
       // The IPC channel to the primary would keep this process alive.
       cluster.worker?.disconnect();
@@ -63,18 +79,16 @@ export const relayServe: Command = async (args, io) => {
     }
     const running =
       workers > 1
-        ? await startRelayPrimary(loaded, workers, deps)
-        : await startRelay(loaded, deps, bind ?? loaded.config.server.bind);
-    // With the stdout audit sink, standard output carries audit envelopes only, so it stays a verifiable chain.
-    const stdoutAudit = loaded.config.audit.sink === 'stdout';
-    const notice = (line: string) => (stdoutAudit ? io.err(line) : io.out(line));
+        ? await startRelayPrimary(loaded, workers, deps, stop.signal)
+        : await startRelay(loaded, deps, bind ?? loaded.config.server.bind, { signal: stop.signal });
     notice(`ambit relay listening on ${running.url}${workers > 1 ? ` (${workers} workers)` : ''}`);
     if (running.adminUrl !== undefined) notice(`ambit relay admin listener on ${running.adminUrl}`);
-    await shutdownRequested(workers > 1 ? 'primary' : 'single', io.err);
+    await shutdown;
     notice('shutting down: draining in-flight requests (a second Ctrl-C exits at once)');
     await running.close();
     return 0;
   } catch (error) {
+    if (stop.signal.aborted) endStoppedStart(role === 'worker' ? undefined : notice);
     cluster.worker?.disconnect();
     return reportStartupError(error, io.err);
   }
@@ -113,6 +127,16 @@ export function reportStartupError(
   }
   err(`startup failed: ${error instanceof Error ? error.message : String(error)}`);
   return 1;
+}
+
+/**
+ * Ends a start stopped by SIGINT or SIGTERM, once what it opened is closed (listeners, audit sink, pools, workers):
+ * a source load in progress cannot be cancelled (a large file, a slow database query) and would keep the process
+ * alive until it is over, so the process ends here, with a drain's exit status.
+ */
+export function endStoppedStart(notice: ((line: string) => void) | undefined): never {
+  notice?.('shutting down: stopped while starting');
+  process.exit(0);
 }
 
 /**

@@ -10,7 +10,7 @@ import { bindFlagClash } from '../listen-error.ts';
 import { parseFlags, reportFlagError } from '../parse-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
 import { resolveEnv } from '../resolve-env.ts';
-import { reportStartupError, shutdownRequested } from './relay-serve.ts';
+import { endStoppedStart, reportStartupError, shutdownRequested } from './relay-serve.ts';
 
 export const verifierServe: Command = async (args, io) => {
   let flags: { config?: string; 'env-file'?: string; bind?: string };
@@ -34,6 +34,15 @@ export const verifierServe: Command = async (args, io) => {
   const level = readLogLevel(io);
   if (level === 2) return 2;
   const logger = createLogger({ name: 'ambit-verifier', level });
+  // As the relay's: handlers kept through the drain (a second SIGTERM is ignored, a second Ctrl-C exits at once),
+  // and installed before the start, which a signal stops cleanly.
+  const stop = new AbortController();
+  const shutdown = shutdownRequested(
+    'single',
+    io.err,
+    'SIGHUP ignored: the verifier has nothing to reload (configuration changes need a restart); stop with SIGTERM',
+  ).then(() => stop.abort());
+  let notice = io.out;
   try {
     const loaded = loadVerifierConfig(path, resolveEnv(io.env, flags['env-file']));
     const clash = bindFlagClash(flags.bind, loaded.config.server.admin_bind);
@@ -41,6 +50,8 @@ export const verifierServe: Command = async (args, io) => {
       io.err(clash);
       return 2;
     }
+    // With the stdout audit sink, standard output carries audit envelopes only, so it stays a verifiable chain.
+    if (loaded.config.audit.sink === 'stdout') notice = io.err;
     for (const warning of loaded.warnings) logger.warn(warning);
     if (loaded.config.state.storage === 'memory') {
       logger.warn('state.storage is memory: stored evaluations live in this process only');
@@ -49,22 +60,16 @@ export const verifierServe: Command = async (args, io) => {
       loaded,
       { logger, clock: systemClock, random: systemRandom },
       flags.bind,
+      stop.signal,
     );
-    // With the stdout audit sink, standard output carries audit envelopes only, so it stays a verifiable chain.
-    const stdoutAudit = loaded.config.audit.sink === 'stdout';
-    const notice = (line: string) => (stdoutAudit ? io.err(line) : io.out(line));
     notice(`ambit verifier listening on ${running.url}`);
     if (running.adminUrl) notice(`ambit verifier admin listener on ${running.adminUrl}`);
-    // As the relay's: handlers kept through the drain (a second SIGTERM is ignored, a second Ctrl-C exits at once).
-    await shutdownRequested(
-      'single',
-      io.err,
-      'SIGHUP ignored: the verifier has nothing to reload (configuration changes need a restart); stop with SIGTERM',
-    );
+    await shutdown;
     notice('shutting down: draining in-flight requests (a second Ctrl-C exits at once)');
     await running.close();
     return 0;
   } catch (error) {
+    if (stop.signal.aborted) endStoppedStart(notice);
     return reportStartupError(error, io.err);
   }
 };

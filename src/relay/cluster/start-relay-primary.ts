@@ -10,6 +10,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { MetricFamily } from '../../platform/metrics/metric-family.ts';
 import type { Random } from '../../platform/random.ts';
+import { untilAborted } from '../../platform/until-aborted.ts';
 import type { ProcessStatus, RelayAdminBackend } from '../admin/admin-backend.ts';
 import { createRelayAdminApp } from '../admin/create-relay-admin-app.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
@@ -76,7 +77,10 @@ export async function startRelayPrimary(
   loaded: LoadedRelayConfig,
   workers: number,
   deps: { logger: Logger; clock: Clock; random: Random },
+  /** Stops the start (SIGINT or SIGTERM while the workers load): they are stopped, and the start rejects. */
+  signal?: AbortSignal,
 ): Promise<RunningPrimary> {
+  signal?.throwIfAborted();
   const { config, secrets } = loaded;
   const { logger } = deps;
   const slots: Slot[] = [];
@@ -291,7 +295,7 @@ export async function startRelayPrimary(
 
   let url: string;
   try {
-    await Promise.all(Array.from({ length: workers }, (_, k) => fork(k + 1, false)));
+    await untilAborted(Promise.all(Array.from({ length: workers }, (_, k) => fork(k + 1, false))), signal);
     url = slots[0]?.url ?? '';
   } catch (error) {
     await stopWorkers();
@@ -358,6 +362,7 @@ export async function startRelayPrimary(
     };
     try {
       adminUrl = await listenOn(admin, config.server.admin_bind);
+      signal?.throwIfAborted();
     } catch (error) {
       await closeAdmin();
       await stopWorkers();

@@ -17,6 +17,8 @@ export async function startRelayWorker(
   deps: { logger: Logger; clock: Clock; random: Random },
   bind: string | undefined,
   restarted = false,
+  /** Stops the start (SIGTERM from the primary, or the primary gone): see startRelay. */
+  signal?: AbortSignal,
 ): Promise<RunningRelay> {
   const send = (message: WorkerMessage) => sendToPrimary(message);
   const audit = loaded.config.audit;
@@ -37,13 +39,16 @@ export async function startRelayWorker(
     const mismatch = configMismatch(loaded, process.env[CONFIG_DIGEST_ENV]);
     if (mismatch !== undefined) throw new Error(`worker ${index} did not start: ${mismatch}`);
     // A failed load reaches the primary as a failed start, which it retries later (a restart) or gives up on
-    // (the first start).
+    // (the first start), and reports: the caller does not print it again.
     running = await startRelay(own, deps, bind ?? loaded.config.server.bind, {
       adminListener: false,
       loadBeforeListening: restarted,
+      signal,
     });
   } catch (error) {
     restoreStdout();
+    // Stopped, not failed: the primary, stopping too (or gone), hears of it as the worker's exit.
+    if (signal?.aborted) throw error;
     send({
       kind: 'ambit:failed',
       message: error instanceof Error ? error.message : String(error),

@@ -23,14 +23,15 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 export function loadRelayConfig(path: string, env: Env): LoadedRelayConfig {
   const file = loadConfigFile(path, env);
-  return checkLoaded(file.raw, env, dirname(resolve(path)));
+  return loadRelayConfigValue(file.raw, env, dirname(resolve(path)));
 }
 
 export function loadRelayConfigText(text: string, env: Env, baseDir: string): LoadedRelayConfig {
-  return checkLoaded(parseConfigText(text, env), env, baseDir);
+  return loadRelayConfigValue(parseConfigText(text, env), env, baseDir);
 }
 
-function checkLoaded(raw: unknown, env: Env, baseDir: string): LoadedRelayConfig {
+/** A config already read and parsed (`ambit config check` reads the file once to tell its kind). */
+export function loadRelayConfigValue(raw: unknown, env: Env, baseDir: string): LoadedRelayConfig {
   const config = validateConfig(relayConfigSchema, raw, LEGACY_KEYS);
   const issues = checkRelayConfig(config);
   const metadata = loadBoundManifest(config, baseDir, issues.length === 0);
