@@ -126,7 +126,9 @@ export function renderAggregateSdmx(response: AggregateResponse): string {
               'x-decimals': measure.decimals ?? null,
             })),
           },
-          ...(masking ? { attributes: { observation: [STATUS_ATTRIBUTE, ...query.measures.map(statusAttribute)] } } : {}),
+          ...(masking
+            ? { attributes: { observation: [STATUS_ATTRIBUTE, ...query.measures.map(statusAttribute)] } }
+            : {}),
         },
       ],
       dataSets: [{ structure: 0, action: 'Information', observations }],
