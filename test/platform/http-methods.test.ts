@@ -21,10 +21,10 @@ describe('a method a path does not answer', () => {
   it('is 405 http.method_not_allowed naming the methods the path answers', async () => {
     const deleted = await app.inject({ method: 'DELETE', url: '/things/7?x=1' });
     assertProblem(deleted, 405, 'http.method_not_allowed');
-    assert.equal(deleted.headers.allow, 'GET, HEAD');
+    assert.equal(deleted.headers.allow, 'GET, HEAD, OPTIONS');
     const put = await app.inject({ method: 'PUT', url: '/things' });
     assertProblem(put, 405, 'http.method_not_allowed');
-    assert.equal(put.headers.allow, 'POST');
+    assert.equal(put.headers.allow, 'POST, OPTIONS');
   });
 
   it('leaves an unknown path 404, whatever the method', async () => {
@@ -43,7 +43,7 @@ describe('a method a relay route does not answer', () => {
     const { relay } = demo;
     const response = await relay.inject({ method: 'DELETE', url: '/v1/datasets' });
     assertProblem(response, 405, 'http.method_not_allowed');
-    assert.equal(response.headers.allow, 'GET, HEAD');
+    assert.equal(response.headers.allow, 'GET, HEAD, OPTIONS');
     assert.equal(relay.auditRecords().at(-1)?.error_code, 'http.method_not_allowed');
   });
 });

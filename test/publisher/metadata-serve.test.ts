@@ -82,7 +82,7 @@ describe('ambit metadata serve', () => {
     }
     const posted = await app.inject({ method: 'POST', url: '/metadata/catalog.json', payload: '' });
     assertProblem(posted, 405, 'http.method_not_allowed');
-    assert.equal(posted.headers.allow, 'GET, HEAD');
+    assert.equal(posted.headers.allow, 'GET, HEAD, OPTIONS');
   });
 });
 

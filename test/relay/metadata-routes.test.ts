@@ -144,7 +144,7 @@ describe('evidence offering routes', () => {
       if (status === 404) assertProblem(response, 404, 'http.not_found');
       else {
         assertProblem(response, 405, 'http.method_not_allowed');
-        assert.equal(response.headers.allow, 'GET, HEAD');
+        assert.equal(response.headers.allow, 'GET, HEAD, OPTIONS');
       }
     }
   });

@@ -188,7 +188,7 @@ describe('verifier admin listener', () => {
       headers: { 'x-api-key': OPERATOR_KEY },
     });
     assertProblem(get, 405, 'http.method_not_allowed');
-    assert.equal(get.headers.allow, 'POST');
+    assert.equal(get.headers.allow, 'POST, OPTIONS');
   });
 
   it('audits admin calls on the verifier chain, without the key', async () => {

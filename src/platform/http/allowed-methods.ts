@@ -1,6 +1,6 @@
 // What a request no route answered gets: 405 with `Allow` when the path answers other methods (RFC 9110
-// §15.5.6), else 404. OPTIONS is left out of `Allow`: the CORS preflight route matches every path, so it would make
-// every path "known".
+// §15.5.6), else 404. The OPTIONS route matches every path, so it does not make a path "known"; a known path answers
+// it (options-requests.ts), so `Allow` names it after the path's own methods.
 import type { FastifyInstance } from 'fastify';
 import { platformProblem } from '../problem/platform-problems.ts';
 import type { Problem } from '../problem/problem.ts';
@@ -21,6 +21,6 @@ export function allowedMethods(app: FastifyInstance, target: string): string[] {
 export function unansweredProblem(app: FastifyInstance, method: string, target: string): Problem {
   const methods = allowedMethods(app, target);
   if (methods.length === 0 || methods.includes(method)) return platformProblem('http.not_found');
-  const allow = methods.join(', ');
+  const allow = [...methods, 'OPTIONS'].join(', ');
   return platformProblem('http.method_not_allowed', `This path answers ${allow}.`, { headers: { allow } });
 }
