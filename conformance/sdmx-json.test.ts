@@ -88,6 +88,29 @@ function checkKeyRules(message: Message): void {
   }
 }
 
+/** What the renderers are given for `query` over `generation`, at a fixed time and digest. */
+function answerOf(
+  generation: Awaited<ReturnType<typeof testGeneration>>,
+  aggregate: ReturnType<typeof testAggregate>,
+  query: ReturnType<typeof parseAggregateBody>,
+) {
+  return {
+    aggregate,
+    query,
+    result: computeAggregate(generation, aggregate, query),
+    computedAt: 0,
+    asOf: 0,
+    digest: '0123abcd',
+    links: {
+      self: 'https://relay.test/a',
+      structure: 'https://relay.test/s',
+      json: 'j',
+      csv: 'c',
+      sdmx: 'https://relay.test/x',
+    },
+  };
+}
+
 describe('SDMX-JSON 2.1 aggregate messages', () => {
   const ajv = addFormats(new Ajv2019({ strict: false, allErrors: true }));
   const validate = ajv.compile(readStandardJson('sdmx-json/2.1.0/sdmx-json-data-schema.json') as object);
@@ -177,13 +200,6 @@ describe('SDMX-JSON 2.1 aggregate messages', () => {
       owner_id: i % 2 === 0 ? 'o1' : 'o9',
     }));
     const generation = await testGeneration(catalog, items, [{ owner_id: 'o1', region: 'north' }]);
-    const links = {
-      self: 'https://relay.test/a',
-      structure: 'https://relay.test/s',
-      json: 'j',
-      csv: 'c',
-      sdmx: 'https://relay.test/x',
-    };
     const bodies = [
       { group_by: ['cat', 'flag', 'size', 'region'] },
       { group_by: [] },
@@ -194,17 +210,7 @@ describe('SDMX-JSON 2.1 aggregate messages', () => {
       const aggregate = testAggregate(catalog, id);
       for (const body of bodies) {
         const query = parseAggregateBody(aggregate, body);
-        const message = JSON.parse(
-          renderAggregateSdmx({
-            aggregate,
-            query,
-            result: computeAggregate(generation, aggregate, query),
-            computedAt: 0,
-            asOf: 0,
-            digest: '0123abcd',
-            links,
-          }),
-        ) as Message;
+        const message = JSON.parse(renderAggregateSdmx(answerOf(generation, aggregate, query))) as Message;
         valid(message);
         checkKeyRules(message);
       }
@@ -228,22 +234,7 @@ describe('SDMX-JSON 2.1 aggregate messages', () => {
       group_by: ['cat'],
       measures: ['rows', 'mean', 'owner_sizes'],
     });
-    const links = {
-      self: 's',
-      structure: 'https://relay.test/s',
-      json: 'j',
-      csv: 'c',
-      sdmx: 'https://relay.test/x',
-    };
-    const response = {
-      aggregate,
-      query,
-      result: computeAggregate(generation, aggregate, query),
-      computedAt: 0,
-      asOf: 0,
-      digest: '0123abcd',
-      links,
-    };
+    const response = answerOf(generation, aggregate, query);
     const json = JSON.parse(renderAggregateJson(response)).observations;
     assert.deepEqual(json[0], {
       cat: 'a',
