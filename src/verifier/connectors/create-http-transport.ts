@@ -25,7 +25,14 @@ export interface HttpResponse {
   readonly body: Buffer;
 }
 
-export type TransportFailureKind = 'timeout' | 'network' | 'address_denied' | 'too_large' | 'invalid_request';
+export type TransportFailureKind =
+  | 'timeout'
+  | 'network'
+  | 'address_denied'
+  | 'certificate_refused'
+  | 'host_not_found'
+  | 'too_large'
+  | 'invalid_request';
 
 /** A request that got no usable response; `kind` says whether a retry can help. */
 export class TransportError extends Error {
@@ -193,7 +200,48 @@ class Exchange implements Dispatcher.DispatchHandler {
 function classify(error: Error, unanswered: boolean): TransportError {
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof TransportError) return cause;
+  const kind = failureKindOf((error as { code?: unknown }).code);
+  if (kind !== 'network') return new TransportError(kind, error.message, error);
   return new TransportError('network', error.message, error, unanswered && mayBeStale(error));
+}
+
+/**
+ * Certificate checks the TLS handshake fails (Node's names for OpenSSL's verify errors, and its own host name check):
+ * the same certificate is presented to the next attempt, so only its owner or the configuration can mend them.
+ */
+const CERTIFICATE_REFUSALS = new Set([
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_DECRYPT_CERT_SIGNATURE',
+  'UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_NOT_YET_VALID',
+  'CERT_HAS_EXPIRED',
+  'ERROR_IN_CERT_NOT_BEFORE_FIELD',
+  'ERROR_IN_CERT_NOT_AFTER_FIELD',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'CERT_CHAIN_TOO_LONG',
+  'CERT_REVOKED',
+  'INVALID_CA',
+  'PATH_LENGTH_EXCEEDED',
+  'INVALID_PURPOSE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+/**
+ * The kind of a connection failure by its error code. A name that does not exist (ENOTFOUND: the resolver's
+ * answer, not its silence) stays so for the next attempt; a resolver that cannot answer for now (EAI_AGAIN), a
+ * refused or reset connection may pass, and are `network`.
+ */
+export function failureKindOf(code: unknown): TransportFailureKind {
+  if (typeof code !== 'string') return 'network';
+  if (CERTIFICATE_REFUSALS.has(code)) return 'certificate_refused';
+  return code === 'ENOTFOUND' ? 'host_not_found' : 'network';
 }
 
 /** undici's messages for a response it refuses before its headers reach the handler. */

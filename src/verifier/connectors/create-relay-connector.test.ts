@@ -127,6 +127,25 @@ describe('registry_data_api connector', () => {
     );
   });
 
+  it('does not retry a gateway error (502, 504): only 429 and 503 are retried', async () => {
+    const reader = connector();
+    const answers = [];
+    for (const status of [502, 504]) {
+      upstream.handler = (_request, response) => json(response, status, {}, { 'retry-after': '1' });
+      answers.push(await failure(reader.read(LOOKUP)));
+    }
+    reader.close();
+    assert.equal(upstream.requests.length, 2);
+    assert.deepEqual(upstream.sleeps, []);
+    assert.deepEqual(
+      answers.map((p) => [p.status, p.code, auditCodeOf(p)]),
+      [
+        [503, 'source.unavailable', 'source.http_502'],
+        [503, 'source.unavailable', 'source.http_504'],
+      ],
+    );
+  });
+
   it('takes records only from a JSON answer: another content type is 503 source.invalid_response', async () => {
     const envelope = '{"data":[{"national_id":"FAKE-1","deceased":false}]}';
     const answer =

@@ -47,7 +47,9 @@ interface Connection {
   readonly permits: Semaphore;
 }
 
-const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+// The interface spec's list, which says "only": 429 and 503 are the source's word that it is busy or down. A 502 or
+// 504 (a gateway's) is not retried: it answers 503 at once, as a 500 does.
+const RETRY_STATUSES = new Set([429, 503]);
 /** Bulk refusals warned about, at most: the reasons come from the source's answers. */
 const MAX_REFUSALS_TOLD = 256;
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -148,6 +150,8 @@ export function createRelayConnector(
       } catch (error) {
         if (error instanceof PermitTimeout) throw requestTimedOut();
         if (!(error instanceof TransportError)) throw error;
+        // Only a timeout or a network failure may pass: a refused address or certificate, a name that does not
+        // exist, a request that cannot be sent would fail the next attempt the same way.
         if (error.kind !== 'timeout' && error.kind !== 'network')
           throw unavailable(`source.${error.kind}`, error.message);
         failure = new FailureReason(`source.${error.kind}`, error.message);
