@@ -1,7 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Generation } from '../store/generation.ts';
-import { ANSWER_CACHE_LIMITS, type CachedAnswer, cachedAnswer, rememberAnswer } from './answer-cache.ts';
+import {
+  ANSWER_CACHE_LIMITS,
+  type CachedAnswer,
+  cachedAnswer,
+  type KnownRequest,
+  knownRequest,
+  REQUEST_CACHE_LIMITS,
+  rememberAnswer,
+  rememberRequest,
+} from './answer-cache.ts';
 
 /** An answer whose body is `bytes` long (a zero-filled Buffer: no text to build). */
 function answerOf(bytes: number): CachedAnswer {
@@ -39,5 +48,17 @@ describe('aggregate answer cache', () => {
     assert.equal(held(generation, 'e0'), false);
     assert.equal(held(generation, `e${ANSWER_CACHE_LIMITS.answers}`), true);
     assert.equal(held(generation, 'e1'), true);
+  });
+
+  it('keeps parsed requests within a budget of key characters, however few they are', () => {
+    const generation = {} as Generation;
+    const known = {} as KnownRequest;
+    // Keys as long as a query with a 60 KiB Accept header makes them.
+    const accept = 'x'.repeat(60 * 1024);
+    const count = Math.ceil(REQUEST_CACHE_LIMITS.keyChars / accept.length) + 1;
+    assert.ok(count < REQUEST_CACHE_LIMITS.requests);
+    for (let i = 0; i < count; i++) rememberRequest(generation, `${i}\u0000${accept}`, known);
+    assert.equal(knownRequest(generation, `0\u0000${accept}`), undefined, 'the first went');
+    assert.equal(knownRequest(generation, `${count - 1}\u0000${accept}`), known);
   });
 });

@@ -74,19 +74,38 @@ export interface KnownRequest {
   readonly auditQuery: Readonly<Record<string, string>>;
 }
 
-const MAX_REQUESTS = 1024;
-const requests = new WeakMap<Generation, Map<string, KnownRequest>>();
+/**
+ * Per generation: at most this many requests, and this many characters of keys. A key holds the query string (at most
+ * 8 KiB) and the Accept header (up to the 64 KiB all headers may take): counted alone, 1,024 requests with long
+ * Accept headers would hold some 70 MiB until the data changes.
+ */
+export const REQUEST_CACHE_LIMITS = { requests: 1024, keyChars: 4 * 1024 * 1024 } as const;
+
+interface RequestCache {
+  readonly requests: Map<string, KnownRequest>;
+  chars: number;
+}
+
+const requests = new WeakMap<Generation, RequestCache>();
 
 export function knownRequest(generation: Generation, key: string): KnownRequest | undefined {
-  return requests.get(generation)?.get(key);
+  return requests.get(generation)?.requests.get(key);
 }
 
 export function rememberRequest(generation: Generation, key: string, known: KnownRequest): void {
   let cache = requests.get(generation);
   if (!cache) {
-    cache = new Map();
+    cache = { requests: new Map(), chars: 0 };
     requests.set(generation, cache);
   }
-  if (cache.size >= MAX_REQUESTS) cache.clear();
-  cache.set(key, known);
+  if (cache.requests.has(key)) return;
+  if (
+    cache.requests.size >= REQUEST_CACHE_LIMITS.requests ||
+    cache.chars + key.length > REQUEST_CACHE_LIMITS.keyChars
+  ) {
+    cache.requests.clear();
+    cache.chars = 0;
+  }
+  cache.requests.set(key, known);
+  cache.chars += key.length;
 }

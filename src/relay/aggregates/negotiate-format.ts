@@ -1,5 +1,6 @@
 // Chooses the aggregate output format: `?f=` over the body `format` over `Accept` (q-values honoured).
 import { relayProblem } from '../problems.ts';
+import { quoted } from '../query/quote-client-text.ts';
 
 export const AGGREGATE_FORMATS = ['json', 'csv', 'sdmx-json'] as const;
 export type AggregateFormat = (typeof AGGREGATE_FORMATS)[number];
@@ -22,7 +23,7 @@ export function negotiateFormat(request: FormatRequest): AggregateFormat {
     if ((AGGREGATE_FORMATS as readonly string[]).includes(explicit)) return explicit as AggregateFormat;
     throw relayProblem(
       'aggregate.format_unsupported',
-      `format \`${explicit}\` is not one of ${AGGREGATE_FORMATS.join(', ')}`,
+      `format ${quoted(explicit)} is not one of ${AGGREGATE_FORMATS.join(', ')}`,
     );
   }
   const accept = request.accept?.trim();

@@ -1,7 +1,7 @@
 // Aggregate filters: parameter names and body members to field paths and operators, values to typed cells.
-import { hint } from '../../platform/config/did-you-mean.ts';
 import { FILTER_OPS, type FilterOp } from '../config/schema.ts';
 import { relayProblem } from '../problems.ts';
+import { quoted, suggestion } from '../query/quote-client-text.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { CellKey } from '../store/column.ts';
 import { compareKeys } from '../store/compare-keys.ts';
@@ -41,7 +41,10 @@ export function splitFilterName(
   const field = dot < 0 ? name : name.slice(0, dot);
   const op = dot < 0 ? 'eq' : name.slice(dot + 1);
   if (!(FILTER_OPS as readonly string[]).includes(op)) {
-    throw relayProblem('filter.unsupported_op', `\`.${op}\` is not an operator${hint(op, FILTER_OPS)}`);
+    throw relayProblem(
+      'filter.unsupported_op',
+      `${quoted(`.${op}`)} is not an operator${suggestion(op, FILTER_OPS)}`,
+    );
   }
   return allowedOp(aggregate, field, op as FilterOp);
 }
@@ -55,7 +58,7 @@ function allowedOp(
   if (!rule?.ops.has(op)) {
     const detail = rule
       ? `\`${field}\` accepts ${[...rule.ops].join(', ')}`
-      : `\`${field}\` is not a filter of this aggregate${hint(field, aggregate.allowedFilters.keys())}`;
+      : `${quoted(field)} is not a filter of this aggregate${suggestion(field, aggregate.allowedFilters.keys())}`;
     throw relayProblem('filter.not_allowed', detail);
   }
   return { path: rule.path, op };
@@ -114,21 +117,21 @@ function rangeOf(name: string, raw: unknown): { from: Scalar | undefined; to: Sc
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw relayProblem(
       'aggregate.invalid_query',
-      `\`${name}\` must be an object with \`from\` and/or \`to\``,
+      `${quoted(name)} must be an object with \`from\` and/or \`to\``,
     );
   const object = raw as Record<string, unknown>;
   for (const key of Object.keys(object)) {
     if (key !== 'from' && key !== 'to')
       throw relayProblem(
         'aggregate.invalid_query',
-        `\`${name}\` accepts only \`from\` and \`to\`, not \`${key}\``,
+        `${quoted(name)} accepts only \`from\` and \`to\`, not ${quoted(key)}`,
       );
   }
   const [from, to] = [object.from, object.to].map((value) =>
     value === undefined || value === null ? undefined : (scalars(name, [value])[0] as Scalar),
   );
   if (from === undefined && to === undefined)
-    throw relayProblem('aggregate.invalid_query', `\`${name}\` needs \`from\` or \`to\``);
+    throw relayProblem('aggregate.invalid_query', `${quoted(name)} needs \`from\` or \`to\``);
   return { from, to };
 }
 
@@ -146,7 +149,10 @@ function listed(name: string, values: Scalar[]): Scalar[] {
 function scalars(name: string, values: readonly unknown[]): Scalar[] {
   return values.map((value) => {
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-    throw relayProblem('filter.invalid_value', `\`${name}\`: values must be strings, numbers or booleans`);
+    throw relayProblem(
+      'filter.invalid_value',
+      `${quoted(name)}: values must be strings, numbers or booleans`,
+    );
   });
 }
 

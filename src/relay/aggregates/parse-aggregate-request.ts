@@ -1,7 +1,7 @@
 // Parses an aggregate query from GET parameters or a POST body into checked measures, groups, filters and limits.
-import { hint } from '../../platform/config/did-you-mean.ts';
 import { relayProblem } from '../problems.ts';
 import { optional, type QueryParams, single } from '../query/parse-collection-query.ts';
+import { quoted, suggestion } from '../query/quote-client-text.ts';
 import {
   AGGREGATE_LIMITS,
   type AggregateDimension,
@@ -66,7 +66,10 @@ export function parseAggregateBody(aggregate: CatalogAggregate, body: unknown): 
   const object = asObject(body);
   for (const key of Object.keys(object)) {
     if (!BODY_MEMBERS.includes(key)) {
-      throw relayProblem('aggregate.invalid_query', `unknown member \`${key}\`${hint(key, BODY_MEMBERS)}`);
+      throw relayProblem(
+        'aggregate.invalid_query',
+        `unknown member ${quoted(key)}${suggestion(key, BODY_MEMBERS)}`,
+      );
     }
   }
   if (object.measures !== undefined && object.indicators !== undefined)
@@ -107,14 +110,14 @@ function buildQuery(
     if (!measure)
       throw relayProblem(
         'aggregate.unknown_measure',
-        `no measure \`${id}\`${hint(id, aggregate.measures.keys())}`,
+        `no measure ${quoted(id)}${suggestion(id, aggregate.measures.keys())}`,
       );
     return measure;
   });
   const groupBy = unique('group_by', groupIds).map((id) => {
     const dimension = aggregate.dimensions.get(id);
     if (!dimension) {
-      const detail = `no dimension \`${id}\`${hint(id, aggregate.dimensions.keys())}`;
+      const detail = `no dimension ${quoted(id)}${suggestion(id, aggregate.dimensions.keys())}`;
       throw relayProblem('aggregate.unknown_dimension', detail);
     }
     return dimension;
@@ -160,7 +163,7 @@ function listParam(name: string, raw: string, emptyAllowed: boolean): string[] {
 function unique(name: string, ids: readonly string[]): readonly string[] {
   const seen = new Set<string>();
   for (const id of ids) {
-    if (seen.has(id)) throw relayProblem('aggregate.invalid_query', `\`${name}\` lists \`${id}\` twice`);
+    if (seen.has(id)) throw relayProblem('aggregate.invalid_query', `\`${name}\` lists ${quoted(id)} twice`);
     seen.add(id);
   }
   return ids;

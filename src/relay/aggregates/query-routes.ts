@@ -11,6 +11,7 @@ import { addVary } from '../../platform/http/vary.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import { relayProblem } from '../problems.ts';
 import { optional, type QueryParams } from '../query/parse-collection-query.ts';
+import { quoted } from '../query/quote-client-text.ts';
 import type { RelayRuntime } from '../relay-runtime.ts';
 import { notModified } from '../routes/records.ts';
 import { readPurpose, requireGeneration } from '../routes/resolve-entity.ts';
@@ -248,7 +249,7 @@ function readJsonBody(request: RouteRequest, params: QueryParams, raw: unknown):
     if (name !== 'f') {
       throw relayProblem(
         'aggregate.invalid_query',
-        `a query POST takes its query in the JSON body; only \`f\` is accepted in the URL, not \`${name}\``,
+        `a query POST takes its query in the JSON body; only \`f\` is accepted in the URL, not ${quoted(name)}`,
       );
     }
   }

@@ -1,5 +1,4 @@
 // Parses the query string of a collection read: filters, limit, cursor, projection and expansions.
-import { hint } from '../../platform/config/did-you-mean.ts';
 import type { CatalogEntity, CatalogField } from '../catalog/catalog.ts';
 import { FILTER_OPS, type FilterOp } from '../config/schema.ts';
 import { RESERVED_QUERY_PARAMETERS } from '../config/schema-parts.ts';
@@ -7,6 +6,7 @@ import { relayProblem } from '../problems.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { CellKey } from '../store/column.ts';
 import { compareKeys } from '../store/compare-keys.ts';
+import { quoted, suggestion } from './quote-client-text.ts';
 
 export const MAX_FILTER_PARAMS = 20;
 export const MAX_IN_VALUES = 100;
@@ -59,7 +59,7 @@ function rejectEqualityTwice(names: readonly string[]): void {
     if (seen.has(field)) {
       throw relayProblem(
         'filter.invalid_value',
-        `parameter \`${field}\` is repeated (as \`${field}\` and \`${field}.eq\`)`,
+        `parameter ${quoted(field)} is repeated (as ${quoted(field)} and ${quoted(`${field}.eq`)})`,
       );
     }
     seen.add(field);
@@ -69,7 +69,8 @@ function rejectEqualityTwice(names: readonly string[]): void {
 /** A repeated parameter is ambiguous, so it is rejected rather than silently collapsed. */
 export function single(params: QueryParams, name: string): string {
   const value = params[name];
-  if (Array.isArray(value)) throw relayProblem('filter.invalid_value', `parameter \`${name}\` is repeated`);
+  if (Array.isArray(value))
+    throw relayProblem('filter.invalid_value', `parameter ${quoted(name)} is repeated`);
   return value ?? '';
 }
 
@@ -82,14 +83,17 @@ function parseFilter(entity: CatalogEntity, name: string, raw: string): Filter {
   const fieldName = dot < 0 ? name : name.slice(0, dot);
   const op = dot < 0 ? 'eq' : name.slice(dot + 1);
   if (!(FILTER_OPS as readonly string[]).includes(op)) {
-    throw relayProblem('filter.unsupported_op', `\`.${op}\` is not an operator${hint(op, FILTER_OPS)}`);
+    throw relayProblem(
+      'filter.unsupported_op',
+      `${quoted(`.${op}`)} is not an operator${suggestion(op, FILTER_OPS)}`,
+    );
   }
   const allowed = entity.api.allowedFilters;
   const ops = allowed.get(fieldName);
   if (!ops?.has(op as FilterOp)) {
     const detail = ops
       ? `\`${fieldName}\` accepts ${[...ops].join(', ')}`
-      : `\`${fieldName}\` is not a filter of this entity${hint(fieldName, allowed.keys())}`;
+      : `${quoted(fieldName)} is not a filter of this entity${suggestion(fieldName, allowed.keys())}`;
     throw relayProblem('filter.not_allowed', detail);
   }
   const field = entity.fieldByName.get(fieldName) as CatalogField;
@@ -150,7 +154,7 @@ export function parseFields(entity: CatalogEntity, raw: string | undefined): Cat
     if (!field)
       throw relayProblem(
         'filter.unknown_field',
-        `unknown field \`${name}\`${hint(name, entity.fieldByName.keys())}`,
+        `unknown field ${quoted(name)}${suggestion(name, entity.fieldByName.keys())}`,
       );
     return field;
   });
@@ -166,7 +170,7 @@ export function parseExpand(entity: CatalogEntity, raw: string | undefined): str
       const why =
         name.includes('.') || name === '*'
           ? 'nested and wildcard expansions are not supported'
-          : `\`${name}\` is not expandable${hint(name, entity.api.allowedExpansions)}`;
+          : `${quoted(name)} is not expandable${suggestion(name, entity.api.allowedExpansions)}`;
       throw relayProblem('expand.not_allowed', why);
     }
   }

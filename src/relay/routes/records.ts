@@ -16,6 +16,7 @@ import {
   parseFields,
   type QueryParams,
 } from '../query/parse-collection-query.ts';
+import { quoted } from '../query/quote-client-text.ts';
 import { rowJson, rowObject } from '../query/render-rows.ts';
 import { runCollection } from '../query/run-collection.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
@@ -123,7 +124,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       if (name !== 'fields' && name !== 'expand') {
         throw relayProblem(
           'filter.not_allowed',
-          `a record read accepts only \`fields\` and \`expand\`, not \`${name}\``,
+          `a record read accepts only \`fields\` and \`expand\`, not ${quoted(name)}`,
         );
       }
     }

@@ -7,6 +7,7 @@ import { relayProblem } from '../problems.ts';
 import { intentDigest } from '../query/cursor.ts';
 import { type Related, relatedOf, relatedRows } from '../query/expand-rows.ts';
 import { optional, parseLimit, type QueryParams } from '../query/parse-collection-query.ts';
+import { quoted } from '../query/quote-client-text.ts';
 import { rowJson } from '../query/render-rows.ts';
 import { firstAfter } from '../query/run-collection.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
@@ -55,7 +56,7 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
         if (!many || (param !== 'limit' && param !== 'cursor')) {
           throw relayProblem(
             'filter.not_allowed',
-            `parameter \`${param}\` is not accepted on this relationship`,
+            `parameter ${quoted(param)} is not accepted on this relationship`,
           );
         }
       }
