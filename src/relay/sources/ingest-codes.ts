@@ -5,13 +5,13 @@ export const INGEST_CODES = {
   'ingest.file_size_unknown':
     'A source path is not a regular file (a folder, a pipe, a device, a socket), or is a file that holds more or fewer bytes than its size says (such as those under `/proc` and `/sys`), so its size cannot be checked.',
   'ingest.file_too_large':
-    'A source file is over `server.max_source_file_bytes` (`server.xlsx_max_file_bytes` for XLSX), an XLSX file expands to more XML than the relay reads, or a Parquet page expands to more than 256 MiB (268,435,456 bytes; the message gives the row group, column and page).',
+    'A source file is over `server.max_source_file_bytes` (`server.xlsx_max_file_bytes` for XLSX), an XLSX file expands to more XML than the relay reads, or a Parquet page expands (or its DELTA_BYTE_ARRAY values add up) to more than 256 MiB (268,435,456 bytes; the message gives the row group, column and page).',
   'ingest.file_changed':
     'A source file changed while it was being read; the load fails and the next one reads it again.',
   'ingest.unsupported_format':
     'The format of a source file cannot be told from its extension: use .csv, .tsv, .xlsx or .parquet, or set `source.format`.',
   'ingest.parse_error':
-    'A source file is not valid CSV, XLSX or Parquet (a Parquet page header that declares more bytes or values than its column chunk holds, or more bytes than its codec can make of those stored, and a run of levels or dictionary indices longer than its page, are refused before they are decoded, and so is an XLSX sheet with a tag left open, a tag over 262,144 characters or text between tags over 2,097,152), or an XLSX `data_range` is not an A1 range (the message gives the line, cell or page).',
+    'A source file is not valid CSV, XLSX or Parquet (a Parquet page header that declares more bytes or values than its column chunk holds, or more bytes than its codec can make of those stored, a run of levels or dictionary indices longer than its page, and delta-encoded lengths that are negative, run past their page or repeat more of the value before than it has, are refused before they are decoded, and so is an XLSX sheet with a tag left open, a tag over 262,144 characters or text between tags over 2,097,152), or an XLSX `data_range` is not an A1 range (the message gives the line, cell or page).',
   'ingest.invalid_encoding':
     'A CSV file is not UTF-8 text (a byte sequence that is not UTF-8; the message gives the line): save it as UTF-8, with or without a BOM.',
   'ingest.sheet_not_found':

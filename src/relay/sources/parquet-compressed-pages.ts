@@ -2,10 +2,14 @@
 // header of, by its stored bytes, and the decompressors hyparquet is given walk the page they produce against that
 // registration. hyparquet decompresses each page once, so this costs a lookup per page and no second inflation.
 import type { Compressors } from 'hyparquet';
+import { type PageProblem, valuesProblem } from './parquet-pages.ts';
 import { type PageRuns, v1PageProblem, v2ValuesProblem } from './parquet-runs.ts';
 import { decompressZstdFrames, zstdFrames } from './parquet-zstd.ts';
 
-/** What a compressed page holds: runs to walk (none for a dictionary page or plain values), and where it is. */
+/**
+ * What a compressed page holds: runs or delta-encoded lengths to walk (none for a dictionary page or plain values),
+ * and where it is.
+ */
 export interface ExpectedPage {
   readonly runs: PageRuns | undefined;
   readonly where: string;
@@ -38,15 +42,16 @@ export class CompressedPages {
 }
 
 /**
- * `compressors` with each decompressor walking the runs of the page it returns. A page no header check registered
- * is refused rather than decoded unchecked; `refuse` makes the error (where, undefined for such a page; why).
+ * `compressors` with each decompressor walking the runs (and delta-encoded lengths) of the page it returns. A page
+ * no header check registered is refused rather than decoded unchecked; `refuse` makes the error (where, undefined
+ * for such a page; why; code, ingest.parse_error unless given).
  * A ZSTD page has its frames walked and is decompressed into the size its header declares (see parquet-zstd.ts),
  * in place of the ZSTD decompressor given, which allocates what the frames declare.
  */
 export function checkingCompressors(
   compressors: Compressors,
   pages: CompressedPages,
-  refuse: (where: string | undefined, why: string) => Error,
+  refuse: (where: string | undefined, why: string, code?: PageProblem['code']) => Error,
 ): Compressors {
   const checking: Compressors = {};
   for (const [codec, decompress] of Object.entries(compressors)) {
@@ -61,8 +66,9 @@ export function checkingCompressors(
         page = decompressZstdFrames(input, frames, length);
       } else page = decompress(input, length);
       const runs = expected.runs;
-      const why = runs && (runs.v2 ? v2ValuesProblem(page, runs) : v1PageProblem(page, runs));
-      if (why !== undefined) throw refuse(expected.where, why);
+      const problem =
+        runs && valuesProblem(runs.v2 ? v2ValuesProblem(page, runs) : v1PageProblem(page, runs), page, runs);
+      if (problem !== undefined) throw refuse(expected.where, problem.why, problem.code);
       return page;
     };
   }

@@ -63,14 +63,67 @@ export function bitPackedRun(values: readonly number[], width: number): number[]
   const groups = Math.ceil(values.length / 8);
   const out: number[] = [];
   varint(BigInt((groups << 1) | 1), out);
-  const bytes = new Array<number>(groups * width).fill(0);
+  return [...out, ...packed(values, groups * 8, width)];
+}
+
+/** `slots` values of `width` bits (those past `values` 0), least significant bit first. */
+function packed(values: readonly number[], slots: number, width: number): number[] {
+  const bytes = new Array<number>((slots * width) / 8).fill(0);
   values.forEach((value, i) => {
     for (let bit = 0; bit < width; bit++) {
       const at = i * width + bit;
       bytes[at >> 3] = (bytes[at >> 3] as number) | (((value >> bit) & 1) << (at & 7));
     }
   });
-  return [...out, ...bytes];
+  return bytes;
+}
+
+function zigzagVarint(value: number, out: number[]): void {
+  const n = BigInt(value);
+  varint(n >= 0n ? n << 1n : (-n << 1n) - 1n, out);
+}
+
+/**
+ * DELTA_BINARY_PACKED integers as writers store them: blocks of 128 in 4 miniblocks of 32, a miniblock left unused
+ * at the end of the last block declaring width 0 and holding no bytes.
+ */
+export function deltaInts(values: readonly number[]): number[] {
+  const out: number[] = [];
+  varint(128n, out);
+  varint(4n, out);
+  varint(BigInt(values.length), out);
+  zigzagVarint(values[0] ?? 0, out);
+  for (let start = 1; start < values.length; start += 128) {
+    const deltas = values
+      .slice(start, start + 128)
+      .map((value, i) => value - (values[start + i - 1] as number));
+    const min = Math.min(...deltas);
+    zigzagVarint(min, out);
+    const miniblocks = [0, 32, 64, 96].map((at) => deltas.slice(at, at + 32).map((delta) => delta - min));
+    const widths = miniblocks.map((rest) => (rest.length === 0 ? 0 : 32 - Math.clz32(Math.max(...rest))));
+    out.push(...widths);
+    miniblocks.forEach((rest, i) => {
+      if (rest.length > 0) out.push(...packed(rest, 32, widths[i] as number));
+    });
+  }
+  return out;
+}
+
+/** Strings as DELTA_BYTE_ARRAY stores them: the bytes each shares with the one before it, then the rest of each. */
+export function deltaByteArray(strings: readonly string[]): Buffer {
+  const values = strings.map((text) => Buffer.from(text));
+  const prefixes = values.map((value, i) => {
+    const before = values[i - 1] ?? Buffer.alloc(0);
+    let shared = 0;
+    while (shared < value.length && shared < before.length && value[shared] === before[shared]) shared++;
+    return shared;
+  });
+  const suffixes = values.map((value, i) => value.subarray(prefixes[i]));
+  return Buffer.concat([
+    Buffer.from(deltaInts(prefixes)),
+    Buffer.from(deltaInts(suffixes.map((suffix) => suffix.length))),
+    ...suffixes,
+  ]);
 }
 
 /** Runs after their 4-byte length, as V1 pages store levels. */
@@ -82,7 +135,14 @@ export function prefixed(runs: readonly number[]): Buffer {
 
 export const int32s = (values: readonly number[]) => Buffer.from(Int32Array.from(values).buffer);
 
-export const Encoding = { PLAIN: 0, RLE: 3, RLE_DICTIONARY: 8 } as const;
+export const Encoding = {
+  PLAIN: 0,
+  RLE: 3,
+  DELTA_BINARY_PACKED: 5,
+  DELTA_LENGTH_BYTE_ARRAY: 6,
+  DELTA_BYTE_ARRAY: 7,
+  RLE_DICTIONARY: 8,
+} as const;
 export const Codec = { UNCOMPRESSED: 0, GZIP: 2, ZSTD: 6 } as const;
 
 /** A Zstandard frame of raw (stored) blocks declaring its size: valid input for any decoder, no compressor needed. */
@@ -165,8 +225,8 @@ export function dataPageV2(
 
 export interface Leaf {
   readonly name: string;
-  /** Physical type (0 BOOLEAN, 1 INT32) and repetition (0 REQUIRED, 1 OPTIONAL, 2 REPEATED). */
-  readonly type: 0 | 1;
+  /** Physical type (0 BOOLEAN, 1 INT32, 6 BYTE_ARRAY) and repetition (0 REQUIRED, 1 OPTIONAL, 2 REPEATED). */
+  readonly type: 0 | 1 | 6;
   readonly repetition: 0 | 1 | 2;
   readonly codec: number;
   readonly pages: readonly Page[];

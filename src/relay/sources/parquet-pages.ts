@@ -1,9 +1,11 @@
 // The page headers of a column chunk, checked before hyparquet decodes the chunk. hyparquet allocates what a
 // header declares (the bytes a page decompresses to, one slot per value), and a header is a few bytes anyone can
 // write: a small file could otherwise make a load allocate gigabytes. One header is read per page, and the runs of
-// level and index values each page holds are walked (see parquet-runs.ts) before it is decoded.
+// level and index values each page holds (see parquet-runs.ts) and the lengths of its delta-encoded values (see
+// parquet-delta.ts) are walked before it is decoded.
 import { type ColumnMetaData, type CompressionCodec, type FileMetaData, parquetSchema } from 'hyparquet';
 import type { CompressedPages } from './parquet-compressed-pages.ts';
+import { deltaProblem, isDeltaEncoded } from './parquet-delta.ts';
 import {
   isRunEncoded,
   type PageRuns,
@@ -55,13 +57,15 @@ export interface ChunkExtent {
   readonly maxValues: number;
   readonly codec: CompressionCodec;
   readonly boolean: boolean;
+  readonly int32: boolean;
   /** Bits each PLAIN value takes at least (0 when unknown), and the bit widths of the levels (0 for none). */
   readonly plainBits: number;
   readonly repWidth: number;
   readonly defWidth: number;
+  readonly maxDef: number;
 }
 
-interface PageProblem {
+export interface PageProblem {
   readonly code: 'ingest.parse_error' | 'ingest.file_too_large';
   readonly why: string;
 }
@@ -74,6 +78,7 @@ function chunkShapes(metadata: FileMetaData): (meta: ColumnMetaData) => {
   flat: boolean;
   repWidth: number;
   defWidth: number;
+  maxDef: number;
   typeLength: number;
 } {
   const tree = parquetSchema(metadata);
@@ -96,6 +101,7 @@ function chunkShapes(metadata: FileMetaData): (meta: ColumnMetaData) => {
       flat: meta.path_in_schema.length === 1 && flat.has(meta.path_in_schema[0] ?? ''),
       repWidth: 32 - Math.clz32(maxRep),
       defWidth: 32 - Math.clz32(maxDef),
+      maxDef,
       typeLength: node.element.type_length ?? 0,
     };
   };
@@ -121,9 +127,11 @@ export function chunkExtents(metadata: FileMetaData, groupIndex: number): ChunkE
       maxValues: shape.flat ? Number(group.num_rows) : Math.max(Number(meta.num_values), 0),
       codec: meta.codec,
       boolean: meta.type === 'BOOLEAN',
+      int32: meta.type === 'INT32',
       plainBits: meta.type === 'FIXED_LEN_BYTE_ARRAY' ? shape.typeLength * 8 : (PLAIN_BITS[meta.type] ?? 0),
       repWidth: shape.repWidth,
       defWidth: shape.defWidth,
+      maxDef: shape.maxDef,
     });
   }
   return extents;
@@ -278,8 +286,9 @@ function checkPage(
 }
 
 /**
- * Walks the runs of a data page stored as is; a compressed page is handed to `expect` (with the runs to walk,
- * if any, once it is decompressed), as is a compressed dictionary page, so that every page decompressed is known.
+ * Walks the runs (and delta-encoded lengths) of a data page stored as is; a compressed page is handed to `expect`
+ * (with the runs to walk, if any, once it is decompressed), as is a compressed dictionary page, so that every page
+ * decompressed is known.
  */
 function checkRuns(
   header: Struct,
@@ -303,24 +312,41 @@ function checkRuns(
     stored: v2 ? field(body, 1) - field(body, 2) : field(body, 1),
     repWidth: extent.repWidth,
     defWidth: extent.defWidth,
+    maxDef: extent.maxDef,
     encoding: field(body, v2 ? 4 : 2),
     boolean: extent.boolean,
+    int32: extent.int32,
     repBytes: v2 ? field(body, 6) : 0,
     defBytes: v2 ? field(body, 5) : 0,
   };
-  const walked = isRunEncoded(runs.encoding) ? runs : undefined;
-  let why: string | undefined;
+  const walked = isRunEncoded(runs.encoding) || isDeltaEncoded(runs) ? runs : undefined;
   if (!v2) {
-    if (!compressedCodec) why = v1PageProblem(stored, runs);
-    else expect(stored, uncompressed, runs.repWidth + runs.defWidth > 0 ? runs : walked);
-  } else {
-    why = v2LevelsProblem(stored, runs);
-    const values = stored.subarray(runs.repBytes + runs.defBytes);
-    // hyparquet takes a V2 page as compressed unless it says otherwise (is_compressed, field 7).
-    if (!compressedCodec || body.get(7) === false) why ??= v2ValuesProblem(values, runs);
-    else expect(values, uncompressed - runs.repBytes - runs.defBytes, walked);
+    if (!compressedCodec) return valuesProblem(v1PageProblem(stored, runs), stored, runs);
+    expect(stored, uncompressed, runs.repWidth + runs.defWidth > 0 ? runs : walked);
+    return undefined;
   }
-  return why === undefined ? undefined : { code: 'ingest.parse_error', why };
+  const levels = v2LevelsProblem(stored, runs);
+  if (levels !== undefined) return { code: 'ingest.parse_error', why: levels };
+  const values = stored.subarray(runs.repBytes + runs.defBytes);
+  // hyparquet takes a V2 page as compressed unless it says otherwise (is_compressed, field 7).
+  if (compressedCodec && body.get(7) !== false) {
+    expect(values, uncompressed - runs.repBytes - runs.defBytes, walked);
+    return undefined;
+  }
+  return valuesProblem(v2ValuesProblem(values, runs), values, runs);
+}
+
+/**
+ * The problem a page's runs have (`runs`, from v1PageProblem or v2ValuesProblem), or else its delta-encoded values:
+ * `page` as hyparquet decodes it (a V1 page whole, a V2 page's values), once decompressed.
+ */
+export function valuesProblem(
+  runs: string | undefined,
+  page: Uint8Array,
+  how: PageRuns,
+): PageProblem | undefined {
+  if (runs !== undefined) return { code: 'ingest.parse_error', why: runs };
+  return deltaProblem(page, how, PARQUET_MAX_PAGE_BYTES);
 }
 
 /** The values a data page declares (0 for other pages). */

@@ -13,9 +13,13 @@ export interface PageRuns {
   /** Bit widths of the levels, 0 for none (the column's maximum repetition and definition levels). */
   readonly repWidth: number;
   readonly defWidth: number;
+  /** The column's maximum definition level: a value is stored for each level equal to it. */
+  readonly maxDef: number;
   /** Page encoding (the Parquet enum) and whether the column is BOOLEAN, which decide how values are read. */
   readonly encoding: number;
   readonly boolean: boolean;
+  /** Whether the column is INT32, which hyparquet reads delta-encoded values of differently from INT64. */
+  readonly int32: boolean;
   /** V2 only: the byte lengths of the levels, stored before the (possibly compressed) values. */
   readonly repBytes: number;
   readonly defBytes: number;
@@ -74,6 +78,82 @@ export function v2ValuesProblem(values: Uint8Array, runs: PageRuns): string | un
 /** Whether a page's values are read as runs (and so may need a check after decompression). */
 export function isRunEncoded(encoding: number): boolean {
   return encoding === RLE || encoding === PLAIN_DICTIONARY || encoding === RLE_DICTIONARY;
+}
+
+/**
+ * Where the values of a V1 page start, and how many hyparquet reads there: as many as its definition levels equal
+ * to the maximum (num_values when there are none), counted as it decodes them. Undefined where hyparquet fails on
+ * the levels first. Call once v1PageProblem found no run overrunning its page.
+ */
+export function v1Values(page: Uint8Array, runs: PageRuns): { start: number; count: number } | undefined {
+  let start = 0;
+  let count = runs.values;
+  if (runs.repWidth > 0) start = 4 + declaredLength(page, start);
+  if (runs.defWidth > 0) {
+    const defined = definedLevels(page, start + 4, runs);
+    if (defined === undefined) return undefined;
+    count = defined;
+    start += 4 + declaredLength(page, start);
+  }
+  return start <= page.length ? { start, count } : undefined;
+}
+
+/** The 4-byte length at `offset` (NaN past the end, which makes every comparison with it fail). */
+function declaredLength(page: Uint8Array, offset: number): number {
+  if (offset + 4 > page.length) return Number.NaN;
+  return Buffer.from(page.buffer, page.byteOffset + offset, 4).readUInt32LE(0);
+}
+
+/** The definition levels equal to the maximum, decoded as hyparquet does (a run past the page is counted whole). */
+function definedLevels(page: Uint8Array, from: number, runs: PageRuns): number | undefined {
+  const width = runs.defWidth;
+  const mask = (1 << width) - 1;
+  let offset = from;
+  let seen = 0;
+  let defined = 0;
+  while (seen < runs.values) {
+    const header = varint32(page, offset);
+    if (header === undefined) return undefined;
+    offset = header.end;
+    if (header.value & 1) {
+      let count = (header.value >> 1) << 3;
+      if (count < 0 || offset >= page.length) return undefined;
+      // The bit-packed reader's own arithmetic: a 32-bit window of bytes, `right` bits of it already taken.
+      let data = page[offset++] as number;
+      let left = 8;
+      let right = 0;
+      while (count) {
+        if (right > 8) {
+          right -= 8;
+          left -= 8;
+          data >>>= 8;
+        } else if (left - right < width) {
+          const byte = page[offset++];
+          if (byte === undefined) return undefined;
+          data |= byte << left;
+          left += 8;
+        } else {
+          if (seen < runs.values) {
+            if (((data >> right) & mask) === runs.maxDef) defined++;
+            seen++;
+          }
+          count--;
+          right += width;
+        }
+      }
+    } else {
+      const count = header.value >>> 1;
+      let value = 0;
+      for (let i = 0; i < (width + 7) >> 3; i++) {
+        const byte = page[offset++];
+        if (byte === undefined) return undefined;
+        value |= byte << (i << 3);
+      }
+      if (value === runs.maxDef) defined += count;
+      seen += count;
+    }
+  }
+  return defined;
 }
 
 /** Runs after a 4-byte length; the cursor moves to the end that length gives, as hyparquet's does. */

@@ -261,8 +261,8 @@ async function readRowGroup(
         ),
         rowStart: groupStart,
         rowEnd: groupStart + groupRows,
-        compressors: checkingCompressors(compressors, compressed, (where, why) =>
-          pageError(file, 'ingest.parse_error', `${where ?? `row group ${groupIndex + 1}, a page`} ${why}`),
+        compressors: checkingCompressors(compressors, compressed, (where, why, code = 'ingest.parse_error') =>
+          pageError(file, code, `${where ?? `row group ${groupIndex + 1}, a page`} ${why}`),
         ),
         geoparquet: false,
         onChunk(chunk) {
