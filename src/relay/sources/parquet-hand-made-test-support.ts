@@ -290,18 +290,32 @@ export function leafFile(rows: number, leaves: readonly Leaf[]): Buffer {
       [4, 8, leaf.name],
     ]),
   ];
+  return withFooter(parts, schema, rows, chunks);
+}
+
+/**
+ * The file `parts` (from its leading `PAR1`) make, with the footer naming `schema` and one row group of `rows` rows
+ * holding the column `chunks`, its length and the trailing `PAR1`.
+ */
+export function withFooter(
+  parts: readonly Buffer[],
+  schema: readonly Field[][],
+  rows: number,
+  chunks: readonly Field[][],
+): Buffer {
+  const size = parts.reduce((sum, part) => sum + part.length, 0);
   const footer = Buffer.from(
     struct([
       [1, 5, 1],
-      [2, 9, schema, 12],
+      [2, 9, schema as Field[][], 12],
       [3, 6, rows],
       [
         4,
         9,
         [
           [
-            [1, 9, chunks, 12],
-            [2, 6, offset - 4],
+            [1, 9, chunks as Field[][], 12],
+            [2, 6, size - 4],
             [3, 6, rows],
           ],
         ],

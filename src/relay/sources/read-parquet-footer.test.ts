@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
+import { type Field, struct, withFooter } from './parquet-hand-made-test-support.ts';
 import { PARQUET_MAX_PAGE_BYTES } from './parquet-pages.ts';
 import { PARQUET_MAX_CELLS } from './read-parquet.ts';
 import { rowsOf, sourceErrorOf } from './source-test-support.ts';
@@ -18,48 +19,6 @@ before(async () => {
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-type Value = number | bigint | string | Field[] | Value[];
-/** A thrift field: id, compact type (5 i32, 6 i64, 8 binary, 9 list, 12 struct), value. */
-type Field = readonly [id: number, type: 5 | 6 | 8 | 9 | 12, value: Value, elementType?: 5 | 8 | 12];
-
-function varint(value: bigint, out: number[]): void {
-  let rest = value;
-  do {
-    const low = Number(rest & 0x7fn);
-    rest >>= 7n;
-    out.push(rest > 0n ? low | 0x80 : low);
-  } while (rest > 0n);
-}
-
-function element(type: number, value: Value, out: number[], elementType?: number): void {
-  if (type === 5 || type === 6) {
-    const n = BigInt(value as number | bigint);
-    varint(n >= 0n ? n << 1n : (-n << 1n) - 1n, out);
-  } else if (type === 8) {
-    const bytes = Buffer.from(value as string);
-    varint(BigInt(bytes.length), out);
-    out.push(...bytes);
-  } else if (type === 12) struct(value as Field[], out);
-  else {
-    const items = value as Value[];
-    out.push((Math.min(items.length, 15) << 4) | (elementType as number));
-    if (items.length >= 15) varint(BigInt(items.length), out);
-    for (const item of items) element(elementType as number, item, out);
-  }
-}
-
-/** Thrift compact protocol, as Parquet footers and page headers are written. */
-function struct(fields: readonly Field[], out: number[] = []): number[] {
-  let last = 0;
-  for (const [id, type, value, elementType] of fields) {
-    out.push(((id - last) << 4) | type);
-    last = id;
-    element(type, value, out, elementType);
-  }
-  out.push(0);
-  return out;
-}
 
 interface Column {
   readonly name: string;
@@ -167,28 +126,7 @@ function handMade(rows: number, columns: readonly Column[], schema?: readonly Fi
       [4, 8, column.name],
     ]),
   ];
-  const footer = Buffer.from(
-    struct([
-      [1, 5, 1],
-      [2, 9, elements, 12],
-      [3, 6, rows],
-      [
-        4,
-        9,
-        [
-          [
-            [1, 9, chunks, 12],
-            [2, 6, offset - 4],
-            [3, 6, rows],
-          ],
-        ],
-        12,
-      ],
-    ]),
-  );
-  const length = Buffer.alloc(4);
-  length.writeUInt32LE(footer.length);
-  return Buffer.concat([...parts, footer, length, Buffer.from('PAR1')]);
+  return withFooter(parts, elements, rows, chunks);
 }
 
 async function open(name: string, bytes: Buffer): Promise<SourceRows> {
