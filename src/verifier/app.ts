@@ -120,6 +120,8 @@ function composeVerifierApp(
     // Batch evaluations take an Idempotency-Key and mark a replay with idempotent-replayed.
     corsHeaders: { allow: ['idempotency-key'], expose: ['idempotent-replayed'] },
     serviceProblems: SERVICE_PROBLEMS,
+    // A rule still running for a request whose client went away is stopped, its worker freed for others.
+    onClientGone: () => cel.recheck(),
   });
   started.push(
     () => audit.close(),

@@ -13,6 +13,7 @@ import { answerClientError } from './answer-client-error.ts';
 import { compileTrustedProxies, pinClientAddress } from './client-address.ts';
 import { drainOnClose, type InFlightResponses } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
+import { frozenHead } from './frozen-head.ts';
 import { registerOptionsRoute } from './options-requests.ts';
 import { isWellFormedQuery } from './query-encoding.ts';
 import { splitRepeatedHeaders } from './repeated-headers.ts';
@@ -97,6 +98,11 @@ export interface HttpServerOptions {
   commitResponse?: (request: RouteRequest, reply: RouteReply, done: (error?: unknown) => void) => void;
   /** Serve the routes registered with `addRoute` on the fast lane as well (default true). */
   fastLane?: boolean;
+  /**
+   * Told after a request whose client went away was answered (`http.client_closed`) and its deadline brought
+   * forward to now: work that waits for a deadline it read earlier (a running rule) can look again.
+   */
+  onClientGone?: () => void;
 }
 
 /** The steps every response goes through, whichever path (Fastify or the fast lane) serves it. */
@@ -140,6 +146,21 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     if (request.ctx) request.ctx.timedOut = true;
     sendProblem(request, reply, platformProblem('internal.timeout'));
   });
+
+  /**
+   * The connection of a response closed before it was written: its client has gone. A request still being worked
+   * on is answered now (its audit record says so) and its deadline becomes now, so that its reads and rules not yet
+   * started never start. A request whose body was still arriving is left to the body reader, which answers it.
+   */
+  const clientGone = (response: ServerResponse): void => {
+    const watched = watchdog.abandon(response.req);
+    if (watched === undefined) return;
+    const { request, reply } = watched;
+    if (!request.raw.complete || reply.sent || request.ctx?.responding || request.ctx?.untimed) return;
+    request.ctx.clientGone = true;
+    sendProblem(request, reply, platformProblem('http.client_closed'));
+    options.onClientGone?.();
+  };
 
   /** Per-request state and the CORS echo: the first step of every request, routed or not. */
   const beginRequest = (request: RouteRequest, reply: RouteReply): void => {
@@ -209,9 +230,9 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       done(closingIfBodyPending(request, reply, payload));
       return;
     }
-    // A time-out answer waits for its commit while the handler may still run: what it sets on the reply meanwhile
-    // (its content type, its status) is undone before the answer is written.
-    const restore = request.ctx?.timedOut ? frozenHead(reply) : undefined;
+    // A time-out or client-gone answer waits for its commit while the handler may still run: what it sets on the
+    // reply meanwhile (its content type, its status) is undone before the answer is written.
+    const restore = request.ctx?.timedOut || request.ctx?.clientGone ? frozenHead(reply) : undefined;
     try {
       options.commitResponse(request, reply, (error) => {
         restore?.();
@@ -288,7 +309,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       );
       answerUnroutableRequests(server, pipeline.newRequestId);
       if (options.maxConnections) server.maxConnections = options.maxConnections;
-      inFlight = drainOnClose(server, drainDeadlineMs(options.requestTimeoutMs));
+      inFlight = drainOnClose(server, drainDeadlineMs(options.requestTimeoutMs), clientGone);
       return server;
     },
   });
@@ -355,19 +376,6 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   registerOptionsRoute(app, { allowedOrigins, allowHeaders });
 
   return app;
-}
-
-/** The reply's status and headers as they are now; the function puts them back. */
-function frozenHead(reply: RouteReply): () => void {
-  const status = reply.statusCode;
-  const headers = reply.getHeaders();
-  return () => {
-    for (const name of Object.keys(reply.getHeaders())) if (!(name in headers)) reply.removeHeader(name);
-    for (const [name, value] of Object.entries(headers)) {
-      if (value !== undefined && value !== null) reply.header(name, value as string | number);
-    }
-    reply.code(status);
-  };
 }
 
 export function sendProblem(request: RouteRequest, reply: RouteReply, problem: Problem): void {

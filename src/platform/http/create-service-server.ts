@@ -33,6 +33,8 @@ export interface ServiceServerOptions {
   readonly serviceProblems?: Readonly<Record<string, () => Problem>>;
   /** The service's own audit record for one response (an object, or its JSON text). */
   buildRecord(request: RouteRequest, reply: RouteReply): AuditRecord;
+  /** Told when a request whose client went away has been answered and its deadline brought forward. */
+  readonly onClientGone?: () => void;
 }
 
 export function createServiceServer(options: ServiceServerOptions): {
@@ -61,6 +63,7 @@ export function createServiceServer(options: ServiceServerOptions): {
     trustProxy: server.trust_proxy.enabled ? server.trust_proxy.trusted_proxies : false,
     maxConnections: server.max_connections,
     ...(options.serviceProblems === undefined ? {} : { serviceProblems: options.serviceProblems }),
+    ...(options.onClientGone === undefined ? {} : { onClientGone: options.onClientGone }),
     commitResponse(request, reply, done) {
       // Probes are not audited unless configured: they are noise, not consultations.
       const kind = (request.ctx.audit as { endpointKind?: string }).endpointKind;

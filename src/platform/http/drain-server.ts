@@ -16,16 +16,26 @@ const NONE: ReadonlySet<ServerResponse> = new Set();
 /**
  * Makes `server.close()` drain as described above; `deadlineMs` bounds the drain. Requests read while draining are
  * still served (the caller decides how) and answered with `Connection: close`; those sent on a connection once it
- * is ending are not read. Returns what it tracks per connection.
+ * is ending are not read. `onCut` is told of each response its connection closed before it was written: the client
+ * has gone. Returns what it tracks per connection.
  */
-export function drainOnClose(server: Server, deadlineMs: number): InFlightResponses {
+export function drainOnClose(
+  server: Server,
+  deadlineMs: number,
+  onCut: (response: ServerResponse) => void = () => {},
+): InFlightResponses {
   // Every open connection with its responses not yet closed (written out, or cut by the connection closing).
   const open = new Map<Socket, Set<ServerResponse>>();
   let draining = false;
 
   server.on('connection', (socket: Socket) => {
     open.set(socket, new Set());
-    socket.once('close', () => open.delete(socket));
+    socket.once('close', () => {
+      const responses = open.get(socket);
+      open.delete(socket);
+      // Node tells only the response being written that its connection closed, not those pipelined behind it.
+      for (const response of responses ?? []) onCut(response);
+    });
     if (draining) endOnDestroySoon(socket);
   });
 
@@ -38,6 +48,7 @@ export function drainOnClose(server: Server, deadlineMs: number): InFlightRespon
     if (draining) response.shouldKeepAlive = false;
     response.once('close', () => {
       responses.delete(response);
+      if (!response.writableFinished) onCut(response);
       // Its bytes are all with the kernel (or the connection is gone): a FIN after them.
       if (draining && responses.size === 0) endConnection(socket);
     });

@@ -26,6 +26,11 @@ export interface RequestContext {
   /** Set when the watchdog answers the request (504): the handler may still set headers on the same reply. */
   timedOut?: boolean;
   /**
+   * Set when the request is answered because its client went away (`http.client_closed`): as for `timedOut`, the
+   * handler may still run; nothing it produces reaches anyone.
+   */
+  clientGone?: boolean;
+  /**
    * Set by a route that is answered when its work is done however long it takes (an admin reload, once its caller
    * is authenticated): the request time-out no longer answers it.
    */

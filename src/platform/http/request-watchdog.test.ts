@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it, mock } from 'node:test';
-import { createRequestWatchdog, requestDeadline } from './request-watchdog.ts';
+import { createRequestWatchdog, liveDeadline, requestDeadline } from './request-watchdog.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
 
-const request = (id: string) => ({ id }) as RouteRequest;
+const request = (id: string) => ({ id, raw: {} }) as RouteRequest;
 const reply = {} as RouteReply;
 
 describe('request watchdog', () => {
@@ -70,6 +70,37 @@ describe('request watchdog', () => {
     watchdog.watch(request('e'), reply);
     advance(125);
     assert.deepEqual(timedOut, ['c', 'e']);
+  });
+
+  it('brings the deadline of a request whose client went away to now, and no longer times it out', () => {
+    const { watchdog, timedOut } = start();
+    const [a, b] = [request('a'), request('b')];
+    watchdog.watch(a, reply);
+    watchdog.watch(b, reply);
+    // Taken by the work done for it before the client went away: it follows the request.
+    const deadline = liveDeadline(a);
+    assert.equal(deadline.at, 100);
+    advance(30);
+    assert.equal(watchdog.abandon(a.raw)?.request, a);
+    assert.equal(deadline.at, 30);
+    assert.equal(requestDeadline(a), undefined);
+    // Once only: the request is no longer watched.
+    assert.equal(watchdog.abandon(a.raw), undefined);
+    advance(100);
+    assert.deepEqual(timedOut, ['b']);
+  });
+
+  it('leaves alone the deadline of a request answered before its client went away', () => {
+    const { watchdog } = start();
+    const a = request('a');
+    watchdog.watch(a, reply);
+    const deadline = liveDeadline(a);
+    watchdog.release(a);
+    advance(30);
+    assert.equal(watchdog.abandon(a.raw), undefined);
+    assert.equal(deadline.at, 100);
+    // A request no longer watched has had its answer: its deadline has passed.
+    assert.equal(liveDeadline(a).at, Number.NEGATIVE_INFINITY);
   });
 
   it('stop forgets every watched request', () => {

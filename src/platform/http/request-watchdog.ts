@@ -1,24 +1,36 @@
 // Request time-outs with one shared interval instead of a timer per request.
+import type { IncomingMessage } from 'node:http';
+import type { Deadline } from '../deadline.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
 
 export interface RequestWatchdog {
   watch(request: RouteRequest, reply: RouteReply): void;
   release(request: RouteRequest): void;
+  /**
+   * The client of the request read as `raw` went away: its deadline becomes now and it is no longer watched.
+   * Returns the request and its reply to answer, or undefined when it was not watched (answered already).
+   */
+  abandon(raw: IncomingMessage): { readonly request: RouteRequest; readonly reply: RouteReply } | undefined;
   stop(): void;
 }
 
-/** One watched request: a link in the deadline-ordered list. */
-interface Watched {
+/** One watched request: a link in the deadline-ordered list, and the request's deadline as work reads it. */
+interface Watched extends Deadline {
   readonly request: RouteRequest;
   readonly reply: RouteReply;
-  readonly deadline: number;
+  /** Brought forward only once unlinked (`abandon`): the list stays ordered. */
+  at: number;
   prev: Watched | undefined;
   next: Watched | undefined;
 }
 
-// The link lives on the request itself, so watching and releasing need no lookup table.
+// The link lives on Node's request itself, so watching, releasing and abandoning (from the connection, which knows
+// only Node's request) need no lookup table.
 const LINK = Symbol('watchdog link');
-type Linked = RouteRequest & { [LINK]?: Watched | undefined };
+type Linked = IncomingMessage & { [LINK]?: Watched | undefined };
+
+/** The deadline of a request answered already, or never watched. */
+const PASSED: Deadline = Object.freeze({ at: Number.NEGATIVE_INFINITY });
 
 /**
  * When the watchdog answers `request` if it is still running (on the watchdog's clock, `performance.now()` unless
@@ -26,7 +38,15 @@ type Linked = RouteRequest & { [LINK]?: Watched | undefined };
  * upstream reads, can stop there: its client has had its answer.
  */
 export function requestDeadline(request: RouteRequest): number | undefined {
-  return (request as Linked)[LINK]?.deadline;
+  return (request.raw as Linked)[LINK]?.at;
+}
+
+/**
+ * The request's deadline as a `Deadline` that follows it: brought forward to the moment its client goes away. A
+ * request already answered (or never watched) has a deadline long passed.
+ */
+export function liveDeadline(request: RouteRequest): Deadline {
+  return (request.raw as Linked)[LINK] ?? PASSED;
 }
 
 /**
@@ -55,12 +75,12 @@ export function createRequestWatchdog(
     if (entry.next) entry.next.prev = entry.prev;
     else tail = entry.prev;
     entry.prev = entry.next = undefined;
-    (entry.request as Linked)[LINK] = undefined;
+    (entry.request.raw as Linked)[LINK] = undefined;
   };
 
   const sweep = () => {
-    const at = now();
-    while (head !== undefined && head.deadline <= at) {
+    const time = now();
+    while (head !== undefined && head.at <= time) {
       const expired = head;
       unlink(expired);
       onTimeout(expired.request, expired.reply);
@@ -76,22 +96,29 @@ export function createRequestWatchdog(
       const entry: Watched = {
         request,
         reply,
-        deadline: now() + timeoutMs,
+        at: now() + timeoutMs,
         prev: tail,
         next: undefined,
       };
       if (tail) tail.next = entry;
       else head = entry;
       tail = entry;
-      (request as Linked)[LINK] = entry;
+      (request.raw as Linked)[LINK] = entry;
       if (!interval) {
         // Kept referenced while requests are in flight (they are pending work); cleared when none are.
         interval = setInterval(sweep, tick);
       }
     },
     release(request) {
-      const entry = (request as Linked)[LINK];
+      const entry = (request.raw as Linked)[LINK];
       if (entry) unlink(entry);
+    },
+    abandon(raw) {
+      const entry = (raw as Linked)[LINK];
+      if (entry === undefined) return undefined;
+      unlink(entry);
+      entry.at = now();
+      return entry;
     },
     stop() {
       if (interval) clearInterval(interval);

@@ -139,6 +139,13 @@ export const PLATFORM_PROBLEMS = {
     description:
       'The process is stopping: it finishes the requests in flight but takes no new one, and closes the connection after this answer. Retry; another process, or this one restarted, answers.',
   },
+  'http.client_closed': {
+    // The status nginx logs for the same event: no client receives it, but audit and metrics count it apart.
+    status: 499,
+    title: 'Client closed request',
+    description:
+      'The client closed its connection before the answer was ready. Nobody receives this problem: it is what the audit record (`status` 499) and the metrics say, and the work still waiting for the request stops (no read or rule starts for it, a running rule is stopped, no evaluation is stored).',
+  },
   'internal.payload_too_large': {
     status: 413,
     title: 'Payload too large',

@@ -1,4 +1,5 @@
 // Applies a claim's rule to what was read for it (and its dependencies' values), then checks the value type.
+import type { Deadline } from '../../platform/deadline.ts';
 import type { ClaimConfig, ValueType } from '../config/schema.ts';
 import { FailureReason } from '../connectors/failure-reason.ts';
 import type { EvaluationTarget } from '../evaluation/parse-evaluation-request.ts';
@@ -14,8 +15,8 @@ export interface RuleInputs {
   readonly purpose: string;
   /** The evaluation date, YYYY-MM-DD (injected clock). */
   readonly today: string;
-  /** When the request is answered whatever happens (`performance.now()`): a CEL task still queued then is dropped. */
-  readonly deadline?: number | undefined;
+  /** When the request is answered whatever happens: a CEL task still queued then is dropped, a running one stopped. */
+  readonly deadline?: Deadline | undefined;
 }
 
 export async function applyRule(claim: ClaimConfig, inputs: RuleInputs, cel: CelEvaluator): Promise<unknown> {

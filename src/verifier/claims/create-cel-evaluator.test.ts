@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
+import { fixedDeadline } from '../../platform/deadline.ts';
 import { rejection } from './cel-test-support.ts';
 import { type CelEvaluationError, createCelEvaluator, retire } from './create-cel-evaluator.ts';
 
@@ -203,8 +204,8 @@ describe('CEL evaluator (worker pool)', () => {
       const runaway = rejection(slow.evaluate('l.all(a, l.all(b, l.all(c, a + b + c >= 0)))', { l: list }));
       // Handed to the only worker first; the next ones queue behind it.
       await new Promise((resolve) => setTimeout(resolve, 50));
-      const late = rejection(slow.evaluate(pooled('1 + 1'), {}, performance.now() + 20));
-      const patient = slow.evaluate(pooled('2 + 2'), {}, performance.now() + 60_000);
+      const late = rejection(slow.evaluate(pooled('1 + 1'), {}, fixedDeadline(performance.now() + 20)));
+      const patient = slow.evaluate(pooled('2 + 2'), {}, fixedDeadline(performance.now() + 60_000));
       assert.equal((await runaway).reason, 'timeout');
       const dropped = await late;
       assert.equal(dropped.reason, 'timeout');
@@ -223,7 +224,9 @@ describe('CEL evaluator (worker pool)', () => {
       assert.equal(await slow.evaluate(pooled('1'), {}), 1);
       const list = Array.from({ length: 400 }, (_, i) => i);
       const endless = 'l.all(a, l.all(b, l.all(c, l.all(d, a + b + c + d >= 0))))';
-      const error = await rejection(slow.evaluate(endless, { l: list }, performance.now() + 100));
+      const error = await rejection(
+        slow.evaluate(endless, { l: list }, fixedDeadline(performance.now() + 100)),
+      );
       assert.equal(error.reason, 'timeout');
       assert.match(error.message, /answered before the expression finished/);
       // The worker was replaced: the next expression is answered.
@@ -242,7 +245,7 @@ describe('CEL evaluator (worker pool)', () => {
       // A million steps (most of a second at least), far longer than the 100 ms before the second task's deadline.
       const long = slow.evaluate('l.all(a, l.all(b, l.all(c, a + b + c >= 0)))', { l: list });
       const endless = 'l.all(a, l.all(b, l.all(c, l.all(d, a + b + c + d >= 0))))';
-      const late = rejection(slow.evaluate(endless, { l: list }, performance.now() + 100));
+      const late = rejection(slow.evaluate(endless, { l: list }, fixedDeadline(performance.now() + 100)));
       assert.equal(await long, true);
       const skipped = await late;
       assert.equal(skipped.reason, 'timeout');

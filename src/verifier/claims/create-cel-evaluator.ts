@@ -1,8 +1,10 @@
 // CEL evaluation: a small worker pool with a time limit, a memory cap and size limits; expressions whose cost is
 // bounded by their size (bounded-cel.ts) run on the request thread, through the same task runner, instead.
 import { Worker } from 'node:worker_threads';
+import type { Deadline } from '../../platform/deadline.ts';
 import { isBoundedCel } from './bounded-cel.ts';
 import { type CelTask, type CelTaskResult, type CelWorkerData, runCelTask } from './run-cel-task.ts';
+import { serialise } from './serialise-cel-bindings.ts';
 
 export interface CelLimits {
   readonly eval_timeout: number;
@@ -18,43 +20,24 @@ export interface CelEvaluator {
   /** Starts the workers now rather than on the first evaluation. */
   warm(): void;
   /**
-   * Resolves with the JSON result; rejects with a CelEvaluationError on any failure or limit. `deadline` (a
-   * `performance.now()` instant): the request is answered by then, so a task still queued then is not run.
+   * Resolves with the JSON result; rejects with a CelEvaluationError on any failure or limit. `deadline`: the
+   * request is answered by then, so a task still queued then is not run, and a running one is stopped.
    * `wantsInt`: the claim's value is an integer, and a double result is refused.
    */
   evaluate(
     expression: string,
     bindings: Readonly<Record<string, unknown>>,
-    deadline?: number,
+    deadline?: Deadline,
     wantsInt?: boolean,
   ): Promise<unknown>;
+  /**
+   * Looks at the deadlines of the tasks again, now: one was brought forward (its client went away). A running task
+   * whose deadline has passed is stopped and its worker freed; queued ones are dropped when their turn comes.
+   */
+  recheck(): void;
   /** Whether `expression` runs on the request thread (bounded-cel.ts) rather than in a worker. */
   runsInline(expression: string): boolean;
   close(): Promise<void>;
-}
-
-/**
- * The bindings as the JSON text a worker reads, with the JSON size of the inputs that come from sources (records,
- * sub-claim values): `max_binding_json_bytes` bounds them. The request's own target (`ctx`) is bounded by the
- * request's limits instead, so that a large but valid request is never a rule failure. Undefined when the inputs
- * cannot be serialised (nested beyond the stack).
- */
-function serialise(
-  bindings: Readonly<Record<string, unknown>>,
-): { json: string; sourced: number } | undefined {
-  const members: string[] = [];
-  let sourced = 0;
-  try {
-    for (const key in bindings) {
-      const json = JSON.stringify(bindings[key]);
-      if (json === undefined) continue;
-      if (key !== 'ctx') sourced += Buffer.byteLength(json, 'utf8');
-      members.push(`${JSON.stringify(key)}:${json}`);
-    }
-  } catch {
-    return undefined;
-  }
-  return { json: `{${members.join(',')}}`, sourced };
 }
 
 export class CelEvaluationError extends Error {
@@ -68,9 +51,11 @@ export class CelEvaluationError extends Error {
 
 interface Pending {
   readonly task: CelTask;
-  readonly deadline: number | undefined;
+  readonly deadline: Deadline | undefined;
   /** Put back in the queue after its worker was stopped (another task of its hand-off ran over): run alone. */
   requeued: boolean;
+  /** The deadline the worker was told at the hand-off: one brought forward since is not known to the worker. */
+  told?: number | undefined;
   resolve(value: unknown): void;
   reject(error: Error): void;
 }
@@ -91,6 +76,8 @@ interface Slot {
 
 /** Tasks handed over in one message: evaluations that resume together share the hand-off both ways. */
 const MAX_BATCH = 32;
+/** How soon a worker is looked at again while it holds a task whose request was answered after the hand-off. */
+const RECHECK_MS = 10;
 
 // Compiled (bin/build.js), the worker is a sibling .js module; from the sources it is TypeScript, and the worker
 // registers the TypeScript loader itself (loader hooks are not inherited by worker threads).
@@ -185,7 +172,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     }
     const batch = slot.batch ?? [];
     const now = performance.now();
-    const running = index >= 0 ? batch[index]?.deadline : undefined;
+    const running = index >= 0 ? batch[index]?.deadline?.at : undefined;
     if (running !== undefined && running <= now) {
       replace(
         slot,
@@ -196,8 +183,13 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     }
     let wait = left;
     for (let next = Math.max(0, index); next < batch.length; next++) {
-      const deadline = (batch[next] as Pending).deadline;
-      if (deadline !== undefined && deadline > now) wait = Math.min(wait, deadline - now);
+      const pending = batch[next] as Pending;
+      const deadline = pending.deadline?.at;
+      if (deadline === undefined) continue;
+      if (deadline > now) wait = Math.min(wait, deadline - now);
+      // Brought forward after the hand-off (its client went away): the worker would run it, so it is looked at
+      // again shortly, to be stopped once it starts.
+      else if (pending.told !== undefined && deadline < pending.told) wait = Math.min(wait, RECHECK_MS);
     }
     slot.timer = setTimeout(() => watch(slot), wait);
   };
@@ -243,7 +235,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     const batch: Pending[] = [];
     while (queue.length > 0 && batch.length < size) {
       const pending = queue[0] as Pending;
-      if (pending.deadline !== undefined && pending.deadline <= now) {
+      if (pending.deadline !== undefined && pending.deadline.at <= now) {
         queue.shift();
         pending.reject(
           new CelEvaluationError('timeout', 'the request was answered before the expression ran'),
@@ -277,11 +269,12 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       watch(slot);
       const now = performance.now();
       slot.worker.postMessage(
-        batch.map(({ task, deadline }) =>
-          deadline === undefined || !Number.isFinite(deadline)
-            ? task
-            : { ...task, expiresAt: handedOff + BigInt(Math.ceil((deadline - now) * 1e6)) },
-        ),
+        batch.map((pending) => {
+          const { task, deadline } = pending;
+          if (deadline === undefined || !Number.isFinite(deadline.at)) return task;
+          pending.told = deadline.at;
+          return { ...task, expiresAt: handedOff + BigInt(Math.ceil((deadline.at - now) * 1e6)) };
+        }),
       );
     }
   };
@@ -328,7 +321,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       const task = { id: nextId++, expression, bindings: inputs.json, wantsInt };
       if (runsInline(expression)) {
         // As a queued task would be: not run once its request has been answered.
-        if (deadline !== undefined && deadline <= performance.now()) {
+        if (deadline !== undefined && deadline.at <= performance.now()) {
           return Promise.reject(
             new CelEvaluationError('timeout', 'the request was answered before the expression ran'),
           );
@@ -355,6 +348,14 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       });
     },
     runsInline,
+    recheck() {
+      for (const slot of slots) {
+        if (slot.batch === undefined) continue;
+        clearTimeout(slot.timer);
+        slot.timer = undefined;
+        watch(slot);
+      }
+    },
     async close() {
       closed = true;
       for (const pending of queue.splice(0)) {

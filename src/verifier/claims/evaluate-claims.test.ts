@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fingerprintOf } from '../../platform/auth/api-key.ts';
+import { fixedDeadline } from '../../platform/deadline.ts';
 import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
 import type { SourceLookup, SourceReader } from '../connectors/source-reader.ts';
 import { buildClaimCatalog } from './build-claim-catalog.ts';
@@ -58,6 +59,7 @@ function setup() {
       return Object.values(claims).every((claim) => claim.value === true);
     },
     runsInline: () => false,
+    recheck() {},
     async close() {},
   };
   return { catalog, reader, cel, lookups, peak: () => peak };
@@ -68,7 +70,7 @@ const CONTEXT = {
   purpose: 'https://p.example/x',
   requestId: 'r1',
   today: '2026-01-01',
-  deadline: 12_345,
+  deadline: fixedDeadline(12_345),
 };
 
 describe('claim evaluation over the dependency graph', () => {

@@ -1,5 +1,6 @@
 // Evaluates requested claims over their dependency graph: each claim once, independent claims and bindings
 // in parallel (bounded), identical source reads shared within one evaluation.
+import type { Deadline } from '../../platform/deadline.ts';
 import type { SourceBindingConfig } from '../config/schema.ts';
 import { createSemaphore, type Semaphore } from '../connectors/create-semaphore.ts';
 import type { ReadTrace, SourceReader } from '../connectors/source-reader.ts';
@@ -23,8 +24,8 @@ export interface EvaluationContext {
   /** Forwarded upstream as `x-request-id`. */
   readonly requestId: string;
   readonly today: string;
-  /** When the request is answered whatever happens (a `performance.now()` instant): no read starts later. */
-  readonly deadline: number;
+  /** When the request is answered whatever happens (earlier if its client goes away): no read starts later. */
+  readonly deadline: Deadline;
 }
 
 export interface ClaimEngine {
@@ -164,12 +165,17 @@ class ClaimGraphRun {
     const key = `${readKeyOf(binding)}${JSON.stringify(value)}`;
     let pending = this.reads.get(key);
     if (!pending) {
+      const deadline = context.deadline;
       const lookup = {
         binding,
         value,
         purpose: context.purpose,
         requestId: context.requestId,
-        deadline: context.deadline,
+        // Read by the reader when it decides (a lookup queued behind others is dropped once its request is
+        // answered); an own property, so that a copy of the lookup takes the deadline as it then stands.
+        get deadline() {
+          return deadline.at;
+        },
         trace: this.trace,
       };
       const reader = this.engine.reader;

@@ -3,6 +3,7 @@
 import { canonicalJson } from '../../platform/audit/canonical-json.ts';
 import { keyedHash } from '../../platform/audit/keyed-hash.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
+import type { Deadline } from '../../platform/deadline.ts';
 import { principalHash as hashPrincipal } from '../audit/principal-hash.ts';
 import type { CatalogClaim, ClaimCatalog } from '../claims/build-claim-catalog.ts';
 import { type ClaimEngine, type ClaimOutcome, evaluateClaims } from '../claims/evaluate-claims.ts';
@@ -27,8 +28,8 @@ export interface TargetEvaluationInput {
   readonly format: string;
   readonly evaluationId: string;
   readonly startedAt: number;
-  /** When the request is answered whatever happens (a `performance.now()` instant): no read starts later. */
-  readonly deadline: number;
+  /** When the request is answered whatever happens (earlier if its client goes away): no read starts later. */
+  readonly deadline: Deadline;
 }
 
 export interface TargetEvaluation {

@@ -1,6 +1,7 @@
 // Runs a planned batch: announces every item's source lookups up front (so bulk connections read them with one
 // `.in` request per binding), evaluates the items with bounded parallelism, stores each succeeded item's
 // evaluation, and reports per item. One item's failure never fails another.
+import type { Deadline } from '../../platform/deadline.ts';
 import { isProblem, type Problem } from '../../platform/problem/problem.ts';
 import { auditedSchemes, auditedTargetType } from '../audit/audited-names.ts';
 import type { CatalogClaim } from '../claims/build-claim-catalog.ts';
@@ -23,8 +24,8 @@ export interface BatchContext {
   readonly principalHash: string;
   readonly requestId: string;
   readonly startedAt: number;
-  /** When the request is answered whatever happens (a `performance.now()` instant): no read starts later. */
-  readonly deadline: number;
+  /** When the request is answered whatever happens (earlier if its client goes away): no read starts later. */
+  readonly deadline: Deadline;
   /** Told of every item's reads as well. */
   readonly reads?: ReadTrace;
 }
@@ -121,7 +122,7 @@ export async function runBatch(
               traces[item.index] as EvaluationTrace,
             ),
           // Items still waiting for their turn when the request is answered never start.
-          context.deadline,
+          context.deadline.at,
         );
         return { ok: true, evaluationId, results: evaluation.results, sourceCount: evaluation.sourceCount };
       } catch (error) {
@@ -213,7 +214,13 @@ function lookupsOf(
     for (const binding of Object.values(claim?.source_bindings ?? {})) {
       const value = lookupValue(target, binding.lookup.input);
       if (value !== undefined) {
-        lookups.push({ binding, value, purpose, requestId: context.requestId, deadline: context.deadline });
+        lookups.push({
+          binding,
+          value,
+          purpose,
+          requestId: context.requestId,
+          deadline: context.deadline.at,
+        });
       }
     }
   }

@@ -1,11 +1,13 @@
 // POST /v1/evaluations: authenticate -> parse -> plan (no reads) -> evaluate -> build results -> store -> render.
 import type { FastifyInstance } from 'fastify';
+import type { Deadline } from '../../platform/deadline.ts';
 import { addJsonPostRoute } from '../../platform/http/fast-lane.ts';
-import { requestDeadline } from '../../platform/http/request-watchdog.ts';
+import { liveDeadline } from '../../platform/http/request-watchdog.ts';
 import type { RouteRequest } from '../../platform/http/route-types.ts';
 import { auditedClaimIds, auditedSchemes, auditedTargetType } from '../audit/audited-names.ts';
 import { EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
+import { requestTimedOut } from '../connectors/source-reader.ts';
 import {
   evaluateTarget,
   overallDisclosure,
@@ -54,6 +56,7 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
     facts.evaluationId = evaluationId;
     // Counted as reads leave, into the audit facts: a 504 sent meanwhile is audited with the reads made so far.
     const trace = new EvaluationTrace(facts);
+    const deadline = evaluationDeadline(request);
     let evaluation: TargetEvaluation;
     try {
       evaluation = await evaluateTarget(
@@ -69,7 +72,7 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
           format: plan.format,
           evaluationId,
           startedAt,
-          deadline: evaluationDeadline(request),
+          deadline,
         },
         trace,
       );
@@ -78,6 +81,9 @@ export function registerEvaluationRoutes(app: FastifyInstance, runtime: Verifier
       throw error;
     }
     facts.sourceCount = evaluation.sourceCount;
+    // Answered meanwhile (timed out, or its client went away, which brings the deadline to then): the client never
+    // learns this evaluation's id, so it is not kept. What is thrown here is dropped as the answer was sent already.
+    if (request.ctx.responding) throw requestTimedOut('request.answered', 'the request was answered already');
     const stored = storedEvaluation(runtime, {
       evaluation_id: evaluationId,
       principal_hash: principalHash(runtime, principal),
@@ -115,9 +121,9 @@ export function checkStoreAvailable(runtime: VerifierRuntime, facts: VerifierAud
 }
 
 /**
- * The instant the request is answered 504 if it is still running: reads get the time left until then and none
- * starts later. A request no longer watched has had its answer already.
+ * When the request is answered 504 if it is still running, or at once if its client goes away first: reads get the
+ * time left until then and none starts later. A request no longer watched has had its answer already.
  */
-export function evaluationDeadline(request: RouteRequest): number {
-  return requestDeadline(request) ?? Number.NEGATIVE_INFINITY;
+export function evaluationDeadline(request: RouteRequest): Deadline {
+  return liveDeadline(request);
 }
