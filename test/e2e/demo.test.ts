@@ -215,4 +215,11 @@ describe('demo (npm start)', () => {
     assert.match(key ?? '', /^[A-Za-z0-9_-]{43}$/);
     assert.ok(!readFileSync(join(state, 'audit.jsonl'), 'utf8').includes(key as string));
   });
+
+  it('stops on SIGTERM once started: says it drains, and exits 0', async () => {
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0, output);
+    assert.match(output, /shutting down: draining in-flight requests \(a second Ctrl-C exits at once\)\n$/);
+  });
 });

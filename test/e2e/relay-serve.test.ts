@@ -108,6 +108,20 @@ describe('ambit relay serve', () => {
     assert.match(output(), /table people_table \(data row 2, column "born"\)/);
   });
 
+  it('with --workers, says a failed load exactly as one process does, with the same exit status', async () => {
+    writeFileSync(join(dir, 'people.csv'), 'id,born\n1,2001-02-03\n2,2001-02-30\n');
+    const quiet = { ...env, AMBIT_LOG_LEVEL: 'silent' };
+    const ended = async (args: string[]) => {
+      const { child, output } = run(['relay', 'serve', '--config', config(dir), ...args], quiet);
+      const code = await new Promise((resolve) => child.once('exit', resolve));
+      return { code, output: output() };
+    };
+    const single = await ended([]);
+    assert.equal(single.code, 1, single.output);
+    assert.match(single.output, /^source failed to load: ingest\.type_mismatch: table people_table /);
+    assert.deepEqual(await ended(['--workers', '2']), single);
+  });
+
   it('reports every config problem and exits 1 before loading anything', async () => {
     const { child, output } = run(['relay', 'serve', '--config', config(dir)], {});
     const code = await new Promise((resolve) => child.once('exit', resolve));

@@ -68,7 +68,7 @@ evidence:
       disclosure: { default: predicate, allowed: [predicate] }
 `;
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };

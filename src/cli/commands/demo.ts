@@ -7,6 +7,7 @@ import { ConfigError } from '../../platform/config/config-error.ts';
 import { createLogger } from '../../platform/log.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { systemRandom } from '../../platform/random.ts';
+import { untilAborted } from '../../platform/until-aborted.ts';
 import { loadRelayConfig, loadRelayConfigText } from '../../relay/config/load-relay-config.ts';
 import { startRelay } from '../../relay/start-relay.ts';
 import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.ts';
@@ -20,7 +21,8 @@ import { verifierExamples } from '../demo-verifier-examples.ts';
 import { failedListenAddress } from '../listen-error.ts';
 import { flagError, parseFlags } from '../parse-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
-import { reportStartupError } from './relay-serve.ts';
+import { reportStartupError } from '../report-startup-error.ts';
+import { endStoppedStart, shutdownRequested } from '../shutdown-requested.ts';
 
 const DEMO_DIR = `${join(PACKAGE_ROOT, 'demo')}/`;
 
@@ -46,6 +48,11 @@ export const demo: Command = async (args, io) => {
   // AMBIT_DEMO_STATE_DIR moves the generated keys and the audit files (tests use a temporary folder).
   const stateDir = demoStateDir(io.env, io.cwd, DEMO_DIR);
   const keysPath = join(stateDir, 'demo-keys.env');
+  // As the serve commands: listened for before anything is written or started (seeding a database that does not
+  // answer may wait indefinitely), so a signal meanwhile stops the start cleanly rather than ending the process at
+  // once. A terminal that closes sends SIGHUP: the demo stops then too.
+  const stop = new AbortController();
+  const shutdown = shutdownRequested('single', io.err, 'stop').then(() => stop.abort());
   const keys = ensureDemoKeys(keysPath);
   const logger = createLogger({ name: 'ambit-demo', level });
   try {
@@ -57,7 +64,7 @@ export const demo: Command = async (args, io) => {
       ...(await demoRelayAddressEnv(io.env)),
       AMBIT_DEMO_STATE_DIR: stateDir,
     };
-    const withPostgres = await prepareDemoPostgres(env.DATABASE_URL, io.err);
+    const withPostgres = await untilAborted(prepareDemoPostgres(env.DATABASE_URL, io.err), stop.signal);
     const loaded = withPostgres
       ? loadRelayConfigText(
           withPostgresDataset(
@@ -69,7 +76,7 @@ export const demo: Command = async (args, io) => {
         )
       : loadRelayConfig(`${DEMO_DIR}relay.yaml`, env);
     const deps = { logger, clock: systemClock, random: systemRandom };
-    const running = await startRelay(loaded, deps);
+    const running = await startRelay(loaded, deps, loaded.config.server.bind, { signal: stop.signal });
     // The verifier reads the relay wherever it bound (AMBIT_RELAY_BIND may pick another port).
     let verifier: RunningVerifier;
     try {
@@ -78,7 +85,7 @@ export const demo: Command = async (args, io) => {
         // A relay bound to every interface (0.0.0.0) is reached on loopback.
         AMBIT_DEMO_RELAY_URL: localUrl(running.url),
       });
-      verifier = await startVerifier(verifierLoaded, deps);
+      verifier = await startVerifier(verifierLoaded, deps, verifierLoaded.config.server.bind, stop.signal);
     } catch (error) {
       await running.close();
       throw error;
@@ -87,14 +94,13 @@ export const demo: Command = async (args, io) => {
     if (withPostgres) printPostgresWelcome(io.out, running.url, keys.env);
     printVerifierWelcome(io.out, verifier, keys.env);
     io.out('Press Ctrl+C to stop.');
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await shutdown;
+    io.out('shutting down: draining in-flight requests (a second Ctrl-C exits at once)');
     await verifier.close();
     await running.close();
     return 0;
   } catch (error) {
+    if (stop.signal.aborted) endStoppedStart(io.out);
     if (auditFileInUse(error)) {
       io.err(
         `is the demo already running? Its audit files in ${stateDir} are in use by another process; stop it, or ` +

@@ -4,20 +4,20 @@ import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
 import { systemClock } from '../../platform/clock.ts';
 import { isBindAddress } from '../../platform/config/bind-address.ts';
-import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
 import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
 import { WORKER_INDEX_ENV, WORKER_RESTARTED_ENV } from '../../relay/cluster/cluster-messages.ts';
 import { startRelayPrimary } from '../../relay/cluster/start-relay-primary.ts';
 import { startRelayWorker } from '../../relay/cluster/start-relay-worker.ts';
 import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
-import { SourceError } from '../../relay/sources/source-error.ts';
 import { startRelay } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
-import { bindFlagClash, listenProblem } from '../listen-error.ts';
+import { bindFlagClash } from '../listen-error.ts';
 import { readConfigFlags } from '../read-config-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
+import { reportStartupError } from '../report-startup-error.ts';
 import { resolveEnv } from '../resolve-env.ts';
+import { endStoppedStart, shutdownRequested } from '../shutdown-requested.ts';
 
 const MAX_WORKERS = 256;
 
@@ -100,76 +100,4 @@ function parseWorkers(value: string | undefined): number | undefined {
   if (!/^\d+$/.test(value)) return undefined;
   const count = Number(value);
   return count >= 1 && count <= MAX_WORKERS ? count : undefined;
-}
-
-/**
- * Prints why a service did not start, in lines without a stack trace. `listenHint` follows a listener that could
- * not bind: how to choose another address.
- */
-export function reportStartupError(
-  error: unknown,
-  err: (line: string) => void,
-  listenHint = 'stop the other process, or choose another address (--bind, or server.bind and server.admin_bind in the config)',
-): number {
-  const listen = listenProblem(error);
-  if (listen !== undefined) {
-    err(`${listen}; ${listenHint}`);
-    return 1;
-  }
-  if (error instanceof ConfigError) {
-    err(`config has ${error.issues.length} problem${error.issues.length === 1 ? '' : 's'}:`);
-    for (const issue of error.issues) err(`  ${formatIssue(issue)}`);
-    return 1;
-  }
-  if (error instanceof SourceError) {
-    err(`source failed to load: ${error.message}`);
-    return 1;
-  }
-  err(`startup failed: ${error instanceof Error ? error.message : String(error)}`);
-  return 1;
-}
-
-/**
- * Ends a start stopped by SIGINT or SIGTERM, once what it opened is closed (listeners, audit sink, pools, workers):
- * a source load in progress cannot be cancelled (a large file, a slow database query) and would keep the process
- * alive until it is over, so the process ends here, with a drain's exit status.
- */
-export function endStoppedStart(notice: ((line: string) => void) | undefined): never {
-  notice?.('shutting down: stopped while starting');
-  process.exit(0);
-}
-
-/**
- * Resolves on the first SIGINT or SIGTERM; a worker also stops when its primary goes away (the IPC channel closes).
- * The handlers stay for the whole drain: a signal sent to the process group (Ctrl-C, systemd's default
- * KillMode=control-group) reaches a worker from the sender and again from its primary, and Node's default action
- * for that second signal would kill the worker mid-drain. So a draining process ignores SIGTERM, and a worker
- * ignores every signal; a second SIGINT (Ctrl-C again) exits a single process or a primary at once, which takes
- * its workers with it (a worker exits when its primary's channel closes).
- */
-export function shutdownRequested(
-  role: 'single' | 'primary' | 'worker',
-  err: (line: string) => void,
-  hangup = 'SIGHUP ignored: reload with POST /admin/v1/reload; stop with SIGTERM',
-): Promise<void> {
-  return new Promise((resolve) => {
-    let draining = false;
-    const onSignal = (signal: NodeJS.Signals) => {
-      if (!draining) {
-        draining = true;
-        resolve();
-      } else if (signal === 'SIGINT' && role !== 'worker') {
-        err('second interrupt: exiting without draining');
-        process.exit(130);
-      }
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    // Node's default for SIGHUP ends the process at once, cutting responses: often sent to mean "reload" (systemd
-    // ExecReload), it is ignored and said so. Sources reload by their refresh mode or POST /admin/v1/reload.
-    process.on('SIGHUP', () => {
-      if (role !== 'worker') err(hangup);
-    });
-    if (role === 'worker') process.once('disconnect', () => onSignal('SIGTERM'));
-  });
 }

@@ -9,8 +9,9 @@ import type { Command } from '../cli-io.ts';
 import { bindFlagClash } from '../listen-error.ts';
 import { parseFlags, reportFlagError } from '../parse-flags.ts';
 import { readLogLevel } from '../read-log-level.ts';
+import { reportStartupError } from '../report-startup-error.ts';
 import { resolveEnv } from '../resolve-env.ts';
-import { endStoppedStart, reportStartupError, shutdownRequested } from './relay-serve.ts';
+import { endStoppedStart, shutdownRequested } from '../shutdown-requested.ts';
 
 export const verifierServe: Command = async (args, io) => {
   let flags: { config?: string; 'env-file'?: string; bind?: string };
@@ -37,11 +38,10 @@ export const verifierServe: Command = async (args, io) => {
   // As the relay's: handlers kept through the drain (a second SIGTERM is ignored, a second Ctrl-C exits at once),
   // and installed before the start, which a signal stops cleanly.
   const stop = new AbortController();
-  const shutdown = shutdownRequested(
-    'single',
-    io.err,
-    'SIGHUP ignored: the verifier has nothing to reload (configuration changes need a restart); stop with SIGTERM',
-  ).then(() => stop.abort());
+  const shutdown = shutdownRequested('single', io.err, {
+    ignore:
+      'SIGHUP ignored: the verifier has nothing to reload (configuration changes need a restart); stop with SIGTERM',
+  }).then(() => stop.abort());
   let notice = io.out;
   try {
     const loaded = loadVerifierConfig(path, resolveEnv(io.env, flags['env-file']));

@@ -1,4 +1,6 @@
 // The messages a `--workers N` relay's primary and workers exchange over the cluster IPC channel.
+import type { ConfigIssue } from '../../platform/config/config-error.ts';
+import type { SourceErrorInit } from '../sources/source-error.ts';
 
 /** Environment variable naming a worker's index (1..N); only cluster workers have it. */
 export const WORKER_INDEX_ENV = 'AMBIT_RELAY_WORKER_INDEX';
@@ -21,13 +23,22 @@ export type WorkerMessage =
   /** Sent once the worker listens and its sources are loaded. */
   | { readonly kind: 'ambit:listening'; readonly url: string }
   /** Sent when the worker cannot start; it exits right after. */
-  | {
-      readonly kind: 'ambit:failed';
-      readonly message: string;
-      /** For a listener that could not bind: what tells the operator which address and why. */
-      readonly listen?: { code?: string; syscall: string; address: string; port: number };
-    }
+  | ({ readonly kind: 'ambit:failed' } & StartFailure)
   | AuditBatchMessage;
+
+/**
+ * Why a worker could not start. The channel carries JSON, which keeps neither an error's class nor its own fields:
+ * what the primary needs to report the failure as one process would is carried beside the message (start-failure.ts).
+ */
+export interface StartFailure {
+  readonly message: string;
+  /** For a listener that could not bind: what tells the operator which address and why. */
+  readonly listen?: { code?: string; syscall: string; address: string; port: number };
+  /** For a source that failed to load: its code, table, detail and where in the source. */
+  readonly source?: Omit<SourceErrorInit, 'cause'>;
+  /** For a config problem met while starting (an audit file that cannot be used): every issue. */
+  readonly config?: readonly ConfigIssue[];
+}
 
 /**
  * One group commit of a worker's audit chain, with `audit.sink: stdout`: the primary writes it to its standard

@@ -29,6 +29,7 @@ import { CONFIG_DIGEST_ENV, configDigest } from './config-digest.ts';
 import { MissedReloads, type ReloadOperation } from './missed-reloads.ts';
 import { notReady, notRunningFamilies } from './not-running.ts';
 import { reloadEverywhere } from './reload-everywhere.ts';
+import { startFailureError } from './start-failure.ts';
 import { STDOUT_FIRST_STALL_MS, writeWorkerBatch } from './stdout-through-primary.ts';
 import { whileAnswering } from './while-answering.ts';
 import { createWorkerRequests } from './worker-requests.ts';
@@ -163,8 +164,8 @@ export async function startRelayPrimary(
             resolveStarted();
           });
         } else if (message?.kind === 'ambit:failed' && !started) {
-          // The worker's listen error keeps what the report names (the address and why), not only its text.
-          reject(Object.assign(new Error(message.message), message.listen));
+          // Of the kind it was in the worker (a load, a config or a listen error): reported as one process would.
+          reject(startFailureError(message));
         } else if (message?.kind === 'ambit:audit') {
           writeWorkerBatch(worker, message, writeAuditBatch);
         }

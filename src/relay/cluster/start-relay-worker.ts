@@ -9,6 +9,7 @@ import { type RunningRelay, startRelay } from '../start-relay.ts';
 import { type WorkerMessage, workerAuditPath } from './cluster-messages.ts';
 import { CONFIG_DIGEST_ENV, configMismatch } from './config-digest.ts';
 import { answerPrimary } from './serve-worker.ts';
+import { describeStartFailure } from './start-failure.ts';
 import { processChannel, sendToPrimary, stdoutThroughPrimary } from './stdout-through-primary.ts';
 
 export async function startRelayWorker(
@@ -49,11 +50,7 @@ export async function startRelayWorker(
     restoreStdout();
     // Stopped, not failed: the primary, stopping too (or gone), hears of it as the worker's exit.
     if (signal?.aborted) throw error;
-    send({
-      kind: 'ambit:failed',
-      message: error instanceof Error ? error.message : String(error),
-      ...listenDetails(error),
-    });
+    send({ kind: 'ambit:failed', ...describeStartFailure(error) });
     throw error;
   }
   const stop = answerPrimary(running.relay.backend, send);
@@ -66,13 +63,4 @@ export async function startRelayWorker(
       restoreStdout();
     },
   };
-}
-
-/** A failed listen's code, syscall, address and port, which the primary's report names (structured clone drops them). */
-function listenDetails(error: unknown): {
-  listen?: { code?: string; syscall: string; address: string; port: number };
-} {
-  const { code, syscall, address, port } = (error ?? {}) as Record<string, unknown>;
-  if (typeof syscall !== 'string' || typeof address !== 'string' || typeof port !== 'number') return {};
-  return { listen: { ...(typeof code === 'string' ? { code } : {}), syscall, address, port } };
 }
