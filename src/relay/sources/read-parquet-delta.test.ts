@@ -3,14 +3,9 @@
 // writer made, and hand-made V1 pages with nulls, must read back exactly; lengths declaring more than their page or
 // the value before them, and block headers whose miniblocks hold no values, must fail the load before decoding.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { runToEnd } from '../../../test/helpers/run-to-end.ts';
-import { openFileSource } from './open-file-source.ts';
 import {
   bitPackedRun,
   Codec,
@@ -25,43 +20,13 @@ import {
   prefixed,
   rleRun,
 } from './parquet-hand-made-test-support.ts';
-import { rowsOf, sourceErrorOf } from './source-test-support.ts';
+import { useParquetLoads } from './parquet-load-test-support.ts';
+import { sourceErrorOf } from './source-test-support.ts';
 
-let dir = '';
-before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ambit-parquet-delta-'));
-});
-after(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const limits = () => ({ baseDir: dir, maxFileBytes: 1e9, xlsxMaxFileBytes: 1e9 });
-
-async function load(name: string, bytes: Uint8Array): Promise<unknown[][]> {
-  await writeFile(join(dir, name), bytes);
-  return rowsOf(await openFileSource('facilities', { type: 'file', path: name }, limits()));
-}
-
-/**
- * Loads each file in a process of its own with a 192 MiB heap, stopped after 20 s: values the reader let through
- * would exhaust that heap or spin, and the process would not finish.
- */
-async function outcomesApart(files: Record<string, Buffer>): Promise<Record<string, string>> {
-  for (const [name, bytes] of Object.entries(files)) await writeFile(join(dir, name), bytes);
-  const script = `import { openFileSource } from ${JSON.stringify(new URL('./open-file-source.ts', import.meta.url).href)};
-    const outcomes = {};
-    for (const name of ${JSON.stringify(Object.keys(files))}) {
-      try {
-        const source = await openFileSource('facilities', { type: 'file', path: name }, ${JSON.stringify(limits())});
-        for await (const batch of source.batches) void batch;
-        outcomes[name] = 'read';
-      } catch (error) {
-        outcomes[name] = error.code + ': ' + error.message;
-      }
-    }
-    process.stdout.write(JSON.stringify(outcomes));`;
-  return JSON.parse(runToEnd(script, ['--max-old-space-size=192'])) as Record<string, string>;
-}
+const parquet = useParquetLoads('ambit-parquet-delta-');
+const load = parquet.load;
+/** What loading each file came to in a process of its own with a small heap (see useParquetLoads). */
+const outcomesApart = async (files: Record<string, Buffer>) => (await parquet.apart(files)).outcomes;
 
 const ROWS = 300;
 /** Names sharing long prefixes, with every fifth missing. */

@@ -2,12 +2,7 @@
 // the decoder writes them all out. Hand-made V1 and V2 pages, stored as is and gzipped, must read back exactly;
 // a run declaring more values than its page must fail the load before anything is decoded.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { runToEnd } from '../../../test/helpers/run-to-end.ts';
-import { openFileSource } from './open-file-source.ts';
+import { describe, it } from 'node:test';
 import {
   bitPackedRun,
   Codec,
@@ -21,43 +16,13 @@ import {
   prefixed,
   rleRun,
 } from './parquet-hand-made-test-support.ts';
-import { rowsOf, sourceErrorOf } from './source-test-support.ts';
+import { useParquetLoads } from './parquet-load-test-support.ts';
+import { sourceErrorOf } from './source-test-support.ts';
 
-let dir = '';
-before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ambit-parquet-runs-'));
-});
-after(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function load(name: string, bytes: Buffer): Promise<unknown[][]> {
-  await writeFile(join(dir, name), bytes);
-  const limits = { baseDir: dir, maxFileBytes: 1e9, xlsxMaxFileBytes: 1e9 };
-  return rowsOf(await openFileSource('facilities', { type: 'file', path: name }, limits));
-}
-
-/**
- * Loads each file in a process of its own with a 192 MiB heap, stopped after 20 s: a run the reader let through
- * would exhaust that heap or spin, and the process would not finish.
- */
-async function outcomesApart(files: Record<string, Buffer>): Promise<Record<string, string>> {
-  for (const [name, bytes] of Object.entries(files)) await writeFile(join(dir, name), bytes);
-  const script = `import { openFileSource } from ${JSON.stringify(new URL('./open-file-source.ts', import.meta.url).href)};
-    const limits = { baseDir: ${JSON.stringify(dir)}, maxFileBytes: 1e9, xlsxMaxFileBytes: 1e9 };
-    const outcomes = {};
-    for (const name of ${JSON.stringify(Object.keys(files))}) {
-      try {
-        const source = await openFileSource('facilities', { type: 'file', path: name }, limits);
-        for await (const batch of source.batches) void batch;
-        outcomes[name] = 'read';
-      } catch (error) {
-        outcomes[name] = error.code + ': ' + error.message;
-      }
-    }
-    process.stdout.write(JSON.stringify(outcomes));`;
-  return JSON.parse(runToEnd(script, ['--max-old-space-size=192'])) as Record<string, string>;
-}
+const parquet = useParquetLoads('ambit-parquet-runs-');
+const load = parquet.load;
+/** What loading each file came to in a process of its own with a small heap (see useParquetLoads). */
+const outcomesApart = async (files: Record<string, Buffer>) => (await parquet.apart(files)).outcomes;
 
 /** The first eight values bit-packed, the rest as RLE runs of equal neighbours: both kinds of run in one page. */
 function mixedRuns(values: readonly number[], width: number): number[] {

@@ -3,11 +3,9 @@
 // checksums) must read back exactly; frames declaring or holding more than their page must fail the load before
 // anything is allocated for them.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { runToEnd } from '../../../test/helpers/run-to-end.ts';
+import { describe, it } from 'node:test';
 import { openFileSource } from './open-file-source.ts';
 import {
   Codec,
@@ -17,41 +15,12 @@ import {
   type Leaf,
   leafFile,
 } from './parquet-hand-made-test-support.ts';
+import { useParquetLoads } from './parquet-load-test-support.ts';
 import { rowsOf, sourceErrorOf } from './source-test-support.ts';
 
-let dir = '';
-before(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'ambit-parquet-zstd-'));
-});
-after(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-const limits = () => ({ baseDir: dir, maxFileBytes: 1e9, xlsxMaxFileBytes: 1e9 });
-
-/**
- * Loads each file in a process of its own with a 192 MiB heap; returns how each load ended and the most memory the
- * process held resident (MiB). What the decompressor allocates lies outside the heap, so the heap limit alone
- * would not catch it.
- */
-async function outcomesApart(
-  files: Record<string, Buffer>,
-): Promise<{ outcomes: Record<string, string>; mib: number }> {
-  for (const [name, bytes] of Object.entries(files)) await writeFile(join(dir, name), bytes);
-  const script = `import { openFileSource } from ${JSON.stringify(new URL('./open-file-source.ts', import.meta.url).href)};
-    const outcomes = {};
-    for (const name of ${JSON.stringify(Object.keys(files))}) {
-      try {
-        const source = await openFileSource('facilities', { type: 'file', path: name }, ${JSON.stringify(limits())});
-        for await (const batch of source.batches) void batch;
-        outcomes[name] = 'read';
-      } catch (error) {
-        outcomes[name] = error.code + ': ' + error.message;
-      }
-    }
-    process.stdout.write(JSON.stringify({ outcomes, mib: process.resourceUsage().maxRSS / 1024 }));`;
-  return JSON.parse(runToEnd(script, ['--max-old-space-size=192']));
-}
+const parquet = useParquetLoads('ambit-parquet-zstd-');
+const limits = () => ({ baseDir: parquet.dir(), maxFileBytes: 1e9, xlsxMaxFileBytes: 1e9 });
+const outcomesApart = parquet.apart;
 
 /** The values of the column the real frames below hold: 512 in each frame. */
 const VALUES = Array.from({ length: 1024 }, (_, i) => (i % 64) * 3 + Math.floor(i / 512));
@@ -100,7 +69,7 @@ function zstdFile(values: readonly number[], stored: Buffer): Buffer {
 describe('readParquet ZSTD pages', () => {
   it('reads a page of several frames, declaring their size or not, back exactly', async () => {
     await writeFile(
-      join(dir, 'valid.parquet'),
+      join(parquet.dir(), 'valid.parquet'),
       zstdFile(VALUES, Buffer.concat([DECLARED, SKIPPABLE, STREAMED])),
     );
     const source = await openFileSource('facilities', { type: 'file', path: 'valid.parquet' }, limits());
@@ -114,7 +83,7 @@ describe('readParquet ZSTD pages', () => {
     const raw = int32s(VALUES.slice(0, 2));
     const frame = Buffer.from([...MAGIC, 0x00, 0, ...block(raw.length, 0, true), ...raw]);
     await writeFile(
-      join(dir, 'raw-first.parquet'),
+      join(parquet.dir(), 'raw-first.parquet'),
       zstdFile(VALUES.slice(0, 514), Buffer.concat([frame, DECLARED])),
     );
     const source = await openFileSource('facilities', { type: 'file', path: 'raw-first.parquet' }, limits());
@@ -179,7 +148,7 @@ describe('readParquet ZSTD pages', () => {
       ],
     } as const;
     for (const [name, [frame, why]] of Object.entries(cases)) {
-      await writeFile(join(dir, name), zstdFile([1, 2, 3], Buffer.from(frame)));
+      await writeFile(join(parquet.dir(), name), zstdFile([1, 2, 3], Buffer.from(frame)));
       const error = await sourceErrorOf(async () =>
         rowsOf(await openFileSource('facilities', { type: 'file', path: name }, limits())),
       );
