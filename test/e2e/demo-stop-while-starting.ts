@@ -1,12 +1,10 @@
 // Run in a process of its own (runToEnd): `ambit demo` with DATABASE_URL is sent a signal while its start waits on
 // a PostgreSQL server that never answers: while seeding schema ambit_demo (the server answers nothing), or while
 // the relay loads the seeded table (the server answers the seeding connection only). Prints the outcome as JSON.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   backendMessage,
   commandComplete,
@@ -14,9 +12,8 @@ import {
   readyForQuery,
   startFakeBackend,
 } from '../helpers/fake-postgres-backend.ts';
-import { freePort } from './stop-while-starting.ts';
+import { freePort, startAmbit } from './stop-while-starting.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const HOUSEHOLDS = '/v1/datasets/social_protection/entities/households/records';
 
 export type DemoStopCase = 'seeding' | 'loading';
@@ -66,34 +63,13 @@ export async function demoStopWhileStarting(
   });
   const state = mkdtempSync(join(tmpdir(), 'ambit-demo-stop-'));
   const port = await freePort();
-  const child = spawn(process.execPath, ['bin/ambit.js', 'demo'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: backend.url,
-      AMBIT_DEMO_STATE_DIR: state,
-      AMBIT_RELAY_BIND: `127.0.0.1:${port}`,
-      AMBIT_VERIFIER_BIND: '127.0.0.1:0',
-      AMBIT_VERIFIER_ADMIN_BIND: '127.0.0.1:0',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // A group of its own: stopped whole if this script is stopped (a hang).
-    detached: true,
+  const { child, output, exited } = startAmbit(['demo'], {
+    DATABASE_URL: backend.url,
+    AMBIT_DEMO_STATE_DIR: state,
+    AMBIT_RELAY_BIND: `127.0.0.1:${port}`,
+    AMBIT_VERIFIER_BIND: '127.0.0.1:0',
+    AMBIT_VERIFIER_ADMIN_BIND: '127.0.0.1:0',
   });
-  process.once('SIGTERM', () => {
-    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    process.exit(1);
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
   await Promise.race([waiting, exited]);
   let readStatus: number | undefined;
   if (which === 'loading') {
@@ -123,7 +99,7 @@ export async function demoStopWhileStarting(
   rmSync(state, { recursive: true, force: true });
   return {
     ...ended,
-    output,
+    output: output(),
     ...(readStatus === undefined ? {} : { readStatus }),
     auditLines,
     files,

@@ -96,33 +96,12 @@ export async function stopWhileStarting(which: StopCase): Promise<StopOutcome> {
       ? ['verifier', 'serve', '--config', config]
       : ['relay', 'serve', '--config', config, '--bind', `127.0.0.1:${port}`];
   if (which === 'relay --workers 2') args.push('--workers', '2');
-  const child = spawn(process.execPath, ['bin/ambit.js', ...args], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL_UNDER_TEST: backend.url,
-      READER_HASH: fingerprintOf(STOP_KEY),
-      AUDIT_SECRET: 'stop-while-starting-audit-secret-0123456789',
-      AMBIT_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // A group of its own: stopped whole if this script is stopped (a hang), workers included.
-    detached: true,
+  const { child, output, exited } = startAmbit(args, {
+    DATABASE_URL_UNDER_TEST: backend.url,
+    READER_HASH: fingerprintOf(STOP_KEY),
+    AUDIT_SECRET: 'stop-while-starting-audit-secret-0123456789',
+    AMBIT_LOG_LEVEL: 'warn',
   });
-  process.once('SIGTERM', () => {
-    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    process.exit(1);
-  });
-  let output = '';
-  child.stdout.on('data', (chunk) => {
-    output += chunk;
-  });
-  child.stderr.on('data', (chunk) => {
-    output += chunk;
-  });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
   await Promise.race([loading, exited]);
   let readStatus: number | undefined;
   if (which === 'relay') {
@@ -149,9 +128,37 @@ export async function stopWhileStarting(which: StopCase): Promise<StopOutcome> {
   return {
     code,
     signal,
-    output,
+    output: output(),
     ...(readStatus === undefined ? {} : { readStatus }),
     auditLines,
     connections: backend.sockets.length,
   };
+}
+
+/**
+ * `bin/ambit.js args` with `env` added, in a process group of its own: stopped whole (workers included) if this
+ * script is stopped (a hang). Its standard output and error gathered as one text.
+ */
+export function startAmbit(args: readonly string[], env: NodeJS.ProcessEnv) {
+  const child = spawn(process.execPath, ['bin/ambit.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  process.once('SIGTERM', () => {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    process.exit(1);
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => {
+    output += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    output += chunk;
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return { child, output: () => output, exited };
 }
