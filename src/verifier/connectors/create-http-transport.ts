@@ -7,7 +7,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
-import { type Dispatcher, Pool } from 'undici';
+import { type Dispatcher, errors, Pool } from 'undici';
 import { type AddressPolicy, connectDenial } from './classify-address.ts';
 import { ResponseBody } from './response-body.ts';
 
@@ -32,7 +32,8 @@ export type TransportFailureKind =
   | 'certificate_refused'
   | 'host_not_found'
   | 'too_large'
-  | 'invalid_request';
+  | 'invalid_request'
+  | 'protocol_error';
 
 /** A request that got no usable response; `kind` says whether a retry can help. */
 export class TransportError extends Error {
@@ -200,6 +201,7 @@ class Exchange implements Dispatcher.DispatchHandler {
 function classify(error: Error, unanswered: boolean): TransportError {
   const cause = (error as { cause?: unknown }).cause;
   if (cause instanceof TransportError) return cause;
+  if (breaksProtocol(error)) return new TransportError('protocol_error', error.message, error);
   const kind = failureKindOf((error as { code?: unknown }).code);
   if (kind !== 'network') return new TransportError(kind, error.message, error);
   return new TransportError('network', error.message, error, unanswered && mayBeStale(error));
@@ -248,13 +250,25 @@ export function failureKindOf(code: unknown): TransportFailureKind {
 const ANSWERED_REFUSALS = new Set(['bad response', 'bad upgrade']);
 
 /**
+ * An answer HTTP/1.1 does not allow: not HTTP, an interim (100) or upgrade (101) answer never asked for, lengths
+ * that contradict each other, a header block past the limit. The source answers so again: not retried. A
+ * connection cut before the answer ends is no such answer (`other side closed`), and may pass.
+ */
+function breaksProtocol(error: Error): boolean {
+  return (
+    error instanceof errors.HTTPParserError ||
+    error instanceof errors.HeadersOverflowError ||
+    error instanceof errors.ResponseContentLengthMismatchError ||
+    (error instanceof errors.SocketError && ANSWERED_REFUSALS.has(error.message))
+  );
+}
+
+/**
  * Whether a connection that broke unanswered may have been a reused one. undici tells how much the socket had read
  * when the source closed it: nothing means it was fresh, closed on this very request. A reset carries no such
  * count, so it may always be stale (at most one more request).
  */
 function mayBeStale(error: Error): boolean {
-  // An interim (100) or upgrade (101) response undici will not take: the source answered, on whatever socket.
-  if (ANSWERED_REFUSALS.has(error.message)) return false;
   const socket = (error as { socket?: { bytesRead?: unknown } }).socket;
   if (socket !== undefined) return typeof socket.bytesRead === 'number' && socket.bytesRead > 0;
   const code = (error as { code?: unknown }).code;

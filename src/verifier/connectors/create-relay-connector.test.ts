@@ -297,6 +297,29 @@ describe('registry_data_api connector', () => {
     }
   });
 
+  it("reads a Retry-After date against the source's own Date, whatever its clock says", async () => {
+    // The source's clock runs an hour ahead: its date two seconds on is two seconds, not an hour and two seconds.
+    const sourceNow = Math.floor(Date.now() / 1000) * 1000 + 3_600_000;
+    let calls = 0;
+    upstream.handler = (_request, response) => {
+      calls++;
+      if (calls > 1) return json(response, 200, { data: [{ deceased: true }] });
+      json(
+        response,
+        503,
+        {},
+        {
+          date: new Date(sourceNow).toUTCString(),
+          'retry-after': new Date(sourceNow + 2000).toUTCString(),
+        },
+      );
+    };
+    const reader = connector();
+    assert.deepEqual((await reader.read(LOOKUP)).row, { deceased: true });
+    reader.close();
+    assert.deepEqual(upstream.sleeps, [2000]);
+  });
+
   it('passes an absurd Retry-After on as one day, a whole number of seconds', async () => {
     upstream.handler = (_request, response) => json(response, 429, {}, { 'retry-after': '9'.repeat(300) });
     const reader = connector();

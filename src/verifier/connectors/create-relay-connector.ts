@@ -141,8 +141,12 @@ export function createRelayConnector(
       try {
         const response = await attemptOnce(connection, lookup, attempt === 1);
         if (!RETRY_STATUSES.has(response.status)) return response;
-        const header = response.headers['retry-after'];
-        retryAfter = parseRetryAfter(typeof header === 'string' ? header : undefined, deps.clock.now());
+        const { 'retry-after': header, date } = response.headers;
+        retryAfter = parseRetryAfter(
+          typeof header === 'string' ? header : undefined,
+          deps.clock.now(),
+          typeof date === 'string' ? date : undefined,
+        );
         failure = new FailureReason(
           response.status === 429 ? 'source.rate_limited' : `source.http_${response.status}`,
           `the source answered HTTP ${response.status}`,
@@ -151,7 +155,7 @@ export function createRelayConnector(
         if (error instanceof PermitTimeout) throw requestTimedOut();
         if (!(error instanceof TransportError)) throw error;
         // Only a timeout or a network failure may pass: a refused address or certificate, a name that does not
-        // exist, a request that cannot be sent would fail the next attempt the same way.
+        // exist, a request that cannot be sent, an answer that breaks HTTP would fail the next attempt the same way.
         if (error.kind !== 'timeout' && error.kind !== 'network')
           throw unavailable(`source.${error.kind}`, error.message);
         failure = new FailureReason(`source.${error.kind}`, error.message);

@@ -66,7 +66,7 @@ describe('registry_data_api connector: kept-alive sockets closed by the source',
       const reader = upstream.connector({ retry: NO_RETRY });
       const problem = await failure(reader.read(LOOKUP));
       reader.close();
-      assert.equal(auditCodeOf(problem), 'source.network', head);
+      assert.equal(auditCodeOf(problem), 'source.protocol_error', head);
       assert.equal(upstream.requests.length, 1, head);
     }
   });

@@ -12,14 +12,22 @@ export const MAX_RETRY_AFTER_MS = 86_400_000;
 
 /**
  * Parses `Retry-After` (delay-seconds or an HTTP date) into whole milliseconds from `now`, at most
- * `MAX_RETRY_AFTER_MS`; undefined when absent or bad.
+ * `MAX_RETRY_AFTER_MS`; undefined when absent or bad. A date is the source's clock: it is measured from the
+ * response's `Date` (`sentAt`) when that is a valid HTTP-date, so a source whose clock is off is not waited for
+ * that much longer (or shorter).
  */
-export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
+export function parseRetryAfter(
+  value: string | undefined,
+  now: number,
+  sentAt?: string | undefined,
+): number | undefined {
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^\d+$/.test(text)) return Math.min(Number(text) * 1000, MAX_RETRY_AFTER_MS);
   const date = parseHttpDate(text, now);
-  return date === undefined ? undefined : Math.min(Math.max(0, date - now), MAX_RETRY_AFTER_MS);
+  if (date === undefined) return undefined;
+  const from = sentAt === undefined ? undefined : parseHttpDate(sentAt.trim(), now);
+  return Math.min(Math.max(0, date - (from ?? now)), MAX_RETRY_AFTER_MS);
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
