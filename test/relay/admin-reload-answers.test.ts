@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { combineOutcomes } from '../../src/relay/admin/admin-backend.ts';
 import { loadRelayConfig } from '../../src/relay/config/load-relay-config.ts';
 import type { ReloadFailure, ReloadOutcome } from '../../src/relay/reload/reloader.ts';
 import { assertProblem } from './assert-problem.ts';
@@ -74,5 +75,32 @@ describe('admin reload answers', () => {
     const body = response.json();
     assert.ok(body.detail.length < 1500, `detail of ${body.detail.length} characters`);
     assert.equal(body.waiting.length, 300);
+  });
+
+  it('says the previous data is still served when the workers, serving different generations, all failed', async () => {
+    // Each worker runs its own refresh timers, so for a while they may serve different data: none serves nothing.
+    const failures = [{ dataset_id: 'people', table_id: 'people_table', code: 'ingest.parse_error' }];
+    const failedIn = (generation: string): ReloadOutcome => ({
+      ok: false,
+      counts: { total: 2, succeeded: 1, failed: 1 },
+      failures,
+      generation,
+    });
+    next = combineOutcomes([failedIn('g1'), failedIn('g2')]);
+    const response = await post('/admin/v1/reload');
+    assertProblem(response, 500, 'admin.reload_failed', /the previous data is still served/);
+    assert.doesNotMatch(response.json().detail, /nothing is served/);
+  });
+
+  it('says nothing is served only when no worker serves anything', async () => {
+    const failures = [{ dataset_id: 'people', table_id: 'people_table', code: 'ingest.parse_error' }];
+    const none: ReloadOutcome = {
+      ok: false,
+      counts: { total: 2, succeeded: 1, failed: 1 },
+      failures,
+      generation: undefined,
+    };
+    next = combineOutcomes([none, none]);
+    assertProblem(await post('/admin/v1/reload'), 500, 'admin.reload_failed', /nothing is served yet/);
   });
 });

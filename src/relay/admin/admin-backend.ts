@@ -80,6 +80,7 @@ export function combineOutcomes(outcomes: readonly ReloadOutcome[]): ReloadOutco
     counts: { total: first.counts.total, succeeded: first.counts.total - failed, failed },
     failures: [...failures.values()],
     generation: generations.size === 1 ? first.generation : undefined,
+    ...(generations.size > 1 ? { generationsDiffer: true as const } : {}),
     ...(firstLoadRunning ? { firstLoadRunning: { waiting: [...waiting.values()] } } : {}),
     ...(split ? { splitProcesses: { failed: failedProcesses, total: outcomes.length } } : {}),
   };

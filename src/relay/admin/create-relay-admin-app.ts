@@ -258,7 +258,8 @@ const LIVE_READS_GO_ON = 'live reads continue against the database';
 
 /** What the relay serves after a failed reload. A live table holds no data: its reads go on querying the database. */
 function stillServed(outcome: ReloadOutcome, scope: 'all' | 'table', config: RelayConfig): string {
-  if (outcome.generation === undefined) return 'nothing is served yet (the first load failed too)';
+  if (outcome.generation === undefined && !outcome.generationsDiffer)
+    return 'nothing is served yet (the first load failed too)';
   const isLive = (datasetId: string, tableId: string) =>
     config.datasets
       .find((dataset) => dataset.id === datasetId)

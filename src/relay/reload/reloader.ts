@@ -30,6 +30,11 @@ export interface ReloadOutcome {
   /** Version of the generation served once the reload is over (unchanged after a failure). */
   readonly generation: string | undefined;
   /**
+   * Under `--workers`: the processes serve different generations (each runs its own refresh timers, or an earlier
+   * reload split them), so `generation` names none although data is served.
+   */
+  readonly generationsDiffer?: true;
+  /**
    * Set when nothing ran because the first load is not over: it reads every source itself, and one waiting for
    * its database would hold a queued reload for as long as the database stays away.
    */
