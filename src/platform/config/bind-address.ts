@@ -39,14 +39,28 @@ export function bindsMayClash(a: string, b: string): boolean {
   );
 }
 
-const WILDCARD = new Set(['0.0.0.0', '::', '::0', '0:0:0:0:0:0:0:0']);
+const WILDCARD = new Set(['0.0.0.0', '::']);
 
+/** The host in one spelling: an IPv6 address compressed and lowercased, an IPv4-mapped one as its IPv4 address. */
 function hostOf(match: RegExpExecArray): string {
-  return (match[1] ?? match[2] ?? '').toLowerCase();
+  const ipv6 = match[1];
+  if (ipv6 === undefined || !isIPv6(ipv6)) return (match[2] ?? ipv6 ?? '').toLowerCase();
+  let canonical: string;
+  try {
+    canonical = new URL(`http://[${ipv6}]/`).hostname.slice(1, -1);
+  } catch {
+    // A zone id (`fe80::1%eth0`) is no URL host: compared as written.
+    return ipv6.toLowerCase();
+  }
+  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
+  if (!mapped) return canonical;
+  const high = Number.parseInt(mapped[1] as string, 16);
+  const low = Number.parseInt(mapped[2] as string, 16);
+  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
 }
 
 function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host === '0:0:0:0:0:0:0:1' || /^127\./.test(host);
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
 }
 
 export function bindAddressSchema(example: string) {
