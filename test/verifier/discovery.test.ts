@@ -184,6 +184,19 @@ describe('verifier discovery', () => {
     assertProblem(await verifier.get('/v1/claims/nope', { as: 'full' }), 404, 'claim.not_found');
   });
 
+  it("states a claim's operations as booleans, as the contract's summary and the envelope do", async () => {
+    // A client testing `operations.batch_evaluate` must not read an object (always truthy) as "offered".
+    const summary = async (id: string) =>
+      JSON.parse((await verifier.get(`/v1/claims/${id}`, { as: 'full' })).body);
+    const single = await summary('birth_date');
+    assert.deepEqual(single.operations, { evaluate: true, batch_evaluate: false });
+    assert.equal('batch_max_subjects' in single, false);
+    const batched = await summary('person_registered');
+    assert.deepEqual(batched.operations, { evaluate: true, batch_evaluate: true });
+    assert.equal(batched.batch_max_subjects, 3);
+    assert.deepEqual((await summary('batch_only')).operations, { evaluate: false, batch_evaluate: true });
+  });
+
   it('names the CCCEV evidence type of a claim at the top of its summary, as its IRI is', async () => {
     const typed = await startTestVerifier({
       edit: (text) =>

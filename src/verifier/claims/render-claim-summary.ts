@@ -10,7 +10,14 @@ export function renderClaimSummary(claim: CatalogClaim): Record<string, unknown>
     version: config.version,
     subject_type: config.subject_type,
     value: config.value,
-    operations: config.operations,
+    // Booleans, as in the contract's summary and the capability envelope: an object would read as "offered".
+    operations: {
+      evaluate: config.operations.evaluate.enabled,
+      batch_evaluate: config.operations.batch_evaluate.enabled,
+    },
+    ...(config.operations.batch_evaluate.enabled
+      ? { batch_max_subjects: config.operations.batch_evaluate.max_subjects }
+      : {}),
     formats: config.formats,
     disclosure: config.disclosure,
     depends_on: config.depends_on,

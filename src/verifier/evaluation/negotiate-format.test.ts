@@ -64,6 +64,17 @@ describe('evaluation format negotiation', () => {
     rejected(`*/*, ${RESULT};q=0, ${CCCEV};q=0`);
   });
 
+  it('breaks a tie in q by the order of the Accept header, as the verifier contract does', () => {
+    // The first entry of the q-sorted Accept list that names a format wins (contract §2.5, step 2).
+    assert.equal(negotiateFormat(`${CCCEV}, ${RESULT}`, undefined), CCCEV);
+    assert.equal(negotiateFormat(`${CCCEV};q=0.5, ${RESULT};q=0.5`, undefined), CCCEV);
+    assert.equal(negotiateFormat(`${RESULT}, ${CCCEV}`, undefined), RESULT);
+    assert.equal(negotiateFormat(`${CCCEV};q=0.4, ${RESULT};q=0.5`, undefined), RESULT);
+    // One range covering both: the verifier's own order.
+    assert.equal(negotiateFormat('application/*', undefined), RESULT);
+    assert.equal(negotiateFormat(`*/*, ${CCCEV}`, undefined), RESULT);
+  });
+
   it('takes the body format when Accept permits it', () => {
     assert.equal(negotiateFormat(undefined, CCCEV), CCCEV);
     assert.equal(negotiateFormat('*/*', 'application/ld+json;profile=cccev'), CCCEV);

@@ -95,18 +95,25 @@ function acceptRanges(accept: string): MediaRange[] {
     .map(withoutUtf8Charset);
 }
 
-/** Which formats an Accept header permits, best first (no header: all, canonical first). */
-function acceptedFormats(accept: string | undefined): ResultFormat[] {
-  if (accept === undefined || accept.trim() === '') return OFFERED.map((entry) => entry.format);
-  const ranges = acceptRanges(accept);
+/**
+ * Which formats an Accept header permits, best first (no header: all, canonical first). `named`: only those a
+ * range names as such, not through a wildcard.
+ */
+function acceptedFormats(accept: string | undefined, named = false): ResultFormat[] {
+  if (accept === undefined || accept.trim() === '') return named ? [] : OFFERED.map((entry) => entry.format);
+  const ranges = acceptRanges(accept).filter((range) => !named || specificity(range) >= 2);
   const scored = OFFERED.flatMap((offered, preference) => {
     // The most specific range covering an offered type decides its weight (RFC 9110 §12.5.1).
     const best = ranges
       .filter((range) => covers(range, offered.range))
       .sort((a, b) => specificity(b) - specificity(a) || a.order - b.order)[0];
-    return best && best.q > 0 ? [{ format: offered.format, q: best.q, preference }] : [];
+    return best && best.q > 0 ? [{ format: offered.format, q: best.q, order: best.order, preference }] : [];
   });
-  return scored.sort((a, b) => b.q - a.q || a.preference - b.preference).map((entry) => entry.format);
+  // Equal weights: the client's order, as the verifier contract reads Accept (the first entry naming a format wins);
+  // one range covering several (`*/*`): the offered order.
+  return scored
+    .sort((a, b) => b.q - a.q || a.order - b.order || a.preference - b.preference)
+    .map((entry) => entry.format);
 }
 
 /** The negotiated result format, or 406 `claim.format_not_supported`. */
@@ -149,6 +156,29 @@ export function acceptableFormats(
     );
   }
   return accepted;
+}
+
+/**
+ * The formats a batch's items may be made in, best first, never none (406 instead). The batch answers with a JSON
+ * envelope, but `Accept` chooses the items' format as it does on /v1/evaluations (verifier contract §2.7 negotiates
+ * both alike), so a client sending the Accept it evaluates with is answered; one that excludes JSON and names no
+ * result format is refused. A body `format` must be permitted by `Accept`, as a format or as JSON.
+ */
+export function batchFormats(accept: string | undefined, bodyFormat: string | undefined): ResultFormat[] {
+  const json = acceptsMediaType(accept, 'application/json');
+  if (bodyFormat !== undefined) {
+    const format = negotiateFormat(undefined, bodyFormat);
+    if (json || acceptedFormats(accept).includes(format)) return [format];
+    throw verifierProblem(
+      'claim.format_not_supported',
+      'The `Accept` header permits neither application/json nor the body `format`.',
+    );
+  }
+  if (!json && acceptedFormats(accept, true).length === 0) {
+    throw verifierProblem('claim.format_not_supported', 'Batch results are application/json.');
+  }
+  const accepted = acceptedFormats(accept);
+  return accepted.length > 0 ? accepted : OFFERED.map((entry) => entry.format);
 }
 
 /** Whether an Accept header (absent: yes) permits one media type, such as `application/json` for envelopes. */

@@ -6,11 +6,12 @@ import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { CatalogClaim, ClaimCatalog } from '../claims/build-claim-catalog.ts';
 import type { DisclosureLevel, VerifierConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
-import { acceptsMediaType, negotiateFormat, type ResultFormat } from './negotiate-format.ts';
+import { batchFormats, type ResultFormat } from './negotiate-format.ts';
 import type { BatchRequest } from './parse-batch-request.ts';
 import {
   checkPurpose,
   checkPurposeText,
+  offeredByAll,
   readOptionalPurpose,
   resolveClaims,
   resolveDisclosures,
@@ -49,12 +50,12 @@ export function planBatch(
   }
   const purposes = itemPurposes(request, readOptionalPurpose(headers, request.purpose));
   for (const purpose of new Set(purposes)) checkPurpose(config, catalog, claims, purpose);
-  // The batch answers with a JSON envelope; `format` chooses how each item's evaluation renders later.
+  // The batch answers with a JSON envelope; the format chooses how each item's evaluation renders later.
   const accept = Array.isArray(headers.accept) ? headers.accept.join(', ') : headers.accept;
-  if (!acceptsMediaType(accept, 'application/json')) {
-    throw verifierProblem('claim.format_not_supported', 'Batch results are application/json.');
-  }
-  const format = negotiateFormat(undefined, request.format);
+  const candidates = batchFormats(accept, request.format);
+  // As for a single evaluation: the most preferred acceptable format every claim offers (else 406 below).
+  const format =
+    candidates.find((candidate) => offeredByAll(claims, candidate)) ?? (candidates[0] as ResultFormat);
   const disclosures = resolveDisclosures(claims, format, request.disclosure);
   const scopesUsed = [...new Set(claims.flatMap((claim) => claim.requiredScopes))].sort();
   return { claims, format, disclosures, scopesUsed, purposes };

@@ -54,7 +54,7 @@ export function planEvaluation(
   return { claims, format, purpose, disclosures, scopesUsed };
 }
 
-function offeredByAll(claims: readonly CatalogClaim[], format: string): boolean {
+export function offeredByAll(claims: readonly CatalogClaim[], format: string): boolean {
   return claims.every((claim) => (claim.config.formats as readonly string[]).includes(format));
 }
 

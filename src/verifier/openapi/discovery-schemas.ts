@@ -53,12 +53,14 @@ const claimSummary = object(
     subject_type: string,
     value: object(['type'], { type: { type: 'string', enum: [...VALUE_TYPES] }, unit: string }),
     operations: object(['evaluate', 'batch_evaluate'], {
-      evaluate: object(['enabled'], { enabled: { type: 'boolean' } }),
-      batch_evaluate: object(['enabled', 'max_subjects'], {
-        enabled: { type: 'boolean' },
-        max_subjects: { type: 'integer', minimum: 1 },
-      }),
+      evaluate: { type: 'boolean' },
+      batch_evaluate: { type: 'boolean' },
     }),
+    batch_max_subjects: {
+      type: 'integer',
+      minimum: 1,
+      description: 'Most items a batch of this claim may hold; present when batch evaluation is offered.',
+    },
     formats: { type: 'array', items: { type: 'string', enum: [...CLAIM_FORMATS] } },
     disclosure: object(['default', 'allowed', 'downgrade'], {
       default: level,

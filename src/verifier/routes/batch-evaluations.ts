@@ -6,6 +6,7 @@ import { keyedHash } from '../../platform/audit/keyed-hash.ts';
 import { auditedClaimIds } from '../audit/audited-names.ts';
 import { buildBatchItemAuditEvent } from '../audit/build-evidence-audit-event.ts';
 import { EvaluationTrace } from '../claims/evaluate-claims.ts';
+import { CLAIM_RESULT_MEDIA_TYPE } from '../config/schema.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
 import { overallDisclosure, principalHash, requestHash } from '../evaluation/evaluate-target.ts';
 import { countItems, parseBatchRequest } from '../evaluation/parse-batch-request.ts';
@@ -76,10 +77,15 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
       try {
         outcome = await store.beginIdempotent({
           scope,
-          // Same body and same purpose header: the same request. (The body alone could hide a changed purpose.)
+          // Same body, purpose header and format: the same request. (The body alone could hide a changed purpose,
+          // or a format `Accept` chose; that one is named only when it is not the body's or the default, so keys
+          // taken before `Accept` could choose one keep replaying.)
           requestHash: requestHash(runtime, {
             body: request.body,
             purpose: request.headers['data-purpose'] ?? null,
+            ...(body.format === undefined && plan.format !== CLAIM_RESULT_MEDIA_TYPE
+              ? { format: plan.format }
+              : {}),
           }),
           owner: token,
           leaseUntil,
