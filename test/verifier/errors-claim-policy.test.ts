@@ -34,7 +34,7 @@ describe('verifier error table: requests refused', () => {
 
   it('406 claim.format_not_supported: unknown Accept, body format refused by Accept, claim without the format', async () => {
     const body = { target: ALIVE, claims: ['person_alive'] };
-    for (const accept of ['application/json', 'text/html', 'application/ld+json']) {
+    for (const accept of ['application/xml', 'text/html', 'application/ld+json']) {
       await table.deniedBeforeReads(body, 406, 'claim.format_not_supported', { headers: { accept } });
     }
     await table.deniedBeforeReads(

@@ -38,6 +38,14 @@ describe('verifier evaluations over two real relays', () => {
       'claim.format_not_supported',
     );
     assert.match(String(refused.detail), /birth_date/);
+    // Plain JSON, as generic HTTP clients ask for it: the claim-result type (its media type says so).
+    const plain = await verifier.evaluate(
+      { target: person(alive), claims: ['birth_date'] },
+      { headers: { accept: 'application/json' } },
+    );
+    assert.equal(plain.statusCode, 200, plain.body);
+    assert.equal(plain.headers['content-type'], CLAIM_RESULT);
+    assert.equal(JSON.parse(plain.body).results[0].claim_id, 'birth_date');
   });
 
   it('answers the claims in request order, a claim named twice once', async () => {

@@ -186,10 +186,27 @@ describe('render stored evaluations', () => {
     for (const [body, headers] of [
       [{ format: 'application/dc+sd-jwt' }, {}],
       [{ format: 'text/html' }, {}],
-      [{}, { accept: 'application/json' }],
       [{ format: CLAIM_RESULT }, { accept: CCCEV }],
     ] as const) {
       assertProblem(await verifier.post(render(id), body, { headers }), 406, 'claim.format_not_supported');
+    }
+    // Plain JSON names the claim-result type, never CCCEV JSON-LD: an evaluation made in CCCEV is not that one.
+    const cccev = JSON.parse((await evaluate({ claims: ['person_alive'] }, { accept: CCCEV })).body)[
+      '@graph'
+    ][0]['dcterms:identifier'];
+    for (const [body, headers] of [
+      [{}, { accept: 'application/json' }],
+      [{ format: 'application/json' }, {}],
+    ] as const) {
+      assertProblem(
+        await verifier.post(render(cccev), body, { headers }),
+        403,
+        'evaluation.binding_mismatch',
+      );
+      const answered = await verifier.post(render(id), body, { headers });
+      assert.equal(answered.statusCode, 200, answered.body);
+      assert.equal(answered.headers['content-type'], CLAIM_RESULT);
+      assert.equal(JSON.parse(answered.body).results[0].evaluation_id, id);
     }
     // A JSON `null` is a body, and not an object: only an empty body asks for nothing.
     for (const body of [{ fromat: CLAIM_RESULT }, { claims: [] }, { disclosure: 'all' }, ['x'], null]) {

@@ -21,6 +21,25 @@ describe('evaluation format negotiation', () => {
     }
   });
 
+  it('reads application/json as the claim-result type, never as CCCEV, and less specifically than either', () => {
+    for (const accept of [
+      'application/json',
+      'application/json; charset=utf-8',
+      `application/json, ${CCCEV}`,
+      `application/*;q=0, application/json`,
+      `${CCCEV};q=0.5, application/json`,
+    ]) {
+      assert.equal(negotiateFormat(accept, undefined), RESULT, accept);
+    }
+    assert.equal(negotiateFormat(`${CCCEV}, application/json`, undefined), CCCEV);
+    assert.equal(negotiateFormat(undefined, 'application/json'), RESULT);
+    assert.equal(negotiateFormat('application/json', RESULT), RESULT);
+    // The vendor type itself decides over the plain JSON range; a charset other than UTF-8 is not met.
+    rejected(`application/json, ${RESULT};q=0`);
+    rejected('application/json; charset=iso-8859-1');
+    rejected('application/json', CCCEV);
+  });
+
   it('selects CCCEV JSON-LD with the profile quoted or unquoted, in any case and spacing', () => {
     for (const accept of [
       CCCEV,
@@ -43,7 +62,6 @@ describe('evaluation format negotiation', () => {
 
   it('answers 406 for anything else, including q=0 and JSON-LD without the profile', () => {
     for (const accept of [
-      'application/json',
       'text/html',
       'application/ld+json',
       'application/ld+json; profile="other"',

@@ -78,6 +78,18 @@ function covers(range: MediaRange, offered: MediaRange): boolean {
   return true;
 }
 
+/**
+ * How specifically a range names an offered format, or -1 when it does not cover it. `application/json` names the
+ * claim-result type (plain JSON is what it is; the verifier contract's strict 406 for it tripped generic clients),
+ * less specifically than the vendor type itself and more than `application/*`, so either of those decides when both
+ * are sent. It never names CCCEV: JSON-LD is read differently from the JSON it is written in.
+ */
+function coverage(range: MediaRange, offered: (typeof OFFERED)[number]): number {
+  if (covers(range, offered.range)) return specificity(range);
+  const plainJson = range.type === 'application' && range.subtype === 'json' && range.params.size === 0;
+  return plainJson && offered.format === CLAIM_RESULT_MEDIA_TYPE ? 1.5 : -1;
+}
+
 function specificity(range: MediaRange): number {
   if (range.type === '*') return 0;
   if (range.subtype === '*') return 1;
@@ -105,8 +117,8 @@ function acceptedFormats(accept: string | undefined, named = false): ResultForma
   const scored = OFFERED.flatMap((offered, preference) => {
     // The most specific range covering an offered type decides its weight (RFC 9110 §12.5.1).
     const best = ranges
-      .filter((range) => covers(range, offered.range))
-      .sort((a, b) => specificity(b) - specificity(a) || a.order - b.order)[0];
+      .filter((range) => coverage(range, offered) >= 0)
+      .sort((a, b) => coverage(b, offered) - coverage(a, offered) || a.order - b.order)[0];
     return best && best.q > 0 ? [{ format: offered.format, q: best.q, order: best.order, preference }] : [];
   });
   // Equal weights: the client's order, as the verifier contract reads Accept (the first entry naming a format wins);
@@ -134,8 +146,7 @@ export function acceptableFormats(
     // Read as an Accept range is: a `charset=utf-8` is met here too, and the cccev `profile` compared by meaning.
     const parsed = parseRange(bodyFormat, 0);
     const wanted = parsed && withoutUtf8Charset(parsed);
-    const match =
-      wanted && OFFERED.find((offered) => specificity(wanted) >= 2 && covers(wanted, offered.range));
+    const match = wanted && OFFERED.find((offered) => coverage(wanted, offered) > 1);
     if (!match)
       throw verifierProblem(
         'claim.format_not_supported',
