@@ -87,6 +87,17 @@ describe('ambit config check --connect', () => {
     assert.match(lines, /4 of 4 PostgreSQL tables would fail to serve/);
   });
 
+  it('names the column a refusal is about, as a start does', async () => {
+    await db.query('CREATE TABLE clocks (id integer PRIMARY KEY, label time)');
+    const config = relayConfig(tableYaml('clocks', 'clocks', { live: true }), ['clocks']);
+    const result = await runCli(['config', 'check', '--config', config, '--connect'], env(db.url));
+    assert.equal(result.code, 1);
+    assert.match(
+      result.err.join('\n'),
+      /registry\/clocks \(live\): ingest\.type_mismatch: column "label": column is time without time zone/,
+    );
+  });
+
   it('a database that does not answer is unavailable; the connection string and password are never printed', async () => {
     // A port that refuses connections: listened on, then closed.
     const server = createServer();

@@ -223,6 +223,7 @@ describe('live PostgreSQL tables: failures and the startup probe', () => {
     );
     assert.equal(error.code, 'ingest.type_mismatch');
     assert.equal(error.column, 'amount');
+    assert.match(error.detail, /through a view that casts it \(e\.g\. "amount"::bigint\)/);
   });
 
   it('the probe refuses types the database compares otherwise than their text (char, name, real)', async () => {

@@ -57,6 +57,14 @@ export async function checkPostgresConnections(loaded: LoadedRelayConfig): Promi
 }
 
 function problemOf(error: unknown): { code: string; detail: string } {
-  if (error instanceof SourceError) return { code: error.code, detail: error.detail };
+  if (error instanceof SourceError) {
+    // Where, as a start's message says it: a type mismatch's detail alone does not name its column.
+    const where = [
+      ...(error.row === undefined ? [] : [`data row ${error.row}`]),
+      ...(error.column === undefined ? [] : [`column ${JSON.stringify(error.column)}`]),
+    ];
+    const detail = where.length === 0 ? error.detail : `${where.join(', ')}: ${error.detail}`;
+    return { code: error.code, detail };
+  }
   return { code: 'ingest.source_unavailable', detail: describePgError(error) };
 }

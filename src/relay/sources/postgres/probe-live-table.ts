@@ -20,6 +20,16 @@ const COMPATIBLE_TYPES: Record<string, readonly string[]> = {
   timestamp: ['timestamp', 'timestamptz'],
 };
 
+/** What the refusal of another column type suggests casting it to, in a view. */
+const CASTS: Record<string, string> = {
+  string: 'text',
+  integer: 'bigint',
+  number: 'numeric',
+  boolean: 'boolean',
+  date: 'date',
+  timestamp: 'timestamptz',
+};
+
 /** Checks the table as LiveTable.probe says; returns the PostgreSQL type name of each column. */
 export async function probeLiveTable(
   table: TableConfig,
@@ -71,6 +81,22 @@ export async function probeLiveTable(
       values: [relation, table.primary_key],
     });
     const keyed = unique.rows[0];
+    const key = quoteIdentifier(table.primary_key);
+    // A materialized view's columns are never NOT NULL (PostgreSQL refuses to set it): its rows are checked instead,
+    // and its query must go on leaving keyless rows out at each REFRESH, as a view's must.
+    if (keyed !== undefined && !keyed.not_null && kind.rows[0]?.relkind === 'm') {
+      const keyless = await client.query(`SELECT 1 FROM ${relation} WHERE ${key} IS NULL LIMIT 1`);
+      if (keyless.rows.length > 0) {
+        throw new SourceError({
+          tableId: table.id,
+          code: 'ingest.live_key_not_unique',
+          detail: `live reads page by the primary key: rows of the materialized view ${relation} have no ${table.primary_key}; leave them out in its query (WHERE ${key} IS NOT NULL)`,
+          column: table.primary_key,
+        });
+      }
+      await client.query('COMMIT');
+      return types;
+    }
     if (keyed === undefined || !keyed.not_null) {
       throw new SourceError({
         tableId: table.id,
@@ -139,7 +165,7 @@ function checkColumns(table: TableConfig, actual: readonly ProbedColumn[]): void
       throw new SourceError({
         tableId: table.id,
         code: 'ingest.type_mismatch',
-        detail: `column is ${column.shown}, which a live table cannot serve as ${field.type} (use ${(COMPATIBLE_TYPES[field.type] ?? []).join(', ')})`,
+        detail: `column is ${column.shown}, which a live table cannot serve as ${field.type} (it needs ${(COMPATIBLE_TYPES[field.type] ?? []).join(', ')}: serve it through a view that casts it (e.g. ${quoteIdentifier(field.name)}::${CASTS[field.type]}))`,
         column: field.name,
       });
     }
