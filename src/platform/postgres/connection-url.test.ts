@@ -107,6 +107,27 @@ describe('connectionUrlProblem', () => {
     );
   });
 
+  it('refuses a password whose special characters are not percent-encoded, which would name another host', () => {
+    // Read as host `9fQ` (then `b`, `u`): a piece of the password the driver's errors and the logs would quote.
+    for (const url of [
+      'postgres://verifier:k@9fQ#zL@127.0.0.1:5432/state',
+      'postgres://u:a@b/cd@127.0.0.1/db',
+      'postgres://u:a@b?cd@127.0.0.1/db',
+      'postgres://u:12#34@127.0.0.1/db',
+    ]) {
+      const problem = connectionUrlProblem(url, 'DB_URL', { remoteTls: false }) ?? '';
+      assert.match(problem, /DB_URL .*percent-encode/, url);
+      assert.doesNotMatch(problem, /9fQ|zL|cd|34/, url);
+    }
+    // Encoded, or an `@` only in the password (the last one ends it), it is what it says.
+    for (const url of [
+      'postgres://verifier:k%409fQ%23zL@127.0.0.1:5432/state',
+      'postgres://u:p@ss@127.0.0.1/db',
+    ]) {
+      assert.equal(connectionUrlProblem(url, 'DB_URL', { remoteTls: false }), undefined, url);
+    }
+  });
+
   it('knows loopback spellings', () => {
     for (const host of ['localhost', '127.0.0.1', '127.5.6.7', '[::1]', '::1', '::ffff:127.0.0.1', '/tmp']) {
       assert.equal(isLocalHost(host), true, host);

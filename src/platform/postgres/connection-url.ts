@@ -24,6 +24,11 @@ export function connectionUrlProblem(
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     return `${envName} must hold a postgres:// or postgresql:// URL`;
   }
+  // A password with an unencoded `#`, `/` or `?` after an `@` ends the authority early: the URL then names a piece
+  // of the password as its host, which connection errors (and the logs quoting them) would print.
+  if (parsed.hash !== '' || parsed.pathname.includes('@') || parsed.search.includes('@')) {
+    return `${envName} has a \`#\`, or an \`@\` after the host: percent-encode special characters in the user name and password (\`@\` as %40, \`#\` as %23, \`/\` as %2F, \`?\` as %3F)`;
+  }
   // The driver keeps the last of repeated parameters, libpq-style tools may not: one reading only.
   const repeated = repeatedParameter(parsed.searchParams);
   if (repeated !== undefined)

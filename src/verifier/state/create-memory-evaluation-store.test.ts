@@ -104,6 +104,38 @@ describe('memory evaluation store', () => {
     assert.ok(await store.get('HUGE', 'p1'));
   });
 
+  it('counts the identifier schemes and profile a target_ref echoes, once per evaluation', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    // What a caller may send: 20 schemes of 128 characters and a profile, echoed in every result's target_ref.
+    const targetRef = {
+      type: 'person',
+      handle: 'rnref:v1:x',
+      identifier_schemes: Array.from({ length: 20 }, (_, index) => `${index}`.padEnd(128, 's')),
+      profile: 'p'.repeat(128),
+    };
+    const plain = (id: string) => evaluation(id, clock.now(), 60_000);
+    const echoing = (id: string, results = 1) => ({
+      ...plain(id),
+      results: Array.from({ length: results }, () => ({
+        claim_id: 'alive',
+        value: true,
+        target_ref: targetRef,
+      })),
+    });
+    const text = 21 * 128;
+    assert.ok(evaluationBytes(echoing('size')) >= evaluationBytes(plain('size')) + text);
+    // One object shared by the results: held once, counted once.
+    assert.ok(evaluationBytes(echoing('size', 3)) < evaluationBytes(plain('size')) + 3 * 1536 + 3 * text);
+    const kept = async (make: (id: string) => ReturnType<typeof plain>) => {
+      const store = memoryStore({ clock, maxEntries: 10_000, maxEvaluationBytes: 1_048_576 });
+      for (let index = 0; index < 1000; index++) await store.put(make(`E${index}`));
+      let count = 0;
+      for (let index = 0; index < 1000; index++) if (await store.get(`E${index}`, 'p1')) count++;
+      return count;
+    };
+    assert.ok((await kept(echoing)) * 2 <= (await kept(plain)), 'they hold twice as much memory at least');
+  });
+
   it('purges expired evaluations on write, oldest first, and stops at the first live one', async () => {
     const clock = fixedClock('2026-01-01T00:00:00Z');
     const store = memoryStore({ clock });
@@ -140,6 +172,20 @@ describe('memory evaluation store', () => {
       'too large to keep: the key is released',
     );
     assert.equal(await reuse(store, clock.now(), 'd'), 'replay', 'and nothing else was dropped for it');
+  });
+
+  it('counts a response holding a character past Latin-1 at two bytes a character, as it is held', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = memoryStore({ clock, maxIdempotencyBytes: 100_000 });
+    // A name in Cyrillic makes the whole string one of two-byte characters: 60 KB in memory, not 30 KB.
+    const body = `{"name":"Жанна","note":"${'x'.repeat(30_000)}"}`;
+    for (const key of ['a', 'b']) await remember(store, clock.now(), key, body);
+    assert.equal(await reuse(store, clock.now(), 'b'), 'replay');
+    assert.equal(await reuse(store, clock.now(), 'a'), 'started', 'two such responses exceed the bytes');
+    // Latin-1 text (accents) is held at one byte a character.
+    const latin = `{"name":"Zoé","note":"${'x'.repeat(30_000)}"}`;
+    for (const key of ['c', 'd', 'e']) await remember(store, clock.now(), key, latin);
+    for (const key of ['c', 'd', 'e']) assert.equal(await reuse(store, clock.now(), key), 'replay');
   });
 
   it('counts a record once however often its key is released or taken over', async () => {

@@ -39,11 +39,18 @@ const RECORD_OVERHEAD_BYTES = 256;
  */
 export function evaluationBytes(evaluation: StoredEvaluation): number {
   let bytes = EVALUATION_OVERHEAD_BYTES;
+  let counted: unknown;
   for (const result of evaluation.results) {
     bytes += RESULT_OVERHEAD_BYTES;
     const value = result.value;
     if (typeof value === 'string') bytes += value.length * 2;
     else if (value !== null && typeof value === 'object') bytes += 4 * (JSON.stringify(value)?.length ?? 0);
+    // The target_ref echoes what the caller sent (up to 20 schemes of 128 characters, a profile): one object
+    // shared by the results, counted once.
+    if (result.target_ref !== counted) {
+      counted = result.target_ref;
+      bytes += targetRefBytes(counted);
+    }
   }
   // A CCCEV evaluation keeps the configuration's terms it was rendered with: its texts, and a fixed part per claim.
   for (const terms of evaluation.cccev_terms?.claims ?? []) {
@@ -54,7 +61,20 @@ export function evaluationBytes(evaluation: StoredEvaluation): number {
   return bytes;
 }
 
+/** The texts of a target_ref the caller chose, at two bytes a character, with a fixed part per scheme. */
+function targetRefBytes(ref: unknown): number {
+  if (ref === null || typeof ref !== 'object') return 0;
+  const { identifier_schemes: schemes, profile } = ref as { identifier_schemes?: unknown; profile?: unknown };
+  let bytes = typeof profile === 'string' ? 2 * profile.length : 0;
+  if (Array.isArray(schemes)) {
+    for (const scheme of schemes)
+      bytes += SCHEME_OVERHEAD_BYTES + (typeof scheme === 'string' ? 2 * scheme.length : 0);
+  }
+  return bytes;
+}
+
 const EVALUATION_OVERHEAD_BYTES = 1024;
+const SCHEME_OVERHEAD_BYTES = 32;
 const RESULT_OVERHEAD_BYTES = 1536;
 
 export function createMemoryEvaluationStore(options: MemoryStoreLimits): EvaluationStore {
@@ -197,7 +217,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
     async completeIdempotent(scope, owner, response, expiresAt) {
       const entry = keys.get(scope);
       if (!entry || entry.owner !== owner) return;
-      const bytes = RECORD_OVERHEAD_BYTES + Buffer.byteLength(response.body);
+      const bytes = RECORD_OVERHEAD_BYTES + heldBytes(response.body);
       // A response larger than every record may hold is not kept: the key is released, as after a failure.
       if (bytes > options.maxIdempotencyBytes) {
         dropKey(entry);
@@ -229,6 +249,16 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
     isClosed: () => closed,
   };
 }
+
+/**
+ * What a string takes in memory: a byte a character while every one is Latin-1, two bytes a character (the whole
+ * string) once one is not, such as a name in Cyrillic. Not its UTF-8 length, which counts the latter at about half.
+ */
+function heldBytes(text: string): number {
+  return WIDE_CHARACTER.test(text) ? 2 * text.length : text.length;
+}
+
+const WIDE_CHARACTER = /[\u0100-\uffff]/;
 
 /** A FIFO over an array: shifting moves a head index, and the consumed front is dropped now and then. */
 function createQueue<T>() {
