@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InjectOptions, Response } from 'light-my-request';
+import { keyedHash } from '../../src/platform/audit/keyed-hash.ts';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
 import { silentLogger } from '../../src/platform/log.ts';
@@ -22,6 +23,11 @@ export const CALLER_KEYS = {
 export type Caller = keyof typeof CALLER_KEYS;
 
 export const VERIFIER_AUDIT_SECRET = 'verifier-test-audit-secret-0123456789ab';
+
+/** The `correlation_id_hash` an audit event records for a caller's `x-request-id`. */
+export function correlationIdHash(clientRequestId: string): string {
+  return keyedHash(Buffer.from(VERIFIER_AUDIT_SECRET), 'correlation_id', clientRequestId);
+}
 export const EVIDENCE_PURPOSE = 'https://demo.example.gov/purpose/benefit-eligibility';
 export const CLAIM_RESULT = 'application/vnd.ambit.claim-result+json';
 export const CCCEV = 'application/ld+json; profile="cccev"';

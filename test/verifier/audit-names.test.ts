@@ -1,10 +1,11 @@
 // Names a caller sends that the verifier does not know (claim ids, target types, identifier schemes) reach the
 // audit chain as keyed hashes, never as sent: a client that puts a person's identifier where a name belongs must
-// not write it into the audit file. Names the configuration declares stay readable.
+// not write it into the audit file. Names the configuration declares stay readable. The caller's `x-request-id`
+// is free text too, recorded only as `correlation_id_hash` (verifier contract §6).
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
-import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+import { correlationIdHash, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
 const SECRET_TEXT = /FAKE-PII-\d/;
 
@@ -73,5 +74,34 @@ describe('verifier audit of caller-sent names', () => {
       JSON.stringify(schemes),
     );
     assert.deepEqual(record.claim_ids, ['person_alive']);
+  });
+
+  it("records the caller's x-request-id only as a keyed hash, which finds the request's event", async () => {
+    const target = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
+    // A case number or a person's identifier is what many clients send as their correlation id.
+    const sent = 'FAKE-PII-5';
+    const ok = await verifier.evaluate(
+      { target, claims: ['person_alive'] },
+      { headers: { 'x-request-id': sent } },
+    );
+    assert.equal(ok.statusCode, 200, ok.body);
+    const refused = await verifier.evaluate(
+      { target, claims: ['person_alive'] },
+      { headers: { 'x-request-id': 'FAKE-PII-6', 'x-api-key': 'unknown-key-000000000000000000000' } },
+    );
+    assert.equal(refused.statusCode, 401);
+    const records = verifier.auditRecords();
+    assert.doesNotMatch(JSON.stringify(records), SECRET_TEXT);
+    for (const [id, response] of [
+      [sent, ok],
+      ['FAKE-PII-6', refused],
+    ] as const) {
+      const found = records.filter((record) => record.correlation_id_hash === correlationIdHash(id));
+      assert.equal(found.length, 1, id);
+      assert.equal(found[0]?.request_id, response.headers['x-request-id']);
+    }
+    const plain = await verifier.evaluate({ target, claims: ['person_alive'] });
+    assert.equal(plain.statusCode, 200);
+    assert.equal(lastRecord().correlation_id_hash, null);
   });
 });

@@ -8,6 +8,7 @@ import type { VerifierRuntime } from '../../src/verifier/verifier-runtime.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import {
   CALLER_KEYS,
+  correlationIdHash,
   EVIDENCE_PURPOSE,
   startTestVerifier,
   type TestVerifier,
@@ -128,7 +129,9 @@ describe('a client that goes away before its answer', () => {
   });
 
   const auditOf = (clientRequestId: string) =>
-    verifier.auditRecords().find((record) => record.client_request_id === clientRequestId);
+    verifier
+      .auditRecords()
+      .find((record) => record.correlation_id_hash === correlationIdHash(clientRequestId));
 
   it('frees the only CEL worker at once for the next request, and audits the request as the client closing', async () => {
     // The worker is ready once it has answered: the long rule below runs at once rather than waiting in the queue.

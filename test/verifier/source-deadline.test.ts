@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
-import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+import { correlationIdHash, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
 const target = (nationalId: string) => ({
   type: 'person',
@@ -46,7 +46,9 @@ describe('source reads and the request timeout', () => {
   });
 
   const auditOf = (clientRequestId: string) =>
-    verifier.auditRecords().find((record) => record.client_request_id === clientRequestId);
+    verifier
+      .auditRecords()
+      .find((record) => record.correlation_id_hash === correlationIdHash(clientRequestId));
 
   it('answers 504 when a slow source outlasts the request, auditing the reads actually made', async () => {
     // The relay answers after 2.5 s, long after both requests were answered.

@@ -1,6 +1,7 @@
 // The verifier's EvidenceAuditEvent (verifier contract §6): what was decided for whom and why, with every
 // identifier as a keyed hash; no target identifiers, claim values, source rows or credentials. One per request,
 // and one more per item of a batch.
+import { keyedHash } from '../../platform/audit/keyed-hash.ts';
 import { UNROUTED_PATH } from '../../platform/audit/unrouted-path.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import type { VerifierAuditFacts } from '../verifier-runtime.ts';
@@ -60,15 +61,36 @@ function routeFacts(request: RouteRequest): VerifierAuditFacts {
   return refusal === undefined ? facts : { ...facts, ...refusal };
 }
 
-/** The event of one batch item: the batch's caller, route and policy facts with the item's own outcome. */
+/** The answer a batch was given before its items ended (its client went away, 499, or it timed out, 504). */
+export interface BatchAnswered {
+  readonly status: number;
+  readonly problemCode: string | undefined;
+}
+
+/**
+ * The event of one batch item: the batch's caller, route and policy facts with the item's own outcome. An item of a
+ * batch answered before it ended reached nobody: it carries that answer, not a success, and keeps its own failure's
+ * reason, if any, as `error_code`.
+ */
 export function buildBatchItemAuditEvent(
   request: RouteRequest,
   item: BatchItemAudit,
   context: EvidenceAuditContext,
+  answered?: BatchAnswered,
 ): Record<string, unknown> {
   const batchFacts = request.ctx.audit as VerifierAuditFacts;
+  const status = answered?.status ?? item.status;
+  const problemCode = answered === undefined ? item.problemCode : answered.problemCode;
+  const facts: VerifierAuditFacts =
+    answered === undefined
+      ? item.facts
+      : {
+          ...item.facts,
+          decision: 'evaluate_denied',
+          errorDetailCode: item.facts.errorDetailCode ?? item.problemCode ?? answered.problemCode,
+        };
   return {
-    ...evidenceEvent(request, item.status, item.problemCode, item.facts, context),
+    ...evidenceEvent(request, status, problemCode, facts, context),
     batch_id: batchFacts.batchId ?? null,
     input_index: item.inputIndex,
   };
@@ -88,7 +110,12 @@ function evidenceEvent(
     event_id: context.eventId,
     occurred_at: new Date(context.now).toISOString(),
     request_id: ctx.requestId,
-    client_request_id: ctx.clientRequestId ?? null,
+    // The caller's x-request-id is its own free text (often a case number or a person's id): keyed, as the
+    // contract's `correlation_id_hash`. Our `request_id`, which the caller receives, correlates in the clear.
+    correlation_id_hash:
+      ctx.clientRequestId === undefined
+        ? null
+        : keyedHash(context.secret, 'correlation_id', ctx.clientRequestId),
     principal_id_hash: ctx.principal ? principalHash(context.secret, ctx.principal) : null,
     auth_mode: ctx.principal?.authMode ?? null,
     decision: facts.decision ?? (failed ? 'denied' : 'allowed'),

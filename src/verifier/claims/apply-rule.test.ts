@@ -35,6 +35,10 @@ evidence:
         source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
           lookup: { input: target.id, field: national_id }, fields: [size] } },
         rule: { type: cel, expression: "double(source.p.size) / 2.0" } }
+    - { id: born, title: B, version: "1", subject_type: p, value: { type: date },
+        source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
+          lookup: { input: target.id, field: national_id }, fields: [birth_date] } },
+        rule: { type: extract, source: p, field: birth_date } }
 `;
 
 const { config } = loadVerifierConfigText(TEXT, { H: fingerprintOf('k'), S: 's'.repeat(32) }, '/tmp');
@@ -83,6 +87,22 @@ describe('a CEL rule sees only the binding fields', () => {
     for (const note of ['n'.repeat(1023), '\u0001'.repeat(200), { list: ['n'.repeat(1100)] }]) {
       await assert.rejects(applyRule(claim('note'), withNote(note), cel), (error: unknown) => {
         assert.equal((error as { code?: string }).code, 'claim.rule_evaluation_failed');
+        return true;
+      });
+    }
+  });
+
+  it('answers a date claim only with text that starts with a calendar date that exists', async () => {
+    const born = (birthDate: unknown): RuleInputs => ({
+      ...inputs,
+      rows: new Map([['p', { birth_date: birthDate }]]),
+    });
+    for (const accepted of ['2024-02-29', '2024-02-29T10:00:00Z', null]) {
+      assert.equal(await applyRule(claim('born'), born(accepted), cel), accepted);
+    }
+    for (const refused of ['2023-02-29', '2024-04-31', '2024-13-01', '2024-00-10', 20240101]) {
+      await assert.rejects(applyRule(claim('born'), born(refused), cel), (error: unknown) => {
+        assert.equal((error as { code?: string }).code, 'claim.rule_evaluation_failed', String(refused));
         return true;
       });
     }

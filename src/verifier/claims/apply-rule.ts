@@ -133,7 +133,7 @@ export function typeMismatch(value: unknown, type: ValueType): string | undefine
       case 'string':
         return typeof value === 'string';
       case 'date':
-        return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}/.test(value);
+        return typeof value === 'string' && startsWithCalendarDate(value);
       case 'array':
         return Array.isArray(value);
       default:
@@ -141,6 +141,30 @@ export function typeMismatch(value: unknown, type: ValueType): string | undefine
     }
   })();
   return ok ? undefined : `the value is not of the declared type ${type}`;
+}
+
+const DATE_PREFIX = /^(\d{4})-(\d{2})-(\d{2})/;
+
+/** Whether `text` starts `YYYY-MM-DD` with a date that exists (no 2023-02-29, no month 13). */
+function startsWithCalendarDate(text: string): boolean {
+  const match = DATE_PREFIX.exec(text);
+  if (!match) return false;
+  const [year, month, day] = [match[1], match[2], match[3]].map(Number) as [number, number, number];
+  // setUTCFullYear, because Date.UTC reads years 0-99 as 1900-1999.
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+}
+
+/**
+ * Why a request input is not of the type a claim declares for it. A `date` input is the date alone: a rule reads it
+ * as one (`timestamp(d + 'T00:00:00Z')`), and would fail on more, a 500 for the caller's mistake.
+ */
+export function inputTypeMismatch(value: unknown, type: ValueType): string | undefined {
+  if (type === 'date' && typeof value === 'string' && value.length !== 10) {
+    return 'the value is not of the declared type date';
+  }
+  return typeMismatch(value, type);
 }
 
 function ruleFailed(code: string, message: string) {

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fingerprintOf } from '../../platform/auth/api-key.ts';
 import { fixedDeadline } from '../../platform/deadline.ts';
+import { isProblem } from '../../platform/problem/problem.ts';
 import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
 import type { SourceLookup, SourceReader } from '../connectors/source-reader.ts';
 import { buildClaimCatalog } from './build-claim-catalog.ts';
 import type { CelEvaluator } from './create-cel-evaluator.ts';
-import { EvaluationTrace, evaluateClaims } from './evaluate-claims.ts';
+import { checkLookupInputs, EvaluationTrace, evaluateClaims } from './evaluate-claims.ts';
 
 const binding = (connection: string, dataset: string) =>
   `connector: registry_data_api, connection: ${connection}, dataset: ${dataset}, entity: e, lookup: { input: target.id, field: id }, fields: [ok]`;
@@ -28,6 +29,9 @@ evidence:
     - { id: pair, title: Pair, version: "1", subject_type: p, value: { type: boolean },
         source_bindings: { s: {${binding('one', 'd1')} }, t: {${binding('two', 'd2')} } },
         rule: { type: cel, expression: "source.s.ok && source.t.ok" } }
+    - { id: born, title: Born, version: "1", subject_type: p, value: { type: boolean },
+        inputs: [{ name: target.attributes.birth_date, type: date }],
+        rule: { type: cel, expression: "timestamp(ctx.target.attributes.birth_date + 'T00:00:00Z') < timestamp('2008-01-01T00:00:00Z')" } }
 `;
 
 function setup() {
@@ -166,6 +170,35 @@ describe('claim evaluation over the dependency graph', () => {
         claimId,
       );
       assert.equal(finished, 2, `${claimId}: no read left running`);
+    }
+  });
+
+  it('refuses a target attribute declared date unless it is a calendar date that exists (400, not a rule failure)', () => {
+    const { catalog } = setup();
+    const check = (birthDate: string) => () =>
+      checkLookupInputs(catalog, ['born'], { ...CONTEXT.target, attributes: { birth_date: birthDate } });
+    for (const accepted of ['2000-01-31', '2000-02-29', '1900-12-01'])
+      assert.doesNotThrow(check(accepted), accepted);
+    // Each would pass to the rule and fail there, a 500 for the caller's mistake.
+    for (const refused of [
+      '2000-02-30',
+      '1900-02-29',
+      '2000-13-01',
+      '2000-00-10',
+      '2000-01-01T00:00:00Z',
+      '2000-01-01x',
+    ]) {
+      assert.throws(
+        check(refused),
+        (error: unknown) => {
+          assert.ok(isProblem(error));
+          assert.equal(error.status, 400);
+          assert.equal(error.code, 'request.invalid');
+          assert.match(String(error.detail), /`target\.attributes\.birth_date` must be of type date/);
+          return true;
+        },
+        refused,
+      );
     }
   });
 });

@@ -6,7 +6,7 @@ import { createSemaphore, type Semaphore } from '../connectors/create-semaphore.
 import type { ReadTrace, SourceReader } from '../connectors/source-reader.ts';
 import { type EvaluationTarget, lookupValue } from '../evaluation/parse-evaluation-request.ts';
 import { claimProblem, verifierProblem } from '../problems.ts';
-import { applyRule, typeMismatch } from './apply-rule.ts';
+import { applyRule, inputTypeMismatch } from './apply-rule.ts';
 import type { ClaimCatalog } from './build-claim-catalog.ts';
 import type { CelEvaluator } from './create-cel-evaluator.ts';
 
@@ -94,7 +94,7 @@ export function checkLookupInputs(
     }
     for (const { path, name, type, claimId } of claim?.attributeTypes ?? []) {
       if (!Object.hasOwn(target.attributes, name)) continue;
-      if (typeMismatch(target.attributes[name], type) !== undefined) {
+      if (inputTypeMismatch(target.attributes[name], type) !== undefined) {
         throw claimProblem(
           verifierProblem('request.invalid', `\`${path}\` must be of type ${type} (claim ${claimId}).`),
           id,

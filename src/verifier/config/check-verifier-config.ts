@@ -129,7 +129,9 @@ function checkClaimGraph(config: VerifierConfig): ConfigIssue[] {
     claim.depends_on.forEach((dependency, d) => {
       const path = `evidence.claims.${c}.depends_on.${d}`;
       const found = byId.get(dependency);
-      if (!found) {
+      if (claim.depends_on.indexOf(dependency) < d) {
+        issues.push(issue(path, `\`${dependency}\` is already listed`));
+      } else if (!found) {
         issues.push(issue(path, `unknown claim \`${dependency}\`${hint(dependency, ids)}`));
       } else if (found.subject_type !== claim.subject_type) {
         // Its lookups would run on the parent's target: a record found by that target's identifier belongs to

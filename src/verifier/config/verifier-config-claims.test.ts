@@ -145,6 +145,20 @@ describe('verifier config', () => {
     assert.match(issues[0]?.message ?? '', /a -> b -> c -> a/);
   });
 
+  it('refuses a sub-claim listed twice in depends_on (provenance would name it twice)', () => {
+    const text = `${BASE}
+    - id: twice
+      title: Twice
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+      depends_on: [alive, alive]
+      rule: { type: cel, expression: "claims.alive.value" }`;
+    assert.deepEqual(issuesAt(text, 'evidence.claims.1.depends_on.1'), [
+      { code: 'config.validation_error', message: '`alive` is already listed' },
+    ]);
+  });
+
   it('refuses sub-claims nested deeper than 32 levels, naming the claim on top, however long the chain', () => {
     // Built as a parsed value: YAML for thousands of claims would take seconds to read.
     const chained = (length: number) => {

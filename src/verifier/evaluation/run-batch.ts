@@ -28,6 +28,8 @@ export interface BatchContext {
   readonly deadline: Deadline;
   /** Told of every item's reads as well. */
   readonly reads?: ReadTrace;
+  /** Whether the request was answered meanwhile (its client went away, or it timed out). */
+  readonly answered?: () => boolean;
 }
 
 export interface BatchItemReport {
@@ -166,10 +168,13 @@ export async function runBatch(
     );
   });
   let storeFailure: unknown;
-  try {
-    await runtime.store.putMany(stored);
-  } catch (error) {
-    storeFailure = error;
+  // Answered meanwhile: nobody learns these evaluations' ids, so none is kept (as for a single evaluation).
+  if (context.answered?.() !== true) {
+    try {
+      await runtime.store.putMany(stored);
+    } catch (error) {
+      storeFailure = error;
+    }
   }
 
   const items = request.items.map((item, index) =>

@@ -139,19 +139,21 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
         deadline: evaluationDeadline(request),
         // The items' reads, counted into the audit facts as they leave (a 504 is audited with those made so far).
         reads: new EvaluationTrace(facts),
+        answered: () => request.ctx.responding === true,
       });
       facts.upstreamRequestCount = run.upstreamRequests;
       const summary = run.response.summary as { succeeded: number; failed: number };
       facts.batchSucceeded = summary.succeeded;
       facts.batchFailed = summary.failed;
+      // Answered already (the batch's own event is written): the items reached nobody, and their events say so.
+      const answered = request.ctx.responding
+        ? { status: reply.statusCode, problemCode: request.ctx.errorCode }
+        : undefined;
       await runtime.writeAuditRecords(
         run.reports.map((report) => {
           const now = runtime.clock.now();
-          return buildBatchItemAuditEvent(request, report, {
-            secret: runtime.hashSecret,
-            now,
-            eventId: runtime.random.ulid(now),
-          });
+          const context = { secret: runtime.hashSecret, now, eventId: runtime.random.ulid(now) };
+          return buildBatchItemAuditEvent(request, report, context, answered);
         }),
       );
       if (run.storeFailure !== undefined) {
