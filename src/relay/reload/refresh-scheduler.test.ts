@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { systemClock } from '../../platform/clock.ts';
 import { createLogger, silentLogger } from '../../platform/log.ts';
 import type { RelayConfig } from '../config/schema.ts';
-import type { ChangeTokenSource } from './change-token.ts';
+import { type ChangeTokenSource, fileChangeToken } from './change-token.ts';
 import { createRefreshScheduler, type Every } from './refresh-scheduler.ts';
 import type { Reloader } from './reloader.ts';
 
@@ -88,6 +91,51 @@ describe('refresh scheduler', () => {
     // A source that cannot tell (no settling) is read at every tick, as before.
     await withSource({ changeToken: async () => 'token' }).runOnce();
     assert.equal(reloads, 2);
+  });
+
+  it('an interval tick reads a file whose modification time is in the future once it held still for a tick', async (t) => {
+    // A file copied with its times kept from a machine whose clock is ahead (or written before the clock was set
+    // back) looks "just modified" until the clock catches up: it must not go unread for hours.
+    const dir = mkdtempSync(join(tmpdir(), 'ambit-refresh-future-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'people.csv');
+    writeFileSync(path, 'id\n1\n');
+    const ahead = new Date(Date.now() + 3_600_000);
+    utimesSync(path, ahead, ahead);
+    let reloads = 0;
+    const reloader = {
+      reloadTable: async () => {
+        reloads += 1;
+      },
+      confirmUnchanged: () => false,
+    } as unknown as Reloader;
+    const every = (interval: number) =>
+      createRefreshScheduler({
+        config: {
+          datasets: [
+            { id: 'd', defaults: {}, tables: [{ id: 't', refresh: { mode: 'interval', interval } }] },
+          ],
+        } as unknown as RelayConfig,
+        reloader,
+        logger: silentLogger(),
+        clock: systemClock,
+        changeToken: () => undefined,
+        settleToken: () => fileChangeToken(path),
+      });
+    const minutely = every(60_000);
+    await minutely.runOnce();
+    assert.equal(reloads, 0, 'first seen: it may still be being written');
+    await minutely.runOnce();
+    assert.equal(reloads, 1, 'unchanged for a tick longer than the settle window: read');
+    await minutely.runOnce();
+    assert.equal(reloads, 2, 'an interval table reloads at every tick');
+    // Ticks shorter than the settle window: it has to hold still for as many as make up the window.
+    const secondly = every(1_000);
+    await secondly.runOnce();
+    await secondly.runOnce();
+    assert.equal(reloads, 2, 'unchanged for one second only');
+    await secondly.runOnce();
+    assert.equal(reloads, 3);
   });
 
   it('stop with nothing running resolves at once', async () => {

@@ -3,7 +3,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { DatasetConfig, RefreshConfig, RelayConfig, TableConfig } from '../config/schema.ts';
-import { type ChangeTokenSource, readChangeToken, unreadableCode } from './change-token.ts';
+import { type ChangeTokenSource, FILE_SETTLE_MS, readChangeToken, unreadableCode } from './change-token.ts';
 import type { Reloader } from './reloader.ts';
 
 const MANUAL: RefreshConfig = { mode: 'manual', interval: 60_000 };
@@ -62,6 +62,9 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
       const settle = refresh.mode === 'interval' ? options.settleToken?.(dataset.id, table) : undefined;
       // The token read at the previous poll: a source still being written reloads once it holds still.
       let polled: string | undefined;
+      // The token read at the previous interval tick, and for how many ticks since it has not changed.
+      let ticked: { token: string | undefined; still: number } = { token: undefined, still: 0 };
+      const settleTicks = Math.ceil(FILE_SETTLE_MS / refresh.interval);
       const step = async (): Promise<void> => {
         // The token this poll found: the reload, queued behind another load of the table, skips when that load
         // read it too.
@@ -100,10 +103,13 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
           }
         }
         // A file modified moments ago may still be being written (a CSV cut off mid-row still parses): an interval
-        // reload waits for the next tick rather than serve it.
+        // reload waits for the next tick rather than serve it. One that held still for as many ticks as that takes
+        // is read all the same: a modification time in the future (a copy that kept the times of a machine whose
+        // clock is ahead, a clock set back) would otherwise look recent, and go unread, for hours.
         if (settle?.settling !== undefined) {
           const token = await readChangeToken(settle);
-          if (unreadableCode(token) === undefined && settle.settling(token)) {
+          ticked = token === ticked.token ? { token, still: ticked.still + 1 } : { token, still: 0 };
+          if (unreadableCode(token) === undefined && ticked.still < settleTicks && settle.settling(token)) {
             logger.debug(
               { dataset_id: dataset.id, table_id: table.id },
               'source changing: reload at the next interval',

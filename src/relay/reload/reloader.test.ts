@@ -15,7 +15,7 @@ import { createReloader } from './reloader.ts';
 /** One snapshot table whose change token the test sets; a token of `undefined` cannot be read. */
 function reloaderWithToken() {
   const config = {
-    datasets: [{ id: 'd', defaults: {}, tables: [{ id: 't', source: { type: 'file' } }] }],
+    datasets: [{ id: 'd', defaults: {}, tables: [{ id: 't', source: { type: 'file', path: 't.csv' } }] }],
   } as unknown as RelayConfig;
   const state: RelayState = { generation: undefined, readiness: { total: 1, loaded: 0, failed: 0 } };
   const clock = fixedClock('2026-01-01T00:00:00Z');

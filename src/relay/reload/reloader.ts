@@ -7,11 +7,12 @@ import type { Logger } from '../../platform/log.ts';
 import type { RelayConfig, TableConfig } from '../config/schema.ts';
 import type { LoadTrigger, RelayMetrics } from '../metrics/relay-metrics.ts';
 import type { RelayState } from '../relay-state.ts';
-import { SourceError } from '../sources/source-error.ts';
 import { tableKey } from '../store/generation.ts';
 import { assembleGeneration } from '../store/load-generation.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
 import { type ChangeTokenSource, readChangeToken, unreadableCode } from './change-token.ts';
+import { codeOf, whereOf } from './reload-failure-details.ts';
+import { refreshGroups } from './shared-file-tables.ts';
 
 export interface ReloadFailure {
   readonly dataset_id: string;
@@ -107,6 +108,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
       refs.set(key, { datasetId: dataset.id, table, key, tokens: options.changeToken(dataset.id, table) });
     }
   }
+  const groups = refreshGroups(options.config);
   const tokens = new Map<string, string>();
   // Tables whose reloads fail, by key: the last code and how many failed in a row. A refresh that meets the same
   // failure at every poll (a deleted file, a database away) logs it once at error, the repeats at debug.
@@ -351,8 +353,13 @@ export function createReloader(options: ReloaderOptions): Reloader {
             generation: version,
           };
         }
-        const loaded = [await loadOne(ref)];
-        return outcome(loaded, 'table', trigger, swap(loaded));
+        // A refresh reloads the tables sharing the table's file with it; an operator's reload, the table asked for.
+        const group = trigger === 'admin' ? [ref] : (groups.get(ref.key) ?? []).map((key) => refs.get(key));
+        // One after another, as reloads run: the sheets of a large workbook decoded at once would hold it that often.
+        const loaded: Loaded[] = [];
+        for (const member of group) loaded.push(await loadOne(member as TableRef));
+        // All or none: a swap of some would serve sheets of two versions of one workbook side by side.
+        return outcome(loaded, 'table', trigger, loaded.every((result) => result.ok) && swap(loaded));
       });
     },
     hasTable(datasetId, tableId) {
@@ -368,30 +375,6 @@ function failureOf(result: Loaded): ReloadFailure {
     table_id: result.ref.table.id,
     code: result.ok ? '' : codeOf(result.error),
   };
-}
-
-function codeOf(error: unknown): string {
-  if (error instanceof SourceError) return error.code;
-  const code = (error as { code?: unknown } | null)?.code;
-  // Only dotted catalogue codes are stable enough to report; anything else is a load failure.
-  return typeof code === 'string' && /^[a-z_]+\.[a-z_.]+$/.test(code) ? code : 'ingest.load_failed';
-}
-
-/**
- * Where a load failed, never what was there: the detail of an error located in the data may quote a cell value,
- * so the log gets its row, column and cell; other errors (a missing file, a refused connection) their detail.
- */
-function whereOf(error: unknown): Record<string, unknown> {
-  if (error instanceof SourceError) {
-    const { row, column, cell } = error;
-    if (row === undefined && column === undefined && cell === undefined) return { err_detail: error.detail };
-    return {
-      ...(row === undefined ? {} : { row }),
-      ...(column === undefined ? {} : { column }),
-      ...(cell === undefined ? {} : { cell }),
-    };
-  }
-  return { err_message: error instanceof Error ? error.message : String(error) };
 }
 
 /** What a loaded table holds: its rows, or for a live table (whose snapshot is empty) only that it is live. */
