@@ -9,7 +9,7 @@ export const INGEST_CODES = {
   'ingest.file_changed':
     'A source file changed while it was being read; the load fails and the next one reads it again.',
   'ingest.unsupported_format':
-    'The format of a source file cannot be told from its extension: use .csv, .tsv, .xlsx or .parquet, or set `source.format`.',
+    'The format of a source file cannot be told from its extension: use .csv, .tsv, .xlsx or .parquet, or set `source.format`. The config check refuses such a path first, so `config check` and a start report it as `config.validation_error` at its `source.path`.',
   'ingest.parse_error':
     'A source file is not valid CSV, XLSX or Parquet (a Parquet page header that declares more bytes or values than its column chunk holds, or more bytes than its codec can make of those stored, a run of levels or dictionary indices longer than its page, and delta-encoded lengths that are negative, run past their page or repeat more of the value before than it has, are refused before they are decoded, and so is an XLSX sheet with a tag left open, a tag over 262,144 characters or text between tags over 2,097,152), or an XLSX `data_range` is not an A1 range (the message gives the line, cell or page).',
   'ingest.invalid_encoding':
