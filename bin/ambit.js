@@ -7,9 +7,13 @@ import { ensureBuild } from './build.js';
 
 // A reader that goes away early (`ambit keys generate | head -1`) ends the output, not in a stack trace: stop quietly
 // with the status a Unix tool killed by SIGPIPE has (128 + 13), so `set -o pipefail` still sees it.
+// Any other write failure (a full disk, a closed descriptor) is said in one line, not as a stack trace.
 process.stdout.on('error', (error) => {
-  if (error.code !== 'EPIPE') throw error;
-  process.exit(141);
+  if (error.code === 'EPIPE') process.exit(141);
+  const reason = /^[A-Z0-9_]+: (.+?)(?:, \w+)?$/.exec(error.message)?.[1];
+  const cause = error.code === undefined ? error.message : `${error.code}${reason ? ` (${reason})` : ''}`;
+  process.stderr.write(`ambit: cannot write the output: ${cause}\n`);
+  process.exit(1);
 });
 
 let entry;

@@ -2,7 +2,7 @@
 // given twice refused, and a listen address already taken said in one line with how to move the listener.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -342,5 +342,19 @@ describe('the demo on every interface', () => {
     const code = await new Promise((resolve) => child.once('exit', resolve));
     assert.equal(stderr, '', 'no stack trace');
     assert.equal(code, 141, 'the status of a tool stopped by SIGPIPE');
+  });
+
+  it('says in one line why its output could not be written (a full disk), without a stack trace', async () => {
+    const child = spawn(process.execPath, ['bin/ambit.js', 'keys', 'generate', '--id', 'full'], {
+      cwd: ROOT,
+      stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+    });
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    assert.equal(code, 1);
+    assert.equal(stderr, 'ambit: cannot write the output: ENOSPC (no space left on device)\n');
   });
 });
