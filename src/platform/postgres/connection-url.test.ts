@@ -128,6 +128,20 @@ describe('connectionUrlProblem', () => {
     }
   });
 
+  it('names percent-encoding when an unencoded character leaves no URL at all', () => {
+    // `pa#ss`: the URL reader takes `user:pa` as host and port and refuses it; the URL is still postgres://.
+    for (const url of [
+      'postgres://user:pa#ss@db.example.org:5432/registry?sslmode=require',
+      'postgresql://u:p#w@localhost/db',
+      'postgres://u:a?b@127.0.0.1/db',
+      'postgres://u:a/b@127.0.0.1/db',
+    ]) {
+      const problem = connectionUrlProblem(url, 'DB_URL') ?? '';
+      assert.match(problem, /DB_URL .*percent-encode/, url);
+      assert.doesNotMatch(problem, /pa#ss|p#w|a\?b|a\/b|db\.example/, url);
+    }
+  });
+
   it('knows loopback spellings', () => {
     for (const host of ['localhost', '127.0.0.1', '127.5.6.7', '[::1]', '::1', '::ffff:127.0.0.1', '/tmp']) {
       assert.equal(isLocalHost(host), true, host);

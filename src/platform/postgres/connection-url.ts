@@ -19,7 +19,10 @@ export function connectionUrlProblem(
   try {
     parsed = new URL(url);
   } catch {
-    return `${envName} must hold a postgres:// or postgresql:// URL`;
+    // `user:pa#ss@host` reads as host `user` with port `pa`, which no URL has: the cause is the password.
+    return unencodedUserInfo(url)
+      ? percentEncodeProblem(envName)
+      : `${envName} must hold a postgres:// or postgresql:// URL`;
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     return `${envName} must hold a postgres:// or postgresql:// URL`;
@@ -27,7 +30,7 @@ export function connectionUrlProblem(
   // A password with an unencoded `#`, `/` or `?` after an `@` ends the authority early: the URL then names a piece
   // of the password as its host, which connection errors (and the logs quoting them) would print.
   if (parsed.hash !== '' || parsed.pathname.includes('@') || parsed.search.includes('@')) {
-    return `${envName} has a \`#\`, or an \`@\` after the host: percent-encode special characters in the user name and password (\`@\` as %40, \`#\` as %23, \`/\` as %2F, \`?\` as %3F)`;
+    return percentEncodeProblem(envName);
   }
   // The driver keeps the last of repeated parameters, libpq-style tools may not: one reading only.
   const repeated = repeatedParameter(parsed.searchParams);
@@ -52,6 +55,19 @@ export function connectionUrlProblem(
     return `the server named in ${envName} is not on a loopback address, so the URL must require TLS (sslmode=require, verify-ca or verify-full)`;
   }
   return undefined;
+}
+
+function percentEncodeProblem(envName: string): string {
+  return `${envName} has a \`#\`, or an \`@\` after the host: percent-encode special characters in the user name and password (\`@\` as %40, \`#\` as %23, \`/\` as %2F, \`?\` as %3F)`;
+}
+
+/** A postgres:// URL whose user name or password (before its last `@`) holds a `#`, `/` or `?` left unencoded. */
+function unencodedUserInfo(url: string): boolean {
+  const scheme = /^postgres(?:ql)?:\/\//i.exec(url);
+  if (scheme === null) return false;
+  const rest = url.slice(scheme[0].length);
+  const at = rest.lastIndexOf('@');
+  return at > 0 && /[#/?]/.test(rest.slice(0, at));
 }
 
 /** The first parameter name given more than once (quoted only when it is a plain name), or undefined. */
