@@ -350,7 +350,7 @@ describe('the demo on every interface', () => {
       stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'],
     });
     let stderr = '';
-    child.stderr.on('data', (chunk) => {
+    child.stderr?.on('data', (chunk) => {
       stderr += chunk;
     });
     const code = await new Promise((resolve) => child.once('exit', resolve));
