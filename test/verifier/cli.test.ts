@@ -69,6 +69,19 @@ describe('ambit config check (verifier)', () => {
     assert.equal(wrongKind.code, 2);
   });
 
+  it('checks a config whose `evidence` key is misspelt as a verifier config, suggesting the key', async () => {
+    for (const typo of ['evidense', 'Evidence', 'evidences']) {
+      const misspelt = join(dir, `${typo}.yaml`);
+      writeFileSync(misspelt, CONFIG.replace('\nevidence:', `\n${typo}:`));
+      const result = await runCli(['config', 'check', '--config', misspelt], ENV);
+      assert.equal(result.code, 1);
+      const err = result.err.join('\n');
+      assert.match(err, new RegExp(`unknown key \`${typo}\` \\(did you mean \`evidence\`\\?\\)`));
+      // Not the relay's keys, which a verifier config never has.
+      assert.doesNotMatch(err, /catalog|datasets/);
+    }
+  });
+
   it('verifier serve refuses a bad config with every problem and exit 1', async () => {
     const result = await runCli(['verifier', 'serve', '--config', path], { CALLER_HASH: ENV.CALLER_HASH });
     assert.equal(result.code, 1);

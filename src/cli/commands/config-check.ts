@@ -3,6 +3,7 @@
 // PostgreSQL sources are also checked against their databases, as a start would check them.
 import { dirname, resolve } from 'node:path';
 import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
+import { didYouMean } from '../../platform/config/did-you-mean.ts';
 import { loadConfigFile } from '../../platform/config/load-config-file.ts';
 import { type LoadedRelayConfig, loadRelayConfigValue } from '../../relay/config/load-relay-config.ts';
 import { loadVerifierConfigValue } from '../../verifier/config/load-verifier-config.ts';
@@ -62,10 +63,23 @@ export const configCheck: Command = async (args, io) => {
   }
 };
 
-/** A verifier config has `evidence` and no `datasets`; anything else is checked as a relay config. */
+/** Root keys only one kind has. */
+const RELAY_ONLY = ['datasets', 'catalog', 'vocabularies', 'metadata'];
+const VERIFIER_ONLY = ['evidence', 'state', 'cel'];
+
+/**
+ * A verifier config has `evidence` and no `datasets`; without either, a key only a verifier has (or a misspelt
+ * `evidence`) and none only a relay has. Anything else is checked as a relay config: a misspelt `evidence` checked
+ * as one would be answered with the relay's missing `catalog` and `datasets`, not with the typo.
+ */
 function detectKind(raw: unknown): Kind {
-  const keys = raw !== null && typeof raw === 'object' ? Object.keys(raw) : [];
-  return keys.includes('evidence') && !keys.includes('datasets') ? 'verifier' : 'relay';
+  const keys = raw !== null && typeof raw === 'object' && !Array.isArray(raw) ? Object.keys(raw) : [];
+  if (keys.includes('datasets')) return 'relay';
+  if (keys.includes('evidence')) return 'verifier';
+  if (keys.some((key) => RELAY_ONLY.includes(key))) return 'relay';
+  const verifierKey = (key: string) =>
+    VERIFIER_ONLY.includes(key) || didYouMean(key, ['evidence']) !== undefined;
+  return keys.some(verifierKey) ? 'verifier' : 'relay';
 }
 
 function relaySummary(path: string, loaded: LoadedRelayConfig): string {

@@ -24,7 +24,22 @@ export function validateConfig<S extends z.ZodType>(
     throw new ConfigError([{ path: '', code: 'config.parse_error', message: 'the config is empty' }]);
   }
   // reportInput lets messages tell a missing key from a value of the wrong type, and suggest enum values.
-  const result = schema.safeParse(raw, { reportInput: true });
+  let result: ReturnType<S['safeParse']>;
+  try {
+    result = schema.safeParse(raw, { reportInput: true }) as ReturnType<S['safeParse']>;
+  } catch (error) {
+    // The schema library spreads one element's issues into its parent's in a single call: a list of a hundred
+    // thousand wrong entries inside another overflows the stack. Said where, rather than as a crash.
+    if (!(error instanceof RangeError)) throw error;
+    const largest = largestCollection(raw);
+    throw new ConfigError([
+      {
+        path: joinPath(largest.path),
+        code: 'config.validation_error',
+        message: `holds ${largest.size} entries, too many wrong ones to list each: check what this list or mapping should hold`,
+      },
+    ]);
+  }
   if (!result.success) {
     for (const issue of result.error.issues) {
       const path = joinPath(issue.path);
@@ -95,6 +110,15 @@ function findProtoKeys(value: unknown, path: (string | number)[] = []): ConfigIs
 }
 
 function describe(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_key') {
+    // The library says only "Invalid key in record": the rule the key breaks tells what to write instead.
+    const inner = issue.issues[0];
+    if (inner === undefined) return 'is not an accepted key';
+    if (inner.code === 'invalid_format' && inner.format === 'regex' && inner.message.startsWith('Invalid')) {
+      return `key must match ${String(inner.pattern).replace(/^\/|\/$/g, '')}`;
+    }
+    return `key ${describe(inner)}`;
+  }
   if (issue.code === 'invalid_value' && 'values' in issue) {
     const listed = issue.values.map((v) => JSON.stringify(v)).join(', ');
     // A missing enum (or literal) key is reported as such, not as a wrong value.
@@ -175,6 +199,24 @@ function* walkPattern(
   for (const key of keys) {
     if (key in record) yield* walkPattern(record[key], rest, [...path, key]);
   }
+}
+
+/** The list or mapping with the most entries, by path (the first of equals). */
+function largestCollection(root: unknown): { path: PropertyKey[]; size: number } {
+  let best: { path: PropertyKey[]; size: number } = { path: [], size: 0 };
+  const stack: { value: unknown; path: PropertyKey[] }[] = [{ value: root, path: [] }];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value, path } = next;
+    if (value === null || typeof value !== 'object') continue;
+    const entries = Object.entries(value);
+    if (entries.length > best.size) best = { path, size: entries.length };
+    for (const [key, child] of entries) {
+      if (child !== null && typeof child === 'object') {
+        stack.push({ value: child, path: [...path, Array.isArray(value) ? Number(key) : key] });
+      }
+    }
+  }
+  return best;
 }
 
 /** Keys an object schema accepts at a path, walking through wrappers, arrays, records and unions. */

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseStrictYaml } from './parse-strict-yaml.ts';
-import { MAX_ALIASES, MAX_NESTING, TOO_DEEP, yamlToPlain } from './yaml-to-plain.ts';
+import { MAX_ALIAS_EXPANSION, MAX_ALIASES, MAX_NESTING, TOO_DEEP, yamlToPlain } from './yaml-to-plain.ts';
 
 function plain(text: string) {
   return yamlToPlain(parseStrictYaml(text).document, text);
@@ -30,6 +30,37 @@ describe('yamlToPlain', () => {
       result.problems.map((problem) => problem.message),
       [`more than ${MAX_ALIASES} aliases (refused as a resource exhaustion attempt)`],
     );
+  });
+
+  it('resolves one anchor aliased up to the alias limit, as a shared block of many claims is', () => {
+    const text = `d: &d { default: predicate, allowed: [predicate] }\nc:\n${'  - *d\n'.repeat(MAX_ALIASES)}`;
+    const result = plain(text);
+    assert.ok(result.ok, JSON.stringify(!result.ok && result.problems));
+    assert.equal((result.value as { c: unknown[] }).c.length, MAX_ALIASES);
+  });
+
+  it('refuses aliases that copy a large collection many times, whatever their number', () => {
+    // Sixty aliases of a 2,000-item list: far fewer aliases than the limit, but every copy is walked afterwards.
+    const items = Math.ceil(MAX_ALIAS_EXPANSION / 50);
+    const text = `a: &a [${Array.from({ length: items }, () => '1').join(',')}]\nb: [${'*a, '.repeat(59)}*a]\n`;
+    const result = plain(text);
+    assert.ok(!result.ok);
+    assert.deepEqual(
+      result.problems.map((problem) => problem.message),
+      [
+        `aliases expand to more than ${MAX_ALIAS_EXPANSION} values (refused as a resource exhaustion attempt)`,
+      ],
+    );
+  });
+
+  it('refuses an alias inside the collection its anchor names, at its line', () => {
+    for (const text of ['x: &x [*x]\n', 'a: 1\nx: &x\n  b: *x\n', 'x: &x [[1, *x]]\n']) {
+      const result = plain(text);
+      assert.ok(!result.ok, text);
+      assert.equal(result.problems.length, 1);
+      assert.match(result.problems[0]?.message ?? '', /^an alias inside the collection its anchor names/);
+      assert.equal(result.problems[0]?.line, text.split('\n').findIndex((line) => line.includes('*x')) + 1);
+    }
   });
 
   it('reports each unresolved alias at its line, without its name', () => {

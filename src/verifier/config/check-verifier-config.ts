@@ -38,8 +38,10 @@ export function verifierConfigWarnings(config: VerifierConfig): string[] {
   for (const claim of config.evidence.claims) {
     for (const [alias, binding] of Object.entries(claim.source_bindings)) {
       if (!Object.hasOwn(config.evidence.source_connections, binding.connection)) {
+        // Often a misspelt name rather than a source still to come: the closest configured one is named.
+        const near = hint(binding.connection, Object.keys(config.evidence.source_connections));
         warnings.push(
-          `claim ${claim.id}: source ${alias} names connection ${binding.connection}, which is not configured; evaluations answer source.unavailable`,
+          `claim ${claim.id}: source ${alias} names connection ${binding.connection}, which is not configured${near}; evaluations answer source.unavailable`,
         );
       }
     }

@@ -1,0 +1,47 @@
+// Mistakes an operator makes in a first verifier config: each reported with its path and what to write instead,
+// never as a crash.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadVerifierConfigText } from './load-verifier-config.ts';
+import { BASE, ENV, issuesOf } from './verifier-config-test-support.ts';
+
+describe('verifier config mistakes', () => {
+  it('reports a list of many wrong entries inside a claim as a config problem, not a stack overflow', () => {
+    // A pasted data column: every entry is a number where a claim id belongs.
+    const wrong = Array.from({ length: 150_000 }, () => '1').join(',');
+    const text = BASE.replace('subject_type: person', `subject_type: person\n      depends_on: [${wrong}]`);
+    const issues = issuesOf(text);
+    assert.ok(issues.length >= 1);
+    assert.ok(issues.every((issue) => issue.code === 'config.validation_error'));
+    assert.ok(
+      issues.some((issue) => issue.path.startsWith('evidence.claims.0.depends_on')),
+      issues.map((issue) => issue.path).join('\n'),
+    );
+  });
+
+  it('says which names a connection or binding id may take, not only that the key is invalid', () => {
+    const text = BASE.replace('    relay: {', '    Relay-A: {').replace(
+      'source_bindings:\n        p:',
+      'source_bindings:\n        Main:',
+    );
+    const messages = new Map(issuesOf(text).map((issue) => [issue.path, issue.message]));
+    assert.match(
+      messages.get('evidence.source_connections.Relay-A') ?? '',
+      /^key must match \^\[a-z\]\[a-z0-9_\]\*\$/,
+    );
+    assert.match(
+      messages.get('evidence.claims.0.source_bindings.Main') ?? '',
+      /^key must match \^\[a-z\]\[a-z0-9_\]\*\$/,
+    );
+  });
+
+  it('suggests the configured connection a binding most likely means', () => {
+    const text = BASE.replace('connection: relay\n', 'connection: rellay\n');
+    const { warnings } = loadVerifierConfigText(text, ENV, '/tmp');
+    assert.equal(warnings.length, 1);
+    assert.match(
+      warnings[0] as string,
+      /connection rellay, which is not configured \(did you mean `relay`\?\)/,
+    );
+  });
+});
