@@ -18,7 +18,7 @@ describe('ambit config check', () => {
     const config = join(VALID, 'minimal.yaml');
     const result = await runCli(['config', 'check', '--config', config], READER_ENV);
     assert.equal(result.code, 0, result.err.join('\n'));
-    assert.deepEqual(result.out, [`ok: ${config} (1 datasets, 1 entities, auth api_key)`]);
+    assert.deepEqual(result.out, [`ok: ${config} (1 dataset, 1 entity, auth api_key)`]);
     assert.deepEqual(result.err, []);
   });
 
@@ -167,7 +167,7 @@ describe('ambit config check', () => {
     const env = { ...READER_ENV, AMBIT_RELAY_CONFIG: relay, AMBIT_VERIFIER_CONFIG: verifier };
     const asVerifier = await runCli(['config', 'check', '--kind', 'verifier'], env);
     assert.equal(asVerifier.code, 0, asVerifier.err.join('\n'));
-    assert.match(asVerifier.out[0] ?? '', /^ok: .*verifier\.yaml \(verifier, 1 claims/);
+    assert.match(asVerifier.out[0] ?? '', /^ok: .*verifier\.yaml \(verifier, 1 claim, /);
     const asRelay = await runCli(['config', 'check', '--kind', 'relay'], env);
     assert.equal(asRelay.code, 0, asRelay.err.join('\n'));
     assert.match(asRelay.out[0] ?? '', /^ok: .*minimal\.yaml/);

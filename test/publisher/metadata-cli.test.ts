@@ -42,7 +42,7 @@ describe('metadata CLI commands', () => {
   it('validate reports the counts and digest, or every problem with its code', async () => {
     const ok = captureIo();
     assert.equal(await main(['metadata', 'validate', '--manifest', MANIFEST], ok), 0);
-    assert.match(ok.lines[0] ?? '', /^ok: .*\(3 datasets, 5 entities, 2 evidence offerings, 1 forms\)$/);
+    assert.match(ok.lines[0] ?? '', /^ok: .*\(3 datasets, 5 entities, 2 evidence offerings, 1 form\)$/);
     assert.match(ok.lines[1] ?? '', /^digest: sha256:[0-9a-f]{64}$/);
     const bad = join(tmp, 'bad.yaml');
     writeFileSync(

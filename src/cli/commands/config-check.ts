@@ -8,6 +8,7 @@ import { loadConfigFile } from '../../platform/config/load-config-file.ts';
 import { type LoadedRelayConfig, loadRelayConfigValue } from '../../relay/config/load-relay-config.ts';
 import { loadVerifierConfigValue } from '../../verifier/config/load-verifier-config.ts';
 import type { Command } from '../cli-io.ts';
+import { counted } from '../counted.ts';
 import { parseFlags, reportFlagError } from '../parse-flags.ts';
 import { resolveEnv } from '../resolve-env.ts';
 
@@ -85,14 +86,14 @@ function detectKind(raw: unknown): Kind {
 function relaySummary(path: string, loaded: LoadedRelayConfig): string {
   const datasets = loaded.config.datasets;
   const entities = datasets.reduce((sum, dataset) => sum + dataset.entities.length, 0);
-  return `ok: ${path} (${datasets.length} datasets, ${entities} entities, auth ${loaded.config.auth.mode})`;
+  return `ok: ${path} (${counted(datasets.length, 'dataset')}, ${counted(entities, 'entity', 'entities')}, auth ${loaded.config.auth.mode})`;
 }
 
 function checkVerifier(raw: unknown, path: string, env: Record<string, string | undefined>): string {
   const loaded = loadVerifierConfigValue(raw, env, dirname(resolve(path)));
   const { evidence, auth } = loaded.config;
   const lines = [
-    `ok: ${path} (verifier, ${evidence.claims.length} claims, ${Object.keys(evidence.source_connections).length} source connections, auth ${auth.mode})`,
+    `ok: ${path} (verifier, ${counted(evidence.claims.length, 'claim')}, ${counted(Object.keys(evidence.source_connections).length, 'source connection')}, auth ${auth.mode})`,
     ...loaded.warnings.map((warning) => `  warning: ${warning}`),
   ];
   return lines.join('\n');

@@ -128,10 +128,13 @@ function checkClaimGraph(config: VerifierConfig): ConfigIssue[] {
   const byId = new Map(config.evidence.claims.map((claim) => [claim.id, claim]));
   const issues: ConfigIssue[] = [];
   config.evidence.claims.forEach((claim, c) => {
+    const listed = new Set<string>();
     claim.depends_on.forEach((dependency, d) => {
       const path = `evidence.claims.${c}.depends_on.${d}`;
       const found = byId.get(dependency);
-      if (claim.depends_on.indexOf(dependency) < d) {
+      const repeated = listed.has(dependency);
+      listed.add(dependency);
+      if (repeated) {
         issues.push(issue(path, `\`${dependency}\` is already listed`));
       } else if (!found) {
         issues.push(issue(path, `unknown claim \`${dependency}\`${hint(dependency, ids)}`));
