@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { isMap, isSeq, parse, parseDocument } from 'yaml';
-import { connectionUrlProblem } from '../platform/postgres/connection-url.ts';
+import { connectionUrlProblem, driverUrl } from '../platform/postgres/connection-url.ts';
 
 export const DEMO_POSTGRES_DATASET = 'vital_events';
 export const BIRTH_ROWS = 300;
@@ -60,7 +60,7 @@ function seedFailure(error: unknown): string {
  * every server and time zone gets identical data). This is the demo's only write; the relay reads.
  */
 export async function seedDemoPostgres(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5000 });
+  const client = new pg.Client({ connectionString: driverUrl(url), connectionTimeoutMillis: 5000 });
   await client.connect();
   try {
     await client.query('CREATE SCHEMA IF NOT EXISTS ambit_demo');

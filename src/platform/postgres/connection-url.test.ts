@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { connectionUrlProblem, isLocalHost } from './connection-url.ts';
+import { connectionUrlProblem, driverUrl, isLocalHost } from './connection-url.ts';
 
 describe('connectionUrlProblem', () => {
   it('accepts loopback and Unix-socket servers without TLS, and any server that requires TLS', () => {
@@ -140,6 +141,38 @@ describe('connectionUrlProblem', () => {
       assert.match(problem, /DB_URL .*percent-encode/, url);
       assert.doesNotMatch(problem, /pa#ss|p#w|a\?b|a\/b|db\.example/, url);
     }
+  });
+
+  it('hands the driver the TLS mode it applies, so that it prints no warning about the mode given', () => {
+    for (const mode of ['require', 'verify-ca', 'prefer']) {
+      const given = `postgres://u:p@db.example:5432/x?sslmode=${mode}&application_name=a`;
+      assert.equal(
+        driverUrl(given),
+        'postgres://u:p@db.example:5432/x?sslmode=verify-full&application_name=a',
+      );
+    }
+    // What the driver reads in another way is left as it is.
+    for (const url of [
+      'postgres://u@db.example/x?sslmode=verify-full',
+      'postgres://u@db.example/x?sslmode=disable',
+      'postgres://u@localhost/x',
+      'postgres://u@db.example/x?uselibpqcompat=true&sslmode=require',
+    ]) {
+      assert.equal(driverUrl(url), url);
+    }
+    const script = `
+      import pg from 'pg';
+      import { connectionUrlProblem, driverUrl } from './src/platform/postgres/connection-url.ts';
+      const url = 'postgres://u:p@db.example:5432/x?sslmode=require';
+      if (connectionUrlProblem(url, 'DB') !== undefined) process.exit(3);
+      new pg.Client({ connectionString: driverUrl(url) });
+    `;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    assert.doesNotMatch(run.stderr, /WARNING/);
   });
 
   it('knows loopback spellings', () => {

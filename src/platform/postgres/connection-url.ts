@@ -42,7 +42,7 @@ export function connectionUrlProblem(
   }
   let driver: ReturnType<typeof parse>;
   try {
-    driver = parse(url);
+    driver = parse(driverUrl(url));
   } catch (error) {
     return `the PostgreSQL driver cannot use the URL in ${envName}: ${parseFailure(error)}`;
   }
@@ -50,11 +50,34 @@ export function connectionUrlProblem(
   // An empty host makes the driver fall back to PGHOST, then localhost: the URL would not say where it connects.
   if (host === '') return `${envName} must name the server's host (or a Unix socket directory with ?host=)`;
   if (host.includes(',')) return `${envName} names several hosts; the driver connects to one only: name one`;
-  const tls = TLS_MODES.has(String(driver.sslmode)) && Boolean(driver.ssl);
+  // The mode as given: the driver is handed `verify-full` for the modes it reads so (driverUrl), `prefer` too.
+  const tls = TLS_MODES.has(String(parsed.searchParams.get('sslmode'))) && Boolean(driver.ssl);
   if (options.remoteTls !== false && !isLocalHost(host) && !tls) {
     return `the server named in ${envName} is not on a loopback address, so the URL must require TLS (sslmode=require, verify-ca or verify-full)`;
   }
   return undefined;
+}
+
+/** TLS modes the driver (pg 8) reads as `verify-full`, printing a multi-line warning to say so. */
+const VERIFY_FULL_ALIASES = new Set(['prefer', 'require', 'verify-ca']);
+
+/**
+ * The URL as the driver is to be given it: a mode it reads as `verify-full` written so (what it does is unchanged,
+ * and it says nothing), unless `uselibpqcompat=true` asks for libpq's reading. A URL that does not parse is
+ * returned as it is, for the driver to refuse.
+ */
+export function driverUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  const mode = parsed.searchParams.get('sslmode');
+  if (mode === null || !VERIFY_FULL_ALIASES.has(mode) || parsed.searchParams.get('uselibpqcompat') === 'true')
+    return url;
+  parsed.searchParams.set('sslmode', 'verify-full');
+  return parsed.href;
 }
 
 function percentEncodeProblem(envName: string): string {

@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import { isClientTimeout } from '../../platform/postgres/client-timeout.ts';
+import { driverUrl } from '../../platform/postgres/connection-url.ts';
 import { isProblem } from '../../platform/problem/problem.ts';
 import { FailureReason } from '../connectors/failure-reason.ts';
 import { verifierProblem } from '../problems.ts';
@@ -52,7 +53,7 @@ const T = {
 export function createPostgresEvaluationStore(options: PostgresStoreOptions): EvaluationStore {
   const { clock, logger } = options;
   const pool = new pg.Pool({
-    connectionString: options.url,
+    connectionString: driverUrl(options.url),
     max: options.maxConnections,
     connectionTimeoutMillis: options.connectTimeoutMs,
     query_timeout: options.operationTimeoutMs,

@@ -2,6 +2,7 @@
 // values (coerced by the store's own rules), quoted identifiers, and one classification of driver errors.
 import type pg from 'pg';
 import { CLIENT_TIMEOUT_MESSAGE } from '../../../platform/postgres/client-timeout.ts';
+import { driverUrl } from '../../../platform/postgres/connection-url.ts';
 import type { PostgresSourceConfig } from '../../config/schema.ts';
 
 /**
@@ -84,7 +85,7 @@ export function clientTimeoutMs(source: Pick<PostgresSourceConfig, 'query_timeou
 }
 
 /**
- * Driver settings for one source; the URL is passed through untouched and never logged. `clientTimeout: false`
+ * Driver settings for one source; the URL is passed on as the driver reads it (driverUrl) and never logged. `clientTimeout: false`
  * leaves out the client-side backstop, for connections whose reads time themselves (live connections).
  */
 export function clientConfig(
@@ -93,7 +94,7 @@ export function clientConfig(
   options: { clientTimeout?: boolean } = {},
 ): pg.ClientConfig {
   return {
-    connectionString: url,
+    connectionString: driverUrl(url),
     connectionTimeoutMillis: source.connect_timeout,
     // Client-side backstop for a server that stops answering (or ignores statement_timeout, as embedded
     // PostgreSQL builds do): the server's own timeout normally fires first.
