@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ULID_PATTERN } from '../helpers/http-checks.ts';
-import { EVIDENCE_PURPOSE } from '../helpers/verifier-harness.ts';
+import { correlationIdHash, EVIDENCE_PURPOSE } from '../helpers/verifier-harness.ts';
 import { type Row, readDemoData } from '../relay/read-demo-data.ts';
 import { BATCH, type Item, person, rowReads, useBatchEvaluations } from './batch-evaluations-fixture.ts';
 
@@ -209,7 +209,7 @@ describe('batch evaluations', () => {
     const events = coalescing.auditRecords().filter((event) => String(event.request_id ?? '').length > 0);
     for (let index = 0; index < subjects.length; index++) {
       assert.ok(
-        events.some((event) => JSON.stringify(event).includes(`corr-single-${index}`)),
+        events.some((event) => event.correlation_id_hash === correlationIdHash(`corr-single-${index}`)),
         `no audit event for corr-single-${index}`,
       );
     }
