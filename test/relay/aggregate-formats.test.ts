@@ -93,13 +93,17 @@ describe('aggregate execution (demo)', () => {
     const { post, get } = setup;
     const first = await get(`${PAYMENTS}?group_by=cycle`);
     const etag = String(first.headers.etag);
-    assert.match(etag, /^"sha256:[0-9a-f]{64}"$/);
+    // Weak: the data time the answer states is left out (it differs between processes reading equal data).
+    assert.match(etag, /^W\/"sha256:[0-9a-f]{64}"$/);
     const again = await get(`${PAYMENTS}?group_by=cycle`, { 'if-none-match': etag });
     assert.equal(again.statusCode, 304);
     assert.equal(again.body, '');
     assert.equal(again.headers.etag, etag);
     assert.equal(again.headers.vary, 'Accept');
-    assert.equal((await get(`${PAYMENTS}?group_by=cycle`, { 'if-none-match': `W/${etag}` })).statusCode, 304);
+    assert.equal(
+      (await get(`${PAYMENTS}?group_by=cycle`, { 'if-none-match': etag.slice(2) })).statusCode,
+      304,
+    );
     // The same rows in the same order and the same answer bytes: filters in another order share the tag.
     const reordered = [
       await get(`${PAYMENTS}?cycle.gte=2026-02&payment_status=paid`),

@@ -169,6 +169,32 @@ describe('cursors and ETags', () => {
       }
     });
 
+    it('of a page differ on a relay signing cursors with another key, whose cursors the page would hold', async () => {
+      const { relay, otherSecret } = setup;
+      for (const path of [`${HOUSEHOLDS}?limit=5`, `${HOUSEHOLDS}/hh-1033/relationships/members?limit=3`]) {
+        const etag = await etagOf(path);
+        // A 304 there would keep the client on a next_cursor that relay refuses as malformed.
+        const revalidated = await otherSecret.get(path, {
+          as: 'caseworker',
+          headers: { 'if-none-match': etag },
+        });
+        assert.equal(revalidated.statusCode, 200, path);
+        assert.notEqual(revalidated.headers.etag, etag, path);
+        const { cursor } = await page(path);
+        assert.ok(cursor, path);
+        assertProblem(
+          await otherSecret.get(`${path}&cursor=${cursor}`, { as: 'caseworker' }),
+          400,
+          'pagination.cursor_malformed',
+        );
+        // Records and other answers that carry no cursor stay equal, whatever the key.
+        assert.equal(
+          await etagOf(`${HOUSEHOLDS}/hh-1033`, 'caseworker', {}, otherSecret),
+          await etagOf(`${HOUSEHOLDS}/hh-1033`, 'caseworker', {}, relay),
+        );
+      }
+    });
+
     it('change with the data generation of the tables they cover', async () => {
       const { reloaded } = setup;
       for (const path of [

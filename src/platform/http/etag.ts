@@ -18,13 +18,17 @@ export function etagOfBody(prefix: string, body: string): string {
   return `"sha256:${createHash('sha256').update(prefix).update(body).digest('hex')}"`;
 }
 
+/** If-None-Match compares weakly (RFC 9110 §13.1.2): a `W/` on either tag is ignored. */
 export function isNotModified(request: RouteRequest, etag: string): boolean {
   const header = request.headers['if-none-match'];
   if (header === undefined) return false;
   if (header === etag) return true;
+  const opaque = opaqueTag(etag);
   for (const raw of header.split(',')) {
     const tag = raw.trim();
-    if (tag === '*' || tag === etag || (tag.startsWith('W/') && tag.slice(2) === etag)) return true;
+    if (tag === '*' || opaqueTag(tag) === opaque) return true;
   }
   return false;
 }
+
+const opaqueTag = (tag: string) => (tag.startsWith('W/') ? tag.slice(2) : tag);

@@ -1,6 +1,9 @@
 // The ETag of an aggregate answer: everything the rendered body is a function of, the version of its format's
-// shape included, so that a relay rendering the same query otherwise never answers an older tag with 304.
-import { strongEtag, weakEtag } from '../../platform/http/etag.ts';
+// shape included, so that a relay rendering the same query otherwise never answers an older tag with 304. The one
+// exception is the data time the answer states (a file's modification time, a snapshot's load time): it differs
+// between processes reading equal data (copies of a file on two machines, a worker loading after a `touch`), so it
+// is left out and the tag is weak: every process tags the same data alike and answers another's tag 304.
+import { weakEtag } from '../../platform/http/etag.ts';
 import type { AggregateFormat } from './negotiate-format.ts';
 import { CSV_ANSWER_VERSION } from './render-aggregate-csv.ts';
 import { JSON_ANSWER_VERSION } from './render-aggregate-json.ts';
@@ -21,8 +24,6 @@ export interface AnswerTagInputs {
   readonly definition: string;
   /** The data version of every table read. */
   readonly versions: readonly unknown[];
-  /** The data time the body states, or null where it is a load time (the tag is then weak and leaves it out). */
-  readonly dataTime: number | null;
   readonly query: unknown;
   readonly format: AggregateFormat;
 }
@@ -31,7 +32,7 @@ export function answerEtag(
   inputs: AnswerTagInputs,
   formatVersions: Readonly<Record<AggregateFormat, number>> = ANSWER_FORMAT_VERSIONS,
 ): string {
-  const { method, datasetId, aggregateId, definition, versions, dataTime, query, format } = inputs;
-  const parts = ['aggregate', method, datasetId, aggregateId, definition, versions, dataTime, query, format];
-  return (dataTime === null ? weakEtag : strongEtag)([...parts, formatVersions[format]]);
+  const { method, datasetId, aggregateId, definition, versions, query, format } = inputs;
+  const parts = ['aggregate', method, datasetId, aggregateId, definition, versions, query, format];
+  return weakEtag([...parts, formatVersions[format]]);
 }

@@ -113,22 +113,17 @@ async function runAggregate(
       method === 'POST' ? parseAggregateBody(aggregate, body) : parseAggregateParams(aggregate, params);
     const generation = requireGeneration(runtime.state);
     const versions = aggregate.entitiesRead.map((e) => generation.table(e.datasetId, e.tableId).version);
-    const loadTime = loadTimed(generation, aggregate);
     known = {
       query,
       format,
-      // The method is part of the tag because GET and POST answers link to themselves differently; the data time
-      // because the body states it (equal data read from the same files gives the same time in every process).
-      // A table with no modification time (a PostgreSQL snapshot) is stamped with the time this process loaded
-      // it: equal data then reads the same but for that time, so the tag is weak and leaves the time out, and
-      // every process (a worker, a replica) answers the same data under the same tag.
+      // The method is part of the tag because GET and POST answers link to themselves differently. The data time
+      // the body states is not (see answer-etag.ts): equal data is tagged alike by every process.
       etag: answerEtag({
         method,
         datasetId: aggregate.datasetId,
         aggregateId: aggregate.id,
         definition: definitionDigest(aggregate, baseUrl),
         versions,
-        dataTime: loadTime ? null : dataTime(generation, aggregate),
         query: normalisedQuery(query),
         format,
       }),
@@ -206,13 +201,6 @@ function dataTime(generation: Generation, aggregate: CatalogAggregate): number {
       const table = generation.table(e.datasetId, e.tableId);
       return table.modifiedAt ?? table.loadedAt;
     }),
-  );
-}
-
-/** Whether a table the aggregate reads has no modification time, so its data time is a load time. */
-function loadTimed(generation: Generation, aggregate: CatalogAggregate): boolean {
-  return aggregate.entitiesRead.some(
-    (e) => generation.table(e.datasetId, e.tableId).modifiedAt === undefined,
   );
 }
 

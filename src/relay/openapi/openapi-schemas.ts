@@ -50,8 +50,7 @@ export const objectWith = (...required: string[]) => ({ type: 'object', required
 // Absent on entities over a live PostgreSQL table, which have no data version.
 export const ETAG_HEADER = {
   ETag: {
-    description:
-      'Validator for If-None-Match: strong, or weak (`W/`) for an aggregate over a PostgreSQL snapshot',
+    description: 'Validator for If-None-Match: strong, or weak (`W/`) for an aggregate answer',
     schema: { type: 'string' },
   },
 };

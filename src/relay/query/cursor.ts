@@ -20,6 +20,11 @@ export interface KeyCursorPayload {
 }
 
 export interface CursorCodec {
+  /**
+   * Names the signing key without revealing it: the ETag of a page covers it, as the page's next_cursor is signed
+   * with that key (a relay with another key must not answer 304 to a body holding cursors it refuses).
+   */
+  readonly keyId: string;
   encode(payload: CursorPayload): string;
   /** Verifies signature and intent; the position is returned only for a cursor of this exact query and generation. */
   decode(cursor: string, intent: string, generation: string): number;
@@ -64,6 +69,7 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
     return payload;
   };
   return {
+    keyId: createHmac('sha256', secret).update('ambit-relay cursor key id').digest('base64url').slice(0, 22),
     encode: sign,
     decode(cursor, intent, generation) {
       const payload = check(cursor, intent, generation);

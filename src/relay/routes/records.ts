@@ -81,7 +81,8 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       intent = recordsIntent(entity, expansions, query, purpose, principal.credentialTag);
       afterRow = runtime.cursors.decode(query.cursor, intent, dataVersion);
     }
-    // Purpose and credential too: the next page's cursor in the body and the Link header is bound to them.
+    // Purpose, credential and cursor key too: the next page's cursor in the body and the Link header is bound to
+    // the first two and signed with the last.
     const etag = strongEtag([
       'records',
       entity.datasetId,
@@ -91,6 +92,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
       sortedQuery(params),
       purpose ?? null,
       principal.credentialTag,
+      runtime.cursors.keyId,
     ]);
     if (isNotModified(request, etag)) return notModified(reply, etag);
     const page = runCollection(table, query.filters, afterRow, query.limit);

@@ -111,9 +111,10 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
         target.version,
         relationshipShape(entity, related),
         sortedQuery(params),
-        // Bound to what the page's cursor is bound to (see the records route).
+        // Bound to what the page's cursor is bound to and signed with (see the records route).
         purpose ?? null,
         principal.credentialTag,
+        runtime.cursors.keyId,
       ]);
       if (isNotModified(request, etag)) return notModified(reply, etag);
       const start = firstAfter(rows, afterRow);
