@@ -335,4 +335,20 @@ describe('PostgreSQL unavailable', () => {
       await relay.close();
     }
   });
+
+  it('shutting down while the database has gone silent (a partition) does not wait for it', {
+    timeout: 30_000,
+  }, async () => {
+    await database.open();
+    const relay = await startPostgresRelay(DATASETS, database.url);
+    try {
+      // The live read leaves its connection idle in the pool, then nothing crosses the network any more.
+      assert.equal((await relay.get(`${LIVE}/p001`)).statusCode, 200);
+      database.silence();
+    } finally {
+      // Without an answer to its goodbye, the connection is dropped within connect_timeout rather than waited on.
+      await relay.close();
+      await database.cut();
+    }
+  });
 });

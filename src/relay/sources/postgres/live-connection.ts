@@ -86,6 +86,8 @@ const STALL_MS = 20;
  * read can take of the process's memory (a page of large cells would otherwise exhaust it).
  */
 const MAX_ANSWER_BYTES = MAX_MESSAGE_BYTES;
+/** How long a close waits for the server to take the goodbye when the connection settings set no connect timeout. */
+const DEFAULT_CLOSE_TIMEOUT_MS = 5000;
 /** Program limit exceeded: the read fails as refused (502), not as unavailable, since retrying cannot help. */
 const ANSWER_TOO_LARGE = '54000';
 
@@ -122,6 +124,8 @@ export async function openLiveConnection(
   let timer: NodeJS.Timeout | undefined;
   // A read moved the session's client_encoding off UTF8 (it outlives the read): the connection takes no more.
   let encodingLost = false;
+  // The cancel of a statement past the time limit, under way: it closes the socket itself once sent.
+  let cancelling: Promise<void> | undefined;
 
   function settle(read: PendingRead, error: Error | undefined): void {
     if (error === undefined) read.resolve(read.rows);
@@ -163,7 +167,7 @@ export async function openLiveConnection(
       timer = undefined;
       if (batches.length === 0) return;
       failAll(new Error(CLIENT_TIMEOUT_MESSAGE));
-      void cancelBackend(client, config.connectionTimeoutMillis).then((outcome) => {
+      cancelling = cancelBackend(client, config.connectionTimeoutMillis).then((outcome) => {
         stream.destroy();
         onCancel(outcome);
       });
@@ -376,7 +380,18 @@ export async function openLiveConnection(
     async close() {
       closing = true;
       failAll(new Error('Connection closed'));
-      await client.end().catch(() => {});
+      // The pool closes a timed-out connection as soon as its reads failed: the cancel still goes out first.
+      if (cancelling !== undefined) return cancelling;
+      // A server that never answers the goodbye (a network partition) would hold the close, and a shutdown, forever.
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([
+        client.end().catch(() => {}),
+        new Promise((resolve) => {
+          bound = setTimeout(resolve, config.connectionTimeoutMillis || DEFAULT_CLOSE_TIMEOUT_MS);
+        }),
+      ]);
+      clearTimeout(bound);
+      stream.destroy();
     },
   };
 }

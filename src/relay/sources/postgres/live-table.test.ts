@@ -15,9 +15,9 @@ import {
   startFakeBackend,
 } from '../../../../test/helpers/fake-postgres-backend.ts';
 import type { Logger } from '../../../platform/log.ts';
+import type { CatalogField } from '../../catalog/catalog.ts';
 import { postgresSource } from '../../config/postgres-source-schema.ts';
 import type { TableConfig } from '../../config/schema.ts';
-import type { CatalogField } from '../../catalog/catalog.ts';
 import { liveLayout, liveRowJson } from '../../query/render-live-rows.ts';
 import { createLiveTable, type LiveRow, type LiveTable } from './live-table.ts';
 
@@ -272,6 +272,21 @@ describe('a live table over a server that does not keep its prepared statements'
     assert.equal(warned[index]?.table_id, 'items');
     assert.equal(warned[index]?.cancel, 'unconfirmed');
     assert.doesNotMatch(JSON.stringify(warned), /987654321|4242/);
+  });
+
+  it('a read past its time limit is cancelled before its connection closes: a pooler finds the backend by it', async () => {
+    await backend.close();
+    backend = await startFakeBackend({ backendKey: { processID: 4242, secretKey: 987_654_321 } });
+    // The server never answers the read.
+    backend.onMessage = () => {};
+    live = createLiveTable(itemsTable({ query_timeout: '10ms', connect_timeout: '2s' }), backend.url, {
+      datasetId: 'registry',
+      logger,
+      now: Date.now,
+    });
+    await assert.rejects(live.readPage(PAGE, AS_IS), { code: 'datasource.timeout' });
+    while (backend.cancels.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(backend.cancels[0]?.openSessions, 1, "the read's connection was still open");
   });
 
   it('a connection the server drops is logged with its dataset and table', async () => {
