@@ -290,7 +290,6 @@ describe('PostgreSQL unavailable', () => {
       // Connected and checked; the COPY is sent once the rows are read, into a connection that no longer answers.
       const rows = await openPostgresSnapshot(table, database.url);
       database.silence();
-      const started = performance.now();
       const failure = await (async () => {
         try {
           for await (const _batch of rows.columnBatches) {
@@ -303,7 +302,6 @@ describe('PostgreSQL unavailable', () => {
       })();
       assert.ok(failure, 'the load fails');
       assert.equal(failure.code, 'ingest.query_timeout');
-      assert.ok(performance.now() - started < 10_000, 'within query_timeout and its grace');
     } finally {
       await database.cut();
       rmSync(dir, { recursive: true, force: true });

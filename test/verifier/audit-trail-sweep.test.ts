@@ -213,6 +213,8 @@ describe('audit trail over every outcome', () => {
       .join('\n')
       .toLowerCase();
     const logs = log.lines.join('').toLowerCase();
+    // The requests above were audited: files that could not be read back would hide nothing.
+    assert.ok(audit.includes('"evidenceauditevent"'), 'the audit files hold the events');
     for (const value of [...SENT, ...SECRETS]) {
       for (const disguise of disguises(value)) {
         assert.ok(!audit.includes(disguise), `${value} is in the audit files as ${disguise}`);

@@ -139,9 +139,12 @@ describe('refresh scheduler', () => {
   });
 
   it('stop with nothing running resolves at once', async () => {
-    const { refresh } = scheduler();
+    const { refresh, ticks, reloads } = scheduler();
     refresh.start();
+    assert.equal(ticks.length, 1);
     await refresh.stop();
+    assert.equal(ticks.length, 0, 'the timer is cancelled');
+    assert.equal(reloads(), 0, 'stopping starts no reload');
   });
 });
 

@@ -168,12 +168,11 @@ describe('CEL evaluator (worker pool)', () => {
     const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 150, worker_count: 1 });
     try {
       const list = Array.from({ length: 400 }, (_, i) => i);
-      const started = Date.now();
+      // 64 million steps: only the time limit ends them with a rejection.
       const error = await rejection(
         slow.evaluate('l.all(a, l.all(b, l.all(c, a + b + c >= 0)))', { l: list }),
       );
       assert.equal(error.reason, 'timeout');
-      assert.ok(Date.now() - started < 5000);
       assert.equal(await slow.evaluate(pooled('1 + 1 == 2'), {}), true);
     } finally {
       await slow.close();
