@@ -4,6 +4,9 @@
 // ends the connections that are idle at once, lets every response in flight be written out and ends its connection
 // after it, and destroys whatever is still open at the deadline. Ending is graceful (end-connection.ts): a client
 // still reading gets every byte, even if it pipelined another request meanwhile.
+// Outside a close too, a response that closes its connection (a 413 or 504 answered while the body still arrives)
+// ends it gracefully: node:http would destroy the socket once its FIN is out, and the body bytes still coming then
+// draw a reset, under which the client's next write fails and takes the answer it has not read yet with it.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { endConnection } from './end-connection.ts';
@@ -12,6 +15,12 @@ import { endConnection } from './end-connection.ts';
 export type InFlightResponses = (socket: Socket) => ReadonlySet<ServerResponse>;
 
 const NONE: ReadonlySet<ServerResponse> = new Set();
+
+/**
+ * How long a connection ended outside a close may stay open, once its last byte is with the kernel, for its client
+ * to read the answer and close: a client that goes on sending is cut then (a close bounds it by its deadline).
+ */
+const LINGER_MS = 5_000;
 
 /**
  * Makes `server.close()` drain as described above; `deadlineMs` bounds the drain. Requests read while draining are
@@ -36,7 +45,11 @@ export function drainOnClose(
       // Node tells only the response being written that its connection closed, not those pipelined behind it.
       for (const response of responses ?? []) onCut(response);
     });
-    if (draining) endOnDestroySoon(socket);
+    // node:http calls `destroySoon()` after a response that closes its connection.
+    socket.destroySoon = () => {
+      endConnection(socket);
+      if (!draining) cutAfterLinger(socket);
+    };
   });
 
   // Ahead of the app's own listener, so that a response can still be told to close its connection.
@@ -69,9 +82,6 @@ export function drainOnClose(
     // Responses in flight keep their keep-alive: a `Connection: close` on one would drop the answers to requests
     // pipelined after it. Their connection is ended once the last of them is written.
     draining = true;
-    // After a `Connection: close` answer (to a request read while draining) node:http would destroy the socket
-    // once its FIN is handed over: a reset, were the client still sending.
-    for (const socket of open.keys()) endOnDestroySoon(socket);
     const deadline = setTimeout(() => {
       for (const socket of open.keys()) socket.destroy();
     }, deadlineMs);
@@ -81,7 +91,13 @@ export function drainOnClose(
   return (socket) => open.get(socket) ?? NONE;
 }
 
-/** node:http calls `destroySoon()` after a response that closes its connection. */
-function endOnDestroySoon(socket: Socket): void {
-  socket.destroySoon = () => endConnection(socket);
+/** Destroys `socket` `LINGER_MS` after its last byte is handed over, unless its client has closed it by then. */
+function cutAfterLinger(socket: Socket): void {
+  const start = () => {
+    const cut = setTimeout(() => socket.destroy(), LINGER_MS);
+    cut.unref();
+    socket.once('close', () => clearTimeout(cut));
+  };
+  if (socket.writableFinished) start();
+  else socket.once('finish', start);
 }

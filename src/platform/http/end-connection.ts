@@ -22,6 +22,14 @@ export function endConnection(socket: Socket): void {
   }
   // Read on even if node:http paused the connection: unread bytes are what turns the close into a reset.
   socket.resume();
+  // A connection node:http paused while its parser read the handle (a body nobody consumed, as after a 413) keeps
+  // the stream's read pending from before, so `resume()` does not start the handle again: start it as node:http's
+  // own resume would.
+  const handle = (socket as Socket & { _handle?: { reading?: boolean; readStart?: () => number } })._handle;
+  if (handle?.readStart && handle.reading === false) {
+    handle.reading = true;
+    handle.readStart();
+  }
   // node:http's keep-alive timer would destroy the socket while the client is still reading.
   socket.setTimeout(0);
   if (!socket.writableEnded) socket.end();
