@@ -48,7 +48,14 @@ const server = z.strictObject({
   request_timeout: durationMs({ min: 1, max: 3_600_000 })
     .default(30_000)
     .describe('Requests running longer answer 504 (at most 1h).'),
-  max_connections: z.number().int().positive().default(1024),
+  max_connections: z
+    .number()
+    .int()
+    .positive()
+    .default(1024)
+    .describe(
+      'Client connections the listener of `server.bind` holds open at once; it closes further ones as they arrive (the admin listener allows 64 of its own).',
+    ),
   cursor_secret_env: envVarName()
     .optional()
     .describe(
