@@ -16,6 +16,7 @@ import { isProblem, type Problem, withAdded } from '../problem/problem.ts';
 import { createOidcKeySource } from './oidc-key-source.ts';
 import type { Principal } from './principal.ts';
 import { shownHeaderValue } from './shown-header-value.ts';
+import { VerifiedTokenCache } from './verified-token-cache.ts';
 
 export { isLoopbackUrl } from './is-loopback-url.ts';
 
@@ -49,8 +50,6 @@ export interface OidcAuthenticatorDeps {
   readonly logger?: Pick<Logger, 'warn' | 'info'>;
 }
 
-/** Verified tokens kept so a busy client pays one signature check per token, not per request. */
-const TOKEN_CACHE_MAX = 10_000;
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 interface CachedToken {
@@ -80,7 +79,7 @@ export function createOidcAuthenticator(
   const tokenTypes = new Set(options.allowed_token_types.map(normaliseTyp));
   const clients = new Set(options.allowed_clients);
   const leewaySeconds = options.leeway / 1000;
-  const cache = new Map<string, CachedToken>();
+  const cache = new VerifiedTokenCache<CachedToken>();
 
   const isExpired = (exp: number, now: number) => exp <= Math.floor(now / 1000) - leewaySeconds;
 
@@ -149,7 +148,7 @@ export function createOidcAuthenticator(
       // A refresh that ran meanwhile and dropped the key leaves the token uncached, so the next use fails.
       const generation = keys.holding(thumbprint);
       if (generation !== undefined) {
-        remember(cache, token, { principal, exp: payload.exp as number, key: thumbprint, generation });
+        cache.set(token, { principal, exp: payload.exp as number, key: thumbprint, generation });
       }
       return principal;
     },
@@ -375,13 +374,4 @@ function oidcScopes(
     else for (const scope of mapped) scopes.add(scope);
   }
   return scopes;
-}
-
-function remember(cache: Map<string, CachedToken>, token: string, entry: CachedToken): void {
-  if (cache.size >= TOKEN_CACHE_MAX) {
-    // Oldest insertion first: Map iteration order is insertion order.
-    const oldest = cache.keys().next();
-    if (!oldest.done) cache.delete(oldest.value);
-  }
-  cache.set(token, entry);
 }
