@@ -101,6 +101,8 @@ describe('verifier discovery', () => {
       );
       assert.deepEqual(withProfile.issuer, { id: 'did:web:verifier.test', name: 'test.verifier' });
       assert.equal(withProfile.auth.audience, 'test.verifier');
+      // Issuance is not built: a profile does not make it offered.
+      assert.equal(withProfile.operations.credential_issue, false);
     } finally {
       await issuing.close();
     }

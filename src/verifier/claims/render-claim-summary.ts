@@ -28,6 +28,8 @@ export function renderClaimSummary(claim: CatalogClaim): Record<string, unknown>
       return { path, ...inputKind(path), ...(declared ? { type: declared.type } : {}) };
     }),
     cccev: config.cccev ?? null,
+    // The contract's summary always holds `oots`, null without an OOTS block (which no claim here has).
+    oots: null,
     // Lifted from `cccev`, each when configured, as the verifier contract's summary has them.
     ...(config.cccev?.evidence_type === undefined ? {} : { evidence_type: config.cccev.evidence_type }),
     ...(config.cccev?.evidence_type_iri === undefined

@@ -44,6 +44,7 @@ const claimSummary = object(
     'depends_on',
     'target_inputs',
     'cccev',
+    'oots',
   ],
   {
     id: string,
@@ -74,6 +75,7 @@ const claimSummary = object(
       type: ['object', 'null'],
       properties: { requirement: string, evidence_type: string, evidence_type_iri: string },
     },
+    oots: { type: 'null', description: 'Always null: no claim here has an OOTS block.' },
     evidence_type: string,
     evidence_type_iri: string,
   },
@@ -108,7 +110,11 @@ const serviceDocument = object(
     auth: object(['methods', 'bearer', 'audience'], {
       methods: { type: 'array', items: { type: 'string', enum: ['api_key', 'bearer'] } },
       api_key: object(['header'], { header: string }),
-      bearer: object(['header', 'scheme', 'format'], { header: string, scheme: string, format: string }),
+      bearer: object(['header', 'scheme', 'format'], {
+        header: string,
+        scheme: { const: 'bearer' },
+        format: string,
+      }),
       audience: { type: 'string', description: 'The service id: the audience a holder proof names.' },
     }),
     operations: object(['evaluate', 'batch_evaluate', 'render', 'credential_issue'], {

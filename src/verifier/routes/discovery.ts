@@ -110,7 +110,7 @@ function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
     auth: {
       methods: apiKeys ? ['api_key', 'bearer'] : ['bearer'],
       ...(apiKeys ? { api_key: { header: 'x-api-key' } } : {}),
-      bearer: { header: 'Authorization', scheme: 'Bearer', format: 'Bearer <token>' },
+      bearer: { header: 'Authorization', scheme: 'bearer', format: 'Bearer <token>' },
       audience: evidence.service_id,
     },
     operations: operationsFor(claims),
