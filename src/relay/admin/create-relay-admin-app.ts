@@ -18,7 +18,7 @@ import { type DatasetConfig, ID_PATTERN, type RelayConfig } from '../config/sche
 import { createAdminRouteMetrics } from '../metrics/relay-metrics.ts';
 import { relayProblem } from '../problems.ts';
 import type { ReloadOutcome, TableWaiting } from '../reload/reloader.ts';
-import { notReadyProblem } from '../routes/health.ts';
+import { HEALTHY, notReadyProblem } from '../routes/health.ts';
 import { isLiveTable } from '../sources/postgres/postgres-sources.ts';
 import type { RelayAdminBackend } from './admin-backend.ts';
 import { type AdminRouteInfo, buildCapabilities, buildPosture, POSTURE_TIERS } from './posture.ts';
@@ -80,7 +80,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
 
   app.get('/healthz', async (request) => {
     request.ctx.audit.endpointKind = 'health';
-    return { status: 'ok' };
+    return HEALTHY;
   });
 
   app.get('/ready', async (request) => {
