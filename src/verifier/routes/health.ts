@@ -4,10 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { verifierProblem } from '../problems.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
 
+/** The reference's liveness body: the process answers, which is its one check. */
+const HEALTHY = { status: 'ok', checks: { ok: 1, degraded: 0, failed: 0, total: 1 } } as const;
+
 export function registerHealthRoutes(app: FastifyInstance, runtime: VerifierRuntime): void {
   app.get('/healthz', async (request) => {
     auditFacts(request).endpointKind = 'health';
-    return { status: 'ok' };
+    return HEALTHY;
   });
 
   app.get('/ready', async (request) => {
