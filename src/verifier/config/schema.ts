@@ -5,6 +5,7 @@ import { bindAddressSchema } from '../../platform/config/bind-address.ts';
 import { corsSchema } from '../../platform/config/cors-schema.ts';
 import { durationMs } from '../../platform/config/duration.ts';
 import { envVarName } from '../../platform/config/env-var-name.ts';
+import { maxConnectionsSchema, requestTimeoutSchema } from '../../platform/config/listener-limits-schema.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
@@ -39,17 +40,8 @@ const server = z.strictObject({
       'Admin listener address (`POST /admin/v1/reload`, scope `verifier:admin`); no admin routes without it.',
     ),
   openapi_requires_auth: z.boolean().default(true).describe('When false, /openapi.json is public.'),
-  request_timeout: durationMs({ min: 1, max: 3_600_000 })
-    .default(30_000)
-    .describe('Requests running longer answer 504 (at most 1h).'),
-  max_connections: z
-    .number()
-    .int()
-    .positive()
-    .default(1024)
-    .describe(
-      'Client connections the listener of `server.bind` holds open at once; it closes further ones as they arrive (the admin listener allows 64 of its own).',
-    ),
+  request_timeout: requestTimeoutSchema(),
+  max_connections: maxConnectionsSchema(),
   cors: corsSchema(),
   trust_proxy: trustProxySchema(),
 });

@@ -1,0 +1,20 @@
+// `server.request_timeout` and `server.max_connections`, which the relay and the verifier read alike.
+import { z } from 'zod';
+import { durationMs } from './duration.ts';
+
+export function requestTimeoutSchema() {
+  return durationMs({ min: 1, max: 3_600_000 })
+    .default(30_000)
+    .describe('Requests running longer answer 504 (at most 1h).');
+}
+
+export function maxConnectionsSchema() {
+  return z
+    .number()
+    .int()
+    .positive()
+    .default(1024)
+    .describe(
+      'Client connections the listener of `server.bind` holds open at once; it closes further ones as they arrive (the admin listener allows 64 of its own).',
+    );
+}
