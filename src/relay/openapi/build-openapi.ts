@@ -132,7 +132,16 @@ function commonPaths() {
         ...open,
         operationId: 'healthz',
         summary: 'Liveness probe',
-        responses: { 200: jsonResponse('Alive', objectWith('status')) },
+        responses: {
+          200: jsonResponse('Alive', {
+            type: 'object',
+            required: ['status', 'checks'],
+            properties: {
+              status: { const: 'ok' },
+              checks: { ...objectWith('total', 'ok', 'failed'), properties: HEALTH_COUNTS },
+            },
+          }),
+        },
       },
     },
     '/ready': {
@@ -210,3 +219,10 @@ function paginationSchema() {
     },
   };
 }
+
+/** The liveness body's counts (the reference's): the process answers, which is its one check. */
+const HEALTH_COUNTS = {
+  total: { type: 'integer', const: 1 },
+  ok: { type: 'integer', const: 1 },
+  failed: { type: 'integer', const: 0 },
+};

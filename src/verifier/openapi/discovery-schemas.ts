@@ -145,7 +145,15 @@ export const DISCOVERY_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   ClaimList: object(['data'], { data: { type: 'array', items: ref('ClaimSummary') } }),
   Format: format,
   FormatList: object(['formats'], { formats: { type: 'array', items: ref('Format') } }),
-  Health: object(['status'], { status: { const: 'ok' } }),
+  Health: object(['status', 'checks'], {
+    status: { const: 'ok' },
+    checks: object(['ok', 'degraded', 'failed', 'total'], {
+      ok: { type: 'integer', const: 1 },
+      degraded: { type: 'integer', const: 0 },
+      failed: { type: 'integer', const: 0 },
+      total: { type: 'integer', const: 1 },
+    }),
+  }),
   Readiness: object(['status', 'checks'], {
     status: { const: 'ready' },
     checks: object(['claims', 'source_connections', 'state'], {
