@@ -1,6 +1,7 @@
 // A listen address, `host:port` (IPv6 hosts in brackets), as the config's `bind` keys and `--bind` take it.
 import { isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
+import { unmapIpv4 } from '../net/ipv4-mapped.ts';
 
 const BIND = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/;
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
@@ -52,11 +53,7 @@ function hostOf(match: RegExpExecArray): string {
     // A zone id (`fe80::1%eth0`) is no URL host: compared as written.
     return ipv6.toLowerCase();
   }
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
-  if (!mapped) return canonical;
-  const high = Number.parseInt(mapped[1] as string, 16);
-  const low = Number.parseInt(mapped[2] as string, 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
+  return unmapIpv4(canonical);
 }
 
 function isLoopback(host: string): boolean {

@@ -1,5 +1,6 @@
 // SSRF guard: classifies an IP address and decides whether a source connection may reach it.
 import { BlockList, isIP } from 'node:net';
+import { unmapIpv4 } from '../../platform/net/ipv4-mapped.ts';
 
 export type AddressClass = 'public' | 'loopback' | 'private' | 'link_local' | 'metadata' | 'reserved';
 
@@ -55,22 +56,9 @@ const RESERVED = blockList([
   'fec0::/10',
 ]);
 
-/** IPv4-mapped IPv6 (`::ffff:a9fe:a9fe`, `::ffff:169.254.169.254`) is judged as the IPv4 address it carries. */
-export function normaliseAddress(address: string): string {
-  const bare = address.replace(/^\[|\]$/g, '').toLowerCase();
-  const dotted = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/.exec(bare);
-  if (dotted) return dotted[1] as string;
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(bare);
-  if (hex) {
-    const high = Number.parseInt(hex[1] as string, 16);
-    const low = Number.parseInt(hex[2] as string, 16);
-    return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-  }
-  return bare;
-}
-
 export function classifyAddress(address: string): AddressClass {
-  const ip = normaliseAddress(address);
+  // IPv4-mapped IPv6 is judged as the IPv4 address it carries.
+  const ip = unmapIpv4(address);
   const family = isIP(ip);
   if (family === 0) return 'reserved';
   const type = family === 6 ? 'ipv6' : 'ipv4';
