@@ -27,10 +27,15 @@ export interface PostgresRelay {
   close(): Promise<void>;
 }
 
-export function postgresRelayConfig(datasetsYaml: string, auditPath: string, admin = false): string {
+export function postgresRelayConfig(
+  datasetsYaml: string,
+  auditPath: string,
+  admin = false,
+  requestTimeout?: string,
+): string {
   return `
 server:
-  bind: 127.0.0.1:0${admin ? '\n  admin_bind: 127.0.0.1:0' : ''}
+  bind: 127.0.0.1:0${admin ? '\n  admin_bind: 127.0.0.1:0' : ''}${requestTimeout ? `\n  request_timeout: ${requestTimeout}` : ''}
 catalog:
   title: Relay over PostgreSQL
   base_url: https://relay.example.org
@@ -72,7 +77,14 @@ export async function startupFailure(url: string, datasetsYaml: string): Promise
 export async function startPostgresRelay(
   datasetsYaml: string,
   databaseUrl: string,
-  options: { waitForLoad?: boolean; sourceRetryMs?: number; admin?: boolean; clock?: Clock } = {},
+  options: {
+    waitForLoad?: boolean;
+    sourceRetryMs?: number;
+    admin?: boolean;
+    clock?: Clock;
+    /** `server.request_timeout` (`500ms`...); the default otherwise. */
+    requestTimeout?: string;
+  } = {},
 ): Promise<PostgresRelay> {
   const dir = mkdtempSync(join(tmpdir(), 'ambit-pg-relay-'));
   const env = {
@@ -81,7 +93,12 @@ export async function startPostgresRelay(
     AUDIT_SECRET: 'test-audit-secret-postgres-0123456789',
     [URL_ENV]: databaseUrl,
   };
-  const config = postgresRelayConfig(datasetsYaml, join(dir, 'audit.jsonl'), options.admin);
+  const config = postgresRelayConfig(
+    datasetsYaml,
+    join(dir, 'audit.jsonl'),
+    options.admin,
+    options.requestTimeout,
+  );
   const loaded = loadRelayConfigText(config, env, dir);
   const relay = createRelayApp(loaded, {
     logger: silentLogger(),

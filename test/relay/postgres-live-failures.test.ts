@@ -55,6 +55,34 @@ describe('live PostgreSQL tables: failures and the startup probe', () => {
     }
   });
 
+  it('reads whose requests timed out while they waited for the connection are never sent (outcome abandoned)', async () => {
+    await db.query('CREATE TABLE sleepy (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO sleepy VALUES (1, 'one')");
+    await db.query(`CREATE FUNCTION sleepy_check() RETURNS boolean LANGUAGE sql AS $body$
+      SELECT pg_sleep(1) IS NOT NULL $body$`);
+    await db.query('CREATE VIEW sleepy_view AS SELECT id, label FROM sleepy WHERE sleepy_check()');
+    // One connection, one read at a time: the second read waits for the first, which outlives both requests.
+    const relay = await startPostgresRelay(
+      liveDataset('sleepy_view', ID_AND_LABEL, 'live_max_connections: 1, live_pipeline_depth: 1'),
+      db.url,
+      { admin: true, requestTimeout: '300ms' },
+    );
+    const scans = async (outcome: string) =>
+      new RegExp(`^ambit_relay_datasource_live_scans_total\\{[^}]*outcome="${outcome}"\\} (\\d+)$`, 'm').exec(
+        (await relay.admin('GET', '/metrics')).body,
+      )?.[1];
+    try {
+      // A record read takes the connection; a page read and another record read wait behind it.
+      const answers = await Promise.all([relay.get(`${ITEMS}/1`), relay.get(ITEMS), relay.get(`${ITEMS}/1`)]);
+      for (const answer of answers) assertProblem(answer, 504, 'internal.timeout');
+      // Decided when the connection frees up, about a second later: the first read ran, the others never left.
+      await eventually(async () => (await scans('abandoned')) === '2', 'the waiting reads to be dropped');
+      assert.equal(await scans('ok'), '1');
+    } finally {
+      await relay.close();
+    }
+  });
+
   /** Holds an ACCESS EXCLUSIVE lock on `table` (another session's, as a migration would) until `release()`. */
   async function lockTable(url: string, table: string) {
     const locker = new pg.Client({ connectionString: url });

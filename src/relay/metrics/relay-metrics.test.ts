@@ -65,7 +65,7 @@ describe('relay metrics before anything happened', () => {
     const outcomes = [
       ...text.matchAll(/^ambit_relay_datasource_live_scans_total\{[^}]*outcome="([a-z_]+)"\}/gm),
     ];
-    assert.equal(outcomes.length, 6);
+    assert.equal(outcomes.length, 7);
     for (const [, outcome] of outcomes) assert.match(help, new RegExp(`\\b${outcome}\\b`), outcome);
   });
 
@@ -81,6 +81,26 @@ describe('relay metrics before anything happened', () => {
         'm',
       ).exec(text)?.[1];
     assert.deepEqual(['timeout', 'unavailable', 'failed', 'ok'].map(count), ['2', '1', '1', '0']);
+  });
+
+  it('counts a read dropped before it was sent under abandoned, with its wait but no query time', async () => {
+    const metrics = createRelayMetrics(config);
+    metrics
+      .table('d', 'live')
+      .recordLiveScan({ outcome: 'abandoned', waitMs: 40, durationMs: 0, rows: 0, bytes: 0 });
+    const text = await scrape(metrics);
+    assert.match(
+      text,
+      /^ambit_relay_datasource_live_scans_total\{dataset="d",table="live",outcome="abandoned"\} 1$/m,
+    );
+    assert.match(
+      text,
+      /^ambit_relay_datasource_live_scan_wait_seconds_count\{dataset="d",table="live"\} 1$/m,
+    );
+    assert.match(
+      text,
+      /^ambit_relay_datasource_live_scan_duration_seconds_count\{dataset="d",table="live"\} 0$/m,
+    );
   });
 
   it('reports a snapshot table current only once it loaded, keeps the later of two times, and a live table never', async () => {

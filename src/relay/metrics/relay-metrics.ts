@@ -41,9 +41,18 @@ const RELOAD_SERIES: readonly string[] = (['all', 'table'] as const).flatMap((sc
 /**
  * The outcomes of a live scan, in the order they are reported. `row_invalid`: the database answered with a row that
  * does not fit the declared schema (a 502); `invalid_input`: it refused a filter value the caller sent (a 400, the
- * caller's mistake, not a failure).
+ * caller's mistake, not a failure); `abandoned`: the request was answered while the read waited for a connection, and
+ * the read was never sent.
  */
-const SCAN_OUTCOMES = ['ok', 'row_invalid', 'invalid_input', 'timeout', 'unavailable', 'failed'] as const;
+const SCAN_OUTCOMES = [
+  'ok',
+  'row_invalid',
+  'invalid_input',
+  'timeout',
+  'unavailable',
+  'failed',
+  'abandoned',
+] as const;
 
 export interface LiveScan {
   readonly outcome: (typeof SCAN_OUTCOMES)[number];
@@ -191,7 +200,7 @@ export function createRelayMetrics(config: RelayConfig): RelayMetrics {
         ),
         counterFamily(
           `${p}_datasource_live_scans_total`,
-          'Live source scans by outcome: ok, row_invalid (the database answered with a row that does not fit the declared schema), invalid_input (it refused a filter value the caller sent), timeout (past query_timeout), unavailable (the database could not be reached), failed (it refused the read).',
+          'Live source scans by outcome: ok, row_invalid (the database answered with a row that does not fit the declared schema), invalid_input (it refused a filter value the caller sent), timeout (past query_timeout), unavailable (the database could not be reached), failed (it refused the read), abandoned (the request was answered, its client gone or its time up, while the read waited for a connection: never sent).',
           scans,
         ),
         histogramFamily(
@@ -304,7 +313,8 @@ function tableStats(datasetId: string, tableId: string, live: boolean): TableSta
     },
     recordLiveScan(scan) {
       stats.scans[scan.outcome]++;
-      observe(stats.scanTime, LATENCY_BOUNDS, scan.durationMs);
+      // A read dropped before it was sent ran no query: only its wait counts.
+      if (scan.outcome !== 'abandoned') observe(stats.scanTime, LATENCY_BOUNDS, scan.durationMs);
       observe(stats.scanWait, LATENCY_BOUNDS, scan.waitMs);
       stats.scanRows += scan.rows;
       stats.scanBytes += scan.bytes;

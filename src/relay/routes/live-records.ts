@@ -74,6 +74,7 @@ export async function sendLiveCollection(
       })),
       after,
       limit: query.limit,
+      wanted: stillWanted(request),
     },
     (row) => liveRowJson(layout, row),
   );
@@ -95,7 +96,7 @@ export async function sendLiveRecord(
   projection: readonly CatalogField[] | undefined,
   expand: readonly string[],
 ): Promise<RouteReply> {
-  const { live, entity, facts, reply } = read;
+  const { live, entity, facts, request, reply } = read;
   rejectExpansions(expand);
   const notFound = () => relayProblem('schema.unknown_resource', `no ${entity.name} record with that id`);
   const key = parseFilterValue(id, entity.primaryKey.type);
@@ -104,7 +105,12 @@ export async function sendLiveRecord(
   const layout = layoutOf(fields, entity);
   let record: string | undefined;
   try {
-    record = await live.readByKey(layout.columns, key.value, (row) => liveRowJson(layout, row));
+    record = await live.readByKey(
+      layout.columns,
+      key.value,
+      (row) => liveRowJson(layout, row),
+      stillWanted(request),
+    );
   } catch (error) {
     // An id the column's type refuses (not a uuid, say) names no record.
     if (isProblem(error) && error.code === 'filter.invalid_value') throw notFound();
@@ -113,6 +119,11 @@ export async function sendLiveRecord(
   if (record === undefined) throw notFound();
   facts.rowCount = 1;
   return sendJson(reply, record);
+}
+
+/** Whether the request still waits for its answer: not once it was answered (its client gone, its time up). */
+function stillWanted(request: RouteRequest): () => boolean {
+  return () => request.ctx.responding !== true;
 }
 
 /** Config validation keeps relationships away from live entities; this keeps the route honest regardless. */

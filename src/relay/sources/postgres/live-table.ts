@@ -44,13 +44,26 @@ export interface LivePageRequest {
   /** PostgreSQL text of the last primary key already served. */
   readonly after: string | undefined;
   readonly limit: number;
+  /** False once nobody waits for the page any more: a read still waiting for a connection is then dropped. */
+  readonly wanted?: (() => boolean) | undefined;
 }
 
 /** What one live statement cost, for metrics. */
 export interface LiveScan {
   readonly tableId: string;
   /** `row_invalid`: the database answered, with a row that does not fit the declared schema. */
-  readonly outcome: 'ok' | 'row_invalid' | 'unavailable' | 'timeout' | 'invalid_input' | 'failed';
+  /**
+   * `abandoned`: the request was answered (its client left, or it timed out) while the read waited for a pooled
+   * connection; the read was never sent.
+   */
+  readonly outcome:
+    | 'ok'
+    | 'row_invalid'
+    | 'unavailable'
+    | 'timeout'
+    | 'invalid_input'
+    | 'failed'
+    | 'abandoned';
   /** Waiting for a pooled connection. */
   readonly waitMs: number;
   readonly durationMs: number;
@@ -69,8 +82,13 @@ export interface LiveTable {
   probe(): Promise<void>;
   /** One page in primary-key order; rejects with a `datasource.*` or `filter.invalid_value` problem. */
   readPage<T>(request: LivePageRequest, render: LiveRowRenderer<T>): Promise<LivePage<T>>;
-  /** The row with this primary key as rendered, or undefined. */
-  readByKey<T>(columns: readonly string[], key: CellKey, render: LiveRowRenderer<T>): Promise<T | undefined>;
+  /** The row with this primary key as rendered, or undefined; `wanted` as for `readPage`. */
+  readByKey<T>(
+    columns: readonly string[],
+    key: CellKey,
+    render: LiveRowRenderer<T>,
+    wanted?: () => boolean,
+  ): Promise<T | undefined>;
   close(): Promise<void>;
 }
 
@@ -122,7 +140,11 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   let prepare = source.live_prepared_statements;
 
   /** Runs the statement and renders its rows, reporting the scan once its outcome is known. */
-  async function run<T>(statement: SqlStatement, render: (rows: LiveRow[]) => T): Promise<T> {
+  async function run<T>(
+    statement: SqlStatement,
+    render: (rows: LiveRow[]) => T,
+    wanted: (() => boolean) | undefined,
+  ): Promise<T> {
     const started = deps.now();
     for (let attempt = 1; ; attempt++) {
       let connection: LiveConnection;
@@ -135,6 +157,13 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         throw failed(error);
       }
       const acquired = deps.now();
+      // Its request was answered while it waited (the client left, or its time ran out): under a slow or
+      // overloaded database, reads nobody will see must not add to its queue. What is thrown goes nowhere.
+      if (wanted?.() === false) {
+        pool.release(connection);
+        report('abandoned', started, acquired, 0, 0, acquired);
+        throw relayProblem('datasource.unavailable', 'the request was answered before the read could start');
+      }
       // A retry runs unprepared: other connections may hold the same stale statement.
       const prepared = prepare && attempt === 1;
       let rows: LiveRow[];
@@ -236,18 +265,22 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         after: request.after,
         limit: request.limit + 1,
       });
-      return run(statement, (rows) => {
-        const hasMore = rows.length > request.limit;
-        if (hasMore) rows.pop();
-        return { rows, items: rows.map(render), hasMore };
-      });
+      return run(
+        statement,
+        (rows) => {
+          const hasMore = rows.length > request.limit;
+          if (hasMore) rows.pop();
+          return { rows, items: rows.map(render), hasMore };
+        },
+        request.wanted,
+      );
     },
-    async readByKey(columns, key, render) {
+    async readByKey(columns, key, render, wanted) {
       const keyType = table.schema.fields.find((field) => field.name === table.primary_key)?.type ?? 'string';
       const pgType = comparedType(columnTypes.get(table.primary_key) ?? 'text', keyType);
       const statement = buildKeySelect(relation, columns, { column: table.primary_key, pgType }, key);
       if (statement === undefined) return undefined;
-      return run(statement, (rows) => (rows[0] === undefined ? undefined : render(rows[0])));
+      return run(statement, (rows) => (rows[0] === undefined ? undefined : render(rows[0])), wanted);
     },
     async close() {
       await pool.end();
