@@ -6,7 +6,7 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Response } from 'light-my-request';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
-import { listenLocal } from '../helpers/http-checks.ts';
+import { listenLocal, sendRaw } from '../helpers/http-checks.ts';
 import { assertProblem } from './assert-problem.ts';
 import {
   closeHarness,
@@ -212,6 +212,27 @@ describe('admin listener', () => {
         paths.filter((path) => path.startsWith('/admin') || path === '/metrics'),
         [],
       );
+    });
+
+    it('marks every admin answer no-store: refusals, unknown routes and answers given before any route', async () => {
+      const answers = [
+        await call('POST', '/admin/v1/reload'),
+        await call('POST', '/admin/v1/reload', as('reader')),
+        await call('GET', '/nowhere', as('operator')),
+        await call('GET', `/admin/v1/posture?${'a'.repeat(9000)}`, as('operator')),
+        await call('GET', '/admin/%zz', as('operator')),
+      ];
+      assert.deepEqual(
+        answers.map((response) => [response.statusCode, response.headers['cache-control']]),
+        [401, 403, 404, 414, 404].map((status) => [status, 'no-store']),
+      );
+      // Headers past the limit: answered by the server before any request object exists.
+      const port = await listenLocal(h.admin);
+      const huge = await sendRaw(
+        port,
+        `GET /metrics HTTP/1.1\r\nhost: a\r\nx-big: ${'b'.repeat(70_000)}\r\n\r\n`,
+      );
+      assert.deepEqual([huge.statusCode, huge.headers['cache-control']], [431, 'no-store']);
     });
 
     it('the admin listener serves no data route', async () => {

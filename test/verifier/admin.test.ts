@@ -104,10 +104,12 @@ describe('verifier admin listener', () => {
       await reload({ 'x-api-key': OPERATOR_KEY, 'content-type': 'text/plain' }, big),
       await admin.inject({ method: 'GET', url: '/metrics', headers: { 'x-api-key': OPERATOR_KEY } }),
       await reload({ 'x-api-key': OPERATOR_KEY }, undefined, `?${'a'.repeat(9000)}`),
+      // A path that does not decode: answered by the router, outside every hook.
+      await admin.inject({ method: 'GET', url: '/admin/%zz', headers: { 'x-api-key': OPERATOR_KEY } }),
     ];
     assert.deepEqual(
       answers.map((response) => [response.statusCode, response.headers['cache-control']]),
-      [401, 403, 400, 413, 404, 414].map((status) => [status, 'no-store']),
+      [401, 403, 400, 413, 404, 414, 404].map((status) => [status, 'no-store']),
     );
     // The overlong URI is answered with the code the verifier contract names, as on the public listener.
     assert.equal(JSON.parse((answers[5] as { body: string }).body).code, 'request.uri_too_long');

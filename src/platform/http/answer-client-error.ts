@@ -78,6 +78,8 @@ export function problemHead(
   const headers: [string, string | number][] = [
     ['content-type', PROBLEM_MEDIA_TYPE],
     ['content-length', Buffer.byteLength(body)],
+    // About a request no route saw: nothing any cache should keep, on either listener.
+    ['cache-control', 'no-store'],
     ...Object.entries(SECURITY_HEADERS),
     ['x-request-id', requestId],
     ['connection', 'close'],

@@ -35,6 +35,8 @@ export function createAdminServer(options: AdminServerOptions): FastifyInstance 
     trustProxy: false,
     maxConnections: 64,
     bodyLimit: ADMIN_BODY_LIMIT,
+    // Every answer is for no cache to keep: refusals, unknown routes and answers given before any route too.
+    cacheControl: 'no-store',
     ...(options.beforeSend === undefined ? {} : { beforeSend: options.beforeSend }),
     ...(options.serviceProblems === undefined ? {} : { serviceProblems: options.serviceProblems }),
   });

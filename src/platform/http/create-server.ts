@@ -99,6 +99,11 @@ export interface HttpServerOptions {
   /** Serve the routes registered with `addRoute` on the fast lane as well (default true). */
   fastLane?: boolean;
   /**
+   * `Cache-Control` of every answer that sets none: routed or not, refusals and problems that replace a response
+   * included (default `DEFAULT_CACHE_CONTROL`; an admin listener's is `no-store`).
+   */
+  cacheControl?: string;
+  /**
    * Told after a request whose client went away was answered (`http.client_closed`) and its deadline brought
    * forward to now: work that waits for a deadline it read earlier (a running rule) can look again.
    */
@@ -139,6 +144,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     return options.serviceProblems?.[problem.code]?.() ?? problem;
   };
   const trustedProxies = compileTrustedProxies(options.trustProxy);
+  const cacheControl = options.cacheControl ?? DEFAULT_CACHE_CONTROL;
   const watchdog = createRequestWatchdog(options.requestTimeoutMs, (request, reply) => {
     // A response already on its way (waiting for its audit record, which Fastify does not count as sent) goes
     // out: the time-out answer would only be dropped behind it.
@@ -196,7 +202,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     for (const name of Object.keys(reply.getHeaders())) {
       if (!KEPT_ON_REPLACEMENT.has(name) && !name.startsWith('access-control-')) reply.removeHeader(name);
     }
-    reply.header('content-type', PROBLEM_MEDIA_TYPE).header('cache-control', DEFAULT_CACHE_CONTROL);
+    reply.header('content-type', PROBLEM_MEDIA_TYPE).header('cache-control', cacheControl);
     return Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
   };
 
@@ -216,7 +222,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     for (const name in SECURITY_HEADERS) {
       if (!reply.hasHeader(name)) reply.header(name, SECURITY_HEADERS[name] as string);
     }
-    if (!reply.hasHeader('cache-control')) reply.header('cache-control', DEFAULT_CACHE_CONTROL);
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', cacheControl);
     reply.header('x-request-id', request.id);
     if (options.beforeSend) {
       try {

@@ -71,10 +71,6 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
   // under `--workers`), beside the families of the relay processes.
   const routeMetrics = createAdminRouteMetrics();
   routeMetrics.instrument(app);
-  app.addHook('onRequest', (_request, reply, done) => {
-    reply.header('cache-control', 'no-store');
-    done();
-  });
   const admin = adminScopeGuard(authenticate, ADMIN_SCOPE);
   const opsRead = adminScopeGuard(authenticate, OPS_READ_SCOPE);
 

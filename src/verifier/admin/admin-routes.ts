@@ -15,7 +15,7 @@ export function registerAdminRoutes(app: FastifyInstance, runtime: VerifierRunti
   const guard = adminScopeGuard(runtime.authenticate, VERIFIER_ADMIN_SCOPE);
   app.register(async (scope) => {
     ignoreRequestBodies(scope);
-    // `Cache-Control: no-store` comes from the admin app, on every answer (create-admin-app.ts).
+    // `Cache-Control: no-store` comes from the admin server, on every answer (create-admin-server.ts).
     scope.post('/admin/v1/reload', { onRequest: guard }, async () => ({
       reloaded: false,
       status: 'noop',

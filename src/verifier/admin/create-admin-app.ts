@@ -29,12 +29,6 @@ export function createAdminApp(options: AdminAppOptions): FastifyInstance {
       options.audit.write(options.buildRecord(request, reply));
     },
   });
-  // Every answer is for no cache to keep: refusals and unknown routes too, and those the server gives before any
-  // route runs (an overlong URI) or in place of the route's (a failed audit write), hence on sending.
-  app.addHook('onSend', (_request, reply, payload, done) => {
-    reply.header('cache-control', 'no-store');
-    done(null, payload);
-  });
   registerAdminRoutes(app, options.runtime);
   return app;
 }
