@@ -161,7 +161,9 @@ const disclosure = z.strictObject({
 });
 
 const claim = z.strictObject({
-  id: z.string().regex(CLAIM_ID_PATTERN, 'claim id must match ^[a-z][a-z0-9_.-]*$'),
+  id: z
+    .string()
+    .regex(CLAIM_ID_PATTERN, 'claim id must match ^[a-z][a-z0-9_.-]*$ and be at most 128 characters'),
   title: z.string().min(1),
   description: z.string().optional(),
   version: z.string().min(1),

@@ -205,6 +205,15 @@ describe('verifier config', () => {
     ]);
   });
 
+  it('says a claim id too long is refused for its length, not for a pattern it matches', () => {
+    const longest = `a${'b'.repeat(127)}`;
+    assert.doesNotThrow(() =>
+      loadVerifierConfigText(BASE.replace('id: alive', `id: ${longest}`), ENV, '/tmp'),
+    );
+    const [problem] = issuesAt(BASE.replace('id: alive', `id: ${longest}b`), 'evidence.claims.0.id');
+    assert.match(problem?.message ?? '', /128 characters/);
+  });
+
   it('refuses a dependency about another kind of subject: a sub-claim is evaluated for its parent’s target', () => {
     const parent = (subjectType: string) => `
     - id: household_alive_head
