@@ -98,9 +98,13 @@ function spawnWorker(limits: CelLimits, progress: BigInt64Array): Worker {
     eval: true,
     workerData,
     resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.max(4, memoryMb / 8) },
+    // Kept off the process's own streams (stdout may be the audit sink), and read to nothing: a worker's output
+    // (a runtime warning) would otherwise pile up unread in the parent for the worker's whole life.
     stdout: true,
     stderr: true,
   });
+  worker.stdout.resume();
+  worker.stderr.resume();
   worker.unref();
   return worker;
 }
