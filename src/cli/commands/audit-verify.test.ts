@@ -85,6 +85,21 @@ describe('ambit audit verify', () => {
     assert.match(err.join('\n'), /--secret-env takes the name of an environment variable/);
   });
 
+  it('says a secret shorter than any service accepts is too short, not that the file was tampered with', async (t) => {
+    const dir = makeTempDir(t);
+    const path = join(dir, 'audit.jsonl');
+    await writeRotated(path, 8);
+    const err: string[] = [];
+    const short = 'only-twenty-bytes-01';
+    const io: CliIo = { env: { S: short }, cwd: process.cwd(), out: () => {}, err: (line) => err.push(line) };
+    assert.equal(await auditVerify(['--file', path, '--secret-env', 'S'], io), 2);
+    assert.match(
+      err.join('\n'),
+      /S \(named by --secret-env\) holds 20 bytes: audit secrets hold at least 32/,
+    );
+    assert.ok(!err.join('\n').includes(short));
+  });
+
   it('counts one record in the singular', async (t) => {
     const path = join(makeTempDir(t), 'one.jsonl');
     const writer = createAuditWriter({

@@ -7,6 +7,7 @@ import { HASH_PATTERN } from '../../platform/audit/audit-envelope.ts';
 import { envValue } from '../../platform/config/env-value.ts';
 import { ENV_VAR_NAME } from '../../platform/config/env-var-name.ts';
 import { nameIsValueMessage } from '../../platform/config/name-is-value.ts';
+import { MIN_SECRET_BYTES } from '../../platform/config/read-secret-env.ts';
 import type { Command } from '../cli-io.ts';
 import { parseFlags, reportFlagError } from '../parse-flags.ts';
 
@@ -39,6 +40,14 @@ export const auditVerify: Command = async (args, io) => {
     io.err(
       nameIsValueMessage(io.env, name) ??
         `environment variable ${name} (named by --secret-env) is not set or empty`,
+    );
+    return 2;
+  }
+  // No service writes with a shorter one: checked with it, every record would read as tampered with.
+  const secretBytes = Buffer.byteLength(secret, 'utf8');
+  if (secretBytes < MIN_SECRET_BYTES) {
+    io.err(
+      `environment variable ${name} (named by --secret-env) holds ${secretBytes} bytes: audit secrets hold at least ${MIN_SECRET_BYTES}`,
     );
     return 2;
   }
