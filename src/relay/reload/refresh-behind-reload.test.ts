@@ -100,3 +100,50 @@ describe('an mtime poll made while a reload of its table runs', () => {
     assert.equal(table.reloader.confirmUnchanged('d', 't', 'c', 0), true, 'the poll loaded the newer data');
   });
 });
+
+describe('an mtime reload that waited its turn behind another load', () => {
+  it('loads nothing when its source started changing again meanwhile (a rewrite in place begun)', async () => {
+    const source = { token: 'a', loads: 0 };
+    // `writing`: a file modified moments ago, which may be half written.
+    const tokens = {
+      changeToken: async () => source.token,
+      settling: (token: string) => token === 'writing',
+    };
+    let release = () => {};
+    let started = () => {};
+    let hold: Promise<void> | undefined;
+    const { reloader, state } = oneTableReloader({
+      loadTable: async () => {
+        source.loads += 1;
+        const version = source.token;
+        started();
+        await hold;
+        return { rowCount: 1, version } as unknown as TableSnapshot;
+      },
+      changeToken: () => tokens,
+    });
+    await reloader.load();
+    source.token = 'b';
+    hold = new Promise((resolve) => {
+      release = resolve;
+    });
+    const adminStarted = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const admin = reloader.reloadTable('d', 't', 'admin');
+    await adminStarted;
+    // A poll finds the file written out and still, and asks for a reload, which waits for the admin one.
+    source.token = 'c';
+    const polled = reloader.reloadTable('d', 't', 'mtime', { token: 'c', readAt: 0 });
+    // Meanwhile the writer starts writing the file again, in place.
+    source.token = 'writing';
+    hold = undefined;
+    release();
+    await admin;
+    assert.equal((await polled).ok, true);
+    assert.equal(source.loads, 2, 'the startup load and the admin reload, nothing more');
+    assert.equal(state.generation?.table('d', 't').version, 'b', 'no half-written file is served');
+    // The next polls read the file again: once it holds still, it loads.
+    assert.equal(reloader.confirmUnchanged('d', 't', 'writing', 0), false);
+  });
+});

@@ -272,6 +272,12 @@ export function createReloader(options: ReloaderOptions): Reloader {
     return true;
   }
 
+  /** The answer to a refresh that loaded nothing: the data served stays as it is. */
+  function skipped(): ReloadOutcome {
+    const counts = { total: 1, succeeded: 1, failed: 0 };
+    return { ok: true, counts, failures: [], generation: state.generation?.version };
+  }
+
   /** The answer to a reload asked before the first load is over: nothing runs, nothing is queued. */
   function refused(scope: 'all' | 'table', trigger: LoadTrigger): ReloadOutcome {
     const waiting = [...(state.readiness.waiting?.values() ?? [])].map((wait) => ({
@@ -345,19 +351,24 @@ export function createReloader(options: ReloaderOptions): Reloader {
             { trigger, dataset_id: datasetId, table_id: tableId },
             'reload skipped: already loaded',
           );
-          const { version } = state.generation;
-          return {
-            ok: true,
-            counts: { total: 1, succeeded: 1, failed: 0 },
-            failures: [],
-            generation: version,
-          };
+          return skipped();
+        }
+        // The poll found the file still, but this reload waited its turn: a file being written again since may be
+        // half written, and the next polls load it once it holds still.
+        const read = seen === undefined ? undefined : await readToken(ref);
+        if (read?.token !== undefined && read.token !== seen?.token && ref.tokens?.settling?.(read.token)) {
+          logger.debug(
+            { trigger, dataset_id: datasetId, table_id: tableId },
+            'reload deferred: source changing',
+          );
+          return skipped();
         }
         // A refresh reloads the tables sharing the table's file with it; an operator's reload, the table asked for.
         const group = trigger === 'admin' ? [ref] : (groups.get(ref.key) ?? []).map((key) => refs.get(key));
         // One after another, as reloads run: the sheets of a large workbook decoded at once would hold it that often.
         const loaded: Loaded[] = [];
-        for (const member of group) loaded.push(await loadOne(member as TableRef));
+        for (const member of group)
+          loaded.push(await loadOne(member as TableRef, member === ref ? read : undefined));
         // All or none: a swap of some would serve sheets of two versions of one workbook side by side.
         return outcome(loaded, 'table', trigger, loaded.every((result) => result.ok) && swap(loaded));
       });

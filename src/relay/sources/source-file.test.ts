@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { SourceError } from './source-error.ts';
-import { fileVersion, hashSourceFile, openSourceFile, type SourceFile } from './source-file.ts';
+import { fileVersion, hashSourceFile, openSourceFile, readSized, type SourceFile } from './source-file.ts';
 import { sourceErrorOf, withWaitingWriter } from './source-test-support.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ambit-source-file-'));
@@ -64,6 +64,30 @@ describe('hashSourceFile', () => {
     appendFileSync(sized.absolutePath, Buffer.alloc(1024 * 1024, 'x'));
     const error = await sourceErrorOf(() => hashSourceFile(sized));
     assert.equal(error.code, 'ingest.file_changed');
+  });
+});
+
+describe('readSized', () => {
+  it('refuses bytes read while the file was rewritten in place at the same size', async () => {
+    // An XLSX workbook is read in one pass: a copy writing over it meanwhile would hand the decoder the start of
+    // one file and the end of the other (the readers that read again check the file between passes).
+    const size = 3 * 1024 * 1024;
+    writeFileSync(join(dir, 'rewritten.xlsx'), Buffer.alloc(size, 'a'));
+    const sized = opened('rewritten.xlsx');
+    const handle = await openSourceFile(sized);
+    try {
+      let rewritten = false;
+      const error = await sourceErrorOf(() =>
+        readSized(sized, handle, () => {
+          if (rewritten) return;
+          rewritten = true;
+          writeFileSync(sized.absolutePath, Buffer.alloc(size, 'b'));
+        }),
+      );
+      assert.equal(error.code, 'ingest.file_changed');
+    } finally {
+      await handle.close();
+    }
   });
 });
 

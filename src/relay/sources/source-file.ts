@@ -96,9 +96,9 @@ export async function openRegularFile(
 
 /**
  * Reads the file's `byteSize` bytes from position 0 into `take`, one chunk at a time, then checks nothing follows:
- * never a byte past the size that passed the guard. A file that yields fewer or more bytes is refused: as
- * `ingest.file_changed` when it changed meanwhile, else as `ingest.file_size_unknown` (a /proc or /sys file,
- * whose reported size is not what it holds).
+ * never a byte past the size that passed the guard. A file that yields fewer or more bytes, or was written to while
+ * it was read, is refused: as `ingest.file_changed` when it changed meanwhile, else as `ingest.file_size_unknown`
+ * (a /proc or /sys file, whose reported size is not what it holds).
  */
 export async function readSized(
   file: SourceFile,
@@ -116,6 +116,10 @@ export async function readSized(
   }
   if ((await handle.read(chunk, 0, 1, position)).bytesRead > 0)
     throw await sizeMismatch(file, handle, 'more');
+  // Rewritten in place at the same size meanwhile (a copy over it), the bytes read may begin with one file and end
+  // with the other: the times say so.
+  const now = await handle.stat();
+  if (now.size !== file.byteSize || fileVersion(now) !== file.version) throw changed(file);
 }
 
 async function sizeMismatch(
