@@ -161,7 +161,13 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
         throw run.storeFailure;
       }
       const text = JSON.stringify(run.response);
-      if (held) {
+      if (held && answered) {
+        // Nobody received this response and its evaluations were not kept: a retry (what a client that gave up
+        // does) must run afresh, not replay ids that render 404.
+        const unanswered = held;
+        held = undefined;
+        await releases.release(unanswered);
+      } else if (held) {
         const completed = held;
         // Replaced by a problem (the batch's audit record not written): no retry may replay what nobody received.
         request.ctx.onReplaced = () => void releases.release(completed);
