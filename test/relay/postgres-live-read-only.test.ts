@@ -66,6 +66,37 @@ describe('live PostgreSQL tables: read-only, views and changed columns', () => {
     }
   });
 
+  // A session-level advisory lock is not released by the end of the read's transaction, and a pooled connection
+  // may live as long as the relay: other clients of the database would wait on it for as long.
+  it('a session advisory lock a view takes is not held by the pooled connection once it reads again', async (t) => {
+    if (db.kind === 'pglite') return t.skip('embedded PGlite serves every client in one session');
+    await db.query('CREATE TABLE locking (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO locking VALUES (1, 'one'), (2, 'two')");
+    await db.query(`CREATE FUNCTION lock_on_one(id integer) RETURNS boolean LANGUAGE sql AS $body$
+      SELECT id <> 1 OR pg_catalog.pg_advisory_lock(4242) IS NOT NULL $body$`);
+    await db.query(
+      'CREATE VIEW locking_advisory_view AS SELECT id, label FROM locking WHERE lock_on_one(id)',
+    );
+    const relay = await startPostgresRelay(
+      liveDataset('locking_advisory_view', ID_AND_LABEL, 'live_max_connections: 1'),
+      db.url,
+    );
+    const heldByOthers = async () => {
+      const { rows } = await db.query<{ held: boolean }>(
+        "SELECT count(*) > 0 AS held FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND pid <> pg_backend_pid()",
+      );
+      return rows[0]?.held;
+    };
+    try {
+      assert.deepEqual((await relay.get(`${ITEMS}/1`)).json(), { id: 1, label: 'one' });
+      // The same connection reads again, a row for which the view takes no lock.
+      assert.deepEqual((await relay.get(`${ITEMS}/2`)).json(), { id: 2, label: 'two' });
+      assert.equal(await heldByOthers(), false);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('row locks and sequence advances in a view are refused by the read-only transaction', async () => {
     await db.query('CREATE TABLE locked (id integer PRIMARY KEY, label text)');
     await db.query("INSERT INTO locked VALUES (1, 'one')");

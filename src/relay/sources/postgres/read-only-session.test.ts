@@ -19,16 +19,16 @@ describe('read-only session', () => {
     );
   });
 
-  it('guards a live read with one statement of transaction-local settings: read only, the timeout in whole ms, output styles, UTC', () => {
+  it('guards a live read with one statement of transaction-local settings (read only, the timeout in whole ms, output styles, UTC) that releases advisory locks', () => {
     const set = (name: string, value: string) => `pg_catalog.set_config('${name}', '${value}', true)`;
     const output = `${set('DateStyle', 'ISO, YMD')}, ${set('IntervalStyle', 'postgres')}, ${set('extra_float_digits', '3')}`;
     assert.equal(
       liveGuard({ query_timeout: 1500.7 }),
-      `SELECT ${set('transaction_read_only', 'on')}, ${set('statement_timeout', '1500')}, ${output}, ${set('TimeZone', 'UTC')}`,
+      `SELECT ${set('transaction_read_only', 'on')}, ${set('statement_timeout', '1500')}, ${output}, ${set('TimeZone', 'UTC')}, pg_catalog.pg_advisory_unlock_all()`,
     );
     assert.equal(
       liveGuard({ query_timeout: 0.2 }),
-      `SELECT ${set('transaction_read_only', 'on')}, ${set('statement_timeout', '1')}, ${output}, ${set('TimeZone', 'UTC')}`,
+      `SELECT ${set('transaction_read_only', 'on')}, ${set('statement_timeout', '1')}, ${output}, ${set('TimeZone', 'UTC')}, pg_catalog.pg_advisory_unlock_all()`,
     );
   });
 

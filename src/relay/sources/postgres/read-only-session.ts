@@ -48,6 +48,8 @@ export function beginReadOnly(
  * outside an explicit transaction block; the settings end with the transaction. It is called as
  * `pg_catalog.set_config`: a function a view calls may set the session's search_path (that outlives its read) to a
  * schema with a `set_config` of its own, which the guard of every later read on the connection would otherwise call.
+ * It also releases the session-level advisory locks a function of an earlier read took: they outlive its
+ * transaction, and a pooled connection may outlive any read.
  */
 export function liveGuard(source: Pick<PostgresSourceConfig, 'query_timeout'>): string {
   const set = (name: string, value: string) => `pg_catalog.set_config('${name}', '${value}', true)`;
@@ -56,6 +58,7 @@ export function liveGuard(source: Pick<PostgresSourceConfig, 'query_timeout'>): 
     set('statement_timeout', String(timeoutMs(source))),
     ...OUTPUT_SETTINGS.map(([name, value]) => set(name, value)),
     set('TimeZone', 'UTC'),
+    'pg_catalog.pg_advisory_unlock_all()',
   ];
   return `SELECT ${settings.join(', ')}`;
 }
