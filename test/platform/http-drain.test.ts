@@ -320,3 +320,35 @@ describe('a request read while the server closes', () => {
     await closed;
   });
 });
+
+describe('closing while a request is still arriving', () => {
+  for (const keepAlive of [false, true]) {
+    it(`answers it 503 http.shutting_down once read, rather than closing without an answer (${keepAlive ? 'a keep-alive connection answered before' : 'a new connection'})`, async () => {
+      const app = bareApp(5_000);
+      app.get('/small', async () => ({ ok: true }));
+      const server = serverSide(app);
+      const closing = closingStarted(app);
+      const client = await openClient(await listenLocal(app));
+      if (keepAlive) {
+        client.socket.write('GET /small HTTP/1.1\r\nhost: a\r\n\r\n');
+        const [answered] = parseResponses(await client.received(1));
+        assert.equal(answered?.statusCode, 200);
+      }
+      // A slow client: the request line is with the server, the rest of the headers are not.
+      const sent = server().bytesRead;
+      client.socket.write('GET /small HTTP/1.1\r\n');
+      while (server().bytesRead === sent) await new Promise((resolve) => setImmediate(resolve));
+      const closed = app.close();
+      await closing;
+      client.socket.write('host: a\r\n\r\n');
+
+      const responses = parseResponses(await client.closedByServer);
+      const answer = responses[keepAlive ? 1 : 0];
+      assert.equal(responses.length, keepAlive ? 2 : 1, 'the request was dropped without an answer');
+      assert.ok(answer);
+      assertProblem({ ...answer, body: answer.body.toString() }, 503, 'http.shutting_down');
+      assert.equal(answer.headers.connection, 'close');
+      await closed;
+    });
+  }
+});

@@ -35,13 +35,18 @@ export function drainOnClose(
 ): InFlightResponses {
   // Every open connection with its responses not yet closed (written out, or cut by the connection closing).
   const open = new Map<Socket, Set<ServerResponse>>();
+  // How many bytes each connection had received when it last had nothing in flight: more since then are a request
+  // still arriving (a slow client's headers), which is read and answered rather than dropped unanswered.
+  const quietAt = new Map<Socket, number>();
   let draining = false;
 
   server.on('connection', (socket: Socket) => {
     open.set(socket, new Set());
+    quietAt.set(socket, 0);
     socket.once('close', () => {
       const responses = open.get(socket);
       open.delete(socket);
+      quietAt.delete(socket);
       // Node tells only the response being written that its connection closed, not those pipelined behind it.
       for (const response of responses ?? []) onCut(response);
     });
@@ -61,15 +66,19 @@ export function drainOnClose(
     if (draining) response.shouldKeepAlive = false;
     response.once('close', () => {
       responses.delete(response);
+      if (responses.size === 0) quietAt.set(socket, socket.bytesRead);
       if (!response.writableFinished) onCut(response);
       // Its bytes are all with the kernel (or the connection is gone): a FIN after them.
       if (draining && responses.size === 0) endConnection(socket);
     });
   });
 
-  // Node's `close()` calls this first: connections with nothing in flight end now.
+  // Node's `close()` calls this first: connections with nothing in flight end now. One whose request is still
+  // arriving stays: that request is answered once read (with `Connection: close`), or cut at the deadline.
   server.closeIdleConnections = () => {
-    for (const [socket, responses] of open) if (responses.size === 0) endConnection(socket);
+    for (const [socket, responses] of open) {
+      if (responses.size === 0 && socket.bytesRead === quietAt.get(socket)) endConnection(socket);
+    }
   };
 
   const nodeClose = server.close;
