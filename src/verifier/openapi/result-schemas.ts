@@ -48,7 +48,8 @@ const provenance = object(['schema_version', 'generated_by', 'used', 'derived_fr
     source_count: {
       type: 'integer',
       minimum: 0,
-      description: 'Distinct source reads, with those of the claims it depends on.',
+      description:
+        'Distinct sources (connection, dataset, entity) behind the value, those of the claims it depends on included; not the reads made.',
     },
     source_versions: { type: 'object' },
   }),
