@@ -123,7 +123,7 @@ export const RELAY_PROBLEMS = {
     status: 503,
     title: 'Data source unavailable',
     description:
-      'The PostgreSQL database behind a live entity cannot be reached (or no pooled connection freed up within `connect_timeout`), or ended the read for a reason that passes (a deadlock, a standby conflict with recovery); retry after `Retry-After`.',
+      'The PostgreSQL database behind a live entity cannot be reached (or no pooled connection freed up within `connect_timeout`), or ended the read for a reason that passes (a deadlock, a standby conflict with recovery, a cancel another of its sessions asked for); retry after `Retry-After`.',
   },
   'datasource.timeout': {
     status: 504,

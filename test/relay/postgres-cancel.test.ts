@@ -90,3 +90,67 @@ describe('PostgreSQL statements past the client-side time limit', () => {
     await eventually(async () => (await relayStatementsRunning()) === 0, 'the COPY to be cancelled', 10_000);
   });
 });
+
+describe('PostgreSQL statements another session cancels (pg_cancel_backend: SQLSTATE 57014 before query_timeout)', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await openTestDatabase();
+    // The view sleeps while `paused` says so: the test cancels it, then lets the next read through.
+    await db.query('CREATE TABLE paused (on_hold boolean)');
+    await db.query('INSERT INTO paused VALUES (true)');
+    await db.query(`CREATE FUNCTION hold_while_paused() RETURNS boolean LANGUAGE sql AS $body$
+      SELECT CASE WHEN (SELECT on_hold FROM paused) THEN pg_sleep(30) IS NOT NULL ELSE true END $body$`);
+    await db.query('CREATE TABLE held (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO held VALUES (1, 'one')");
+    await db.query('CREATE VIEW held_view AS SELECT id, label FROM held WHERE hold_while_paused()');
+  });
+  after(() => db.close());
+
+  /** Cancels the relay's statement once it sleeps, as an administrator would, then lets later reads through. */
+  async function cancelSleepingRead(): Promise<void> {
+    const sleeping = `SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+      AND application_name = 'ambit-relay' AND wait_event = 'PgSleep'`;
+    await eventually(async () => (await db.query(sleeping)).rows.length === 1, 'the read to be running');
+    await db.query('UPDATE paused SET on_hold = false');
+    await db.query(`SELECT pg_cancel_backend(pid) FROM (${sleeping}) relay`);
+  }
+
+  it('a live read answers 503 datasource.unavailable with Retry-After (not a time-out), and the next one reads', async (t) => {
+    if (db.kind === 'pglite') return t.skip('cancelling a backend needs a real server');
+    await db.query('UPDATE paused SET on_hold = true');
+    const relay = await startPostgresRelay(liveDataset('held_view', ID_AND_LABEL), db.url);
+    try {
+      const read = relay.get(`${ITEMS}/1`);
+      await cancelSleepingRead();
+      const cancelled = await read;
+      assertProblem(cancelled, 503, 'datasource.unavailable', /cancelled/);
+      assert.equal(cancelled.headers['retry-after'], '5');
+      assert.deepEqual((await relay.get(`${ITEMS}/1`)).json(), { id: 1, label: 'one' });
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('a first snapshot load whose COPY is cancelled is tried again, and loads', async (t) => {
+    if (db.kind === 'pglite') return t.skip('cancelling a backend needs a real server');
+    await db.query('UPDATE paused SET on_hold = true');
+    const relay = await startPostgresRelay(
+      dataset(
+        `      - id: items
+        ${postgresSource({ table: 'held_view' })}
+        primary_key: id
+        schema: { fields: [${ID_AND_LABEL}] }`,
+        `      - { name: items, table: items, ${ACCESS} }`,
+      ),
+      db.url,
+      { waitForLoad: false },
+    );
+    try {
+      await cancelSleepingRead();
+      await relay.relay.loaded;
+      assert.deepEqual((await relay.get(ITEMS)).json().data, [{ id: 1, label: 'one' }]);
+    } finally {
+      await relay.close();
+    }
+  });
+});

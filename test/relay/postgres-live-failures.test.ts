@@ -153,6 +153,45 @@ describe('live PostgreSQL tables: failures and the startup probe', () => {
     }
   });
 
+  it('a server refusing another connection (too many clients, 53300) leaves reads on the one open: no 503', async (t) => {
+    if (db.kind === 'pglite') return t.skip('connection limits need a real server');
+    await db.query('CREATE TABLE limited (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO limited VALUES (1, 'slow'), (2, 'fast')");
+    await db.query(`CREATE FUNCTION pause_if_limited(label text) RETURNS boolean LANGUAGE sql AS $body$
+      SELECT CASE WHEN label = 'slow' THEN pg_sleep(0.8) IS NOT NULL ELSE true END $body$`);
+    await db.query('CREATE VIEW limited_view AS SELECT id, label FROM limited WHERE pause_if_limited(label)');
+    const role = `ambit_limited_${randomBytes(6).toString('hex')}`;
+    // One connection for the role: the server refuses a second with SQLSTATE 53300.
+    await db.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
+    await db.query(`GRANT SELECT ON limited, limited_view TO ${role}`);
+    const url = new URL(db.url);
+    url.username = role;
+    const relay = await startPostgresRelay(
+      liveDataset('limited_view', ID_AND_LABEL, 'live_max_connections: 4'),
+      url.toString(),
+    );
+    try {
+      assert.equal((await relay.get(`${ITEMS}/2`)).statusCode, 200);
+      const slow = relay.get(`${ITEMS}/1`);
+      await eventually(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE usename = '${role}' AND wait_event = 'PgSleep'`,
+            )
+          ).rows.length === 1,
+        'the slow read to be running',
+      );
+      // Its connection is stalled: the pool tries another, which the server refuses.
+      assert.deepEqual((await relay.get(`${ITEMS}/2`)).json(), { id: 2, label: 'fast' });
+      assert.deepEqual((await slow).json(), { id: 1, label: 'slow' });
+    } finally {
+      await relay.close();
+      await db.query(`DROP OWNED BY ${role}`);
+      await db.query(`DROP ROLE ${role}`);
+    }
+  });
+
   it('fast reads do not queue behind a slow one: its connection is passed over', async () => {
     await db.query('CREATE TABLE mixed (id integer PRIMARY KEY, label text)');
     await db.query("INSERT INTO mixed VALUES (1, 'slow'), (2, 'fast')");

@@ -69,6 +69,26 @@ describe('the live connection pool', () => {
     await live.end();
   });
 
+  it('a connection that cannot be opened (too many clients) leaves the read behind a stalled one, not failed', async () => {
+    let refuse = false;
+    const { live, opened } = pool({ max: 2, depth: 8, fail: () => refuse });
+    const first = await live.acquire();
+    first.stalled = true;
+    refuse = true;
+    assert.equal((await live.acquire()).id, 1, 'the open connection with room serves it');
+    assert.equal(opened.length, 1);
+    await live.end();
+  });
+
+  it('a failed open still fails the read when no open connection has room', async () => {
+    let refuse = false;
+    const { live } = pool({ max: 2, depth: 1, fail: () => refuse });
+    await live.acquire();
+    refuse = true;
+    await assert.rejects(live.acquire(), { code: 'ECONNREFUSED' });
+    await live.end();
+  });
+
   it('depth 1 gives each read a connection of its own', async () => {
     const { live } = pool({ max: 4, depth: 1 });
     const taken = await Promise.all([live.acquire(), live.acquire(), live.acquire()]);

@@ -125,6 +125,19 @@ export function createLivePool<C extends PooledConnection>(options: LivePoolOpti
     return entries.length + opening < options.max ? 'open' : stalled;
   }
 
+  /**
+   * Opens a connection for a read that `place` sent to a new one; when the server refuses it (too many clients,
+   * 53300, or any failure to connect) the read takes room on an open connection instead, a stalled one included:
+   * behind a slow read beats a 503 while the connections already open still work.
+   */
+  function openOrFallBack(): Promise<C> {
+    return openOne().catch((error: unknown) => {
+      const fallback = entries.find((entry) => entry.connection.usable && entry.reads < options.depth);
+      if (fallback === undefined || ended) throw error;
+      return take(fallback);
+    });
+  }
+
   /** Room appeared or a place freed up: the longest waiters get it, opening connections as they may. */
   function serveWaiters(): void {
     while (waiters.length > 0) {
@@ -132,7 +145,7 @@ export function createLivePool<C extends PooledConnection>(options: LivePoolOpti
       if (target === undefined) return;
       const waiter = waiters.shift() as Waiter<C>;
       clearTimeout(waiter.timer);
-      if (target === 'open') openOne().then(waiter.resolve, waiter.reject);
+      if (target === 'open') openOrFallBack().then(waiter.resolve, waiter.reject);
       else waiter.resolve(take(target));
     }
   }
@@ -144,7 +157,7 @@ export function createLivePool<C extends PooledConnection>(options: LivePoolOpti
     acquire() {
       if (ended) return Promise.reject(new Error('the live connection pool is closed'));
       const target = place();
-      if (target === 'open') return openOne();
+      if (target === 'open') return openOrFallBack();
       if (target !== undefined) return Promise.resolve(take(target));
       return new Promise<C>((resolve, reject) => {
         const waiter: Waiter<C> = {

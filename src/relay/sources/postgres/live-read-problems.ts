@@ -1,7 +1,7 @@
 // The problems a live read answers with: the database's failures by class, and a row that does not fit the declared
 // schema (LiveRowInvalid, thrown by a row renderer). Details name no host, table, SQL or value.
 import { relayProblem } from '../../problems.ts';
-import { classifyPgError } from './read-only-session.ts';
+import { classifyPgError, isEarlyCancel } from './read-only-session.ts';
 
 /**
  * lock_not_available: the wait for a lock ended by the database's own `lock_timeout` (set on the role or database
@@ -36,7 +36,9 @@ export function readProblem(error: unknown) {
     case 'unavailable':
       return relayProblem(
         'datasource.unavailable',
-        'the database behind this entity cannot be reached; retry later',
+        isEarlyCancel(error)
+          ? 'the database cancelled the read at the request of another of its sessions; retry later'
+          : 'the database behind this entity cannot be reached; retry later',
         {
           headers: { 'retry-after': '5' },
         },

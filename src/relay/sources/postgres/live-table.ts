@@ -19,6 +19,7 @@ import {
   clientTimeoutMs,
   describePgError,
   liveGuard,
+  noteEarlyCancel,
   qualifiedName,
 } from './read-only-session.ts';
 
@@ -167,6 +168,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       // A retry runs unprepared: other connections may hold the same stale statement.
       const prepared = prepare && attempt === 1;
       let rows: LiveRow[];
+      const sentAt = performance.now();
       try {
         rows = await connection.read(guard, statement.text, statement.values, prepared);
       } catch (error) {
@@ -182,6 +184,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
           }
           continue;
         }
+        noteEarlyCancel(error, sentAt, source);
         report(classifyPgError(error), started, acquired, 0, 0);
         throw failed(error);
       } finally {

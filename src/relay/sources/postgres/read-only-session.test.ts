@@ -5,6 +5,7 @@ import {
   classifyPgError,
   describePgError,
   liveGuard,
+  noteEarlyCancel,
   qualifiedName,
 } from './read-only-session.ts';
 
@@ -46,6 +47,13 @@ describe('read-only session', () => {
     assert.equal(classifyPgError(new Error('Connection terminated unexpectedly')), 'unavailable');
     assert.equal(classifyPgError(new Error('Query read timeout')), 'timeout');
     assert.equal(classifyPgError(server('57014')), 'timeout');
+    // A cancel that came before query_timeout could end the statement: another session asked for it.
+    const early = server('57014');
+    noteEarlyCancel(early, performance.now(), { query_timeout: 30_000 });
+    assert.equal(classifyPgError(early), 'unavailable');
+    const late = server('57014');
+    noteEarlyCancel(late, performance.now() - 200, { query_timeout: 100 });
+    assert.equal(classifyPgError(late), 'timeout');
     assert.equal(classifyPgError(server('08006')), 'unavailable');
     assert.equal(classifyPgError(server('57P01')), 'unavailable');
     assert.equal(classifyPgError(server('28P01')), 'unavailable');

@@ -108,7 +108,8 @@ export function clientConfig(
 }
 
 /**
- * - unavailable: no connection, lost connection, server shutting down or refusing (also authentication);
+ * - unavailable: no connection, lost connection, server shutting down or refusing (also authentication), a
+ *   statement another session cancelled;
  * - timeout: the statement ran past `query_timeout`;
  * - invalid_input: PostgreSQL refused a parameter value for the column's type (a filter value);
  * - failed: anything else the server refused (missing table, permission, read-only violation), data exceptions
@@ -124,6 +125,33 @@ interface PgLikeError {
   readonly running?: unknown;
   /** The server routine that raised it (ErrorResponse field R). */
   readonly routine?: unknown;
+  /** A 57014 that came before `query_timeout` could have ended the statement (see noteEarlyCancel). */
+  readonly cancelled?: unknown;
+}
+
+/** query_canceled: the statement timeout, or a cancel request (an administrator's pg_cancel_backend, a pooler). */
+const QUERY_CANCELED = '57014';
+
+/**
+ * Marks `error` as a cancel by another session when it is a 57014 that came sooner than `query_timeout` after the
+ * statement was sent: the statement timeout, armed once the server started the statement, cannot have ended it
+ * yet. The server's message, which says which (`due to user request`), may be translated; the clock is not. Such a
+ * read passes when tried again: it is no time-out, to the caller (whose retry is welcome) or to the operator (no
+ * query_timeout to raise), and a first load waits it out like a database that is away.
+ */
+export function noteEarlyCancel(
+  error: unknown,
+  sentAt: number,
+  source: Pick<PostgresSourceConfig, 'query_timeout'>,
+): void {
+  const { code, severity } = (error ?? {}) as PgLikeError;
+  if (code !== QUERY_CANCELED || typeof severity !== 'string' || typeof error !== 'object') return;
+  if (performance.now() - sentAt < source.query_timeout) Object.assign(error as object, { cancelled: true });
+}
+
+/** A statement another session cancelled (noteEarlyCancel). */
+export function isEarlyCancel(error: unknown): boolean {
+  return (error as PgLikeError | undefined)?.cancelled === true;
 }
 
 export function classifyPgError(error: unknown): PgErrorKind {
@@ -136,7 +164,8 @@ export function classifyPgError(error: unknown): PgErrorKind {
   }
   // 57014: the statement timeout; 55P03: a lock wait the database's own `lock_timeout` ended (the data is held by
   // another session for now, as a migration holds it).
-  if (sqlstate === '57014' || sqlstate === '55P03') return 'timeout';
+  if (sqlstate === QUERY_CANCELED) return isEarlyCancel(error) ? 'unavailable' : 'timeout';
+  if (sqlstate === '55P03') return 'timeout';
   if (
     // 40001 (a standby's conflict with recovery, a serialization failure) and 40P01 (a deadlock) pass when tried
     // again: the source is briefly unavailable rather than refusing the read.

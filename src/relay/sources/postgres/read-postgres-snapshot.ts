@@ -16,6 +16,7 @@ import {
   classifyPgError,
   clientConfig,
   describePgError,
+  noteEarlyCancel,
   qualifiedName,
   quoteIdentifier,
   RAW_TEXT,
@@ -60,8 +61,11 @@ export async function openPostgresSnapshot(
   const encoding = watchEncoding(client);
   const relation = relationOf(source);
   const declared = table.schema.fields.map((field) => field.name);
+  // When the statements that may fail were sent: a 57014 sooner than query_timeout is another session's cancel.
+  let sentAt = performance.now();
   try {
     await client.connect();
+    sentAt = performance.now();
     try {
       await client.query(beginReadOnly(source, snapshot));
     } catch (error) {
@@ -81,6 +85,7 @@ export async function openPostgresSnapshot(
   } catch (error) {
     await cancelTimedOut(client, error, source);
     await client.end().catch(() => {});
+    noteEarlyCancel(error, sentAt, source);
     throw postgresLoadError(table.id, error);
   }
   const columns = declared.map(quoteIdentifier).join(', ');
@@ -94,11 +99,13 @@ export async function openPostgresSnapshot(
     let finished = false;
     let failure: unknown;
     try {
+      const copySent = performance.now();
       client.query(copy);
       try {
         yield* copy.batches();
       } catch (error) {
         failure = error;
+        noteEarlyCancel(error, copySent, source);
         throw postgresLoadError(table.id, error);
       }
       // Reported before the COPY's ReadyForQuery, so known once every row has come.
