@@ -233,15 +233,26 @@ const entity = z.strictObject({
   relationships: z.array(relationship).default([]),
   access: z
     .strictObject({
-      metadata_scope: z.string().optional(),
-      read_scope: z.string().optional(),
+      metadata_scope: z
+        .string()
+        .optional()
+        .describe('Schema and metadata scope; default `<dataset>:metadata`. Must start with `<dataset>:`.'),
+      read_scope: z
+        .string()
+        .optional()
+        .describe(
+          'Scope of the records, record and relationship routes; default `<dataset>:rows`. Must start with `<dataset>:`.',
+        ),
       aggregate_scope: z
         .string()
         .optional()
         .describe(
           'Accepted for compatibility with existing configs, without effect: an aggregate runs under its own `access.aggregate_scope` (default `<dataset>:aggregate`).',
         ),
-      evidence_verification_scope: z.string().optional(),
+      evidence_verification_scope: z
+        .string()
+        .optional()
+        .describe('Accepted for compatibility with existing configs, without effect: no route reads it.'),
     })
     .default({}),
   api: z
