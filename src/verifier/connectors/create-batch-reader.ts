@@ -44,7 +44,8 @@ export function createBatchReader(base: SourceReader): BatchReader {
     return read;
   };
 
-  const single = (lookup: SourceLookup): Promise<SourceRecord> => base.read({ ...lookup, requests });
+  const single = (lookup: SourceLookup, changes: Partial<SourceLookup>): Promise<SourceRecord> =>
+    base.read(copyOf(lookup, { ...changes, requests }));
 
   const readChunk = (first: SourceLookup, chunk: readonly SourceLookup[]) => {
     const trace = new SharedReadTrace();
@@ -53,7 +54,9 @@ export function createBatchReader(base: SourceReader): BatchReader {
       values: chunk.map((lookup) => lookup.value),
       purpose: first.purpose,
       requestId: first.requestId,
-      deadline: first.deadline,
+      get deadline() {
+        return first.deadline;
+      },
       trace,
       requests,
     });
@@ -64,7 +67,7 @@ export function createBatchReader(base: SourceReader): BatchReader {
           const outcome = outcomes.get(lookup.value);
           // Its items were counted when the bulk request left. Read on its own: coalesced with its neighbours it
           // would go out as the same bulk request again.
-          if (!outcome) return single({ ...lookup, trace: undefined, alone: true });
+          if (!outcome) return single(lookup, { trace: undefined, alone: true });
           if ('problem' in outcome) throw outcome.problem;
           return outcome.record;
         }),
@@ -79,7 +82,7 @@ export function createBatchReader(base: SourceReader): BatchReader {
       let read = reads.get(key);
       if (read === undefined) {
         const trace = new SharedReadTrace();
-        read = remember(key, single({ ...lookup, trace }), trace);
+        read = remember(key, single(lookup, { trace }), trace);
       }
       read.trace.add(lookup.trace);
       return read.pending;
@@ -111,5 +114,19 @@ export function createBatchReader(base: SourceReader): BatchReader {
       return upstreamRequests;
     },
     close() {},
+  };
+}
+
+/**
+ * `lookup` with `changes`, its deadline still read from `lookup`: it moves earlier when the batch's client goes away,
+ * and a read then still waiting for a slot of its connection is not sent.
+ */
+function copyOf(lookup: SourceLookup, changes: Partial<SourceLookup>): SourceLookup {
+  return {
+    ...lookup,
+    ...changes,
+    get deadline() {
+      return lookup.deadline;
+    },
   };
 }

@@ -84,7 +84,10 @@ export function createRelayConnector(
     readonly path: string;
     readonly purpose: string;
     readonly requestId: string;
-    /** `performance.now()` instant after which no attempt starts; undefined for none. */
+    /**
+     * `performance.now()` instant after which no attempt starts; undefined for none. Read at each decision: it moves
+     * earlier when the client goes away, and a read then still waiting for a slot or a retry is not sent.
+     */
     readonly deadline: number | undefined;
     readonly trace: ReadTrace | undefined;
     readonly requests: RequestCounter | undefined;
@@ -243,7 +246,9 @@ export function createRelayConnector(
         path,
         purpose: lookup.purpose,
         requestId: lookup.requestId,
-        deadline: lookup.deadline,
+        get deadline() {
+          return lookup.deadline;
+        },
         trace,
         requests: lookup.requests,
       });
@@ -337,7 +342,9 @@ export function createRelayConnector(
         path,
         purpose: lookup.purpose,
         requestId: lookup.requestId,
-        deadline: lookup.deadline,
+        get deadline() {
+          return lookup.deadline;
+        },
         trace: lookup.trace,
         requests: lookup.requests,
       });

@@ -224,7 +224,10 @@ function lookupsOf(
           value,
           purpose,
           requestId: context.requestId,
-          deadline: context.deadline.at,
+          // Read when the read leaves: earlier once the client has gone away.
+          get deadline() {
+            return context.deadline.at;
+          },
         });
       }
     }
