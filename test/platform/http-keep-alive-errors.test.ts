@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { addGetRoute, addJsonPostRoute } from '../../src/platform/http/fast-lane.ts';
 import type { RouteRequest } from '../../src/platform/http/route-types.ts';
+import { platformProblem } from '../../src/platform/problem/platform-problems.ts';
 import { bareApp, listenLocal } from '../helpers/http-checks.ts';
 
 interface Answer {
@@ -95,6 +96,59 @@ for (const lane of [true, false]) {
         assert.equal(next.body, '{"read":true}');
         // Every request run was answered: none was audited without its answer reaching the client.
         assert.deepEqual(committed.sort(), ['GET /read/2 200', 'POST /submit 400']);
+      });
+    }
+  });
+}
+
+for (const lane of [true, false]) {
+  describe(`the Connection header of a refusal (${lane ? 'fast lane' : 'Fastify'} routes)`, () => {
+    const app = bareApp(5_000, { fastLane: lane });
+    addJsonPostRoute(app, '/submit', async (_request, reply) => reply.send(Buffer.from('{}')));
+    addGetRoute(app, '/read/:id', async (request, reply) => {
+      if ((request.params as { id: string }).id === 'missing') throw platformProblem('http.not_found');
+      return reply.send(Buffer.from('{"read":true}'));
+    });
+    let port = 0;
+    before(async () => {
+      port = await listenLocal(app);
+    });
+    after(() => app.close());
+
+    const refusals = [
+      ['a route refusal', 'GET /read/missing', '', 404],
+      [
+        'an invalid JSON body',
+        'POST /submit',
+        'content-type: application/json\r\ncontent-length: 2\r\n',
+        400,
+      ],
+    ] as const;
+    for (const [name, line, headers, status] of refusals) {
+      const body = line.startsWith('POST') ? '{x' : '';
+      it(`announces the close a client asked for after ${name}`, async () => {
+        const answers = await exchange(
+          port,
+          `${line} HTTP/1.1\r\nhost: a\r\n${headers}connection: close\r\n\r\n${body}`,
+        );
+        assert.deepEqual(
+          answers.map((answer) => answer.status),
+          [status],
+        );
+        assert.equal(answers[0]?.headers.connection?.toLowerCase(), 'close');
+      });
+
+      it(`keeps an HTTP/1.0 keep-alive connection after ${name}, and says so`, async () => {
+        const answers = await exchange(
+          port,
+          `${line} HTTP/1.0\r\n${headers}connection: keep-alive\r\n\r\n${body}${NEXT}`,
+        );
+        assert.deepEqual(
+          answers.map((answer) => answer.status),
+          [status, 200],
+        );
+        // An HTTP/1.0 client keeps the connection only when the answer says it stays open.
+        assert.equal(answers[0]?.headers.connection?.toLowerCase(), 'keep-alive');
       });
     }
   });

@@ -10,7 +10,7 @@ import {
   rawRequest,
   sendRaw,
 } from '../helpers/http-checks.ts';
-import { useDemoRelay } from './http-limits-fixture.ts';
+import { useDemoRelay, useListening } from './http-limits-fixture.ts';
 
 describe('a method a path does not answer', () => {
   const app = bareApp();
@@ -33,6 +33,34 @@ describe('a method a path does not answer', () => {
       assertProblem(response, 404, 'http.not_found');
       assert.equal(response.headers.allow, undefined);
     }
+  });
+});
+
+describe('a request no route takes, with a body or content type Fastify would refuse', () => {
+  const app = bareApp();
+  app.get('/things/:id', async () => ({ ok: true }));
+  const server = useListening(app);
+  const request = (head: string, body = '') =>
+    sendRaw(server.port, `${head}\r\nhost: a\r\nconnection: close\r\n\r\n${body}`);
+
+  it('is 405 or 404 as for any method the path does not answer, never 500', async () => {
+    // QUERY (RFC 10008) needs a Content-Type on the routes that take it; no route takes it here.
+    const known = await request('QUERY /things/7 HTTP/1.1');
+    assertProblem(known, 405, 'http.method_not_allowed');
+    assert.equal(known.headers.allow, 'GET, HEAD, OPTIONS');
+    assertProblem(await request('QUERY /elsewhere HTTP/1.1'), 404, 'http.not_found');
+  });
+
+  it('is 404 for an unknown path, whatever its body: the body was for a route that does not exist', async () => {
+    const json = 'content-type: application/json\r\ncontent-length: 2';
+    assertProblem(await request(`POST /elsewhere HTTP/1.1\r\n${json}`, '{x'), 404, 'http.not_found');
+    assertProblem(
+      await request('POST /elsewhere HTTP/1.1\r\ncontent-type: ;;\r\ncontent-length: 2', '{}'),
+      404,
+      'http.not_found',
+    );
+    const deleted = await request(`DELETE /things/7 HTTP/1.1\r\n${json}`, '{x');
+    assertProblem(deleted, 405, 'http.method_not_allowed');
   });
 });
 

@@ -8,7 +8,7 @@ import { platformProblem } from '../problem/platform-problems.ts';
 import type { Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import type { Random } from '../random.ts';
-import { unansweredProblem } from './allowed-methods.ts';
+import { unansweredProblem, unroutedBodyProblem } from './allowed-methods.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { compileTrustedProxies, pinClientAddress } from './client-address.ts';
 import { drainOnClose, type InFlightResponses } from './drain-server.ts';
@@ -18,10 +18,11 @@ import { registerOptionsRoute } from './options-requests.ts';
 import { isWellFormedQuery } from './query-encoding.ts';
 import { splitRepeatedHeaders } from './repeated-headers.ts';
 import type { RequestContext } from './request-context.ts';
-import { closingIfBodyPending, correlationId } from './request-hygiene.ts';
+import { closingIfBodyPending, correlationId, keepConnectionAfterReadBody } from './request-hygiene.ts';
 import { createRequestWatchdog } from './request-watchdog.ts';
 import type { RouteReply, RouteRequest } from './route-types.ts';
 import { DEFAULT_CACHE_CONTROL, SECURITY_HEADERS } from './security-headers.ts';
+import { renderProblemBody, sendProblem } from './send-problem.ts';
 import { toProblem } from './to-problem.ts';
 import { answerUnroutableRequests, refuseBadHost } from './unroutable-requests.ts';
 
@@ -368,11 +369,8 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   app.setErrorHandler((error, request, reply) => {
-    // Fastify closes the connection after any body it could not parse, in case more of it is coming. One read in
-    // full leaves nothing to come (the lane keeps such connections too): closed, it would drop the answers to the
-    // requests pipelined after it, though they ran and were audited. A body still arriving closes it regardless.
-    if (request.raw.complete) reply.removeHeader('connection');
-    sendProblem(request, reply, problemOf(error, request));
+    keepConnectionAfterReadBody(request, reply);
+    sendProblem(request, reply, unroutedBodyProblem(app, request, error) ?? problemOf(error, request));
   });
 
   app.setNotFoundHandler((request, reply) => {
@@ -382,24 +380,4 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   registerOptionsRoute(app, { allowedOrigins, allowHeaders });
 
   return app;
-}
-
-export function sendProblem(request: RouteRequest, reply: RouteReply, problem: Problem): void {
-  reply.send(renderProblemBody(request, reply, problem));
-}
-
-/** Status, headers and error code of a problem response; returns its body. */
-function renderProblemBody(request: RouteRequest, reply: RouteReply, problem: Problem): Buffer {
-  if (request.ctx) request.ctx.errorCode = problem.code;
-  for (const [name, value] of Object.entries(problem.headers)) reply.header(name, value);
-  if (problem.status === 401 && !reply.hasHeader('www-authenticate')) {
-    reply.header('www-authenticate', 'Bearer realm="ambit"');
-  } else if (problem.code === 'auth.scope_denied' && !reply.hasHeader('www-authenticate')) {
-    // RFC 6750 §3.1: an OAuth client tells "get a token with more scope" from "get a new token" by this.
-    // Which scope is missing stays in the detail, where the route decided how much to say.
-    reply.header('www-authenticate', 'Bearer realm="ambit", error="insufficient_scope"');
-  }
-  reply.code(problem.status).header('content-type', PROBLEM_MEDIA_TYPE);
-  // A Buffer keeps the media type exactly application/problem+json (no charset parameter appended).
-  return Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
 }

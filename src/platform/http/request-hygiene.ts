@@ -1,5 +1,6 @@
 // What a request's own headers ask of its answer, judged the same way on both lanes: the caller's correlation id as
 // it may be recorded and forwarded, and whether the connection must close because the body is still arriving.
+import type { ServerResponse } from 'node:http';
 import type { RouteReply, RouteRequest } from './route-types.ts';
 
 /** Printable ASCII only: the value is recorded and sent on to sources as a header. */
@@ -30,4 +31,19 @@ export function closingIfBodyPending<T>(request: RouteRequest, reply: RouteReply
     reply.header('connection', 'close');
   }
   return payload;
+}
+
+/**
+ * Fastify closes the connection after any body it could not parse, in case more of it is coming. One read in full
+ * leaves nothing to come (the lane keeps such connections too): closed, it would drop the answers to the requests
+ * pipelined after it, though they ran and were audited. A body still arriving closes it regardless. The header is
+ * set to what Node would write, never removed: a removed Connection header keeps Node from writing its own, so a
+ * close the client asked for, or an HTTP/1.0 keep-alive, would go unannounced.
+ */
+export function keepConnectionAfterReadBody(
+  request: RouteRequest,
+  reply: RouteReply & { raw: ServerResponse },
+): void {
+  if (!request.raw.complete || reply.getHeader('connection') === undefined) return;
+  reply.header('connection', reply.raw.shouldKeepAlive ? 'keep-alive' : 'close');
 }
