@@ -102,7 +102,12 @@ const csvCharacter = (what: string) =>
     .refine((char) => char !== '\r' && char !== '\n', `a ${what} cannot be a line break (CR or LF)`);
 const csvFormat = z
   .strictObject({
-    header_row: z.boolean().default(true),
+    header_row: z
+      .boolean()
+      .default(true)
+      .describe(
+        'The first record names the columns; an empty name is `column_<n>` (its position), as are all of them when false.',
+      ),
     delimiter: csvCharacter('delimiter').default(',').describe('Not CR or LF.'),
     quote: csvCharacter('quote').default('"').describe('Not CR or LF, nor the delimiter.'),
   })
@@ -115,7 +120,14 @@ const csvFormat = z
   );
 const xlsxFormat = z.strictObject({
   sheet: z.string().optional(),
-  header_row: z.number().int().positive().default(1),
+  header_row: z
+    .number()
+    .int()
+    .positive()
+    .default(1)
+    .describe(
+      'The sheet row naming the columns; an empty header cell is `column_<n>` (its position in the region).',
+    ),
   data_range: z
     .string()
     .regex(/^[A-Z]+[0-9]+:[A-Z]+[0-9]+$/, 'must be an A1 range such as A5:E10')

@@ -1,5 +1,5 @@
-// Opens an XLSX zip (fflate, as read-excel-file uses) far enough to list its sheets and hand back one sheet's XML,
-// and gives read-excel-file a copy of the workbook when that sheet or its shared strings need plainXml.
+// Opens an XLSX zip (fflate, by its central directory) far enough to list its sheets and hand back one sheet's XML,
+// and gives read-excel-file a copy of the workbook made of the parts that directory lists.
 import { posix } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { decode, Parser } from 'saxen';
@@ -87,10 +87,12 @@ export function openXlsxPackage(file: SourceFile, bytes: Uint8Array, sheet: stri
 }
 
 /**
- * The workbook read-excel-file is to read: `bytes` itself, unless the sheet or the shared strings it may use hold
- * CDATA sections or comments (see plainXml). Then its XML parts are zipped again (stored, not compressed) with
- * those two written as plainXml gives them, which costs about the XML's size once more. The shared strings are
- * inflated (again, after the sheet) only for a sheet that may use them.
+ * The workbook read-excel-file is to read: its XML parts as the central directory lists them, zipped again (stored,
+ * not compressed), which costs about the XML's size once more. read-excel-file reads a zip by its local headers,
+ * so given `bytes` it would also inflate an entry the directory leaves out: one the checks never saw, and past
+ * XLSX_MAX_UNCOMPRESSED_BYTES (kilobytes of it can expand to gigabytes). The sheet and the shared strings it may
+ * use are written as plainXml gives them; the shared strings are inflated (again, after the sheet) only for a
+ * sheet that may use them.
  */
 export function decodableWorkbook(file: SourceFile, bytes: Buffer, xlsx: XlsxPackage): Buffer {
   const path = xlsx.sharedStringsPath;
@@ -99,9 +101,8 @@ export function decodableWorkbook(file: SourceFile, bytes: Buffer, xlsx: XlsxPac
     const part = unzip(file, bytes, (name) => name === path).get(path);
     if (part !== undefined) sharedStrings = plainPart(file, path, text(file, path, part));
   }
-  if (!xlsx.sheetRewritten && sharedStrings === undefined) return bytes;
   const parts = unzip(file, bytes, (name) => name.endsWith('.xml') || name.endsWith('.rels'));
-  parts.set(xlsx.sheetPath, strToU8(xlsx.sheetXml));
+  if (xlsx.sheetRewritten) parts.set(xlsx.sheetPath, strToU8(xlsx.sheetXml));
   if (sharedStrings !== undefined) parts.set(path, strToU8(sharedStrings));
   // A Buffer: read-excel-file takes any other Uint8Array for a file path.
   const zipped = zipSync(Object.fromEntries(parts), { level: 0 });
@@ -174,8 +175,18 @@ function unzip(
       Object.entries(unzipSync(bytes, { filter: (entry) => keep(entry.name, entry.originalSize) })),
     );
   } catch (error) {
-    throw corrupt(file, 'it is not a valid zip archive (corrupt or truncated)', error);
+    const why = isCompoundFile(bytes)
+      ? 'it is an OLE compound file, as a password-protected workbook or an .xls file is: save it as .xlsx without a password'
+      : 'it is not a valid zip archive (corrupt or truncated)';
+    throw corrupt(file, why, error);
   }
+}
+
+/** The OLE compound file signature: Excel encrypts a protected workbook into one, and wrote .xls files as one. */
+const COMPOUND_FILE = Buffer.from('d0cf11e0a1b11ae1', 'hex');
+
+function isCompoundFile(bytes: Uint8Array): boolean {
+  return COMPOUND_FILE.equals(bytes.subarray(0, COMPOUND_FILE.length));
 }
 
 /** The sheets of the workbook, and its date system (the first `workbookPr` counts, as in read-excel-file). */

@@ -37,12 +37,15 @@ export async function readCsv(
       `${file.displayPath} has ${first.length} columns, over the limit of ${limits.maxColumns}`,
     );
   }
-  const columns =
-    first === undefined ? [] : format.header_row ? first : first.map((_, index) => `column_${index + 1}`);
+  const header = first ?? [];
+  // An empty header cell is named as in XLSX: left '', two of them (trailing commas) would be one name twice.
+  const columns = header.map((name, index) =>
+    format.header_row && name !== '' ? name : `column_${index + 1}`,
+  );
   return {
     columns,
     byteSize: file.byteSize,
-    batches: { [Symbol.asyncIterator]: () => iterateBatches(file, format, columns, limits.maxCells) },
+    batches: { [Symbol.asyncIterator]: () => iterateBatches(file, format, header, limits.maxCells) },
   };
 }
 
@@ -121,23 +124,24 @@ async function readFirstRecord(file: SourceFile, format: CsvFormat): Promise<str
   }
 }
 
+/** `first` is the file's first record as the header was read from it. */
 async function* iterateBatches(
   file: SourceFile,
   format: CsvFormat,
-  columns: readonly string[],
+  first: readonly string[],
   maxCells: number,
 ): AsyncGenerator<unknown[][]> {
-  if (columns.length === 0) return;
+  if (first.length === 0) return;
   await assertUnchanged(file);
   const { parser, close } = await openParser(file, format);
-  const maxRows = Math.floor(maxCells / columns.length);
+  const maxRows = Math.floor(maxCells / first.length);
   let seen = 0;
   let dataRows = 0;
   let batch: unknown[][] = [];
   try {
     for await (const record of parser as AsyncIterable<string[]>) {
       seen += 1;
-      if (seen === 1 && !sameFirstRecord(record, columns, format.header_row)) {
+      if (seen === 1 && !sameFirstRecord(record, first, format.header_row)) {
         throw sourceError(file, 'ingest.file_changed', `${file.displayPath} changed while it was being read`);
       }
       if (seen === 1 && format.header_row) continue;
@@ -146,7 +150,7 @@ async function* iterateBatches(
         throw sourceError(
           file,
           'ingest.column_limit',
-          `${file.displayPath} has more than ${maxCells} cells (${columns.length} columns × ${maxRows} rows)`,
+          `${file.displayPath} has more than ${maxCells} cells (${first.length} columns × ${maxRows} rows)`,
           { row: dataRows },
         );
       }
@@ -166,9 +170,9 @@ async function* iterateBatches(
   }
 }
 
-function sameFirstRecord(record: readonly string[], columns: readonly string[], headerRow: boolean): boolean {
-  if (record.length !== columns.length) return false;
-  return !headerRow || record.every((value, index) => value === columns[index]);
+function sameFirstRecord(record: readonly string[], first: readonly string[], headerRow: boolean): boolean {
+  if (record.length !== first.length) return false;
+  return !headerRow || record.every((value, index) => value === first[index]);
 }
 
 const CSV_PROBLEMS: Readonly<Record<string, string>> = {

@@ -317,6 +317,16 @@ describe('readXlsx', () => {
     }
   });
 
+  it('says a password-protected workbook or an .xls file is one, not that it is corrupt', async () => {
+    // Both are OLE compound files, which Excel opens: the operator needs to know to save it again, not re-copy it.
+    const ole = Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(1024)]);
+    await writeFile(join(dir, 'protected.xlsx'), ole);
+    const error = await sourceErrorOf(() => openXlsx('protected.xlsx'));
+    assert.equal(error.code, 'ingest.parse_error');
+    assert.match(error.message, /password-protected workbook or an \.xls file/);
+    assert.doesNotMatch(error.message, /corrupt/);
+  });
+
   it('caps the data region at 10,000,000 cells', async () => {
     await writeSheets('tall.xlsx', [
       { sheet: 'data', data: Array.from({ length: 700 }, (_, index) => [index]) },

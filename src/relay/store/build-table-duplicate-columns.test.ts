@@ -99,6 +99,16 @@ describe('a source naming a column twice', () => {
     assert.equal(error.column, 'name');
   });
 
+  it('does not take two unnamed CSV header cells for one name: they are column_<n>, as in XLSX', async () => {
+    // Trailing commas, as a spreadsheet saved as CSV writes for columns once formatted.
+    await writeFile(join(dir, 'unnamed.csv'), 'id,,name,,\n1,x,a,y,\n');
+    const loaded = await load(table('unnamed.csv', false));
+    assert.equal(loaded.rowCount, 1);
+    const error = await refusal(() => load(table('unnamed.csv', true)));
+    assert.equal(error.code, 'ingest.strict_extra_column');
+    assert.match(error.message, /undeclared columns: column_2, column_4, column_5 /);
+  });
+
   it('still loads a header whose names are all distinct', async () => {
     await writeFile(join(dir, 'once.csv'), 'id,name,Name\n1,a,b\n');
     const loaded = await load(table('once.csv', true, ['id', 'name', 'Name']));
