@@ -125,6 +125,30 @@ describe('ambit keys generate', () => {
     assert.match(unknown.err.join('\n'), /--for must be relay or verifier/);
   });
 
+  it('names the command a relay takes when given a commitment printed for the verifier', async () => {
+    const { dir } = scratch;
+    const generated = await runCli(['keys', 'generate', '--id', 'reader', '--for', 'verifier']);
+    const value = (name: string) =>
+      generated.out.find((line) => line.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
+    const config = join(dir, 'verifier-commitment.yaml');
+    writeFileSync(
+      config,
+      readFileSync(join(VALID, 'api-key-commitment.yaml'), 'utf8').replace(
+        /commitment: sha256:[0-9a-f]{64}/,
+        `commitment: ${value('commitment')}`,
+      ),
+    );
+    const check = await runCli(['config', 'check', '--config', config], {
+      READER_HASH: value('fingerprint'),
+      AUDIT_SECRET,
+    });
+    assert.equal(check.code, 1);
+    const line = check.err.find((text) => text.includes('auth.api_keys.0.fingerprint.commitment'));
+    assert.ok(line, check.err.join('\n'));
+    assert.match(line, /`ambit keys generate --id reader` prints/);
+    assert.ok(!line.includes(value('fingerprint')), 'the fingerprint is not quoted');
+  });
+
   it('refuses a missing or malformed id with exit 2 and prints no key', async () => {
     for (const argv of [
       ['keys', 'generate'],

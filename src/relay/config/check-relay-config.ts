@@ -7,15 +7,10 @@ import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
 import { checkAggregateConfig } from '../aggregates/check-aggregate-config.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
 import { fileFormatOf, unknownFormatDetail } from '../sources/file-format.ts';
+import { checkGrantedScopes } from './check-granted-scopes.ts';
 import { checkPostgresSources } from './check-postgres-sources.ts';
 import { checkPublicFieldNames } from './check-public-field-names.ts';
-import {
-  ADMIN_SCOPES,
-  type DatasetConfig,
-  type EntityConfig,
-  type RelayConfig,
-  SCOPE_LEVELS,
-} from './schema.ts';
+import type { DatasetConfig, EntityConfig, RelayConfig } from './schema.ts';
 
 const RESERVED_ENTITY_NAMES = new Set(['catalog', 'admin', 'health', 'ready', 'openapi.json']);
 const RESERVED_RELATIONSHIP_NAMES = new Set(['aggregates', 'schema', 'verify', 'exports']);
@@ -26,7 +21,7 @@ export const RELAY_CONFIG_CHECKS: readonly Check[] = [
   checkAuthMode,
   checkUniqueIds,
   checkReservedDatasetIds,
-  checkApiKeyScopes,
+  checkGrantedScopes,
   checkIriPrefixes,
   checkTables,
   checkEntities,
@@ -105,31 +100,6 @@ function checkReservedDatasetIds(config: RelayConfig): ConfigIssue[] {
       ? [issue(`datasets.${d}.id`, '`relay` is reserved: `relay:` scopes belong to the admin listener')]
       : [],
   );
-}
-
-function checkApiKeyScopes(config: RelayConfig): ConfigIssue[] {
-  const datasetIds = new Set(config.datasets.map((dataset) => dataset.id));
-  const issues: ConfigIssue[] = [];
-  (config.auth.api_keys ?? []).forEach((key, k) => {
-    key.scopes.forEach((scope, s) => {
-      const problem = scopeProblem(scope, datasetIds);
-      if (problem) issues.push(issue(`auth.api_keys.${k}.scopes.${s}`, problem));
-    });
-  });
-  return issues;
-}
-
-export function scopeProblem(scope: string, datasetIds: ReadonlySet<string>): string | undefined {
-  if ((ADMIN_SCOPES as readonly string[]).includes(scope)) return undefined;
-  const [datasetId, level, ...rest] = scope.split(':');
-  if (datasetId === 'relay') return `unknown admin scope \`${scope}\`${hint(scope, ADMIN_SCOPES)}`;
-  if (rest.length > 0 || !datasetId || !level) return `\`${scope}\` is not of the form <dataset_id>:<level>`;
-  if (!datasetIds.has(datasetId))
-    return `scope names unknown dataset \`${datasetId}\`${hint(datasetId, datasetIds)}`;
-  if (!(SCOPE_LEVELS as readonly string[]).includes(level)) {
-    return `unknown scope level \`${level}\`${hint(level, SCOPE_LEVELS)}`;
-  }
-  return undefined;
 }
 
 function checkIriPrefixes(config: RelayConfig): ConfigIssue[] {

@@ -53,7 +53,8 @@ export function resolveRelaySecrets(
       issues.push({
         path: `${path}.commitment`,
         code: 'config.validation_error',
-        message: `the fingerprint in ${key.fingerprint.name} does not match the commitment`,
+        // A commitment printed with `--for verifier` is bound to the verifier: name the command the relay takes.
+        message: `the fingerprint in ${key.fingerprint.name} does not match the commitment; a relay takes the one \`ambit keys generate --id ${key.id}\` prints`,
       });
       return;
     }

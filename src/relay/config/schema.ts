@@ -75,13 +75,16 @@ const apiKey = z.strictObject({
   id: id('api key id'),
   fingerprint: z.strictObject({
     provider: z.literal('env'),
-    name: envVarName().describe('Environment variable holding sha256:<64 hex> of the raw key.'),
+    name: envVarName().describe('Environment variable holding sha256:<64 lowercase hex> of the raw key.'),
     commitment: z
       .string()
       .regex(/^sha256:[0-9a-f]{64}$/)
       .optional(),
   }),
-  scopes: z.array(z.string()).default([]),
+  scopes: z
+    .array(z.string())
+    .default([])
+    .describe("`relay:*` admin scopes, `<dataset>:<level>`, or a scope the dataset's `access` blocks name."),
 });
 
 const oidc = oidcConfigSchema;
