@@ -61,6 +61,17 @@ describe('repeated collection reads', () => {
     assert.equal((await relay.get(next(otherCaller), { as: 'verifier_service' })).statusCode, 200);
     assert.equal((await relay.get(next(otherCaller), { as: 'caseworker' })).statusCode, 400);
   });
+
+  it('give each spelling of the path the next link it names itself', async () => {
+    const escaped = '/v1/datasets/social%5Fprotection/entities/households/records?limit=4';
+    const first = await relay.get(escaped, { as: 'caseworker' });
+    assert.match(String(first.headers.link), /^<\/v1\/datasets\/social%5Fprotection\//);
+    const plain = await relay.get(`${HOUSEHOLDS}?limit=4`, { as: 'caseworker' });
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.body, first.body);
+    assert.equal(plain.headers.etag, first.headers.etag);
+    assert.match(String(plain.headers.link), /^<\/v1\/datasets\/social_protection\//);
+  });
 });
 
 describe('the page cache', () => {

@@ -4,6 +4,7 @@
 // between processes reading equal data (copies of a file on two machines, a worker loading after a `touch`), so it
 // is left out and the tag is weak: every process tags the same data alike and answers another's tag 304.
 import { weakEtag } from '../../platform/http/etag.ts';
+import type { CatalogAggregate, FieldPath } from './aggregate-model.ts';
 import type { AggregateFormat } from './negotiate-format.ts';
 import { CSV_ANSWER_VERSION } from './render-aggregate-csv.ts';
 import { JSON_ANSWER_VERSION } from './render-aggregate-json.ts';
@@ -35,4 +36,23 @@ export function answerEtag(
   const { method, datasetId, aggregateId, definition, versions, query, format } = inputs;
   const parts = ['aggregate', method, datasetId, aggregateId, definition, versions, query, format];
   return weakEtag([...parts, formatVersions[format]]);
+}
+
+/**
+ * The private columns behind every field path an aggregate reads, and the column holding the key of each
+ * relationship it follows. The declaration the tag covers names entity fields; a deployment serving one from
+ * another column (same files, same aggregate) groups, sums and filters other values.
+ */
+export function columnsRead(aggregate: CatalogAggregate): [string, string, string | null][] {
+  const paths: FieldPath[] = [
+    ...[...aggregate.dimensions.values()].map((dimension) => dimension.path),
+    ...[...aggregate.measures.values()].flatMap((measure) => (measure.column ? [measure.column] : [])),
+    ...[...aggregate.allowedFilters.values()].map((rule) => rule.path),
+    ...(aggregate.temporal ? [aggregate.temporal] : []),
+  ];
+  return paths.map((path) => [
+    path.path,
+    path.field.column,
+    path.via ? (aggregate.source.fieldByName.get(path.via.foreignKey)?.column ?? null) : null,
+  ]);
 }

@@ -26,7 +26,7 @@ import {
   rememberAnswer,
   rememberRequest,
 } from './answer-cache.ts';
-import { answerEtag } from './answer-etag.ts';
+import { answerEtag, columnsRead } from './answer-etag.ts';
 import {
   aggregateAuditFacts,
   hideUndiscoverable,
@@ -209,7 +209,8 @@ const definitions = new WeakMap<CatalogAggregate, string>();
 /**
  * The declaration an answer is computed and rendered under: another deployment of the same files with another
  * minimum cell size, measure or label answers otherwise, so it must not share the ETag (a client would be told
- * its old answer is current). Column nullability decides which status columns the answer carries.
+ * its old answer is current), and so does one whose entities serve a field from another column. Column
+ * nullability decides which status columns the answer carries.
  */
 function definitionDigest(aggregate: CatalogAggregate, baseUrl: string): string {
   let digest = definitions.get(aggregate);
@@ -217,7 +218,7 @@ function definitionDigest(aggregate: CatalogAggregate, baseUrl: string): string 
     const nullable = [...aggregate.measures.values()].map(
       (measure) => measure.column?.field.nullable ?? null,
     );
-    const text = JSON.stringify([describeAggregate(aggregate, baseUrl), nullable]);
+    const text = JSON.stringify([describeAggregate(aggregate, baseUrl), nullable, columnsRead(aggregate)]);
     digest = createHash('sha256').update(text).digest('hex');
     definitions.set(aggregate, digest);
   }

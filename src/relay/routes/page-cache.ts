@@ -25,7 +25,10 @@ interface StoredPages {
 
 const pages = new WeakMap<Generation, StoredPages>();
 
-/** The cache key of a read, or undefined when its answer must not be stored. */
+/**
+ * The cache key of a read, or undefined when its answer must not be stored. The whole request target, not only its
+ * query: the next link repeats the path as the client spelled it (`social%5Fprotection` names the same dataset).
+ */
 export function pageKey(
   entityKey: string,
   url: string,
@@ -34,8 +37,7 @@ export function pageKey(
   credentialTag: string,
 ): string | undefined {
   if (params.cursor !== undefined || params.expand !== undefined) return undefined;
-  const query = url.indexOf('?');
-  return `${entityKey}\u0000${query < 0 ? '' : url.slice(query + 1)}\u0000${purpose ?? ''}\u0000${credentialTag}`;
+  return `${entityKey}\u0000${url}\u0000${purpose ?? ''}\u0000${credentialTag}`;
 }
 
 export function cachedPage(generation: Generation, key: string): CachedPage | undefined {
