@@ -71,6 +71,18 @@ describe('the heap guard of a table load', () => {
     assert.equal(heap.collections, 1);
   });
 
+  it('counts a row about to be read: refused when live data and the row would pass 85%', () => {
+    const { heap, deps } = fakeHeap();
+    const guard = createHeapGuard('big_table', deps);
+    heap.live = 700 * MIB;
+    heap.garbage = 100 * MIB;
+    guard(140 * MIB);
+    assert.equal(heap.collections, 1);
+    const error = refusal(() => guard(160 * MIB));
+    assert.equal(error.code, 'ingest.memory_limit');
+    assert.match(error.message, /700 of 1000 MiB in use, and a row of 160 MiB to read/);
+  });
+
   it("reads this process's heap and collects it", () => {
     const before = processHeap.read();
     assert.ok(before.used > 0 && before.used < before.limit, JSON.stringify(before));

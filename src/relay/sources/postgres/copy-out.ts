@@ -1,12 +1,21 @@
 // `COPY (...) TO STDOUT` through the pg client: CopyData messages are decoded into column batches as they arrive,
 // and the socket is paused while decoded batches wait for the store, so at most a few batches are ever in memory.
+import { isAscii } from 'node:buffer';
 import type pg from 'pg';
 import type { FieldType } from '../../config/schema.ts';
+import type { HeapGuard } from '../../store/heap-guard.ts';
 import type { ColumnBatch } from '../open-file-source.ts';
 import { CopyBatchBuilder } from './parse-copy-text.ts';
 
 /** Rows per batch handed to the store. */
 export const COPY_BATCH_ROWS = 8192;
+/**
+ * Row bytes after which a batch is handed over with fewer rows: the heap is checked after each batch, and 8192 wide
+ * rows (100 KiB each) would otherwise fill it between two checks.
+ */
+export const COPY_BATCH_BYTES = 4 * 1024 * 1024;
+/** Rows at least this large are checked against the heap before they are decoded. */
+export const LARGE_ROW_BYTES = 1024 * 1024;
 /** Decoded batches allowed to wait before the socket is paused. */
 const MAX_WAITING = 2;
 
@@ -29,6 +38,8 @@ export class CopyDecodeError extends Error {
 export class CopyOut implements pg.Submittable {
   private readonly text: string;
   private readonly builder: CopyBatchBuilder;
+  private readonly heapGuard: HeapGuard;
+  private batchBytes = 0;
   private readonly waiting: ColumnBatch[] = [];
   private connection: PausableConnection | undefined;
   private paused = false;
@@ -43,9 +54,10 @@ export class CopyOut implements pg.Submittable {
    */
   callback: ((error: unknown) => void) | undefined;
 
-  constructor(text: string, types: readonly FieldType[]) {
+  constructor(text: string, types: readonly FieldType[], heapGuard: HeapGuard) {
     this.text = text;
     this.builder = new CopyBatchBuilder(types, COPY_BATCH_ROWS);
+    this.heapGuard = heapGuard;
   }
 
   submit(connection: pg.Connection): void {
@@ -55,18 +67,35 @@ export class CopyOut implements pg.Submittable {
 
   handleCopyData(message: { chunk: Buffer }): void {
     if (this.failure !== undefined) return;
-    this.bytes += message.chunk.length;
+    const chunk = message.chunk;
+    this.bytes += chunk.length;
+    if (chunk.length >= LARGE_ROW_BYTES) {
+      // Its text takes a byte per character, two once one is not ASCII; V8 would let a value past the heap limit
+      // be made, and end the process at the next collection.
+      try {
+        this.heapGuard(isAscii(chunk) ? chunk.length : 2 * chunk.length);
+      } catch (error) {
+        this.fail(error);
+        return;
+      }
+    }
     try {
-      this.builder.addRow(message.chunk);
+      this.builder.addRow(chunk);
     } catch (error) {
       this.fail(new CopyDecodeError(error));
       return;
     }
-    if (this.builder.rowCount === this.builder.capacity) this.push(this.builder.take());
+    this.batchBytes += chunk.length;
+    if (this.builder.rowCount === this.builder.capacity || this.batchBytes >= COPY_BATCH_BYTES) this.take();
   }
 
   handleCommandComplete(): void {
-    if (this.builder.rowCount > 0) this.push(this.builder.take());
+    if (this.builder.rowCount > 0) this.take();
+  }
+
+  private take(): void {
+    this.batchBytes = 0;
+    this.push(this.builder.take());
   }
 
   handleError(error: unknown): void {

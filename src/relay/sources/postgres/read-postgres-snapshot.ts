@@ -6,6 +6,7 @@ import pg from 'pg';
 import { isClientTimeout } from '../../../platform/postgres/client-timeout.ts';
 import type { PostgresSourceConfig, TableConfig } from '../../config/schema.ts';
 import { mapColumns } from '../../store/build-table.ts';
+import { createHeapGuard } from '../../store/heap-guard.ts';
 import type { ColumnBatch } from '../open-file-source.ts';
 import { SourceError } from '../source-error.ts';
 import { cancelBackend } from './cancel-request.ts';
@@ -92,6 +93,7 @@ export async function openPostgresSnapshot(
   const copy = new CopyOut(
     `COPY (SELECT ${columns} FROM ${relation} ORDER BY ${quoteIdentifier(table.primary_key)}) TO STDOUT`,
     table.schema.fields.map((field) => field.type),
+    createHeapGuard(table.id),
   );
   let started = false;
   async function* batches(): AsyncGenerator<ColumnBatch> {
