@@ -1,5 +1,5 @@
 // A node:http server standing in for the relays a verifier reads, on a free loopback port.
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, type RequestListener, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface FakeUpstream {
@@ -19,4 +19,12 @@ export async function startFakeUpstream(handler: RequestListener): Promise<FakeU
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A relay's answer of one living person's record (`national_id`, `deceased: false`), as the civil registry serves it. */
+export function answerLivingPerson(response: ServerResponse, id: string): void {
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(
+    JSON.stringify({ data: [{ national_id: id, deceased: false }], pagination: { has_more: false } }),
+  );
 }

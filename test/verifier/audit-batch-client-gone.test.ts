@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { answerLivingPerson, type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
 import {
   CALLER_KEYS,
@@ -14,26 +14,11 @@ import {
   startTestVerifier,
   type TestVerifier,
 } from '../helpers/verifier-harness.ts';
+import { until } from '../helpers/wait-until.ts';
 
 const item = (id: string) => ({
   target: { type: 'person', identifiers: [{ scheme: 'national_id', value: id }] },
 });
-
-function answer(response: ServerResponse, id: string): void {
-  response.writeHead(200, { 'content-type': 'application/json' });
-  response.end(
-    JSON.stringify({ data: [{ national_id: id, deceased: false }], pagination: { has_more: false } }),
-  );
-}
-
-async function until(what: string, check: () => boolean): Promise<void> {
-  // A generous cap only so that a broken build fails rather than hangs; the condition decides.
-  const giveUp = Date.now() + 15_000;
-  while (!check()) {
-    assert.ok(Date.now() < giveUp, `timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('audit of a batch whose client went away', () => {
   let upstream: FakeUpstream;
@@ -46,7 +31,7 @@ describe('audit of a batch whose client went away', () => {
     upstream = await startFakeUpstream((request, response) => {
       const id = new URL(request.url ?? '', 'http://x').searchParams.get('national_id') ?? '';
       if (id === 'FAKE-HELD') held.push(response);
-      else answer(response, id);
+      else answerLivingPerson(response, id);
     });
     verifier = await startTestVerifier({
       relays: { civil: upstream.url },
@@ -79,7 +64,7 @@ describe('audit of a batch whose client went away', () => {
     assert.equal(batch.problem_code, 'http.client_closed');
 
     // The held read is answered now: both items end (one with its record read before the client left).
-    answer(held[0] as ServerResponse, 'FAKE-HELD');
+    answerLivingPerson(held[0] as ServerResponse, 'FAKE-HELD');
     const itemEvents = () =>
       verifier.auditRecords().filter((record) => record.endpoint_kind === 'batch_item');
     await until('the items are audited', () => itemEvents().length === 2);

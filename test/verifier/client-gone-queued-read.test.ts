@@ -12,6 +12,7 @@ import {
   startTestVerifier,
   type TestVerifier,
 } from '../helpers/verifier-harness.ts';
+import { until } from '../helpers/wait-until.ts';
 
 const person = (id: string) => ({ type: 'person', identifiers: [{ scheme: 'national_id', value: id }] });
 
@@ -24,15 +25,6 @@ function sendThenHangUp(port: number, body: unknown, requestId: string, path = '
     `POST ${path} HTTP/1.1\r\nhost: verifier\r\ncontent-type: application/json\r\nx-api-key: ${CALLER_KEYS.full}\r\ndata-purpose: ${EVIDENCE_PURPOSE}\r\nx-request-id: ${requestId}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
   );
   return socket;
-}
-
-async function until(what: string, check: () => boolean): Promise<void> {
-  // A generous cap only so that a broken build fails rather than hangs; the condition decides.
-  const giveUp = Date.now() + 15_000;
-  while (!check()) {
-    assert.ok(Date.now() < giveUp, `timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** Answers a held relay request with the record it asked for. */
