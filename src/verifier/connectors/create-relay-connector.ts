@@ -221,8 +221,8 @@ export function createRelayConnector(
   /**
    * One `.in` request for `values`. An answer refused as too large or invalid may be the doing of one record: the
    * values are asked again in two halves, and so on down to single values, which are left to single reads (where
-   * the record at fault fails its own subject only). Only requests that failed so are split: none is added when
-   * nothing fails, and a split costs at most one request per value besides the single reads. A list refused for a
+   * the record at fault fails its own subject only). So are the values left unsettled by a page a value with several
+   * records overfilled. Only such requests are split: none is added when nothing fails. A list refused for a
    * value it holds is narrowed down to it (`narrowRefusedValue`); with `narrow` off, it is answered `undefined`
    * instead. `trace` is told by the first request only.
    */
@@ -241,6 +241,7 @@ export function createRelayConnector(
       values.join(','),
       values.length,
     );
+    let answer: ReturnType<typeof bulkRecords>;
     try {
       const response = await fetchWithRetries(connection, {
         path,
@@ -263,15 +264,28 @@ export function createRelayConnector(
         bulkRefused(connection, lookup.binding, response);
         return new Map();
       }
-      return bulkRecords(response, lookup.binding, values);
+      answer = bulkRecords(response, lookup.binding, values);
     } catch (error) {
       // Only an answer refused for what it holds (too large, invalid) may be the doing of some of its records.
       if (!failsAgain(error)) throw error;
+      return readHalves(connection, lookup, values, new Map());
     }
-    const settled = new Map<string, BulkOutcome>();
+    if (!answer.overfull) return answer.settled;
+    // A value with several records filled the page and cut its neighbours off: the values left are asked again in
+    // halves, which isolate it in a few requests instead of reading each neighbour alone.
+    const left = values.filter((value) => !answer.settled.has(value));
+    return readHalves(connection, lookup, left, answer.settled);
+  };
+
+  /** `values` asked again in two halves, their outcomes added to `settled`; a lone value is left to its single read. */
+  const readHalves = async (
+    connection: Connection,
+    lookup: BulkLookup,
+    values: readonly string[],
+    settled: Map<string, BulkOutcome>,
+  ): Promise<Map<string, BulkOutcome>> => {
     await Promise.all(
       halvesOf(values).map(async (half) => {
-        // A lone value is left to its single read.
         if (half.length < 2) return;
         try {
           for (const [value, outcome] of (await bulkRead(connection, lookup, half, undefined)) ?? [])

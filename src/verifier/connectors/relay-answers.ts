@@ -176,7 +176,7 @@ export function bulkRecords(
   response: HttpResponse,
   binding: SourceBindingConfig,
   values: readonly string[],
-): Map<string, BulkOutcome> {
+): BulkAnswer {
   const { rows, hasMore } = parsePage(response);
   const field = binding.lookup.field;
   const wanted = new Set(values);
@@ -205,6 +205,8 @@ export function bulkRecords(
   const complete = hasMore === undefined ? rows.length < values.length : !hasMore;
   const sourceId = sourceIdOf(binding);
   const settled = new Map<string, BulkOutcome>();
+  // More rows than values, each of a value asked: some value has several records (an ambiguous subject).
+  const overfull = hasMore === true && !stray && rows.length >= values.length;
   // The texts answered (each a value asked, as no row is stray), by how a lenient source might compare them.
   let spellings: Spellings | undefined;
   for (const value of values) {
@@ -226,7 +228,13 @@ export function bulkRecords(
       });
     }
   }
-  return settled;
+  return { settled, overfull };
+}
+
+/** What an `.in` answer settled, and whether its page was cut short by a value with several records. */
+export interface BulkAnswer {
+  readonly settled: Map<string, BulkOutcome>;
+  readonly overfull: boolean;
 }
 
 const DAY_MS = 86_400_000;

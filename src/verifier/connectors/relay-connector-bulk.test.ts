@@ -266,6 +266,35 @@ describe('registry_data_api connector', () => {
       assert.deepEqual(upstream.sleeps, []);
     });
 
+    it('isolates a value with several records in halves when it fills the page: its neighbours are not read singly', async () => {
+      const rows = Array.from({ length: 100 }, (_, index) => ({
+        national_id: `N-${index}`,
+        deceased: false,
+      }));
+      rows.push({ national_id: 'N-50', deceased: true });
+      upstream.handler = table(rows);
+      const reader = bulk({ bulk_max_values: 100 });
+      const values = Array.from({ length: 100 }, (_, index) => `N-${index}`);
+      const settled = await reader.readMany({ ...BULK, values });
+      // N-50's second record is cut from every page that holds N-50 with its neighbours: halving isolates it with the
+      // last of them, both left to their single reads; every other value is settled by a complete page.
+      const alone = ['N-50', 'N-51'];
+      assert.deepEqual(
+        summary(settled),
+        Object.fromEntries(
+          values.filter((value) => !alone.includes(value)).map((value) => [value, 'record']),
+        ),
+      );
+      // A request per halving that still holds it, not one per subject.
+      assert.deepEqual(
+        upstream.requests.map((request) => inList(request)?.length),
+        [100, 50, 50, 25, 25, 13, 12, 7, 6, 4, 3, 2, 2],
+      );
+      const ambiguous = await failure(reader.read({ ...LOOKUP, value: 'N-50' }));
+      reader.close();
+      assert.equal(auditCodeOf(ambiguous), 'target.match_ambiguous');
+    });
+
     it('narrows an invalid bulk answer down to the value whose record is at fault, left to its single read', async () => {
       const deep = `{"national_id":"V-3","deep":${'['.repeat(40)}${']'.repeat(40)}}`;
       const rows = Array.from({ length: 10 }, (_, index) =>

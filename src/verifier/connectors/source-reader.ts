@@ -102,7 +102,8 @@ export interface SourceReader {
    * One upstream request for several values (at most `bulkLimit`). Values missing from the answer could not be
    * settled by it (the source refused the bulk form, or its answer was cut short): read them singly. An answer
    * refused as too large or invalid, or a list the source refuses for one of its values, is asked again in smaller
-   * requests, so that one record or value decides only its own value's outcome. Throws 503 `source.unavailable` when the source is unavailable, as `read` would for each value.
+   * requests, so that one record or value decides only its own value's outcome; so are the values a page overfilled by
+   * a value with several records left unsettled. Throws 503 `source.unavailable` when the source is unavailable, as `read` would for each value.
    */
   readMany(lookup: BulkLookup): Promise<Map<string, BulkOutcome>>;
   close(): void;
