@@ -82,11 +82,6 @@ export interface EntityMeta {
   readonly primaryKey: string | undefined;
   readonly fields: readonly FieldMeta[];
   readonly relationships: readonly RelationshipMeta[];
-  /**
-   * Concept IRIs of relationships a scoped view left out: never rendered, only counted so a member sharing one
-   * keeps the RDF predicate it has in the full view (see `memberPredicate`).
-   */
-  readonly hiddenRelationshipConcepts?: readonly string[];
 }
 
 export interface OdrlConstraint {

@@ -95,7 +95,8 @@ describe('scopeMetadataModel', () => {
   });
 
   it('writes a field with the same SHACL path whether or not a relationship sharing its concept is visible', () => {
-    // A foreign key and its relationship described by one concept: each then gets a path of its own.
+    // A foreign key and its relationship described by one concept: the field keeps it, the relationship gets a
+    // path of its own.
     const concept = 'https://demo.example.gov/def/memberOf';
     const shared = structuredClone(model) as MetadataModel;
     const dataset = shared.datasets.find((candidate) => candidate.id === 'social_protection');
@@ -106,7 +107,7 @@ describe('scopeMetadataModel', () => {
     Object.assign(members.relationships.find((rel) => rel.name === 'household') as object, {
       conceptUri: concept,
     });
-    const pathOfHouseholdId = (view: MetadataModel) => {
+    const pathOf = (view: MetadataModel, name: string) => {
       const entity = view.datasets
         .find((candidate) => candidate.id === 'social_protection')
         ?.entities.find((candidate) => candidate.name === 'members') as EntityMeta;
@@ -114,18 +115,59 @@ describe('scopeMetadataModel', () => {
         'sh:property': Record<string, unknown>[];
       }[];
       const shape = graph[0] as { 'sh:property': Record<string, unknown>[] };
-      return shape['sh:property'].find((property) => property['sh:name'] === 'household_id')?.['sh:path'];
+      return shape['sh:property'].find((property) => property['sh:name'] === name)?.['sh:path'];
     };
+    const pathOfHouseholdId = (view: MetadataModel) => pathOf(view, 'household_id');
     const withoutHouseholds = scopeMetadataModel(shared, {
       dataset: (id) => id === 'social_protection',
       entity: (_id, name) => name === 'members',
       aggregate: () => false,
     });
-    const full = pathOfHouseholdId(scopeMetadataModel(shared, EVERYTHING_VISIBLE));
-    assert.deepEqual(full, {
-      '@id': `${model.catalog.baseUrl}/metadata/datasets/social_protection/entities/members#household_id`,
+    const everything = scopeMetadataModel(shared, EVERYTHING_VISIBLE);
+    const full = pathOfHouseholdId(everything);
+    assert.deepEqual(full, { '@id': concept });
+    assert.deepEqual(pathOf(everything, 'household'), {
+      '@id': `${model.catalog.baseUrl}/metadata/datasets/social_protection/entities/members#household`,
     });
     assert.deepEqual(pathOfHouseholdId(withoutHouseholds), full);
+  });
+
+  it('renders a view the same whether or not a relationship it cannot see shares a concept with it', () => {
+    // Members' household_id and the relationships of members described by one concept; households hidden.
+    const concept = 'https://demo.example.gov/def/memberOf';
+    const described = (relationships: boolean) => {
+      const copy = structuredClone(model) as MetadataModel;
+      const dataset = copy.datasets.find((candidate) => candidate.id === 'social_protection');
+      const members = dataset?.entities.find((entity) => entity.name === 'members') as EntityMeta;
+      Object.assign(members.fields.find((field) => field.name === 'household_id') as object, {
+        concepts: [concept],
+      });
+      Object.assign(members, {
+        relationships: relationships
+          ? [
+              { ...members.relationships[0], conceptUri: concept },
+              {
+                name: 'alias',
+                target: 'households',
+                cardinality: 'one',
+                foreignKey: 'household_id',
+                conceptUri: concept,
+              },
+            ]
+          : [],
+      });
+      return copy;
+    };
+    const shacl = (source: MetadataModel) => {
+      const view = scopeMetadataModel(source, {
+        dataset: (id) => id === 'social_protection',
+        entity: (_id, name) => name === 'members',
+        aggregate: () => false,
+      });
+      const entity = view.datasets[0]?.entities[0] as EntityMeta;
+      return JSON.stringify(renderEntityShacl(view, entity));
+    };
+    assert.equal(shacl(described(true)), shacl(described(false)));
   });
 
   it('sees nothing when nothing is visible', () => {

@@ -29,14 +29,10 @@ export function scopeMetadataModel(model: MetadataModel, visibility: MetadataVis
       // A visible entity names no related entity the caller may not see (by its relationships).
       const entities = dataset.entities
         .filter((entity) => visibility.entity(dataset.id, entity.name))
-        .map((entity) => {
-          const hidden = entity.relationships.filter((rel) => !visibility.entity(dataset.id, rel.target));
-          return {
-            ...entity,
-            relationships: entity.relationships.filter((rel) => !hidden.includes(rel)),
-            hiddenRelationshipConcepts: hidden.flatMap((rel) => rel.conceptUri ?? []),
-          };
-        });
+        .map((entity) => ({
+          ...entity,
+          relationships: entity.relationships.filter((rel) => visibility.entity(dataset.id, rel.target)),
+        }));
       const names = new Set(entities.map((entity) => entity.name));
       return {
         ...dataset,

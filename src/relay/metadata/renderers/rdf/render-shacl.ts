@@ -42,20 +42,21 @@ export function entityShapeIri(model: MetadataModel, entity: EntityMeta): string
 
 /**
  * The predicate a field or relationship is written with in RDF: its concept IRI when no other member of the
- * entity shares it, else an IRI of its own under the entity. Relationships hidden from the view still count, so
- * every caller gets the same predicate for a member.
+ * entity has it, else an IRI of its own under the entity. A field's concept is weighed against the other fields
+ * only (a relationship sharing it takes its own IRI), so a field gets the same predicate in every view and none
+ * betrays a relationship the caller cannot see; a relationship's, against the fields and the visible relationships.
  */
 export function memberPredicate(
   model: MetadataModel,
   entity: EntityMeta,
   member: FieldMeta | RelationshipMeta,
 ): string {
-  const concept = 'concepts' in member ? member.concepts[0] : member.conceptUri;
-  const concepts = [
-    ...entity.fields.map((field) => field.concepts[0]),
-    ...entity.relationships.map((rel) => rel.conceptUri),
-    ...(entity.hiddenRelationshipConcepts ?? []),
-  ];
+  const isField = 'concepts' in member;
+  const concept = isField ? member.concepts[0] : member.conceptUri;
+  const fieldConcepts = entity.fields.map((field) => field.concepts[0]);
+  const concepts = isField
+    ? fieldConcepts
+    : [...fieldConcepts, ...entity.relationships.map((rel) => rel.conceptUri)];
   const unique = concept !== undefined && concepts.filter((other) => other === concept).length === 1;
   return unique ? concept : `${entityNamespace(model, entity)}${member.name}`;
 }
