@@ -20,6 +20,24 @@ export type DemoPersona = (typeof DEMO_PERSONAS)[number]['id'];
 export const personaVar = (id: string, suffix: 'KEY' | 'HASH') => `AMBIT_DEMO_${id.toUpperCase()}_${suffix}`;
 
 /**
+ * Why a reused keys file cannot serve the demo (an entry removed or edited by hand), or undefined. Without this the
+ * demo would stop on config problems that do not name the file, or print a key its relay then refuses.
+ */
+export function demoKeysProblem(env: Readonly<Record<string, string>>): string | undefined {
+  for (const persona of DEMO_PERSONAS) {
+    const key = personaVar(persona.id, 'KEY');
+    const hash = personaVar(persona.id, 'HASH');
+    if (!env[key]) return `${key} is not in it`;
+    if (!env[hash]) return `${hash} is not in it`;
+    if (env[hash] !== fingerprintOf(env[key])) return `${hash} is not the fingerprint of ${key}`;
+  }
+  for (const secret of ['AMBIT_DEMO_AUDIT_SECRET', 'AMBIT_DEMO_CURSOR_SECRET']) {
+    if (!env[secret]) return `${secret} is not in it`;
+  }
+  return undefined;
+}
+
+/**
  * Reads the demo keys file, creating it (mode 0600) with fresh keys and secrets when absent; a file found readable
  * by others (copied in, or made by an older version) is narrowed to 0600 first.
  */

@@ -13,7 +13,7 @@ import { startRelay } from '../../relay/start-relay.ts';
 import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.ts';
 import { type RunningVerifier, startVerifier } from '../../verifier/start-verifier.ts';
 import type { Command } from '../cli-io.ts';
-import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from '../demo-keys.ts';
+import { DEMO_PERSONAS, demoKeysProblem, ensureDemoKeys, personaVar } from '../demo-keys.ts';
 import { prepareDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
 import { demoRelayAddressEnv, localUrl } from '../demo-relay-address.ts';
 import { demoStateDir } from '../demo-state-dir.ts';
@@ -53,7 +53,24 @@ export const demo: Command = async (args, io) => {
   // once. A terminal that closes sends SIGHUP: the demo stops then too.
   const stop = new AbortController();
   const shutdown = shutdownRequested('single', io.err, 'stop').then(() => stop.abort());
-  const keys = ensureDemoKeys(keysPath);
+  let keys: ReturnType<typeof ensureDemoKeys>;
+  try {
+    keys = ensureDemoKeys(keysPath);
+  } catch (error) {
+    // A state folder that is a file, or not writable: said in one line, not as a stack trace.
+    io.err(
+      `cannot keep the demo keys in ${keysPath}: ${error instanceof Error ? error.message : String(error)}; ` +
+        'set AMBIT_DEMO_STATE_DIR to a folder the demo may write',
+    );
+    return 1;
+  }
+  const keysProblem = keys.created ? undefined : demoKeysProblem(keys.env);
+  if (keysProblem !== undefined) {
+    io.err(
+      `the demo keys file ${keysPath} cannot be reused (${keysProblem}): delete it to have new keys generated`,
+    );
+    return 1;
+  }
   const logger = createLogger({ name: 'ambit-demo', level });
   try {
     // The relay's links and OpenAPI `servers` follow AMBIT_RELAY_BIND (demo/relay.yaml reads both variables).
