@@ -4,56 +4,29 @@
 // an evaluation nobody received.
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { answerLivingPerson, type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
+import { answerLivingPerson } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
-import {
-  CALLER_KEYS,
-  EVIDENCE_PURPOSE,
-  startTestVerifier,
-  type TestVerifier,
-} from '../helpers/verifier-harness.ts';
+import type { TestVerifier } from '../helpers/verifier-harness.ts';
 import { until } from '../helpers/wait-until.ts';
-
-const item = (id: string) => ({
-  target: { type: 'person', identifiers: [{ scheme: 'national_id', value: id }] },
-});
+import { type HeldBatchSetup, batchItem as item, startHeldBatchSetup } from './held-batch-fixture.ts';
 
 describe('audit of a batch whose client went away', () => {
-  let upstream: FakeUpstream;
+  let setup: HeldBatchSetup;
   let verifier: TestVerifier;
-  let port: number;
-  const held: ServerResponse[] = [];
+  let held: ServerResponse[];
 
   before(async () => {
-    // FAKE-QUICK is answered at once, FAKE-HELD only when the test says so.
-    upstream = await startFakeUpstream((request, response) => {
-      const id = new URL(request.url ?? '', 'http://x').searchParams.get('national_id') ?? '';
-      if (id === 'FAKE-HELD') held.push(response);
-      else answerLivingPerson(response, id);
-    });
-    verifier = await startTestVerifier({
-      relays: { civil: upstream.url },
-      // Far longer than the test: nothing here is answered by its time-out.
-      edit: (text) => text.replace('  bind: 127.0.0.1:0\n', '  bind: 127.0.0.1:0\n  request_timeout: 20s\n'),
-    });
-    const address = await verifier.verifier.app.listen({ port: 0, host: '127.0.0.1' });
-    port = Number(new URL(address).port);
+    setup = await startHeldBatchSetup();
+    ({ verifier, held } = setup);
   });
-  after(async () => {
-    for (const response of held) response.destroy();
-    await verifier?.close();
-    await upstream?.close();
-  });
+  after(() => setup?.close());
 
   it('keeps no item evaluation and records every item with the answer the batch was given', async () => {
-    const text = JSON.stringify({ items: [item('FAKE-QUICK'), item('FAKE-HELD')], claims: ['person_alive'] });
-    const socket = connect(port, '127.0.0.1');
-    socket.on('error', () => {});
-    socket.write(
-      `POST /v1/batch-evaluations HTTP/1.1\r\nhost: verifier\r\ncontent-type: application/json\r\nx-api-key: ${CALLER_KEYS.full}\r\ndata-purpose: ${EVIDENCE_PURPOSE}\r\ncontent-length: ${Buffer.byteLength(text)}\r\n\r\n${text}`,
-    );
+    const socket = setup.sendBatch({
+      items: [item('FAKE-QUICK'), item('FAKE-HELD')],
+      claims: ['person_alive'],
+    });
     await until('the held read reaches the relay', () => held.length === 1);
     socket.destroy();
     const batchEvent = () =>
