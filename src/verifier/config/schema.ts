@@ -11,6 +11,7 @@ import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
 
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
+const CLAIM_ID_RULE = 'claim id must match ^[a-z][a-z0-9_.-]*$ and be at most 128 characters';
 export const KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
 const key = (what: string) => z.string().regex(KEY_PATTERN, `${what} must match ^[a-z][a-z0-9_]*$`);
 
@@ -161,9 +162,7 @@ const disclosure = z.strictObject({
 });
 
 const claim = z.strictObject({
-  id: z
-    .string()
-    .regex(CLAIM_ID_PATTERN, 'claim id must match ^[a-z][a-z0-9_.-]*$ and be at most 128 characters'),
+  id: z.string().regex(CLAIM_ID_PATTERN, CLAIM_ID_RULE),
   title: z.string().min(1),
   description: z.string().optional(),
   version: z.string().min(1),
