@@ -6,20 +6,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { demoEnv } from '../helpers/demo-env.ts';
 import { ROOT } from '../helpers/run-cli.ts';
 
 /** `ambit demo` on free ports with the given state folder; resolves once it prints `until` or exits. */
 function startDemo(state: string, until: string) {
   const child = spawn(process.execPath, ['bin/ambit.js', 'demo'], {
     cwd: ROOT,
-    env: {
-      ...process.env,
-      AMBIT_LOG_LEVEL: 'silent',
-      AMBIT_RELAY_BIND: '127.0.0.1:0',
-      AMBIT_VERIFIER_BIND: '127.0.0.1:0',
-      AMBIT_VERIFIER_ADMIN_BIND: '127.0.0.1:0',
-      AMBIT_DEMO_STATE_DIR: state,
-    },
+    env: demoEnv(state),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = { stdout: '', stderr: '' };

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ensureDemoKeys, personaVar } from '../../src/cli/demo-keys.ts';
+import { demoEnv } from '../helpers/demo-env.ts';
 import { ROOT } from '../helpers/run-cli.ts';
 
 describe('a relative AMBIT_DEMO_STATE_DIR', () => {
@@ -36,14 +37,7 @@ describe('a relative AMBIT_DEMO_STATE_DIR', () => {
   it('holds the keys and both audit files, under the working directory', async () => {
     const demo = spawn(process.execPath, [join(ROOT, 'bin/ambit.js'), 'demo'], {
       cwd,
-      env: {
-        ...process.env,
-        AMBIT_LOG_LEVEL: 'silent',
-        AMBIT_RELAY_BIND: '127.0.0.1:0',
-        AMBIT_VERIFIER_BIND: '127.0.0.1:0',
-        AMBIT_VERIFIER_ADMIN_BIND: '127.0.0.1:0',
-        AMBIT_DEMO_STATE_DIR: relative,
-      },
+      env: demoEnv(relative),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = demo;
@@ -76,14 +70,7 @@ describe('an AMBIT_DEMO_STATE_DIR the demo cannot keep its keys in', () => {
   const runDemo = (state: string) =>
     spawnSync(process.execPath, [join(ROOT, 'bin/ambit.js'), 'demo'], {
       cwd: ROOT,
-      env: {
-        ...process.env,
-        AMBIT_LOG_LEVEL: 'silent',
-        AMBIT_RELAY_BIND: '127.0.0.1:0',
-        AMBIT_VERIFIER_BIND: '127.0.0.1:0',
-        AMBIT_VERIFIER_ADMIN_BIND: '127.0.0.1:0',
-        AMBIT_DEMO_STATE_DIR: state,
-      },
+      env: demoEnv(state),
       encoding: 'utf8',
       // A demo that started after all would run until stopped.
       timeout: 60_000,
