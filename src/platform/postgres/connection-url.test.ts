@@ -37,6 +37,12 @@ describe('connectionUrlProblem', () => {
       'postgres://relay:pw@127.0.0.1%2Eexample.org/registry',
       // The driver lets an empty `host` parameter fall back to the authority.
       'postgres://relay:pw@db.example.org/registry?host=&sslmode=disable',
+      // Not addresses, only names shaped like them: resolved through DNS (and its search domains) to anywhere.
+      'postgres://relay:pw@127.0.0.999/registry',
+      'postgres://relay:pw@127.0.0.099/registry',
+      'postgres://relay:pw@localhost/registry?host=::ffff:127.0.0.999',
+      'postgres://relay:pw@localhost/registry?host=::ffff:127.db.example.org',
+      'postgres://relay:pw@localhost/registry?host=fe80::1%25eth0',
     ]) {
       assert.match(connectionUrlProblem(url, 'DB_URL') ?? '', /must require TLS/, url);
     }
@@ -74,6 +80,9 @@ describe('connectionUrlProblem', () => {
       ['postgres:///registry', /must name the server's host/],
       ['postgres:///registry?host=', /must name the server's host/],
       ['postgres:///registry?sslmode=require', /must name the server's host/],
+      // libpq's spelling of a socket with a user: the URL has no host for the relay to read.
+      ['postgres://reader:pw@/registry?host=/var/run/postgresql', /must name the server's host/],
+      ['postgresql://reader@:5432/registry', /must name the server's host/],
     ];
     for (const [url, reason] of cases) assert.match(connectionUrlProblem(url, 'DB_URL') ?? '', reason, url);
   });
@@ -176,7 +185,17 @@ describe('connectionUrlProblem', () => {
   });
 
   it('knows loopback spellings', () => {
-    for (const host of ['localhost', '127.0.0.1', '127.5.6.7', '[::1]', '::1', '::ffff:127.0.0.1', '/tmp']) {
+    for (const host of [
+      'localhost',
+      '127.0.0.1',
+      '127.5.6.7',
+      '[::1]',
+      '::1',
+      '0:0:0:0:0:0:0:1',
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '/tmp',
+    ]) {
       assert.equal(isLocalHost(host), true, host);
     }
     for (const host of [
@@ -187,6 +206,12 @@ describe('connectionUrlProblem', () => {
       'api.localhost',
       'localhost.',
       '',
+      '127.0.0.256',
+      '127.0.0.099',
+      '::ffff:127.0.0.999',
+      '::ffff:127.db.example.org',
+      '::ffff:7f00:1.example.org',
+      '::1%lo',
     ])
       assert.equal(isLocalHost(host), false, host);
   });

@@ -2,6 +2,7 @@
 // and (for the relay's sources) TLS unless the server is on this machine.
 // The URL is judged as the driver reads it (pg-connection-string, the parser `pg` itself uses), so what is checked
 // is what is connected to. Messages never quote the URL: it usually carries a password.
+import { isIPv4, isIPv6 } from 'node:net';
 import { parse } from 'pg-connection-string';
 
 const TLS_MODES = new Set(['require', 'verify-ca', 'verify-full']);
@@ -20,9 +21,12 @@ export function connectionUrlProblem(
     parsed = new URL(url);
   } catch {
     // `user:pa#ss@host` reads as host `user` with port `pa`, which no URL has: the cause is the password.
-    return unencodedUserInfo(url)
-      ? percentEncodeProblem(envName)
-      : `${envName} must hold a postgres:// or postgresql:// URL`;
+    if (unencodedUserInfo(url)) return percentEncodeProblem(envName);
+    // `user@/db?host=/socket` (libpq's spelling) is no URL without a host: say what is missing.
+    if (/^postgres(?:ql)?:\/\/[^/?#]*@(?::\d*)?(?:[/?#]|$)/i.test(url)) {
+      return `${envName} must name the server's host after the user name (for a Unix socket directory: user@localhost/db?host=/var/run/postgresql)`;
+    }
+    return `${envName} must hold a postgres:// or postgresql:// URL`;
   }
   if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
     return `${envName} must hold a postgres:// or postgresql:// URL`;
@@ -119,6 +123,12 @@ export function isLocalHost(host: string): boolean {
   const name = host.toLowerCase().replace(/^\[|\]$/g, '');
   if (name.startsWith('/')) return true;
   // Only `localhost` itself: a `*.localhost` name may be resolved through DNS to any address.
-  if (name === 'localhost' || name === '::1') return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(name) || /^::ffff:(127\.|7f[0-9a-f]{2}:)/.test(name);
+  if (name === 'localhost') return true;
+  // Only what the socket layer takes as an address: a name merely shaped like one (`127.0.0.999`,
+  // `::ffff:127.db.example.org`) is looked up through DNS, search domains included, and may lead anywhere.
+  if (isIPv4(name)) return name.startsWith('127.');
+  // A zone (`fe80::1%eth0`) names a link, never loopback.
+  if (!isIPv6(name) || name.includes('%')) return false;
+  const canonical = new URL(`http://[${name}]`).hostname;
+  return canonical === '[::1]' || /^\[::ffff:7f[0-9a-f]{2}:/.test(canonical);
 }

@@ -156,6 +156,24 @@ describe('readOnlySqlProblem', () => {
       'SELECT cron.job_cache_invalidate()',
       /cron\.job_cache_invalidate`: .*transaction/,
     ],
+    // orafce: server files, messages between sessions, and SQL given as text, whatever the transaction allows.
+    [
+      'a server file removed (orafce)',
+      "SELECT utl_file.fremove('dir', 'f')",
+      /utl_file\.fremove`: .*outside/,
+    ],
+    ['a server file written (orafce)', 'SELECT "UTL_FILE" . put_line(h, \'x\') FROM t', /utl_file\.put_line/],
+    [
+      'a message to another session (orafce)',
+      "SELECT dbms_pipe.send_message('p')",
+      /dbms_pipe\.send_message/,
+    ],
+    ['an alert to another session (orafce)', "SELECT dbms_alert.signal('a', 'm')", /dbms_alert\.signal/],
+    [
+      'SQL given as text (orafce)',
+      "SELECT dbms_sql.parse(c, 'DELETE FROM t') FROM h AS c",
+      /dbms_sql\.parse/,
+    ],
     ['a pg_cron job dropped through attribute notation', 'SELECT (42::bigint).unschedule', /unschedule/],
     [
       'a pg_cron job changed on a function in FROM',

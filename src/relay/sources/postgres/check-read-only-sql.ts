@@ -107,6 +107,10 @@ const REFUSED_SCHEMAS = new Set([
   'dblink',
   'postgres_fdw',
   'cron', // pg_cron: SQL scheduled to run later, outside the transaction
+  'utl_file', // orafce: reads, writes and removes server files
+  'dbms_pipe', // orafce: messages to other sessions, through shared memory
+  'dbms_alert',
+  'dbms_sql', // orafce: runs SQL given as text
 ]);
 
 /** Views that read the server's configuration files (superuser only by default: a second line of defence). */
