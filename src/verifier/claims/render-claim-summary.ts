@@ -1,7 +1,12 @@
 // The public description of a claim (verifier contract §2.4): no connection, dataset or source field names.
 import type { CatalogClaim } from './build-claim-catalog.ts';
 
-export function renderClaimSummary(claim: CatalogClaim): Record<string, unknown> {
+/**
+ * `inlineBatchLimit`: the deployment's `evidence.inline_batch_limit`, which caps every batch whatever the claim's own
+ * `max_subjects`; the summary states the size the batch route accepts, so a client sizing batches by it never meets
+ * 413 `batch.too_large`.
+ */
+export function renderClaimSummary(claim: CatalogClaim, inlineBatchLimit: number): Record<string, unknown> {
   const config = claim.config;
   return {
     id: config.id,
@@ -16,7 +21,7 @@ export function renderClaimSummary(claim: CatalogClaim): Record<string, unknown>
       batch_evaluate: config.operations.batch_evaluate.enabled,
     },
     ...(config.operations.batch_evaluate.enabled
-      ? { batch_max_subjects: config.operations.batch_evaluate.max_subjects }
+      ? { batch_max_subjects: Math.min(config.operations.batch_evaluate.max_subjects, inlineBatchLimit) }
       : {}),
     formats: config.formats,
     disclosure: config.disclosure,

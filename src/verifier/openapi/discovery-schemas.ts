@@ -60,7 +60,8 @@ const claimSummary = object(
     batch_max_subjects: {
       type: 'integer',
       minimum: 1,
-      description: 'Most items a batch of this claim may hold; present when batch evaluation is offered.',
+      description:
+        'Most items a batch of this claim may hold (its `max_subjects`, at most `inline_batch_limit`); present when batch evaluation is offered.',
     },
     formats: { type: 'array', items: { type: 'string', enum: [...CLAIM_FORMATS] } },
     disclosure: object(['default', 'allowed', 'downgrade'], {

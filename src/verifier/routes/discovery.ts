@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { RouteReply } from '../../platform/http/route-types.ts';
 import { addVary } from '../../platform/http/vary.ts';
-import { visibleClaims } from '../claims/build-claim-catalog.ts';
+import { type CatalogClaim, visibleClaims } from '../claims/build-claim-catalog.ts';
 import { renderClaimSummary } from '../claims/render-claim-summary.ts';
 import {
   CCCEV_MEDIA_TYPE,
@@ -33,7 +33,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierR
     privateView(reply);
     auditFacts(request).endpointKind = 'claims';
     const principal = await runtime.authenticate(request);
-    return { data: visibleClaims(runtime.catalog, principal).map(renderClaimSummary) };
+    return { data: visibleClaims(runtime.catalog, principal).map((claim) => summaryOf(runtime, claim)) };
   });
 
   app.get<{ Params: { claim_id: string } }>('/v1/claims/:claim_id', async (request, reply) => {
@@ -47,7 +47,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierR
     if (!claim)
       throw verifierProblem('claim.not_found', `No claim \`${request.params.claim_id}\` is visible.`);
     auditFacts(request).claimIds = [claim.id];
-    return renderClaimSummary(claim);
+    return summaryOf(runtime, claim);
   });
 
   app.get('/v1/formats', async (request, reply) => {
@@ -66,6 +66,10 @@ export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierR
 export function privateView(reply: RouteReply): void {
   reply.header('cache-control', 'private, no-store');
   addVary(addVary(reply, 'Authorization'), 'x-api-key');
+}
+
+function summaryOf(runtime: VerifierRuntime, claim: CatalogClaim): Record<string, unknown> {
+  return renderClaimSummary(claim, runtime.config.evidence.inline_batch_limit);
 }
 
 /** Formats offered by at least one visible claim; credential formats stay disabled until issuance exists. */
@@ -118,7 +122,7 @@ function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
     formats_url: `${base}/v1/formats`,
     evaluations_url: `${base}/v1/evaluations`,
     batch_evaluations_url: `${base}/v1/batch-evaluations`,
-    claims: claims.map(renderClaimSummary),
+    claims: claims.map((claim) => summaryOf(runtime, claim)),
     formats: formatsFor(runtime, principal),
     disclosure_levels: ['value', 'predicate', 'redacted'],
     batch: {
