@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Response } from 'light-my-request';
-import { MAX_QUOTED_LENGTH } from '../../src/relay/query/quote-client-text.ts';
+import { MAX_QUOTED_LENGTH } from '../../src/platform/http/quote-client-text.ts';
 import { PAYMENTS, useDemoAggregates } from './aggregates-fixture.ts';
 import { assertProblem } from './assert-problem.ts';
 

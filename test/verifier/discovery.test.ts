@@ -188,6 +188,13 @@ describe('verifier discovery', () => {
     ]);
     assertProblem(await verifier.get('/v1/claims/eligible', { as: 'civil_only' }), 404, 'claim.not_found');
     assertProblem(await verifier.get('/v1/claims/nope', { as: 'full' }), 404, 'claim.not_found');
+    // A path id of any length is named in part: the detail never echoes kilobytes of what the client sent.
+    const long = `x${'y'.repeat(6000)}`;
+    const detail = String(
+      assertProblem(await verifier.get(`/v1/claims/${long}`, { as: 'full' }), 404, 'claim.not_found').detail,
+    );
+    assert.match(detail, /`xy{99}…`/);
+    assert.ok(detail.length < 300, `${detail.length} characters of detail`);
   });
 
   it("states a claim's operations as booleans, as the contract's summary and the envelope do", async () => {

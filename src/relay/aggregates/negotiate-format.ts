@@ -1,6 +1,7 @@
 // Chooses the aggregate output format: `?f=` over the body `format` over `Accept` (q-values honoured).
+
+import { quoted } from '../../platform/http/quote-client-text.ts';
 import { relayProblem } from '../problems.ts';
-import { quoted } from '../query/quote-client-text.ts';
 
 export const AGGREGATE_FORMATS = ['json', 'csv', 'sdmx-json'] as const;
 export type AggregateFormat = (typeof AGGREGATE_FORMATS)[number];

@@ -1,7 +1,8 @@
 // Aggregate filters: parameter names and body members to field paths and operators, values to typed cells.
+
+import { quoted, suggestion } from '../../platform/http/quote-client-text.ts';
 import { FILTER_OPS, type FilterOp } from '../config/schema.ts';
 import { relayProblem } from '../problems.ts';
-import { quoted, suggestion } from '../query/quote-client-text.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { CellKey } from '../store/column.ts';
 import { compareKeys } from '../store/compare-keys.ts';

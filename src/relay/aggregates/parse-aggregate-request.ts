@@ -1,7 +1,8 @@
 // Parses an aggregate query from GET parameters or a POST body into checked measures, groups, filters and limits.
+
+import { quoted, suggestion } from '../../platform/http/quote-client-text.ts';
 import { relayProblem } from '../problems.ts';
 import { optional, type QueryParams, single } from '../query/parse-collection-query.ts';
-import { quoted, suggestion } from '../query/quote-client-text.ts';
 import {
   AGGREGATE_LIMITS,
   type AggregateDimension,

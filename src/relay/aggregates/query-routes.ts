@@ -5,13 +5,13 @@ import { codedBodyProblem, hasContentCoding } from '../../platform/http/content-
 import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
 import { isNotModified } from '../../platform/http/etag.ts';
 import { addGetRoute } from '../../platform/http/fast-lane.ts';
+import { quoted } from '../../platform/http/quote-client-text.ts';
 import { duplicateMemberProblem, utf8Body } from '../../platform/http/read-json-body.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import { addVary } from '../../platform/http/vary.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import { relayProblem } from '../problems.ts';
 import { optional, type QueryParams } from '../query/parse-collection-query.ts';
-import { quoted } from '../query/quote-client-text.ts';
 import type { RelayRuntime } from '../relay-runtime.ts';
 import { notModified } from '../routes/records.ts';
 import { readPurpose, requireGeneration } from '../routes/resolve-entity.ts';

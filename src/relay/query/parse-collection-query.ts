@@ -1,4 +1,6 @@
 // Parses the query string of a collection read: filters, limit, cursor, projection and expansions.
+
+import { quoted, suggestion } from '../../platform/http/quote-client-text.ts';
 import type { CatalogEntity, CatalogField } from '../catalog/catalog.ts';
 import { FILTER_OPS, type FilterOp } from '../config/schema.ts';
 import { RESERVED_QUERY_PARAMETERS } from '../config/schema-parts.ts';
@@ -6,7 +8,6 @@ import { relayProblem } from '../problems.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
 import type { CellKey } from '../store/column.ts';
 import { compareKeys } from '../store/compare-keys.ts';
-import { quoted, suggestion } from './quote-client-text.ts';
 
 export const MAX_FILTER_PARAMS = 20;
 export const MAX_IN_VALUES = 100;

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
 import { addGetRoute } from '../../platform/http/fast-lane.ts';
+import { quoted } from '../../platform/http/quote-client-text.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { CatalogEntity } from '../catalog/catalog.ts';
@@ -16,7 +17,6 @@ import {
   parseFields,
   type QueryParams,
 } from '../query/parse-collection-query.ts';
-import { quoted } from '../query/quote-client-text.ts';
 import { rowJson, rowObject } from '../query/render-rows.ts';
 import { runCollection } from '../query/run-collection.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';

@@ -2,12 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import { requireScope } from '../../platform/auth/require-scope.ts';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
+import { quoted } from '../../platform/http/quote-client-text.ts';
 import type { CatalogEntity } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import { intentDigest } from '../query/cursor.ts';
 import { type Related, relatedOf, relatedRows } from '../query/expand-rows.ts';
 import { optional, parseLimit, type QueryParams } from '../query/parse-collection-query.ts';
-import { quoted } from '../query/quote-client-text.ts';
 import { rowJson } from '../query/render-rows.ts';
 import { firstAfter } from '../query/run-collection.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';

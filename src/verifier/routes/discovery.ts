@@ -2,6 +2,7 @@
 // claims the caller holds every scope for.
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../../platform/auth/principal.ts';
+import { quoted } from '../../platform/http/quote-client-text.ts';
 import type { RouteReply } from '../../platform/http/route-types.ts';
 import { addVary } from '../../platform/http/vary.ts';
 import { type CatalogClaim, visibleClaims } from '../claims/build-claim-catalog.ts';
@@ -45,7 +46,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierR
       (entry) => entry.id === request.params.claim_id,
     );
     if (!claim)
-      throw verifierProblem('claim.not_found', `No claim \`${request.params.claim_id}\` is visible.`);
+      throw verifierProblem('claim.not_found', `No claim ${quoted(request.params.claim_id)} is visible.`);
     auditFacts(request).claimIds = [claim.id];
     return summaryOf(runtime, claim);
   });

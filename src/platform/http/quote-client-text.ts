@@ -1,7 +1,7 @@
 // Client text named in a problem detail (a parameter, field, measure or format that matched nothing). A query string
 // is at most 8 KiB but a query body 1 MiB: quoting it whole would answer a 1 MiB name with a 1 MiB problem, after a
 // search for a near name through all of it. Names are quoted in part, and only a name of quotable length gets a hint.
-import { hint } from '../../platform/config/did-you-mean.ts';
+import { hint } from '../config/did-you-mean.ts';
 
 /** The most characters of client text a detail quotes; longer text is cut and ends with `…`. */
 export const MAX_QUOTED_LENGTH = 100;
