@@ -128,7 +128,7 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
       const outcome = await answered(backend.reloadAll(), options.deps.logger);
       if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
       if (!outcome.ok) throw reloadFailed(outcome, 'all', loaded.config);
-      return { status: 'ok', counts: outcome.counts };
+      return { status: 'ok', counts: outcome.counts, ...differing(outcome, options.deps.logger) };
     });
 
     scope.post<{ Params: { dataset_id: string; table_id: string } }>(
@@ -147,7 +147,11 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
         if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
         if (!outcome.ok) throw reloadFailed(outcome, 'table', loaded.config);
         // 1, unless nothing was served yet: then every table loaded, as at startup.
-        return { status: 'ok', counts: { reloaded: outcome.counts.succeeded } };
+        return {
+          status: 'ok',
+          counts: { reloaded: outcome.counts.succeeded },
+          ...differing(outcome, options.deps.logger),
+        };
       },
     );
   });
@@ -213,6 +217,23 @@ async function answered(reload: Promise<ReloadOutcome>, logger: Logger): Promise
       { headers: { 'retry-after': '5' } },
     );
   }
+}
+
+/**
+ * Under `--workers`: the tables whose data differs between processes although each reloaded them (the source
+ * changed between their reads, twice). Their answers, ETags and cursors differ until a reload agrees.
+ */
+function differing(
+  outcome: ReloadOutcome,
+  logger: Logger,
+): { differing_tables?: ReloadOutcome['differing'] } {
+  const tables = outcome.differing;
+  if (tables === undefined || tables.length === 0) return {};
+  logger.warn(
+    { tables: tables.map((table) => `${table.dataset_id}/${table.table_id}`) },
+    'relay processes serve different data after the reload: the source changed while they read it; answers, ETags and cursors differ between them until a reload agrees',
+  );
+  return { differing_tables: tables };
 }
 
 /** A reload asked before the first load is over: answered at once, nothing queued (the first load reads it all). */

@@ -16,6 +16,13 @@ const failed: ReloadOutcome = {
   generation: 'old',
 };
 
+/** A reload that swapped in `version` of table d/t. */
+const okWith = (version: string): ReloadOutcome => ({
+  ...ok,
+  generation: version,
+  versions: [{ dataset_id: 'd', table_id: 't', version }],
+});
+
 /** Workers answering their scripted outcomes in turn; every request is recorded. */
 function scripted(scripts: Record<string, ReloadOutcome[]>) {
   const asked: string[] = [];
@@ -57,5 +64,29 @@ describe('reloadEverywhere', () => {
     const { reload } = scripted({ a: [ok] });
     assert.equal((await reloadEverywhere(['a', 'gone'], reload)).ok, true);
     await assert.rejects(reloadEverywhere(['gone'], scripted({}).reload), /no worker answered/);
+  });
+
+  it('asks every worker once more when each loaded other data of a table (a source written meanwhile)', async () => {
+    const { asked, reload } = scripted({ a: [okWith('v1'), okWith('v2')], b: [okWith('v2'), okWith('v2')] });
+    const outcome = await reloadEverywhere(['a', 'b'], reload);
+    assert.deepEqual(asked, ['a', 'b', 'a', 'b']);
+    assert.equal(outcome.ok, true);
+    assert.equal(outcome.generation, 'v2');
+    assert.equal(outcome.differing, undefined);
+  });
+
+  it('reports the tables whose data still differs between workers after the second attempt', async () => {
+    const { asked, reload } = scripted({ a: [okWith('v1'), okWith('v3')], b: [okWith('v2'), okWith('v4')] });
+    const outcome = await reloadEverywhere(['a', 'b'], reload);
+    assert.deepEqual(asked, ['a', 'b', 'a', 'b']);
+    assert.equal(outcome.ok, true);
+    assert.deepEqual(outcome.differing, [{ dataset_id: 'd', table_id: 't' }]);
+  });
+
+  it('asks nothing again when every worker loaded the same data', async () => {
+    const { asked, reload } = scripted({ a: [okWith('v1')], b: [okWith('v1')] });
+    const outcome = await reloadEverywhere(['a', 'b'], reload);
+    assert.deepEqual(asked, ['a', 'b']);
+    assert.equal(outcome.differing, undefined);
   });
 });

@@ -12,40 +12,10 @@ import { assembleGeneration } from '../store/load-generation.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
 import { type ChangeTokenSource, readChangeToken, unreadableCode } from './change-token.ts';
 import { codeOf, whereOf } from './reload-failure-details.ts';
+import type { ReloadFailure, ReloadOutcome, TableVersion } from './reload-outcome.ts';
 import { refreshGroups } from './shared-file-tables.ts';
 
-export interface ReloadFailure {
-  readonly dataset_id: string;
-  readonly table_id: string;
-  /** The stable code of the load failure (`ingest.*` and the like); messages stay in the log. */
-  readonly code: string;
-}
-
-/** A table the first load waits for, and why (`ingest.source_unavailable`): the same shape as a failure. */
-export type TableWaiting = ReloadFailure;
-
-export interface ReloadOutcome {
-  readonly ok: boolean;
-  readonly counts: { readonly total: number; readonly succeeded: number; readonly failed: number };
-  readonly failures: readonly ReloadFailure[];
-  /** Version of the generation served once the reload is over (unchanged after a failure). */
-  readonly generation: string | undefined;
-  /**
-   * Under `--workers`: the processes serve different generations (each runs its own refresh timers, or an earlier
-   * reload split them), so `generation` names none although data is served.
-   */
-  readonly generationsDiffer?: true;
-  /**
-   * Set when nothing ran because the first load is not over: it reads every source itself, and one waiting for
-   * its database would hold a queued reload for as long as the database stays away.
-   */
-  readonly firstLoadRunning?: { readonly waiting: readonly TableWaiting[] };
-  /**
-   * Under `--workers`: the reload failed in some processes and succeeded in the others, which now serve the new
-   * data while these keep the previous one.
-   */
-  readonly splitProcesses?: { readonly failed: number; readonly total: number };
-}
+export type { ReloadFailure, ReloadOutcome, TableVersion, TableWaiting } from './reload-outcome.ts';
 
 export interface Reloader {
   /** The startup load: rejects with the first table's failure. */
@@ -197,6 +167,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
       counts: { total: loaded.length, succeeded: loaded.length - failures.length, failed: failures.length },
       failures,
       generation,
+      ...(ok ? { versions: loaded.map((result) => versionServed(result.ref)) } : {}),
     };
   }
 
@@ -260,6 +231,11 @@ export function createReloader(options: ReloaderOptions): Reloader {
       state.readiness.loaded = loaded.length - state.readiness.failed;
     }
     return outcome(loaded, 'all', trigger, changed);
+  }
+
+  function versionServed(ref: TableRef): TableVersion {
+    const version = state.generation?.tables.get(ref.key)?.version ?? '';
+    return { dataset_id: ref.datasetId, table_id: ref.table.id, version };
   }
 
   function confirmUnchanged(datasetId: string, tableId: string, token: string, readAt: number): boolean {
