@@ -27,6 +27,11 @@ export interface CatalogClaim {
   }[];
   /** True when the claim or a dependency has a `plugin` rule, which cannot be evaluated. */
   readonly needsPlugin: boolean;
+  /**
+   * The one purpose the claim is evaluated for: its own `purpose`, or one a sub-claim is limited to (the config
+   * check refuses two different ones among them).
+   */
+  readonly purpose: string | undefined;
 }
 
 export interface ClaimCatalog {
@@ -43,17 +48,20 @@ export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
   const byId = new Map(config.evidence.claims.map((claim) => [claim.id, claim]));
   const closures = new Map<string, string[]>();
 
+  // Recursion is bounded by the depth limit the config check enforces. A set keeps the first place of each member:
+  // a wide graph's closures hold thousands of claims, too many to search a list for each.
   const closureOf = (id: string): string[] => {
     const known = closures.get(id);
     if (known) return known;
     const claim = byId.get(id);
-    const order: string[] = [];
+    const order = new Set<string>();
     for (const dependency of claim?.depends_on ?? []) {
-      for (const member of closureOf(dependency)) if (!order.includes(member)) order.push(member);
+      for (const member of closureOf(dependency)) order.add(member);
     }
-    order.push(id);
-    closures.set(id, order);
-    return order;
+    order.add(id);
+    const closure = [...order];
+    closures.set(id, closure);
+    return closure;
   };
 
   // Each CEL rule's request inputs, once: a claim is in the closure of every claim depending on it. (The config
@@ -95,6 +103,7 @@ export function buildClaimCatalog(config: VerifierConfig): ClaimCatalog {
       targetInputs: [...inputs].sort(),
       attributeTypes,
       needsPlugin: members.some((member) => member.rule.type === 'plugin'),
+      purpose: claim.purpose ?? members.find((member) => member.purpose !== undefined)?.purpose,
     };
   });
   // Only lookups identify a target: an attribute that is a rule input alone leaves its handle unchanged.

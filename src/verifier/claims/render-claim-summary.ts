@@ -26,7 +26,8 @@ export function renderClaimSummary(claim: CatalogClaim, inlineBatchLimit: number
     formats: config.formats,
     disclosure: config.disclosure,
     depends_on: config.depends_on,
-    ...(config.purpose === undefined ? {} : { purpose: config.purpose }),
+    // A sub-claim's purpose limits its parent too.
+    ...(claim.purpose === undefined ? {} : { purpose: claim.purpose }),
     // With the type a claim declares for it (`inputs`), which a request must respect.
     target_inputs: claim.targetInputs.map((path) => {
       const declared = claim.attributeTypes.find((input) => input.path === path);

@@ -7,40 +7,121 @@ export const MAX_DEPENDENCY_DEPTH = 32;
 export interface DependencyWalk {
   /** Every claim once, after the dependencies it reaches without closing a cycle. */
   readonly order: readonly string[];
-  /** The first `depends_on` cycle met (claims visited in sorted id order), as a path of ids: `a -> b -> a`. */
-  readonly cycle: readonly string[] | undefined;
 }
 
 /** Depth-first over the claims in sorted id order; a dependency that is not a claim is left out. */
 export function walkDependencies(dependencies: ReadonlyMap<string, readonly string[]>): DependencyWalk {
-  const state = new Map<string, 'visiting' | 'done'>();
+  const seen = new Set<string>();
   const order: string[] = [];
-  let cycle: string[] | undefined;
   for (const root of [...dependencies.keys()].sort()) {
-    if (state.has(root)) continue;
+    if (seen.has(root)) continue;
     // The path from the root, each claim with the index of its next dependency to visit.
     const path: { id: string; next: number }[] = [{ id: root, next: 0 }];
-    state.set(root, 'visiting');
+    seen.add(root);
     while (path.length > 0) {
       const top = path[path.length - 1] as { id: string; next: number };
       const next = (dependencies.get(top.id) ?? [])[top.next++];
       if (next === undefined) {
         path.pop();
-        state.set(top.id, 'done');
         order.push(top.id);
-      } else if (dependencies.has(next)) {
-        const seen = state.get(next);
-        if (seen === undefined) {
-          state.set(next, 'visiting');
-          path.push({ id: next, next: 0 });
-        } else if (seen === 'visiting' && cycle === undefined) {
-          const ids = path.map((step) => step.id);
-          cycle = [...ids.slice(ids.indexOf(next)), next];
-        }
+      } else if (dependencies.has(next) && !seen.has(next)) {
+        // A claim already on the path closes a cycle: dependencyCycles reports it.
+        seen.add(next);
+        path.push({ id: next, next: 0 });
       }
     }
   }
-  return { order, cycle };
+  return { order };
+}
+
+/**
+ * One cycle for each tangle of claims that depend on one another (a strongly connected component, or a claim
+ * depending on itself), so that a config with several is refused naming each at once. Each cycle starts at the
+ * tangle's smallest id and is a shortest way back to it (`a -> b -> a`); cycles come in the order of those ids.
+ */
+export function dependencyCycles(dependencies: ReadonlyMap<string, readonly string[]>): string[][] {
+  const cycles: string[][] = [];
+  for (const members of tangles(dependencies)) {
+    const start = [...members].sort()[0] as string;
+    const cycle = shortestCycle(dependencies, members, start);
+    if (cycle) cycles.push(cycle);
+  }
+  return cycles.sort((a, b) => ((a[0] as string) < (b[0] as string) ? -1 : 1));
+}
+
+/** Strongly connected components of more than one claim, or of one depending on itself (Tarjan, no recursion). */
+function tangles(dependencies: ReadonlyMap<string, readonly string[]>): Set<string>[] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: Set<string>[] = [];
+  const enter = (id: string) => {
+    index.set(id, index.size);
+    low.set(id, index.size - 1);
+    stack.push(id);
+    onStack.add(id);
+  };
+  for (const root of [...dependencies.keys()].sort()) {
+    if (index.has(root)) continue;
+    enter(root);
+    const path: { id: string; next: number }[] = [{ id: root, next: 0 }];
+    while (path.length > 0) {
+      const top = path[path.length - 1] as { id: string; next: number };
+      const next = (dependencies.get(top.id) ?? [])[top.next++];
+      if (next === undefined) {
+        path.pop();
+        const parent = path[path.length - 1];
+        if (parent) low.set(parent.id, Math.min(low.get(parent.id) as number, low.get(top.id) as number));
+        if (low.get(top.id) !== index.get(top.id)) continue;
+        const component = new Set<string>();
+        let member: string;
+        do {
+          member = stack.pop() as string;
+          onStack.delete(member);
+          component.add(member);
+        } while (member !== top.id);
+        if (component.size > 1 || (dependencies.get(top.id) ?? []).includes(top.id)) found.push(component);
+      } else if (!dependencies.has(next)) {
+        // Not a claim: reported as an unknown dependency.
+      } else if (!index.has(next)) {
+        enter(next);
+        path.push({ id: next, next: 0 });
+      } else if (onStack.has(next)) {
+        low.set(top.id, Math.min(low.get(top.id) as number, index.get(next) as number));
+      }
+    }
+  }
+  return found;
+}
+
+/** The shortest path from `start` back to itself through `members` (breadth first). */
+function shortestCycle(
+  dependencies: ReadonlyMap<string, readonly string[]>,
+  members: ReadonlySet<string>,
+  start: string,
+): string[] | undefined {
+  const previous = new Map<string, string>();
+  const queue = [start];
+  for (let i = 0; i < queue.length; i++) {
+    const id = queue[i] as string;
+    for (const next of dependencies.get(id) ?? []) {
+      if (next === start) {
+        // Back from the last claim to the first, then turned around.
+        const back = [start];
+        for (let at: string | undefined = id; at !== start && at !== undefined; at = previous.get(at)) {
+          back.push(at);
+        }
+        back.push(start);
+        return back.reverse();
+      }
+      if (members.has(next) && !previous.has(next)) {
+        previous.set(next, id);
+        queue.push(next);
+      }
+    }
+  }
+  return undefined;
 }
 
 /**

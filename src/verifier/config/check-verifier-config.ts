@@ -6,9 +6,15 @@ import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
-import { dependencyDepths, MAX_DEPENDENCY_DEPTH, walkDependencies } from '../claims/walk-dependencies.ts';
+import {
+  dependencyCycles,
+  dependencyDepths,
+  MAX_DEPENDENCY_DEPTH,
+  walkDependencies,
+} from '../claims/walk-dependencies.ts';
 import { connectDenial, isMetadataHostName, schemeDenial } from '../connectors/classify-address.ts';
 import { checkClaimInputs } from './check-claim-inputs.ts';
+import { checkClaimPurposes } from './check-claim-purposes.ts';
 import { checkSigning } from './check-signing-config.ts';
 import { type ClaimConfig, SD_JWT_MEDIA_TYPE, type VerifierConfig } from './schema.ts';
 
@@ -23,6 +29,7 @@ export const VERIFIER_CONFIG_CHECKS: readonly Check[] = [
   checkClaimGraph,
   checkClaims,
   checkClaimInputs,
+  checkClaimPurposes,
   checkConnections,
   checkSigning,
   checkState,
@@ -151,13 +158,21 @@ function checkClaimGraph(config: VerifierConfig): ConfigIssue[] {
     });
   });
   const dependencies = new Map(config.evidence.claims.map((claim) => [claim.id, claim.depends_on]));
-  const { order, cycle } = walkDependencies(dependencies);
-  if (cycle) {
+  const cycles = dependencyCycles(dependencies);
+  for (const cycle of cycles) {
     const index = ids.indexOf(cycle[0] as string);
-    issues.push(issue(`evidence.claims.${index}.depends_on`, `dependency cycle: ${cycle.join(' -> ')}`));
-    return issues;
+    issues.push(
+      issue(`evidence.claims.${index}.depends_on`, `dependency cycle: ${shortChain(cycle).join(' -> ')}`),
+    );
   }
+  if (cycles.length > 0) return issues;
+  const { order } = walkDependencies(dependencies);
   return [...issues, ...checkDependencyDepth(config, dependencies, order)];
+}
+
+/** A chain of claim ids as a message shows it: a long one by its ends. */
+function shortChain(chain: readonly string[]): readonly string[] {
+  return chain.length > 6 ? [...chain.slice(0, 3), '...', ...chain.slice(-2)] : chain;
 }
 
 /**
@@ -177,11 +192,10 @@ function checkDependencyDepth(
     if (depth <= MAX_DEPENDENCY_DEPTH || below.has(claim.id)) return;
     const chain = [claim.id];
     for (let id = depths.get(claim.id)?.via; id !== undefined; id = depths.get(id)?.via) chain.push(id);
-    const shown = chain.length > 6 ? [...chain.slice(0, 3), '...', ...chain.slice(-2)] : chain;
     issues.push(
       issue(
         `evidence.claims.${c}.depends_on`,
-        `claim \`${claim.id}\` has sub-claims ${depth} levels deep (${shown.join(' -> ')}); at most ${MAX_DEPENDENCY_DEPTH}`,
+        `claim \`${claim.id}\` has sub-claims ${depth} levels deep (${shortChain(chain).join(' -> ')}); at most ${MAX_DEPENDENCY_DEPTH}`,
       ),
     );
   });

@@ -145,6 +145,27 @@ describe('verifier config', () => {
     assert.match(issues[0]?.message ?? '', /a -> b -> c -> a/);
   });
 
+  it('reports every separate dependency cycle at once, a claim depending on itself included', () => {
+    const claim = (id: string, deps: string) => `
+    - id: ${id}
+      title: ${id}
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+      depends_on: [${deps}]
+      rule: { type: cel, expression: "true" }`;
+    // Two tangles (a, b, c and x, y), a self-dependency (s), and `top` above a tangle without being in one.
+    const text = `${BASE}${claim('top', 'a')}${claim('a', 'b')}${claim('b', 'a, c')}${claim('c', 'a')}${claim('x', 'y')}${claim('y', 'x')}${claim('s', 's')}`;
+    const cycles = issuesOf(text)
+      .filter((i) => i.message.startsWith('dependency cycle'))
+      .map(({ path, message }) => ({ path, message }));
+    assert.deepEqual(cycles, [
+      { path: 'evidence.claims.2.depends_on', message: 'dependency cycle: a -> b -> a' },
+      { path: 'evidence.claims.7.depends_on', message: 'dependency cycle: s -> s' },
+      { path: 'evidence.claims.5.depends_on', message: 'dependency cycle: x -> y -> x' },
+    ]);
+  });
+
   it('refuses a sub-claim listed twice in depends_on (provenance would name it twice)', () => {
     const text = `${BASE}
     - id: twice

@@ -49,7 +49,7 @@ export function planBatch(
     );
   }
   const purposes = itemPurposes(request, readOptionalPurpose(headers, request.purpose));
-  for (const purpose of new Set(purposes)) checkPurpose(config, catalog, claims, purpose);
+  for (const purpose of new Set(purposes)) checkPurpose(config, claims, purpose);
   // The batch answers with a JSON envelope; the format chooses how each item's evaluation renders later.
   const accept = Array.isArray(headers.accept) ? headers.accept.join(', ') : headers.accept;
   const candidates = batchFormats(accept, request.format);

@@ -42,7 +42,7 @@ export function planEvaluation(
   const format =
     candidates.find((candidate) => offeredByAll(claims, candidate)) ?? (candidates[0] as ResultFormat);
   const purpose = readEvaluationPurpose(headers, request.purpose);
-  checkPurpose(config, catalog, claims, purpose);
+  checkPurpose(config, claims, purpose);
   const disclosures = resolveDisclosures(claims, format, request.disclosure);
   // Its problem names the claim (`claim_id`).
   checkLookupInputs(
@@ -185,26 +185,21 @@ export function readEvaluationPurpose(headers: IncomingHttpHeaders, bodyPurpose:
 }
 
 /** The purpose is one the verifier accepts and the one each claim (and sub-claim) is limited to, if any. */
-export function checkPurpose(
-  config: VerifierConfig,
-  catalog: ClaimCatalog,
-  claims: readonly CatalogClaim[],
-  purpose: string,
-): void {
+export function checkPurpose(config: VerifierConfig, claims: readonly CatalogClaim[], purpose: string): void {
   const allowed = config.evidence.allowed_purposes;
   if (allowed.length > 0 && !allowed.includes(purpose)) {
     throw verifierProblem('purpose.not_allowed', 'The purpose is not one this verifier accepts.');
   }
   for (const claim of claims) {
-    for (const id of claim.closure) {
-      const required = catalog.claims.get(id)?.config.purpose;
-      if (required !== undefined && required !== purpose) {
-        throw verifierProblem(
-          'purpose.not_allowed',
-          `Claim ${claim.id} is evaluated for one stated purpose only.`,
-          { extras: { claim_id: claim.id } },
-        );
-      }
+    // The claim's purpose, or its sub-claims' (catalogue).
+    if (claim.purpose !== undefined && claim.purpose !== purpose) {
+      throw verifierProblem(
+        'purpose.not_allowed',
+        `Claim ${claim.id} is evaluated for one stated purpose only.`,
+        {
+          extras: { claim_id: claim.id },
+        },
+      );
     }
   }
 }

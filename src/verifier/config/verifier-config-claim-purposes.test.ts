@@ -1,0 +1,49 @@
+// A claim is evaluated only for the purpose it and each of its sub-claims is limited to: purposes that differ
+// among them refuse every request, so such a config does not load.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadVerifierConfigText } from './load-verifier-config.ts';
+import { BASE, ENV, issuesOf } from './verifier-config-test-support.ts';
+
+const AUDIT = 'https://example.gov/purpose/audit';
+const BENEFIT = 'https://example.gov/purpose/benefit';
+
+const claim = (id: string, dependsOn: string[], purpose?: string) => `
+    - id: ${id}
+      title: ${id}
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+${purpose === undefined ? '' : `      purpose: ${purpose}\n`}      depends_on: [${dependsOn.join(', ')}]
+      rule: { type: cel, expression: "true" }`;
+
+const purposeIssues = (text: string) =>
+  issuesOf(text)
+    .filter((issue) => issue.message.includes('purpose'))
+    .map(({ path, message }) => ({ path, message }));
+
+describe('verifier config claim purposes', () => {
+  it('refuses a claim whose own purpose and a sub-claim’s differ, or two sub-claims’ (each conflict once)', () => {
+    const text = `${BASE}${claim('audited', [], AUDIT)}${claim('benefit', [], BENEFIT)}${claim('own', ['audited'], BENEFIT)}${claim('both', ['audited', 'benefit'])}${claim('above', ['both'])}`;
+    assert.deepEqual(purposeIssues(text), [
+      {
+        path: 'evidence.claims.3.purpose',
+        message: `is ${BENEFIT}, but sub-claim \`audited\` is evaluated for ${AUDIT} only: no request could evaluate the claim`,
+      },
+      {
+        path: 'evidence.claims.4.depends_on',
+        message: `sub-claims \`audited\` and \`benefit\` are evaluated for ${AUDIT} and ${BENEFIT} only: no request could evaluate the claim`,
+      },
+    ]);
+  });
+
+  it('loads sub-claims limited to the parent’s purpose, or a parent taking its purpose from them', () => {
+    const text = `${BASE}${claim('audited', [], AUDIT)}${claim('again', ['audited'], AUDIT)}${claim('inherits', ['audited', 'again', 'alive'])}`;
+    assert.doesNotThrow(() => loadVerifierConfigText(text, ENV, '/tmp'));
+    assert.equal(
+      issuesOf(`${text}${claim('x', ['inherits'], BENEFIT)}`).filter((i) => i.message.includes('purpose'))
+        .length,
+      1,
+    );
+  });
+});
