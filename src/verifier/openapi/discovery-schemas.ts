@@ -70,7 +70,11 @@ const claimSummary = object(
       downgrade: { type: 'string', enum: ['deny', 'default', 'redacted'] },
     }),
     depends_on: { ...strings, description: 'Sub-claims, each visible to whoever sees this claim.' },
-    purpose: { type: 'string', description: 'The only purpose the claim is evaluated for.' },
+    purpose: {
+      type: 'string',
+      description:
+        'The only purpose the claim is evaluated for: its own, or the one its sub-claims are limited to.',
+    },
     target_inputs: { type: 'array', items: ref('TargetInput') },
     cccev: {
       type: ['object', 'null'],
