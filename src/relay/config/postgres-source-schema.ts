@@ -42,10 +42,10 @@ export const postgresSource = z.strictObject({
     ),
   connect_timeout: durationMs({ min: 1, max: 300_000 })
     .default(5000)
-    .describe('Longest wait for a connection (also for a free pooled one).'),
+    .describe('Longest wait for a connection (also for a free pooled one), at most 5m.'),
   query_timeout: durationMs({ min: 1, max: 3_600_000 })
     .default(30_000)
-    .describe('Statement timeout of every statement the relay runs.'),
+    .describe('Statement timeout of every statement the relay runs, at most 1h.'),
   live_max_connections: z
     .number()
     .int()

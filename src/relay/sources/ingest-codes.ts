@@ -33,10 +33,11 @@ export const INGEST_CODES = {
   'ingest.null_value': 'The primary key, or a field that is not `nullable`, has an empty cell or a NULL.',
   'ingest.duplicate_primary_key': 'Two rows share a primary key (the message gives both rows).',
   'ingest.source_unavailable':
-    'PostgreSQL cannot be reached, refuses the connection or the login, or lost the connection; at startup the table waits and is retried.',
+    'PostgreSQL cannot be reached, refuses the connection or the login, lost the connection, or ended the read for a reason that passes (a deadlock or a conflict with recovery, SQLSTATE 40P01 or 40001; a cancel another session asked for); at startup the table waits and is retried.',
   'ingest.query_failed':
-    'PostgreSQL refused the read: the table or view is missing or not visible, a permission is denied, or `change_token_sql` is missing where needed.',
-  'ingest.query_timeout': 'A PostgreSQL statement ran past `source.query_timeout`.',
+    'PostgreSQL refused the read: the table or view is missing or not visible, a permission is denied, a write was attempted in the read-only transaction, or the database refused `change_token_sql`.',
+  'ingest.query_timeout':
+    "A PostgreSQL statement ran past `source.query_timeout`, or waited for a lock past the database's own `lock_timeout` (SQLSTATE 55P03).",
   'ingest.live_key_not_unique':
     'A live PostgreSQL table has no unique index on the primary key alone, which its pages are cut by, or its key column may be NULL.',
   'ingest.memory_limit':

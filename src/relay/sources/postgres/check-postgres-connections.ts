@@ -40,13 +40,20 @@ export async function checkPostgresConnections(loaded: LoadedRelayConfig): Promi
         try {
           if (live) await postgres.probeLive(table);
           else await (await postgres.openSnapshot(table)).close();
+        } catch (error) {
+          checks.push({ ...check, problem: problemOf(error) });
+          continue;
+        }
+        try {
           const polled = refreshOf(dataset, table).mode === 'mtime';
           if (polled && (table.source as PostgresSourceConfig).change_token_sql !== undefined) {
             await postgres.changeToken(table);
           }
           checks.push(check);
         } catch (error) {
-          checks.push({ ...check, problem: problemOf(error) });
+          // A start would load the table, then find every poll's token unreadable: say which statement failed.
+          const problem = problemOf(error);
+          checks.push({ ...check, problem: { ...problem, detail: `change_token_sql: ${problem.detail}` } });
         }
       }
     }
