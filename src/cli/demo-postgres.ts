@@ -8,6 +8,8 @@ import { connectionUrlProblem, driverUrl } from '../platform/postgres/connection
 
 export const DEMO_POSTGRES_DATASET = 'vital_events';
 export const BIRTH_ROWS = 300;
+/** SQLSTATE lock_not_available: what lock_timeout raises. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /** Grants on the demo dataset, by persona id. */
 const PERSONA_SCOPES: Record<string, readonly string[]> = {
@@ -49,6 +51,8 @@ export async function prepareDemoPostgres(
  */
 function seedFailure(error: unknown): string {
   const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  if (code === LOCK_NOT_AVAILABLE && error instanceof Error)
+    return `${code}: ${error.message}; another session holds ambit_demo.birth_registrations (an open transaction that read it?)`;
   if (typeof code === 'string' && typeof severity === 'string' && error instanceof Error)
     return `${code}: ${error.message}`;
   if (typeof code === 'string') return code;
@@ -60,7 +64,16 @@ function seedFailure(error: unknown): string {
  * every server and time zone gets identical data). This is the demo's only write; the relay reads.
  */
 export async function seedDemoPostgres(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: driverUrl(url), connectionTimeoutMillis: 5000 });
+  // Dropping the table waits for every session that touched it: an open transaction left in psql would hold the
+  // demo silently, and a statement still queued when the demo stops runs on the server after it has gone. Each
+  // wait is bounded instead, and a server that stops answering is given up on, so the demo starts without it.
+  const client = new pg.Client({
+    connectionString: driverUrl(url),
+    connectionTimeoutMillis: 5000,
+    lock_timeout: 5000,
+    statement_timeout: 30_000,
+    query_timeout: 35_000,
+  });
   await client.connect();
   try {
     await client.query('CREATE SCHEMA IF NOT EXISTS ambit_demo');

@@ -1,6 +1,8 @@
 // The verifier part of the demo banner: requests that work as printed against the demo data (the demo e2e test
-// runs every one of them). Each line ends with `# <status>` when the answer is not 200. EVALUATION_ID stands for
-// the id of the evaluation printed just before it.
+// runs every one of them). Each request follows a `# note` line saying what it shows, starting with the status when
+// the answer is not 200. EVALUATION_ID stands for the id of the evaluation printed just before it.
+import { noted } from './demo-example-lines.ts';
+
 const PURPOSE = 'https://demo.example.gov/purpose/benefit-eligibility';
 const CCCEV_ACCEPT = 'application/ld+json; profile=cccev';
 
@@ -41,24 +43,57 @@ export function verifierExamples(url: string, adminUrl: string, keys: VerifierEx
     const accept = options.accept ? ` -H "Accept: ${options.accept}"` : '';
     return (
       `curl -s -H "x-api-key: ${key}" -H "Data-Purpose: ${PURPOSE}" -H "Content-Type: application/json"` +
-      `${accept} -d '${body}' ${url}/v1/evaluations`
+      `${accept} -d '${body}' "${url}/v1/evaluations"`
     );
   };
   const cw = keys.caseworker;
   return [
-    `curl -s ${url}/ready`,
-    `curl -s -H "x-api-key: ${cw}" ${url}/v1/claims`,
-    `${evaluate(cw, ELIGIBLE.slice(0, 1), ['person-is-alive'])}   # cel; predicate: whether it holds, no record`,
-    `${evaluate(cw, ELIGIBLE.slice(0, 1), ['person-is-registered'])}   # exists`,
-    `${evaluate(cw, ELIGIBLE.slice(0, 1), ['person-birth-date'], { disclosure: 'value' })}   # extract; disclosure value`,
-    `${evaluate(cw, ELIGIBLE.slice(0, 1), ['person-birth-date'])}   # extract; redacted by default: no value`,
-    `${evaluate(cw, ELIGIBLE, ['eligible-for-cash-transfer'])}   # composite over two datasets: source_count 2`,
-    `${evaluate(cw, DECEASED_HEAD, ['eligible-for-cash-transfer'])}   # satisfied false: a death is registered`,
-    `${evaluate(cw, ELIGIBLE, ['person-is-alive', 'household-is-enrolled'], { accept: CCCEV_ACCEPT })}   # CCCEV JSON-LD`,
-    `curl -s -X POST -H "x-api-key: ${cw}" -H "Accept: ${CCCEV_ACCEPT}" ${url}/v1/evaluations/EVALUATION_ID/render   # the stored CCCEV evaluation again (EVALUATION_ID: its dcterms:identifier)`,
-    `${evaluate(cw, NOT_A_HEAD, ['household-is-enrolled'])}   # 409 evidence.not_available: heads no household`,
-    `${evaluate(cw, ELIGIBLE, ['income-below-threshold'])}   # 501 claim.operation_unsupported: plugin rule`,
-    `${evaluate(keys.healthPlanner, ELIGIBLE.slice(0, 1), ['person-is-alive'])}   # 403 auth.scope_denied`,
-    `curl -s -X POST -H "x-api-key: ${keys.operator}" ${adminUrl}/admin/v1/reload   # a no-op: restart to apply changes`,
+    ...noted(`curl -s "${url}/ready"`),
+    ...noted(`curl -s -H "x-api-key: ${cw}" "${url}/v1/claims"`),
+    ...noted(
+      evaluate(cw, ELIGIBLE.slice(0, 1), ['person-is-alive']),
+      'cel; predicate: whether it holds, no record',
+    ),
+    ...noted(evaluate(cw, ELIGIBLE.slice(0, 1), ['person-is-registered']), 'exists'),
+    ...noted(
+      evaluate(cw, ELIGIBLE.slice(0, 1), ['person-birth-date'], { disclosure: 'value' }),
+      'extract; disclosure value',
+    ),
+    ...noted(
+      evaluate(cw, ELIGIBLE.slice(0, 1), ['person-birth-date']),
+      'extract; redacted by default: no value',
+    ),
+    ...noted(
+      evaluate(cw, ELIGIBLE, ['eligible-for-cash-transfer']),
+      'composite over two datasets: source_count 2',
+    ),
+    ...noted(
+      evaluate(cw, DECEASED_HEAD, ['eligible-for-cash-transfer']),
+      'satisfied false: a death is registered',
+    ),
+    ...noted(
+      evaluate(cw, ELIGIBLE, ['person-is-alive', 'household-is-enrolled'], { accept: CCCEV_ACCEPT }),
+      'CCCEV JSON-LD',
+    ),
+    ...noted(
+      `curl -s -X POST -H "x-api-key: ${cw}" -H "Accept: ${CCCEV_ACCEPT}" "${url}/v1/evaluations/EVALUATION_ID/render"`,
+      'the stored CCCEV evaluation again (EVALUATION_ID: its dcterms:identifier)',
+    ),
+    ...noted(
+      evaluate(cw, NOT_A_HEAD, ['household-is-enrolled']),
+      '409 evidence.not_available: heads no household',
+    ),
+    ...noted(
+      evaluate(cw, ELIGIBLE, ['income-below-threshold']),
+      '501 claim.operation_unsupported: plugin rule',
+    ),
+    ...noted(
+      evaluate(keys.healthPlanner, ELIGIBLE.slice(0, 1), ['person-is-alive']),
+      '403 auth.scope_denied',
+    ),
+    ...noted(
+      `curl -s -X POST -H "x-api-key: ${keys.operator}" "${adminUrl}/admin/v1/reload"`,
+      'a no-op: restart to apply changes',
+    ),
   ];
 }

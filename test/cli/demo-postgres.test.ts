@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import {
   BIRTH_ROWS,
   prepareDemoPostgres,
@@ -77,6 +78,31 @@ describe('demo with DATABASE_URL', () => {
     assert.equal((await get('/v1/datasets/vital_events', 'catalog_viewer')).statusCode, 200);
     assert.equal((await get(BIRTHS, 'catalog_viewer')).statusCode, 403);
     assert.equal((await get(BIRTHS, 'health_planner')).statusCode, 403);
+  });
+
+  it('starts without the dataset, saying why, when another session holds the table', async (t) => {
+    if (db.kind === 'pglite') return t.skip('embedded PGlite serves every client in one session');
+    // A forgotten `BEGIN; SELECT ... FROM ambit_demo.birth_registrations` in psql: reseeding has to drop the table,
+    // and used to wait for that session for as long as it stayed open, the demo printing nothing meanwhile.
+    const holder = new pg.Client({ connectionString: db.url });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT count(*) FROM ambit_demo.birth_registrations');
+      const errors: string[] = [];
+      const used = await prepareDemoPostgres(db.url, (line) => errors.push(line));
+      assert.equal(used, false);
+      assert.equal(errors.length, 1, errors.join('\n'));
+      assert.match(errors[0] ?? '', /55P03/);
+      assert.match(errors[0] ?? '', /another session holds ambit_demo\.birth_registrations/);
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    // Released: the next start seeds again, and the table the relay reads is still whole meanwhile.
+    assert.equal(await prepareDemoPostgres(db.url, () => {}), true);
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM ambit_demo.birth_registrations');
+    assert.equal(rows[0]?.n, BIRTH_ROWS);
   });
 
   it('leaves the file-only demo config untouched when DATABASE_URL is not set', () => {

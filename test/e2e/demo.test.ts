@@ -18,8 +18,11 @@ interface Curl {
   expectStatus: number | undefined;
 }
 
-/** Reads `curl -s [-X POST] [-H "Name: value"]... [-d '<json>'] "URL"   # 400 code` lines back into requests. */
-function parseCurl(line: string): Curl {
+/**
+ * Reads `curl -s [-X POST] [-H "Name: value"]... [-d '<json>'] "URL"` lines back into requests; `note` is the
+ * `# 400 code ...` line printed before the request, if any.
+ */
+function parseCurl(line: string, note: string | undefined): Curl {
   const headers: Record<string, string> = {};
   for (const match of line.matchAll(/-H "([^:]+): ([^"]+)"/g))
     headers[(match[1] as string).toLowerCase()] = match[2] as string;
@@ -27,7 +30,7 @@ function parseCurl(line: string): Curl {
   const rest = line.replace(/-H "[^"]+"/g, '').replace(/-d '[^']*'/g, '');
   const url = /(https?:\/\/[^\s"]+)/.exec(rest)?.[1];
   assert.ok(url, `no URL in ${line}`);
-  const expected = /#\s*(\d{3})/.exec(line)?.[1];
+  const expected = /^(\d{3})\b/.exec(note ?? '')?.[1];
   const method = body !== undefined || /-X POST/.test(rest) ? 'POST' : 'GET';
   return { method, url, headers, body, expectStatus: expected ? Number(expected) : undefined };
 }
@@ -110,11 +113,13 @@ describe('demo (npm start)', () => {
     assert.ok(!datasets.includes('127.0.0.1:4242'), 'a link names the default port');
   });
 
-  /** Body of each printed request, by its trailing comment, for the checks below. */
+  /** Body of each printed request, by the note printed before it, for the checks below. */
   const answers = new Map<string, unknown>();
 
   it('every printed curl command works as printed', async () => {
-    const lines = output.split('\n').filter((line) => line.trim().startsWith('curl '));
+    // Each request with the `# note` line just before it, if any.
+    const printed = output.split('\n').map((line) => line.trim());
+    const lines = printed.filter((line) => line.startsWith('curl '));
     assert.ok(lines.length >= 6, output);
     assert.ok(
       lines.some((line) => line.includes('/v1/evaluations')),
@@ -122,8 +127,10 @@ describe('demo (npm start)', () => {
     );
     // A line may render the evaluation answered just before it: EVALUATION_ID stands for that evaluation's id.
     let lastEvaluationId = '';
-    for (const line of lines) {
-      const curl = parseCurl(line.replace('EVALUATION_ID', lastEvaluationId));
+    for (const [index, line] of printed.entries()) {
+      if (!line.startsWith('curl ')) continue;
+      const comment = /^#\s*(.+)$/.exec(printed[index - 1] ?? '')?.[1];
+      const curl = parseCurl(line.replace('EVALUATION_ID', lastEvaluationId), comment);
       const response = await fetch(curl.url, {
         method: curl.method,
         headers: curl.headers,
@@ -132,7 +139,6 @@ describe('demo (npm start)', () => {
       const body = await response.text();
       assert.equal(response.status, curl.expectStatus ?? 200, `${line}\n${body}`);
       if (curl.expectStatus === undefined) assert.ok(body.length > 2, `empty body for ${line}`);
-      const comment = /#\s*(.+)$/.exec(line)?.[1];
       if (comment !== undefined) answers.set(comment, JSON.parse(body));
       lastEvaluationId = evaluationIdOf(body) ?? lastEvaluationId;
     }

@@ -16,6 +16,7 @@ import type { Command } from '../cli-io.ts';
 import { DEMO_PERSONAS, demoKeysProblem, ensureDemoKeys, personaVar } from '../demo-keys.ts';
 import { prepareDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
 import { demoRelayAddressEnv, localUrl } from '../demo-relay-address.ts';
+import { postgresExamples, relayExamples } from '../demo-relay-examples.ts';
 import { demoStateDir } from '../demo-state-dir.ts';
 import { verifierExamples } from '../demo-verifier-examples.ts';
 import { failedListenAddress } from '../listen-error.ts';
@@ -108,7 +109,9 @@ export const demo: Command = async (args, io) => {
       throw error;
     }
     printWelcome(io.out, running.url, keys.env, keys.created ? 'generated' : 'reused', keysPath);
-    if (withPostgres) printPostgresWelcome(io.out, running.url, keys.env);
+    if (withPostgres)
+      for (const line of postgresExamples(running.url, keys.env[personaVar('caseworker', 'KEY')] ?? ''))
+        io.out(line);
     printVerifierWelcome(io.out, verifier, keys.env);
     io.out('Press Ctrl+C to stop.');
     await shutdown;
@@ -155,16 +158,6 @@ function demoListenHint(error: unknown, env: Readonly<Record<string, string | un
   return `is the demo already running? Stop it, or move the demo with ${names.join(', ')} (host:port; port 0 picks a free one)`;
 }
 
-function printPostgresWelcome(out: (line: string) => void, url: string, env: Record<string, string>): void {
-  const caseworker = env[personaVar('caseworker', 'KEY')] ?? '';
-  const births = `${url}/v1/datasets/vital_events/entities`;
-  out('PostgreSQL (DATABASE_URL): schema ambit_demo, served as a snapshot (births) and live (births_live):');
-  out(
-    `  curl -s -H "Authorization: Bearer ${caseworker}" "${births}/births/records?district=lakeside&birth_date.gte=2025-06-01&limit=5"`,
-  );
-  out(`  curl -s -H "Authorization: Bearer ${caseworker}" "${births}/births_live/records/br-20042"`);
-}
-
 function printWelcome(
   out: (line: string) => void,
   url: string,
@@ -176,45 +169,8 @@ function printWelcome(
   out(`Ambit Relay demo listening on ${url}`);
   out(`Demo API keys (${how}, stored in ${path}):`);
   for (const persona of DEMO_PERSONAS) out(`  ${persona.id.padEnd(17)} ${key(persona.id)}  (${persona.can})`);
-  const caseworker = key('caseworker');
-  const viewer = key('catalog_viewer');
-  const purpose = 'https://demo.example.gov/purpose/benefit-eligibility';
   out('');
-  out('Try:');
-  out(`  curl -s ${url}/ready`);
-  out(`  curl -s -H "Authorization: Bearer ${viewer}" ${url}/v1/datasets`);
-  out(
-    `  curl -s -H "Authorization: Bearer ${caseworker}" "${url}/v1/datasets/social_protection/entities/households/records?district=willowbank&limit=5"`,
-  );
-  out(
-    `  curl -s -H "Authorization: Bearer ${caseworker}" "${url}/v1/datasets/social_protection/entities/households/records/hh-1033?expand=members"`,
-  );
-  out(
-    `  curl -s -H "Authorization: Bearer ${caseworker}" -H "Data-Purpose: ${purpose}" "${url}/v1/datasets/civil_registry/entities/persons/records?person_id=per-10001"`,
-  );
-  out(
-    `  curl -s -H "Authorization: Bearer ${caseworker}" "${url}/v1/datasets/civil_registry/entities/persons/records"   # 400 auth.purpose_required`,
-  );
-  out(
-    `  curl -s -H "Authorization: Bearer ${viewer}" "${url}/v1/datasets/social_protection/entities/households/records"   # 403 auth.scope_denied`,
-  );
-  const analyst = key('analyst');
-  const aggregates = `${url}/v1/datasets/social_protection/aggregates`;
-  out('Aggregates (analyst: aggregate scopes, no rows), as JSON, CSV and SDMX-JSON 2.1:');
-  out(`  curl -s -H "Authorization: Bearer ${analyst}" "${aggregates}"`);
-  out(
-    `  curl -s -H "Authorization: Bearer ${analyst}" "${aggregates}/payments_by_district?group_by=district,payment_status"   # small groups masked`,
-  );
-  out(
-    `  curl -s -H "Authorization: Bearer ${analyst}" -H "Accept: text/csv" "${url}/v1/datasets/health_facilities/aggregates/beds_by_district"`,
-  );
-  out(
-    `  curl -s -H "Authorization: Bearer ${analyst}" "${aggregates}/households_by_district?f=sdmx-json"   # small groups omitted`,
-  );
-  out('Metadata (scoped to the caller; DCAT-AP, BRegDCAT-AP, SHACL, ODRL and CPSV-AP as JSON-LD):');
-  out(`  curl -s -H "Authorization: Bearer ${viewer}" ${url}/metadata/dcat`);
-  out(`  curl -s -H "Authorization: Bearer ${viewer}" ${url}/metadata/evidence-offerings`);
-  out(`  ${url}/docs   (in a browser; paste a key to browse the API)`);
+  for (const line of relayExamples(url, key)) out(line);
 }
 
 function printVerifierWelcome(
