@@ -60,7 +60,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   demo: {
     run: demo,
     summary:
-      'Run the demo stack on bundled data with generated demo keys (no flags; AMBIT_RELAY_BIND, AMBIT_VERIFIER_BIND, AMBIT_VERIFIER_ADMIN_BIND, AMBIT_DEMO_STATE_DIR and DATABASE_URL: see demo/README.md)',
+      'Run the demo stack on bundled data with generated demo keys (no flags; AMBIT_RELAY_BIND, AMBIT_VERIFIER_BIND, AMBIT_VERIFIER_ADMIN_BIND, AMBIT_DEMO_STATE_DIR, AMBIT_LOG_LEVEL and DATABASE_URL: see demo/README.md)',
   },
 };
 
