@@ -82,6 +82,10 @@ export interface HttpServerOptions {
   maxConnections?: number;
   /** The largest request body read (default `MAX_BODY_BYTES`). */
   bodyLimit?: number;
+  /** The longest a request's headers may take to arrive (default 10 s; never past `requestTimeoutMs`). */
+  headersTimeoutMs?: number;
+  /** The longest a request's body may take to arrive after its headers (default: until `requestTimeoutMs`). */
+  bodyTimeoutMs?: number;
   /**
    * A service's own problem for a platform code its contract names otherwise (the verifier's 414 is
    * `request.uri_too_long`), by the platform code.
@@ -298,16 +302,25 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     },
     serverFactory: (handler) => {
       fastifyHandler = handler;
+      const headersTimeoutMs = Math.min(
+        options.requestTimeoutMs,
+        options.headersTimeoutMs ?? MAX_HEADERS_WAIT_MS,
+      );
       // Headers up to 64 KiB reach us, so an overlong URI gets our 414 problem rather than Node's bare 431.
       const server = createHttpServer(
         {
           maxHeaderSize: 64 * 1024,
           // A client that never finishes its headers holds a connection slot: Node waits 60 s, checked every
           // 30 s, so a few slow clients could fill `max_connections`. Headers arrive in one packet in practice.
-          headersTimeout: Math.min(options.requestTimeoutMs, MAX_HEADERS_WAIT_MS),
-          // Node's own limit on receiving a request (300 s by default) would cut a slow body with a bare 408 before
-          // a longer `request_timeout` answers it with its problem: it never comes first.
-          requestTimeout: Math.max(NODE_REQUEST_TIMEOUT_MS, options.requestTimeoutMs + 5_000),
+          headersTimeout: headersTimeoutMs,
+          // Node's own limit on receiving a whole request (300 s by default) would cut a slow body with a bare 408
+          // before a longer `request_timeout` answers it with its problem, so it never comes first unless a body
+          // time-out is set: then it runs from the first byte, the headers' time plus the body's, and a request cut
+          // by it is answered 504 internal.timeout (answerClientError).
+          requestTimeout:
+            options.bodyTimeoutMs === undefined
+              ? Math.max(NODE_REQUEST_TIMEOUT_MS, options.requestTimeoutMs + 5_000)
+              : headersTimeoutMs + options.bodyTimeoutMs,
           connectionsCheckingInterval: HEADERS_CHECK_INTERVAL_MS,
           // Refused with a problem by the dispatcher rather than Node's bare 400.
           requireHostHeader: false,

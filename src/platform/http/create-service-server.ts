@@ -16,6 +16,9 @@ export interface ServiceServerConfig {
   readonly max_connections: number;
   readonly cors: { readonly allowed_origins: readonly string[] };
   readonly trust_proxy: { readonly enabled: boolean; readonly trusted_proxies: readonly string[] };
+  /** The relay's listener time-outs (the reference's keys), in milliseconds; the platform defaults without them. */
+  readonly http1_header_read_timeout?: number;
+  readonly request_body_timeout?: number;
 }
 
 export interface ServiceServerOptions {
@@ -62,6 +65,10 @@ export function createServiceServer(options: ServiceServerOptions): {
     ...(options.corsHeaders === undefined ? {} : { corsHeaders: options.corsHeaders }),
     trustProxy: server.trust_proxy.enabled ? server.trust_proxy.trusted_proxies : false,
     maxConnections: server.max_connections,
+    ...(server.http1_header_read_timeout === undefined
+      ? {}
+      : { headersTimeoutMs: server.http1_header_read_timeout }),
+    ...(server.request_body_timeout === undefined ? {} : { bodyTimeoutMs: server.request_body_timeout }),
     ...(options.serviceProblems === undefined ? {} : { serviceProblems: options.serviceProblems }),
     ...(options.onClientGone === undefined ? {} : { onClientGone: options.onClientGone }),
     commitResponse(request, reply, done) {

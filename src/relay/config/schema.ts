@@ -1,61 +1,21 @@
 // The relay config schema: the single source of the config types, their validation and docs/configuration.md.
 import { z } from 'zod';
 import { auditConfigSchema } from '../../platform/config/audit-config-schema.ts';
-import { bindAddressSchema } from '../../platform/config/bind-address.ts';
-import { corsSchema } from '../../platform/config/cors-schema.ts';
 import { durationMs } from '../../platform/config/duration.ts';
 import { envVarName } from '../../platform/config/env-var-name.ts';
-import { maxConnectionsSchema, requestTimeoutSchema } from '../../platform/config/listener-limits-schema.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
-import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { AGGREGATE_FUNCTIONS, aggregate } from './aggregate-schema.ts';
 import { accessRights, sensitivity, updateFrequency } from './dataset-classification.ts';
 import { postgresSource } from './postgres-source-schema.ts';
 import { FILTER_OPS, id } from './schema-parts.ts';
+import { server } from './server-schema.ts';
 
 export { FILTER_OPS, ID_PATTERN } from './schema-parts.ts';
 export { AGGREGATE_FUNCTIONS };
 
-const MIB = 1024 * 1024;
-
 export const FIELD_TYPES = ['string', 'number', 'integer', 'boolean', 'date', 'timestamp'] as const;
 export const SCOPE_LEVELS = ['metadata', 'rows', 'evidence_verification', 'aggregate', 'admin'] as const;
 export const ADMIN_SCOPES = ['relay:admin', 'relay:ops_read', 'relay:metrics_read'] as const;
-
-const bindAddress = bindAddressSchema('127.0.0.1:4242');
-
-const server = z.strictObject({
-  bind: bindAddress.describe(
-    'Data-plane listen address, host:port (port 0 to 65535; IPv6 hosts in brackets). `--bind` overrides it.',
-  ),
-  admin_bind: bindAddress
-    .optional()
-    .describe(
-      'Admin listener address, host:port like `bind` (reload, metrics, posture). Never mounted on `bind`; no admin listener when unset.',
-    ),
-  openapi_requires_auth: z.boolean().default(true).describe('When false, /openapi.json is public.'),
-  max_source_file_bytes: z
-    .number()
-    .int()
-    .positive()
-    .default(256 * MIB)
-    .describe('Largest CSV or Parquet file loaded.'),
-  xlsx_max_file_bytes: z
-    .number()
-    .int()
-    .positive()
-    .default(256 * MIB)
-    .describe('Largest XLSX file loaded.'),
-  request_timeout: requestTimeoutSchema(),
-  max_connections: maxConnectionsSchema(),
-  cursor_secret_env: envVarName()
-    .optional()
-    .describe(
-      'Environment variable holding the cursor signing secret (>= 32 bytes); derived from the audit secret if unset, so every process of one deployment accepts cursors issued by the others.',
-    ),
-  cors: corsSchema(),
-  trust_proxy: trustProxySchema().describe('X-Forwarded-For is honoured only from these addresses or CIDRs.'),
-});
 
 const catalog = z.strictObject({
   title: z.string().min(1),
@@ -95,7 +55,15 @@ const auth = z.strictObject({
   oidc: oidc.optional(),
 });
 
-const audit = auditConfigSchema.extend({ format: z.literal('jsonl').default('jsonl') });
+const audit = auditConfigSchema.extend({
+  format: z.literal('jsonl').default('jsonl'),
+  chain: z
+    .boolean()
+    .optional()
+    .describe(
+      'Accepted for compatibility with existing configs: records are always hash-chained, whatever it says.',
+    ),
+});
 
 // CR and LF end records wherever they stand outside quotes: as a delimiter or a quote they would split or merge rows.
 const csvCharacter = (what: string) =>
