@@ -12,9 +12,18 @@ import type { Socket } from 'node:net';
 import { endConnection } from './end-connection.ts';
 
 /** The responses of one connection not yet closed, in the order their requests arrived. */
-export type InFlightResponses = (socket: Socket) => ReadonlySet<ServerResponse>;
+export interface InFlightResponses {
+  (socket: Socket): ReadonlySet<ServerResponse>;
+  /** Connections something is kept for: the open ones, never one that has closed. */
+  readonly connections: number;
+}
 
 const NONE: ReadonlySet<ServerResponse> = new Set();
+
+interface Connection {
+  readonly responses: Set<ServerResponse>;
+  quietAt: number;
+}
 
 /**
  * How long a connection ended outside a close may stay open, once its last byte is with the kernel, for its client
@@ -33,22 +42,21 @@ export function drainOnClose(
   deadlineMs: number,
   onCut: (response: ServerResponse) => void = () => {},
 ): InFlightResponses {
-  // Every open connection with its responses not yet closed (written out, or cut by the connection closing).
-  const open = new Map<Socket, Set<ServerResponse>>();
-  // How many bytes each connection had received when it last had nothing in flight: more since then are a request
-  // still arriving (a slow client's headers), which is read and answered rather than dropped unanswered.
-  const quietAt = new Map<Socket, number>();
+  // Every open connection with its responses not yet closed (written out, or cut by the connection closing), and
+  // how many bytes it had received when it last had nothing in flight: more since then are a request still arriving
+  // (a slow client's headers), which is read and answered rather than dropped unanswered. One entry per connection,
+  // removed when it closes: a response closing after its connection (a client gone mid-request) updates the entry
+  // it captured, never the map, so a closed connection is not kept.
+  const open = new Map<Socket, Connection>();
   let draining = false;
 
   server.on('connection', (socket: Socket) => {
-    open.set(socket, new Set());
-    quietAt.set(socket, 0);
+    open.set(socket, { responses: new Set(), quietAt: 0 });
     socket.once('close', () => {
-      const responses = open.get(socket);
+      const connection = open.get(socket);
       open.delete(socket);
-      quietAt.delete(socket);
       // Node tells only the response being written that its connection closed, not those pipelined behind it.
-      for (const response of responses ?? []) onCut(response);
+      for (const response of connection?.responses ?? []) onCut(response);
     });
     // node:http calls `destroySoon()` after a response that closes its connection.
     socket.destroySoon = () => {
@@ -60,13 +68,14 @@ export function drainOnClose(
   // Ahead of the app's own listener, so that a response can still be told to close its connection.
   server.prependListener('request', (request: IncomingMessage, response: ServerResponse) => {
     const socket = request.socket;
-    const responses = open.get(socket);
-    if (responses === undefined) return;
+    const connection = open.get(socket);
+    if (connection === undefined) return;
+    const { responses } = connection;
     responses.add(response);
     if (draining) response.shouldKeepAlive = false;
     response.once('close', () => {
       responses.delete(response);
-      if (responses.size === 0) quietAt.set(socket, socket.bytesRead);
+      if (responses.size === 0) connection.quietAt = socket.bytesRead;
       if (!response.writableFinished) onCut(response);
       // Its bytes are all with the kernel (or the connection is gone): a FIN after them.
       if (draining && responses.size === 0) endConnection(socket);
@@ -76,8 +85,8 @@ export function drainOnClose(
   // Node's `close()` calls this first: connections with nothing in flight end now. One whose request is still
   // arriving stays: that request is answered once read (with `Connection: close`), or cut at the deadline.
   server.closeIdleConnections = () => {
-    for (const [socket, responses] of open) {
-      if (responses.size === 0 && socket.bytesRead === quietAt.get(socket)) endConnection(socket);
+    for (const [socket, { responses, quietAt }] of open) {
+      if (responses.size === 0 && socket.bytesRead === quietAt) endConnection(socket);
     }
   };
 
@@ -97,7 +106,8 @@ export function drainOnClose(
     deadline.unref();
     server.once('close', () => clearTimeout(deadline));
   };
-  return (socket) => open.get(socket) ?? NONE;
+  const inFlight = (socket: Socket) => open.get(socket)?.responses ?? NONE;
+  return Object.defineProperty(inFlight, 'connections', { get: () => open.size }) as InFlightResponses;
 }
 
 /** Destroys `socket` `LINGER_MS` after its last byte is handed over, unless its client has closed it by then. */

@@ -205,4 +205,17 @@ describe('memory evaluation store', () => {
     }
     assert.equal(await reuse(store, clock.now(), 'kept'), 'replay');
   });
+
+  it('holds no response of an idempotency record once the record has expired', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = memoryStore({ clock });
+    for (let index = 0; index < 50; index++) await remember(store, clock.now(), `k${index}`, '{"items":[]}');
+    assert.equal(store.heldIdempotencyResponses(), 50);
+    clock.advance(61_000);
+    // One expired key used again (taken afresh), the others dropped by the periodic purge.
+    assert.equal(await reuse(store, clock.now(), 'k0'), 'started');
+    await store.purgeExpired();
+    assert.equal(await reuse(store, clock.now(), 'k1'), 'started');
+    assert.equal(store.heldIdempotencyResponses(), 0);
+  });
 });

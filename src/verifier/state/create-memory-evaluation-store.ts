@@ -77,7 +77,12 @@ const EVALUATION_OVERHEAD_BYTES = 1024;
 const SCHEME_OVERHEAD_BYTES = 32;
 const RESULT_OVERHEAD_BYTES = 1536;
 
-export function createMemoryEvaluationStore(options: MemoryStoreLimits): EvaluationStore {
+export interface MemoryEvaluationStore extends EvaluationStore {
+  /** Stored responses of idempotency records this store still holds, wherever it holds them. */
+  heldIdempotencyResponses(): number;
+}
+
+export function createMemoryEvaluationStore(options: MemoryStoreLimits): MemoryEvaluationStore {
   // Each kept evaluation with its estimated bytes; the total of those bytes.
   const entries = new Map<string, { readonly evaluation: StoredEvaluation; readonly bytes: number }>();
   let evaluationTotal = 0;
@@ -100,6 +105,8 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
     if (keys.get(entry.scope) !== entry) return;
     keys.delete(entry.scope);
     keyBytes -= entry.bytes;
+    // The record may stay queued a while (below): without its response, which no longer counts against the bytes.
+    entry.response = undefined;
   };
 
   /** Drops the oldest records, running or complete, until the records fit both limits. */
@@ -138,15 +145,21 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
    */
   const purge = (): number => {
     const now = options.clock.now();
-    let removed = purgeEvaluations(now);
+    const removed = purgeEvaluations(now);
+    let expiredKeys = 0;
     for (const entry of keys.values()) {
       if (entry.expiresAt <= now) {
         dropKey(entry);
-        removed++;
+        expiredKeys++;
       }
     }
+    // The queue still holds the expired records: rebuilt from the map, as the scan has visited it all anyway.
+    if (expiredKeys > 0) {
+      keyOrder.clear();
+      for (const entry of keys.values()) keyOrder.push(entry);
+    }
     evictKeys();
-    return removed;
+    return removed + expiredKeys;
   };
 
   const put = (evaluation: StoredEvaluation) => {
@@ -247,6 +260,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): Evaluat
       keyBytes = 0;
     },
     isClosed: () => closed,
+    heldIdempotencyResponses: () => keyOrder.count((entry) => entry.response !== undefined),
   };
 }
 
@@ -283,6 +297,11 @@ function createQueue<T>() {
     },
     size(): number {
       return items.length - head;
+    },
+    count(test: (item: T) => boolean): number {
+      let found = 0;
+      for (let index = head; index < items.length; index++) if (test(items[index] as T)) found++;
+      return found;
     },
     clear(): void {
       items = [];
