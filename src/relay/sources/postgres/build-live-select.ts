@@ -13,6 +13,7 @@ import {
   inColumn,
   lowerBound,
   nonEmptyLower,
+  paramType,
   rangeColumn,
   upperBound,
 } from './live-comparison.ts';
@@ -46,6 +47,19 @@ export interface SqlStatement {
   readonly values: unknown[];
 }
 
+/**
+ * Adds a parameter and returns its placeholder, cast to `type` (a built-in type name, `paramType`) when given: every
+ * comparison then names the type the statement was built for, whatever the column has become since.
+ */
+type AddParam = (value: unknown, type?: string | undefined) => string;
+
+function paramList(values: unknown[]): AddParam {
+  return (value, type) => {
+    const placeholder = `$${values.push(value)}`;
+    return type === undefined ? placeholder : `${placeholder}::pg_catalog.${type}`;
+  };
+}
+
 /** What a column of each declared type is taken to be until the table's probe has said (reads follow the probe). */
 const ASSUMED_TYPES: Record<FieldType, string> = {
   string: 'text',
@@ -58,20 +72,22 @@ const ASSUMED_TYPES: Record<FieldType, string> = {
 
 export function buildLiveSelect(select: LiveSelect): SqlStatement {
   const values: unknown[] = [];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
+  const param = paramList(values);
   const conditions: string[] = [];
   for (const filter of select.filters) {
     const pgType = select.columnTypes.get(filter.column) ?? ASSUMED_TYPES[filter.type];
     conditions.push(filterCondition(filter, comparedType(pgType, filter.type), param));
   }
   const key = quoteIdentifier(select.primaryKey);
-  if (select.after !== undefined) conditions.push(`${key} > ${param(select.after)}`);
+  const keyType = select.columnTypes.get(select.primaryKey);
+  if (select.after !== undefined) {
+    conditions.push(
+      `${key} > ${param(select.after, keyType === undefined ? undefined : paramType(keyType))}`,
+    );
+  }
   const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
   const columns = select.columns.map(quoteIdentifier).join(', ');
-  const limit = param(select.limit);
+  const limit = param(select.limit, 'int8');
   return { text: `SELECT ${columns} FROM ${select.relation}${where} ORDER BY ${key} LIMIT ${limit}`, values };
 }
 
@@ -79,8 +95,9 @@ export function buildLiveSelect(select: LiveSelect): SqlStatement {
  * One filter as SQL, with the snapshot's semantics (live-comparison.ts): values the column cannot hold match
  * nothing (`FALSE`) or bound nothing (`IS NOT NULL`: null never satisfies a filter, as in snapshots).
  */
-function filterCondition(filter: LiveFilter, pgType: string, param: (value: unknown) => string): string {
+function filterCondition(filter: LiveFilter, pgType: string, param: AddParam): string {
   const quoted = quoteIdentifier(filter.column);
+  const type = paramType(pgType);
   const [first, second] = filter.values as [CellKey, CellKey | undefined];
   switch (filter.op) {
     case 'eq': {
@@ -96,20 +113,22 @@ function filterCondition(filter: LiveFilter, pgType: string, param: (value: unkn
           !lower.strict &&
           !upper.strict
         ) {
-          return `${quoted} = ${param(lower.param)}`;
+          return `${quoted} = ${param(lower.param, type)}`;
         }
         return rangeCondition(quoted, pgType, lower, upper, param);
       }
       const value = exactParam(first, pgType);
-      return value === undefined ? 'FALSE' : `${quoted} = ${param(value)}`;
+      return value === undefined ? 'FALSE' : `${quoted} = ${param(value, type)}`;
     }
     case 'in': {
       if (inAsDoubles(filter.values, pgType))
-        return `${doubleColumn(quoted, pgType)} = ANY(${param(filter.values)})`;
+        return `${doubleColumn(quoted, pgType)} = ANY(${param(filter.values, 'float8[]')})`;
       const values = filter.values
         .map((value) => exactParam(value, pgType))
         .filter((value) => value !== undefined);
-      return values.length === 0 ? 'FALSE' : `${inColumn(quoted, pgType)} = ANY(${param(values)})`;
+      return values.length === 0
+        ? 'FALSE'
+        : `${inColumn(quoted, pgType)} = ANY(${param(values, type === undefined ? undefined : `${type}[]`)})`;
     }
     case 'gte':
       return rangeCondition(quoted, pgType, lowerBound(first, pgType), undefined, param);
@@ -131,16 +150,18 @@ function rangeCondition(
   pgType: string,
   requested: Bound | undefined,
   upper: Bound | undefined,
-  param: (value: unknown) => string,
+  param: AddParam,
 ): string {
   const lower = nonEmptyLower(requested, pgType);
   if (lower === 'none' || upper === 'none') return 'FALSE';
   const column = rangeColumn(quoted, pgType);
+  // A uuid's ranges compare its text (rangeColumn).
+  const type = pgType === 'uuid' ? 'text' : paramType(pgType);
   const parts: string[] = [];
   if (lower !== undefined && lower !== 'all')
-    parts.push(`${column} ${lower.strict ? '>' : '>='} ${param(lower.param)}`);
+    parts.push(`${column} ${lower.strict ? '>' : '>='} ${param(lower.param, type)}`);
   if (upper !== undefined && upper !== 'all')
-    parts.push(`${column} ${upper.strict ? '<' : '<='} ${param(upper.param)}`);
+    parts.push(`${column} ${upper.strict ? '<' : '<='} ${param(upper.param, type)}`);
   return parts.length === 0 ? `${quoted} IS NOT NULL` : parts.join(' AND ');
 }
 
@@ -156,7 +177,7 @@ export function buildKeySelect(
   key: CellKey,
 ): SqlStatement | undefined {
   const values: unknown[] = [];
-  const param = (value: unknown) => `$${values.push(value)}`;
+  const param = paramList(values);
   // The field type only chooses the assumed column type, which pgType already gives.
   const filter: LiveFilter = { column: primaryKey.column, type: 'string', op: 'eq', values: [key] };
   const condition = filterCondition(filter, primaryKey.pgType, param);

@@ -16,12 +16,14 @@ export type Bound =
   /** No value satisfies it. */
   | 'none';
 
-/** Integer column types and the values they hold: [lowest, first one above the highest] (2^63 - 1 is no double). */
-const INTEGER_RANGES: Record<string, readonly [number, number]> = {
-  int2: [-(2 ** 15), 2 ** 15],
-  int4: [-(2 ** 31), 2 ** 31],
-  int8: [-(2 ** 63), 2 ** 63],
-};
+/**
+ * Integer column types, and the values their filters are bound by: [lowest, first one above the highest] of bigint
+ * (2^63 - 1 is no double) for all three. Parameters on them are bigints (build-live-select.ts): a smallint or integer
+ * column widened in the database while the relay serves it compares as before, values beyond its old range
+ * included, and bigint bounds never overflow the narrower column's type.
+ */
+const INTEGER_TYPES = new Set(['int2', 'int4', 'int8']);
+const INTEGER_RANGE: readonly [number, number] = [-(2 ** 63), 2 ** 63];
 const TEXT_TYPES = new Set(['text', 'varchar', 'uuid']);
 /** The only spelling PostgreSQL writes a uuid in, and so the only one a snapshot of it holds. */
 const CANONICAL_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -49,6 +51,28 @@ const READ_AS_DOUBLE = new Set(['numeric', ROUNDED_INT8]);
  * [t, t + 1 ms): `eq` and the upper bounds (`lte`, `between`) end below t + 1 ms, and `in` compares it truncated.
  */
 const TIMESTAMP_TYPES = new Set(['timestamp', 'timestamptz']);
+
+/**
+ * The built-in type a parameter compared with a column of `pgType` (as `comparedType` gives it) is cast to, so that
+ * a column whose type changed in the database to one the comparison no longer fits fails the read (SQLSTATE class
+ * 42) instead of comparing in the new type; undefined for a type outside those a live column may have.
+ */
+export function paramType(pgType: string): string | undefined {
+  if (pgType === ROUNDED_INT8 || INTEGER_TYPES.has(pgType)) return 'int8';
+  return PARAM_TYPES.has(pgType) ? pgType : undefined;
+}
+
+const PARAM_TYPES = new Set([
+  'text',
+  'varchar',
+  'uuid',
+  'numeric',
+  'float8',
+  'bool',
+  'date',
+  'timestamp',
+  'timestamptz',
+]);
 
 /** The type a filter on a column of `pgType` serving a field of `fieldType` compares it as. */
 export function comparedType(pgType: string, fieldType: FieldType): string {
@@ -140,8 +164,8 @@ export function exactParam(value: CellKey, pgType: string): unknown {
       ? value
       : undefined;
   }
-  const range = INTEGER_RANGES[pgType];
-  if (range !== undefined) {
+  if (INTEGER_TYPES.has(pgType)) {
+    const range = INTEGER_RANGE;
     return typeof value === 'number' && Number.isInteger(value) && value >= range[0] && value < range[1]
       ? value
       : undefined;
@@ -155,7 +179,7 @@ export function exactParam(value: CellKey, pgType: string): unknown {
 export function lowerBound(value: CellKey, pgType: string): Bound {
   if (READ_AS_DOUBLE.has(pgType) && Number.isFinite(value))
     return doubleBound(value as number, pgType, 'lower');
-  const range = INTEGER_RANGES[pgType];
+  const range = INTEGER_TYPES.has(pgType) ? INTEGER_RANGE : undefined;
   if (range !== undefined && typeof value === 'number') {
     const bound = Math.ceil(value);
     if (bound >= range[1]) return 'none';
@@ -173,7 +197,7 @@ export function lowerBound(value: CellKey, pgType: string): Bound {
 export function upperBound(value: CellKey, pgType: string): Bound {
   if (READ_AS_DOUBLE.has(pgType) && Number.isFinite(value))
     return doubleBound(value as number, pgType, 'upper');
-  const range = INTEGER_RANGES[pgType];
+  const range = INTEGER_TYPES.has(pgType) ? INTEGER_RANGE : undefined;
   if (range !== undefined && typeof value === 'number') {
     const bound = Math.floor(value);
     if (bound < range[0]) return 'none';

@@ -101,6 +101,15 @@ export interface LiveTableDeps {
   readonly onScan?: ((scan: LiveScan) => void) | undefined;
 }
 
+/** How long a table found unfit for its declared schema is taken as such before its columns are read again. */
+const UNFIT_RECHECK_MS = 1_000;
+
+function sameTypes(a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [name, type] of a) if (b.get(name) !== type) return false;
+  return true;
+}
+
 export function createLiveTable(table: TableConfig, url: string, deps: LiveTableDeps): LiveTable {
   const source = table.source as PostgresSourceConfig;
   if (!source.table) throw new TypeError(`live table ${table.id} has no source.table`);
@@ -140,13 +149,56 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   // Off from the start by configuration, or once the server is found not to keep prepared statements.
   let prepare = source.live_prepared_statements;
 
-  /** Runs the statement and renders its rows, reporting the scan once its outcome is known. */
+  // A re-read of the column types in progress (`reprobe`), and how many have changed `columnTypes`.
+  let reprobing: Promise<void> | undefined;
+  let typesRead = 0;
+  // The last re-read that found the table unfit, kept a moment: reads failing meanwhile do not probe again.
+  let unfit: { readonly at: number; readonly error: unknown } | undefined;
+
+  /**
+   * The table changed under its reads (a statement built from the column types of read `builtFrom` met a type
+   * error): its columns are read and checked again, once for all the reads that meet it together; none when they
+   * were read again since that statement was built.
+   */
+  function reprobe(builtFrom: number): Promise<void> {
+    if (typesRead > builtFrom) return Promise.resolve();
+    if (unfit !== undefined && performance.now() - unfit.at < UNFIT_RECHECK_MS)
+      return Promise.reject(unfit.error);
+    reprobing ??= probeLiveTable(table, url, relation)
+      .then((types) => {
+        unfit = undefined;
+        if (!sameTypes(columnTypes, types)) {
+          deps.logger.warn(
+            { dataset_id: deps.datasetId, table_id: table.id },
+            'live table: column types changed in the database; reads follow the new types',
+          );
+        }
+        columnTypes = types;
+        typesRead += 1;
+      })
+      .catch((error: unknown) => {
+        unfit = { at: performance.now(), error };
+        throw error;
+      })
+      .finally(() => {
+        reprobing = undefined;
+      });
+    return reprobing;
+  }
+
+  /**
+   * Runs the statement `build` makes (from the column types known when it is called) and renders its rows,
+   * reporting the scan once its outcome is known.
+   */
   async function run<T>(
-    statement: SqlStatement,
+    build: () => SqlStatement | undefined,
     render: (rows: LiveRow[]) => T,
     wanted: (() => boolean) | undefined,
   ): Promise<T> {
     const started = deps.now();
+    let builtFrom = typesRead;
+    let statement = build() as SqlStatement;
+    let reprobed = false;
     for (let attempt = 1; ; attempt++) {
       let connection: LiveConnection;
       try {
@@ -167,14 +219,20 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       }
       // A retry runs unprepared: other connections may hold the same stale statement.
       const prepared = prepare && attempt === 1;
-      let rows: LiveRow[];
+      let rows: LiveRow[] | undefined;
+      let failure: unknown;
       const sentAt = performance.now();
       try {
         rows = await connection.read(guard, statement.text, statement.values, prepared);
       } catch (error) {
-        // A prepared statement gone or stale is the connection's trouble, not the read's: read again.
-        const trouble = prepared ? preparedStatementTrouble(error) : undefined;
-        if (trouble !== undefined) {
+        failure = error ?? new Error('live read failed');
+      } finally {
+        pool.release(connection);
+      }
+      if (rows === undefined) {
+        const trouble = preparedStatementTrouble(failure);
+        // A prepared statement gone or stale is the connection's trouble, not the read's: read again unprepared.
+        if (trouble !== undefined && prepared) {
           if (trouble === 'shared' && prepare) {
             prepare = false;
             deps.logger.warn(
@@ -184,11 +242,31 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
           }
           continue;
         }
-        noteEarlyCancel(error, sentAt, source);
-        report(classifyPgError(error), started, acquired, 0, 0);
-        throw failed(error);
-      } finally {
-        pool.release(connection);
+        // The table changed under the statement itself (its parameters are typed as the probe found the columns):
+        // its columns are checked again and the statement built from what they are now, once. A column that no
+        // longer fits its field fails the read.
+        if (trouble === 'stale' && !reprobed) {
+          reprobed = true;
+          try {
+            await reprobe(builtFrom);
+          } catch (error) {
+            report('failed', started, acquired, 0, 0);
+            deps.logger.warn(
+              { dataset_id: deps.datasetId, table_id: table.id, reason: describePgError(error) },
+              'live table changed in the database and no longer fits its declared schema: reads fail until it does, or the configuration follows it',
+            );
+            throw relayProblem('datasource.query_failed', 'the database refused the read');
+          }
+          builtFrom = typesRead;
+          const rebuilt = build();
+          // Under the new types no row can match (a key the column can no longer hold).
+          if (rebuilt === undefined) return render([]);
+          statement = rebuilt;
+          continue;
+        }
+        noteEarlyCancel(failure, sentAt, source);
+        report(classifyPgError(failure), started, acquired, 0, 0);
+        throw failed(failure);
       }
       // Counted as the database sent them (a page's look-ahead row included), before rendering drops any.
       const finished = deps.now();
@@ -259,17 +337,18 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       columnTypes = await probeLiveTable(table, url, relation);
     },
     async readPage(request, render) {
-      const statement = buildLiveSelect({
-        relation,
-        columns: request.columns,
-        primaryKey: table.primary_key,
-        filters: request.filters,
-        columnTypes,
-        after: request.after,
-        limit: request.limit + 1,
-      });
+      const build = () =>
+        buildLiveSelect({
+          relation,
+          columns: request.columns,
+          primaryKey: table.primary_key,
+          filters: request.filters,
+          columnTypes,
+          after: request.after,
+          limit: request.limit + 1,
+        });
       return run(
-        statement,
+        build,
         (rows) => {
           const hasMore = rows.length > request.limit;
           if (hasMore) rows.pop();
@@ -280,10 +359,13 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     },
     async readByKey(columns, key, render, wanted) {
       const keyType = table.schema.fields.find((field) => field.name === table.primary_key)?.type ?? 'string';
-      const pgType = comparedType(columnTypes.get(table.primary_key) ?? 'text', keyType);
-      const statement = buildKeySelect(relation, columns, { column: table.primary_key, pgType }, key);
-      if (statement === undefined) return undefined;
-      return run(statement, (rows) => (rows[0] === undefined ? undefined : render(rows[0])), wanted);
+      const build = () => {
+        const pgType = comparedType(columnTypes.get(table.primary_key) ?? 'text', keyType);
+        return buildKeySelect(relation, columns, { column: table.primary_key, pgType }, key);
+      };
+      // No row of the column can hold that key: nothing to read.
+      if (build() === undefined) return undefined;
+      return run(build, (rows) => (rows[0] === undefined ? undefined : render(rows[0])), wanted);
     },
     async close() {
       await pool.end();
