@@ -47,11 +47,15 @@ export function buildPosture(
 ): Record<string, unknown> {
   const { config, secrets, manifest } = loaded;
   const refreshModes = { manual: 0, mtime: 0, interval: 0 };
+  // `data.loaded_at` dates the snapshots only: a live table's rows are read from its database on every request.
+  const materializations = { snapshot: 0, live: 0 };
   let tables = 0;
   for (const dataset of config.datasets) {
     for (const table of dataset.tables) {
       tables++;
       refreshModes[refreshOf(dataset, table).mode]++;
+      // The loaded config states every table's effective materialization (its dataset's default applied).
+      materializations[table.materialization ?? 'snapshot']++;
     }
   }
   const loadedAt = statuses.map((status) => status.loadedAt).filter((at) => at !== undefined);
@@ -90,6 +94,7 @@ export function buildPosture(
       metadata_manifest: manifest !== undefined,
       provenance: false,
       refresh_modes: refreshModes,
+      materializations,
     },
     // The documents the metadata surface serves (`/metadata` always; the others unless the manifest withdraws them).
     standards_artifacts: {
