@@ -22,6 +22,7 @@ import {
   quoteIdentifier,
   RAW_TEXT,
 } from './read-only-session.ts';
+import { rewrittenSinceSnapshot } from './rewritten-since-snapshot.ts';
 
 export interface PostgresSnapshotRows {
   /** The declared fields, in declaration order: every batch's columns are aligned with them. */
@@ -79,6 +80,13 @@ export async function openPostgresSnapshot(
       return await openPostgresSnapshot(table, url);
     }
     const probe = await client.query({ text: `SELECT * FROM ${relation} LIMIT 0`, types: RAW_TEXT });
+    // The probe locked what the read scans; one of them rewritten or created since the shared moment would read as
+    // empty under it (the moment is older than its rows), so the table is read at its own moment instead.
+    if (snapshot !== undefined && (await rewrittenSinceSnapshot(client))) {
+      onSnapshotRefused('a table the read scans was rewritten or created again since the shared moment');
+      await client.end().catch(() => {});
+      return await openPostgresSnapshot(table, url);
+    }
     mapColumns(
       table,
       probe.fields.map((field) => field.name),
