@@ -88,11 +88,17 @@ export function rawRequest(port: number, path: string, options: RawRequestOption
 }
 
 /** Listens on an ephemeral loopback port and returns it. */
-/** Sends bytes as they are (Node's client refuses malformed ones) and reads the one answer up to the close. */
-export function sendRaw(port: number, bytes: string): Promise<HttpResult> {
+/**
+ * Sends bytes as they are (Node's client refuses malformed ones) and reads the one answer up to the close; with
+ * `guardMs`, a connection the server keeps open that long fails instead.
+ */
+export function sendRaw(port: number, bytes: string, guardMs?: number): Promise<HttpResult> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(port, '127.0.0.1', () => socket.write(bytes, 'latin1'));
+    if (guardMs !== undefined) {
+      socket.setTimeout(guardMs, () => socket.destroy(new Error(`no answer within ${guardMs} ms`)));
+    }
     socket.on('data', (chunk) => chunks.push(chunk));
     socket.on('error', reject);
     socket.on('close', () => {

@@ -1,31 +1,9 @@
 // The reference relay's listener time-outs: `http1_header_read_timeout` bounds how long a request's headers may take
 // to arrive, `request_body_timeout` how long its body may take after them; both answer 504 internal.timeout.
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { assertProblem, type HttpResult, listenLocal } from '../helpers/http-checks.ts';
+import { assertProblem, listenLocal, sendRaw } from '../helpers/http-checks.ts';
 import { startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
-
-/** Sends `bytes` and reads the answer; a connection the server keeps open past `guardMs` fails the test. */
-function sendHeld(port: number, bytes: string, guardMs: number): Promise<HttpResult> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
-    socket.setTimeout(guardMs, () => socket.destroy(new Error('no answer: the time-out was not applied')));
-    socket.on('data', (chunk) => chunks.push(chunk));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const [head = '', body = ''] = Buffer.concat(chunks).toString('latin1').split('\r\n\r\n');
-      const [statusLine = '', ...lines] = head.split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) {
-        const colon = line.indexOf(':');
-        headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
-      }
-      resolve({ statusCode: Number(statusLine.split(' ')[1]), headers, body });
-    });
-  });
-}
 
 const withTimeouts = (server: string) => (text: string) =>
   text.replace(/^server:\n/m, `server:\n  request_timeout: 60s\n${server}`);
@@ -48,7 +26,7 @@ describe('reference listener time-outs on the relay', () => {
   });
 
   it('answers headers that never finish with 504 internal.timeout long before the request timeout', async () => {
-    const response = await sendHeld(port, 'GET /healthz HTTP/1.1\r\nhost: a\r\nx-slow: ', 20_000);
+    const response = await sendRaw(port, 'GET /healthz HTTP/1.1\r\nhost: a\r\nx-slow: ', 20_000);
     assertProblem(response, 504, 'internal.timeout');
   });
 
@@ -60,7 +38,7 @@ describe('reference listener time-outs on the relay', () => {
       'content-type: application/json',
       'content-length: 100',
     ].join('\r\n');
-    const response = await sendHeld(port, `${head}\r\n\r\n{"group_by":`, 20_000);
+    const response = await sendRaw(port, `${head}\r\n\r\n{"group_by":`, 20_000);
     assertProblem(response, 504, 'internal.timeout');
   });
 });
