@@ -44,3 +44,9 @@ export function bulkChunks(members: readonly SourceLookup[], limit: number): Sou
   if (chunk.length > 0) chunks.push(chunk);
   return chunks;
 }
+
+/** Two halves, the first the larger by one at most; a list of one value has an empty second half. */
+export function halvesOf(values: readonly string[]): (readonly string[])[] {
+  const middle = Math.ceil(values.length / 2);
+  return [values.slice(0, middle), values.slice(middle)];
+}

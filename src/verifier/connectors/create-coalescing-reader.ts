@@ -1,7 +1,7 @@
 // Concurrent single evaluations read together: lookups of one binding (on a connection with `coalesce_reads: true`)
-// wait while an earlier read of that binding is on its way, then leave together as one `.in` request (as a batch's
-// lookups do) instead of one request each. Under load the batches grow with the concurrency; a lone lookup still
-// leaves at once, on its own. A value the bulk answer cannot settle is read singly, exactly as it would have been;
+// wait while an earlier read of that binding is on its way (not while it pauses before another attempt), then leave
+// together as one `.in` request (as a batch's lookups do) instead of one request each. Under load the batches grow
+// with the concurrency; a lone lookup still leaves at once, on its own. A value the bulk answer cannot settle is read singly, exactly as it would have been;
 // a lookup on any other connection, or whose value cannot travel in an `.in` list, goes straight through.
 // A lookup whose request has been answered (its deadline passed) while it waited is not sent; a read already shared
 // goes on for the others, until the latest of their deadlines.
@@ -63,6 +63,7 @@ export function createCoalescingReader(
     answer: ReturnType<SourceReader['readMany']>,
     lookup: SourceLookup,
     waiting: readonly Waiting[],
+    onPause: () => void,
   ): Promise<SourceRecord> =>
     answer.then((outcomes) => {
       const outcome = outcomes.get(lookup.value);
@@ -72,6 +73,7 @@ export function createCoalescingReader(
           deadline: latestDeadline([waiting]),
           trace: undefined,
           requests: sharedRequests([waiting]),
+          onPause,
         });
       }
       if ('problem' in outcome) throw outcome.problem;
@@ -93,19 +95,32 @@ export function createCoalescingReader(
         group.queue.delete(lookup.value);
         return waiting;
       });
+      // The group's slot is given back when the read ends, or as soon as it pauses before another attempt: nothing
+      // of it is on its way then (a source recovering is asked at once, not after the pause).
+      group.inFlight++;
+      let holding = true;
+      const release = () => {
+        if (!holding) return;
+        holding = false;
+        group.inFlight--;
+        if (group.queue.size > 0) send(key, group);
+        else if (group.inFlight === 0 && groups.get(key) === group) groups.delete(key);
+      };
       let read: Promise<unknown>;
       if (chunk.length === 1) {
         const waiting = sent[0] as Waiting[];
         const lone = chunk[0] as SourceLookup;
-        // One evaluation's lookup goes as it is; one read serving several tells each of them.
+        // One evaluation's lookup goes as it is (its deadline still read from it); one read serving several tells
+        // each of them.
         const single = base.read(
           waiting.length === 1
-            ? lone
+            ? withPause(lone, release)
             : {
                 ...lone,
                 deadline: latestDeadline([waiting]),
                 trace: sharedTrace(sent),
                 requests: sharedRequests(sent),
+                onPause: release,
               },
         );
         settle(waiting, single);
@@ -120,22 +135,17 @@ export function createCoalescingReader(
           deadline: latestDeadline(sent),
           trace: sharedTrace(sent),
           requests: sharedRequests(sent),
+          onPause: release,
         });
         const outcomes = chunk.map((lookup, index) => {
           const waiting = sent[index] as Waiting[];
-          const outcome = fromBulk(answer, lookup, waiting);
+          const outcome = fromBulk(answer, lookup, waiting, release);
           settle(waiting, outcome);
           return outcome;
         });
         read = Promise.allSettled(outcomes);
       }
-      group.inFlight++;
-      const done = () => {
-        group.inFlight--;
-        if (group.queue.size > 0) send(key, group);
-        else if (group.inFlight === 0) groups.delete(key);
-      };
-      read.then(done, done);
+      read.then(release, release);
     }
     // Everything it held had expired.
     if (group.queue.size === 0 && group.inFlight === 0 && groups.get(key) === group) groups.delete(key);
@@ -170,6 +180,17 @@ export function createCoalescingReader(
     bulkLimit: (binding) => base.bulkLimit(binding),
     readMany: (lookup) => base.readMany(lookup),
     close: () => base.close(),
+  };
+}
+
+/** `lookup` told of its pauses, its deadline still read from it (it moves earlier when the client goes away). */
+function withPause(lookup: SourceLookup, onPause: () => void): SourceLookup {
+  return {
+    ...lookup,
+    onPause,
+    get deadline() {
+      return lookup.deadline;
+    },
   };
 }
 

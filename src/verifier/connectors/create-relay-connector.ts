@@ -7,6 +7,7 @@ import { isProblem } from '../../platform/problem/problem.ts';
 import type { Random } from '../../platform/random.ts';
 import type { SourceBindingConfig, SourceConnectionConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
+import { halvesOf } from './bulk-groups.ts';
 import {
   createHttpTransport,
   type HttpResponse,
@@ -16,7 +17,14 @@ import {
 import { createSemaphore, PermitTimeout, type Semaphore } from './create-semaphore.ts';
 import { FailureReason, failsAgain } from './failure-reason.ts';
 import { recordsPath } from './records-path.ts';
-import { bulkRecords, parsePage, problemCodeOf, singleRecord, unavailable } from './relay-answers.ts';
+import {
+  bulkRecords,
+  parsePage,
+  problemCodeOf,
+  refusesValue,
+  singleRecord,
+  unavailable,
+} from './relay-answers.ts';
 import { parseRetryAfter, retryDelay } from './retry-delay.ts';
 import {
   type BulkLookup,
@@ -91,6 +99,7 @@ export function createRelayConnector(
     readonly deadline: number | undefined;
     readonly trace: ReadTrace | undefined;
     readonly requests: RequestCounter | undefined;
+    readonly onPause: (() => void) | undefined;
   }
 
   /**
@@ -183,6 +192,7 @@ export function createRelayConnector(
           headers,
         });
       }
+      lookup.onPause?.();
       await sleep(delay);
     }
   };
@@ -252,6 +262,7 @@ export function createRelayConnector(
         },
         trace,
         requests: lookup.requests,
+        onPause: lookup.onPause,
       });
       // The source refused the credential, or has no such collection: so it would each single read (a revoked token
       // or a misnamed entity must not cost one request per subject), and the values all fail as a single read would.
@@ -361,6 +372,7 @@ export function createRelayConnector(
         },
         trace: lookup.trace,
         requests: lookup.requests,
+        onPause: lookup.onPause,
       });
       return singleRecord(response, lookup);
     },
@@ -376,17 +388,6 @@ export function createRelayConnector(
       for (const connection of open.values()) connection.transport.close();
     },
   };
-}
-
-/** Two halves, the first the larger by one at most; a list of one value has an empty second half. */
-function halvesOf(values: readonly string[]): (readonly string[])[] {
-  const middle = Math.ceil(values.length / 2);
-  return [values.slice(0, middle), values.slice(middle)];
-}
-
-/** A 400 for a value of the list the source cannot read as the field: its single read is refused the same way. */
-function refusesValue(response: HttpResponse): boolean {
-  return response.status === 400 && problemCodeOf(response.body) === 'filter.invalid_value';
 }
 
 /** An attempt cut short by the request's deadline timed out: the request has timed out, not the source. */

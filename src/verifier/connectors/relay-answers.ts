@@ -78,6 +78,11 @@ function refusal(response: HttpResponse) {
   return unavailable('source.request_refused', 'the source refused the request (HTTP 400)');
 }
 
+/** A 400 for a value of the list the source cannot read as the field: its single read is refused the same way. */
+export function refusesValue(response: HttpResponse): boolean {
+  return response.status === 400 && problemCodeOf(response.body) === 'filter.invalid_value';
+}
+
 /** The `code` of a problem+json body, or undefined when the body is not one. */
 export function problemCodeOf(body: Buffer): string | undefined {
   try {

@@ -20,6 +20,8 @@ export interface SourceLookup {
   readonly requests?: RequestCounter | undefined;
   /** Read in a request of its own, never coalesced with others: a value a bulk answer could not settle. */
   readonly alone?: boolean | undefined;
+  /** Told when the read pauses before another attempt: nothing of it is on its way to the source meanwhile. */
+  readonly onPause?: (() => void) | undefined;
 }
 
 /** What an evaluation's audit counts as its source reads: told once per read, when it leaves for its source. */
@@ -85,6 +87,8 @@ export interface BulkLookup {
   readonly trace?: ReadTrace | undefined;
   /** Told of every request sent, as for `SourceLookup`. */
   readonly requests?: RequestCounter | undefined;
+  /** As for `SourceLookup`: told when a request of the read pauses before another attempt. */
+  readonly onPause?: (() => void) | undefined;
 }
 
 /** What one value of a bulk read came to: its record, or the problem a single read would have raised. */
