@@ -9,6 +9,7 @@ import type { CellKey } from '../../store/column.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
 import { comparedType } from './live-comparison.ts';
 import { type LiveConnection, openLiveConnection } from './live-connection.ts';
+import { createFailureLogGate } from './live-failure-log.ts';
 import { createLivePool } from './live-pool.ts';
 import { LiveRowInvalid, readProblem } from './live-read-problems.ts';
 import { preparedStatementTrouble } from './prepared-trouble.ts';
@@ -142,6 +143,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     idleTimeoutMs: 30_000,
   });
   const guard = liveGuard(source);
+  const failureLog = createFailureLogGate();
   // Each column's PostgreSQL type, once the probe has read them: filters are shaped by them.
   let columnTypes: ReadonlyMap<string, string> = new Map();
   const version = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 32);
@@ -303,10 +305,15 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
   function failed(error: unknown) {
     // A filter value PostgreSQL refuses is the caller's mistake, not an operational event.
     if (classifyPgError(error) !== 'invalid_input') {
-      deps.logger.warn(
-        { dataset_id: deps.datasetId, table_id: table.id, reason: describePgError(error) },
-        'live read failed',
-      );
+      const reason = describePgError(error);
+      const gate = failureLog.admit(reason, deps.now());
+      if (gate.log) {
+        const fields = { dataset_id: deps.datasetId, table_id: table.id, reason };
+        deps.logger.warn(
+          gate.suppressed > 0 ? { ...fields, suppressed: gate.suppressed } : fields,
+          'live read failed',
+        );
+      }
     }
     return readProblem(error);
   }

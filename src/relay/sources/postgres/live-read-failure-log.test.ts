@@ -1,0 +1,68 @@
+// While a live table's database is away, every read fails the same way: the operator is told once, then at most
+// once per interval with the count left out, rather than once per request (a log line per read during an outage).
+import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
+import { afterEach, describe, it } from 'node:test';
+import type { Logger } from '../../../platform/log.ts';
+import { postgresSource } from '../../config/postgres-source-schema.ts';
+import type { TableConfig } from '../../config/schema.ts';
+import { createLiveTable, type LiveRow, type LiveTable } from './live-table.ts';
+
+function itemsTable(): TableConfig {
+  return {
+    id: 'items',
+    source: postgresSource.parse({ type: 'postgres', connection_env: 'UNUSED', table: { name: 'items' } }),
+    materialization: 'live',
+    primary_key: 'id',
+    schema: { fields: [{ name: 'id', type: 'string', nullable: false }] },
+  } as unknown as TableConfig;
+}
+
+const PAGE = { columns: ['id'], filters: [], after: undefined, limit: 10 };
+const AS_IS = (row: LiveRow) => row;
+
+/** A loopback port nothing listens on: connecting to it is refused, as to a stopped server. */
+async function refusedUrl(): Promise<string> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return `postgres://reader@127.0.0.1:${port}/registry`;
+}
+
+describe('live read failures while the database is away', () => {
+  let live: LiveTable | undefined;
+  afterEach(async () => {
+    await live?.close();
+    live = undefined;
+  });
+
+  it('a repeated failure is logged once, then again after the interval with how many were left out', async () => {
+    const lines: { message: string; fields: Record<string, unknown> }[] = [];
+    const logger = {
+      warn: (fields: Record<string, unknown>, message: string) => lines.push({ message, fields }),
+      debug: () => {},
+    } as unknown as Logger;
+    let now = 1_000_000;
+    live = createLiveTable(itemsTable(), await refusedUrl(), {
+      datasetId: 'registry',
+      logger,
+      now: () => now,
+    });
+    for (let read = 0; read < 5; read++) {
+      await assert.rejects(live.readPage(PAGE, AS_IS), { code: 'datasource.unavailable' });
+    }
+    assert.deepEqual(
+      lines.map((line) => line.message),
+      ['live read failed'],
+    );
+    assert.equal(lines[0]?.fields.reason, 'ECONNREFUSED');
+
+    now += 60_000;
+    await assert.rejects(live.readPage(PAGE, AS_IS), { code: 'datasource.unavailable' });
+    assert.equal(lines.length, 2);
+    assert.equal(lines[1]?.message, 'live read failed');
+    assert.equal(lines[1]?.fields.reason, 'ECONNREFUSED');
+    assert.equal(lines[1]?.fields.suppressed, 4);
+  });
+});
