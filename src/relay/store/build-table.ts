@@ -16,7 +16,7 @@ export interface BuildTableInput {
   readonly columnBatches?: AsyncIterable<ColumnBatch> | undefined;
   readonly excelSerials: boolean;
   /** The content version, or a function computing it from the finished columns (in primary-key order). */
-  readonly version: string | ((columns: ReadonlyMap<string, Column>) => string);
+  readonly version: string | ((columns: ReadonlyMap<string, Column>) => string | Promise<string>);
   readonly loadedAt: number;
   /** The source's modification time, when it has one. */
   readonly modifiedAt?: number | undefined;
@@ -72,7 +72,7 @@ export async function buildTable(input: BuildTableInput): Promise<TableSnapshot>
     config,
     rowCount,
     columns,
-    version: typeof input.version === 'function' ? input.version(columns) : input.version,
+    version: typeof input.version === 'function' ? await input.version(columns) : input.version,
     loadedAt: input.loadedAt,
     modifiedAt: input.modifiedAt,
     byteSize: typeof input.byteSize === 'function' ? input.byteSize() : input.byteSize,

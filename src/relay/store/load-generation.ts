@@ -103,10 +103,10 @@ async function loadPostgresTable(
     batches: NO_ROWS,
     columnBatches: source.columnBatches,
     excelSerials: false,
-    version: (columns) =>
+    version: async (columns) =>
       createHash('sha256')
         .update(JSON.stringify(table))
-        .update(digestColumns(columns))
+        .update(await digestColumns(columns))
         .digest('hex')
         .slice(0, 32),
     loadedAt,
