@@ -52,6 +52,33 @@ describe('requests the HTTP parser refuses', () => {
     assertProblem(old, 404, 'http.not_found');
   });
 
+  it('refuses a transfer coding it does not decode, rather than reading the coded bytes as the body', async () => {
+    // Node decodes only `chunked`: a gzip-coded body would reach the route still compressed, or be taken as sent.
+    const post = (codings: string, chunk: string) =>
+      'POST /echo HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\n' +
+      `transfer-encoding: ${codings}\r\n\r\n${chunk.length.toString(16)}\r\n${chunk}\r\n0\r\n\r\n`;
+    await assertRawProblems([
+      [post('gzip, chunked', '{"a":1}'), 400, 'http.malformed_request'],
+      [post('identity, chunked', '{"a":1}'), 400, 'http.malformed_request'],
+      [post('x-custom,chunked', '{"a":1}'), 400, 'http.malformed_request'],
+      // RFC 9112 §6.1: HTTP/1.0 has no chunked framing, so a proxy in front may have framed this body otherwise.
+      [
+        `${post('chunked', '{"a":1}').replace('HTTP/1.1', 'HTTP/1.0')}GET /slow HTTP/1.0\r\n\r\n`.replace(
+          'host: a',
+          'connection: keep-alive',
+        ),
+        400,
+        'http.malformed_request',
+      ],
+    ]);
+    const plain = await sendRaw(
+      server.port,
+      `${post('Chunked', '{"a":1}')}`.replace('host: a', 'host: a\r\nconnection: close'),
+    );
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.body, '{"a":1}');
+  });
+
   it('refuses more header lines than it reads, rather than dropping those past the limit', async () => {
     const lines = (count: number) => Array.from({ length: count }, (_, i) => `x-f${i}: 1\r\n`).join('');
     // A second Host line (or a proxy's own X-Forwarded-For line) after the first 2,000 must not go unseen.
