@@ -4,22 +4,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import type { Logger } from '../../../platform/log.ts';
-import { postgresSource } from '../../config/postgres-source-schema.ts';
-import type { TableConfig } from '../../config/schema.ts';
-import { createLiveTable, type LiveRow, type LiveTable } from './live-table.ts';
-
-function itemsTable(): TableConfig {
-  return {
-    id: 'items',
-    source: postgresSource.parse({ type: 'postgres', connection_env: 'UNUSED', table: { name: 'items' } }),
-    materialization: 'live',
-    primary_key: 'id',
-    schema: { fields: [{ name: 'id', type: 'string', nullable: false }] },
-  } as unknown as TableConfig;
-}
-
-const PAGE = { columns: ['id'], filters: [], after: undefined, limit: 10 };
-const AS_IS = (row: LiveRow) => row;
+import { AS_IS, itemsTable, PAGE } from './live-connection-test-support.ts';
+import { createLiveTable, type LiveTable } from './live-table.ts';
 
 /** A loopback port nothing listens on: connecting to it is refused, as to a stopped server. */
 async function refusedUrl(): Promise<string> {

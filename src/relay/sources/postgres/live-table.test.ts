@@ -16,28 +16,9 @@ import {
 } from '../../../../test/helpers/fake-postgres-backend.ts';
 import type { Logger } from '../../../platform/log.ts';
 import type { CatalogField } from '../../catalog/catalog.ts';
-import { postgresSource } from '../../config/postgres-source-schema.ts';
-import type { TableConfig } from '../../config/schema.ts';
 import { liveLayout, liveRowJson } from '../../query/render-live-rows.ts';
+import { AS_IS, itemsTable, PAGE } from './live-connection-test-support.ts';
 import { createLiveTable, type LiveRow, type LiveTable } from './live-table.ts';
-
-function itemsTable(source: Record<string, unknown> = {}): TableConfig {
-  return {
-    id: 'items',
-    source: postgresSource.parse({
-      type: 'postgres',
-      connection_env: 'UNUSED',
-      table: { name: 'items' },
-      ...source,
-    }),
-    materialization: 'live',
-    primary_key: 'id',
-    schema: { fields: [{ name: 'id', type: 'string', nullable: false }] },
-  } as unknown as TableConfig;
-}
-
-const PAGE = { columns: ['id'], filters: [], after: undefined, limit: 10 };
-const AS_IS = (row: LiveRow) => row;
 
 describe('a live table over a server that does not keep its prepared statements', () => {
   let backend: FakeBackend;
