@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Response } from 'light-my-request';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { type Clock, systemClock } from '../../src/platform/clock.ts';
-import { silentLogger } from '../../src/platform/log.ts';
+import { type Logger, silentLogger } from '../../src/platform/log.ts';
 import { systemRandom } from '../../src/platform/random.ts';
 import { createRelayApp, type RelayApp } from '../../src/relay/app.ts';
 import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
@@ -84,6 +84,8 @@ export async function startPostgresRelay(
     clock?: Clock;
     /** `server.request_timeout` (`500ms`...); the default otherwise. */
     requestTimeout?: string;
+    /** Where the relay logs; nowhere by default. */
+    logger?: Logger;
   } = {},
 ): Promise<PostgresRelay> {
   const dir = mkdtempSync(join(tmpdir(), 'ambit-pg-relay-'));
@@ -101,7 +103,7 @@ export async function startPostgresRelay(
   );
   const loaded = loadRelayConfigText(config, env, dir);
   const relay = createRelayApp(loaded, {
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     clock: options.clock ?? systemClock,
     random: systemRandom,
     sourceRetryMs: options.sourceRetryMs ?? 50,

@@ -3,6 +3,7 @@
 // must follow a change to a type the field may still be served from.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { capturedLog } from '../helpers/captured-log.ts';
 import type { TestDatabase } from '../helpers/postgres-harness.ts';
 import { startPostgresRelay } from '../helpers/postgres-relay.ts';
 import { assertProblem } from './assert-problem.ts';
@@ -26,7 +27,10 @@ describe('live PostgreSQL tables: a filtered column retyped under the relay', ()
       const table = `aged_${name}`;
       await db.query(`CREATE TABLE ${table} (id integer PRIMARY KEY, age integer NOT NULL)`);
       await db.query(`INSERT INTO ${table} VALUES (1, 9), (2, 10), (3, 100)`);
-      const relay = await startPostgresRelay(liveDataset(table, FIELDS, extra, FILTERS), db.url);
+      const log = capturedLog('warn');
+      const relay = await startPostgresRelay(liveDataset(table, FIELDS, extra, FILTERS), db.url, {
+        logger: log.logger,
+      });
       const ids = async (query: string) => {
         const response = await relay.get(`${ITEMS}?${query}&fields=id`);
         assert.equal(response.statusCode, 200, response.body);
@@ -45,6 +49,13 @@ describe('live PostgreSQL tables: a filtered column retyped under the relay', ()
           assertProblem(response, 502, 'datasource.query_failed');
           assert.ok(!/text|integer|age|aged/.test(String(response.json().detail)), response.body);
         }
+        // The operator is told why, once: not once per failing read.
+        const unfit = log
+          .records()
+          .filter((record) => /no longer fits its declared schema/.test(String(record.msg)));
+        assert.equal(unfit.length, 1, log.lines.join(''));
+        assert.equal(unfit[0]?.column, 'age');
+        assert.match(String(unfit[0]?.detail), /text/);
         await db.query(`ALTER TABLE ${table} ALTER COLUMN age TYPE integer USING age::integer`);
         assert.deepEqual(await ids('age.gte=10'), [2, 3]);
         assert.deepEqual(await ids('age.between=10,100'), [2, 3]);

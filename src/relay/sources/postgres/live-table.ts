@@ -6,6 +6,7 @@ import type { Logger } from '../../../platform/log.ts';
 import type { PostgresSourceConfig, TableConfig } from '../../config/schema.ts';
 import { relayProblem } from '../../problems.ts';
 import type { CellKey } from '../../store/column.ts';
+import { SourceError } from '../source-error.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
 import { comparedType } from './live-comparison.ts';
 import { type LiveConnection, openLiveConnection } from './live-connection.ts';
@@ -253,9 +254,13 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
             await reprobe(builtFrom);
           } catch (error) {
             report('failed', started, acquired, 0, 0);
-            deps.logger.warn(
-              { dataset_id: deps.datasetId, table_id: table.id, reason: describePgError(error) },
+            // The probe's own finding (which column, what it is now): no value, no connection string.
+            const finding =
+              error instanceof SourceError ? { column: error.column, detail: error.detail } : {};
+            warnRepeated(
+              describePgError(error),
               'live table changed in the database and no longer fits its declared schema: reads fail until it does, or the configuration follows it',
+              finding,
             );
             throw relayProblem('datasource.query_failed', 'the database refused the read');
           }
@@ -304,18 +309,16 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
 
   function failed(error: unknown) {
     // A filter value PostgreSQL refuses is the caller's mistake, not an operational event.
-    if (classifyPgError(error) !== 'invalid_input') {
-      const reason = describePgError(error);
-      const gate = failureLog.admit(reason, deps.now());
-      if (gate.log) {
-        const fields = { dataset_id: deps.datasetId, table_id: table.id, reason };
-        deps.logger.warn(
-          gate.suppressed > 0 ? { ...fields, suppressed: gate.suppressed } : fields,
-          'live read failed',
-        );
-      }
-    }
+    if (classifyPgError(error) !== 'invalid_input') warnRepeated(describePgError(error), 'live read failed');
     return readProblem(error);
+  }
+
+  /** A warning every failing read would repeat: held back while it repeats (live-failure-log.ts). */
+  function warnRepeated(reason: string, message: string, finding: Record<string, unknown> = {}) {
+    const gate = failureLog.admit(reason, deps.now());
+    if (!gate.log) return;
+    const fields = { dataset_id: deps.datasetId, table_id: table.id, reason, ...finding };
+    deps.logger.warn(gate.suppressed > 0 ? { ...fields, suppressed: gate.suppressed } : fields, message);
   }
 
   function report(
