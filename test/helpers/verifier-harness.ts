@@ -28,6 +28,15 @@ export const VERIFIER_AUDIT_SECRET = 'verifier-test-audit-secret-0123456789ab';
 export function correlationIdHash(clientRequestId: string): string {
   return keyedHash(Buffer.from(VERIFIER_AUDIT_SECRET), 'correlation_id', clientRequestId);
 }
+
+/** The audit event of the request a caller sent with `x-request-id: clientRequestId`, if one was written. */
+export function auditOfRequest(
+  verifier: { auditRecords(): Record<string, unknown>[] },
+  clientRequestId: string,
+): Record<string, unknown> | undefined {
+  const hash = correlationIdHash(clientRequestId);
+  return verifier.auditRecords().find((record) => record.correlation_id_hash === hash);
+}
 export const EVIDENCE_PURPOSE = 'https://demo.example.gov/purpose/benefit-eligibility';
 export const CLAIM_RESULT = 'application/vnd.ambit.claim-result+json';
 export const CCCEV = 'application/ld+json; profile="cccev"';

@@ -4,42 +4,33 @@
 // an evaluation nobody received.
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { answerLivingPerson } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
-import type { TestVerifier } from '../helpers/verifier-harness.ts';
 import { until } from '../helpers/wait-until.ts';
-import { type HeldBatchSetup, batchItem as item, startHeldBatchSetup } from './held-batch-fixture.ts';
+import { batchItem as item, useHeldBatchSetup } from './held-batch-fixture.ts';
 
 describe('audit of a batch whose client went away', () => {
-  let setup: HeldBatchSetup;
-  let verifier: TestVerifier;
-  let held: ServerResponse[];
-
-  before(async () => {
-    setup = await startHeldBatchSetup();
-    ({ verifier, held } = setup);
-  });
-  after(() => setup?.close());
+  const setup = useHeldBatchSetup();
 
   it('keeps no item evaluation and records every item with the answer the batch was given', async () => {
     const socket = setup.sendBatch({
       items: [item('FAKE-QUICK'), item('FAKE-HELD')],
       claims: ['person_alive'],
     });
-    await until('the held read reaches the relay', () => held.length === 1);
+    await until('the held read reaches the relay', () => setup.held.length === 1);
     socket.destroy();
     const batchEvent = () =>
-      verifier.auditRecords().find((record) => record.endpoint_kind === 'batch_evaluate');
+      setup.verifier.auditRecords().find((record) => record.endpoint_kind === 'batch_evaluate');
     await until('the batch is audited', () => batchEvent() !== undefined);
     const batch = batchEvent() as Record<string, unknown>;
     assert.equal(batch.status, 499);
     assert.equal(batch.problem_code, 'http.client_closed');
 
     // The held read is answered now: both items end (one with its record read before the client left).
-    answerLivingPerson(held[0] as ServerResponse, 'FAKE-HELD');
+    answerLivingPerson(setup.held[0] as ServerResponse, 'FAKE-HELD');
     const itemEvents = () =>
-      verifier.auditRecords().filter((record) => record.endpoint_kind === 'batch_item');
+      setup.verifier.auditRecords().filter((record) => record.endpoint_kind === 'batch_item');
     await until('the items are audited', () => itemEvents().length === 2);
     for (const event of itemEvents()) {
       assert.equal(event.request_id, batch.request_id);
@@ -52,7 +43,7 @@ describe('audit of a batch whose client went away', () => {
     const quick = itemEvents().find((event) => event.input_index === 0) as Record<string, unknown>;
     assert.equal(quick.source_read_count, 1);
     assert.equal(typeof quick.verification_id, 'string');
-    const render = await verifier.post(`/v1/evaluations/${String(quick.verification_id)}/render`, {});
+    const render = await setup.verifier.post(`/v1/evaluations/${String(quick.verification_id)}/render`, {});
     assertProblem(render, 404, 'evaluation.not_found');
   });
 });

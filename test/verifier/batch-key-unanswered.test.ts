@@ -3,45 +3,36 @@
 // response nobody received, naming evaluations that were not kept.
 import assert from 'node:assert/strict';
 import type { ServerResponse } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { answerLivingPerson } from '../helpers/fake-upstream.ts';
-import type { TestVerifier } from '../helpers/verifier-harness.ts';
 import { until } from '../helpers/wait-until.ts';
-import { type HeldBatchSetup, batchItem as item, startHeldBatchSetup } from './held-batch-fixture.ts';
+import { batchItem as item, useHeldBatchSetup } from './held-batch-fixture.ts';
 
 const BODY = { items: [item('FAKE-QUICK'), item('FAKE-HELD')], claims: ['person_alive'] };
 const KEY = 'client-gave-up-then-retried';
 
 describe('a keyed batch whose client went away', () => {
-  let setup: HeldBatchSetup;
-  let verifier: TestVerifier;
-  let held: ServerResponse[];
-
-  before(async () => {
-    setup = await startHeldBatchSetup();
-    ({ verifier, held } = setup);
-  });
-  after(() => setup?.close());
+  const setup = useHeldBatchSetup();
 
   it('frees its key: the retry runs the batch again, and names evaluations that render', async () => {
     const socket = setup.sendBatch(BODY, { 'idempotency-key': KEY });
-    await until('the held read reaches the relay', () => held.length === 1);
+    await until('the held read reaches the relay', () => setup.held.length === 1);
     socket.destroy();
     await until('the batch is audited as its client left', () =>
-      verifier.auditRecords().some((record) => record.endpoint_kind === 'batch_evaluate'),
+      setup.verifier.auditRecords().some((record) => record.endpoint_kind === 'batch_evaluate'),
     );
     // The held read is answered now: the first request ends, its items with it.
-    answerLivingPerson(held[0] as ServerResponse, 'FAKE-HELD');
+    answerLivingPerson(setup.held[0] as ServerResponse, 'FAKE-HELD');
     await until('the items are audited', () =>
-      verifier.auditRecords().some((record) => record.endpoint_kind === 'batch_item'),
+      setup.verifier.auditRecords().some((record) => record.endpoint_kind === 'batch_item'),
     );
 
     // While the first request is still ending, a retry is told to wait; then it gets an answer of its own.
     const headers = { 'idempotency-key': KEY };
-    let retry = await verifier.post('/v1/batch-evaluations', BODY, { headers });
+    let retry = await setup.verifier.post('/v1/batch-evaluations', BODY, { headers });
     for (let attempt = 0; attempt < 200 && retry.statusCode === 409; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 10));
-      retry = await verifier.post('/v1/batch-evaluations', BODY, { headers });
+      retry = await setup.verifier.post('/v1/batch-evaluations', BODY, { headers });
     }
     assert.equal(retry.statusCode, 200, retry.body);
     assert.equal(retry.headers['idempotent-replayed'], undefined, 'the retry ran; nothing was replayed');
@@ -51,7 +42,7 @@ describe('a keyed batch whose client went away', () => {
       ['succeeded', 'succeeded'],
     );
     for (const entry of items) {
-      const render = await verifier.post(`/v1/evaluations/${entry.evaluation_id}/render`, undefined);
+      const render = await setup.verifier.post(`/v1/evaluations/${entry.evaluation_id}/render`, undefined);
       assert.equal(render.statusCode, 200, render.body);
     }
   });

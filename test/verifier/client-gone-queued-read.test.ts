@@ -6,8 +6,8 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import {
+  auditOfRequest,
   CALLER_KEYS,
-  correlationIdHash,
   EVIDENCE_PURPOSE,
   startTestVerifier,
   type TestVerifier,
@@ -71,10 +71,7 @@ describe('a client that goes away while its read waits for the connection', () =
     await upstream?.close();
   });
 
-  const auditOf = (clientRequestId: string) =>
-    verifier
-      .auditRecords()
-      .find((record) => record.correlation_id_hash === correlationIdHash(clientRequestId));
+  const auditOf = (clientRequestId: string) => auditOfRequest(verifier, clientRequestId);
 
   it('never sends the read, and the next request waiting gets the slot', async () => {
     const first = verifier.evaluate(

@@ -7,8 +7,8 @@ import { after, before, describe, it } from 'node:test';
 import type { VerifierRuntime } from '../../src/verifier/verifier-runtime.ts';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import {
+  auditOfRequest,
   CALLER_KEYS,
-  correlationIdHash,
   EVIDENCE_PURPOSE,
   startTestVerifier,
   type TestVerifier,
@@ -120,10 +120,7 @@ describe('a client that goes away before its answer', () => {
     await upstream?.close();
   });
 
-  const auditOf = (clientRequestId: string) =>
-    verifier
-      .auditRecords()
-      .find((record) => record.correlation_id_hash === correlationIdHash(clientRequestId));
+  const auditOf = (clientRequestId: string) => auditOfRequest(verifier, clientRequestId);
 
   it('frees the only CEL worker at once for the next request, and audits the request as the client closing', async () => {
     // The worker is ready once it has answered: the long rule below runs at once rather than waiting in the queue.

@@ -3,6 +3,7 @@
 // the test can close before the answer: the set-up of the tests of batches whose client went away.
 import type { ServerResponse } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { after, before } from 'node:test';
 import { answerLivingPerson, type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import {
   CALLER_KEYS,
@@ -58,5 +59,28 @@ export async function startHeldBatchSetup(): Promise<HeldBatchSetup> {
       await verifier.close();
       await upstream.close();
     },
+  };
+}
+
+/** Starts the set-up before the suite's tests and closes it after; its members are read once it has started. */
+export function useHeldBatchSetup(): HeldBatchSetup {
+  let setup: HeldBatchSetup | undefined;
+  before(async () => {
+    setup = await startHeldBatchSetup();
+  });
+  after(() => setup?.close());
+  const started = () => {
+    if (setup === undefined) throw new Error('the held batch set-up has not started');
+    return setup;
+  };
+  return {
+    get verifier() {
+      return started().verifier;
+    },
+    get held() {
+      return started().held;
+    },
+    sendBatch: (body, headers) => started().sendBatch(body, headers),
+    close: () => started().close(),
   };
 }

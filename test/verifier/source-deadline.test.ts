@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { type FakeUpstream, startFakeUpstream } from '../helpers/fake-upstream.ts';
 import { assertProblem } from '../helpers/http-checks.ts';
-import { correlationIdHash, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+import { auditOfRequest, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 
 const target = (nationalId: string) => ({
   type: 'person',
@@ -45,10 +45,7 @@ describe('source reads and the request timeout', () => {
     hits = [];
   });
 
-  const auditOf = (clientRequestId: string) =>
-    verifier
-      .auditRecords()
-      .find((record) => record.correlation_id_hash === correlationIdHash(clientRequestId));
+  const auditOf = (clientRequestId: string) => auditOfRequest(verifier, clientRequestId);
 
   it('answers 504 when a slow source outlasts the request, auditing the reads actually made', async () => {
     // The relay answers after 2.5 s, long after both requests were answered.
