@@ -40,13 +40,21 @@ describe('verifier state store outage', () => {
     });
     const evaluate = () => verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
     try {
-      assert.equal((await evaluate()).statusCode, 200);
-      assert.equal(reads(), 1);
+      // The store answers before the outage: on a busy machine its first connection and migration may outlast the
+      // short time limits this test sets, so the first evaluations are tried until one is stored.
+      let first = await evaluate();
+      for (let attempt = 1; first.statusCode !== 200 && attempt < 10; attempt++) {
+        // A store found unreachable is tried again a second later (by the verifier's clock).
+        clock.advance(1_000);
+        first = await evaluate();
+      }
+      assert.equal(first.statusCode, 200, first.body);
+      const base = reads() - 1;
 
       await proxy.cut();
       // The first evaluation after the outage began finds it out when it stores its result.
       assertProblem(await evaluate(), 503, 'state.unavailable');
-      assert.equal(reads(), 2);
+      assert.equal(reads() - base, 2);
       // Those after it are refused before reading.
       const refused = await evaluate();
       assertProblem(refused, 503, 'state.unavailable');
@@ -56,7 +64,7 @@ describe('verifier state store outage', () => {
         503,
         'state.unavailable',
       );
-      assert.equal(reads(), 2, 'no source was read while the store was known to be down');
+      assert.equal(reads() - base, 2, 'no source was read while the store was known to be down');
       const events = verifier.auditRecords().filter((entry) => entry.endpoint_kind !== undefined);
       const last = events.at(-2);
       assert.equal(last?.endpoint_kind, 'evaluate');
@@ -67,15 +75,15 @@ describe('verifier state store outage', () => {
       // A second later the next request tries the database again: still down, it reads() once and fails.
       clock.advance(1_000);
       assertProblem(await evaluate(), 503, 'state.unavailable');
-      assert.equal(reads(), 3);
+      assert.equal(reads() - base, 3);
 
       await proxy.open();
       clock.advance(1_000);
       const back = await evaluate();
       assert.equal(back.statusCode, 200, back.body);
-      assert.equal(reads(), 4);
+      assert.equal(reads() - base, 4);
       assert.equal((await evaluate()).statusCode, 200);
-      assert.equal(reads(), 5);
+      assert.equal(reads() - base, 5);
     } finally {
       await verifier.close();
       await proxy.cut();
