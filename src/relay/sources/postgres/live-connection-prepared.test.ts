@@ -83,12 +83,13 @@ describe('a live connection', () => {
       );
     };
     const live = await open();
-    const sql = 'SELECT a FROM t';
-    const failing = live.read(GUARD, sql, [], true);
-    const skipped = live.read(GUARD, sql, [], true);
+    // Values that differ: identical reads of one turn would be one read (pending-read.ts).
+    const sql = 'SELECT a FROM t WHERE a = $1';
+    const failing = live.read(GUARD, sql, ['1'], true);
+    const skipped = live.read(GUARD, sql, ['2'], true);
     await new Promise((resolve) => setImmediate(resolve));
     // Sent before the first batch is answered: the statement it prepares is not confirmed yet.
-    const meanwhile = live.read(GUARD, sql, [], true);
+    const meanwhile = live.read(GUARD, sql, ['3'], true);
     await assert.rejects(failing, (error: Error & { code?: string }) => {
       assert.equal(error.code, '42703');
       assert.equal(classifyPgError(error), 'failed');
@@ -97,7 +98,7 @@ describe('a live connection', () => {
     assert.deepEqual(await meanwhile, [['c']]);
     assert.deepEqual(await skipped, [['b']]);
     assert.equal(live.usable, true, 'a failed Parse is the statement’s trouble, not the connection’s');
-    assert.deepEqual(await live.read(GUARD, sql, [], true), [['d']]);
+    assert.deepEqual(await live.read(GUARD, sql, ['4'], true), [['d']]);
     assert.deepEqual(
       backend.received.map((message) => message.type).join(''),
       // Each batch parses the guard (unnamed); in the first, the second read binds what the first prepares.
@@ -141,10 +142,10 @@ describe('a live connection', () => {
         }
       };
       const live = await open();
-      const sql = 'SELECT a FROM t';
-      assert.deepEqual(await live.read(GUARD, sql, [], true), [['1']]);
-      const troubled = live.read(GUARD, sql, [], true);
-      const behind = live.read(GUARD, sql, [], true);
+      const sql = 'SELECT a FROM t WHERE a = $1';
+      assert.deepEqual(await live.read(GUARD, sql, ['1'], true), [['1']]);
+      const troubled = live.read(GUARD, sql, ['2'], true);
+      const behind = live.read(GUARD, sql, ['3'], true);
       await assert.rejects(troubled, (error: Error) => preparedStatementTrouble(error) === trouble);
       assert.deepEqual(await behind, [['3']], 'a read already sent still completes');
       assert.equal(live.usable, false, 'new reads go to another connection');

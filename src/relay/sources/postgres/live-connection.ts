@@ -3,7 +3,8 @@
 // Reads are pipelined and batched: the reads asked for in one event-loop turn leave in one write as one batch (one
 // read-only guard, each read's SELECT, one Sync: one implicit transaction), and the server answers batches in
 // order. Each distinct statement is prepared once per connection (a named statement the database parses and plans
-// once) when asked.
+// once) when asked. A read asked for while an identical one waits unsent (same guard, statement and values) is
+// answered with that read's rows: both would run in the same transaction, so their answers could not differ.
 import type { Duplex } from 'node:stream';
 import pg from 'pg';
 import { CLIENT_TIMEOUT_MESSAGE } from '../../../platform/postgres/client-timeout.ts';
@@ -11,6 +12,7 @@ import { type CancelOutcome, cancelBackend } from './cancel-request.ts';
 import { createReplyFrames, HEADER, MAX_MESSAGE_BYTES } from './live-reply-frames.ts';
 import { createLiveStatements, type Prepared } from './live-statements.ts';
 import { decodeDataRow, decodeError, encodeLiveBatch, encodingChange, type WireRead } from './live-wire.ts';
+import { type PendingRead, queueRead, settle } from './pending-read.ts';
 
 export interface LiveConnection {
   /**
@@ -38,26 +40,6 @@ export interface LiveConnection {
   /** Reads are in flight and none has completed for `STALL_MS`. */
   readonly stalled: boolean;
   close(): Promise<void>;
-}
-
-interface PendingRead {
-  readonly guard: string;
-  readonly text: string;
-  readonly values: readonly unknown[];
-  readonly prepare: boolean;
-  readonly resolve: (rows: (string | null)[][]) => void;
-  readonly reject: (error: Error) => void;
-  // The rest is set each time the read is sent (again, when the server skipped it after another read's error).
-  /** The prepared SELECT the read runs (none when unnamed), and whether this read parses it. */
-  statement: Prepared | undefined;
-  parses: boolean;
-  /** Its SELECT's ParseComplete and BindComplete came (rows come only after the latter). */
-  parsed: boolean;
-  bound: boolean;
-  /** Bytes of the SELECT's data rows so far: beyond `MAX_ANSWER_BYTES` they are dropped as they come. */
-  bytes: number;
-  rows: (string | null)[][];
-  error: Error | undefined;
 }
 
 /** Reads sent together under one guard and one Sync. */
@@ -126,11 +108,6 @@ export async function openLiveConnection(
   let encodingLost = false;
   // The cancel of a statement past the time limit, under way: it closes the socket itself once sent.
   let cancelling: Promise<void> | undefined;
-
-  function settle(read: PendingRead, error: Error | undefined): void {
-    if (error === undefined) read.resolve(read.rows);
-    else read.reject(error);
-  }
 
   /** Every read still waiting fails with `error` (the connection is gone or given up on). */
   function failAll(error: Error): void {
@@ -358,23 +335,8 @@ export async function openLiveConnection(
       if (!usable || retired) return Promise.reject(new Error('Connection terminated unexpectedly'));
       if (sent + queued.length === 0) lastProgress = performance.now();
       return new Promise((resolve, reject) => {
-        queued.push({
-          guard,
-          text,
-          values,
-          prepare,
-          resolve,
-          reject,
-          statement: undefined,
-          parses: false,
-          parsed: false,
-          bound: false,
-          bytes: 0,
-          rows: [],
-          error: undefined,
-        });
         // Reads asked for in the same turn of the event loop (requests that arrived together) leave in one batch.
-        scheduleFlush();
+        if (queueRead(queued, { guard, text, values, prepare, resolve, reject })) scheduleFlush();
       });
     },
     async close() {

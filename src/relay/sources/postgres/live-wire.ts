@@ -109,6 +109,19 @@ const EXECUTE = Buffer.from([0x45, 0, 0, 0, 9, 0, 0, 0, 0, 0]);
 const SYNC = Buffer.from([0x53, 0, 0, 0, 4]);
 
 /** A parameter as PostgreSQL text, the way `pg` sends it: arrays as array literals, every element quoted. */
+/** The same parameter values, as far as can be told without encoding them (arrays compared element by element). */
+export function sameParams(a: readonly unknown[], b: readonly unknown[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let index = 0; index < a.length; index++) {
+    const left = a[index];
+    const right = b[index];
+    if (Object.is(left, right)) continue;
+    if (!Array.isArray(left) || !Array.isArray(right) || left.length !== right.length) return false;
+    for (let at = 0; at < left.length; at++) if (!Object.is(left[at], right[at])) return false;
+  }
+  return true;
+}
+
 function paramText(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   if (Array.isArray(value)) return `{${value.map(arrayElement).join(',')}}`;
