@@ -358,7 +358,9 @@ function oidcScopes(
 ): Set<string> {
   const value = Object.hasOwn(payload, claim) ? payload[claim] : undefined;
   let raw: string[] = [];
-  if (typeof value === 'string') raw = value.split(/\s+/);
+  // Split at U+0020 only (RFC 6749 §3.3): a scope granted as one name with a tab or a Unicode space inside (a
+  // parameter its client chose) must not grant the scope spelled after it.
+  if (typeof value === 'string') raw = value.split(' ');
   else if (Array.isArray(value)) raw = value.filter((entry): entry is string => typeof entry === 'string');
   else if (typeof value === 'object' && value !== null) {
     raw = Object.entries(value)

@@ -146,7 +146,9 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
       kept.push(jwk);
       if (found.thumbprint !== undefined) keyPrints.add(found.thumbprint);
     }
-    if (kept.length === 0 && keys.length > 0) {
+    // An issuer that signs tokens publishes a key: a set without one is its outage (503, the last good keys kept),
+    // not a verdict that every caller's token names an unknown key.
+    if (kept.length === 0) {
       throw new KeyFetchError(url, 'no_usable_key', `JWKS ${url} holds no usable key`);
     }
     return { set: createLocalJWKSet({ keys: kept }), published: keyPrints };

@@ -45,8 +45,14 @@ export const oidcConfigSchema = z.strictObject({
       z.string(),
       z.union([z.string(), z.array(z.string())], { error: 'must be a scope name or a list of scope names' }),
     )
-    .default({}),
-  allowed_clients: z.array(z.string().min(1)).default([]),
+    .default({})
+    .describe('Renames a token scope to one scope or several; a scope not listed is kept as it is.'),
+  allowed_clients: z
+    .array(z.string().min(1))
+    .default([])
+    .describe(
+      'When not empty, the token `azp` or `client_id` must be one of these (else 403 auth.client_not_allowed).',
+    ),
   allowed_token_types: z.array(z.string().min(1)).min(1).default(['JWT', 'at+jwt']),
   allow_dev_insecure_fetch_urls: z
     .boolean()
