@@ -5,6 +5,7 @@ import { silentLogger } from '../../platform/log.ts';
 import type { RelayConfig } from '../config/schema.ts';
 import { createRelayMetrics } from '../metrics/relay-metrics.ts';
 import type { RelayState } from '../relay-state.ts';
+import type { TableSnapshot } from '../store/table-snapshot.ts';
 import { createReloader, type ReloaderOptions } from './reloader.ts';
 
 export const CLOCK = fixedClock('2026-01-01T00:00:00Z');
@@ -26,4 +27,14 @@ export function oneTableReloader(
     ...options,
   });
   return { reloader, state };
+}
+
+/** A loaded table as the reloader sees it: its version and row count, and no indexes. */
+export function stubSnapshot(version: string, rowCount = 1): TableSnapshot {
+  return {
+    rowCount,
+    version,
+    indexedColumns: () => ({ hash: [], sorted: [] }),
+    prepareIndexes: async () => {},
+  } as unknown as TableSnapshot;
 }

@@ -3,8 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { silentLogger } from '../../platform/log.ts';
-import type { TableSnapshot } from '../store/table-snapshot.ts';
-import { CLOCK, ONE_MTIME_TABLE, oneTableReloader } from './one-table-reloader-test-support.ts';
+import { CLOCK, ONE_MTIME_TABLE, oneTableReloader, stubSnapshot } from './one-table-reloader-test-support.ts';
 import { createRefreshScheduler } from './refresh-scheduler.ts';
 import type { Reloader } from './reloader.ts';
 
@@ -21,7 +20,7 @@ function polledTable() {
       const version = source.token;
       loadStarted();
       await hold;
-      return { rowCount: 1, version } as unknown as TableSnapshot;
+      return stubSnapshot(version);
     },
     changeToken: () => tokens,
   });
@@ -118,7 +117,7 @@ describe('an mtime reload that waited its turn behind another load', () => {
         const version = source.token;
         started();
         await hold;
-        return { rowCount: 1, version } as unknown as TableSnapshot;
+        return stubSnapshot(version);
       },
       changeToken: () => tokens,
     });

@@ -7,7 +7,7 @@ import type { RelayConfig, TableConfig } from '../config/schema.ts';
 import { createRelayMetrics } from '../metrics/relay-metrics.ts';
 import type { RelayState } from '../relay-state.ts';
 import { SourceError } from '../sources/source-error.ts';
-import type { TableSnapshot } from '../store/table-snapshot.ts';
+import { stubSnapshot } from './one-table-reloader-test-support.ts';
 import { createReloader } from './reloader.ts';
 
 const MTIME = { mode: 'mtime', interval: 1000 };
@@ -47,7 +47,7 @@ function workbookReloader() {
     loadTable: async (_dataset, table) => {
       if (failing.has(table.id))
         throw new SourceError({ tableId: table.id, code: 'ingest.missing_column', detail: 'no column' });
-      return { rowCount: 1, version: files[fileOf(table)] } as unknown as TableSnapshot;
+      return stubSnapshot(files[fileOf(table)] as string);
     },
     changeToken: (_dataset, table) => ({ changeToken: async () => `token-${files[fileOf(table)]}` }),
   });

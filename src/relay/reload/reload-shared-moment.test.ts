@@ -3,15 +3,14 @@
 // loaded while the data lacks it, and every later poll skips it.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { TableSnapshot } from '../store/table-snapshot.ts';
-import { oneTableReloader } from './one-table-reloader-test-support.ts';
+import { oneTableReloader, stubSnapshot } from './one-table-reloader-test-support.ts';
 
 /** One mtime table over a fake database whose data a generation reads at the moment it began. */
 function sharedMomentTable() {
   const db = { version: 'a', writeAfterExport: undefined as string | undefined, ended: 0 };
   let moment: string | undefined;
   const { reloader, state } = oneTableReloader({
-    loadTable: async () => ({ rowCount: 1, version: moment ?? db.version }) as unknown as TableSnapshot,
+    loadTable: async () => stubSnapshot(moment ?? db.version),
     async beginGeneration() {
       moment = db.version;
       // A transaction committed right after the export: the generation's reads do not see it.

@@ -9,7 +9,7 @@ import { createRelayMetrics } from '../metrics/relay-metrics.ts';
 import type { RelayState } from '../relay-state.ts';
 import type { IngestCode } from '../sources/ingest-codes.ts';
 import { SourceError } from '../sources/source-error.ts';
-import type { TableSnapshot } from '../store/table-snapshot.ts';
+import { stubSnapshot } from './one-table-reloader-test-support.ts';
 import { createReloader } from './reloader.ts';
 
 /** One snapshot table whose change token the test sets; a token of `undefined` cannot be read. */
@@ -27,7 +27,7 @@ function reloaderWithToken() {
     clock,
     logger: silentLogger(),
     metrics,
-    loadTable: async () => ({ rowCount: 1, version: 'v1' }) as unknown as TableSnapshot,
+    loadTable: async () => stubSnapshot('v1'),
     changeToken: () => ({
       changeToken: () =>
         token === undefined
@@ -101,8 +101,7 @@ describe('reloader: what a load logs', () => {
       logger: log.logger,
       metrics: createRelayMetrics(config),
       // A live table's snapshot holds no rows, whatever the database holds.
-      loadTable: async (_dataset, table) =>
-        ({ rowCount: table.id === 'live' ? 0 : 3, version: `v-${table.id}` }) as unknown as TableSnapshot,
+      loadTable: async (_dataset, table) => stubSnapshot(`v-${table.id}`, table.id === 'live' ? 0 : 3),
       changeToken: () => undefined,
     });
     await reloader.load();
@@ -149,7 +148,7 @@ function loggedReloader(options: { live?: boolean } = {}) {
       if (source.failure !== undefined) {
         throw new SourceError({ tableId: table.id, code: source.failure, detail: 'refused' });
       }
-      return { rowCount: 1, version: source.version } as unknown as TableSnapshot;
+      return stubSnapshot(source.version);
     },
     changeToken: () => undefined,
   });

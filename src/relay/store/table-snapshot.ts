@@ -1,9 +1,17 @@
-// A loaded table: typed columns in primary-key order, its content version and lazily built indexes.
+// A loaded table: typed columns in primary-key order, its content version and lazily built indexes (built at
+// once by the first read that needs one, or in slices by a reload for the indexes the table it replaces had).
 import type { TableConfig } from '../config/schema.ts';
 import type { CellKey, Column } from './column.ts';
-import { buildHashIndex, type HashIndex } from './hash-index.ts';
+import { buildHashIndex, type HashIndex, hashIndexBuild } from './hash-index.ts';
+import { buildInSlices } from './index-build.ts';
 import { primaryKeyRow } from './primary-key-row.ts';
-import { buildSortedIndex, type SortedIndex } from './sorted-index.ts';
+import { buildSortedIndex, type SortedIndex, sortedIndexBuild } from './sorted-index.ts';
+
+/** Columns with an equality (hash) index and columns with a range (sorted) index. */
+export interface IndexedColumns {
+  readonly hash: readonly string[];
+  readonly sorted: readonly string[];
+}
 
 export interface TableSnapshot {
   readonly id: string;
@@ -21,6 +29,10 @@ export interface TableSnapshot {
   rowOf(key: CellKey): number | undefined;
   hashIndex(column: string): HashIndex;
   sortedIndex(column: string): SortedIndex;
+  /** The indexes built so far. */
+  indexedColumns(): IndexedColumns;
+  /** Builds these indexes (those of its columns) in slices that yield to the event loop between them. */
+  prepareIndexes(columns: IndexedColumns): Promise<void>;
 }
 
 /** `columns` must hold the rows in strictly ascending primary-key order, as `buildTable` leaves them. */
@@ -68,6 +80,21 @@ export function createTableSnapshot(init: {
         sortedIndexes.set(name, index);
       }
       return index;
+    },
+    indexedColumns: () => ({ hash: [...hashIndexes.keys()], sorted: [...sortedIndexes.keys()] }),
+    async prepareIndexes(columns) {
+      for (const name of columns.hash) {
+        const column = init.columns.get(name);
+        if (column === undefined || hashIndexes.has(name)) continue;
+        const index = await buildInSlices(hashIndexBuild(column, init.rowCount));
+        hashIndexes.set(name, index);
+      }
+      for (const name of columns.sorted) {
+        const column = init.columns.get(name);
+        if (column === undefined || sortedIndexes.has(name)) continue;
+        const index = await buildInSlices(sortedIndexBuild(column, init.rowCount));
+        sortedIndexes.set(name, index);
+      }
     },
   };
 }
