@@ -115,6 +115,8 @@ describe('graceful shutdown (2 workers, one of them hung)', () => {
       relay.signal('SIGTERM');
       assert.equal(await relay.exited, 0);
       assert.throws(() => process.kill(hung as number, 0), { code: 'ESRCH' });
+      // Its in-flight requests were cut: the operator is told which worker, and why.
+      assert.match(relay.output(), /"worker":\d.*"relay worker still running after its drain; killed"/);
     } finally {
       try {
         process.kill(hung as number, 'SIGKILL');

@@ -8,13 +8,15 @@ export function requestTimeoutSchema() {
     .describe('Requests running longer answer 504 (at most 1h).');
 }
 
-export function maxConnectionsSchema() {
+/** `more`: what a service adds to the description (the relay: how `--workers` shares the limit). */
+export function maxConnectionsSchema(more = '') {
   return z
     .number()
     .int()
     .positive()
     .default(1024)
     .describe(
-      'Client connections the listener of `server.bind` holds open at once; it closes further ones as they arrive (the admin listener allows 64 of its own).',
+      'Client connections the listener of `server.bind` holds open at once; it closes further ones as they arrive (the admin listener allows 64 of its own).' +
+        more,
     );
 }

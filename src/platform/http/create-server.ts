@@ -11,6 +11,7 @@ import type { Random } from '../random.ts';
 import { unansweredProblem, unroutedBodyProblem } from './allowed-methods.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { compileTrustedProxies, pinClientAddress } from './client-address.ts';
+import { limitConnections } from './connection-limit.ts';
 import { drainOnClose, type InFlightResponses } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
 import { frozenHead } from './frozen-head.ts';
@@ -328,7 +329,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
         dispatch,
       );
       answerUnroutableRequests(server, pipeline.newRequestId);
-      if (options.maxConnections) server.maxConnections = options.maxConnections;
+      if (options.maxConnections) limitConnections(server, options.maxConnections);
       inFlight = drainOnClose(server, drainDeadlineMs(options.requestTimeoutMs), clientGone);
       return server;
     },

@@ -269,7 +269,15 @@ export async function startRelayPrimary(
     // primary neither waits for it forever nor exits leaving it behind.
     const hung = setTimeout(
       () => {
-        for (const slot of slots) if (!slot.worker.isDead()) slot.worker.process.kill('SIGKILL');
+        for (const slot of slots) {
+          if (slot.worker.isDead()) continue;
+          // Whatever it still had in flight is cut: said, so that those clients' errors can be explained.
+          logger.warn(
+            { worker: slot.index, pid: slot.worker.process.pid },
+            'relay worker still running after its drain; killed',
+          );
+          slot.worker.process.kill('SIGKILL');
+        }
       },
       2 * config.server.request_timeout + STOP_GRACE_MS,
     );

@@ -45,7 +45,9 @@ export const server = z.strictObject({
     .describe(
       'A request body still incomplete this long after the headers answers 504 `internal.timeout` and its connection closes (at most 1h; `request_timeout` still bounds the whole request).',
     ),
-  max_connections: maxConnectionsSchema(),
+  max_connections: maxConnectionsSchema(
+    ' With `--workers N` each worker holds up to this many (N times as many in all), and closes a connection handed to it at its limit even while another worker has room.',
+  ),
   cache_dir: z
     .string()
     .optional()
