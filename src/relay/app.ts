@@ -163,6 +163,8 @@ export function createRelayApp(
     },
     beginGeneration: () => postgres.shareSnapshots(),
     changeToken,
+    fileToken: (_datasetId, table) =>
+      table.source.type === 'file' ? fileChangeToken(resolve(baseDir, table.source.path)) : undefined,
   });
   const refresh = createRefreshScheduler({
     config,

@@ -32,10 +32,14 @@ const CONFIG = {
   ],
 } as unknown as RelayConfig;
 
-/** A reloader over CONFIG whose files hold the version the test sets; `failing` tables fail to load. */
+/**
+ * A reloader over CONFIG whose files hold the version the test sets; `failing` tables fail to load, and `afterLoad`
+ * runs once a table's load read its file (a file replaced before the next table reads it).
+ */
 function workbookReloader() {
   const files: Record<string, string> = { 'book.xlsx': 'v1', 'other.csv': 'v1' };
   const failing = new Set<string>();
+  const afterLoad: { run?: (table: string) => void } = {};
   const state: RelayState = { generation: undefined, readiness: { total: 4, loaded: 0, failed: 0 } };
   const fileOf = (table: TableConfig) => (table.source as { path: string }).path.replace('./', '');
   const reloader = createReloader({
@@ -47,12 +51,15 @@ function workbookReloader() {
     loadTable: async (_dataset, table) => {
       if (failing.has(table.id))
         throw new SourceError({ tableId: table.id, code: 'ingest.missing_column', detail: 'no column' });
-      return stubSnapshot(files[fileOf(table)] as string);
+      const snapshot = stubSnapshot(files[fileOf(table)] as string);
+      afterLoad.run?.(table.id);
+      return snapshot;
     },
     changeToken: (_dataset, table) => ({ changeToken: async () => `token-${files[fileOf(table)]}` }),
+    fileToken: (_dataset, table) => ({ changeToken: async () => `token-${files[fileOf(table)]}` }),
   });
   const version = (table: string) => state.generation?.table('d', table).version;
-  return { reloader, files, failing, version };
+  return { reloader, files, failing, afterLoad, version };
 }
 
 describe('a refresh of a table read from a file other tables read too', () => {
@@ -84,5 +91,62 @@ describe('a refresh of a table read from a file other tables read too', () => {
     );
     assert.equal(version('households'), 'v1');
     assert.equal(version('members'), 'v1');
+  });
+});
+
+describe('a file replaced while the tables read from it load one after another', () => {
+  it('swaps in none of them rather than sheets of two versions, and loads them together at the next poll', async () => {
+    const { reloader, files, afterLoad, version } = workbookReloader();
+    await reloader.load();
+    files['book.xlsx'] = 'v2';
+    afterLoad.run = (table) => {
+      if (table === 'households') files['book.xlsx'] = 'v3';
+    };
+    const outcome = await reloader.reloadTable('d', 'households', 'mtime');
+    assert.equal(outcome.ok, false);
+    assert.deepEqual(
+      outcome.failures.map((failure) => [failure.table_id, failure.code]),
+      [
+        ['households', 'ingest.file_changed'],
+        ['members', 'ingest.file_changed'],
+      ],
+    );
+    assert.equal(version('households'), 'v1', 'the previous data is still served');
+    assert.equal(version('members'), 'v1');
+    afterLoad.run = undefined;
+    assert.equal((await reloader.reloadTable('d', 'households', 'mtime')).ok, true);
+    assert.equal(version('households'), 'v3');
+    assert.equal(version('members'), 'v3');
+  });
+
+  it('fails a reload of every table too, keeping the previous generation', async () => {
+    const { reloader, files, afterLoad, version } = workbookReloader();
+    await reloader.load();
+    files['book.xlsx'] = 'v2';
+    afterLoad.run = (table) => {
+      if (table === 'households') files['book.xlsx'] = 'v3';
+    };
+    const outcome = await reloader.reloadAll('admin');
+    assert.equal(outcome.ok, false);
+    assert.deepEqual(
+      outcome.failures.map((failure) => failure.code),
+      ['ingest.file_changed', 'ingest.file_changed', 'ingest.file_changed'],
+      'every table read from the workbook, the manual one too',
+    );
+    assert.equal(version('households'), 'v1');
+    assert.equal(version('members'), 'v1');
+    assert.equal(version('notes'), 'v1');
+  });
+
+  it('reloads a table asked for alone whatever its file does meanwhile', async () => {
+    const { reloader, files, afterLoad, version } = workbookReloader();
+    await reloader.load();
+    files['book.xlsx'] = 'v2';
+    afterLoad.run = () => {
+      files['book.xlsx'] = 'v3';
+    };
+    const outcome = await reloader.reloadTable('d', 'members', 'admin');
+    assert.equal(outcome.ok, true, 'its own load checks its file; there is no other table to match');
+    assert.equal(version('members'), 'v2');
   });
 });

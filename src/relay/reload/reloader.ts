@@ -13,7 +13,7 @@ import type { TableSnapshot } from '../store/table-snapshot.ts';
 import { type ChangeTokenSource, readChangeToken, unreadableCode } from './change-token.ts';
 import { codeOf, whereOf } from './reload-failure-details.ts';
 import type { ReloadFailure, ReloadOutcome, TableVersion } from './reload-outcome.ts';
-import { refreshGroups } from './shared-file-tables.ts';
+import { refreshGroups, refuseMixedReads, sharedFileWatcher } from './shared-file-tables.ts';
 
 export type { ReloadFailure, ReloadOutcome, TableVersion, TableWaiting } from './reload-outcome.ts';
 
@@ -56,6 +56,8 @@ export interface ReloaderOptions {
   beginGeneration?(): Promise<{ end(): Promise<void> }>;
   /** The table's change token source when its refresh mode needs one. */
   changeToken(datasetId: string, table: TableConfig): ChangeTokenSource | undefined;
+  /** The token of a file table's file, whatever its refresh: tables read from one file must read one version. */
+  fileToken?(datasetId: string, table: TableConfig): ChangeTokenSource | undefined;
 }
 
 interface TableRef {
@@ -79,6 +81,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
     }
   }
   const groups = refreshGroups(options.config);
+  const watchFiles = sharedFileWatcher(options.config, options.fileToken);
   const tokens = new Map<string, string>();
   // Tables whose reloads fail, by key: the last code and how many failed in a row. A refresh that meets the same
   // failure at every poll (a deleted file, a database away) logs it once at error, the repeats at debug.
@@ -229,6 +232,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
     const reads = await Promise.all(
       [...refs.values()].map(async (ref) => ({ ref, read: await readToken(ref) })),
     );
+    const changedFiles = await watchFiles([...refs.keys()]);
     const generation = await options.beginGeneration?.();
     let loaded: Awaited<ReturnType<typeof loadOne>>[];
     try {
@@ -236,6 +240,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
     } finally {
       await generation?.end();
     }
+    loaded = refuseMixedReads(loaded, await changedFiles());
     let changed = false;
     if (loaded.every((result) => result.ok)) {
       await prepareIndexes(loaded);
@@ -357,9 +362,11 @@ export function createReloader(options: ReloaderOptions): Reloader {
         // A refresh reloads the tables sharing the table's file with it; an operator's reload, the table asked for.
         const group = trigger === 'admin' ? [ref] : (groups.get(ref.key) ?? []).map((key) => refs.get(key));
         // One after another, as reloads run: the sheets of a large workbook decoded at once would hold it that often.
-        const loaded: Loaded[] = [];
+        const changedFile = await watchFiles(group.map((member) => (member as TableRef).key));
+        const loads: Loaded[] = [];
         for (const member of group)
-          loaded.push(await loadOne(member as TableRef, member === ref ? read : undefined));
+          loads.push(await loadOne(member as TableRef, member === ref ? read : undefined));
+        const loaded = refuseMixedReads(loads, await changedFile());
         // All or none: a swap of some would serve sheets of two versions of one workbook side by side.
         const complete = loaded.every((result) => result.ok);
         if (complete) await prepareIndexes(loaded);
