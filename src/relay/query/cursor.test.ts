@@ -1,9 +1,20 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { isProblem } from '../../platform/problem/problem.ts';
 import { createCursorCodec, MAX_CURSOR_LENGTH } from './cursor.ts';
 
 const codec = createCursorCodec(Buffer.from('cursor-test-secret-0123456789abcdef0123'));
+
+/** `length` characters of `alphabet` in a fixed order no compressor shortens much. */
+function scrambled(alphabet: string, length: number): string {
+  let text = '';
+  for (let block = 0; text.length < length; block++) {
+    for (const byte of createHash('sha256').update(String(block)).digest())
+      text += alphabet[byte % alphabet.length];
+  }
+  return text.slice(0, length);
+}
 
 function code(run: () => unknown): string | undefined {
   try {
@@ -78,16 +89,35 @@ describe('cursor codec', () => {
     );
   });
 
-  it('carries a key as long as a unique index holds uncompressed (2,704 bytes), and refuses an overlong cursor', () => {
+  it('carries any key a unique index holds within the length it accepts, and refuses an overlong cursor', () => {
     const intent = 'f'.repeat(64);
     const generation = 'e'.repeat(32);
-    // JSON escapes quotes and control characters, so keys full of them fit fewer characters.
-    for (const key of ['k'.repeat(2704), 'é'.repeat(1352), '"'.repeat(1300), '\u0001'.repeat(450)]) {
+    const controls = Array.from({ length: 31 }, (_, i) => String.fromCharCode(i + 1)).join('');
+    const keys = [
+      'k'.repeat(2704),
+      'é'.repeat(1352),
+      // JSON spells each of these with two to six characters.
+      '"'.repeat(2704),
+      '\u0001'.repeat(2704),
+      scrambled(`${controls}"\\`, 2704),
+      scrambled(`${controls}"\\0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_`, 2704),
+      // The most bytes of UTF-8 a random key of 2,704 bytes can leave to spell.
+      scrambled('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_', 2704),
+      // An index stores a long repetitive key compressed.
+      'x'.repeat(200_000),
+    ];
+    for (const key of keys) {
       const cursor = codec.encodeKey({ i: intent, g: generation, k: key });
       assert.ok(cursor.length <= MAX_CURSOR_LENGTH, `${cursor.length}`);
+      assert.match(cursor, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
       assert.equal(codec.decodeKey(cursor, intent, generation), key);
     }
-    const overlong = codec.encodeKey({ i: intent, g: generation, k: 'k'.repeat(MAX_CURSOR_LENGTH) });
+    const overlong = codec.encodeKey({
+      i: intent,
+      g: generation,
+      k: scrambled('0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_', MAX_CURSOR_LENGTH),
+    });
+    assert.ok(overlong.length > MAX_CURSOR_LENGTH);
     assert.equal(
       code(() => codec.decodeKey(overlong, intent, generation)),
       'pagination.cursor_malformed',

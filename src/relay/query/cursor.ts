@@ -1,5 +1,6 @@
 // Signed opaque cursors bound to the query intent and the data generation.
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { relayProblem } from '../problems.ts';
 import type { Filter } from './parse-collection-query.ts';
 
@@ -33,10 +34,16 @@ export interface CursorCodec {
   decodeKey(cursor: string, intent: string, generation: string): string;
 }
 
-// Room for a live table's primary key (its text) in the cursor: a key as long as a PostgreSQL unique index holds
-// without compressing it (2,704 bytes) fits in base64, with the request still under 8 KiB (keys full of quotes or
-// control characters, which JSON escapes, fit fewer).
+// Room for a live table's primary key (its text) in the cursor, with the request still under 8 KiB: a key as long
+// as a PostgreSQL unique index holds uncompressed (2,704 bytes) fits in base64 whatever its characters, as a long
+// payload is deflated (JSON spells a control character in six, and an index holds a repetitive key compressed).
 export const MAX_CURSOR_LENGTH = 6144;
+/** Marks a deflated body: a plain one is base64url of JSON, `{"…`, so it always begins `eyJ`. */
+const DEFLATED = 'z';
+/** Payloads shorter than this are left plain (every snapshot cursor, most keys): deflating them gains nothing. */
+const DEFLATE_FROM = 256;
+/** Bound on an inflated payload: JSON of the longest key an index holds compressed, every character escaped. */
+const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
 const TAG_BYTES = 16;
 /** A 16-byte tag in unpadded base64url: 22 characters. */
 const SIGNATURE_TEXT = /^[A-Za-z0-9_-]{22}$/;
@@ -51,7 +58,7 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
     const json = JSON.stringify(payload);
     let cursor = signed.get(json);
     if (cursor === undefined) {
-      const body = Buffer.from(json).toString('base64url');
+      const body = bodyOf(json);
       cursor = `${body}.${tag(body).toString('base64url')}`;
       if (signed.size >= SIGNED_CURSORS) signed.clear();
       signed.set(json, cursor);
@@ -101,7 +108,7 @@ function verify(cursor: string, tag: (body: string) => Buffer): CursorPayload | 
   if (!timingSafeEqual(Buffer.from(signature, 'latin1'), Buffer.from(expected, 'latin1'))) throw malformed();
   let payload: unknown;
   try {
-    payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    payload = JSON.parse(payloadText(body));
   } catch {
     throw malformed();
   }
@@ -113,6 +120,21 @@ function verify(cursor: string, tag: (body: string) => Buffer): CursorPayload | 
   }
   if (typeof p.k !== 'string' || p.p !== undefined) throw malformed();
   return { i: p.i, g: p.g, k: p.k };
+}
+
+/** The payload as base64url, deflated when that is shorter. */
+function bodyOf(json: string): string {
+  const plain = Buffer.from(json).toString('base64url');
+  if (json.length < DEFLATE_FROM) return plain;
+  const deflated = DEFLATED + deflateRawSync(json).toString('base64url');
+  return deflated.length < plain.length ? deflated : plain;
+}
+
+/** The JSON of a body whose signature was verified (only this relay's own output is ever inflated). */
+function payloadText(body: string): string {
+  if (!body.startsWith(DEFLATED)) return Buffer.from(body, 'base64url').toString('utf8');
+  const bytes = Buffer.from(body.slice(DEFLATED.length), 'base64url');
+  return inflateRawSync(bytes, { maxOutputLength: MAX_PAYLOAD_BYTES }).toString('utf8');
 }
 
 /** A short digest of everything a cursor must not outlive. */
