@@ -40,6 +40,18 @@ describe('checkCelReferences', () => {
     ]);
   });
 
+  it('refuses a constant regular expression that does not compile: every evaluation would fail', () => {
+    assert.deepEqual(problems("source.p.address.matches('(') || matches(source.p.address, 'a\\\\C')"), [
+      'matches the pattern `(`, which is not a valid regular expression: error parsing regexp: missing closing ): `(`',
+      'matches the pattern `a\\C`, which is not a valid regular expression: error parsing regexp: invalid escape sequence: `\\C`',
+    ]);
+    // A valid pattern, or one only known when the expression runs, is not checked here.
+    assert.deepEqual(
+      problems("source.p.address.matches('^[a-z]+$') && source.p.address.matches(ctx.purpose)"),
+      [],
+    );
+  });
+
   it('checks a list literal as long as cel.max_expression_bytes allows (1 MiB at most)', () => {
     // 300,000 elements in about 600 KB: a walk must not hand them to one call as arguments.
     const long = `[${Array(300_000).fill('1').join(',')}].size() > 0 && source.p.nope`;

@@ -1,7 +1,9 @@
-// Load-time check of what a CEL expression refers to. A name, binding, field or function that does not exist fails
-// every evaluation (500 claim.rule_evaluation_failed), so it is refused at startup as a syntax error is.
+// Load-time check of what a CEL expression refers to. A name, binding, field or function that does not exist, or a
+// constant regular expression that does not compile, fails every evaluation (500 claim.rule_evaluation_failed), so
+// it is refused at startup as a syntax error is.
 import { isCelError, parse, plan } from '@bufbuild/cel';
 import { createCelEnv } from './cel-env.ts';
+import { invalidPattern } from './check-cel-pattern.ts';
 import { accessOf, type CelExpr as Expr, walkCel } from './walk-cel.ts';
 
 export interface CelScope {
@@ -60,6 +62,8 @@ class ReferenceWalk {
       if (!PLANNER_CALLS.has(call.function) && env.funcs.find(call.function) === undefined) {
         this.report(`calls \`${call.function}\`, which is not a CEL function here`);
       }
+      const pattern = invalidPattern(env, expr);
+      if (pattern) this.report(pattern);
     }
     return false;
   }

@@ -282,7 +282,7 @@ describe('verifier config', () => {
     );
   });
 
-  it('refuses CEL expressions naming what the claim does not bind: names, bindings, fields, members, functions', () => {
+  it('refuses CEL expressions naming what the claim does not bind (names, bindings, fields, members, functions) or a pattern that does not compile', () => {
     const claim = (id: string, expression: string, extra = '') => `
     - id: ${id}
       title: ${id}
@@ -301,6 +301,7 @@ describe('verifier config', () => {
       claim('no_member', 'claims.alive.valeu', '\n      depends_on: [alive]'),
       claim('no_ctx_member', "ctx.todey > '2020'"),
       claim('no_function', "ctx.purpose.lowerAscii() == 'x' && foo(1)"),
+      claim('bad_pattern', "ctx.purpose.matches('[')"),
       // What exists: locals shadowing roots, quoted ids, has() on any field, type names, macros, ctx.target members.
       claim(
         'fine',
@@ -318,6 +319,7 @@ describe('verifier config', () => {
       'evidence.claims.6.rule.expression: reads `ctx.todey`; ctx has purpose, today, target',
       'evidence.claims.7.rule.expression: calls `lowerAscii`, which is not a CEL function here',
       'evidence.claims.7.rule.expression: calls `foo`, which is not a CEL function here',
+      'evidence.claims.8.rule.expression: matches the pattern `[`, which is not a valid regular expression: error parsing regexp: missing closing ]: `[`',
     ];
     assert.deepEqual(
       messages.filter((m) => m.includes('rule.expression')),
