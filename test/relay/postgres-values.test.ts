@@ -1,5 +1,6 @@
 // Values read from PostgreSQL, snapshot and live: the same text whatever output settings the database or role
-// sets, numerics beyond the double range refused rather than served as null, and dates of years 0001 to 0099.
+// sets (bytea's included, read as a string), numerics beyond the double range refused rather than served as null,
+// and dates of years 0001 to 0099.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
@@ -20,11 +21,11 @@ const SNAPSHOT = '/v1/datasets/registry/entities/vals/records';
 const LIVE = '/v1/datasets/registry/entities/vals_live/records';
 
 const CREATE_VALS = `CREATE TABLE vals (
-  id integer PRIMARY KEY, f float8, d date, ts timestamp, tz timestamptz, iv interval, n numeric)`;
+  id integer PRIMARY KEY, f float8, d date, ts timestamp, tz timestamptz, iv interval, n numeric, b bytea)`;
 const INSERT_VALS = `INSERT INTO vals VALUES
-  (1, 0.30000000000000004, '2024-02-01', '2024-02-01 10:00:00.123', '2024-02-01 12:00:00+02', '1 day 02:00', 12.5),
-  (2, 123456789.12345679, '0050-03-01', '0050-03-01 10:00:00', '0001-01-01 00:00:00+00', '-3 months', -0.25),
-  (3, 1e-7, '0001-01-01', '9999-12-31 23:59:59.999', NULL, NULL, NULL)`;
+  (1, 0.30000000000000004, '2024-02-01', '2024-02-01 10:00:00.123', '2024-02-01 12:00:00+02', '1 day 02:00', 12.5, '\\x00ff41'),
+  (2, 123456789.12345679, '0050-03-01', '0050-03-01 10:00:00', '0001-01-01 00:00:00+00', '-3 months', -0.25, ''),
+  (3, 1e-7, '0001-01-01', '9999-12-31 23:59:59.999', NULL, NULL, NULL, NULL)`;
 
 /** What the relay must answer for `vals`, written out here rather than derived from the relay. */
 const VALS = [
@@ -36,6 +37,7 @@ const VALS = [
     tz: '2024-02-01T10:00:00.000Z',
     iv: '1 day 02:00:00',
     n: 12.5,
+    b: '\\x00ff41',
   },
   {
     id: 2,
@@ -45,8 +47,9 @@ const VALS = [
     tz: '0001-01-01T00:00:00.000Z',
     iv: '-3 mons',
     n: -0.25,
+    b: '\\x',
   },
-  { id: 3, f: 1e-7, d: '0001-01-01', ts: '9999-12-31T23:59:59.999Z', tz: null, iv: null, n: null },
+  { id: 3, f: 1e-7, d: '0001-01-01', ts: '9999-12-31T23:59:59.999Z', tz: null, iv: null, n: null, b: null },
 ];
 
 // Each one changes the text PostgreSQL writes for a mapped type when a session does not set its own.
@@ -54,6 +57,7 @@ const HOSTILE_SETTINGS = [
   "DateStyle = 'SQL, DMY'",
   'extra_float_digits = -10',
   "IntervalStyle = 'sql_standard'",
+  "bytea_output = 'escape'",
   "TimeZone = 'America/New_York'",
 ];
 
@@ -76,7 +80,7 @@ const VALS_DATASET = `  - id: registry
         primary_key: id
         schema:
           fields:
-${fields(['iv: string'])}
+${fields(['iv: string', 'b: string'])}
       - id: vals_live
         ${postgresSource({ table: 'vals' })}
         materialization: live
@@ -159,7 +163,7 @@ describe('PostgreSQL values under a database with its own output settings', () =
       assert.equal(live.statusCode, 200, live.body);
       assert.deepEqual(
         live.json().data,
-        VALS.map(({ iv: _, ...rest }) => rest),
+        VALS.map(({ iv: _, b: __, ...rest }) => rest),
       );
     } finally {
       await relay.close();

@@ -16,13 +16,13 @@ describe('read-only session', () => {
   it('opens every transaction READ ONLY with a local statement timeout, UTC, standard strings and output styles', () => {
     assert.equal(
       beginReadOnly({ query_timeout: 1500 }),
-      "BEGIN READ ONLY; SET LOCAL statement_timeout = 1500; SET LOCAL TIME ZONE 'UTC'; SET LOCAL standard_conforming_strings = on; SET LOCAL DateStyle = 'ISO, YMD'; SET LOCAL IntervalStyle = 'postgres'; SET LOCAL extra_float_digits = '3'",
+      "BEGIN READ ONLY; SET LOCAL statement_timeout = 1500; SET LOCAL TIME ZONE 'UTC'; SET LOCAL standard_conforming_strings = on; SET LOCAL DateStyle = 'ISO, YMD'; SET LOCAL IntervalStyle = 'postgres'; SET LOCAL extra_float_digits = '3'; SET LOCAL bytea_output = 'hex'",
     );
   });
 
   it('guards a live read with one statement of transaction-local settings (read only, the timeout in whole ms, output styles, UTC) that releases advisory locks', () => {
     const set = (name: string, value: string) => `pg_catalog.set_config('${name}', '${value}', true)`;
-    const output = `${set('DateStyle', 'ISO, YMD')}, ${set('IntervalStyle', 'postgres')}, ${set('extra_float_digits', '3')}`;
+    const output = `${set('DateStyle', 'ISO, YMD')}, ${set('IntervalStyle', 'postgres')}, ${set('extra_float_digits', '3')}, ${set('bytea_output', 'hex')}`;
     assert.equal(
       liveGuard({ query_timeout: 1500.7 }),
       `SELECT ${set('transaction_read_only', 'on')}, ${set('statement_timeout', '1500')}, ${output}, ${set('TimeZone', 'UTC')}, pg_catalog.pg_advisory_unlock_all()`,

@@ -15,6 +15,8 @@ const OUTPUT_SETTINGS: readonly (readonly [name: string, value: string])[] = [
   ['DateStyle', 'ISO, YMD'],
   ['IntervalStyle', 'postgres'],
   ['extra_float_digits', '3'],
+  // A bytea read as a string (or a view's text of one): `escape` would write other text for the same bytes.
+  ['bytea_output', 'hex'],
 ];
 
 /**
