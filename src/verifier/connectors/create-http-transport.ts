@@ -4,6 +4,7 @@
 // One undici pool per connection, driven through `dispatch` with a handler: a read is one small JSON answer, and
 // node:http's ClientRequest/IncomingMessage streams, or undici's own `request()` body stream, cost more per read
 // than the rest of the connector.
+import { AssertionError } from 'node:assert';
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isIP, type LookupFunction } from 'node:net';
@@ -236,6 +237,17 @@ const CERTIFICATE_REFUSALS = new Set([
 ]);
 
 /**
+ * TLS handshakes that meet no TLS Node accepts: an answer that is not TLS at all (an https base URL on a port that
+ * speaks plain HTTP), or a source offering only protocol versions Node refuses. The next attempt meets the same port.
+ */
+const TLS_MISMATCHES = new Set([
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'ERR_SSL_PACKET_LENGTH_TOO_LONG',
+  'ERR_SSL_UNSUPPORTED_PROTOCOL',
+  'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
+]);
+
+/**
  * The kind of a connection failure by its error code. A name that does not exist (ENOTFOUND: the resolver's
  * answer, not its silence) stays so for the next attempt; a resolver that cannot answer for now (EAI_AGAIN), a
  * refused or reset connection may pass, and are `network`.
@@ -243,6 +255,7 @@ const CERTIFICATE_REFUSALS = new Set([
 export function failureKindOf(code: unknown): TransportFailureKind {
   if (typeof code !== 'string') return 'network';
   if (CERTIFICATE_REFUSALS.has(code)) return 'certificate_refused';
+  if (TLS_MISMATCHES.has(code)) return 'protocol_error';
   return code === 'ENOTFOUND' ? 'host_not_found' : 'network';
 }
 
@@ -251,12 +264,14 @@ const ANSWERED_REFUSALS = new Set(['bad response', 'bad upgrade']);
 
 /**
  * An answer HTTP/1.1 does not allow: not HTTP, an interim (100) or upgrade (101) answer never asked for, lengths
- * that contradict each other, a header block past the limit. The source answers so again: not retried. A
- * connection cut before the answer ends is no such answer (`other side closed`), and may pass.
+ * that contradict each other, a header block past the limit, a status code below 100 (which trips an assertion
+ * of undici's parser). The source answers so again: not retried. A connection cut before the answer ends is no
+ * such answer (`other side closed`), and may pass.
  */
 function breaksProtocol(error: Error): boolean {
   return (
     error instanceof errors.HTTPParserError ||
+    error instanceof AssertionError ||
     error instanceof errors.HeadersOverflowError ||
     error instanceof errors.ResponseContentLengthMismatchError ||
     (error instanceof errors.SocketError && ANSWERED_REFUSALS.has(error.message))

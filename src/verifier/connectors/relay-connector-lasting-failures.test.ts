@@ -136,7 +136,7 @@ describe('relay connector: a source host name that does not resolve', () => {
 });
 
 describe('transport failure kinds', () => {
-  it('tells a refused certificate and a name that does not exist from failures that may pass', () => {
+  it('tells a refused certificate, a port without TLS and a name that does not exist from failures that may pass', () => {
     const kinds = Object.fromEntries(
       [
         'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
@@ -146,6 +146,8 @@ describe('transport failure kinds', () => {
         'ERR_TLS_CERT_ALTNAME_INVALID',
         'DEPTH_ZERO_SELF_SIGNED_CERT',
         'SELF_SIGNED_CERT_IN_CHAIN',
+        'ERR_SSL_WRONG_VERSION_NUMBER',
+        'ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION',
         'ENOTFOUND',
         'EAI_AGAIN',
         'ECONNREFUSED',
@@ -161,6 +163,8 @@ describe('transport failure kinds', () => {
       ERR_TLS_CERT_ALTNAME_INVALID: 'certificate_refused',
       DEPTH_ZERO_SELF_SIGNED_CERT: 'certificate_refused',
       SELF_SIGNED_CERT_IN_CHAIN: 'certificate_refused',
+      ERR_SSL_WRONG_VERSION_NUMBER: 'protocol_error',
+      ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: 'protocol_error',
       ENOTFOUND: 'host_not_found',
       EAI_AGAIN: 'network',
       ECONNREFUSED: 'network',

@@ -16,6 +16,9 @@ const BROKEN_ANSWERS: Record<string, string> = {
   'two different Content-Length': `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 13\r\nContent-Length: 14\r\n\r\n${BODY} `,
   'a bad chunk size':
     'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n',
+  // RFC 9110 §15: a status code is 100 to 599; the HTTP client trips over one below 100.
+  'a status code below 100': `HTTP/1.1 099 Odd\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n${BODY}`,
+  'a status code of 000': `HTTP/1.1 000 Odd\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n${BODY}`,
   'a header block past the limit': `HTTP/1.1 200 OK\r\nX-Big: ${'a'.repeat(100_000)}\r\nContent-Length: 13\r\n\r\n${BODY}`,
 };
 
@@ -35,6 +38,18 @@ describe('registry_data_api connector: answers that break HTTP/1.1', () => {
       assert.deepEqual([upstream.requests.length, upstream.sleeps.length], [1, 0]);
     });
   }
+
+  it('answers an https base URL on a port that speaks plain HTTP 503 (reason source.protocol_error), unretried', async () => {
+    // The TLS handshake gets an HTTP answer: the port does not speak TLS, and will not on the next attempt.
+    const reader = upstream.connector({ base_url: `https://127.0.0.1:${upstream.port}/relay/` });
+    const problem = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.deepEqual(
+      [problem.status, problem.code, auditCodeOf(problem)],
+      [503, 'source.unavailable', 'source.protocol_error'],
+    );
+    assert.deepEqual(upstream.sleeps, []);
+  });
 
   it('still retries an answer cut short by its connection (reason source.network)', async () => {
     upstream.handler = (request) =>
