@@ -9,6 +9,7 @@ import type { Random } from '../platform/random.ts';
 import { createLocalAdminBackend, type RelayAdminBackend } from './admin/admin-backend.ts';
 import { createRelayAdminApp } from './admin/create-relay-admin-app.ts';
 import { registerAggregateRoutes } from './aggregates/aggregate-routes.ts';
+import { CSV_RESULT_HEADERS } from './aggregates/render-aggregate-csv.ts';
 import { buildRelayAuditRecord } from './audit/build-relay-audit-record.ts';
 import { buildCatalog } from './catalog/build-catalog.ts';
 import type { LoadedRelayConfig } from './config/load-relay-config.ts';
@@ -98,6 +99,8 @@ export function createRelayApp(
     server: config.server,
     audit: config.audit,
     auditSecret: secrets.auditSecret,
+    // A browser client of a CSV aggregate learns its disclosure, freshness and completeness only from these.
+    corsHeaders: { expose: CSV_RESULT_HEADERS },
     baseDir,
     deps,
     buildRecord: (request, reply) =>

@@ -110,7 +110,10 @@ describe('configured CORS origins and trusted proxies', () => {
     assert.equal(ok.headers['access-control-allow-origin'], LISTED);
     assert.match(String(ok.headers.vary), /Origin/);
     // What a page may read is said on the response itself.
-    assert.equal(ok.headers['access-control-expose-headers'], 'etag, link, x-request-id, retry-after');
+    assert.equal(
+      ok.headers['access-control-expose-headers'],
+      'etag, link, x-request-id, retry-after, x-ambit-disclosure-control, x-ambit-freshness, x-ambit-completeness',
+    );
     const denied = await relay.get('/v1/datasets', { headers: { origin: LISTED } });
     assertProblem(denied, 401, 'auth.missing_credential');
     assert.equal(denied.headers['access-control-allow-origin'], LISTED);

@@ -1,6 +1,7 @@
 // Aggregate discovery: the dataset's aggregates, one aggregate's structure, and measures and dimensions by id.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
+import { addVary, CREDENTIAL_HEADERS } from '../../platform/http/vary.ts';
 import { relayProblem } from '../problems.ts';
 import type { RelayRuntime } from '../relay-runtime.ts';
 import { notModified } from '../routes/records.ts';
@@ -21,7 +22,9 @@ export function registerAggregateDiscoveryRoutes(app: FastifyInstance, runtime: 
   const datasetUrl = (datasetId: string) => `${baseUrl}/v1/datasets/${datasetId}`;
 
   /** The dataset (scope before existence) and the aggregates the caller may discover in it. */
-  const visible = async (request: DatasetRequest) => {
+  const visible = async (request: DatasetRequest, reply: FastifyReply) => {
+    // What is listed is what the caller's scopes reveal.
+    addVary(reply, ...CREDENTIAL_HEADERS);
     const facts = aggregateAuditFacts(request);
     facts.endpointKind = 'aggregate_list';
     const principal = await runtime.authenticate(request);
@@ -37,7 +40,7 @@ export function registerAggregateDiscoveryRoutes(app: FastifyInstance, runtime: 
   app.get<{ Params: { dataset_id: string } }>(
     '/v1/datasets/:dataset_id/aggregates',
     async (request, reply) => {
-      const { dataset, aggregates, facts } = await visible(request);
+      const { dataset, aggregates, facts } = await visible(request, reply);
       facts.rowCount = aggregates.length;
       const data = aggregates.map((aggregate) => describeAggregate(aggregate, baseUrl));
       return sendDiscovery(request, reply, {
@@ -67,7 +70,7 @@ export function registerAggregateDiscoveryRoutes(app: FastifyInstance, runtime: 
     app.get<{ Params: { dataset_id: string } }>(
       `/v1/datasets/:dataset_id/${kind}`,
       async (request, reply) => {
-        const { dataset, aggregates, facts } = await visible(request);
+        const { dataset, aggregates, facts } = await visible(request, reply);
         const data = merge(aggregates);
         facts.rowCount = data.length;
         return sendDiscovery(request, reply, {
@@ -79,7 +82,7 @@ export function registerAggregateDiscoveryRoutes(app: FastifyInstance, runtime: 
     app.get<{ Params: { dataset_id: string; id: string } }>(
       `/v1/datasets/:dataset_id/${kind}/:id`,
       async (request, reply) => {
-        const { dataset, aggregates, facts } = await visible(request);
+        const { dataset, aggregates, facts } = await visible(request, reply);
         const item = merge(aggregates).find((entry) => entry.id === request.params.id);
         // Only what a visible aggregate declares exists for this caller.
         if (!item) {

@@ -14,6 +14,13 @@ export const CSV_MEDIA_TYPE = 'text/csv; charset=utf-8; header=present';
  */
 export const CSV_ANSWER_VERSION = 1;
 
+/** The response headers carrying what a CSV body cannot (a listed CORS origin may read them: app.ts). */
+export const CSV_RESULT_HEADERS = [
+  'x-ambit-disclosure-control',
+  'x-ambit-freshness',
+  'x-ambit-completeness',
+] as const;
+
 export interface RenderedCsv {
   readonly body: string;
   /** Disclosure, freshness and completeness, which a CSV body cannot carry. */
@@ -56,9 +63,9 @@ export function renderAggregateCsv(response: AggregateResponse): RenderedCsv {
   return {
     body,
     headers: {
-      'x-ambit-disclosure-control': JSON.stringify(metadata.disclosure_control),
-      'x-ambit-freshness': JSON.stringify(metadata.freshness),
-      'x-ambit-completeness': JSON.stringify(metadata.completeness),
+      [CSV_RESULT_HEADERS[0]]: JSON.stringify(metadata.disclosure_control),
+      [CSV_RESULT_HEADERS[1]]: JSON.stringify(metadata.freshness),
+      [CSV_RESULT_HEADERS[2]]: JSON.stringify(metadata.completeness),
     },
   };
 }

@@ -1,7 +1,9 @@
-// Dataset discovery and entity schemas, filtered to what the caller's metadata scopes reveal.
+// Dataset discovery and entity schemas, filtered to what the caller's metadata scopes reveal (hence `Vary` names
+// the credential headers).
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../../platform/auth/principal.ts';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
+import { addVary, CREDENTIAL_HEADERS } from '../../platform/http/vary.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { CatalogDataset, CatalogEntity } from '../catalog/catalog.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
@@ -12,7 +14,8 @@ export function registerDatasetRoutes(app: FastifyInstance, runtime: RelayRuntim
   const { catalog } = runtime;
   const baseUrl = catalog.config.catalog.base_url.replace(/\/$/, '');
 
-  app.get('/v1/datasets', async (request) => {
+  app.get('/v1/datasets', async (request, reply) => {
+    addVary(reply, ...CREDENTIAL_HEADERS);
     const facts = auditFacts(request);
     facts.endpointKind = 'catalog';
     const principal = await runtime.authenticate(request);
@@ -23,7 +26,8 @@ export function registerDatasetRoutes(app: FastifyInstance, runtime: RelayRuntim
     return { data };
   });
 
-  app.get<{ Params: { dataset_id: string } }>('/v1/datasets/:dataset_id', async (request) => {
+  app.get<{ Params: { dataset_id: string } }>('/v1/datasets/:dataset_id', async (request, reply) => {
+    addVary(reply, ...CREDENTIAL_HEADERS);
     const facts = auditFacts(request);
     facts.endpointKind = 'dataset';
     const principal = await runtime.authenticate(request);
@@ -38,6 +42,7 @@ export function registerDatasetRoutes(app: FastifyInstance, runtime: RelayRuntim
   app.get<{ Params: { dataset_id: string; entity: string } }>(
     '/v1/datasets/:dataset_id/entities/:entity/schema',
     async (request, reply) => {
+      addVary(reply, ...CREDENTIAL_HEADERS);
       const facts = auditFacts(request);
       facts.endpointKind = 'schema';
       const principal = await runtime.authenticate(request);

@@ -4,6 +4,7 @@ import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
 import { addGetRoute } from '../../platform/http/fast-lane.ts';
 import { quoted } from '../../platform/http/quote-client-text.ts';
 import type { RouteReply, RouteRequest } from '../../platform/http/route-types.ts';
+import { addVary, CREDENTIAL_HEADERS } from '../../platform/http/vary.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import type { CatalogEntity } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
@@ -29,6 +30,9 @@ import { cachedPage, pageKey, rememberPage } from './page-cache.ts';
 import { renderPage } from './render-page.ts';
 import { readPurpose, requireGeneration, requireReadableById, resolveEntity } from './resolve-entity.ts';
 
+/** What a page depends on besides its URL: the credential and the purpose its cursors are bound to. */
+export const PAGE_VARY = [...CREDENTIAL_HEADERS, 'Data-Purpose'] as const;
+
 interface EntityParams {
   dataset_id: string;
   entity: string;
@@ -37,6 +41,8 @@ interface EntityParams {
 
 export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime): void {
   addGetRoute(app, '/v1/datasets/:dataset_id/entities/:entity/records', async (request, reply) => {
+    // A page's next cursor is bound to the credential and the purpose; refusals depend on them too.
+    addVary(reply, ...PAGE_VARY);
     const { facts, principal, entity, params } = await beginRowsRead(runtime, request);
     // Purpose precedes query parsing: a caller without one learns nothing about the filter rules.
     const entityPurpose = readPurpose(request, [entity]);

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireScope } from '../../platform/auth/require-scope.ts';
 import { isNotModified, strongEtag } from '../../platform/http/etag.ts';
 import { quoted } from '../../platform/http/quote-client-text.ts';
+import { addVary } from '../../platform/http/vary.ts';
 import type { CatalogEntity } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import { intentDigest } from '../query/cursor.ts';
@@ -12,7 +13,7 @@ import { rowJson } from '../query/render-rows.ts';
 import { firstAfter } from '../query/run-collection.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
 import { nextLink } from './next-link.ts';
-import { findRow, notModified, sendJson, shapeOf, sortedQuery } from './records.ts';
+import { findRow, notModified, PAGE_VARY, sendJson, shapeOf, sortedQuery } from './records.ts';
 import { renderPage } from './render-page.ts';
 import { lookupEntity, readPurpose, requireGeneration, requireReadableById } from './resolve-entity.ts';
 
@@ -27,6 +28,8 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
   app.get<{ Params: RelationshipParams }>(
     '/v1/datasets/:dataset_id/entities/:entity/records/:id/relationships/:relationship',
     async (request, reply) => {
+      // A has_many page binds its cursors to the credential and the purpose, as a records page does.
+      addVary(reply, ...PAGE_VARY);
       const facts = auditFacts(request);
       facts.endpointKind = 'rows';
       const principal = await runtime.authenticate(request);
