@@ -6,6 +6,7 @@ import type { RouteReply, RouteRequest } from '../platform/http/route-types.ts';
 import type { Logger } from '../platform/log.ts';
 import type { Random } from '../platform/random.ts';
 import { createAdminApp } from './admin/create-admin-app.ts';
+import { takeBatchItemEvents } from './audit/batch-item-events.ts';
 import { buildEvidenceAuditEvent } from './audit/build-evidence-audit-event.ts';
 import { buildClaimCatalog, type ClaimCatalog } from './claims/build-claim-catalog.ts';
 import { type CelEvaluator, createCelEvaluator } from './claims/create-cel-evaluator.ts';
@@ -116,6 +117,12 @@ function composeVerifierApp(
     baseDir,
     deps,
     buildRecord,
+    // A batch's item events, written with the batch's own event.
+    recordsBefore: (request, reply) =>
+      takeBatchItemEvents(request, reply, () => {
+        const now = deps.clock.now();
+        return { secret: secrets.auditSecret, now, eventId: deps.random.ulid(now) };
+      }),
     auditWriteFailed,
     // Batch evaluations take an Idempotency-Key and mark a replay with idempotent-replayed.
     corsHeaders: { allow: ['idempotency-key'], expose: ['idempotent-replayed'] },

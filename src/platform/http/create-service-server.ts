@@ -36,6 +36,11 @@ export interface ServiceServerOptions {
   readonly serviceProblems?: Readonly<Record<string, () => Problem>>;
   /** The service's own audit record for one response (an object, or its JSON text). */
   buildRecord(request: RouteRequest, reply: RouteReply): AuditRecord;
+  /**
+   * Records that precede the response's own, written in the same append so that they stand or fall with it (a
+   * batch's item events: none may say an item was answered when its batch's record failed).
+   */
+  recordsBefore?(request: RouteRequest, reply: RouteReply): readonly AuditRecord[];
   /** Told when a request whose client went away has been answered and its deadline brought forward. */
   readonly onClientGone?: () => void;
 }
@@ -78,8 +83,32 @@ export function createServiceServer(options: ServiceServerOptions): {
         done();
         return;
       }
-      audit.enqueue(options.buildRecord(request, reply), done);
+      const before = options.recordsBefore?.(request, reply) ?? [];
+      if (before.length === 0) {
+        audit.enqueue(options.buildRecord(request, reply), done);
+        return;
+      }
+      enqueueTogether(audit, [...before, options.buildRecord(request, reply)], done);
     },
   });
   return { app, audit };
+}
+
+/**
+ * Queues records in one event-loop turn, so that one append writes them (group commit); `done` runs once,
+ * with the first failure if any.
+ */
+function enqueueTogether(
+  audit: AuditWriter,
+  records: readonly AuditRecord[],
+  done: (error?: unknown) => void,
+): void {
+  let pending = records.length;
+  let failure: unknown;
+  for (const record of records) {
+    audit.enqueue(record, (error) => {
+      if (error !== undefined && failure === undefined) failure = error;
+      if (--pending === 0) done(failure);
+    });
+  }
 }

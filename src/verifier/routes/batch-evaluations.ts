@@ -4,6 +4,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { keyedHash } from '../../platform/audit/keyed-hash.ts';
 import { auditedClaimIds } from '../audit/audited-names.ts';
+import { holdBatchItemEvents } from '../audit/batch-item-events.ts';
 import { buildBatchItemAuditEvent } from '../audit/build-evidence-audit-event.ts';
 import { EvaluationTrace } from '../claims/evaluate-claims.ts';
 import { CLAIM_RESULT_MEDIA_TYPE } from '../config/schema.ts';
@@ -149,13 +150,18 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
       const answered = request.ctx.responding
         ? { status: reply.statusCode, problemCode: request.ctx.errorCode }
         : undefined;
-      await runtime.writeAuditRecords(
-        run.reports.map((report) => {
-          const now = runtime.clock.now();
-          const context = { secret: runtime.hashSecret, now, eventId: runtime.random.ulid(now) };
-          return buildBatchItemAuditEvent(request, report, context, answered);
-        }),
-      );
+      if (answered) {
+        await runtime.writeAuditRecords(
+          run.reports.map((report) => {
+            const now = runtime.clock.now();
+            const context = { secret: runtime.hashSecret, now, eventId: runtime.random.ulid(now) };
+            return buildBatchItemAuditEvent(request, report, context, answered);
+          }),
+        );
+      } else {
+        // Written with the batch's own event, in one append, once its answer is known.
+        holdBatchItemEvents(request, run.reports);
+      }
       if (run.storeFailure !== undefined) {
         facts.errorDetailCode = auditCodeOf(run.storeFailure);
         throw run.storeFailure;
