@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isProblem } from '../../platform/problem/problem.ts';
 import type { ClaimConfig, DisclosureLevel } from '../config/schema.ts';
-import { resolveDisclosure, viewClaim } from './resolve-disclosure.ts';
+import { resolveDisclosure, stillDisclosable, viewClaim } from './resolve-disclosure.ts';
 
 function claim(
   allowed: DisclosureLevel[],
@@ -87,5 +87,21 @@ describe('disclosure policy', () => {
       disclosure: 'redacted',
       redacted_fields: ['c'],
     });
+  });
+
+  it('a stored level stays answerable while an allowed level discloses as much; redacted always', () => {
+    const cases: [DisclosureLevel[], DisclosureLevel, boolean][] = [
+      [['value'], 'value', true],
+      [['predicate'], 'value', false],
+      [['redacted'], 'value', false],
+      [['value'], 'predicate', true],
+      [['predicate', 'redacted'], 'predicate', true],
+      [['redacted'], 'predicate', false],
+      [['predicate'], 'redacted', true],
+      [['value'], 'redacted', true],
+    ];
+    for (const [allowed, level, expected] of cases) {
+      assert.equal(stillDisclosable(claim(allowed, allowed[0] as DisclosureLevel, 'deny'), level), expected);
+    }
   });
 });

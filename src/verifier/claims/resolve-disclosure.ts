@@ -24,6 +24,17 @@ export function resolveDisclosure(
   );
 }
 
+/**
+ * Whether a result already made at `level` may be answered again under the claim's current policy (a render): a
+ * redacted one always (it discloses nothing), another while some allowed level discloses at least as much. A
+ * withdrawn level stops being answered, as a withdrawn scope does.
+ */
+export function stillDisclosable(claim: ClaimConfig, level: DisclosureLevel): boolean {
+  return (
+    level === 'redacted' || claim.disclosure.allowed.some((allowed) => REVEALS[allowed] >= REVEALS[level])
+  );
+}
+
 /** How much each level discloses: the value, whether it holds, nothing. */
 const REVEALS: Readonly<Record<DisclosureLevel, number>> = { value: 2, predicate: 1, redacted: 0 };
 
