@@ -185,7 +185,7 @@ function tokensProblem(tokens: SqlToken[] | string): string | undefined {
     if (!isName(token)) continue;
     const chain = nameChain(tokens, chains, i);
     chains[i] = chain;
-    const name = token.text.toLowerCase();
+    const name = comparedName(token.text);
     if (FILE_VIEWS.has(name)) return fileViewProblem(name);
     // A call is a name before `(`, comments and spaces between them dropped; a schema before it changes nothing.
     const direct = next?.kind === 'symbol' && next.text === '(';
@@ -252,7 +252,7 @@ function qualifierOf(tokens: readonly SqlToken[], at: number): string | undefine
   const dot = tokens[at - 1];
   const schema = tokens[at - 2];
   if (dot?.kind !== 'symbol' || dot.text !== '.' || !isName(schema)) return undefined;
-  return schema.text.toLowerCase();
+  return comparedName(schema.text);
 }
 
 /** A control character the server does not read as a space (\v is one only from PostgreSQL 16 on). */
@@ -264,6 +264,15 @@ function hasControlCharacter(sql: string): boolean {
     }
   }
   return false;
+}
+
+/**
+ * A name as compared with the refused ones, without regard to case. A single-byte database (LATIN5, WIN1254) with
+ * a Turkish locale folds an unquoted `İ` to an ASCII `i` (`SET_CONFİG` names set_config there), which the
+ * scanner's ASCII folding, right for keywords, leaves alone.
+ */
+function comparedName(text: string): string {
+  return text.replaceAll('\u0130', 'i').toLowerCase();
 }
 
 function isRefusedFunction(name: string): boolean {

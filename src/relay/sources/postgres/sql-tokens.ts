@@ -75,7 +75,7 @@ function isNewline(c: string | undefined): boolean {
   return c === '\n' || c === '\r';
 }
 
-/** Unquoted names fold ASCII letters only (in a UTF-8 database). */
+/** Unquoted words fold ASCII letters only, as keywords do in any database (names compared further: comparedName). */
 function foldCase(word: string): string {
   return word.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 }
