@@ -1,6 +1,6 @@
 // Load-time check of the purposes claims are limited to (`purpose`). A request must state the purpose of the claim and
 // of each of its sub-claims, so two different ones among them refuse every request: the claim could never be
-// evaluated.
+// evaluated. So does a purpose `evidence.allowed_purposes` leaves out, for the claim and every claim above it.
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { walkDependencies } from '../claims/walk-dependencies.ts';
 import type { VerifierConfig } from './schema.ts';
@@ -13,7 +13,19 @@ export function checkClaimPurposes(config: VerifierConfig): ConfigIssue[] {
     new Map(config.evidence.claims.map((claim) => [claim.id, claim.depends_on])),
   );
   const purposes = claimPurposes(config, order);
-  return config.evidence.claims.flatMap((claim, c): ConfigIssue[] => {
+  const allowed = config.evidence.allowed_purposes;
+  const outside = config.evidence.claims.flatMap((claim, c): ConfigIssue[] =>
+    // Where it is set only: each claim above it would repeat the same mistake.
+    claim.purpose !== undefined && allowed.length > 0 && !allowed.includes(claim.purpose)
+      ? [
+          issue(
+            `evidence.claims.${c}.purpose`,
+            `is ${claim.purpose}, which is not in evidence.allowed_purposes: no request could evaluate the claim, nor a claim depending on it`,
+          ),
+        ]
+      : [],
+  );
+  const conflicts = config.evidence.claims.flatMap((claim, c): ConfigIssue[] => {
     const found = purposes.get(claim.id);
     // Each conflict once, where it arises: not again at every claim above.
     const inherited = claim.depends_on.some((dependency) => (purposes.get(dependency)?.size ?? 0) > 1);
@@ -35,6 +47,7 @@ export function checkClaimPurposes(config: VerifierConfig): ConfigIssue[] {
       ),
     ];
   });
+  return [...outside, ...conflicts];
 }
 
 /**

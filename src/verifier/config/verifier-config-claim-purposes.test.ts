@@ -46,4 +46,22 @@ describe('verifier config claim purposes', () => {
       1,
     );
   });
+
+  it('refuses a claim limited to a purpose outside allowed_purposes, once, where it is set', () => {
+    const allowing = (purposes: string[]) =>
+      BASE.replace(
+        '  service_id: test.verifier\n',
+        `  service_id: test.verifier\n  allowed_purposes: [${purposes.join(', ')}]\n`,
+      );
+    const claims = `${claim('audited', [], AUDIT)}${claim('above', ['audited'])}${claim('top', ['above'])}`;
+    assert.deepEqual(purposeIssues(`${allowing([BENEFIT])}${claims}`), [
+      {
+        path: 'evidence.claims.1.purpose',
+        message: `is ${AUDIT}, which is not in evidence.allowed_purposes: no request could evaluate the claim, nor a claim depending on it`,
+      },
+    ]);
+    // Allowed, or no allowed_purposes at all (any purpose accepted): it loads.
+    assert.doesNotThrow(() => loadVerifierConfigText(`${allowing([BENEFIT, AUDIT])}${claims}`, ENV, '/tmp'));
+    assert.doesNotThrow(() => loadVerifierConfigText(`${BASE}${claims}`, ENV, '/tmp'));
+  });
 });
