@@ -65,8 +65,9 @@ function seedFailure(error: unknown): string {
  */
 export async function seedDemoPostgres(url: string): Promise<void> {
   // Dropping the table waits for every session that touched it: an open transaction left in psql would hold the
-  // demo silently, and a statement still queued when the demo stops runs on the server after it has gone. Each
-  // wait is bounded instead, and a server that stops answering is given up on, so the demo starts without it.
+  // demo silently, and a statement still queued when the demo stops runs on the server after it has gone (the
+  // transaction below undoes it). Each wait is bounded, and a server that stops answering is given up on, so the
+  // demo starts without it.
   const client = new pg.Client({
     connectionString: driverUrl(url),
     connectionTimeoutMillis: 5000,
@@ -75,7 +76,11 @@ export async function seedDemoPostgres(url: string): Promise<void> {
     query_timeout: 35_000,
   });
   await client.connect();
+  // One transaction: a start stopped while the DROP waits for its lock leaves that statement queued on the server,
+  // which would otherwise run it after the demo has gone and leave no table; rolled back, the table stays whole.
+  // Other sessions also never see the table missing or half filled.
   try {
+    await client.query('BEGIN');
     await client.query('CREATE SCHEMA IF NOT EXISTS ambit_demo');
     await client.query('DROP TABLE IF EXISTS ambit_demo.birth_registrations');
     await client.query(`CREATE TABLE ambit_demo.birth_registrations (
@@ -91,7 +96,8 @@ export async function seedDemoPostgres(url: string): Promise<void> {
       `INSERT INTO ambit_demo.birth_registrations
        SELECT 'br-' || (20000 + i),
               (ARRAY['lakeside', 'highmoor', 'redfield', 'stonebridge', 'willowbank', 'dunmere'])[1 + (i * 7) % 6],
-              CASE WHEN i % 2 = 0 THEN 'female' ELSE 'male' END,
+              -- Not i % 2: the district above follows i % 6, so each district would hold one sex only.
+              CASE WHEN (i / 6) % 2 = 0 THEN 'female' ELSE 'male' END,
               date '2025-01-01' + (i * 37) % 365,
               ((date '2025-01-01' + (i * 37) % 365 + (i * 11) % 60)::timestamp
                  + make_interval(hours => 8 + i % 9, mins => (i * 13) % 60)) AT TIME ZONE 'UTC',
@@ -100,7 +106,9 @@ export async function seedDemoPostgres(url: string): Promise<void> {
          FROM generate_series(1, $1::int) AS i`,
       [BIRTH_ROWS],
     );
+    await client.query('COMMIT');
   } finally {
+    // Without COMMIT, the server rolls back when the connection ends.
     await client.end();
   }
 }

@@ -62,6 +62,14 @@ describe('demo with DATABASE_URL', () => {
     assert.equal(rows[0]?.first, 'br-20001');
   });
 
+  it('spreads both sexes over every district, so a filter on the two together finds someone', async () => {
+    const { rows } = await db.query(
+      'SELECT district, count(DISTINCT sex)::int AS sexes FROM ambit_demo.birth_registrations GROUP BY district',
+    );
+    assert.equal(rows.length, 6);
+    for (const row of rows) assert.equal(row.sexes, 2, row.district);
+  });
+
   it('serves the same records as a snapshot and live to the caseworker', async () => {
     const snapshot = await get(`${BIRTHS}?district=lakeside&limit=500`, 'caseworker');
     const live = await get(`${BIRTHS_LIVE}?district=lakeside&limit=500`, 'caseworker');

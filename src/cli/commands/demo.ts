@@ -1,6 +1,7 @@
 // `ambit demo` (npm start): the demo relay on bundled data with generated keys, and requests to try.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { AuditFileInUse } from '../../platform/audit/audit-file-lock.ts';
 import { systemClock } from '../../platform/clock.ts';
 import { isBindAddress } from '../../platform/config/bind-address.ts';
 import { ConfigError } from '../../platform/config/config-error.ts';
@@ -13,6 +14,7 @@ import { startRelay } from '../../relay/start-relay.ts';
 import { loadVerifierConfig } from '../../verifier/config/load-verifier-config.ts';
 import { type RunningVerifier, startVerifier } from '../../verifier/start-verifier.ts';
 import type { Command } from '../cli-io.ts';
+import { demoInUse } from '../demo-already-running.ts';
 import { DEMO_PERSONAS, demoKeysProblem, ensureDemoKeys, personaVar } from '../demo-keys.ts';
 import { prepareDemoPostgres, withPostgresDataset } from '../demo-postgres.ts';
 import { demoRelayAddressEnv, localUrl } from '../demo-relay-address.ts';
@@ -82,6 +84,15 @@ export const demo: Command = async (args, io) => {
       ...(await demoRelayAddressEnv(io.env)),
       AMBIT_DEMO_STATE_DIR: stateDir,
     };
+    // Seeding rewrites the table a demo already running may serve live: a start that would stop anyway (its state
+    // folder or an address taken) stops first.
+    if (env.DATABASE_URL) {
+      const busy = await demoInUse(
+        stateDir,
+        DEMO_LISTENERS.map(([name, fallback]) => io.env[name] || fallback),
+      );
+      if (busy !== undefined) throw busy;
+    }
     const withPostgres = await untilAborted(prepareDemoPostgres(env.DATABASE_URL, io.err), stop.signal);
     const loaded = withPostgres
       ? loadRelayConfigText(
@@ -138,6 +149,7 @@ export const demo: Command = async (args, io) => {
  * demo's terms, since the generic advice (give each process its own `audit.path`) names a config the user never wrote.
  */
 function auditFileInUse(error: unknown): boolean {
+  if (error instanceof AuditFileInUse) return true;
   return error instanceof ConfigError && error.issues.some((issue) => issue.code === 'audit.sink_in_use');
 }
 

@@ -1,0 +1,138 @@
+// `npm start` with DATABASE_URL rewrites table ambit_demo.birth_registrations on every start. A start that does not
+// go ahead (another demo already runs, or Ctrl-C while it waits for the table) must leave that table as it found it:
+// the running demo serves it live.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { BIRTH_ROWS, seedDemoPostgres } from '../../src/cli/demo-postgres.ts';
+import { demoEnv } from '../helpers/demo-env.ts';
+import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
+import { ROOT } from '../helpers/run-cli.ts';
+
+/** `ambit demo` on `url` with the state folder and listeners given; `shown` resolves on `until` or its exit. */
+function startDemo(url: string, state: string, until: string, env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, ['bin/ambit.js', 'demo'], {
+    cwd: ROOT,
+    env: { ...demoEnv(state), DATABASE_URL: url, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const shown = new Promise<void>((resolve) => {
+    child.stdout.on('data', (chunk) => {
+      output.stdout += chunk;
+      if (output.stdout.includes(until)) resolve();
+    });
+    child.stderr.on('data', (chunk) => {
+      output.stderr += chunk;
+    });
+    void exited.then(() => resolve());
+  });
+  return { child, output, exited, shown };
+}
+
+/** Resolves once `probe` answers a value (the database is asked again meanwhile). */
+async function waitFor<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+const MARK =
+  "UPDATE ambit_demo.birth_registrations SET birth_weight_kg = 9.99 WHERE registration_id = 'br-20042'";
+const MARKED =
+  "SELECT birth_weight_kg::text AS kg FROM ambit_demo.birth_registrations WHERE registration_id = 'br-20042'";
+
+describe('demo with DATABASE_URL, while another demo serves the table', () => {
+  let db: TestDatabase;
+  let state: string;
+  let first: ReturnType<typeof startDemo>;
+
+  before(async () => {
+    db = await openTestDatabase();
+    state = mkdtempSync(join(tmpdir(), 'ambit-demo-reseed-'));
+    first = startDemo(db.url, state, 'Press Ctrl+C');
+    await first.shown;
+    assert.match(first.output.stdout, /vital_events/, first.output.stderr);
+  });
+
+  after(async () => {
+    if (first.child.exitCode === null) {
+      first.child.kill('SIGINT');
+      await first.exited;
+    }
+    await db.close();
+    rmSync(state, { recursive: true, force: true });
+  });
+
+  it('a second start over the same state folder stops before it rewrites the table', async () => {
+    // A change the running demo shows live (births_live), as a user makes it to try the live entity.
+    await db.query(MARK);
+    const second = startDemo(db.url, state, 'Press Ctrl+C');
+    assert.equal(await second.exited, 1);
+    assert.match(second.output.stderr, /^is the demo already running\? Its audit files in /);
+    assert.equal((await db.query(MARKED)).rows[0]?.kg, '9.99');
+  });
+
+  it('a second start on the same relay address stops before it rewrites the table', async () => {
+    const relay = /Ambit Relay demo listening on http:\/\/(\S+)/.exec(first.output.stdout)?.[1];
+    assert.ok(relay, first.output.stdout);
+    await db.query(MARK);
+    const other = mkdtempSync(join(tmpdir(), 'ambit-demo-reseed-other-'));
+    try {
+      const second = startDemo(db.url, other, 'Press Ctrl+C', { AMBIT_RELAY_BIND: relay });
+      assert.equal(await second.exited, 1);
+      assert.equal(
+        second.output.stderr,
+        `cannot listen on ${relay}: the address is already in use (another process listens there); is the demo ` +
+          'already running? Stop it, or move the demo with AMBIT_RELAY_BIND (host:port; port 0 picks a free one)\n',
+      );
+      assert.equal((await db.query(MARKED)).rows[0]?.kg, '9.99');
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('demo with DATABASE_URL stopped while it waits for the table', () => {
+  it('leaves the table whole once the session that held it lets go', async (t) => {
+    const db = await openTestDatabase();
+    const state = mkdtempSync(join(tmpdir(), 'ambit-demo-reseed-stop-'));
+    const holder = new pg.Client({ connectionString: db.url });
+    try {
+      if (db.kind === 'pglite') return t.skip('embedded PGlite serves every client in one session');
+      await seedDemoPostgres(db.url);
+      // A psql session in the middle of a transaction that read the table: reseeding has to wait for it.
+      await holder.connect();
+      await holder.query('BEGIN');
+      await holder.query('SELECT count(*) FROM ambit_demo.birth_registrations');
+      const demo = startDemo(db.url, state, 'Press Ctrl+C');
+      const waiting = await waitFor(async () => {
+        const { rows } = await db.query(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        );
+        return rows[0]?.pid as number | undefined;
+      });
+      demo.child.kill('SIGINT');
+      assert.equal(await demo.exited, 0, demo.output.stderr);
+      // The demo has gone; its statement, still queued on the server, now gets the lock.
+      await holder.query('ROLLBACK');
+      await waitFor(async () => {
+        const { rows } = await db.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [waiting]);
+        return rows.length === 0 ? true : undefined;
+      });
+      const { rows } = await db.query('SELECT count(*)::int AS n FROM ambit_demo.birth_registrations');
+      assert.equal(rows[0]?.n, BIRTH_ROWS);
+    } finally {
+      await holder.end();
+      await db.close();
+      rmSync(state, { recursive: true, force: true });
+    }
+  });
+});
