@@ -40,19 +40,28 @@ export interface PendingRead extends ReadRequest {
  * queued as a read of its own (a flush is due), false when it joined another.
  */
 export function queueRead(queued: PendingRead[], request: ReadRequest): boolean {
-  for (const read of queued) {
+  for (let index = 0; index < queued.length; index++) {
+    const read = queued[index] as PendingRead;
     if (
       read.text === request.text &&
       read.guard === request.guard &&
       read.prepare === request.prepare &&
       sameParams(read.values, request.values)
     ) {
-      read.twins = [...(read.twins ?? []), { resolve: request.resolve, reject: request.reject }];
+      const twin = { resolve: request.resolve, reject: request.reject };
+      if (read.twins === undefined) read.twins = [twin];
+      else read.twins.push(twin);
       return false;
     }
   }
+  // Spelled out rather than spread: every pending read then has one shape.
   queued.push({
-    ...request,
+    guard: request.guard,
+    text: request.text,
+    values: request.values,
+    prepare: request.prepare,
+    resolve: request.resolve,
+    reject: request.reject,
     twins: undefined,
     statement: undefined,
     parses: false,
