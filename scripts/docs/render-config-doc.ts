@@ -23,12 +23,12 @@ export function renderConfigDoc(): string {
     ...sections(rows).flatMap(({ title, rows: members }) => [`## \`${title}\``, '', table(members), '']),
     '## Removed keys',
     '',
-    'Keys accepted by earlier relays that are now rejected with `config.parse_error` and this message:',
+    'Keys the reference relay accepted that this relay refuses, with `config.parse_error` and this message saying what to write instead:',
     '',
     markdownTable(
       ['Key', 'Message'],
       LEGACY_KEYS.map((legacy) => [
-        `\`${`${legacy.at}.${legacy.key}`.replaceAll('.*', '[]')}\``,
+        `\`${(legacy.at === '' ? legacy.key : `${legacy.at}.${legacy.key}`).replaceAll('.*', '[]')}\``,
         legacy.message,
       ]),
     ),
@@ -94,8 +94,9 @@ function table(rows: readonly SchemaRow[]): string {
 }
 
 const INTRO = `The relay reads one YAML file: \`ambit relay serve --config FILE\` (or \`AMBIT_RELAY_CONFIG\`), checked
-without serving by \`ambit config check --config FILE\`. Problems are reported each with its dotted path and a
-code (see [Issue codes](#issue-codes)), every problem of a stage at once: first the file itself (YAML errors and
+without serving by \`ambit config check --config FILE\`. Problems are reported each with its dotted path, a
+code (see [Issue codes](#issue-codes)) and the line of the file it stands on (a missing key: the line of the
+mapping that lacks it), every problem of a stage at once: first the file itself (YAML errors and
 \`\${...}\` references that cannot be expanded), then the shape (unknown keys, types, ranges), then what needs a
 valid shape (references between parts, secrets, sources, the metadata manifest). The relay does not start while any
 remains.

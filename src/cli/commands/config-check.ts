@@ -4,6 +4,7 @@
 import { dirname, resolve } from 'node:path';
 import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
 import { didYouMean } from '../../platform/config/did-you-mean.ts';
+import { withLines } from '../../platform/config/issue-lines.ts';
 import { loadConfigFile } from '../../platform/config/load-config-file.ts';
 import { type LoadedRelayConfig, loadRelayConfigValue } from '../../relay/config/load-relay-config.ts';
 import { loadVerifierConfigValue } from '../../verifier/config/load-verifier-config.ts';
@@ -41,10 +42,12 @@ export const configCheck: Command = async (args, io) => {
   if (!path) {
     return reportFlagError(io, `--config is required (or set ${fallbacks.join(' or ')})`);
   }
+  let raw: unknown;
   try {
     const env = resolveEnv(io.env, flags['env-file']);
     // Read and parsed once, for both kinds: parsing is most of the check's time and memory on a large file.
     const file = loadConfigFile(path, env);
+    raw = file.raw;
     const kind = (flags.kind as Kind | undefined) ?? detectKind(file.raw);
     if (kind === 'verifier' && flags.connect) {
       return reportFlagError(io, '--connect checks the PostgreSQL sources of a relay config');
@@ -59,7 +62,7 @@ export const configCheck: Command = async (args, io) => {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     io.err(`${path}: ${error.issues.length} problem${error.issues.length === 1 ? '' : 's'}`);
-    for (const issue of error.issues) io.err(`  ${formatIssue(issue)}`);
+    for (const issue of withLines(raw, error.issues)) io.err(`  ${formatIssue(issue)}`);
     return 1;
   }
 };

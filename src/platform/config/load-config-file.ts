@@ -2,10 +2,11 @@
 import { checkSubstitutions } from './check-substitutions.ts';
 import { ConfigError, type ConfigIssue } from './config-error.ts';
 import { expandEnv } from './expand-env.ts';
+import { rememberLines } from './issue-lines.ts';
 import { parseStrictYaml } from './parse-strict-yaml.ts';
 import { MAX_CONFIG_FILE_BYTES, readBoundedFile } from './read-bounded-file.ts';
 import { decodeUtf8 } from './read-utf8-text.ts';
-import { yamlToPlain } from './yaml-to-plain.ts';
+import { lineFinder, yamlToPlain } from './yaml-to-plain.ts';
 
 export interface LoadedConfigFile {
   readonly path: string;
@@ -48,7 +49,11 @@ export function parseConfigText(text: string, env: Readonly<Record<string, strin
   }
   if (issues.length > 0) throw new ConfigError(issues);
   const plain = yamlToPlain(document, expanded.text);
-  if (plain.ok) return plain.value;
+  if (plain.ok) {
+    // Values keep their lines: a `${VAR}` never adds one, as a value with a line break is refused above.
+    rememberLines(plain.value, document, lineFinder(expanded.text));
+    return plain.value;
+  }
   throw new ConfigError(
     plain.problems.map((problem) => ({
       path: problem.line === undefined ? '' : `line ${problem.line}`,

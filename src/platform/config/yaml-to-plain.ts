@@ -126,7 +126,7 @@ export function yamlToPlain(document: Document, text: string): YamlToPlainResult
 }
 
 /** The 1-based line of an offset, by binary search over line starts found once (not a scan per alias). */
-function lineFinder(text: string): (offset: number) => number {
+export function lineFinder(text: string): (offset: number) => number {
   let starts: number[] | undefined;
   return (offset) => {
     if (starts === undefined) {

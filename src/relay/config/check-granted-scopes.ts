@@ -37,6 +37,8 @@ function scopeProblem(
   if ((ADMIN_SCOPES as readonly string[]).includes(scope) || declared.has(scope)) return undefined;
   const [datasetId, level, ...rest] = scope.split(':');
   if (datasetId === 'relay') return `unknown admin scope \`${scope}\`${hint(scope, ADMIN_SCOPES)}`;
+  const reference = referenceScopeProblem(scope, datasetIds);
+  if (reference) return reference;
   if (rest.length > 0 || !datasetId || !level) return `\`${scope}\` is not of the form <dataset_id>:<level>`;
   if (!datasetIds.has(datasetId))
     return `scope names unknown dataset \`${datasetId}\`${hint(datasetId, datasetIds)}`;
@@ -44,6 +46,28 @@ function scopeProblem(
     const prefix = `${datasetId}:`;
     const ownLevels = [...declared].filter((s) => s.startsWith(prefix)).map((s) => s.slice(prefix.length));
     return `unknown scope level \`${level}\`${hint(level, [...SCOPE_LEVELS, ...ownLevels])}`;
+  }
+  return undefined;
+}
+
+/** Scopes as the reference relay names them, with the name this relay gives them or why there is none. */
+function referenceScopeProblem(scope: string, datasetIds: ReadonlySet<string>): string | undefined {
+  const [datasetId = '', level, ...rest] = scope.split(':');
+  if (datasetId === 'registry_relay') {
+    const ours = `relay:${[level, ...rest].join(':')}`;
+    return (ADMIN_SCOPES as readonly string[]).includes(ours)
+      ? `the reference admin scope \`${scope}\` is named \`${ours}\` here: use \`${ours}\``
+      : `unknown admin scope \`${scope}\`: admin scopes are ${ADMIN_SCOPES.map((s) => `\`${s}\``).join(', ')}`;
+  }
+  if (!datasetIds.has(datasetId)) return undefined;
+  if (level === 'verify' && rest.length === 0) {
+    return `\`${scope}\` is not a scope here: this relay has no verification route (claims are verified by the verifier), remove it`;
+  }
+  if (level === 'identity_release' && rest.length === 0) {
+    return `\`${scope}\` is not a scope here: attribute release is not served by this relay, remove it`;
+  }
+  if (level === 'evidence_verification' && rest.length > 0) {
+    return `evidence verification is not scoped per evidence type here: use \`${datasetId}:evidence_verification\``;
   }
   return undefined;
 }

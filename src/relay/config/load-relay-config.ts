@@ -1,6 +1,7 @@
 // Loads, validates and checks a relay config file: shape errors first, then every semantic and secret issue.
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../../platform/config/config-error.ts';
+import { withLines } from '../../platform/config/issue-lines.ts';
 import { loadConfigFile, parseConfigText } from '../../platform/config/load-config-file.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
 import { loadBoundManifest } from '../metadata/load-bound-manifest.ts';
@@ -32,6 +33,15 @@ export function loadRelayConfigText(text: string, env: Env, baseDir: string): Lo
 
 /** A config already read and parsed (`ambit config check` reads the file once to tell its kind). */
 export function loadRelayConfigValue(raw: unknown, env: Env, baseDir: string): LoadedRelayConfig {
+  try {
+    return checkedRelayConfig(raw, env, baseDir);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(withLines(raw, error.issues));
+    throw error;
+  }
+}
+
+function checkedRelayConfig(raw: unknown, env: Env, baseDir: string): LoadedRelayConfig {
   const config = validateConfig(relayConfigSchema, raw, LEGACY_KEYS);
   const issues = checkRelayConfig(config);
   const metadata = loadBoundManifest(config, baseDir, issues.length === 0);

@@ -10,6 +10,12 @@ import type { RelayConfig } from './schema.ts';
 
 export const RELAY_PRODUCT = 'ambit-relay';
 
+/**
+ * The product the reference relay commits its keys to: its commitments bind the same id to the same fingerprint,
+ * so a key carried over with its config keeps its commitment rather than being rotated.
+ */
+const REFERENCE_RELAY_PRODUCT = 'registry-relay';
+
 export interface RelaySecrets {
   readonly apiKeys: readonly ApiKeyEntry[];
   readonly auditSecret: Buffer;
@@ -49,7 +55,11 @@ export function resolveRelaySecrets(
       return;
     }
     const commitment = key.fingerprint.commitment;
-    if (commitment !== undefined && commitment !== commitmentOf(RELAY_PRODUCT, key.id, value)) {
+    if (
+      commitment !== undefined &&
+      commitment !== commitmentOf(RELAY_PRODUCT, key.id, value) &&
+      commitment !== commitmentOf(REFERENCE_RELAY_PRODUCT, key.id, value)
+    ) {
       issues.push({
         path: `${path}.commitment`,
         code: 'config.validation_error',

@@ -10,6 +10,7 @@ import { postgresSource } from './postgres-source-schema.ts';
 import { FILTER_OPS, id } from './schema-parts.ts';
 import { server } from './server-schema.ts';
 
+export { LEGACY_KEYS } from './legacy-keys.ts';
 export { FILTER_OPS, ID_PATTERN } from './schema-parts.ts';
 export { AGGREGATE_FUNCTIONS };
 
@@ -39,7 +40,10 @@ const apiKey = z.strictObject({
     commitment: z
       .string()
       .regex(/^sha256:[0-9a-f]{64}$/)
-      .optional(),
+      .optional()
+      .describe(
+        'Binds the key id to the fingerprint, as `ambit keys generate` prints it; one the reference relay (`registry-relay`) printed for the same id and fingerprint is accepted too.',
+      ),
   }),
   scopes: z
     .array(z.string())
@@ -338,29 +342,3 @@ export type FieldType = (typeof FIELD_TYPES)[number];
 export type FilterOp = (typeof FILTER_OPS)[number];
 export type OidcConfig = NonNullable<RelayConfig['auth']['oidc']>;
 export type AuditConfig = RelayConfig['audit'];
-
-/** Keys the reference accepted that we reject, each with how to move on. */
-export const LEGACY_KEYS = [
-  { at: 'auth.oidc', key: 'audience', message: '`audience` was renamed: use `audiences` (a list)' },
-  { at: 'auth.oidc', key: 'algorithms', message: '`algorithms` was renamed: use `allowed_algorithms`' },
-  { at: 'auth.oidc', key: 'token_types', message: '`token_types` was renamed: use `allowed_token_types`' },
-  {
-    at: 'datasets.*.entities.*',
-    key: 'aggregates',
-    message:
-      'entity-level aggregates are not served: move each to `datasets[].aggregates` with `source_entity` set to this entity; `group_by` becomes `dimensions` (and `default_group_by`), `measures[]` become `indicators[]` (`name` -> `id`), and a `joins[].relationship` is followed by a dimension `field: relationship.field`',
-  },
-  {
-    at: 'datasets.*.tables.*',
-    key: 'aggregates',
-    message:
-      'table-level aggregates are not served: declare them under `datasets[].aggregates` with `source_entity` set to an entity over this table',
-  },
-  {
-    at: 'datasets.*.entities.*',
-    key: 'row_scope',
-    message: '`row_scope` is not supported: there is no row-level authorisation',
-  },
-  { at: 'datasets.*.tables.*', key: 'access', message: 'table-level `access` moved to `entities[].access`' },
-  { at: 'datasets.*.tables.*', key: 'api', message: 'table-level `api` moved to `entities[].api`' },
-] as const;
