@@ -21,6 +21,101 @@ export const LEGACY_KEYS = [
     key: 'retry_on_5xx',
     message: 'use `retry.max_attempts` (1 disables)',
   },
+  ...(['api_keys', 'bearer_tokens'] as const).map((list) => ({
+    at: `auth.${list}.*`,
+    key: 'authorization_details',
+    message:
+      "not supported: what a credential may evaluate is set by its `scopes` (and the claims' `required_scope`)",
+  })),
+  // Reference keys named otherwise here.
+  {
+    at: 'server',
+    key: 'admin_listener',
+    message: 'use `server.admin_bind` (host:port of the admin listener, always a separate one)',
+  },
+  {
+    at: 'server',
+    key: 'trusted_proxy_ips',
+    message: 'use `server.trust_proxy` (`enabled: true`, `trusted_proxies`: addresses or CIDR ranges)',
+  },
+  ...(['max_size_mb', 'max_files'] as const).map((key) => ({
+    at: 'audit',
+    key,
+    message: `use \`audit.rotate\` (\`rotate: {${key}}\`, with the file sink)`,
+  })),
+  {
+    at: 'audit',
+    key: 'syslog_socket_path',
+    message: 'there is no syslog sink: use `sink: stdout`, `file` or `jsonl`',
+  },
+  {
+    at: 'instance',
+    key: 'public_base_url',
+    message: 'use `evidence.api_base_url`, which discovery and the OpenAPI document publish',
+  },
+  ...(['owner', 'jurisdiction'] as const).map((key) => ({
+    at: 'instance',
+    key,
+    message: 'not kept: `instance` holds `id` and `environment` only',
+  })),
+  {
+    at: 'auth.oidc',
+    key: 'allow_insecure_localhost',
+    message:
+      'use `allow_dev_insecure_fetch_urls` (plain http to loopback issuers and key sets, for development)',
+  },
+  {
+    at: 'auth.oidc',
+    key: 'principal_claim',
+    message: "not configurable: the caller is the token's `sub` (or, without one, its `client_id` or `azp`)",
+  },
+  {
+    at: 'auth.oidc',
+    key: 'scope_separator',
+    message:
+      'not configurable: a string scope claim is split on spaces (a list is read as it is); rename scopes with `scope_map`',
+  },
+  ...(['userinfo_endpoint', 'userinfo_issuers'] as const).map((key) => ({
+    at: 'auth.oidc',
+    key,
+    message: 'not supported: scopes and the caller are read from the access token itself',
+  })),
+  // Reference features not built here: said so, rather than "unknown key" or a "did you mean" to another setting.
+  ...(['config_trust', 'credential_status', 'self_attestation', 'oid4vci', 'federation'] as const).map(
+    (key) => ({ at: '', key, message: 'not built in this verifier: remove the block' }),
+  ),
+  {
+    at: 'evidence',
+    key: 'ecosystem_bindings',
+    message: 'not supported (no matching policies): remove the block',
+  },
+  {
+    at: 'evidence.claims.*.source_bindings.*',
+    key: 'matching',
+    message:
+      'matching policies are not supported: a claim is gated by `required_scope`, the claim `purpose` and `evidence.allowed_purposes`; the disclosure by `disclosure`',
+  },
+  {
+    at: 'evidence.claims.*.source_bindings.*',
+    key: 'query_fields',
+    message: 'not supported: a binding reads one record by one equality `lookup {input, field}`',
+  },
+  ...(['semantics', 'oots'] as const).map((key) => ({
+    at: 'evidence.claims.*',
+    key,
+    message:
+      'not supported: the CCCEV rendering takes its terms from `cccev` (`requirement`, `evidence_type_iri`)',
+  })),
+  {
+    at: 'evidence.claims.*.rule.bindings',
+    key: 'vars',
+    message: 'not supported: write constant values into the expression',
+  },
+  {
+    at: 'evidence.claims.*.rule.bindings.claims.*',
+    key: 'binding_type',
+    message: 'not needed: a dependency is typed by its own `value.type`, which its result is checked against',
+  },
   // Keys of the reference verifier contract with no use here: named, so that the message says what to write
   // instead rather than "unknown key" (or a "did you mean" pointing at another setting).
   {

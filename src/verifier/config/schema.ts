@@ -9,6 +9,8 @@ import { maxConnectionsSchema, requestTimeoutSchema } from '../../platform/confi
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
+import { publicBaseUrl } from './public-base-url.ts';
+import { state } from './state-schema.ts';
 
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
 const CLAIM_ID_RULE = 'claim id must match ^[a-z][a-z0-9_.-]*$ and be at most 128 characters';
@@ -42,6 +44,17 @@ const server = z.strictObject({
     ),
   openapi_requires_auth: z.boolean().default(true).describe('When false, /openapi.json is public.'),
   request_timeout: requestTimeoutSchema(),
+  // The reference's listener time-outs, as the relay reads them; unset, `request_timeout` bounds both.
+  http1_header_read_timeout: durationMs({ min: 1, max: 300_000 })
+    .optional()
+    .describe(
+      'A request whose headers are still incomplete this long after its first byte answers 504 `internal.timeout` and its connection closes (at most 5m; default 10s; never past `request_timeout`).',
+    ),
+  request_body_timeout: durationMs({ min: 1, max: 3_600_000 })
+    .optional()
+    .describe(
+      'A request body still incomplete this long after the headers answers 504 `internal.timeout` and its connection closes (at most 1h; unset, `request_timeout` bounds it).',
+    ),
   max_connections: maxConnectionsSchema(),
   cors: corsSchema(),
   trust_proxy: trustProxySchema(),
@@ -135,7 +148,9 @@ const sourceBinding = z.strictObject({
   entity: pathSegment('entity'),
   lookup,
   fields: z
-    .array(z.string().min(1))
+    .array(z.string().min(1), {
+      error: 'must be a list of field names (a mapping of aliases to fields is not supported)',
+    })
     .default([])
     .describe('Fields read from the record (`fields=` upstream).'),
 });
@@ -304,7 +319,7 @@ const evidence = z.strictObject({
     .describe('Contract key: `true` or left out.'),
   service_id: z.string().min(1).describe('Names this verifier in results, provenance and audit.'),
   api_version: z.string().default('2026-05'),
-  api_base_url: z.url().optional().describe('Public base URL, shown in discovery.'),
+  api_base_url: publicBaseUrl.optional().describe('Public base URL (http or https), shown in discovery.'),
   allowed_purposes: z
     .array(z.string().min(1))
     .default([])
@@ -321,51 +336,6 @@ const evidence = z.strictObject({
   source_connections: z.record(z.string().regex(KEY_PATTERN), sourceConnection).default({}),
   signing_keys: z.record(z.string().regex(KEY_PATTERN), signingKey).default({}),
   credential_profiles: z.record(z.string().regex(KEY_PATTERN), credentialProfile).default({}),
-});
-
-const state = z.strictObject({
-  storage: z.enum(['memory', 'postgresql']).default('memory'),
-  evaluation_retention: durationMs({ min: 1000, max: 86_400_000 })
-    .default(900_000)
-    .describe('How long a stored evaluation can be rendered or issued from.'),
-  max_memory_evaluations: z
-    .number()
-    .int()
-    .min(1)
-    .default(100_000)
-    .describe('Memory store: oldest dropped past this.'),
-  max_memory_evaluation_bytes: z
-    .number()
-    .int()
-    .min(1_048_576)
-    .default(268_435_456)
-    .describe(
-      'Memory store: estimated bytes of stored evaluations (mostly their values) kept at most; oldest dropped past this.',
-    ),
-  max_memory_idempotency_records: z
-    .number()
-    .int()
-    .min(1)
-    .default(10_000)
-    .describe('Memory store: idempotency records kept at most; oldest dropped past this.'),
-  max_memory_idempotency_bytes: z
-    .number()
-    .int()
-    .min(65_536)
-    .default(67_108_864)
-    .describe(
-      'Memory store: bytes of idempotency records (their stored responses) kept at most; oldest dropped past this.',
-    ),
-  postgresql: z
-    .strictObject({
-      url_env: envVarName().describe('Environment variable holding the postgres:// connection URL.'),
-      max_connections: z.number().int().min(1).max(256).default(16),
-      connect_timeout: durationMs({ min: 100, max: 60_000 }).default(5_000),
-      operation_timeout: durationMs({ min: 100, max: 60_000 })
-        .default(5_000)
-        .describe('A state query running longer fails with 503 `state.unavailable`.'),
-    })
-    .optional(),
 });
 
 const cel = z.strictObject({
