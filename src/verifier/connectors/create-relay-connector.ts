@@ -8,6 +8,7 @@ import type { Random } from '../../platform/random.ts';
 import type { SourceBindingConfig, SourceConnectionConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
 import { halvesOf } from './bulk-groups.ts';
+import { createBulkRefusalLog } from './bulk-refusal-log.ts';
 import {
   createHttpTransport,
   type HttpResponse,
@@ -19,8 +20,8 @@ import { FailureReason, failsAgain } from './failure-reason.ts';
 import { recordsPath } from './records-path.ts';
 import {
   bulkRecords,
+  holdsInvalidRow,
   parsePage,
-  problemCodeOf,
   refusesValue,
   singleRecord,
   unavailable,
@@ -58,8 +59,6 @@ interface Connection {
 // The interface spec's list, which says "only": 429 and 503 are the source's word that it is busy or down. A 502 or
 // 504 (a gateway's) is not retried: it answers 503 at once, as a 500 does.
 const RETRY_STATUSES = new Set([429, 503]);
-/** Bulk refusals warned about, at most: the reasons come from the source's answers. */
-const MAX_REFUSALS_TOLD = 256;
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createRelayConnector(
@@ -197,36 +196,7 @@ export function createRelayConnector(
     }
   };
 
-  // Reasons already told, by connection, binding and code: a refusal repeats with every batch.
-  const refusalsTold = new Set<string>();
-  /** One warning per binding and reason: bulk_mode promises one request per batch, and this binding makes many. */
-  const bulkRefused = (connection: Connection, binding: SourceBindingConfig, response: HttpResponse) => {
-    if (deps.logger === undefined || refusalsTold.size >= MAX_REFUSALS_TOLD) return;
-    // The source's text goes to the log only when it looks like a problem code.
-    const sent = problemCodeOf(response.body);
-    const code = sent !== undefined && /^[A-Za-z0-9_.-]{1,64}$/.test(sent) ? sent : `http_${response.status}`;
-    const told = JSON.stringify([
-      binding.connection,
-      binding.dataset,
-      binding.entity,
-      binding.lookup.field,
-      code,
-    ]);
-    if (refusalsTold.has(told)) return;
-    refusalsTold.add(told);
-    deps.logger.warn(
-      {
-        connection: binding.connection,
-        dataset: binding.dataset,
-        entity: binding.entity,
-        field: binding.lookup.field,
-        status: response.status,
-        code,
-        bulk_mode: connection.config.bulk_mode,
-      },
-      'source refuses bulk reads for this binding: its values are read one request each',
-    );
-  };
+  const bulkRefused = createBulkRefusalLog(deps.logger);
 
   /**
    * One `.in` request for `values`. An answer refused as too large or invalid may be the doing of one record: the
@@ -270,9 +240,12 @@ export function createRelayConnector(
       // The source cannot read a value of the list as the field (`abc` for a number, a mistyped date): the form
       // is fine, one value is not.
       if (refusesValue(response)) return narrow ? narrowRefusedValue(connection, lookup, values) : undefined;
+      // A record of the answer does not fit the source's own schema (a relay serving a table live): its subject's
+      // single read fails the same way, its neighbours' do not. Asked again in halves, as an answer too large is.
+      if (holdsInvalidRow(response)) return readHalves(connection, lookup, values, new Map());
       // The source refused the bulk form (filter not allowed, limit, size): every value is read singly instead.
       if (response.status >= 400 && response.status < 500) {
-        bulkRefused(connection, lookup.binding, response);
+        bulkRefused(connection.config, lookup.binding, response);
         return new Map();
       }
       answer = bulkRecords(response, lookup.binding, values);

@@ -83,6 +83,14 @@ export function refusesValue(response: HttpResponse): boolean {
   return response.status === 400 && problemCodeOf(response.body) === 'filter.invalid_value';
 }
 
+/**
+ * A 502 `datasource.row_invalid`: the source (an Ambit relay serving a table live) read a record that does not fit
+ * its declared schema. The failure is that record's: a read not reaching it is answered.
+ */
+export function holdsInvalidRow(response: HttpResponse): boolean {
+  return response.status === 502 && problemCodeOf(response.body) === 'datasource.row_invalid';
+}
+
 /** The `code` of a problem+json body, or undefined when the body is not one. */
 export function problemCodeOf(body: Buffer): string | undefined {
   try {
