@@ -19,7 +19,8 @@ export interface ProcessStatus {
 
 export interface RelayAdminBackend {
   /** Reloads resolve with the outcome, failed loads included; they reject only when no process answered. */
-  reloadAll(): Promise<ReloadOutcome>;
+  /** `startup`: asked by the relay itself, not an operator (counted and logged as such). */
+  reloadAll(trigger?: 'admin' | 'startup'): Promise<ReloadOutcome>;
   reloadTable(datasetId: string, tableId: string): Promise<ReloadOutcome>;
   /** Metric families per process. */
   metrics(): Promise<MetricFamily[][]>;
@@ -46,7 +47,7 @@ export function createLocalAdminBackend(
   state: RelayState,
 ): RelayAdminBackend {
   return {
-    reloadAll: () => reloader.reloadAll('admin'),
+    reloadAll: (trigger = 'admin') => reloader.reloadAll(trigger),
     reloadTable: (datasetId, tableId) => reloader.reloadTable(datasetId, tableId, 'admin'),
     metrics: async () => [[...metrics.families(state), configuredProcessesFamily(1)]],
     status: async () => [processStatus(state)],

@@ -8,7 +8,8 @@ export const WORKER_INDEX_ENV = 'AMBIT_RELAY_WORKER_INDEX';
 export const WORKER_RESTARTED_ENV = 'AMBIT_RELAY_WORKER_RESTARTED';
 
 export type WorkerOperation =
-  | { readonly op: 'reload-all' }
+  /** `startup`: the primary bringing workers that loaded different data at start together (agree-at-start.ts). */
+  | { readonly op: 'reload-all'; readonly trigger?: 'startup' }
   | { readonly op: 'reload-table'; readonly datasetId: string; readonly tableId: string }
   | { readonly op: 'metrics' }
   | { readonly op: 'status' }

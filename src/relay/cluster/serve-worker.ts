@@ -28,7 +28,7 @@ export function answerPrimary(
 async function perform(backend: RelayAdminBackend, operation: WorkerOperation): Promise<unknown> {
   switch (operation.op) {
     case 'reload-all':
-      return backend.reloadAll();
+      return backend.reloadAll(operation.trigger);
     case 'reload-table':
       return backend.reloadTable(operation.datasetId, operation.tableId);
     case 'metrics':

@@ -18,6 +18,7 @@ import { createAuthenticator } from '../create-authenticator.ts';
 import { configuredProcessesFamily } from '../metrics/relay-metrics.ts';
 import type { ReloadOutcome } from '../reload/reloader.ts';
 import { listenOn } from '../start-relay.ts';
+import { agreeAtStart } from './agree-at-start.ts';
 import { CarriedCounts, scrapeSlot } from './carried-counts.ts';
 import {
   asWorkerMessage,
@@ -29,6 +30,7 @@ import { CONFIG_DIGEST_ENV, configDigest } from './config-digest.ts';
 import { MissedReloads, type ReloadOperation } from './missed-reloads.ts';
 import { notReady, notRunningFamilies } from './not-running.ts';
 import { reloadEverywhere } from './reload-everywhere.ts';
+import { restartDelay, STABLE_RUN_MS } from './restart-delay.ts';
 import { startFailureError } from './start-failure.ts';
 import { STDOUT_FIRST_STALL_MS, writeWorkerBatch } from './stdout-through-primary.ts';
 import { whileAnswering } from './while-answering.ts';
@@ -63,14 +65,6 @@ interface Slot {
  * reported as not running rather than the request failing 504); reloads take as long as loading the data does.
  */
 const QUICK_TIMEOUT_MS = 5000;
-/** A dead worker is started again after 1s; one that fails to start, or dies soon after, after 2s, 4s, ... 30s. */
-const RESTART_DELAY_MS = 1000;
-const MAX_RESTART_DELAY_MS = 30_000;
-/**
- * A worker that dies sooner than this after it started counts as one more failed attempt, so a worker that crashes
- * on every start (a request or a table it cannot handle) does not cost a full load of the data every second.
- */
-const STABLE_RUN_MS = 60_000;
 /** Beyond a worker's drain (at most twice the request timeout), time to close its audit file and exit. */
 const STOP_GRACE_MS = 5000;
 
@@ -379,6 +373,13 @@ export async function startRelayPrimary(
     }
   }
 
+  // Workers that read a source at different moments of it as they started are brought together once all serve.
+  const agreeing = new AbortController();
+  if (workers > 1) {
+    const reloadAll = () => reload({ op: 'reload-all', trigger: 'startup' });
+    void agreeAtStart({ status: backend.status, reloadAll, logger, signal: agreeing.signal });
+  }
+
   return {
     url,
     adminUrl,
@@ -386,12 +387,8 @@ export async function startRelayPrimary(
     // one process, and a worker that exits meanwhile (the whole process group was signalled) is not started again,
     // which would listen on that port anew. A reload still in flight answers 503 (no worker answers it any more).
     async close() {
+      agreeing.abort();
       await Promise.all([closeAdmin(), stopWorkers()]);
     },
   };
-}
-
-/** 1s, 2s, 4s, ... at most 30s. */
-function restartDelay(attempt: number): number {
-  return Math.min(RESTART_DELAY_MS * 2 ** (attempt - 1), MAX_RESTART_DELAY_MS);
 }
