@@ -8,36 +8,20 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import { URL_ENV } from '../helpers/postgres-relay.ts';
-import { call, type Served, serve } from './relay-scale-fixture.ts';
+import { call, DRAWS_TABLE, manualPeopleConfig, type Served, serve } from './relay-scale-fixture.ts';
 
 function configText(): string {
-  return `server:
-  bind: 127.0.0.1:0
-  admin_bind: 127.0.0.1:0
-catalog: { title: Differing data, base_url: "http://127.0.0.1", publisher: Test }
-auth:
-  mode: api_key
-  api_keys:
-    - { id: reader, fingerprint: { provider: env, name: READER_HASH }, scopes: [people:metadata, people:rows] }
-    - { id: operator, fingerprint: { provider: env, name: OPERATOR_HASH }, scopes: [relay:admin] }
-audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
-datasets:
-  - id: people
-    title: People
-    defaults: { refresh: { mode: manual } }
-    tables:
-      - id: draws
-        source: { type: postgres, connection_env: ${URL_ENV}, query: "SELECT 1 AS id, random()::text AS draw" }
-        primary_key: id
-        schema: { fields: [{ name: id, type: integer, nullable: false }, { name: draw, type: string }] }
-      - id: steady
+  return manualPeopleConfig(
+    'Differing data',
+    `${DRAWS_TABLE}      - id: steady
         source: { type: postgres, connection_env: ${URL_ENV}, query: "SELECT 1 AS id, 'same' AS label" }
         primary_key: id
         schema: { fields: [{ name: id, type: integer, nullable: false }, { name: label, type: string }] }
-    entities:
-      - { name: draws, table: draws }
+`,
+    `      - { name: draws, table: draws }
       - { name: steady, table: steady }
-`;
+`,
+  );
 }
 
 describe('an admin reload after which the workers serve different data', () => {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { URL_ENV } from '../helpers/postgres-relay.ts';
 import {
   createReloadFixture,
   RELOAD_KEYS,
@@ -165,3 +166,34 @@ export function useServedWorkers(
     },
   };
 }
+
+/**
+ * A relay config over PostgreSQL (`${URL_ENV}`) with one manually refreshed dataset `people`: `tables` and
+ * `entities` are YAML list items at their indentation; a reader key and an operator key (`relay:admin`).
+ */
+export function manualPeopleConfig(title: string, tables: string, entities: string): string {
+  return `server:
+  bind: 127.0.0.1:0
+  admin_bind: 127.0.0.1:0
+catalog: { title: ${title}, base_url: "http://127.0.0.1", publisher: Test }
+auth:
+  mode: api_key
+  api_keys:
+    - { id: reader, fingerprint: { provider: env, name: READER_HASH }, scopes: [people:metadata, people:rows] }
+    - { id: operator, fingerprint: { provider: env, name: OPERATOR_HASH }, scopes: [relay:admin] }
+audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
+datasets:
+  - id: people
+    title: People
+    defaults: { refresh: { mode: manual } }
+    tables:
+${tables}    entities:
+${entities}`;
+}
+
+/** Table `draws`: a query answering another value on every read. */
+export const DRAWS_TABLE = `      - id: draws
+        source: { type: postgres, connection_env: ${URL_ENV}, query: "SELECT 1 AS id, random()::text AS draw" }
+        primary_key: id
+        schema: { fields: [{ name: id, type: integer, nullable: false }, { name: draw, type: string }] }
+`;

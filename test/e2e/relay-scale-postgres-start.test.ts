@@ -10,36 +10,20 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import { URL_ENV } from '../helpers/postgres-relay.ts';
-import { call, type Served, serve, until } from './relay-scale-fixture.ts';
+import { call, DRAWS_TABLE, manualPeopleConfig, type Served, serve, until } from './relay-scale-fixture.ts';
 
 function configText(): string {
-  return `server:
-  bind: 127.0.0.1:0
-  admin_bind: 127.0.0.1:0
-catalog: { title: Workers at start, base_url: "http://127.0.0.1", publisher: Test }
-auth:
-  mode: api_key
-  api_keys:
-    - { id: reader, fingerprint: { provider: env, name: READER_HASH }, scopes: [people:metadata, people:rows] }
-    - { id: operator, fingerprint: { provider: env, name: OPERATOR_HASH }, scopes: [relay:admin] }
-audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
-datasets:
-  - id: people
-    title: People
-    defaults: { refresh: { mode: manual } }
-    tables:
-      - id: people
+  return manualPeopleConfig(
+    'Workers at start',
+    `      - id: people
         source: { type: postgres, connection_env: ${URL_ENV}, table: { name: people } }
         primary_key: id
         schema: { fields: [{ name: id, type: integer, nullable: false }, { name: name, type: string }] }
-      - id: draws
-        source: { type: postgres, connection_env: ${URL_ENV}, query: "SELECT 1 AS id, random()::text AS draw" }
-        primary_key: id
-        schema: { fields: [{ name: id, type: integer, nullable: false }, { name: draw, type: string }] }
-    entities:
-      - { name: people, table: people }
+${DRAWS_TABLE}`,
+    `      - { name: people, table: people }
       - { name: draws, table: draws }
-`;
+`,
+  );
 }
 
 /** The relay's backends whose read of `people` waits for a lock. */
