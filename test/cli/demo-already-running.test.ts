@@ -1,35 +1,11 @@
 // `npm start` run a second time while the first demo still runs (a second terminal): the second one stops at once
 // and says so in the demo's own terms, not as a problem in a config the user never wrote.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { demoEnv } from '../helpers/demo-env.ts';
-import { ROOT } from '../helpers/run-cli.ts';
-
-/** `ambit demo` on free ports with the given state folder; resolves once it prints `until` or exits. */
-function startDemo(state: string, until: string) {
-  const child = spawn(process.execPath, ['bin/ambit.js', 'demo'], {
-    cwd: ROOT,
-    env: demoEnv(state),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = { stdout: '', stderr: '' };
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const shown = new Promise<void>((resolve) => {
-    child.stdout.on('data', (chunk) => {
-      output.stdout += chunk;
-      if (output.stdout.includes(until)) resolve();
-    });
-    child.stderr.on('data', (chunk) => {
-      output.stderr += chunk;
-    });
-    void exited.then(() => resolve());
-  });
-  return { child, output, exited, shown };
-}
+import { startDemo } from '../helpers/demo-env.ts';
 
 describe('a second demo over the same state folder', () => {
   let state: string;

@@ -2,37 +2,18 @@
 // go ahead (another demo already runs, or Ctrl-C while it waits for the table) must leave that table as it found it:
 // the running demo serves it live.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { BIRTH_ROWS, seedDemoPostgres } from '../../src/cli/demo-postgres.ts';
-import { demoEnv } from '../helpers/demo-env.ts';
+import { startDemo } from '../helpers/demo-env.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { ROOT } from '../helpers/run-cli.ts';
 
-/** `ambit demo` on `url` with the state folder and listeners given; `shown` resolves on `until` or its exit. */
-function startDemo(url: string, state: string, until: string, env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, ['bin/ambit.js', 'demo'], {
-    cwd: ROOT,
-    env: { ...demoEnv(state), DATABASE_URL: url, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = { stdout: '', stderr: '' };
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const shown = new Promise<void>((resolve) => {
-    child.stdout.on('data', (chunk) => {
-      output.stdout += chunk;
-      if (output.stdout.includes(until)) resolve();
-    });
-    child.stderr.on('data', (chunk) => {
-      output.stderr += chunk;
-    });
-    void exited.then(() => resolve());
-  });
-  return { child, output, exited, shown };
+/** `ambit demo` over the database at `url`. */
+function startDemoOn(url: string, state: string, until: string, env: NodeJS.ProcessEnv = {}) {
+  return startDemo(state, until, { DATABASE_URL: url, ...env });
 }
 
 /** Resolves once `probe` answers a value (the database is asked again meanwhile). */
@@ -57,7 +38,7 @@ describe('demo with DATABASE_URL, while another demo serves the table', () => {
   before(async () => {
     db = await openTestDatabase();
     state = mkdtempSync(join(tmpdir(), 'ambit-demo-reseed-'));
-    first = startDemo(db.url, state, 'Press Ctrl+C');
+    first = startDemoOn(db.url, state, 'Press Ctrl+C');
     await first.shown;
     assert.match(first.output.stdout, /vital_events/, first.output.stderr);
   });
@@ -74,7 +55,7 @@ describe('demo with DATABASE_URL, while another demo serves the table', () => {
   it('a second start over the same state folder stops before it rewrites the table', async () => {
     // A change the running demo shows live (births_live), as a user makes it to try the live entity.
     await db.query(MARK);
-    const second = startDemo(db.url, state, 'Press Ctrl+C');
+    const second = startDemoOn(db.url, state, 'Press Ctrl+C');
     assert.equal(await second.exited, 1);
     assert.match(second.output.stderr, /^is the demo already running\? Its audit files in /);
     assert.equal((await db.query(MARKED)).rows[0]?.kg, '9.99');
@@ -86,7 +67,7 @@ describe('demo with DATABASE_URL, while another demo serves the table', () => {
     await db.query(MARK);
     const other = mkdtempSync(join(tmpdir(), 'ambit-demo-reseed-other-'));
     try {
-      const second = startDemo(db.url, other, 'Press Ctrl+C', { AMBIT_RELAY_BIND: relay });
+      const second = startDemoOn(db.url, other, 'Press Ctrl+C', { AMBIT_RELAY_BIND: relay });
       assert.equal(await second.exited, 1);
       assert.equal(
         second.output.stderr,
@@ -112,7 +93,7 @@ describe('demo with DATABASE_URL stopped while it waits for the table', () => {
       await holder.connect();
       await holder.query('BEGIN');
       await holder.query('SELECT count(*) FROM ambit_demo.birth_registrations');
-      const demo = startDemo(db.url, state, 'Press Ctrl+C');
+      const demo = startDemoOn(db.url, state, 'Press Ctrl+C');
       const waiting = await waitFor(async () => {
         const { rows } = await db.query(
           "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
