@@ -9,7 +9,7 @@ import {
 import { PROBLEM_MEDIA_TYPE } from '../../platform/problem/render-problem-json.ts';
 import { type ClaimCatalog, visibleClaims } from '../claims/build-claim-catalog.ts';
 import { CCCEV_MEDIA_TYPE, CLAIM_RESULT_MEDIA_TYPE, type VerifierConfig } from '../config/schema.ts';
-import { acceptsApiKeys } from '../routes/discovery.ts';
+import { acceptsApiKeys, publicBase } from '../routes/discovery.ts';
 import { DISCOVERY_SCHEMAS } from './discovery-schemas.ts';
 import { requestSchemas } from './request-schemas.ts';
 import { RESULT_SCHEMAS } from './result-schemas.ts';
@@ -77,11 +77,12 @@ export function buildVerifierOpenApi(
 ): Record<string, unknown> {
   const claimIds = principal ? visibleClaims(catalog, principal).map((claim) => claim.id) : [];
   const apiKeys = acceptsApiKeys(config);
+  const server = publicBase(config);
   const claimId = claimIds.length > 0 ? { type: 'string', enum: claimIds } : { type: 'string' };
   return {
     openapi: '3.1.0',
     info: { title: `${config.evidence.service_id} evidence verifier`, version },
-    ...(config.evidence.api_base_url ? { servers: [{ url: config.evidence.api_base_url }] } : {}),
+    ...(server ? { servers: [{ url: server }] } : {}),
     security: apiKeys ? [{ apiKey: [] }, { bearer: [] }] : [{ bearer: [] }],
     paths: withSharedResponses(config, {
       '/healthz': {

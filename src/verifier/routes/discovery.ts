@@ -100,7 +100,7 @@ function operationsFor(claims: ReturnType<typeof visibleClaims>) {
 
 function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
   const { evidence } = runtime.config;
-  const base = evidence.api_base_url?.replace(/(?<!\/)\/+$/, '') ?? '';
+  const base = publicBase(runtime.config) ?? '';
   // `x-api-key` carries API keys only: a deployment with none (bearer tokens, or OIDC) does not offer it.
   const apiKeys = acceptsApiKeys(runtime.config);
   const claims = visibleClaims(runtime.catalog, principal);
@@ -132,6 +132,14 @@ function serviceDocument(runtime: VerifierRuntime, principal: Principal) {
     },
     evaluation_retention_seconds: Math.floor(runtime.config.state.evaluation_retention / 1000),
   };
+}
+
+/**
+ * `evidence.api_base_url` without its trailing slashes: route paths, which begin with one, are appended to it (as
+ * OpenAPI appends an operation's path to its server), so `https://host/base/` must not give `https://host/base//v1/...`.
+ */
+export function publicBase(config: VerifierConfig): string | undefined {
+  return config.evidence.api_base_url?.replace(/(?<!\/)\/+$/, '');
 }
 
 /** Whether any credential is accepted in `x-api-key`: API keys are, bearer tokens and OIDC tokens are not. */
