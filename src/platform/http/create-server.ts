@@ -12,7 +12,7 @@ import { unansweredProblem, unroutedBodyProblem } from './allowed-methods.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { compileTrustedProxies, pinClientAddress } from './client-address.ts';
 import { limitConnections } from './connection-limit.ts';
-import { drainOnClose, type InFlightResponses } from './drain-server.ts';
+import { drainDeadlineMs, drainOnClose, type InFlightResponses, warnDrainCut } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
 import { frozenHead } from './frozen-head.ts';
 import { registerOptionsRoute } from './options-requests.ts';
@@ -62,14 +62,6 @@ const KEPT_ON_REPLACEMENT: ReadonlySet<string> = new Set([
 const MAX_HEADERS_WAIT_MS = 10_000;
 const HEADERS_CHECK_INTERVAL_MS = 1_000;
 const NODE_REQUEST_TIMEOUT_MS = 300_000;
-
-/**
- * How long a close waits for the responses in flight: a request gets up to the request timeout to be answered (its
- * 504 at the latest), and its answer as long again to reach a slow client. Then what remains is cut.
- */
-function drainDeadlineMs(requestTimeoutMs: number): number {
-  return 2 * requestTimeoutMs;
-}
 
 export interface HttpServerOptions {
   logger: Logger;
@@ -330,7 +322,8 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       );
       answerUnroutableRequests(server, pipeline.newRequestId);
       if (options.maxConnections) limitConnections(server, options.maxConnections);
-      inFlight = drainOnClose(server, drainDeadlineMs(options.requestTimeoutMs), clientGone);
+      const deadlineMs = drainDeadlineMs(options.requestTimeoutMs);
+      inFlight = drainOnClose(server, deadlineMs, clientGone, warnDrainCut(logger, deadlineMs));
       return server;
     },
   });

@@ -6,14 +6,14 @@ import { describe, it } from 'node:test';
 import { drainOnClose } from './drain-server.ts';
 
 /** A server whose requests are answered only when the test says, with the drain's view of its connections. */
-async function heldServer() {
+async function heldServer(onDeadline?: (cut: number) => void) {
   const held: ServerResponse[] = [];
   const arrived: (() => void)[] = [];
   const server = createServer((_request, response) => {
     held.push(response);
     for (const wake of arrived.splice(0)) wake();
   });
-  const inFlight = drainOnClose(server, 1_000);
+  const inFlight = drainOnClose(server, 1_000, undefined, onDeadline);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const { port } = server.address() as { port: number };
@@ -55,5 +55,36 @@ describe('drainOnClose', () => {
     socket.destroy();
     await gone;
     assert.equal(inFlight.connections, 0);
+  });
+
+  it('says how many connections it cut at its deadline: a request still unanswered is not waited for', async () => {
+    const said: number[] = [];
+    const { server, port, nextRequest } = await heldServer((cut) => said.push(cut));
+    const socket = connect(port, '127.0.0.1');
+    socket.on('error', () => {});
+    const arrived = nextRequest();
+    socket.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+    await arrived;
+    const closed = once(server, 'close');
+    server.close();
+    await closed;
+    assert.deepEqual(said, [1]);
+  });
+
+  it('says nothing when the drain ends before its deadline', async () => {
+    const said: number[] = [];
+    const { server, port, held, nextRequest } = await heldServer((cut) => said.push(cut));
+    const socket = connect(port, '127.0.0.1');
+    // A client that closes its side once the server has ended the connection.
+    socket.on('end', () => socket.end());
+    socket.resume();
+    const arrived = nextRequest();
+    socket.write('GET / HTTP/1.1\r\nhost: x\r\n\r\n');
+    await arrived;
+    const closed = once(server, 'close');
+    server.close();
+    (held[0] as ServerResponse).end('ok');
+    await closed;
+    assert.deepEqual(said, []);
   });
 });

@@ -9,7 +9,25 @@
 // draw a reset, under which the client's next write fails and takes the answer it has not read yet with it.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { Logger } from '../log.ts';
 import { endConnection } from './end-connection.ts';
+
+/**
+ * How long a close waits for the responses in flight: a request gets up to the request timeout to be answered (its
+ * 504 at the latest), and its answer as long again to reach a slow client. Then what remains is cut.
+ */
+export function drainDeadlineMs(requestTimeoutMs: number): number {
+  return 2 * requestTimeoutMs;
+}
+
+/** The `onDeadline` of a service's listener: a cut at the drain's limit is said, since its clients got no answer. */
+export function warnDrainCut(logger: Logger, deadlineMs: number): (connections: number) => void {
+  return (connections) =>
+    logger.warn(
+      { connections, drain_limit_ms: deadlineMs },
+      'drain limit reached: connections still open were cut (a response still being written, or a request still running)',
+    );
+}
 
 /** The responses of one connection not yet closed, in the order their requests arrived. */
 export interface InFlightResponses {
@@ -35,12 +53,14 @@ const LINGER_MS = 5_000;
  * Makes `server.close()` drain as described above; `deadlineMs` bounds the drain. Requests read while draining are
  * still served (the caller decides how) and answered with `Connection: close`; those sent on a connection once it
  * is ending are not read. `onCut` is told of each response its connection closed before it was written: the client
- * has gone. Returns what it tracks per connection.
+ * has gone. `onDeadline` is told how many connections the deadline cut, when it cut any. Returns what it tracks per
+ * connection.
  */
 export function drainOnClose(
   server: Server,
   deadlineMs: number,
   onCut: (response: ServerResponse) => void = () => {},
+  onDeadline: (connections: number) => void = () => {},
 ): InFlightResponses {
   // Every open connection with its responses not yet closed (written out, or cut by the connection closing), and
   // how many bytes it had received when it last had nothing in flight: more since then are a request still arriving
@@ -101,7 +121,9 @@ export function drainOnClose(
     // pipelined after it. Their connection is ended once the last of them is written.
     draining = true;
     const deadline = setTimeout(() => {
+      const cut = open.size;
       for (const socket of open.keys()) socket.destroy();
+      if (cut > 0) onDeadline(cut);
     }, deadlineMs);
     deadline.unref();
     server.once('close', () => clearTimeout(deadline));

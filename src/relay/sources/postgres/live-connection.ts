@@ -341,9 +341,17 @@ export async function openLiveConnection(
     },
     async close() {
       closing = true;
+      const running = batches.length > 0;
       failAll(new Error('Connection closed'));
       // The pool closes a timed-out connection as soon as its reads failed: the cancel still goes out first.
       if (cancelling !== undefined) return cancelling;
+      // Closed with a statement still running (the pool ended under it): closing the socket does not stop it.
+      if (running && !stream.destroyed) {
+        cancelling = cancelBackend(client, config.connectionTimeoutMillis).then(() => {
+          stream.destroy();
+        });
+        return cancelling;
+      }
       // A server that never answers the goodbye (a network partition) would hold the close, and a shutdown, forever.
       let bound: NodeJS.Timeout | undefined;
       await Promise.race([

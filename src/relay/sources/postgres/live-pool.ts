@@ -29,6 +29,7 @@ export interface LivePool<C extends PooledConnection> {
   release(connection: C): void;
   /** Connections open or opening. */
   readonly size: number;
+  /** Fails the reads waiting for room and closes every connection, those with reads in flight included. */
   end(): Promise<void>;
 }
 
@@ -187,14 +188,13 @@ export function createLivePool<C extends PooledConnection>(options: LivePoolOpti
         clearTimeout(waiter.timer);
         waiter.reject(new Error('the live connection pool is closed'));
       }
+      // Busy connections too: the pool ends once nothing waits for their reads (a shutdown's drain is over), and
+      // a statement waiting for a lock would otherwise hold the process and its backend until its time limit.
       await Promise.all(
-        entries
-          .filter((entry) => entry.reads === 0)
-          .map((entry) => {
-            entries.splice(entries.indexOf(entry), 1);
-            byConnection.delete(entry.connection);
-            return entry.connection.close();
-          }),
+        entries.splice(0).map((entry) => {
+          byConnection.delete(entry.connection);
+          return entry.connection.close();
+        }),
       );
     },
   };

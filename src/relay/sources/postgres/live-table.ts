@@ -24,6 +24,7 @@ import {
   noteEarlyCancel,
   qualifiedName,
 } from './read-only-session.ts';
+import type { TrackedClients } from './tracked-clients.ts';
 
 /** A row as PostgreSQL's text output (null for NULL), aligned with the requested columns. */
 export type LiveRow = readonly (string | null)[];
@@ -101,6 +102,8 @@ export interface LiveTableDeps {
   readonly logger: Logger;
   readonly now: () => number;
   readonly onScan?: ((scan: LiveScan) => void) | undefined;
+  /** Where the probes' connections are tracked while open, so that closing the sources stops them. */
+  readonly probes?: TrackedClients;
 }
 
 /** How long a table found unfit for its declared schema is taken as such before its columns are read again. */
@@ -167,7 +170,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     if (typesRead > builtFrom) return Promise.resolve();
     if (unfit !== undefined && performance.now() - unfit.at < UNFIT_RECHECK_MS)
       return Promise.reject(unfit.error);
-    reprobing ??= probeLiveTable(table, url, relation)
+    reprobing ??= probeLiveTable(table, url, relation, deps.probes)
       .then((types) => {
         unfit = undefined;
         if (!sameTypes(columnTypes, types)) {
@@ -344,7 +347,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     tableId: table.id,
     version,
     async probe() {
-      columnTypes = await probeLiveTable(table, url, relation);
+      columnTypes = await probeLiveTable(table, url, relation, deps.probes);
     },
     async readPage(request, render) {
       const build = () =>

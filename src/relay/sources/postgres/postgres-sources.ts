@@ -7,6 +7,7 @@ import { createLiveTable, type LiveScan, type LiveTable } from './live-table.ts'
 import { readPostgresChangeToken } from './read-change-token.ts';
 import { openPostgresSnapshot, type PostgresSnapshotRows } from './read-postgres-snapshot.ts';
 import { exportSharedSnapshots, type SharedSnapshots } from './shared-snapshot.ts';
+import { createTrackedClients } from './tracked-clients.ts';
 
 export interface PostgresSources {
   /** True for a postgres table with `materialization: live`: it is probed, never loaded into memory. */
@@ -29,7 +30,7 @@ export interface PostgresSources {
    * Rejects with a SourceError (`ingest.source_unavailable`, `ingest.query_failed`, `ingest.query_timeout`).
    */
   changeToken(table: TableConfig): Promise<string>;
-  /** Ends the live pools; later calls fail. */
+  /** Ends the live pools and stops the snapshot reads still running (cancelled); later calls fail. */
   close(): Promise<void>;
 }
 
@@ -58,6 +59,8 @@ export function createPostgresSources(
   // table, never another table's source.
   const urlBySource = new Map<TableConfig['source'], string>();
   const live = new Map<string, LiveTable>();
+  // Connections outside the live pools (snapshot reads, shared moments, probes): closing the sources stops them.
+  const reads = createTrackedClients();
   const liveBySource = new Map<TableConfig['source'], LiveTable>();
   for (const dataset of config.datasets) {
     for (const table of dataset.tables) {
@@ -72,6 +75,7 @@ export function createPostgresSources(
           logger: deps.logger,
           now: deps.now,
           onScan: (scan) => deps.onLiveScan?.(dataset.id, scan),
+          probes: reads,
         });
         live.set(key, liveTable);
         liveBySource.set(table.source, liveTable);
@@ -97,15 +101,20 @@ export function createPostgresSources(
     liveTable: (datasetId, tableId) => live.get(tableKey(datasetId, tableId)),
     openSnapshot(table) {
       const url = urlOf(table);
-      return openPostgresSnapshot(table, url, shared?.idFor(url), (reason) =>
-        deps.logger.warn(
-          { table_id: table.id, reason },
-          'snapshot table read at its own moment: the shared snapshot of its database could not be imported',
-        ),
+      return openPostgresSnapshot(
+        table,
+        url,
+        shared?.idFor(url),
+        (reason) =>
+          deps.logger.warn(
+            { table_id: table.id, reason },
+            'snapshot table read at its own moment: the shared snapshot of its database could not be imported',
+          ),
+        reads,
       );
     },
     async shareSnapshots() {
-      const snapshots = await exportSharedSnapshots(snapshotSources, deps.logger);
+      const snapshots = await exportSharedSnapshots(snapshotSources, deps.logger, reads);
       shared = snapshots;
       return {
         async end() {
@@ -129,7 +138,8 @@ export function createPostgresSources(
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.all([...live.values()].map((table) => table.close()));
+      // Nothing waits for what still runs (the drain is over): live reads and snapshot reads are cancelled.
+      await Promise.all([...[...live.values()].map((table) => table.close()), reads.cancelAll()]);
     },
   };
 }

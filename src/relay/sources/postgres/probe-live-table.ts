@@ -5,6 +5,7 @@ import type { PostgresSourceConfig, TableConfig } from '../../config/schema.ts';
 import { SourceError } from '../source-error.ts';
 import { postgresLoadError } from './postgres-load-error.ts';
 import { beginReadOnly, clientConfig, quoteIdentifier } from './read-only-session.ts';
+import type { TrackedClients } from './tracked-clients.ts';
 
 /**
  * Which PostgreSQL types can serve each declared type with the snapshot's filter semantics (live-comparison.ts).
@@ -35,10 +36,12 @@ export async function probeLiveTable(
   table: TableConfig,
   url: string,
   relation: string,
+  clients?: TrackedClients,
 ): Promise<Map<string, string>> {
   const source = table.source as PostgresSourceConfig;
   const client = new pg.Client(clientConfig(url, source));
   client.on('error', () => {});
+  clients?.add(client, source.connect_timeout);
   try {
     await client.connect();
     await client.query(beginReadOnly(source));

@@ -23,6 +23,7 @@ import {
   RAW_TEXT,
 } from './read-only-session.ts';
 import { rewrittenSinceSnapshot } from './rewritten-since-snapshot.ts';
+import type { TrackedClients } from './tracked-clients.ts';
 
 export interface PostgresSnapshotRows {
   /** The declared fields, in declaration order: every batch's columns are aligned with them. */
@@ -55,9 +56,12 @@ export async function openPostgresSnapshot(
   url: string,
   snapshot?: string,
   onSnapshotRefused: (reason: string) => void = () => {},
+  /** Where the read's connection is tracked while open, so that closing the sources stops it. */
+  reads?: TrackedClients,
 ): Promise<PostgresSnapshotRows> {
   const source = table.source as PostgresSourceConfig;
   const client = new pg.Client(clientConfig(url, source));
+  reads?.add(client, source.connect_timeout);
   // A socket error while idle is reported through the next query; the listener keeps it from being fatal.
   client.on('error', () => {});
   const encoding = watchEncoding(client);
@@ -77,7 +81,7 @@ export async function openPostgresSnapshot(
       if (snapshot === undefined || kind === 'unavailable' || kind === 'timeout') throw error;
       onSnapshotRefused(describePgError(error));
       await client.end().catch(() => {});
-      return await openPostgresSnapshot(table, url);
+      return await openPostgresSnapshot(table, url, undefined, undefined, reads);
     }
     const probe = await client.query({ text: `SELECT * FROM ${relation} LIMIT 0`, types: RAW_TEXT });
     // The probe locked what the read scans; one of them rewritten or created since the shared moment would read as
@@ -85,7 +89,7 @@ export async function openPostgresSnapshot(
     if (snapshot !== undefined && (await rewrittenSinceSnapshot(client))) {
       onSnapshotRefused('a table the read scans was rewritten or created again since the shared moment');
       await client.end().catch(() => {});
-      return await openPostgresSnapshot(table, url);
+      return await openPostgresSnapshot(table, url, undefined, undefined, reads);
     }
     mapColumns(
       table,

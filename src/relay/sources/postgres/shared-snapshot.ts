@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { Logger } from '../../../platform/log.ts';
 import type { PostgresSourceConfig } from '../../config/schema.ts';
 import { clientConfig, describePgError } from './read-only-session.ts';
+import type { TrackedClients } from './tracked-clients.ts';
 
 /** What pg_export_snapshot returns (`00000003-0000001B-1`): checked before it is written into a statement. */
 const SNAPSHOT_ID = /^[0-9A-Fa-f]+(-[0-9A-Fa-f]+)+$/;
@@ -26,6 +27,8 @@ export interface SharedSnapshots {
 export async function exportSharedSnapshots(
   sources: ReadonlyMap<string, readonly PostgresSourceConfig[]>,
   logger: Logger,
+  /** Where the exporting connections are tracked while open, so that closing the sources ends them. */
+  reads?: TrackedClients,
 ): Promise<SharedSnapshots> {
   const ids = new Map<string, string>();
   const clients: pg.Client[] = [];
@@ -35,6 +38,7 @@ export async function exportSharedSnapshots(
       if (tables.length < 2 || source === undefined) return;
       const client = new pg.Client(clientConfig(url, source));
       client.on('error', () => {});
+      reads?.add(client, source.connect_timeout);
       try {
         await client.connect();
         // A server that serves every client in one session (an embedded one, or a pooler handing out one server
