@@ -91,14 +91,16 @@ ${bulk}`;
 }
 
 /**
- * A batchable claim that a civil-registry person is alive, looked up by a target attribute: YAML to append to the
- * test config's claims.
+ * A batchable claim that a person is alive, looked up by a target attribute (or `input`, another target path) in
+ * `dataset` (the civil registry unless given): YAML to append to the test config's claims.
  */
 export function aliveByAttributeClaim(options: {
   readonly id: string;
   readonly title: string;
-  readonly attribute: string;
   readonly field: string;
+  readonly attribute?: string;
+  readonly input?: string;
+  readonly dataset?: string;
 }): string {
   return `
     - id: ${options.id}
@@ -111,9 +113,9 @@ export function aliveByAttributeClaim(options: {
           connector: registry_data_api
           connection: relay_civil
           required_scope: civil:evidence
-          dataset: civil_registry
+          dataset: ${options.dataset ?? 'civil_registry'}
           entity: persons
-          lookup: { input: target.attributes.${options.attribute}, field: ${options.field} }
+          lookup: { input: ${options.input ?? `target.attributes.${options.attribute}`}, field: ${options.field} }
           fields: [deceased]
       rule: { type: cel, expression: "!source.person.deceased" }
       disclosure: { default: predicate, allowed: [predicate] }

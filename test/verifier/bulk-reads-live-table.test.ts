@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import { type PostgresRelay, READER_KEY, startPostgresRelay } from '../helpers/postgres-relay.ts';
-import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+import { aliveByAttributeClaim, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
 import { postgresSource } from '../relay/postgres-fixture.ts';
 
 const BATCH = '/v1/batch-evaluations';
@@ -34,25 +34,13 @@ const DATASET = `  - id: registry
         access: { metadata_scope: "registry:metadata", read_scope: "registry:rows" }
         api: { allowed_filters: [{ field: national_id, ops: [eq, in] }] }`;
 
-const CLAIM = `
-    - id: alive_in_live_table
-      title: Person is alive
-      version: "1"
-      subject_type: person
-      value: { type: boolean }
-      source_bindings:
-        person:
-          connector: registry_data_api
-          connection: relay_civil
-          required_scope: civil:evidence
-          dataset: registry
-          entity: persons
-          lookup: { input: target.identifiers.national_id, field: national_id }
-          fields: [deceased]
-      rule: { type: cel, expression: "!source.person.deceased" }
-      disclosure: { default: predicate, allowed: [predicate] }
-      operations: { batch_evaluate: { enabled: true } }
-`;
+const CLAIM = aliveByAttributeClaim({
+  id: 'alive_in_live_table',
+  title: 'Person is alive',
+  dataset: 'registry',
+  input: 'target.identifiers.national_id',
+  field: 'national_id',
+});
 
 const target = (value: string) => ({ type: 'person', identifiers: [{ scheme: 'national_id', value }] });
 
