@@ -27,6 +27,22 @@ export interface PostgresRelay {
   close(): Promise<void>;
 }
 
+/**
+ * The relay config of `postgresRelayConfig` over `datasetsYaml`, loaded against the database at `databaseUrl` with
+ * the reader's key and no audit file: for tests that drive the PostgreSQL sources without serving.
+ */
+export function loadPostgresRelayConfig(datasetsYaml: string, databaseUrl: string) {
+  return loadRelayConfigText(
+    postgresRelayConfig(datasetsYaml, '/dev/null'),
+    {
+      READER_HASH: fingerprintOf(READER_KEY),
+      AUDIT_SECRET: 'test-audit-secret-postgres-0123456789',
+      [URL_ENV]: databaseUrl,
+    },
+    '/tmp',
+  );
+}
+
 export function postgresRelayConfig(
   datasetsYaml: string,
   auditPath: string,

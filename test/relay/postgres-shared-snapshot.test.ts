@@ -2,16 +2,15 @@
 // transaction while the reload runs are both read before the change (or both after), never one of each.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { silentLogger } from '../../src/platform/log.ts';
-import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
+import type { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
 import {
   createPostgresSources,
   type PostgresSources,
 } from '../../src/relay/sources/postgres/postgres-sources.ts';
 import { openPostgresSnapshot } from '../../src/relay/sources/postgres/read-postgres-snapshot.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { postgresRelayConfig, READER_KEY, URL_ENV } from '../helpers/postgres-relay.ts';
+import { loadPostgresRelayConfig } from '../helpers/postgres-relay.ts';
 import { ACCESS, postgresSource } from './postgres-fixture.ts';
 
 const table = (id: string) => `
@@ -37,15 +36,7 @@ describe('snapshot tables of one database in a reload of every table', () => {
       await db.query(`CREATE TABLE ${name} (id text PRIMARY KEY, balance integer)`);
       await db.query(`INSERT INTO ${name} VALUES ('x', 100)`);
     }
-    const loaded = loadRelayConfigText(
-      postgresRelayConfig(DATASETS, '/dev/null'),
-      {
-        READER_HASH: fingerprintOf(READER_KEY),
-        AUDIT_SECRET: 'test-audit-secret-postgres-0123456789',
-        [URL_ENV]: db.url,
-      },
-      '/tmp',
-    );
+    const loaded = loadPostgresRelayConfig(DATASETS, db.url);
     tables = loaded.config.datasets[0]?.tables ?? [];
     sources = createPostgresSources(loaded.config, loaded.secrets.sourceUrls, {
       logger: silentLogger(),

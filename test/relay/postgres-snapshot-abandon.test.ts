@@ -3,11 +3,9 @@
 // `query_timeout` and then fired at a closed connection.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
-import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
 import { openPostgresSnapshot } from '../../src/relay/sources/postgres/read-postgres-snapshot.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { postgresRelayConfig, READER_KEY, URL_ENV } from '../helpers/postgres-relay.ts';
+import { loadPostgresRelayConfig } from '../helpers/postgres-relay.ts';
 import { ACCESS, postgresSource } from './postgres-fixture.ts';
 
 /** 20,000 rows (more than two COPY batches); `n` is 0 in the last one. */
@@ -73,15 +71,7 @@ describe('a PostgreSQL snapshot read stopped part way', () => {
   after(() => db.close());
 
   const tableOf = (source: { table?: string; query?: string }) => {
-    const loaded = loadRelayConfigText(
-      postgresRelayConfig(datasets(source), '/dev/null'),
-      {
-        READER_HASH: fingerprintOf(READER_KEY),
-        AUDIT_SECRET: 'test-audit-secret-postgres-0123456789',
-        [URL_ENV]: db.url,
-      },
-      '/tmp',
-    );
+    const loaded = loadPostgresRelayConfig(datasets(source), db.url);
     const table = loaded.config.datasets[0]?.tables[0];
     assert.ok(table);
     return table;

@@ -4,12 +4,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { silentLogger } from '../../src/platform/log.ts';
-import { loadRelayConfigText } from '../../src/relay/config/load-relay-config.ts';
 import { createPostgresSources } from '../../src/relay/sources/postgres/postgres-sources.ts';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
-import { postgresRelayConfig, READER_KEY, URL_ENV } from '../helpers/postgres-relay.ts';
+import { loadPostgresRelayConfig } from '../helpers/postgres-relay.ts';
 import { ACCESS, postgresSource } from './postgres-fixture.ts';
 
 const table = (id: string, name = id, live = false) => `
@@ -53,15 +51,7 @@ describe('closing the PostgreSQL sources during a reload', () => {
     timeout: 30_000,
   }, async (t) => {
     if (db.kind === 'pglite') return t.skip('embedded PGlite serves every client in one session');
-    const loaded = loadRelayConfigText(
-      postgresRelayConfig(DATASETS, '/dev/null'),
-      {
-        READER_HASH: fingerprintOf(READER_KEY),
-        AUDIT_SECRET: 'test-audit-secret-postgres-0123456789',
-        [URL_ENV]: db.url,
-      },
-      '/tmp',
-    );
+    const loaded = loadPostgresRelayConfig(DATASETS, db.url);
     const tables = loaded.config.datasets[0]?.tables ?? [];
     const sources = createPostgresSources(loaded.config, loaded.secrets.sourceUrls, {
       logger: silentLogger(),
