@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 // Finds *.test.ts files under the given folders and runs them with node:test through tsx
 // (Node 20 has no glob support for --test, so the list is built here).
-import { spawnSync } from 'node:child_process';
+// The TAP stream passes through as it comes; the failing tests' blocks are printed again at the end,
+// so that the last lines of a long run (what a CI log keeps) name what failed and why.
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { FailureCollector } from './tap-failures.js';
 
 const roots = process.argv.slice(2);
 const files = [];
@@ -25,9 +29,19 @@ if (files.length === 0) {
   process.exit(1);
 }
 const extra = process.env.TEST_ONLY ? ['--test-name-pattern', process.env.TEST_ONLY] : [];
-const result = spawnSync(
+const child = spawn(
   process.execPath,
   ['--import', 'tsx', '--test', '--test-concurrency=2', ...extra, ...files],
-  { stdio: 'inherit' },
+  { stdio: ['inherit', 'pipe', 'inherit'] },
 );
-process.exit(result.status ?? 1);
+const failures = new FailureCollector();
+createInterface({ input: child.stdout, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (line) => {
+  process.stdout.write(`${line}\n`);
+  failures.push(line);
+});
+child.on('close', (code, signal) => {
+  const summary = failures.summary();
+  if (summary.length > 0)
+    process.stdout.write(`\n# failing tests (repeated from above)\n${summary.join('\n')}\n`);
+  process.exit(code ?? (signal ? 1 : 0));
+});
