@@ -19,15 +19,15 @@ describe('which addresses a connection may reach over http and https', () => {
     ['10.1.2.3', 'http:', {}, true],
     ['fd12::1', 'http:', {}, true],
     ['10.1.2.3', 'http:', { allow_insecure_private_network: false }, false],
-    ['203.0.113.10', 'http:', {}, false],
-    ['::ffff:203.0.113.10', 'http:', {}, false],
+    ['93.184.215.14', 'http:', {}, false],
+    ['::ffff:93.184.215.14', 'http:', {}, false],
     ['2606:4700::1111', 'http:', {}, false],
     // Link-local traffic never leaves the link: with allow_link_local (and an insecure flag) http may reach it.
     ['169.254.10.1', 'http:', { allow_link_local: true }, true],
     ['169.254.10.1', 'http:', {}, false],
-    ['203.0.113.10', 'https:', {}, true],
+    ['93.184.215.14', 'https:', {}, true],
     [
-      '203.0.113.10',
+      '93.184.215.14',
       'https:',
       { allow_insecure_localhost: false, allow_insecure_private_network: false },
       true,
@@ -73,6 +73,24 @@ describe('which addresses a connection may reach over http and https', () => {
     ['224.0.0.1', 'https:', ALL, false],
     ['240.0.0.1', 'https:', ALL, false],
     ['::', 'https:', ALL, false],
+    // Special-purpose blocks: documentation, IETF protocol assignments, 6to4 relays, ORCHID; never reached.
+    ['192.0.2.1', 'https:', ALL, false],
+    ['198.51.100.7', 'https:', ALL, false],
+    ['203.0.113.10', 'https:', ALL, false],
+    ['::ffff:203.0.113.10', 'https:', ALL, false],
+    ['192.0.0.170', 'https:', ALL, false],
+    ['192.88.99.1', 'https:', ALL, false],
+    ['3fff::1', 'https:', ALL, false],
+    ['2001:10::1', 'https:', ALL, false],
+    ['2001:2f::1', 'https:', ALL, false],
+    // Benchmarking nets are internal: they need allow_insecure_private_network, and may then take http.
+    ['198.18.0.1', 'https:', { allow_insecure_private_network: false }, false],
+    ['198.19.255.254', 'http:', {}, true],
+    ['198.20.0.1', 'http:', {}, false],
+    ['2001:2::1', 'https:', { allow_insecure_private_network: false }, false],
+    ['2001:2::1', 'http:', {}, true],
+    ['192.0.1.255', 'https:', ALL, true],
+    ['192.0.3.0', 'https:', ALL, true],
     ['ff02::1', 'https:', ALL, false],
   ];
   for (const [address, protocol, overrides, allowed] of cases) {
@@ -83,7 +101,7 @@ describe('which addresses a connection may reach over http and https', () => {
 
   it('says why plain http may not reach a public address', () => {
     assert.match(
-      connectDenial('203.0.113.10', 'http:', BOTH) ?? '',
+      connectDenial('93.184.215.14', 'http:', BOTH) ?? '',
       /http never reaches a public address: the token and the lookup values would cross it in cleartext \(use https\)/,
     );
   });
@@ -114,7 +132,7 @@ describe('a source base URL at config load', () => {
   const FLAGS = 'allow_insecure_localhost: true, allow_insecure_private_network: true';
 
   it('refuses plain http to a public IP literal, whatever the insecure flags', () => {
-    for (const url of ['http://203.0.113.10:8080', 'http://[2606:4700::1111]']) {
+    for (const url of ['http://93.184.215.14:8080', 'http://[2606:4700::1111]']) {
       assert.deepEqual(baseUrlIssues(`base_url: "${url}", ${FLAGS}`), [
         'http never reaches a public address: the token and the lookup values would cross it in cleartext (use https)',
       ]);
@@ -122,12 +140,16 @@ describe('a source base URL at config load', () => {
   });
 
   it('accepts https to a public address, and http to the local address its flag allows', () => {
-    assert.deepEqual(baseUrlIssues('base_url: "https://203.0.113.10"'), []);
+    assert.deepEqual(baseUrlIssues('base_url: "https://93.184.215.14"'), []);
     assert.deepEqual(baseUrlIssues('base_url: "http://127.0.0.1:4242", allow_insecure_localhost: true'), []);
     assert.deepEqual(
       baseUrlIssues('base_url: "http://10.0.0.5:4242", allow_insecure_private_network: true'),
       [],
     );
+    // A documentation address is never a source, whatever the scheme and flags.
+    assert.deepEqual(baseUrlIssues('base_url: "https://203.0.113.10"'), [
+      'reserved, special-purpose (documentation, protocol assignments), multicast or unspecified addresses are never reached',
+    ]);
     // A name is judged by what it resolves to, at each connect.
     assert.deepEqual(baseUrlIssues(`base_url: "http://relay.internal:4242", ${FLAGS}`), []);
   });

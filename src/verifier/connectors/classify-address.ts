@@ -36,9 +36,29 @@ const METADATA = blockList([
 ]);
 const LOOPBACK = blockList(['127.0.0.0/8', '::1/128']);
 const LINK_LOCAL = blockList(['169.254.0.0/16', 'fe80::/10']);
-const PRIVATE = blockList(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7']);
+// Benchmarking nets (RFC 2544, RFC 5180) are not routed on the Internet and serve as internal networks in labs
+// and some clouds: reached only as private ones.
+const PRIVATE = blockList([
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '100.64.0.0/10',
+  'fc00::/7',
+  '198.18.0.0/15',
+  '2001:2::/48',
+]);
 const RESERVED = blockList([
   '0.0.0.0/8',
+  // IANA special-purpose blocks no source lives on: IETF protocol assignments (DS-Lite, NAT64 discovery), the
+  // documentation nets, the retired 6to4 relay anycast, ORCHID identifiers.
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '192.88.99.0/24',
+  '3fff::/20',
+  '2001:10::/28',
+  '2001:20::/28',
   '224.0.0.0/4',
   '240.0.0.0/4',
   '::/128',
@@ -87,7 +107,7 @@ function kindDenial(kind: AddressClass, policy: AddressPolicy): string | undefin
         ? undefined
         : `${kind.replace('_', '-')} addresses need allow_link_local`;
     default:
-      return 'reserved, multicast or unspecified addresses are never reached';
+      return 'reserved, special-purpose (documentation, protocol assignments), multicast or unspecified addresses are never reached';
   }
 }
 

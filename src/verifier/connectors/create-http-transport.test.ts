@@ -76,7 +76,7 @@ describe('http transport: plain http only to local addresses', () => {
   });
 
   it('refuses a name resolving to a public address (or to one among local ones), whatever the flags', async () => {
-    for (const addresses of [['203.0.113.10'], ['127.0.0.1', '203.0.113.10']]) {
+    for (const addresses of [['93.184.215.14'], ['127.0.0.1', '93.184.215.14']]) {
       const transport = createHttpTransport(`http://relay.test:${port}`, LOCAL_DEV, {
         maxSockets: 1,
         resolve: resolvingTo(...addresses),
@@ -84,13 +84,13 @@ describe('http transport: plain http only to local addresses', () => {
       const error = await refusal(transport.send(REQUEST));
       transport.close();
       assert.equal(error.kind, 'address_denied');
-      assert.match(error.message, /resolves to 203\.0\.113\.10: http never reaches a public address/);
+      assert.match(error.message, /resolves to 93\.184\.215\.14: http never reaches a public address/);
     }
     assert.equal(connections, 0);
   });
 
   it('refuses a public IP literal over http before connecting', async () => {
-    const transport = createHttpTransport('http://203.0.113.10:8080', LOCAL_DEV, { maxSockets: 1 });
+    const transport = createHttpTransport('http://93.184.215.14:8080', LOCAL_DEV, { maxSockets: 1 });
     const error = await refusal(transport.send(REQUEST));
     transport.close();
     assert.equal(error.kind, 'address_denied');
@@ -149,7 +149,7 @@ describe('http transport: plain http only to local addresses', () => {
       transportFor: (connection) =>
         createHttpTransport(connection.base_url, connection, {
           maxSockets: 1,
-          resolve: resolvingTo('203.0.113.10'),
+          resolve: resolvingTo('93.184.215.14'),
         }),
     });
     const problem = await failure(reader.read(LOOKUP));
