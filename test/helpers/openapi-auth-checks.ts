@@ -1,7 +1,10 @@
 // Checks on a runtime OpenAPI document against what its service's credential check can answer.
 import assert from 'node:assert/strict';
 
-type Operation = { security?: unknown[]; responses: Record<string, { description: string }> };
+type Operation = {
+  security?: unknown[];
+  responses: Record<string, { description: string; headers?: Record<string, unknown> }>;
+};
 
 /** The document's operations, as `METHOD path`. */
 function operations(document: { paths: Record<string, Record<string, Operation>> }): [string, Operation][] {
@@ -32,6 +35,7 @@ export function assertOidcAuthResponses(document: {
     assert.ok(responses['401'], `${name} 401`);
     assert.match(responses['403']?.description ?? '', /client not allowed/i, `${name} 403`);
     assert.match(responses['503']?.description ?? '', /issuer keys unavailable/i, `${name} 503`);
+    assert.ok(responses['503']?.headers?.['Retry-After'], `${name} 503 Retry-After`);
   }
   return authenticated;
 }

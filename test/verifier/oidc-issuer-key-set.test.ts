@@ -48,6 +48,8 @@ describe('verifier in OIDC mode: an issuer key set without keys (real IdP)', () 
     const refused = await claims(token);
     assertProblem(refused, 503, 'auth.jwks_unavailable');
     assert.equal(refused.headers['www-authenticate'], undefined, 'not a verdict on the token');
+    // The first failure's backoff: the issuer is asked again in a second.
+    assert.equal(refused.headers['retry-after'], '1');
     emptyKeySet = false;
     offset += 1_000;
     assert.equal((await claims(token)).statusCode, 200);

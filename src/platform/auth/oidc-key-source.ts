@@ -187,6 +187,23 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
     }
   };
 
+  /** While no key set is held, the wait after the streak's last failure; it doubles per failure up to the cooldown. */
+  const coldBackoff = (streak: FailureStreak) =>
+    Math.min(cooldown, COLD_BACKOFF_MS * 2 ** (streak.count - 1));
+
+  /** The outage's 503, with the whole seconds (at least 1) until the issuer is asked again as Retry-After. */
+  const unavailable = (cause: unknown): Problem => {
+    const now = deps.clock.now();
+    const wait =
+      keySet === undefined && failure !== undefined
+        ? coldBackoff(failure) - (now - failure.at)
+        : cooldown - (now - lastAttemptAt);
+    return platformProblem('auth.jwks_unavailable', 'The issuer keys could not be fetched.', {
+      cause,
+      headers: { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) },
+    });
+  };
+
   const refresh = (): Promise<KeySet> => {
     inFlight ??= fetchKeySet().finally(() => {
       inFlight = undefined;
@@ -201,8 +218,7 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
   /** Without any key set there is nothing to serve: wait for a fetch, but back off after failures. */
   const firstKeys = (now: number): Promise<KeySet> => {
     if (inFlight === undefined && failure !== undefined) {
-      const backoff = Math.min(cooldown, COLD_BACKOFF_MS * 2 ** (failure.count - 1));
-      if (now - failure.at < backoff) return Promise.reject(unavailable(failure.cause));
+      if (now - failure.at < coldBackoff(failure)) return Promise.reject(unavailable(failure.cause));
     }
     return refresh();
   };
@@ -280,10 +296,6 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
       return set === undefined ? [] : keysIn(set, header);
     },
   };
-}
-
-function unavailable(cause: unknown): Problem {
-  return platformProblem('auth.jwks_unavailable', 'The issuer keys could not be fetched.', { cause });
 }
 
 /**

@@ -10,6 +10,11 @@ const OIDC_RESPONSES: Readonly<Record<string, string>> = {
   '503': 'issuer keys unavailable',
 };
 
+/** The 503 says when the issuer will be asked again. */
+const RETRY_AFTER = {
+  'Retry-After': { description: 'Seconds to wait before trying again', schema: { type: 'string' } },
+};
+
 /** `paths` with the OIDC responses added to every operation that authenticates (those without `security: []`). */
 export function withOidcAuthResponses(
   paths: Record<string, unknown>,
@@ -19,11 +24,12 @@ export function withOidcAuthResponses(
     if (op.security?.length === 0) return op;
     const responses: Record<string, unknown> = { ...op.responses };
     for (const [status, reason] of Object.entries(OIDC_RESPONSES)) {
-      const own = responses[status] as { description?: string } | undefined;
-      // The operation's own response keeps its other members (headers such as Retry-After).
+      const own = responses[status] as { description?: string; headers?: object } | undefined;
+      // The operation's own response keeps its other members (its own headers among them).
       responses[status] = {
         ...own,
         ...problem(own?.description === undefined ? capitalised(reason) : `${own.description}, or ${reason}`),
+        ...(status === '503' ? { headers: { ...own?.headers, ...RETRY_AFTER } } : {}),
       };
     }
     return { ...op, responses };
