@@ -10,6 +10,8 @@ interface Span {
   readonly start: number;
   readonly end: number;
   readonly kind: SpanKind;
+  /** A mapping key: its text is named in paths and messages. */
+  key?: boolean;
 }
 
 export interface SubstitutionProblem {
@@ -25,19 +27,40 @@ export function checkSubstitutions(
   const spans = scanSpans(text);
   const problems: SubstitutionProblem[] = [];
   for (const substitution of substitutions) {
-    if (staysText(text, substitution, spans)) continue;
-    problems.push({
-      line: substitution.line,
-      // The name, never the value: it may be a secret.
-      message:
-        'the value of ' +
-        substitution.name +
-        ' would change the YAML structure, not only fill in text (`: `, ` #`, a flow comma or bracket, a leading' +
-        ' indicator such as `*`, `&`, `!` or `|`, or a quote or `\\` inside quotes): quote the reference or change' +
-        ' the value (not shown)',
-    });
+    if (!staysText(text, substitution, spans)) {
+      problems.push({
+        line: substitution.line,
+        // The name, never the value: it may be a secret.
+        message:
+          'the value of ' +
+          substitution.name +
+          ' would change the YAML structure, not only fill in text (`: `, ` #`, a flow comma or bracket, a leading' +
+          ' indicator such as `*`, `&`, `!` or `|`, or a quote or `\\` inside quotes): quote the reference or change' +
+          ' the value (not shown)',
+      });
+      continue;
+    }
+    if (inKey(text, substitution, spans)) {
+      problems.push({
+        line: substitution.line,
+        message:
+          'the value of ' +
+          substitution.name +
+          ' is used in a key: keys are named in messages and logs, and the value may be a secret; write the key' +
+          ' itself (not shown)',
+      });
+    }
   }
   return problems;
+}
+
+/** Whether the (non-blank) text a substitution put in lies inside a mapping key. */
+function inKey(text: string, { start, end }: Substitution, spans: readonly Span[]): boolean {
+  const value = text.slice(start, end);
+  const from = start + (value.length - value.trimStart().length);
+  if (from >= end - (value.length - value.trimEnd().length)) return false;
+  const span = spanAt(spans, from);
+  return span?.key === true && span.end > from;
 }
 
 function staysText(text: string, { start, end }: Substitution, spans: readonly Span[]): boolean {
@@ -99,9 +122,19 @@ function scanSpans(text: string): Span[] {
   let offset = 0;
   let atScalar = false;
   let afterBlockHeader = false;
+  // A scalar followed by nothing but blanks so far (a `:` next makes it a key), and a `?` waiting for its key.
+  let lastScalar: Span | undefined;
+  let explicitKey = false;
+  const pushScalar = (span: Span) => {
+    if (explicitKey) span.key = true;
+    explicitKey = false;
+    spans.push(span);
+    lastScalar = span;
+  };
   for (const token of new Lexer().lex(text)) {
     if (atScalar) {
-      spans.push({ start: offset, end: offset + token.length, kind: afterBlockHeader ? 'block' : 'plain' });
+      if (afterBlockHeader) spans.push({ start: offset, end: offset + token.length, kind: 'block' });
+      else pushScalar({ start: offset, end: offset + token.length, kind: 'plain' });
       atScalar = false;
       afterBlockHeader = false;
       offset += token.length;
@@ -114,8 +147,18 @@ function scanSpans(text: string): Span[] {
     }
     if (type === 'doc-mode' || type === 'flow-error-end') continue;
     if (type === 'block-scalar-header') afterBlockHeader = true;
+    if (type === 'map-value-ind' && lastScalar !== undefined) lastScalar.key = true;
     const kind = SPAN_KINDS[type ?? ''];
-    if (kind !== undefined) spans.push({ start: offset, end: offset + token.length, kind });
+    if (kind === 'single' || kind === 'double')
+      pushScalar({ start: offset, end: offset + token.length, kind });
+    else {
+      if (kind !== undefined) spans.push({ start: offset, end: offset + token.length, kind });
+      if (type !== 'space') {
+        lastScalar = undefined;
+        // A `?` before a collection: that key is refused as such when the document is read.
+        explicitKey = type === 'explicit-key-ind' || (explicitKey && type === 'newline');
+      }
+    }
     offset += token.length;
   }
   return spans;

@@ -79,7 +79,6 @@ describe('a ${VAR} value that would change the YAML structure', () => {
     const text = [
       'port: ${PORT}',
       'url: https://${HOST}/path # ${IN_COMMENT}',
-      '${KEY}: value',
       'quoted: "${TEXT} and more"',
       "single: '${TEXT}'",
       'flow: [${PORT}, ${HOST}]',
@@ -93,7 +92,6 @@ describe('a ${VAR} value that would change the YAML structure', () => {
       PORT: '8080',
       HOST: 'relay.example.org',
       IN_COMMENT: 'anything: [#',
-      KEY: 'named',
       TEXT: 'Office #1: north',
       PADDED: '  spaced  ',
       URL: 'postgres://u:p@db:5432/r?sslmode=require',
@@ -101,7 +99,6 @@ describe('a ${VAR} value that would change the YAML structure', () => {
     assert.deepEqual(parse(text, env), {
       port: 8080,
       url: 'https://relay.example.org/path',
-      named: 'value',
       quoted: 'Office #1: north and more',
       single: 'Office #1: north',
       flow: [8080, 'relay.example.org'],
@@ -178,5 +175,35 @@ describe('YAML features outside YAML 1.2 core', () => {
       issues.map((issue) => issue.path),
       ['line 3', 'line 5'],
     );
+  });
+});
+
+describe('a ${VAR} in a key', () => {
+  /** Refused at `line`, naming the variable and never quoting its value. */
+  const assertRefusedKey = (text: string, env: Env, line: number) => {
+    const issues = issuesOf(text, env);
+    assert.deepEqual(
+      issues.map((issue) => `${issue.code} @ ${issue.path}`),
+      [`config.parse_error @ line ${line}`],
+    );
+    const message = issues[0]?.message ?? '';
+    assert.match(message, /VALUE is used in a key/);
+    for (const value of Object.values(env)) assert.ok(!message.includes(value), 'the value is quoted');
+  };
+
+  it('is refused, plain, quoted or inside flow: keys are named in messages, and the value may be a secret', () => {
+    assertRefusedKey('server:\n  ${VALUE}: 1\n', { VALUE: 's3cr3t-token' }, 2);
+    assertRefusedKey('server:\n  "${VALUE}": 1\n', { VALUE: 's3cr3t-token' }, 2);
+    assertRefusedKey("a: 1\n'x-${VALUE}' : 1\n", { VALUE: 's3cr3t-token' }, 2);
+    assertRefusedKey('a: { ${VALUE}: 1 }\n', { VALUE: 's3cr3t-token' }, 1);
+    assertRefusedKey('? ${VALUE}\n: 1\n', { VALUE: 's3cr3t-token' }, 1);
+  });
+
+  it('leaves values alone, also those followed by a colon inside the text', () => {
+    assert.deepEqual(parse('a: ${VALUE}\nb: "${VALUE}: x"\nc: [${VALUE}]\n', { VALUE: 'v' }), {
+      a: 'v',
+      b: 'v: x',
+      c: ['v'],
+    });
   });
 });

@@ -59,12 +59,12 @@ export function validateConfig<S extends z.ZodType>(
             continue;
           }
           if (!SHOWN_KEY.test(key)) {
-            // Not a name anyone types as a key: a `${VAR}` expanded there, which may be a secret. Not repeated.
+            // Not a name anyone types as a key (pasted text, a token): it may be a secret. Not repeated.
             issues.push({
               path: path === '' ? '<key>' : `${path}.<key>`,
               code: 'config.parse_error',
               message:
-                'an unknown key that is not a plain name (not shown: a variable reference in a key is expanded)',
+                'an unknown key that is not a plain name (not shown: it may be a secret)',
             });
             continue;
           }
