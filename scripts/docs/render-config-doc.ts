@@ -99,7 +99,9 @@ code (see [Issue codes](#issue-codes)) and the line of the file it stands on (a 
 mapping that lacks it), every problem of a stage at once: first the file itself (YAML errors and
 \`\${...}\` references that cannot be expanded), then the shape (unknown keys, types, ranges), then what needs a
 valid shape (references between parts, secrets, sources, the metadata manifest). The relay does not start while any
-remains.
+remains. What loads but deserves attention (an aggregate that lists the values of a field its entity guards with
+\`api.required_filters\`, see [relay-api.md](relay-api.md)) is printed after the \`ok\` line as \`warning:\` lines,
+and logged as warnings when \`ambit relay serve\` starts.
 
 - **Environment.** \`\${VAR}\` is replaced by the variable's value before the YAML is parsed; \`\${VAR:-default}\`
   uses \`default\` when \`VAR\` is unset or empty; \`\${VAR:?message}\` fails the load with \`message\`; a default or

@@ -89,7 +89,10 @@ function detectKind(raw: unknown): Kind {
 function relaySummary(path: string, loaded: LoadedRelayConfig): string {
   const datasets = loaded.config.datasets;
   const entities = datasets.reduce((sum, dataset) => sum + dataset.entities.length, 0);
-  return `ok: ${path} (${counted(datasets.length, 'dataset')}, ${counted(entities, 'entity', 'entities')}, auth ${loaded.config.auth.mode})`;
+  return [
+    `ok: ${path} (${counted(datasets.length, 'dataset')}, ${counted(entities, 'entity', 'entities')}, auth ${loaded.config.auth.mode})`,
+    ...loaded.warnings.map((warning) => `  warning: ${warning}`),
+  ].join('\n');
 }
 
 function checkVerifier(raw: unknown, path: string, env: Record<string, string | undefined>): string {

@@ -60,6 +60,8 @@ export const relayServe: Command = async (args, io) => {
     }
     // With the stdout audit sink, standard output carries audit envelopes only, so it stays a verifiable chain.
     if (loaded.config.audit.sink === 'stdout') notice = io.err;
+    // Every worker loads the config too: only the primary (or the single process) says what it warns about.
+    if (workerIndex === undefined) for (const warning of loaded.warnings) logger.warn(warning);
     if (workerIndex !== undefined) {
       const restarted = io.env[WORKER_RESTARTED_ENV] === '1';
       let running: Awaited<ReturnType<typeof startRelayWorker>>;

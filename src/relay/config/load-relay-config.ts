@@ -8,6 +8,7 @@ import { loadBoundManifest } from '../metadata/load-bound-manifest.ts';
 import type { LoadedManifest } from '../metadata/load-manifest.ts';
 import { effectiveMaterialization } from './check-postgres-sources.ts';
 import { checkRelayConfig } from './check-relay-config.ts';
+import { relayConfigWarnings } from './relay-config-warnings.ts';
 import { type RelaySecrets, resolveRelaySecrets } from './resolve-relay-secrets.ts';
 import { LEGACY_KEYS, type RelayConfig, relayConfigSchema } from './schema.ts';
 
@@ -18,6 +19,8 @@ export interface LoadedRelayConfig {
   readonly baseDir: string;
   /** The metadata manifest named by `metadata.source`, checked against this config; undefined without one. */
   readonly manifest: LoadedManifest | undefined;
+  /** What the config declares and may start with, but its operator should hear about; no values, ids only. */
+  readonly warnings: readonly string[];
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -48,7 +51,13 @@ function checkedRelayConfig(raw: unknown, env: Env, baseDir: string): LoadedRela
   const { secrets, issues: secretIssues } = resolveRelaySecrets(config, env);
   issues.push(...secretIssues, ...metadata.issues);
   if (issues.length > 0) throw new ConfigError(issues);
-  return { config: withMaterializations(config), secrets, baseDir, manifest: metadata.manifest };
+  return {
+    config: withMaterializations(config),
+    secrets,
+    baseDir,
+    manifest: metadata.manifest,
+    warnings: relayConfigWarnings(config),
+  };
 }
 
 /**
