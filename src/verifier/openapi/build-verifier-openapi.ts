@@ -69,16 +69,19 @@ function withSharedResponses(
   );
 }
 
+/** The ids of the claims the document names for this caller: none for the public document. */
+export function openApiClaimIds(catalog: ClaimCatalog, principal: Principal | undefined): string[] {
+  return principal ? visibleClaims(catalog, principal).map((claim) => claim.id) : [];
+}
+
 export function buildVerifierOpenApi(
   config: VerifierConfig,
-  catalog: ClaimCatalog,
-  principal: Principal | undefined,
+  claimIds: readonly string[],
   version: string,
 ): Record<string, unknown> {
-  const claimIds = principal ? visibleClaims(catalog, principal).map((claim) => claim.id) : [];
   const apiKeys = acceptsApiKeys(config);
   const server = publicBase(config);
-  const claimId = claimIds.length > 0 ? { type: 'string', enum: claimIds } : { type: 'string' };
+  const claimId = claimIds.length > 0 ? { type: 'string', enum: [...claimIds] } : { type: 'string' };
   return {
     openapi: '3.1.0',
     info: { title: `${config.evidence.service_id} evidence verifier`, version },
