@@ -17,12 +17,15 @@ import {
   closeSync,
   fstatSync,
   linkSync,
+  mkdirSync,
   openSync,
   readFileSync,
   renameSync,
+  statSync,
   unlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { dirname } from 'node:path';
 import {
   LEASE_REFRESH_MS,
   type LeaseWatch,
@@ -34,7 +37,16 @@ import {
 
 export interface AuditFileLock {
   release(): void;
+  /**
+   * Whether `<path>.lock` is still this lock: `held`; `removed` (no lock file, its folder perhaps gone too); or
+   * `taken` (another lock in its place: the running writer lost it).
+   */
+  state(): LockState;
+  /** Creates the lock file again, its folder first, after it was removed; false when another lock got there first. */
+  retake(): boolean;
 }
+
+export type LockState = 'held' | 'removed' | 'taken';
 
 export class AuditFileInUse extends Error {
   readonly ownerPid: number;
@@ -74,16 +86,25 @@ const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 /** Takeover locks of takeover locks: each level needs a process killed in the middle of a takeover. */
 const MAX_DEPTH = 4;
 
-/** The file's lock, its lease refreshed while it is held (the timer does not keep the process alive). */
-export function lockAuditFile(path: string, steps: TakeoverSteps = {}): AuditFileLock {
+/**
+ * The file's lock, its lease refreshed while it is held (the timer does not keep the process alive); a refresh
+ * that finds the lock no longer this one's (removed, or replaced) calls `refreshFailed`, at every refresh until
+ * it is this one's again.
+ */
+export function lockAuditFile(
+  path: string,
+  steps: TakeoverSteps = {},
+  refreshFailed: () => void = () => {},
+): AuditFileLock {
   const lockPath = `${path}.lock`;
   const taker = lockTaker(process.pid);
   const lock = acquireLock(lockPath, taker, steps);
   const timer = setInterval(() => {
-    if (!refreshLease(lockPath, taker.text)) clearInterval(timer);
+    if (!refreshLease(lockPath, taker.text)) refreshFailed();
   }, LEASE_REFRESH_MS);
   timer.unref();
   return {
+    ...lock,
     release() {
       clearInterval(timer);
       lock.release();
@@ -99,10 +120,42 @@ export function lockTaker(pid: number, host: string = thisHost()): LockTaker {
 /** Takes `lockPath` for `taker`; throws AuditFileInUse when a live process (another one) holds it. */
 export function acquireLock(lockPath: string, taker: LockTaker, steps: TakeoverSteps = {}): AuditFileLock {
   hold(lockPath, taker, steps, 0);
+  // The lock file last read as this lock's, as `state` tells files apart.
+  let heldIdentity: string | undefined;
   return {
     release() {
       // Only this lock: a process that took over a lock it judged stale, or a writer reopened in place, keeps its own.
       releaseIfHeld(lockPath, taker);
+    },
+    state() {
+      // Checked before every append: one stat while the lock file is the one last read as this lock's (the same
+      // inode, born at the same moment: a lock file made again may reuse the inode number, not its birth time).
+      let stats: ReturnType<typeof statSync>;
+      try {
+        stats = statSync(lockPath);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // ENOTDIR: its folder replaced by a file; retaking it fails, as appending to the audit file would.
+        if (code === 'ENOENT' || code === 'ENOTDIR') return 'removed';
+        throw error;
+      }
+      const identity = `${stats.dev}:${stats.ino}:${stats.birthtimeMs}`;
+      if (stats.birthtimeMs > 0 && identity === heldIdentity) return 'held';
+      let text: string;
+      try {
+        text = readFileSync(lockPath, 'utf8');
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT' || code === 'ENOTDIR') return 'removed';
+        throw error;
+      }
+      if (text !== taker.text) return 'taken';
+      heldIdentity = identity;
+      return 'held';
+    },
+    retake() {
+      mkdirSync(dirname(lockPath), { recursive: true });
+      return createIfAbsent(lockPath, taker.text);
     },
   };
 }

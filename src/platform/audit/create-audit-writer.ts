@@ -11,8 +11,14 @@ import { AuditFileInUse, type AuditFileLock, lockAuditFile } from './audit-file-
 import type { AuditIssueCode } from './audit-issue-codes.ts';
 import { type AuditWritePolicy, type AuditWriter, createChainWriter } from './chain-writer.ts';
 import { createDeferredChainWriter } from './deferred-chain-writer.ts';
+import { guardByLock } from './lock-guarded-sink.ts';
 import { readTailLine } from './read-tail-line.ts';
-import { type AuditSink, type DeferredAuditSink, isDeferredSink } from './sinks/audit-sink.ts';
+import {
+  type AuditSink,
+  type DeferredAuditSink,
+  type FileAuditSink,
+  isDeferredSink,
+} from './sinks/audit-sink.ts';
 import { createFileSink, DEFAULT_ROTATE, type RotateOptions, rotatedPath } from './sinks/file-sink.ts';
 import { createJsonlSink } from './sinks/jsonl-sink.ts';
 import { openStdoutSink } from './sinks/stdout-sink.ts';
@@ -41,12 +47,16 @@ export interface AuditWriterOptions {
  */
 export function createAuditWriter(options: AuditWriterOptions): AuditWriter {
   if (options.sink === 'stdout') return startWriter(options, openSink(options), null);
-  const lock = lockFile(requirePath(options));
+  const path = requirePath(options);
+  // The lease refresh finding the lock gone or replaced checks it at once, rather than at the next append.
+  let refreshFailed = () => {};
+  const lock = lockFile(path, () => refreshFailed());
   try {
     repairTail(options);
     const prevHash = resumeChain(options);
-    const sink = openSink(options) as AuditSink;
-    return startWriter(options, releasingLock(sink, lock), prevHash);
+    const sink = guardByLock(openSink(options) as FileAuditSink, lock, path, options.logger);
+    refreshFailed = () => sink.checkLock();
+    return startWriter(options, sink, prevHash);
   } catch (error) {
     lock.release();
     throw error;
@@ -72,10 +82,10 @@ function startWriter(
 }
 
 /** The file's lock, its folder made first (the sink would make it next anyway). */
-function lockFile(path: string): AuditFileLock {
+function lockFile(path: string, refreshFailed: () => void): AuditFileLock {
   try {
     mkdirSync(dirname(path), { recursive: true });
-    return lockAuditFile(path);
+    return lockAuditFile(path, {}, refreshFailed);
   } catch (error) {
     if (error instanceof AuditFileInUse) {
       throw auditIssue(
@@ -97,20 +107,6 @@ function repairTail(options: AuditWriterOptions): void {
   }
 }
 
-/** The sink, releasing the file's lock once it is closed. */
-function releasingLock(sink: AuditSink, lock: AuditFileLock): AuditSink {
-  return {
-    append: (lines) => sink.append(lines),
-    async close() {
-      try {
-        await sink.close();
-      } finally {
-        lock.release();
-      }
-    },
-  };
-}
-
 function requirePath(options: AuditWriterOptions): string {
   if (options.path === undefined || options.path === '') {
     throw auditIssue('audit.path_required', `the ${options.sink} audit sink needs a path`);
@@ -123,8 +119,8 @@ function openSink(options: AuditWriterOptions): AuditSink | DeferredAuditSink {
   const path = requirePath(options);
   try {
     return options.sink === 'file'
-      ? createFileSink(path, options.rotate ?? DEFAULT_ROTATE)
-      : createJsonlSink(path);
+      ? createFileSink(path, options.rotate ?? DEFAULT_ROTATE, options.logger)
+      : createJsonlSink(path, options.logger);
   } catch (error) {
     throw sinkUnavailable(path, error);
   }

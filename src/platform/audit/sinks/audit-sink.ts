@@ -5,6 +5,15 @@ export interface AuditSink {
   close(): Promise<void>;
 }
 
+/** A sink writing a file of its own at a path (`file`, `jsonl`). */
+export interface FileAuditSink extends AuditSink {
+  /**
+   * False when another writer may have appended to the file at the path since this sink's last append (its size
+   * changed, or it is another file): continuing the chain there would fork it.
+   */
+  untouched(): boolean;
+}
+
 /**
  * A sink whose lines another process writes (a `--workers` relay worker's standard output, written by its
  * primary): the answer comes later. The chain writer hands it one batch at a time and chains the next batch only

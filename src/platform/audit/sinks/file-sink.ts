@@ -1,8 +1,9 @@
 // Rotating JSONL audit sink: `audit.jsonl` → `.1` → `.2` … when the next line would pass `max_size_mb`.
-import { readdirSync, renameSync, unlinkSync } from 'node:fs';
+import { readdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import type { Logger } from '../../log.ts';
 import { type AppendFile, openAppendFile } from './append-file.ts';
-import type { AuditSink } from './audit-sink.ts';
+import type { FileAuditSink } from './audit-sink.ts';
 
 export interface RotateOptions {
   readonly max_size_mb: number;
@@ -16,11 +17,15 @@ export function rotatedPath(path: string, index: number): string {
   return `${path}.${index}`;
 }
 
-export function createFileSink(path: string, rotate: RotateOptions = DEFAULT_ROTATE): AuditSink {
+export function createFileSink(
+  path: string,
+  rotate: RotateOptions = DEFAULT_ROTATE,
+  logger?: Logger,
+): FileAuditSink {
   const maxBytes = Math.max(1, Math.floor(rotate.max_size_mb * 1024 * 1024));
   const maxFiles = Math.max(1, Math.floor(rotate.max_files));
   // null after a rotation whose reopen failed; the next append retries the open without rotating again.
-  let file: AppendFile | null = openAppendFile(path);
+  let file: AppendFile | null = openAppendFile(path, logger);
   let closed = false;
 
   const rotateNow = (current: AppendFile): void => {
@@ -37,18 +42,20 @@ export function createFileSink(path: string, rotate: RotateOptions = DEFAULT_ROT
     file = null;
     // Syncing a full file can take long; the rotated file's sync must not hold up the requests being audited.
     current.closeInBackground();
-    file = openAppendFile(path);
+    file = openAppendFile(path, logger);
   };
 
   return {
+    // No file after a reopen failed: nobody else wrote if the path names no file, or an empty one.
+    untouched: () => (file === null ? sizeAt(path) === 0 : file.untouched()),
     append(lines) {
       if (closed) throw new Error(`audit file ${path} is closed`);
       const data = Buffer.from(lines, 'utf8');
-      let current = file ?? openAppendFile(path);
+      let current = file ?? openAppendFile(path, logger);
       file = current;
-      // A removed current file is not rotated (its rename would fail after the older files were shifted, and
-      // again on every append, each time dropping the oldest): the path is opened again as a new file.
-      current.reopenIfRemoved();
+      // A current file removed or moved away is not rotated (its rename would fail after the older files were
+      // shifted, and again on every append, each time dropping the oldest): the path is opened again as a new file.
+      current.reopenIfMoved();
       // A line larger than the limit still goes into an empty file rather than rotating forever.
       if (current.size > 0 && current.size + data.length > maxBytes) {
         rotateNow(current);
@@ -83,6 +90,16 @@ export function rotatedIndexes(path: string): number[] {
 /** `<path>.N` files next to `path`, highest number (oldest) first. */
 export function rotatedFiles(path: string): string[] {
   return rotatedIndexes(path).map((index) => join(dirname(path), `${basename(path)}.${index}`));
+}
+
+/** The size of the file `path` names, 0 when it names none. */
+function sizeAt(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw error;
+  }
 }
 
 function removeIfPresent(file: string): void {
