@@ -30,7 +30,7 @@ function jsonFile(path: string, value: unknown): StaticArtefact {
 
 export function buildStaticArtefacts(
   model: MetadataModel,
-  options: { manifestText?: string; routes?: readonly MetadataRoute[] } = {},
+  options: { manifest?: Buffer; routes?: readonly MetadataRoute[] } = {},
 ): StaticArtefact[] {
   const routes = options.routes ?? METADATA_ROUTES;
   const links = staticMetadataLinks(model.catalog.baseUrl);
@@ -43,11 +43,12 @@ export function buildStaticArtefacts(
     }
   }
   artefacts.push(jsonFile(STATIC_PATHS.apiCatalog(), renderApiCatalog(model, links)));
-  if (options.manifestText !== undefined) {
+  if (options.manifest !== undefined) {
+    // The bytes as read, byte order mark included: the copy's sha256 is the digest a relay config pins.
     artefacts.push({
       path: MANIFEST_COPY_PATH,
       mediaType: staticMediaType(MANIFEST_COPY_PATH),
-      body: Buffer.from(options.manifestText),
+      body: options.manifest,
     });
   }
   const documents = landingDocuments(routes, model, 'static');

@@ -18,7 +18,7 @@ export function publishMetadata(
 ): StaticArtefact[] {
   const loaded = loadManifestFile(manifestPath);
   const model = buildModelFromManifest(loaded.manifest, { baseUrl: options.baseUrl });
-  const artefacts = buildStaticArtefacts(model, { manifestText: loaded.text });
+  const artefacts = buildStaticArtefacts(model, { manifest: loaded.bytes });
   writePublication(outDir, artefacts, options.onWritten);
   return artefacts;
 }

@@ -10,10 +10,14 @@ const BY_EXTENSION: Readonly<Record<string, string>> = {
   '.ttl': 'text/turtle',
 };
 
+/** Where the publication puts entity and form JSON Schemas. Only there: ids may be `schema` too, and dataset
+ * `schema`'s descriptor (`metadata/datasets/schema.json`) is no JSON Schema. */
+const JSON_SCHEMA_PATH = /^metadata\/(?:schema\/[^/]+\/[^/]+|forms\/[^/]+)\/schema\.json$/;
+
 /** `path` is relative to the publication root, with `/` separators. */
 export function staticMediaType(path: string): string {
   if (path === '.well-known/api-catalog') return METADATA_MEDIA_TYPES.linkset;
-  if (path.endsWith('/schema.json')) return METADATA_MEDIA_TYPES.jsonSchema;
+  if (JSON_SCHEMA_PATH.test(path)) return METADATA_MEDIA_TYPES.jsonSchema;
   const dot = path.lastIndexOf('.');
   const slash = path.lastIndexOf('/');
   const extension = dot > slash ? path.slice(dot) : '';

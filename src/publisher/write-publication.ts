@@ -31,6 +31,8 @@ const OWNED = ['.well-known', 'metadata'] as const;
 
 /** Staging folders are hidden, so `ambit metadata serve` never serves one. */
 const STAGING_PREFIX = '.ambit-publish-';
+/** In a staging folder, where the commit moves the previous trees (removed with it). */
+const PREVIOUS = '.previous';
 
 export function writePublication(
   outDir: string,
@@ -81,7 +83,7 @@ function prepareRoot(root: string, outDir: string): boolean {
     throw new PublishError(`cannot read ${outDir}: ${(error as Error).message}`);
   }
   const leftovers = names.filter((name) => name.startsWith(STAGING_PREFIX));
-  if (names.length > leftovers.length && !isPublication(root)) {
+  if (names.length > leftovers.length && !isPublication(root) && !stoppedMidCommit(root, names, leftovers)) {
     throw new PublishError(
       `${outDir} is neither empty nor a previous publication (no metadata/index.json of ${PUBLICATION_SCHEMA_VERSION}): refusing to write into it`,
     );
@@ -107,6 +109,18 @@ function createDirectory(root: string): void {
   }
 }
 
+/**
+ * A run stopped between the renames of its commit leaves no metadata/ in place, but a publication in its staging
+ * folder: the new one staged, or the previous one moved aside. Only a publish makes such a folder, so the
+ * directory is one it owns.
+ */
+function stoppedMidCommit(root: string, names: readonly string[], leftovers: readonly string[]): boolean {
+  return (
+    !names.includes('metadata') &&
+    leftovers.some((name) => isPublication(join(root, name)) || isPublication(join(root, name, PREVIOUS)))
+  );
+}
+
 /** An index.json of another kind (a web root's own `metadata/` folder, say) must not be replaced. */
 function isPublication(root: string): boolean {
   try {
@@ -126,7 +140,7 @@ function isPublication(root: string): boolean {
  * that fails undoes the ones before it, so the previous trees are never removed with the staging folder.
  */
 function commit(root: string, staging: string): void {
-  const previous = join(staging, '.previous');
+  const previous = join(staging, PREVIOUS);
   mkdirSync(previous);
   const moves: [from: string, to: string][] = [];
   for (const tree of OWNED) {

@@ -1,12 +1,19 @@
 // `ambit metadata publish` output: byte-stable, indexed with digests, as the relay renders, --base-url.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { systemClock } from '../../src/platform/clock.ts';
+import { silentLogger } from '../../src/platform/log.ts';
+import { systemRandom } from '../../src/platform/random.ts';
 import { publishMetadata } from '../../src/publisher/publish-metadata.ts';
+import { createStaticMetadataApp } from '../../src/publisher/serve-static-metadata.ts';
+import { digestOf } from '../../src/relay/metadata/load-manifest.ts';
 import { startDemoRelay } from '../helpers/relay-harness.ts';
 import { filesUnder, MANIFEST, useTempDir } from './publisher-fixture.ts';
+
+const MINIMAL = new URL('../config/manifests/minimal.metadata.yaml', import.meta.url);
 
 describe('ambit metadata publish', () => {
   const tmp = useTempDir('ambit-publish-');
@@ -139,5 +146,54 @@ describe('ambit metadata publish', () => {
       readFileSync(join(out('moved'), 'metadata/catalog.json'), 'utf8'),
       /127\.0\.0\.1:4242\/metadata/,
     );
+  });
+
+  it('types a file named for an id `schema` as what it is, not as a JSON Schema', async () => {
+    // Dataset, entity and offering `schema`: their descriptors end in /schema.json like the entity's schema.
+    const manifest = join(tmp, 'schema-ids.yaml');
+    writeFileSync(
+      manifest,
+      readFileSync(MINIMAL, 'utf8')
+        .replace('- id: people', '- id: schema')
+        .replace('- name: persons', '- name: schema')
+        .replace('entity: persons', 'entity: schema')
+        .replace('- id: person-exists', '- id: schema'),
+    );
+    const dir = out('schema-ids');
+    publishMetadata(manifest, dir);
+    const index = JSON.parse(readFileSync(join(dir, 'metadata/index.json'), 'utf8')) as {
+      files: { path: string; media_type: string }[];
+    };
+    const expected: Record<string, string> = {
+      'metadata/datasets/schema.json': 'application/json',
+      'metadata/datasets/schema/entities/schema.json': 'application/json',
+      'metadata/evidence-offerings/schema.json': 'application/json',
+      'metadata/schema/schema/schema/schema.json': 'application/schema+json',
+    };
+    const app = createStaticMetadataApp(dir, {
+      logger: silentLogger(),
+      clock: systemClock,
+      random: systemRandom,
+    });
+    try {
+      for (const [path, type] of Object.entries(expected)) {
+        assert.equal(index.files.find((file) => file.path === path)?.media_type, type, path);
+        const response = await app.inject({ method: 'GET', url: `/${path}` });
+        assert.equal(response.statusCode, 200, path);
+        assert.equal(response.headers['content-type'], type, path);
+      }
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('copies a manifest saved with a byte order mark byte for byte, so its digest is the one validate prints', () => {
+    const manifest = join(tmp, 'bom.yaml');
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), readFileSync(MINIMAL)]);
+    writeFileSync(manifest, bytes);
+    publishMetadata(manifest, out('bom'));
+    const copy = readFileSync(join(out('bom'), 'metadata/metadata.yaml'));
+    assert.ok(copy.equals(bytes));
+    assert.equal(digestOf(copy), digestOf(bytes));
   });
 });

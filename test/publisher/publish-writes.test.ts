@@ -1,6 +1,15 @@
 // `ambit metadata publish` writing safely: whole replacements, foreign files kept, optional RDF, bad input.
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { ConfigError } from '../../src/platform/config/config-error.ts';
@@ -65,6 +74,30 @@ describe('ambit metadata publish', () => {
     writeFileSync(join(webRoot, 'metadata', 'index.json'), '{"pages":[]}');
     assert.throws(() => publishMetadata(MANIFEST, webRoot), PublishError);
     assert.equal(readFileSync(join(webRoot, 'metadata', 'index.json'), 'utf8'), '{"pages":[]}');
+  });
+
+  it('publishes again over a run stopped between its renames, which had moved metadata/ away', () => {
+    // As a run killed in the middle of moving the trees leaves it: the previous metadata/ inside its staging
+    // folder, the new .well-known/ in place. Over a previous publication, and over a first one.
+    const dir = out('stopped');
+    publishMetadata(MANIFEST, dir);
+    writeFileSync(join(dir, 'README.txt'), 'hosting notes');
+    mkdirSync(join(dir, '.ambit-publish-dead', '.previous'), { recursive: true });
+    renameSync(join(dir, 'metadata'), join(dir, '.ambit-publish-dead', '.previous', 'metadata'));
+    publishMetadata(MANIFEST, dir);
+    assert.deepEqual(readdirSync(dir).sort(), ['.well-known', 'README.txt', 'metadata']);
+    const first = out('stopped-first');
+    publishMetadata(MANIFEST, first);
+    mkdirSync(join(first, '.ambit-publish-dead'));
+    renameSync(join(first, 'metadata'), join(first, '.ambit-publish-dead', 'metadata'));
+    publishMetadata(MANIFEST, first);
+    assert.deepEqual(readdirSync(first).sort(), ['.well-known', 'metadata']);
+    // A staging folder with no publication in it proves nothing about the files beside it.
+    const other = out('stopped-other');
+    mkdirSync(join(other, '.ambit-publish-dead', 'metadata'), { recursive: true });
+    writeFileSync(join(other, 'important.txt'), 'keep me');
+    assert.throws(() => publishMetadata(MANIFEST, other), PublishError);
+    assert.deepEqual(filesUnder(other), ['important.txt']);
   });
 
   it('replaces a symbolic link in place of a tree, never what it points at', () => {

@@ -12,8 +12,10 @@ import { MANIFEST_SCHEMA_VERSION, type Manifest, manifestSchema } from './manife
 
 export interface LoadedManifest {
   readonly manifest: Manifest;
-  /** The file as read (the publisher copies it verbatim). */
+  /** The file as decoded (a byte order mark dropped). */
   readonly text: string;
+  /** The file as read, which the publisher copies verbatim: `digest` is theirs. */
+  readonly bytes: Buffer;
   /** `sha256:<hex>` of the file bytes. */
   readonly digest: string;
 }
@@ -84,7 +86,7 @@ export function loadManifestFile(
     ]);
   }
   const text = decoded.text;
-  return { manifest: parseManifestText(text), text, digest };
+  return { manifest: parseManifestText(text), text, bytes, digest };
 }
 
 export function parseManifestText(text: string): Manifest {
