@@ -91,7 +91,7 @@ const csvFormat = z
     path: ['quote'],
   })
   .describe(
-    'CSV, as is a `.csv` or `.tsv` (tab-delimited) path without `format`: UTF-8 text (a BOM is allowed, other encodings are refused), records ending with CRLF, LF or CR, mixed freely.',
+    'CSV, as is a `.csv` or `.tsv` (tab-delimited) path without `format`: UTF-8 text (a BOM is allowed, other encodings are refused), records ending with CRLF, LF or CR, mixed freely. A quoted field ends at its closing quote: text after it (`"a"b`) is refused (`ingest.parse_error`, the message gives the line); a quote that does not open a field is text (`12" pipe`).',
   );
 const xlsxFormat = z.strictObject({
   sheet: z.string().optional(),
@@ -120,7 +120,7 @@ const sourceFormat = z
       .strictObject({})
       .optional()
       .describe(
-        'Parquet, as is a `.parquet` path without `format`. A DECIMAL column is read exactly: a `string` field serves its decimal text (`0.57`, trailing zeros dropped), a `number` field the double nearest it, an `integer` field a whole value within ±(2^53 - 1). Timestamps finer than a millisecond are floored to the millisecond, as text timestamps are. Strings are served as stored; one whose bytes are not UTF-8 is refused (`ingest.type_mismatch`), as in CSV.',
+        'Parquet, as is a `.parquet` path without `format`. A DECIMAL column is read exactly: a `string` field serves its decimal text (`0.57`, trailing zeros dropped), a `number` field the double nearest it, an `integer` field a whole value within ±(2^53 - 1). Timestamps finer than a millisecond are floored to the millisecond, as text timestamps are. Strings, and JSON columns, are served as the text stored; one whose bytes are not UTF-8 is refused (`ingest.type_mismatch`), as in CSV. An INT64 past ±(2^53 - 1) is served exactly in a `string` field, as the double nearest it in a `number` field, and refused in an `integer` field.',
       ),
   })
   .refine((f) => [f.csv, f.xlsx, f.parquet].filter((x) => x !== undefined).length === 1, {
@@ -152,7 +152,7 @@ const tableField = z.strictObject({
   type: z
     .enum(FIELD_TYPES)
     .describe(
-      '`number`: a finite double (a value beyond about ±1.8e308 is refused); `date`: `YYYY-MM-DD`, years 0001 to 9999; `timestamp`: ISO 8601, read as UTC without an offset, within the years 0000 to 9999 (UTC) whatever the source.',
+      '`integer`, `number`: text may have a sign and spaces around it, not a thousands separator or hex; `number`: a finite double (a value beyond about ±1.8e308 is refused); `boolean`: `true`/`false`, `yes`/`no`, `t`/`f`, `y`/`n` or `1`/`0`, in any case; `date`: `YYYY-MM-DD`, years 0001 to 9999; `timestamp`: ISO 8601, read as UTC without an offset, within the years 0000 to 9999 (UTC) whatever the source.',
     ),
   nullable: z.boolean().default(true),
   sensitive: z.boolean().default(false),

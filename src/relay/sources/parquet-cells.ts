@@ -43,14 +43,17 @@ function stringFromBytes(bytes: Uint8Array | undefined): string | typeof NOT_UTF
 /**
  * hyparquet's defaults truncate TIMESTAMP MICROS and NANOS (and INT96, read as nanoseconds) toward zero, which
  * moves a pre-1970 instant with a sub-millisecond part one millisecond later than the same instant read from text.
+ * A JSON column is kept as its text: parsed, a number past 2^53 would lose digits, `"a"` its quotes, `1.50` its
+ * zero and `null` would become an empty cell.
  */
 export const EXACT_PARSERS: Pick<
   ParquetParsers,
-  'timestampFromMicroseconds' | 'timestampFromNanoseconds' | 'stringFromBytes'
+  'timestampFromMicroseconds' | 'timestampFromNanoseconds' | 'stringFromBytes' | 'jsonFromBytes'
 > = {
   timestampFromMicroseconds: (micros: bigint) => flooredDate(BigInt(micros), 1000n),
   timestampFromNanoseconds: (nanos: bigint) => flooredDate(BigInt(nanos), 1_000_000n),
   stringFromBytes,
+  jsonFromBytes: stringFromBytes,
 };
 
 /**

@@ -255,6 +255,40 @@ describe('readCsv', () => {
     assert.doesNotMatch(error.message, /s3cret/);
   });
 
+  it('refuses text after a closing quote rather than serve the field with its quotes, naming the line', async () => {
+    // Read as `"Smith, J"r` and `x`, quotes kept; other readers give `Smith, Jr`.
+    for (const [name, content] of [
+      ['after-quote.csv', 'id,name,note\n1,a,b\n2,"Smith, J"r,x\n'],
+      ['space-after-quote.csv', 'id,name\n1,a\n2,"s3cret" \n'],
+      ['header-after-quote.csv', '"id"x,name\n1,a\n'],
+    ]) {
+      const error = await sourceErrorOf(async () => rowsOf(await open(name as string, content as string)));
+      assert.equal(error.code, 'ingest.parse_error', name);
+      assert.match(
+        error.message,
+        /line [0-9]: a closing quote is followed by something other than a delimiter/,
+      );
+      assert.doesNotMatch(error.message, /Smith|s3cret/);
+    }
+    const error = await sourceErrorOf(async () =>
+      rowsOf(await open('semicolon-quote.csv', "id;name\n1;'a';'b'c\n", { delimiter: ';', quote: "'" })),
+    );
+    assert.match(error.message, /at line 2: a closing quote/);
+  });
+
+  it('keeps a quote that does not open a field as text, as spreadsheets do', async () => {
+    const source = await open(
+      'inches.csv',
+      '\uFEFF"id",name\r\n1,12" pipe\r\n2, "spaced"\r\n3,"said ""hi"""\r\n',
+    );
+    assert.deepEqual(source.columns, ['id', 'name']);
+    assert.deepEqual(await rowsOf(source), [
+      ['1', '12" pipe'],
+      ['2', ' "spaced"'],
+      ['3', 'said "hi"'],
+    ]);
+  });
+
   it('treats an empty file and a header-only file as zero rows', async () => {
     const empty = await open('empty.csv', '');
     assert.deepEqual(empty.columns, []);

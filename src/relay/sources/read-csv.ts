@@ -1,5 +1,6 @@
 // Streams a CSV/TSV file through csv-parse: header first (a short read), then rows in batches on iteration.
 import { type Parser, parse } from 'csv-parse';
+import { csvQuoteGuard } from './csv-quote-guard.ts';
 import type { CsvFormat, SourceRows } from './open-file-source.ts';
 import { SourceError } from './source-error.ts';
 import {
@@ -67,7 +68,8 @@ async function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly =
     record_delimiter: ['\r\n', '\n', '\r'],
     // A blank line (often a trailing one) is not a record.
     skip_empty_lines: true,
-    // A stray quote inside an unquoted field is kept as text; unclosed quotes still fail.
+    // A stray quote inside an unquoted field is kept as text; unclosed quotes still fail, and so does text after a
+    // closing quote (csvQuoteGuard), which relax_quotes would keep with the quotes.
     relax_quotes: true,
   });
   if (file.byteSize === 0) {
@@ -79,21 +81,44 @@ async function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly =
   const handle = await openSourceFile(file);
   const input = handle.createReadStream({ start: 0, end: file.byteSize - 1 });
   // csv-parse decodes leniently: bytes that are not UTF-8 would be served as U+FFFD.
-  const utf8 = utf8Guard(async (offset) => invalidEncoding(file, offset));
+  const utf8 = utf8Guard(async (offset) =>
+    errorAt(
+      file,
+      offset,
+      'ingest.invalid_encoding',
+      (where) => `is not UTF-8 text${where}: save it as UTF-8`,
+    ),
+  );
+  const quotes = csvQuoteGuard(format.quote, format.delimiter, async (offset) =>
+    errorAt(
+      file,
+      offset,
+      'ingest.parse_error',
+      (where) => `is not valid CSV${where}: ${CSV_PROBLEMS.CSV_INVALID_CLOSING_QUOTE}`,
+    ),
+  );
   input.on('error', (error) => parser.destroy(error));
   utf8.on('error', (error) => parser.destroy(error));
-  input.pipe(utf8).pipe(parser);
+  quotes.on('error', (error) => parser.destroy(error));
+  input.pipe(utf8).pipe(quotes).pipe(parser);
   return {
     parser,
     close() {
       input.destroy();
       utf8.destroy();
+      quotes.destroy();
       parser.destroy();
     },
   };
 }
 
-async function invalidEncoding(file: SourceFile, offset: number): Promise<SourceError> {
+/** The error of the byte at `offset`, its message naming the line it stands on (` at line <n>`) when it can. */
+async function errorAt(
+  file: SourceFile,
+  offset: number,
+  code: 'ingest.invalid_encoding' | 'ingest.parse_error',
+  problem: (where: string) => string,
+): Promise<SourceError> {
   let where = '';
   try {
     const handle = await openSourceFile(file);
@@ -105,11 +130,7 @@ async function invalidEncoding(file: SourceFile, offset: number): Promise<Source
   } catch {
     // The line is a courtesy: the file may have gone or changed meanwhile.
   }
-  return sourceError(
-    file,
-    'ingest.invalid_encoding',
-    `${file.displayPath} is not UTF-8 text${where}: save it as UTF-8`,
-  );
+  return sourceError(file, code, `${file.displayPath} ${problem(where)}`);
 }
 
 async function readFirstRecord(file: SourceFile, format: CsvFormat): Promise<string[] | undefined> {

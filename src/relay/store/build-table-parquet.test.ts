@@ -261,6 +261,37 @@ describe('buildTable from Parquet DECIMAL and sub-millisecond TIMESTAMP columns'
     }
   });
 
+  it('serves a JSON column as the text stored, never the value parsed and spelled again', async () => {
+    const texts = ['12345678901234567890', '"quoted"', '1.50', 'null', '{"a": [1, 2]}'];
+    const written = Buffer.from(
+      parquetWriteBuffer({
+        columnData: [
+          { name: 'id', data: texts.map((_, i) => i + 1) },
+          { name: 'document', data: texts },
+        ],
+        schema: [
+          { name: 'root', num_children: 2 },
+          { name: 'id', type: 'INT32', repetition_type: 'REQUIRED' },
+          { name: 'document', type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'REQUIRED' },
+        ],
+      }),
+    );
+    // The writer would spell JSON values itself, so the column is written as text and its converted type (thrift
+    // field 6 after the name, field 4) turned from UTF8 (0) into JSON (19, zigzag 38) in the footer.
+    const utf8Type = Buffer.concat([Buffer.from('document'), Buffer.from([0x25, 0x00])]);
+    const at = written.indexOf(utf8Type);
+    assert.ok(at > 0 && written.indexOf(utf8Type, at + 1) === -1);
+    written[at + utf8Type.length - 1] = 38;
+    await writeFile(join(dir, 'documents.parquet'), written);
+    const [, documents] = await served('documents.parquet', [
+      field('id', 'integer'),
+      field('document', 'string'),
+    ]);
+    // Parsed, the first would lose digits, the second its quotes, the third its trailing zero, `null` would be an
+    // empty cell and the object would be refused.
+    assert.deepEqual(documents, texts);
+  });
+
   it('serves a pre-1970 sub-millisecond instant as the CSV text of it does', async () => {
     const bytes = parquetWriteBuffer({
       columnData: [
