@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { writePeopleServeConfig } from './people-serve-config.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KEY = 'serve-warning-test-key-0000000000001';
@@ -15,41 +16,17 @@ const WARNING =
   /dataset people, aggregate by_person: dimension who groups by id, and entity person requires an equality filter on id/g;
 
 function config(dir: string, minCellSize: number): string {
-  const path = join(dir, `relay-${minCellSize}.yaml`);
-  writeFileSync(
-    path,
-    `server:
-  bind: 127.0.0.1:0
-catalog: { title: Test, base_url: "http://127.0.0.1", publisher: Test }
-auth:
-  mode: api_key
-  api_keys:
-    - { id: reader, fingerprint: { provider: env, name: READER_HASH }, scopes: ["people:rows"] }
-audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
-datasets:
-  - id: people
-    title: People
-    tables:
-      - id: people_table
-        source: { type: file, path: people.csv }
-        primary_key: id
-        schema:
-          fields:
-            - { name: id, type: integer, nullable: false }
-            - { name: born, type: date }
-    entities:
-      - name: person
-        table: people_table
-        api: { required_filters: [id], allowed_filters: [{ field: id, ops: [eq] }] }
-    aggregates:
+  return writePeopleServeConfig(dir, {
+    name: `relay-${minCellSize}.yaml`,
+    entity: 'api: { required_filters: [id], allowed_filters: [{ field: id, ops: [eq] }] }',
+    aggregates: `    aggregates:
       - id: by_person
         source_entity: person
         dimensions: [{ id: who, field: id }]
         indicators: [{ id: people, function: count }]
         disclosure_control: { min_cell_size: ${minCellSize} }
 `,
-  );
-  return path;
+  });
 }
 
 /** Runs to its end: the sources hold a bad row, so the start fails after the config has loaded. */

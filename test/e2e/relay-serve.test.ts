@@ -10,39 +10,12 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
 import { serveWithStdoutAudit } from '../helpers/stdout-audit-serve.ts';
+import { writePeopleServeConfig } from './people-serve-config.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const KEY = 'serve-test-key-000000000000000000001';
 
-function config(dir: string): string {
-  const path = join(dir, 'relay.yaml');
-  writeFileSync(
-    path,
-    `server:
-  bind: 127.0.0.1:0
-catalog: { title: Test, base_url: "http://127.0.0.1", publisher: Test }
-auth:
-  mode: api_key
-  api_keys:
-    - { id: reader, fingerprint: { provider: env, name: READER_HASH }, scopes: ["people:rows"] }
-audit: { sink: jsonl, path: audit.jsonl, hash_secret_env: AUDIT_SECRET }
-datasets:
-  - id: people
-    title: People
-    tables:
-      - id: people_table
-        source: { type: file, path: people.csv }
-        primary_key: id
-        schema:
-          fields:
-            - { name: id, type: integer, nullable: false }
-            - { name: born, type: date }
-    entities:
-      - { name: person, table: people_table }
-`,
-  );
-  return path;
-}
+const config = (dir: string): string => writePeopleServeConfig(dir);
 
 function run(args: string[], env: Record<string, string>) {
   const child = spawn(process.execPath, ['bin/ambit.js', ...args], {
