@@ -2,6 +2,7 @@
 // mode keeps a stray quote inside an unquoted field as text (`12" pipe`, as spreadsheets read it), but it also reads
 // `"a"b` as the text `"a"b`, quotes and all, where other readers give `ab`: such a field is refused instead.
 import { Transform, type TransformCallback } from 'node:stream';
+import { incompleteTail } from './utf8-guard.ts';
 
 const EMPTY = Buffer.alloc(0);
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
@@ -107,16 +108,4 @@ export function csvQuoteGuard(
 function matchesAt(bytes: Buffer, needle: Buffer, at: number): boolean {
   const end = at + needle.length;
   return end <= bytes.length && bytes.compare(needle, 0, needle.length, at, end) === 0;
-}
-
-/** Bytes at the end of `bytes` that start a multi-byte sequence the chunk does not finish (0 to 3). */
-function incompleteTail(bytes: Uint8Array): number {
-  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
-    const byte = bytes[bytes.length - back] as number;
-    if ((byte & 0xc0) === 0x80) continue;
-    if (byte < 0xc0) return 0;
-    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : 2;
-    return length > back ? back : 0;
-  }
-  return 0;
 }

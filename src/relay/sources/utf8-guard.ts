@@ -39,7 +39,7 @@ export function utf8Guard(invalid: (offset: number) => Promise<Error>): Transfor
 }
 
 /** Bytes at the end of `bytes` that start a multi-byte sequence the chunk does not finish (0 to 3). */
-function incompleteTail(bytes: Uint8Array): number {
+export function incompleteTail(bytes: Uint8Array): number {
   for (let back = 1; back <= Math.min(3, bytes.length); back++) {
     const byte = bytes[bytes.length - back] as number;
     if ((byte & 0xc0) === 0x80) continue;
