@@ -138,3 +138,16 @@ describe('audit file lock lost while the writer runs', () => {
     other.release();
   });
 });
+
+describe('a write after the writer closed', () => {
+  it('fails as a closed writer does, without taking the released lock again', async (t) => {
+    const { path, lockPath, writer, logged } = setup(t);
+    writer.write(sampleRecord(1));
+    await writer.close();
+    assert.equal(existsSync(lockPath), false, 'released on close');
+    assert.throws(() => writer.write(sampleRecord(2)));
+    assert.equal(existsSync(lockPath), false, 'still released');
+    assert.deepEqual(logged('warn'), []);
+    assert.deepEqual(ids(path), ['req-1']);
+  });
+});

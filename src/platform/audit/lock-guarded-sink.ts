@@ -22,6 +22,8 @@ export function guardByLock(
 ): LockGuardedSink {
   const lockPath = `${path}.lock`;
   let lost = false;
+  // Once closed, the lock is released: a late append must fail as the closed sink's does, not take the lock again.
+  let closed = false;
   const lostError = () =>
     new Error(
       `the audit file's lock ${lockPath} is no longer this process's (another process took it, or wrote to the file): ` +
@@ -53,10 +55,11 @@ export function guardByLock(
 
   return {
     append(lines) {
-      check();
+      if (!closed) check();
       sink.append(lines);
     },
     checkLock() {
+      if (closed) return;
       try {
         check();
       } catch {
@@ -64,6 +67,7 @@ export function guardByLock(
       }
     },
     async close() {
+      closed = true;
       try {
         await sink.close();
       } finally {
