@@ -22,6 +22,7 @@ import { HEALTHY, notReadyProblem } from '../routes/health.ts';
 import { isLiveTable } from '../sources/postgres/postgres-sources.ts';
 import type { RelayAdminBackend } from './admin-backend.ts';
 import { type AdminRouteInfo, buildCapabilities, buildPosture, POSTURE_TIERS } from './posture.ts';
+import { reloadsAtStop } from './reloads-at-stop.ts';
 
 export const ADMIN_SCOPE = 'relay:admin';
 export const OPS_READ_SCOPE = 'relay:ops_read';
@@ -120,12 +121,23 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
     },
   );
 
+  // A reload still running when the relay stops is answered, and audited, within the listener's drain.
+  const reloads = reloadsAtStop(options.requestTimeoutMs, options.deps.logger);
+  app.addHook('preClose', (done) => {
+    reloads.stop();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    reloads.closed();
+    done();
+  });
+
   // The reload routes take no body: whatever is sent (within the admin listener's body limit) is ignored.
   app.register(async (scope) => {
     ignoreRequestBodies(scope);
     scope.post('/admin/v1/reload', { onRequest: admin }, async (request) => {
       untimed(request);
-      const outcome = await answered(backend.reloadAll(), options.deps.logger);
+      const outcome = await reloads.bounded(answered(backend.reloadAll(), options.deps.logger));
       if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
       if (!outcome.ok) throw reloadFailed(outcome, 'all', loaded.config);
       return { status: 'ok', counts: outcome.counts, ...differing(outcome, options.deps.logger) };
@@ -143,7 +155,9 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
         request.ctx.audit.datasetId = datasetId;
         request.ctx.audit.tableId = tableId;
         untimed(request);
-        const outcome = await answered(backend.reloadTable(datasetId, tableId), options.deps.logger);
+        const outcome = await reloads.bounded(
+          answered(backend.reloadTable(datasetId, tableId), options.deps.logger),
+        );
         if (outcome.firstLoadRunning) throw firstLoadRunning(outcome.firstLoadRunning.waiting);
         if (!outcome.ok) throw reloadFailed(outcome, 'table', loaded.config);
         // 1, unless nothing was served yet: then every table loaded, as at startup.
@@ -193,7 +207,8 @@ function atMost(names: readonly string[]): string {
 
 /**
  * A reload is answered with its outcome however long it takes (a large table can take longer than the request
- * time-out, and a 504 would leave the operator without it while it goes on); its caller is authenticated by now.
+ * time-out, and a 504 would leave the operator without it while it goes on), unless the relay stops meanwhile
+ * (reloads-at-stop.ts); its caller is authenticated by now.
  */
 function untimed(request: FastifyRequest): void {
   request.ctx.untimed = true;
