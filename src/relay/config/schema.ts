@@ -114,13 +114,13 @@ const sourceFormat = z
     xlsx: xlsxFormat
       .optional()
       .describe(
-        'XLSX, as is a `.xlsx` path without `format`. Its sheet and shared strings must be UTF-8 (as Excel writes them); other bytes are refused (`ingest.parse_error`), as in CSV.',
+        'XLSX, as is a `.xlsx` path without `format`. Its sheet and shared strings must be UTF-8 (as Excel writes them); other bytes are refused (`ingest.parse_error`), as in CSV. A cell without a reference (`<c>` with no `r`, as the format allows) follows the cell before it in its row, the first in column A, and a row without one follows the row before it; a cell that would so come at or before the cell before it is refused (`ingest.parse_error`, naming both cells).',
       ),
     parquet: z
       .strictObject({})
       .optional()
       .describe(
-        'Parquet, as is a `.parquet` path without `format`. A DECIMAL column is read exactly: a `string` field serves its decimal text (`0.57`, trailing zeros dropped), a `number` field the double nearest it, an `integer` field a whole value within ±(2^53 - 1). Timestamps finer than a millisecond are floored to the millisecond, as text timestamps are. Strings, and JSON columns, are served as the text stored; one whose bytes are not UTF-8 is refused (`ingest.type_mismatch`), as in CSV. An INT64 past ±(2^53 - 1) is served exactly in a `string` field, as the double nearest it in a `number` field, and refused in an `integer` field.',
+        'Parquet, as is a `.parquet` path without `format`. A DECIMAL column is read exactly: a `string` field serves its decimal text (`0.57`, trailing zeros dropped), a `number` field the double nearest it, an `integer` field a whole value within ±(2^53 - 1). Timestamps finer than a millisecond are floored to the millisecond, as text timestamps are. Strings, and JSON columns, are served as the text stored; one whose bytes are not UTF-8 is refused (`ingest.type_mismatch`), as in CSV. An INT64 past ±(2^53 - 1) is served exactly in a `string` field, as the double nearest it in a `number` field, and refused in an `integer` field. A TIME column (MILLIS, MICROS or NANOS, whether marked adjusted to UTC or not) is served in a `string` field as its time of day, `HH:MM:SS` with the fraction of a second in all the digits of its unit when not zero (`01:00:00`, `01:00:00.120`, `01:00:00.123456`), no offset written; declared as any other type, and for a count outside the day, it is refused (`ingest.type_mismatch`).',
       ),
   })
   .refine((f) => [f.csv, f.xlsx, f.parquet].filter((x) => x !== undefined).length === 1, {

@@ -81,8 +81,8 @@ export type { CsvFormat, XlsxFormat } from './file-format.ts';
  *   empty string). A date typed into a cell without a date format arrives as its numeric Excel serial, wrapped
  *   as Date1904Number in a workbook using the 1904 date system. Formula and error cells are refused.
  * - Parquet: as hyparquet decodes them: string, number, bigint (INT64), boolean, Date (DATE/TIMESTAMP), null,
- *   and for nested columns arrays or objects; but a top-level DECIMAL is its exact decimal text, and a timestamp
- *   finer than a millisecond is floored.
+ *   and for nested columns arrays or objects; but a top-level DECIMAL is its exact decimal text, a top-level TIME
+ *   a ParquetTimeOfDay (its time of day as text), and a timestamp finer than a millisecond is floored.
  */
 export async function openFileSource(
   tableId: string,

@@ -3,6 +3,7 @@
 import { posix } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { decode, Parser } from 'saxen';
+import { CellOrderError, withCellReferences } from './sheet-cell-references.ts';
 import type { SourceError } from './source-error.ts';
 import { type SourceFile, sourceError } from './source-file.ts';
 
@@ -27,7 +28,10 @@ export interface XlsxPackage {
   readonly sheetName: string;
   /** The worksheet part's path in the zip. */
   readonly sheetPath: string;
-  /** The worksheet XML as plainXml gives it: CDATA sections as plain text, comments dropped. */
+  /**
+   * The worksheet XML as plainXml gives it (CDATA sections as plain text, comments dropped), with a reference
+   * written into each cell that has none (see withCellReferences).
+   */
   readonly sheetXml: string;
   /** Whether sheetXml differs from the stored part. */
   readonly sheetRewritten: boolean;
@@ -75,12 +79,13 @@ export function openXlsxPackage(file: SourceFile, bytes: Uint8Array, sheet: stri
   const where = `the worksheet part of sheet ${JSON.stringify(chosen.name)} (${sheetPath})`;
   const stored = text(file, where, sheetXml);
   const plain = plainPart(file, where, stored);
+  const referenced = referencedPart(file, chosen.name, plain ?? stored);
   return {
     sheetNames,
     sheetName: chosen.name,
     sheetPath,
-    sheetXml: plain ?? stored,
-    sheetRewritten: plain !== undefined,
+    sheetXml: referenced ?? plain ?? stored,
+    sheetRewritten: referenced !== undefined || plain !== undefined,
     sharedStringsPath: sharedStrings ?? SHARED_STRINGS,
     date1904,
   };
@@ -162,6 +167,22 @@ function plainPart(file: SourceFile, part: string, xml: string): string | undefi
     return plainXml(xml);
   } catch (error) {
     throw corrupt(file, `${part} is not well-formed XML: ${(error as Error).message}`, error);
+  }
+}
+
+/** The sheet with every cell referenced (see withCellReferences), or undefined when it already is. */
+function referencedPart(file: SourceFile, sheetName: string, xml: string): string | undefined {
+  try {
+    return withCellReferences(xml);
+  } catch (error) {
+    const sheet = `sheet ${JSON.stringify(sheetName)}`;
+    if (error instanceof CellOrderError) {
+      const detail = `${file.displayPath} is not a readable XLSX file: ${sheet} cannot be decoded: ${error.message}`;
+      throw sourceError(file, 'ingest.parse_error', detail, { cell: error.ref });
+    }
+    if (!(error instanceof RangeError)) throw error;
+    const detail = `${file.displayPath} has a ${sheet} too large once each of its cells is given its reference`;
+    throw sourceError(file, 'ingest.file_too_large', detail, { cause: error });
   }
 }
 

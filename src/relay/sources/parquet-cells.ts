@@ -1,7 +1,8 @@
-// Exact conversions of Parquet values hyparquet would alter: DECIMAL to its decimal text, sub-millisecond
-// timestamps floored to the millisecond, strings decoded strictly.
+// Exact conversions of Parquet values hyparquet would alter or leave raw: DECIMAL to its decimal text,
+// sub-millisecond timestamps floored to the millisecond, strings decoded strictly, TIME counts to time-of-day text.
 import type { ParquetParsers, SchemaElement } from 'hyparquet';
-import { NOT_UTF8 } from '../store/coerce-cell.ts';
+import { NOT_UTF8, ParquetTimeOfDay } from '../store/coerce-cell.ts';
+import { decimalText } from '../store/decimal-text.ts';
 
 /**
  * The unscaled integer of a DECIMAL cell as stored: INT32 (number), INT64 (bigint), or FIXED_LEN_BYTE_ARRAY and
@@ -18,6 +19,14 @@ export function unscaledOf(raw: unknown): bigint | null {
     return (raw[0] as number) & 0x80 ? value - (1n << BigInt(raw.length * 8)) : value;
   }
   return null;
+}
+
+/** Each DECIMAL cell as its exact decimal text (see `decimalText`); a missing cell is null. */
+export function decimalTexts(cells: ArrayLike<unknown>, scale: number): (string | null)[] {
+  return Array.from(cells, (cell) => {
+    const unscaled = unscaledOf(cell);
+    return unscaled === null ? null : decimalText(unscaled, scale);
+  });
 }
 
 /** `Date` of a count of `unit`-ths of a millisecond, floored: -1500µs is …59.998Z, as the CSV text would give. */
@@ -70,4 +79,55 @@ export function decimalScaleOf(element: SchemaElement): number | string | undefi
     return `declares DECIMAL scale ${String(scale)} with precision ${String(precision)} (the scale must be from 0 to the precision)`;
   }
   return scale;
+}
+
+/** A TIME leaf: how many of its counts make a second, and the digits of a fraction of one. */
+export interface TimeUnit {
+  readonly perSecond: bigint;
+  readonly digits: number;
+}
+
+const TIME_UNITS: Readonly<Record<string, TimeUnit>> = {
+  MILLIS: { perSecond: 1000n, digits: 3 },
+  MICROS: { perSecond: 1_000_000n, digits: 6 },
+  NANOS: { perSecond: 1_000_000_000n, digits: 9 },
+};
+const DAY_SECONDS = 86_400n;
+
+/**
+ * The unit of a leaf annotated TIME (logical type, or the TIME_MILLIS / TIME_MICROS converted types), else
+ * undefined. hyparquet hands such cells over as the raw count since midnight, which would be served as a number.
+ * The unit is known whether or not the column is marked adjusted to UTC, and either way the count is the time of
+ * day the file stores (most writers mark every TIME column so).
+ */
+export function timeUnitOf(element: SchemaElement): TimeUnit | undefined {
+  if (element.logical_type?.type === 'TIME') return TIME_UNITS[element.logical_type.unit];
+  if (element.converted_type === 'TIME_MILLIS') return TIME_UNITS.MILLIS;
+  if (element.converted_type === 'TIME_MICROS') return TIME_UNITS.MICROS;
+  return undefined;
+}
+
+/** Each count as its time of day (see timeOfDayText); a missing cell stays as it is. */
+export function timesOfDay(cells: ArrayLike<unknown>, unit: TimeUnit): unknown[] {
+  return Array.from(cells, (cell) =>
+    typeof cell === 'number' || typeof cell === 'bigint'
+      ? new ParquetTimeOfDay(timeOfDayText(cell, unit))
+      : cell,
+  );
+}
+
+/**
+ * `HH:MM:SS`, then the fraction of the second in all the digits of the unit when it is not zero (`01:00:00.120`
+ * for MILLIS, `01:00:00.120000` for MICROS), so a column's texts are as exact as its counts and sort as they do.
+ * Null for a count outside the day (negative, or 24:00:00 and later), which names no time.
+ */
+export function timeOfDayText(count: number | bigint, unit: TimeUnit): string | null {
+  if (typeof count === 'number' && !Number.isSafeInteger(count)) return null;
+  const value = BigInt(count);
+  if (value < 0n || value >= DAY_SECONDS * unit.perSecond) return null;
+  const seconds = Number(value / unit.perSecond);
+  const fraction = value % unit.perSecond;
+  const two = (n: number) => String(n).padStart(2, '0');
+  const text = `${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`;
+  return fraction === 0n ? text : `${text}.${String(fraction).padStart(unit.digits, '0')}`;
 }

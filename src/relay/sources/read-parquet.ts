@@ -10,9 +10,15 @@ import {
   type SchemaElement,
 } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { decimalText } from '../store/decimal-text.ts';
 import type { ColumnBatch, SourceRows } from './open-file-source.ts';
-import { decimalScaleOf, EXACT_PARSERS, unscaledOf } from './parquet-cells.ts';
+import {
+  decimalScaleOf,
+  decimalTexts,
+  EXACT_PARSERS,
+  type TimeUnit,
+  timesOfDay,
+  timeUnitOf,
+} from './parquet-cells.ts';
 import { CompressedPages, checkingCompressors } from './parquet-compressed-pages.ts';
 import { checkPages, chunkExtents, nestedValueCount, pageError } from './parquet-pages.ts';
 import { SourceError } from './source-error.ts';
@@ -28,8 +34,8 @@ const DAY_MS = 86_400_000;
 /**
  * Cells are as hyparquet decodes them: string (NOT_UTF8 for bytes that are not UTF-8), number, bigint (INT64),
  * boolean, Date (DATE and TIMESTAMP, sub-millisecond ones floored), null, and arrays or objects for nested
- * columns; a top-level DECIMAL column is given
- * as its exact decimal text (see `decimalText`). In `columnBatches` a top-level DATE column is given as day
+ * columns; a top-level DECIMAL column is given as its exact decimal text (see `decimalText`), a top-level TIME
+ * column as ParquetTimeOfDay cells (see `timeOfDayText`). In `columnBatches` a top-level DATE column is given as day
  * numbers instead (flagged in `epochDays`), which spares one Date object per cell.
  */
 export async function readParquet(file: SourceFile): Promise<SourceRows> {
@@ -68,6 +74,9 @@ export async function readParquet(file: SourceFile): Promise<SourceRows> {
     columns: children.map((child) => child.element.name),
     epochDays: children.map(({ element, children: nested }) => nested.length === 0 && isPlainDate(element)),
     decimalScales,
+    timeUnits: children.map(({ element, children: nested }) =>
+      nested.length === 0 && element.repetition_type !== 'REPEATED' ? timeUnitOf(element) : undefined,
+    ),
     unscaledMetadata: decimalScales.some((scale) => scale !== undefined)
       ? withoutDecimals(metadata)
       : metadata,
@@ -161,8 +170,8 @@ async function readMetadata(file: SourceFile, handle: FileHandle): Promise<FileM
 }
 
 /**
- * What every pass over the file needs: top-level column names, which of them are read as day numbers and which
- * are DECIMAL (their scale), read from `unscaledMetadata`.
+ * What every pass over the file needs: top-level column names, which of them are read as day numbers, which
+ * are DECIMAL (their scale), read from `unscaledMetadata`, and which are TIME (their unit).
  */
 interface FileLayout {
   readonly file: SourceFile;
@@ -170,6 +179,7 @@ interface FileLayout {
   readonly columns: readonly string[];
   readonly epochDays: readonly boolean[];
   readonly decimalScales: readonly (number | undefined)[];
+  readonly timeUnits: readonly (TimeUnit | undefined)[];
   readonly unscaledMetadata: FileMetaData;
 }
 
@@ -232,7 +242,7 @@ async function readRowGroup(
   groupStart: number,
   groupRows: number,
 ): Promise<ArrayLike<unknown>[]> {
-  const { file, metadata, columns, epochDays, decimalScales } = layout;
+  const { file, metadata, columns, epochDays, decimalScales, timeUnits } = layout;
   const extents = chunkExtents(metadata, groupIndex);
   const chunks = new Map<string, { rowStart: number; data: ArrayLike<unknown> }[]>();
   const dayColumns = columns.filter((_, c) => epochDays[c]);
@@ -286,6 +296,8 @@ async function readRowGroup(
       );
     }
     const scale = decimalScales[c];
+    const unit = timeUnits[c];
+    if (unit !== undefined) return timesOfDay(cells, unit);
     return scale === undefined ? cells : decimalTexts(cells, scale);
   });
 }
@@ -320,13 +332,6 @@ function assemble(
     }
   }
   return covered === groupRows ? assembled : undefined;
-}
-
-function decimalTexts(cells: ArrayLike<unknown>, scale: number): (string | null)[] {
-  return Array.from(cells, (cell) => {
-    const unscaled = unscaledOf(cell);
-    return unscaled === null ? null : decimalText(unscaled, scale);
-  });
 }
 
 /** An AsyncBuffer over one open handle: positioned reads, no stream per slice, each slice shown to `inspect`. */

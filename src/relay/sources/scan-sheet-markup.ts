@@ -51,7 +51,7 @@ export function sheetMarkupFault(xml: string): MarkupFault | undefined {
 }
 
 /** Just past the `>` ending the tag opened at `open`, or -1 when a `<` or the end of the text comes first. */
-function tagEnd(xml: string, open: number): number {
+export function tagEnd(xml: string, open: number): number {
   for (let index = open + 1; index < xml.length; index++) {
     const code = xml.charCodeAt(index);
     if (code === GT) return index + 1;

@@ -75,6 +75,17 @@ export function excelSerialMs(serial: number, date1904: boolean): number {
   return Math.round(epoch + serial * DAY_MS);
 }
 
+/**
+ * A Parquet TIME cell: its time of day as ISO 8601 text (`01:00:00.123`), or null for a count outside the day. Only
+ * a `string` field takes it: the count alone does not say its unit, and no other type holds a time of day.
+ */
+export class ParquetTimeOfDay {
+  readonly text: string | null;
+  constructor(text: string | null) {
+    this.text = text;
+  }
+}
+
 const NO_SUCH_DAY = 'Excel serial of a day that does not exist';
 
 export interface CoerceOptions {
@@ -87,6 +98,7 @@ export function coerceValue(raw: unknown, type: FieldType, excelSerials: boolean
   if (raw === null || raw === undefined || raw === '') return null;
   if (typeof raw === 'object' && raw instanceof Date1904Number)
     return coerce1904(raw.value, type, excelSerials);
+  if (typeof raw === 'object' && raw instanceof ParquetTimeOfDay) return coerceTimeOfDay(raw, type);
   switch (type) {
     case 'string':
       // An XLSX number is the double nearest the digits stored; past 2^53 its text may not be those digits.
@@ -157,6 +169,12 @@ function coerce1904(value: number, type: FieldType, excelSerials: boolean): Coer
   if (type === 'date') return coerceDate(value, excelSerials, true);
   if (type === 'timestamp') return servableInstant(coerceTimestamp(value, excelSerials, true));
   return coerceValue(value, type, excelSerials);
+}
+
+function coerceTimeOfDay(raw: ParquetTimeOfDay, type: FieldType): CoercedValue {
+  if (raw.text === null) return fail('Parquet TIME outside the day (00:00:00 to 23:59:59.999999999)');
+  if (type === 'string') return raw.text;
+  return fail(`a Parquet TIME (a time of day) fits no ${type} field: declare the field as string`);
 }
 
 function coerceString(raw: unknown): CoercedValue {
