@@ -29,9 +29,20 @@ if (files.length === 0) {
   process.exit(1);
 }
 const extra = process.env.TEST_ONLY ? ['--test-name-pattern', process.env.TEST_ONLY] : [];
+// A test file still running after fifteen minutes (the slowest takes about one on a quiet machine) holds a hung
+// test: it fails with the file's name instead of holding the whole run until an outer time limit kills it.
+const TEST_TIMEOUT_MS = Number(process.env.AMBIT_TEST_TIMEOUT_MS) || 900_000;
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', ...extra, ...files],
+  [
+    '--import',
+    'tsx',
+    '--test',
+    '--test-concurrency=2',
+    `--test-timeout=${TEST_TIMEOUT_MS}`,
+    ...extra,
+    ...files,
+  ],
   { stdio: ['inherit', 'pipe', 'inherit'] },
 );
 const failures = new FailureCollector();

@@ -5,8 +5,12 @@ import { describe, it } from 'node:test';
 // The runner is started as a user starts it: without the variable that tells node:test it runs inside
 // another test run (with it, the inner run would report in the outer run's private format).
 const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-const run = (target: string) =>
-  spawnSync(process.execPath, ['scripts/run-tests.js', target], { encoding: 'utf8', timeout: 60_000, env });
+const run = (target: string, extraEnv: Record<string, string> = {}) =>
+  spawnSync(process.execPath, ['scripts/run-tests.js', target], {
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: { ...env, ...extraEnv },
+  });
 
 describe('the test runner (scripts/run-tests.js)', () => {
   it('repeats each failing test with its suites and diagnostics after the run, and exits 1', () => {
@@ -33,5 +37,13 @@ describe('the test runner (scripts/run-tests.js)', () => {
     assert.equal(result.status, 0, result.stdout);
     assert.match(result.stdout, /# pass 1\n/);
     assert.doesNotMatch(result.stdout, /failing tests/);
+  });
+
+  it('fails a test file that never ends, by name, once the time limit per file has passed', () => {
+    const result = run('test/fixtures/test-runner/hung-test.fixture.ts', { AMBIT_TEST_TIMEOUT_MS: '1000' });
+    assert.equal(result.status, 1, result.stdout);
+    const tail = result.stdout.slice(result.stdout.lastIndexOf('# failing tests'));
+    assert.match(tail, /not ok \d+ - \S*test\/fixtures\/test-runner\/hung-test\.fixture\.ts\n/);
+    assert.match(tail, /test timed out after 1000ms/);
   });
 });

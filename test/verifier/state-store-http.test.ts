@@ -37,6 +37,19 @@ function holdUpstream() {
   return { handler, release, reached, reads: () => reads };
 }
 
+/**
+ * Waits until the held upstream is read; a request answered before it read anything (its state store slow or
+ * unreachable) fails the test with its answer, instead of leaving it waiting for a read that never comes.
+ */
+async function untilRead(reached: Promise<void>, request: Promise<{ statusCode: number; body: string }>) {
+  await Promise.race([
+    reached,
+    request.then((answer) => {
+      throw new Error(`answered ${answer.statusCode} before reading its source: ${answer.body}`);
+    }),
+  ]);
+}
+
 function postgresState(text: string): string {
   return `${text}\nstate:\n  storage: postgresql\n  postgresql: { url_env: STATE_URL, connect_timeout: 1s, operation_timeout: 2s }\n`;
 }
@@ -205,7 +218,7 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
       const body = { items: [{ target: TARGET }], claims: ['person_alive'] };
       const headers = { 'idempotency-key': 'slow-key-1' };
       const first = verifier.post(BATCH, body, { headers });
-      await reached;
+      await untilRead(reached, first);
       const meanwhile = await verifier.post(BATCH, body, { headers });
       const problem = assertProblem(meanwhile, 409, 'idempotency.conflict');
       assert.match(String(problem.detail), /still running/);
@@ -239,7 +252,7 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
       const body = { items: [{ target: TARGET }], claims: ['person_alive'] };
       const headers = { 'idempotency-key': 'failed-with-its-database' };
       const first = verifier.post(BATCH, body, { headers });
-      await held.reached;
+      await untilRead(held.reached, first);
       // The key is claimed; the database goes away before the batch can store anything or release the key.
       await proxy.cut();
       held.release();
@@ -278,7 +291,7 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
       const body = { items: [{ target: TARGET }], claims: ['person_alive'] };
       const headers = { 'idempotency-key': 'outlives-retention' };
       const first = verifier.post(BATCH, body, { headers });
-      await reached;
+      await untilRead(reached, first);
       // Past the retention, within the lease: the key still belongs to the running request.
       clock.advance(2_000);
       await verifier.verifier.runtime.store.purgeExpired();
