@@ -50,8 +50,10 @@ async function untilRead(reached: Promise<void>, request: Promise<{ statusCode: 
   ]);
 }
 
+// An outage here is a cut proxy, which fails connections and queries at once: the time limits only have to be
+// long enough that a slow machine does not make a healthy claim or store time out.
 function postgresState(text: string): string {
-  return `${text}\nstate:\n  storage: postgresql\n  postgresql: { url_env: STATE_URL, connect_timeout: 1s, operation_timeout: 2s }\n`;
+  return `${text}\nstate:\n  storage: postgresql\n  postgresql: { url_env: STATE_URL, connect_timeout: 5s, operation_timeout: 10s }\n`;
 }
 
 describe('verifier state over PostgreSQL, through HTTP', () => {
