@@ -83,7 +83,7 @@ describe('live PostgreSQL tables: read-only, views and changed columns', () => {
     );
     const heldByOthers = async () => {
       const { rows } = await db.query<{ held: boolean }>(
-        "SELECT count(*) > 0 AS held FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND pid <> pg_backend_pid()",
+        "SELECT count(*) > 0 AS held FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND pid <> pg_backend_pid() AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
       );
       return rows[0]?.held;
     };
