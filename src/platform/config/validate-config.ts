@@ -63,8 +63,7 @@ export function validateConfig<S extends z.ZodType>(
             issues.push({
               path: path === '' ? '<key>' : `${path}.<key>`,
               code: 'config.parse_error',
-              message:
-                'an unknown key that is not a plain name (not shown: it may be a secret)',
+              message: 'an unknown key that is not a plain name (not shown: it may be a secret)',
             });
             continue;
           }
