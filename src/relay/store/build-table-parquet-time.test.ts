@@ -7,11 +7,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { SchemaElement } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import type { FieldType, FileSourceConfig, TableConfig } from '../config/schema.ts';
-import { openFileSource } from '../sources/open-file-source.ts';
+import type { FieldType, TableConfig } from '../config/schema.ts';
 import { SourceError } from '../sources/source-error.ts';
-import { buildTable } from './build-table.ts';
 import { cellJson } from './column.ts';
+import { loadParquetTable } from './parquet-table-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -70,24 +69,8 @@ function config(name: string, type: FieldType): TableConfig {
   };
 }
 
-async function load(name: string, type: FieldType, path: 'rows' | 'columns') {
-  const table = config(name, type);
-  const source = await openFileSource('times', table.source as FileSourceConfig, {
-    baseDir: dir,
-    maxFileBytes: 1e8,
-    xlsxMaxFileBytes: 1e8,
-  });
-  return buildTable({
-    config: table,
-    columns: source.columns,
-    batches: source.batches,
-    columnBatches: path === 'columns' ? source.columnBatches : undefined,
-    excelSerials: false,
-    version: 'v',
-    loadedAt: 0,
-    byteSize: source.byteSize,
-  });
-}
+const load = (name: string, type: FieldType, path: 'rows' | 'columns') =>
+  loadParquetTable(dir, config(name, type), path);
 
 /** The `at` cells as served, checked to be the same through both paths. */
 async function served(name: string): Promise<unknown[]> {

@@ -5,11 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import type { FieldType, FileSourceConfig, TableConfig } from '../config/schema.ts';
-import { openFileSource } from '../sources/open-file-source.ts';
+import type { FieldType, TableConfig } from '../config/schema.ts';
 import { SourceError } from '../sources/source-error.ts';
-import { buildTable } from './build-table.ts';
 import { cellJson } from './column.ts';
+import { loadParquetTable } from './parquet-table-test-support.ts';
 
 const DAY_MS = 86_400_000;
 const ROWS = 5000;
@@ -62,24 +61,7 @@ function table(opened: FieldType, closed: FieldType = 'date', closedNullable = t
   };
 }
 
-async function load(config: TableConfig, path: 'rows' | 'columns') {
-  const source = await openFileSource('sites', config.source as FileSourceConfig, {
-    baseDir: dir,
-    maxFileBytes: 1e8,
-    xlsxMaxFileBytes: 1e8,
-  });
-  assert.ok(source.columnBatches);
-  return buildTable({
-    config,
-    columns: source.columns,
-    batches: source.batches,
-    columnBatches: path === 'columns' ? source.columnBatches : undefined,
-    excelSerials: false,
-    version: 'v',
-    loadedAt: 0,
-    byteSize: source.byteSize,
-  });
-}
+const load = (config: TableConfig, path: 'rows' | 'columns') => loadParquetTable(dir, config, path);
 
 async function outcome(config: TableConfig, path: 'rows' | 'columns') {
   try {
