@@ -157,7 +157,8 @@ export const RELAY_PROBLEMS = {
   'admin.posture_tier_unsupported': {
     status: 400,
     title: 'Posture tier unsupported',
-    description: '`tier` on `/admin/v1/posture` is not one of the supported tiers (`restricted`).',
+    description:
+      '`tier` on `/admin/v1/posture` is not one of the supported tiers (`restricted`), or is given more than once.',
   },
 } as const satisfies ProblemCatalog;
 

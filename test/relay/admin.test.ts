@@ -275,6 +275,13 @@ describe('admin listener', () => {
         400,
         'admin.posture_tier_unsupported',
       );
+      // Given twice, even as the supported tier: one tier is asked for, and the detail says what was wrong.
+      assertProblem(
+        await call('GET', '/admin/v1/posture?tier=restricted&tier=restricted', as('ops_only')),
+        400,
+        'admin.posture_tier_unsupported',
+        /may be given once/,
+      );
     });
 
     it('neither names a secret, a path, an address, a connection string or an environment variable', async () => {

@@ -113,8 +113,11 @@ export function createRelayAdminApp(options: RelayAdminAppOptions): FastifyInsta
     '/admin/v1/posture',
     { onRequest: opsRead },
     async (request) => {
-      const tier = request.query.tier;
-      if (tier !== undefined && !(POSTURE_TIERS as readonly string[]).includes(tier)) {
+      const tier: unknown = request.query.tier;
+      if (Array.isArray(tier)) {
+        throw relayProblem('admin.posture_tier_unsupported', '`tier` may be given once');
+      }
+      if (tier !== undefined && !(POSTURE_TIERS as readonly string[]).includes(tier as string)) {
         throw relayProblem('admin.posture_tier_unsupported', `supported tiers: ${POSTURE_TIERS.join(', ')}`);
       }
       return buildPosture(loaded, await backend.status());
