@@ -1,6 +1,7 @@
 // While the PostgreSQL state store is known to be unreachable, evaluations and batches are refused before they
 // read any source: a result that could not be kept is not worth a consultation of a registry.
 import assert from 'node:assert/strict';
+import { createServer, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fixedClock } from '../../src/platform/clock.ts';
 import { proxiedDatabase } from '../helpers/cuttable-proxy.ts';
@@ -87,6 +88,54 @@ describe('verifier state store outage', () => {
     } finally {
       await verifier.close();
       await proxy.cut();
+    }
+  });
+
+  // A database that accepts connections and never answers would hold each render for the whole connect time-out.
+  it('renders nothing while the store is known to be down: 503 at once, no connection attempted', async () => {
+    const { proxy, url } = await proxiedDatabase(database.url);
+    const clock = fixedClock('2026-03-01T10:00:00Z');
+    const verifier = await startTestVerifier({
+      relays: { civil: upstream.url, social: upstream.url },
+      clock,
+      edit: (text) =>
+        `${text}\nstate:\n  storage: postgresql\n  postgresql: { url_env: STATE_URL, connect_timeout: 1s, operation_timeout: 2s }\n`,
+      env: { STATE_URL: url },
+    });
+    const silent = new Set<Socket>();
+    const blackHole = createServer((socket) => silent.add(socket));
+    try {
+      let stored = await verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
+      for (let attempt = 1; stored.statusCode !== 200 && attempt < 10; attempt++) {
+        clock.advance(1_000);
+        stored = await verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
+      }
+      assert.equal(stored.statusCode, 200, stored.body);
+      const id = JSON.parse(stored.body).results[0].evaluation_id as string;
+
+      await proxy.cut();
+      // The outage is found by the next store operation; from then on the database's port takes connections that
+      // are never answered.
+      assertProblem(
+        await verifier.evaluate({ target: TARGET, claims: ['person_alive'] }),
+        503,
+        'state.unavailable',
+      );
+      await new Promise<void>((resolve) => blackHole.listen(proxy.port, '127.0.0.1', resolve));
+      const rendered = await verifier.post(`/v1/evaluations/${id}/render`, {});
+      assertProblem(rendered, 503, 'state.unavailable');
+      assert.equal(rendered.headers['retry-after'], '1');
+      assert.equal(silent.size, 0, 'the render did not try the database');
+      const event = verifier
+        .auditRecords()
+        .filter((entry) => entry.endpoint_kind !== undefined)
+        .at(-1);
+      assert.equal(event?.endpoint_kind, 'render');
+      assert.match(String(event?.error_code), /^state\./);
+    } finally {
+      await verifier.close();
+      for (const socket of silent) socket.destroy();
+      await new Promise<void>((resolve) => blackHole.close(() => resolve()));
     }
   });
 });

@@ -152,6 +152,9 @@ describe('verifier state over PostgreSQL, through HTTP', () => {
       await proxy.cut();
       assertProblem(await verifier.post(`/v1/evaluations/${id}/render`, {}), 503, 'state.unavailable');
       await proxy.open();
+      // Known to be down, the store is tried again a second later, by renders as by evaluations.
+      assertProblem(await verifier.post(`/v1/evaluations/${id}/render`, {}), 503, 'state.unavailable');
+      clock.advance(1_000);
       const back = await verifier.post(`/v1/evaluations/${id}/render`, {});
       assert.equal(back.statusCode, 200, back.body);
     } finally {

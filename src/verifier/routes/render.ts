@@ -105,7 +105,11 @@ function registerRenderRoute(app: FastifyInstance, runtime: VerifierRuntime): vo
   );
 }
 
-/** The stored evaluation; a store failure keeps its precise reason (`state.timeout`...) for the audit event. */
+/**
+ * The stored evaluation; a store failure keeps its precise reason (`state.timeout`...) for the audit event. A store
+ * known to be down answers at once, as for evaluations: a database that takes connections and never answers would
+ * otherwise hold every render for its connect time-out.
+ */
 async function readStored(
   runtime: VerifierRuntime,
   id: string,
@@ -113,6 +117,7 @@ async function readStored(
   facts: VerifierAuditFacts,
 ): Promise<StoredEvaluation | undefined> {
   try {
+    runtime.store.checkAvailable();
     return await runtime.store.get(id, owner);
   } catch (error) {
     facts.errorDetailCode = auditCodeOf(error);
