@@ -176,7 +176,8 @@ export function buildVerifierOpenApi(
               in: 'header',
               required: false,
               description: 'Replays the stored response of the same request by the same caller.',
-              schema: { type: 'string', maxLength: 255 },
+              // As the route reads it: 1 to 255 visible ASCII characters, no spaces.
+              schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
             },
             { name: 'x-request-id', in: 'header', required: false, schema: { type: 'string' } },
           ],
