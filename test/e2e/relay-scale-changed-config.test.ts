@@ -1,6 +1,7 @@
 // `ambit relay serve --workers 2` whose config file is edited while it runs, then a worker dies: the worker started
 // again must not serve the edited config beside workers serving the one the relay started with (other keys and
-// scopes, other table versions). It refuses to start, says why, and starts once the file is as it was.
+// scopes, other table versions). It refuses to start, says why, and starts once the file is as it was. A file
+// edited into one that is not a valid config is refused the same way: the primary logs why, the worker prints nothing.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
@@ -41,5 +42,27 @@ describe('ambit relay serve --workers 2 when its config file changes and a worke
       const answer = await call(`${served.relay.url}${PEOPLE}?limit=1`, { as: 'reader' });
       assert.equal(answer.status, 200, answer.body);
     }
+  });
+
+  it('logs why a worker cannot start again on a config edited into an invalid one, and the worker prints nothing', async () => {
+    const original = readFileSync(served.fixture.configPath, 'utf8');
+    const before = served.relay.output().length;
+    const since = () => served.relay.output().slice(before);
+    writeFileSync(served.fixture.configPath, original.replace('mode: api_key', 'mode: no_such_mode'));
+    try {
+      const [first] = workerPids(served.relay);
+      process.kill(first as number, 'SIGKILL');
+      await until(() => /restart failed; trying again/.test(since()), 'the restart failed');
+      const failed = since()
+        .split('\n')
+        .find((line) => line.includes('restart failed; trying again'));
+      // The reason is in the primary's structured log line, with the issue's code and path.
+      assert.match(String(failed), /"err_message":"config\.validation_error at auth\.mode: /);
+      // Not printed again, unstructured, by the worker at every attempt.
+      assert.doesNotMatch(since(), /config has \d+ problem/);
+    } finally {
+      writeFileSync(served.fixture.configPath, original);
+    }
+    await until(async () => (await gauge('ambit_relay_processes')) === 2, 'the worker is back', true);
   });
 });

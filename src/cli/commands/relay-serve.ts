@@ -8,7 +8,7 @@ import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
 import { WORKER_INDEX_ENV, WORKER_RESTARTED_ENV } from '../../relay/cluster/cluster-messages.ts';
 import { startRelayPrimary } from '../../relay/cluster/start-relay-primary.ts';
-import { startRelayWorker } from '../../relay/cluster/start-relay-worker.ts';
+import { startRelayWorker, tellPrimaryStartFailed } from '../../relay/cluster/start-relay-worker.ts';
 import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
 import { startRelay } from '../../relay/start-relay.ts';
 import type { Command } from '../cli-io.ts';
@@ -51,6 +51,7 @@ export const relayServe: Command = async (args, io) => {
   const stop = new AbortController();
   const shutdown = shutdownRequested(role, io.err).then(() => stop.abort());
   let notice = io.out;
+  let workerStarted = false;
   try {
     const loaded = loadRelayConfig(path, resolveEnv(io.env, flags.envFile));
     const clash = bindFlagClash(bind, loaded.config.server.admin_bind);
@@ -73,6 +74,7 @@ export const relayServe: Command = async (args, io) => {
         cluster.worker?.disconnect();
         return 1;
       }
+      workerStarted = true;
       await shutdown;
       await running.close();
       // The IPC channel to the primary would keep this process alive.
@@ -91,8 +93,12 @@ export const relayServe: Command = async (args, io) => {
     return 0;
   } catch (error) {
     if (stop.signal.aborted) endStoppedStart(role === 'worker' ? undefined : notice);
+    // A worker whose config no longer loads (edited since the relay started): the primary says why, once. A start
+    // stopped by a signal is no failure to report (see startRelayWorker).
+    const failedWorkerStart = role === 'worker' && !workerStarted && !stop.signal.aborted;
+    if (failedWorkerStart) tellPrimaryStartFailed(error);
     cluster.worker?.disconnect();
-    return reportStartupError(error, io.err);
+    return failedWorkerStart ? 1 : reportStartupError(error, io.err);
   }
 };
 

@@ -12,6 +12,14 @@ import { answerPrimary } from './serve-worker.ts';
 import { describeStartFailure } from './start-failure.ts';
 import { processChannel, sendToPrimary, stdoutThroughPrimary } from './stdout-through-primary.ts';
 
+/**
+ * Hands a worker's failed start to the primary, which reports it (the first start) or logs it with its restart:
+ * printed by the worker, it would reach the output once per worker and attempt, outside the structured log.
+ */
+export function tellPrimaryStartFailed(error: unknown): void {
+  sendToPrimary({ kind: 'ambit:failed', ...describeStartFailure(error) });
+}
+
 export async function startRelayWorker(
   loaded: LoadedRelayConfig,
   index: number,
@@ -50,7 +58,7 @@ export async function startRelayWorker(
     restoreStdout();
     // Stopped, not failed: the primary, stopping too (or gone), hears of it as the worker's exit.
     if (signal?.aborted) throw error;
-    send({ kind: 'ambit:failed', ...describeStartFailure(error) });
+    tellPrimaryStartFailed(error);
     throw error;
   }
   const stop = answerPrimary(running.relay.backend, send);
