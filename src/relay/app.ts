@@ -68,6 +68,11 @@ export interface RelayAppOptions {
    * is loaded (a wait for a database included), and a failed first load is a failed start (see startRelay).
    */
   readonly loadBeforeListening?: boolean;
+  /**
+   * False in a cluster worker: the primary runs every worker's refresh rounds at once (refresh-rounds.ts), so the
+   * workers see a source's change together rather than each on a timer of its own.
+   */
+  readonly refreshTimers?: boolean;
 }
 
 export function createRelayApp(
@@ -179,9 +184,12 @@ export function createRelayApp(
       table.source.type === 'file' ? fileChangeToken(resolve(baseDir, table.source.path)) : undefined,
   });
   const loadedPromise = reloader.load();
+  const startRefresh = () => {
+    if (options.refreshTimers !== false) refresh.start();
+  };
   loadedPromise.then(
     () => {
-      if (!closing.signal.aborted) refresh.start();
+      if (!closing.signal.aborted) startRefresh();
     },
     (error: unknown) => {
       // Once the start went ahead without a database, nobody else awaits this load: its failure is logged here,
@@ -193,7 +201,7 @@ export function createRelayApp(
         { err_message: error instanceof Error ? error.message : String(error) },
         'the first load failed after waiting for a database; /ready stays 503 until a reload succeeds',
       );
-      refresh.start();
+      startRefresh();
     },
   );
 

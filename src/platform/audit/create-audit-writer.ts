@@ -1,7 +1,8 @@
 // Opens the configured audit sink and resumes its hash chain from the last record already stored.
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Clock } from '../clock.ts';
+import type { AuditBlock } from '../config/audit-config-schema.ts';
 import { ConfigError } from '../config/config-error.ts';
 import type { Logger } from '../log.ts';
 import type { Problem } from '../problem/problem.ts';
@@ -38,6 +39,23 @@ export interface AuditWriterOptions {
   logger: Logger;
   /** The problem a failed write reports under `fail_closed`; by default the platform's (503). */
   writeFailed?: (cause: unknown) => Problem;
+}
+
+/** The writer a service's `audit` block describes; a relative `path` is read from the config file's folder. */
+export function createConfiguredAuditWriter(
+  block: AuditBlock,
+  options: Pick<AuditWriterOptions, 'secret' | 'clock' | 'random' | 'logger' | 'writeFailed'> & {
+    readonly baseDir: string;
+  },
+): AuditWriter {
+  const { baseDir, ...rest } = options;
+  return createAuditWriter({
+    sink: block.sink,
+    ...(block.path === undefined ? {} : { path: resolve(baseDir, block.path) }),
+    ...(block.rotate === undefined ? {} : { rotate: block.rotate }),
+    writePolicy: block.write_policy,
+    ...rest,
+  });
 }
 
 /**

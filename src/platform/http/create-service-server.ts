@@ -1,8 +1,7 @@
 // A service's HTTP server from its validated `server` and `audit` blocks: one audit record per response.
-import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { AuditRecord } from '../audit/audit-envelope.ts';
-import { type AuditWriter, createAuditWriter } from '../audit/create-audit-writer.ts';
+import { type AuditWriter, createConfiguredAuditWriter } from '../audit/create-audit-writer.ts';
 import type { Clock } from '../clock.ts';
 import type { AuditBlock } from '../config/audit-config-schema.ts';
 import type { Logger } from '../log.ts';
@@ -50,12 +49,9 @@ export function createServiceServer(options: ServiceServerOptions): {
   audit: AuditWriter;
 } {
   const { server, audit: block, deps } = options;
-  const audit = createAuditWriter({
-    sink: block.sink,
-    ...(block.path === undefined ? {} : { path: resolve(options.baseDir, block.path) }),
-    ...(block.rotate === undefined ? {} : { rotate: block.rotate }),
+  const audit = createConfiguredAuditWriter(block, {
+    baseDir: options.baseDir,
     secret: options.auditSecret,
-    writePolicy: block.write_policy,
     clock: deps.clock,
     random: deps.random,
     logger: deps.logger,

@@ -11,6 +11,8 @@ export type WorkerOperation =
   /** `startup`: the primary bringing workers that loaded different data at start together (agree-at-start.ts). */
   | { readonly op: 'reload-all'; readonly trigger?: 'startup' }
   | { readonly op: 'reload-table'; readonly datasetId: string; readonly tableId: string }
+  /** One refresh round of the table (its mtime check, or its interval reload): the primary runs them for all. */
+  | { readonly op: 'refresh-table'; readonly datasetId: string; readonly tableId: string }
   | { readonly op: 'metrics' }
   | { readonly op: 'status' }
   /** Answered at once: the worker is alive (asked while a reload is waited for). */

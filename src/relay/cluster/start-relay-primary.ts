@@ -1,10 +1,9 @@
 // `ambit relay serve --workers N`: the primary process. It forks N workers that share the public port (node:cluster
-// hands each accepted connection to a worker), serves the admin listener itself, and fans reloads, metrics and
-// status out to every worker. Workers that die are started again (until one starts, however long that takes;
+// hands each accepted connection to a worker), serves the admin listener itself, and fans reloads, refresh rounds,
+// metrics and status out to every worker. Workers that die are started again (until one starts, however long that takes;
 // ever more slowly while they keep dying soon after starting); on shutdown every worker drains first.
 import cluster, { type Worker } from 'node:cluster';
-import { resolve } from 'node:path';
-import { createAuditWriter } from '../../platform/audit/create-audit-writer.ts';
+import { createConfiguredAuditWriter } from '../../platform/audit/create-audit-writer.ts';
 import { writeFully } from '../../platform/audit/sinks/write-fully.ts';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
@@ -29,6 +28,7 @@ import {
 import { CONFIG_DIGEST_ENV, configDigest } from './config-digest.ts';
 import { MissedReloads, type ReloadOperation } from './missed-reloads.ts';
 import { notReady, notRunningFamilies } from './not-running.ts';
+import { startRefreshRounds } from './refresh-rounds.ts';
 import { reloadEverywhere } from './reload-everywhere.ts';
 import { restartDelay, STABLE_RUN_MS } from './restart-delay.ts';
 import { startFailureError } from './start-failure.ts';
@@ -62,9 +62,11 @@ interface Slot {
 
 /**
  * Status and metrics must answer quickly (within the admin request's own time-out, so that a silent worker is
- * reported as not running rather than the request failing 504); reloads take as long as loading the data does.
+ * reported as not running rather than the request failing 504); reloads and refresh rounds (LOADS) take as long as
+ * loading the data does.
  */
 const QUICK_TIMEOUT_MS = 5000;
+const LOADS: ReadonlySet<WorkerOperation['op']> = new Set(['reload-all', 'reload-table', 'refresh-table']);
 /** Beyond a worker's drain (at most twice the request timeout), time to close its audit file and exit. */
 const STOP_GRACE_MS = 5000;
 
@@ -104,8 +106,7 @@ export async function startRelayPrimary(
   const ask = <T>(slot: Slot, operation: WorkerOperation): Promise<T> => {
     const { worker } = slot;
     const label = `worker ${slot.index}`;
-    if (operation.op !== 'reload-all' && operation.op !== 'reload-table')
-      return requests.ask<T>(worker, label, operation, quickMs);
+    if (!LOADS.has(operation.op)) return requests.ask<T>(worker, label, operation, quickMs);
     return whileAnswering(
       requests.ask<T>(worker, label, operation),
       (timeoutMs) => requests.ask(worker, label, { op: 'ping' }, timeoutMs),
@@ -285,15 +286,10 @@ export async function startRelayPrimary(
   const adminAudit =
     config.server.admin_bind === undefined
       ? undefined
-      : createAuditWriter({
-          sink: config.audit.sink,
-          ...(config.audit.path === undefined ? {} : { path: resolve(loaded.baseDir, config.audit.path) }),
-          ...(config.audit.rotate === undefined ? {} : { rotate: config.audit.rotate }),
+      : createConfiguredAuditWriter(config.audit, {
+          baseDir: loaded.baseDir,
           secret: secrets.auditSecret,
-          writePolicy: config.audit.write_policy,
-          clock: deps.clock,
-          random: deps.random,
-          logger,
+          ...deps,
         });
 
   let url: string;
@@ -373,6 +369,12 @@ export async function startRelayPrimary(
     }
   }
 
+  const rounds = startRefreshRounds({
+    config,
+    logger,
+    workers: listening,
+    refresh: (slot, datasetId, tableId) => ask(slot, { op: 'refresh-table', datasetId, tableId }),
+  });
   // Workers that read a source at different moments of it as they started are brought together once all serve.
   const agreeing = new AbortController();
   if (workers > 1) {
@@ -388,7 +390,7 @@ export async function startRelayPrimary(
     // which would listen on that port anew. A reload still in flight answers 503 (no worker answers it any more).
     async close() {
       agreeing.abort();
-      await Promise.all([closeAdmin(), stopWorkers()]);
+      await Promise.all([closeAdmin(), stopWorkers(), rounds.stop()]);
     },
   };
 }

@@ -51,6 +51,7 @@ export async function startRelayWorker(
     // (the first start), and reports: the caller does not print it again.
     running = await startRelay(own, deps, bind ?? loaded.config.server.bind, {
       adminListener: false,
+      refreshTimers: false,
       loadBeforeListening: restarted,
       signal,
     });
@@ -61,7 +62,7 @@ export async function startRelayWorker(
     tellPrimaryStartFailed(error);
     throw error;
   }
-  const stop = answerPrimary(running.relay.backend, send);
+  const stop = answerPrimary(running.relay.backend, running.relay.refresh, send);
   send({ kind: 'ambit:listening', url: running.url });
   return {
     ...running,

@@ -22,12 +22,12 @@ function scheduler() {
     ticks.push(run);
     return () => ticks.splice(ticks.indexOf(run), 1);
   };
-  let finish: () => void = () => {};
+  let finish: (outcome?: unknown) => void = () => {};
   let reloads = 0;
   const reloader = {
     reloadTable: () => {
       reloads += 1;
-      return new Promise<void>((resolve) => {
+      return new Promise<unknown>((resolve) => {
         finish = resolve;
       });
     },
@@ -41,7 +41,7 @@ function scheduler() {
     changeToken: () => undefined,
     every,
   });
-  return { refresh, ticks, finish: () => finish(), reloads: () => reloads };
+  return { refresh, ticks, finish: (outcome?: unknown) => finish(outcome), reloads: () => reloads };
 }
 
 describe('refresh scheduler', () => {
@@ -220,5 +220,24 @@ describe('mtime refresh with a change token that cannot be read', () => {
     const recovered = lines.find((line) => line.level === 30);
     assert.equal(recovered?.dataset_id, 'd');
     assert.equal(recovered?.table_id, 't');
+  });
+
+  it('runTable runs one round of a table after the one running now and answers its outcome', async () => {
+    const { refresh, ticks, finish, reloads } = scheduler();
+    refresh.start();
+    ticks[0]?.();
+    const round = refresh.runTable('d', 't');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(reloads(), 1, 'the round waits for the tick running now');
+    finish();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(reloads(), 2);
+    const outcome = { ok: true, changed: true };
+    finish(outcome);
+    assert.equal(await round, outcome);
+    // Not scheduled (manual, or no such table): nothing runs.
+    assert.equal(await refresh.runTable('d', 'other'), undefined);
+    assert.equal(reloads(), 2);
+    await refresh.stop();
   });
 });

@@ -4,7 +4,7 @@ import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { DatasetConfig, RefreshConfig, RelayConfig, TableConfig } from '../config/schema.ts';
 import { type ChangeTokenSource, FILE_SETTLE_MS, readChangeToken, unreadableCode } from './change-token.ts';
-import type { Reloader } from './reloader.ts';
+import type { Reloader, ReloadOutcome } from './reloader.ts';
 
 const MANUAL: RefreshConfig = { mode: 'manual', interval: 60_000 };
 
@@ -16,7 +16,8 @@ export function refreshOf(dataset: DatasetConfig, table: TableConfig): RefreshCo
 /** Calls `run` every `ms` until the returned function is called. */
 export type Every = (ms: number, run: () => void) => () => void;
 
-const realEvery: Every = (ms, run) => {
+/** setInterval that never keeps the process alive. */
+export const realEvery: Every = (ms, run) => {
   const timer = setInterval(run, ms);
   timer.unref();
   return () => clearInterval(timer);
@@ -28,6 +29,12 @@ export interface RefreshScheduler {
   stop(): Promise<void>;
   /** One round of every scheduled table (mtime check or interval reload), resolved when all are done. */
   runOnce(): Promise<void>;
+  /**
+   * One round of one table, after the one running now: its reload's outcome, or undefined when it reloaded
+   * nothing (unchanged, still being written, not scheduled). Under `--workers` the primary runs the rounds, for
+   * every worker at once (refresh-rounds.ts), rather than each worker on timers of its own.
+   */
+  runTable(datasetId: string, tableId: string): Promise<ReloadOutcome | undefined>;
 }
 
 export interface RefreshSchedulerOptions {
@@ -42,13 +49,14 @@ export interface RefreshSchedulerOptions {
 }
 
 interface Job {
+  readonly key: string;
   readonly interval: number;
   /** A timer tick: skipped while the previous one still runs, so a slow load is not stacked on. */
   tick(): void;
   /** Waits for a running tick, then runs once more. */
-  runAfterCurrent(): Promise<void>;
+  runAfterCurrent(): Promise<ReloadOutcome | undefined>;
   /** The tick running now, if any. */
-  readonly current: Promise<void> | undefined;
+  readonly current: Promise<unknown> | undefined;
 }
 
 export function createRefreshScheduler(options: RefreshSchedulerOptions): RefreshScheduler {
@@ -65,7 +73,7 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
       // The token read at the previous interval tick, and for how many ticks since it has not changed.
       let ticked: { token: string | undefined; still: number } = { token: undefined, still: 0 };
       const settleTicks = Math.ceil(FILE_SETTLE_MS / refresh.interval);
-      const step = async (): Promise<void> => {
+      const step = async (): Promise<ReloadOutcome | undefined> => {
         // The token this poll found: the reload, queued behind another load of the table, skips when that load
         // read it too.
         let seen: { token: string; readAt: number } | undefined;
@@ -93,13 +101,14 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
               'change token readable again: changes to this source are seen',
             );
           }
-          if (token !== undefined && reloader.confirmUnchanged(dataset.id, table.id, token, readAt)) return;
+          if (token !== undefined && reloader.confirmUnchanged(dataset.id, table.id, token, readAt))
+            return undefined;
           if (token !== undefined && token !== previous && tokens?.settling?.(token)) {
             logger.debug(
               { dataset_id: dataset.id, table_id: table.id },
               'source changing: reload at the next poll',
             );
-            return;
+            return undefined;
           }
         }
         // A file modified moments ago may still be being written (a CSV cut off mid-row still parses): an interval
@@ -114,16 +123,17 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
               { dataset_id: dataset.id, table_id: table.id },
               'source changing: reload at the next interval',
             );
-            return;
+            return undefined;
           }
         }
-        await reloader.reloadTable(dataset.id, table.id, refresh.mode as 'mtime' | 'interval', seen);
+        return reloader.reloadTable(dataset.id, table.id, refresh.mode as 'mtime' | 'interval', seen);
       };
-      let running: Promise<void> | undefined;
-      const run = (): Promise<void> => {
+      let running: Promise<ReloadOutcome | undefined> | undefined;
+      const run = (): Promise<ReloadOutcome | undefined> => {
         const current = step()
           .catch((error: unknown) => {
             logger.error({ dataset_id: dataset.id, table_id: table.id, err: error }, 'refresh failed');
+            return undefined;
           })
           .finally(() => {
             if (running === current) running = undefined;
@@ -132,13 +142,14 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
         return current;
       };
       jobs.push({
+        key: `${dataset.id}/${table.id}`,
         interval: refresh.interval,
         tick() {
           if (running === undefined) void run();
         },
         async runAfterCurrent() {
           await running;
-          await run();
+          return run();
         },
         get current() {
           return running;
@@ -161,6 +172,9 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
     },
     async runOnce() {
       await Promise.all(jobs.map((job) => job.runAfterCurrent()));
+    },
+    async runTable(datasetId, tableId) {
+      return jobs.find((job) => job.key === `${datasetId}/${tableId}`)?.runAfterCurrent();
     },
   };
 }

@@ -37,6 +37,8 @@ export interface ReloadOutcome {
    * reads the sources itself, and equal versions are what says that they serve the same data.
    */
   readonly versions?: readonly TableVersion[];
+  /** Set when the reload swapped in data the process did not serve before. */
+  readonly changed?: true;
   /** Under `--workers`: the tables whose data still differs between processes after the reload ran twice. */
   readonly differing?: readonly { readonly dataset_id: string; readonly table_id: string }[];
 }

@@ -183,6 +183,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
       counts: { total: loaded.length, succeeded: loaded.length - failures.length, failed: failures.length },
       failures,
       generation,
+      ...(changed ? { changed: true as const } : {}),
       ...(ok ? { versions: loaded.map((result) => versionServed(result.ref)) } : {}),
     };
   }
