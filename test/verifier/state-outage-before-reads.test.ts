@@ -29,7 +29,8 @@ describe('verifier state store outage', () => {
     await upstream.close();
   });
 
-  it('reads() no source while the store cannot be reached, and reads() again once it answers', async () => {
+  /** A verifier whose PostgreSQL state store is reached through a proxy the test cuts, with short time limits. */
+  const startOnProxiedStore = async () => {
     const { proxy, url } = await proxiedDatabase(database.url);
     const clock = fixedClock('2026-03-01T10:00:00Z');
     const verifier = await startTestVerifier({
@@ -39,17 +40,33 @@ describe('verifier state store outage', () => {
         `${text}\nstate:\n  storage: postgresql\n  postgresql: { url_env: STATE_URL, connect_timeout: 1s, operation_timeout: 2s }\n`,
       env: { STATE_URL: url },
     });
+    return { proxy, clock, verifier };
+  };
+
+  /**
+   * The first evaluation the store keeps: on a busy machine its first connection and migration may outlast the
+   * short time limits, so evaluations are tried until one is stored (a store found unreachable is tried again a
+   * second later, by the verifier's clock).
+   */
+  const firstStored = async (
+    verifier: Awaited<ReturnType<typeof startTestVerifier>>,
+    clock: ReturnType<typeof fixedClock>,
+  ) => {
+    let first = await verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
+    for (let attempt = 1; first.statusCode !== 200 && attempt < 10; attempt++) {
+      clock.advance(1_000);
+      first = await verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
+    }
+    assert.equal(first.statusCode, 200, first.body);
+    return first;
+  };
+
+  it('reads() no source while the store cannot be reached, and reads() again once it answers', async () => {
+    const { proxy, clock, verifier } = await startOnProxiedStore();
     const evaluate = () => verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
     try {
-      // The store answers before the outage: on a busy machine its first connection and migration may outlast the
-      // short time limits this test sets, so the first evaluations are tried until one is stored.
-      let first = await evaluate();
-      for (let attempt = 1; first.statusCode !== 200 && attempt < 10; attempt++) {
-        // A store found unreachable is tried again a second later (by the verifier's clock).
-        clock.advance(1_000);
-        first = await evaluate();
-      }
-      assert.equal(first.statusCode, 200, first.body);
+      // The store answers before the outage.
+      await firstStored(verifier, clock);
       const base = reads() - 1;
 
       await proxy.cut();
@@ -93,24 +110,11 @@ describe('verifier state store outage', () => {
 
   // A database that accepts connections and never answers would hold each render for the whole connect time-out.
   it('renders nothing while the store is known to be down: 503 at once, no connection attempted', async () => {
-    const { proxy, url } = await proxiedDatabase(database.url);
-    const clock = fixedClock('2026-03-01T10:00:00Z');
-    const verifier = await startTestVerifier({
-      relays: { civil: upstream.url, social: upstream.url },
-      clock,
-      edit: (text) =>
-        `${text}\nstate:\n  storage: postgresql\n  postgresql: { url_env: STATE_URL, connect_timeout: 1s, operation_timeout: 2s }\n`,
-      env: { STATE_URL: url },
-    });
+    const { proxy, clock, verifier } = await startOnProxiedStore();
     const silent = new Set<Socket>();
     const blackHole = createServer((socket) => silent.add(socket));
     try {
-      let stored = await verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
-      for (let attempt = 1; stored.statusCode !== 200 && attempt < 10; attempt++) {
-        clock.advance(1_000);
-        stored = await verifier.evaluate({ target: TARGET, claims: ['person_alive'] });
-      }
-      assert.equal(stored.statusCode, 200, stored.body);
+      const stored = await firstStored(verifier, clock);
       const id = JSON.parse(stored.body).results[0].evaluation_id as string;
 
       await proxy.cut();
