@@ -120,6 +120,9 @@ export function createHttpTransport(
   };
 }
 
+/** The statuses the connector retries (create-relay-connector.ts), never reading their bodies. */
+export const RETRIED_STATUSES: ReadonlySet<number> = new Set([429, 503]);
+
 // What undici accepts in a header value (tab, visible ASCII and space, obs-text); anything else it refuses.
 const UNSENDABLE_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
@@ -170,6 +173,9 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    // A busy source's answer is retried whatever it says: its body (a proxy's error page, say) is not kept, so
+    // that its size cannot turn a retryable answer into a final `too_large`.
+    if (RETRIED_STATUSES.has(this.status)) return;
     if (!this.body.push(chunk)) {
       this.fail(new TransportError('too_large', 'the source response is larger than 1 MiB'));
     }

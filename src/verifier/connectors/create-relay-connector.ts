@@ -13,6 +13,7 @@ import {
   createHttpTransport,
   type HttpResponse,
   type HttpTransport,
+  RETRIED_STATUSES,
   TransportError,
 } from './create-http-transport.ts';
 import { createSemaphore, PermitTimeout, type Semaphore } from './create-semaphore.ts';
@@ -58,7 +59,6 @@ interface Connection {
 
 // The interface spec's list, which says "only": 429 and 503 are the source's word that it is busy or down. A 502 or
 // 504 (a gateway's) is not retried: it answers 503 at once, as a 500 does.
-const RETRY_STATUSES = new Set([429, 503]);
 const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export function createRelayConnector(
@@ -151,7 +151,7 @@ export function createRelayConnector(
       let retryAfter: number | undefined;
       try {
         const response = await attemptOnce(connection, lookup, attempt === 1);
-        if (!RETRY_STATUSES.has(response.status)) return response;
+        if (!RETRIED_STATUSES.has(response.status)) return response;
         const { 'retry-after': header, date } = response.headers;
         retryAfter = parseRetryAfter(
           typeof header === 'string' ? header : undefined,

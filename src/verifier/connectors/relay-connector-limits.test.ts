@@ -163,6 +163,24 @@ describe('registry_data_api connector limits', () => {
     assert.equal(upstream.requests.length, 1);
   });
 
+  it('retries a 503 or 429 whatever the size of its body (an error page is never read)', async () => {
+    let calls = 0;
+    upstream.handler = (_request, response) => {
+      calls += 1;
+      if (calls <= 2) {
+        response.writeHead(calls === 1 ? 503 : 429, { 'content-type': 'text/html', 'retry-after': '0' });
+        response.end(`<html>${'busy '.repeat(300_000)}</html>`);
+        return;
+      }
+      json(response, 200, { data: [{ national_id: 'FAKE-1', deceased: false }] });
+    };
+    const reader = connector();
+    const record = await reader.read(LOOKUP);
+    reader.close();
+    assert.equal(record.row.deceased, false);
+    assert.equal(upstream.requests.length, 3);
+  });
+
   it('reads an answer sent in many small chunks, and refuses one over 1 MiB sent so', async () => {
     const chunked = (text: string, size: number) => (_request: unknown, response: ServerResponse) => {
       response.writeHead(200, { 'content-type': 'application/json' });
