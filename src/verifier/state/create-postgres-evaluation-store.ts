@@ -80,6 +80,7 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
   let outageAt = Number.NEGATIVE_INFINITY;
   let outage: unknown;
   let closed = false;
+  let ended: Promise<void> | undefined;
   // A negative interval is a wall clock stepped back since: waiting for it to catch up could take hours.
   const within = (since: number, ms: number) => {
     const elapsed = clock.now() - since;
@@ -308,12 +309,16 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
           (await purgeTable(T.idempotency, 'scope', now))
         );
       }),
-    async close() {
-      // Set first: what runs in the background stops now, not once the pool has ended.
-      closed = true;
-      closing.abort();
-      await migrating?.catch(() => {});
-      await pool.end();
+    close() {
+      // Once, every caller waiting for the same end: the pool refuses a second one.
+      ended ??= (async () => {
+        // Set first: what runs in the background stops now, not once the pool has ended.
+        closed = true;
+        closing.abort();
+        await migrating?.catch(() => {});
+        await pool.end();
+      })();
+      return ended;
     },
     isClosed: () => closed,
   };

@@ -64,6 +64,9 @@ export function evaluationStoreContract(start: () => Promise<StoreUnderTest>): v
       await store.close();
     }
     assert.equal(store.isClosed(), true);
+    // A second close (a stop asked twice, an embedding that closes what it was handed) is a no-op.
+    await store.close();
+    assert.equal(store.isClosed(), true);
   });
 
   it('stores any string JSON can carry, a lone surrogate included, and answers it unchanged', async () => {
