@@ -10,6 +10,8 @@ import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
 import { publicBaseUrl } from './public-base-url.ts';
+import { purposeText } from './purpose-text.ts';
+import { relayField, relayFilterField } from './relay-field-name.ts';
 import { state } from './state-schema.ts';
 
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
@@ -117,7 +119,7 @@ const claimInput = z
 
 const lookup = z.strictObject({
   input: requestPath,
-  field: z.string().min(1).describe('Relay filter field the input is matched against (equality).'),
+  field: relayFilterField.describe('Relay filter field the input is matched against (equality).'),
   // Contract keys with the only values there are: a config that spells them out loads.
   op: z.literal('eq').optional().describe('Only `eq`: the lookup is an equality match.'),
   cardinality: z.literal('one').optional().describe('Only `one`: a claim rests on exactly one record.'),
@@ -148,7 +150,7 @@ const sourceBinding = z.strictObject({
   entity: pathSegment('entity'),
   lookup,
   fields: z
-    .array(z.string().min(1), {
+    .array(relayField, {
       error: 'must be a list of field names (a mapping of aliases to fields is not supported)',
     })
     .default([])
@@ -180,12 +182,13 @@ const claim = z.strictObject({
   id: z.string().regex(CLAIM_ID_PATTERN, CLAIM_ID_RULE),
   title: z.string().min(1),
   description: z.string().optional(),
-  version: z.string().min(1),
-  subject_type: z.string().min(1),
+  // At most what a request may name (a claim reference's `version`, `target.type`): a longer one could not be asked for.
+  version: z.string().min(1).max(64),
+  subject_type: z.string().min(1).max(128),
   value: z
     .strictObject({ type: z.enum(VALUE_TYPES).default('any'), unit: z.string().optional() })
     .default({ type: 'any' }),
-  purpose: z.string().min(1).optional().describe('When set, the only purpose this claim is evaluated for.'),
+  purpose: purposeText.optional().describe('When set, the only purpose this claim is evaluated for.'),
   required_scopes: z.array(z.string().min(1)).default([]),
   depends_on: z.array(z.string().regex(CLAIM_ID_PATTERN)).default([]),
   inputs: z
@@ -320,10 +323,7 @@ const evidence = z.strictObject({
   service_id: z.string().min(1).describe('Names this verifier in results, provenance and audit.'),
   api_version: z.string().default('2026-05'),
   api_base_url: publicBaseUrl.optional().describe('Public base URL (http or https), shown in discovery.'),
-  allowed_purposes: z
-    .array(z.string().min(1))
-    .default([])
-    .describe('When non-empty, the only purposes accepted.'),
+  allowed_purposes: z.array(purposeText).default([]).describe('When non-empty, the only purposes accepted.'),
   inline_batch_limit: z.number().int().min(1).max(1000).default(100),
   max_credential_validity_seconds: z.number().int().min(1).default(600),
   concurrency: z

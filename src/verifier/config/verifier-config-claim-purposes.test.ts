@@ -2,6 +2,7 @@
 // among them refuse every request, so such a config does not load.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { checkPurposeText } from '../evaluation/plan-evaluation.ts';
 import { loadVerifierConfigText } from './load-verifier-config.ts';
 import { BASE, ENV, issuesOf } from './verifier-config-test-support.ts';
 
@@ -63,5 +64,47 @@ describe('verifier config claim purposes', () => {
     // Allowed, or no allowed_purposes at all (any purpose accepted): it loads.
     assert.doesNotThrow(() => loadVerifierConfigText(`${allowing([BENEFIT, AUDIT])}${claims}`, ENV, '/tmp'));
     assert.doesNotThrow(() => loadVerifierConfigText(`${BASE}${claims}`, ENV, '/tmp'));
+  });
+});
+
+describe('verifier config purpose text', () => {
+  // What a request may state (a header value as it is): any other purpose could never be asked for.
+  const unaskable = [
+    '"Prüfung der Leistung"',
+    '" leading"',
+    '"trailing "',
+    '"tab\\there"',
+    `"${'p'.repeat(513)}"`,
+  ];
+
+  it('refuses a claim purpose no request could state, as a request purpose is checked', () => {
+    for (const purpose of unaskable) {
+      assert.throws(() => checkPurposeText(JSON.parse(purpose), 'x'), /visible ASCII/, purpose);
+      const issues = issuesOf(`${BASE}${claim('odd', [], purpose)}`).filter(
+        (issue) => issue.path === 'evidence.claims.1.purpose',
+      );
+      assert.equal(issues.length, 1, purpose);
+      assert.match(issues[0]?.message ?? '', /visible ASCII/, purpose);
+      assert.ok(!issues[0]?.message.includes('Prüfung'), 'the value is not repeated');
+    }
+  });
+
+  it('refuses such a purpose in allowed_purposes, and loads one a request can state', () => {
+    const allowing = (purpose: string) =>
+      BASE.replace(
+        '  service_id: test.verifier\n',
+        `  service_id: test.verifier\n  allowed_purposes: [${purpose}]\n`,
+      );
+    for (const purpose of unaskable) {
+      assert.ok(
+        issuesOf(allowing(purpose)).some((issue) => issue.path === 'evidence.allowed_purposes.0'),
+        purpose,
+      );
+    }
+    const fine = '"benefit eligibility (2026) #3"';
+    checkPurposeText(JSON.parse(fine), 'x');
+    assert.doesNotThrow(() =>
+      loadVerifierConfigText(`${allowing(fine)}${claim('c', [], fine)}`, ENV, '/tmp'),
+    );
   });
 });

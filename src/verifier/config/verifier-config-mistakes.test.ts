@@ -44,4 +44,21 @@ describe('verifier config mistakes', () => {
       /connection rellay, which is not configured \(did you mean `relay`\?\)/,
     );
   });
+
+  it('refuses a subject type or version longer than a request may name', () => {
+    // A request's target.type is at most 128 characters and a claim reference's version at most 64: a claim
+    // with a longer one could never be evaluated (or pinned to its version).
+    const text = BASE.replace('subject_type: person', `subject_type: ${'p'.repeat(129)}`).replace(
+      'version: "1"',
+      `version: "${'1'.repeat(65)}"`,
+    );
+    const messages = new Map(issuesOf(text).map((issue) => [issue.path, issue.message]));
+    assert.equal(messages.get('evidence.claims.0.subject_type'), 'must be at most 128 characters');
+    assert.equal(messages.get('evidence.claims.0.version'), 'must be at most 64 characters');
+    const longest = BASE.replace('subject_type: person', `subject_type: ${'p'.repeat(128)}`).replace(
+      'version: "1"',
+      `version: "${'1'.repeat(64)}"`,
+    );
+    assert.doesNotThrow(() => loadVerifierConfigText(longest, ENV, '/tmp'));
+  });
 });

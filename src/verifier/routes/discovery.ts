@@ -45,8 +45,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierR
     const claim = visibleClaims(runtime.catalog, principal).find(
       (entry) => entry.id === request.params.claim_id,
     );
-    if (!claim)
-      throw verifierProblem('claim.not_found', `No claim ${quoted(request.params.claim_id)} is visible.`);
+    if (!claim) throw verifierProblem('claim.not_found', unknownClaimDetail(request.params.claim_id));
     auditFacts(request).claimIds = [claim.id];
     return summaryOf(runtime, claim);
   });
@@ -57,6 +56,15 @@ export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierR
     const principal = await runtime.authenticate(request);
     return { formats: formatsFor(runtime, principal) };
   });
+}
+
+/** Characters of claim ids, in either case: an id of these is said back (cut short), any other text is not. */
+const CLAIM_ID_CHARACTERS = /^[A-Za-z0-9_.-]+$/;
+
+/** The detail of a 404 for a path id: never markup, control or bidi characters a client might render. */
+function unknownClaimDetail(id: string): string {
+  if (CLAIM_ID_CHARACTERS.test(id)) return `No claim ${quoted(id)} is visible.`;
+  return 'No claim of that id is visible (claim ids match ^[a-z][a-z0-9_.-]*$).';
 }
 
 /**
