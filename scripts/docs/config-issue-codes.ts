@@ -11,7 +11,7 @@ export const CONFIG_ISSUE_CODES = {
     'A `${VAR}` or `${VAR:?message}` reference names an unset variable (the path is the line).',
   'config.parse_error':
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the text documents the config's own ${VAR} syntax.
-    'YAML syntax error, a file that is not UTF-8, a `${VAR}` value that would change the YAML structure or a `${VAR}` in a key, a `%YAML 1.1` directive or a tag outside YAML 1.2 core (the path is the line), an unknown key (with the closest known key as a hint), a YAML merge key (`<<`) or a `__proto__` key, or a removed key (with how to migrate).',
+    'YAML syntax error, a file that is not UTF-8, a `${VAR}` value that would change the YAML structure or a `${VAR}` in a key, a `%YAML 1.1` directive or a tag outside YAML 1.2 core, a string or key holding a lone UTF-16 surrogate (a `\\uD800` escape with no pair) (the path is the line), an unknown key (with the closest known key as a hint), a YAML merge key (`<<`) or a `__proto__` key, or a removed key (with how to migrate).',
   'config.validation_error':
     'A value has the wrong type or format, or breaks a rule that spans several keys.',
   'config.duplicate_id': 'Two datasets, tables, entities, fields, relationships or API keys share an id.',

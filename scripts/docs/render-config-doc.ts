@@ -111,7 +111,8 @@ and logged as warnings when \`ambit relay serve\` starts.
   reference there), is refused; quote the reference to take \`: \` or \` #\` as text. The file, like the metadata
   manifest it names, is a regular file of at most 4 MiB (a device, pipe or directory is refused), UTF-8 (a BOM is
   allowed) and YAML 1.2 (\`on\` and \`no\` are strings; no \`%YAML 1.1\`, no tags beyond the core ones such as
-  \`!!str\`; no list or mapping as a key; at most 1,000 aliases, adding at most 10,000 values once expanded, none inside the collection its anchor names, and 64 levels of collections nested in one another). \`--env-file FILE\` supplies \`KEY=VALUE\` lines (a regular file of at most 1
+  \`!!str\`; no list or mapping as a key; at most 1,000 aliases, adding at most 10,000 values once expanded, none inside the collection its anchor names, and 64 levels of collections nested in one another; no string or key
+  holding a lone UTF-16 surrogate, such as a \`\\uD800\` escape with no pair). \`--env-file FILE\` supplies \`KEY=VALUE\` lines (a regular file of at most 1
   MiB, UTF-8; \`#\` comment lines, \`export \`, one-line quoted values) for variables the real environment does not
   set (the real environment wins); any other line is refused by its number. Node 20 reads an \`--env-file\` option
   itself wherever it appears on the command line: a file that does not exist is then reported by Node (\`node: FILE:

@@ -92,4 +92,22 @@ describe('yamlToPlain', () => {
     assert.equal(problems.length, 1);
     assert.match(problems[0]?.message ?? '', new RegExp(`^${TOO_DEEP} at line 1, column \\d+$`));
   });
+
+  it('refuses a string or key holding a lone UTF-16 surrogate, by line, without the value', () => {
+    // Only an escape in a double-quoted scalar can make one (the file itself is UTF-8): no name or value of a
+    // config can be one, and code that encodes it (a URL, a header) would throw at run time.
+    const result = plain('ok: "a\\uD83D\\uDE00"\nbad:\n  - "x\\uD800y-secret"\n"k\\uDC00": 1\n');
+    assert.ok(!result.ok);
+    assert.deepEqual(
+      result.problems.map((problem) => problem.line),
+      [3, 4],
+    );
+    for (const problem of result.problems) {
+      assert.match(problem.message, /lone UTF-16 surrogate/);
+      assert.doesNotMatch(problem.message, /y-secret/);
+    }
+    const paired = plain('ok: "a\\uD83D\\uDE00"\n');
+    assert.ok(paired.ok);
+    assert.deepEqual(paired.value, { ok: 'a\u{1F600}' });
+  });
 });

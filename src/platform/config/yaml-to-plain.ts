@@ -1,5 +1,5 @@
 // Turns a parsed YAML document into plain values; alias problems are reported without the alias name.
-import { type Alias, type Document, isAlias, isCollection, type Node, visit } from 'yaml';
+import { type Alias, type Document, isAlias, isCollection, isScalar, type Node, visit } from 'yaml';
 import { measureAliasExpansion } from './alias-expansion.ts';
 
 /**
@@ -21,6 +21,9 @@ export const MAX_ALIAS_EXPANSION = 10_000;
 export const MAX_NESTING = 64;
 
 export const TOO_DEEP = `collections nest more than ${MAX_NESTING} levels deep`;
+
+/** A surrogate code unit that is not half of a pair: with the `u` flag, a pair is one code point. */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 export interface YamlProblem {
   /** 1-based line of the offending alias, when known. */
@@ -59,6 +62,17 @@ export function yamlToPlain(document: Document, text: string): YamlToPlainResult
     Node(_key, node, path) {
       if (!isAlias(node)) {
         if (node.anchor) anchors.set(node.anchor, node);
+        // Only a `\uD800` escape makes one (the file is UTF-8). No name or value of ours can be one, and whatever
+        // encodes it later (a URL, a header, a digest of the text) would throw or change it at run time.
+        if (isScalar(node) && typeof node.value === 'string' && LONE_SURROGATE.test(node.value)) {
+          const offset = node.range?.[0];
+          problems.push({
+            ...(offset === undefined ? {} : { line: lineAt(offset) }),
+            message:
+              'a lone UTF-16 surrogate (a `\\u` escape with no pair) is not text (the value is not shown)',
+          });
+          return;
+        }
         // The path holds pairs and the document too: only a long one is counted.
         if (
           isCollection(node) &&
