@@ -149,11 +149,19 @@ export function auditWriteFailed(cause: unknown): Problem {
 }
 
 /**
+ * Whether a claim id a request named may be said back: made of the characters claim ids are made of (in either case),
+ * never markup, control or bidi characters a client might render.
+ */
+export function sayableClaimId(id: string): boolean {
+  return /^[A-Za-z0-9_.-]+$/.test(id);
+}
+
+/**
  * The problem of one claim of a request, naming that claim in the extension member `claim_id`: a request for several
  * claims fails as a whole, and the client learns which one failed (a copy: see withAdded). Anything but a problem
- * passes unchanged.
+ * passes unchanged, and so does a problem of an id that is not said back (sayableClaimId: an unknown one).
  */
 export function claimProblem(error: unknown, claimId: string): unknown {
-  if (!isProblem(error) || error.extras.claim_id === claimId) return error;
+  if (!isProblem(error) || error.extras.claim_id === claimId || !sayableClaimId(claimId)) return error;
   return withAdded(error, { extras: { claim_id: claimId } });
 }

@@ -1,5 +1,6 @@
-// `GET /v1/claims/{claim_id}` with an id that cannot be a claim's: a problem that names what claim ids look like,
-// never the text sent (markup, control characters), and the same answer for every caller.
+// `GET /v1/claims/{claim_id}`, or an evaluation naming a claim, with an id that cannot be a claim's: a problem that
+// names what claim ids look like, never the text sent (markup, control characters), and the same answer for every
+// caller.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { assertProblem } from '../helpers/http-checks.ts';
@@ -43,5 +44,21 @@ describe('verifier discovery of ids that are no claim ids', () => {
     const full = assertProblem(await verifier.get(path, { as: 'full' }), 404, 'claim.not_found');
     const none = assertProblem(await verifier.get(path, { as: 'no_scopes' }), 404, 'claim.not_found');
     assert.equal(full.detail, none.detail);
+  });
+
+  it('does not say back markup from an evaluation body either, and still hints at a near visible claim', async () => {
+    const target = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
+    for (const id of ['<script>alert(1)</script>', 'a\u202eb', 'x\r\ny']) {
+      const response = await verifier.evaluate({ target, claims: [id] }, { as: 'full' });
+      const problem = assertProblem(response, 404, 'claim.not_found');
+      assert.ok(!response.body.includes(JSON.stringify(id).slice(1, -1)), response.body);
+      assert.match(String(problem.detail), /claim ids match/);
+    }
+    const near = assertProblem(
+      await verifier.evaluate({ target, claims: ['person_alive_'] }, { as: 'full' }),
+      404,
+      'claim.not_found',
+    );
+    assert.match(String(near.detail), /`person_alive_`.*did you mean/);
   });
 });

@@ -6,7 +6,7 @@ import { z } from 'zod';
  * it travels as the `Data-Purpose` header of every source read. A configured purpose outside it could never be
  * stated, so the claims it limits could never be evaluated.
  */
-const PURPOSE_TEXT = /^[\x21-\x7e](?:[\x20-\x7e]{0,510}[\x21-\x7e])?$/;
+export const PURPOSE_TEXT = /^[\x21-\x7e](?:[\x20-\x7e]{0,510}[\x21-\x7e])?$/;
 
 export const purposeText = z
   .string()

@@ -2,7 +2,6 @@
 // lookup inputs. A request rejected here has read nothing.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Principal } from '../../platform/auth/principal.ts';
-import { hint } from '../../platform/config/did-you-mean.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import {
   type CatalogClaim,
@@ -12,6 +11,8 @@ import {
 } from '../claims/build-claim-catalog.ts';
 import { checkLookupInputs } from '../claims/evaluate-claims.ts';
 import { resolveDisclosure } from '../claims/resolve-disclosure.ts';
+import { unknownClaim } from '../claims/unknown-claim.ts';
+import { PURPOSE_TEXT } from '../config/purpose-text.ts';
 import type { DisclosureLevel, VerifierConfig } from '../config/schema.ts';
 import { claimProblem, verifierProblem } from '../problems.ts';
 import { acceptableFormats, type ResultFormat } from './negotiate-format.ts';
@@ -120,7 +121,7 @@ function resolveClaim(
   const claim = catalog.claims.get(ref.id);
   if (!claim) {
     const known = visibleClaims(catalog, principal).map((entry) => entry.id);
-    throw verifierProblem('claim.not_found', `No claim \`${ref.id}\`${hint(ref.id, known)}.`);
+    throw unknownClaim(ref.id, known);
   }
   // Scopes before anything else about the claim (its version included): a caller without them gets the same
   // 403 whatever else it sends.
@@ -161,11 +162,10 @@ export function readOptionalPurpose(
   return header ?? bodyPurpose;
 }
 
-// Visible ASCII with inner spaces, at most 512 characters (as body purposes): the purpose is sent on as the
-// `Data-Purpose` header of every source read, so what a header cannot carry as it is is refused before any read.
-const PURPOSE_TEXT = /^[\x21-\x7e](?:[\x20-\x7e]{0,510}[\x21-\x7e])?$/;
-
-/** 400 `request.invalid` unless the purpose can travel as a header value as it is. */
+/**
+ * 400 `request.invalid` unless the purpose can travel as a header value as it is (PURPOSE_TEXT): it is sent on as the
+ * `Data-Purpose` header of every source read, so what a header cannot carry is refused before any read.
+ */
 export function checkPurposeText(purpose: string, what: string): void {
   if (!PURPOSE_TEXT.test(purpose)) {
     throw verifierProblem(

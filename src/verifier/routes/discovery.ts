@@ -2,18 +2,17 @@
 // claims the caller holds every scope for.
 import type { FastifyInstance } from 'fastify';
 import type { Principal } from '../../platform/auth/principal.ts';
-import { quoted } from '../../platform/http/quote-client-text.ts';
 import type { RouteReply } from '../../platform/http/route-types.ts';
 import { addVary } from '../../platform/http/vary.ts';
 import { type CatalogClaim, visibleClaims } from '../claims/build-claim-catalog.ts';
 import { renderClaimSummary } from '../claims/render-claim-summary.ts';
+import { unknownClaim } from '../claims/unknown-claim.ts';
 import {
   CCCEV_MEDIA_TYPE,
   CLAIM_RESULT_MEDIA_TYPE,
   SD_JWT_MEDIA_TYPE,
   type VerifierConfig,
 } from '../config/schema.ts';
-import { verifierProblem } from '../problems.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
 
 const FORMAT_KINDS: Readonly<Record<string, string>> = {
@@ -45,7 +44,7 @@ export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierR
     const claim = visibleClaims(runtime.catalog, principal).find(
       (entry) => entry.id === request.params.claim_id,
     );
-    if (!claim) throw verifierProblem('claim.not_found', unknownClaimDetail(request.params.claim_id));
+    if (!claim) throw unknownClaim(request.params.claim_id);
     auditFacts(request).claimIds = [claim.id];
     return summaryOf(runtime, claim);
   });
@@ -56,15 +55,6 @@ export function registerDiscoveryRoutes(app: FastifyInstance, runtime: VerifierR
     const principal = await runtime.authenticate(request);
     return { formats: formatsFor(runtime, principal) };
   });
-}
-
-/** Characters of claim ids, in either case: an id of these is said back (cut short), any other text is not. */
-const CLAIM_ID_CHARACTERS = /^[A-Za-z0-9_.-]+$/;
-
-/** The detail of a 404 for a path id: never markup, control or bidi characters a client might render. */
-function unknownClaimDetail(id: string): string {
-  if (CLAIM_ID_CHARACTERS.test(id)) return `No claim ${quoted(id)} is visible.`;
-  return 'No claim of that id is visible (claim ids match ^[a-z][a-z0-9_.-]*$).';
 }
 
 /**
