@@ -7,6 +7,7 @@ import { durationMs } from '../../platform/config/duration.ts';
 import { envVarName } from '../../platform/config/env-var-name.ts';
 import { maxConnectionsSchema, requestTimeoutSchema } from '../../platform/config/listener-limits-schema.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
+import { scopeToken } from '../../platform/config/scope-token.ts';
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
 import { publicBaseUrl } from './public-base-url.ts';
@@ -74,7 +75,7 @@ const fingerprint = z.strictObject({
 const staticCredential = z.strictObject({
   id: key('credential id'),
   fingerprint,
-  scopes: z.array(z.string().min(1)).default([]),
+  scopes: z.array(scopeToken).default([]),
 });
 
 const oidc = oidcConfigSchema;
@@ -141,11 +142,7 @@ const pathSegment = (what: string) =>
 const sourceBinding = z.strictObject({
   connector: z.literal('registry_data_api'),
   connection: key('connection id').describe('A key of `evidence.source_connections`.'),
-  required_scope: z
-    .string()
-    .min(1)
-    .optional()
-    .describe('Caller scope needed to evaluate (and see) the claim.'),
+  required_scope: scopeToken.optional().describe('Caller scope needed to evaluate (and see) the claim.'),
   dataset: pathSegment('dataset'),
   entity: pathSegment('entity'),
   lookup,
@@ -189,7 +186,7 @@ const claim = z.strictObject({
     .strictObject({ type: z.enum(VALUE_TYPES).default('any'), unit: z.string().optional() })
     .default({ type: 'any' }),
   purpose: purposeText.optional().describe('When set, the only purpose this claim is evaluated for.'),
-  required_scopes: z.array(z.string().min(1)).default([]),
+  required_scopes: z.array(scopeToken).default([]),
   depends_on: z.array(z.string().regex(CLAIM_ID_PATTERN)).default([]),
   inputs: z
     .array(claimInput)

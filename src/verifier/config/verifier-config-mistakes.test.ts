@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadVerifierConfigText } from './load-verifier-config.ts';
-import { BASE, ENV, issuesOf } from './verifier-config-test-support.ts';
+import { BASE, ENV, issuesAt, issuesOf } from './verifier-config-test-support.ts';
 
 describe('verifier config mistakes', () => {
   it('reports a list of many wrong entries inside a claim as a config problem, not a stack overflow', () => {
@@ -60,5 +60,32 @@ describe('verifier config mistakes', () => {
       `version: "${'1'.repeat(64)}"`,
     );
     assert.doesNotThrow(() => loadVerifierConfigText(longest, ENV, '/tmp'));
+  });
+
+  it('refuses a scope no OIDC token could carry: a space, a double quote or a backslash in it', () => {
+    // An OIDC scope claim is one space-separated string: `civil evidence` would be two scopes there, so a claim
+    // requiring it could never be evaluated by a token, and a key holding it would grant nothing a token could.
+    const text = BASE.replace('scopes: [civil:evidence]', 'scopes: ["civil evidence", \'civil"x\']')
+      .replace('required_scope: civil:evidence', 'required_scope: "civil\\\\x"')
+      .replace(
+        '      value: { type: boolean }',
+        '      required_scopes: ["a b"]\n      value: { type: boolean }',
+      );
+    const paths = issuesOf(text).map((issue) => issue.path);
+    for (const path of [
+      'auth.api_keys.0.scopes.0',
+      'auth.api_keys.0.scopes.1',
+      'evidence.claims.0.source_bindings.p.required_scope',
+      'evidence.claims.0.required_scopes.0',
+    ]) {
+      assert.ok(paths.includes(path), `${path} in ${paths.join(', ')}`);
+    }
+    assert.match(issuesAt(text, 'auth.api_keys.0.scopes.0')[0]?.message ?? '', /scope token.*no space/);
+    // Scope names as they are usually written (a URI or `dataset:level`) load.
+    const uri = BASE.replace(
+      'scopes: [civil:evidence]',
+      'scopes: [civil:evidence, "https://scopes.example.org/read"]',
+    );
+    assert.doesNotThrow(() => loadVerifierConfigText(uri, ENV, '/tmp'));
   });
 });
