@@ -9,8 +9,11 @@ import { CelEvaluationError, type CelEvaluator } from './create-cel-evaluator.ts
 export interface RuleInputs {
   /** Binding alias -> the one record read for it. */
   readonly rows: ReadonlyMap<string, Readonly<Record<string, unknown>>>;
-  /** Dependency claim id -> its value. */
-  readonly dependencies: ReadonlyMap<string, { readonly value: unknown; readonly version: string }>;
+  /** Dependency claim id -> its value, and its declared type. */
+  readonly dependencies: ReadonlyMap<
+    string,
+    { readonly value: unknown; readonly version: string; readonly valueType?: ValueType }
+  >;
   readonly target: EvaluationTarget;
   readonly purpose: string;
   /** The evaluation date, YYYY-MM-DD (injected clock). */
@@ -70,8 +73,12 @@ async function evaluateCel(
       ? aliases.map(([alias, ref]) => [alias, ref.claim] as const)
       : claim.depends_on.map((id) => [id, id] as const);
   const claims: Record<string, unknown> = {};
+  // JSON does not tell 100.0 from 100: a `number` sub-claim would reach CEL as an int when whole, and arithmetic
+  // with a double would then fail for some subjects only.
+  const doubles: string[] = [];
   for (const [alias, id] of pairs) {
     const dependency = inputs.dependencies.get(id);
+    if (dependency?.valueType === 'number') doubles.push(alias);
     claims[alias] = {
       claim_id: id,
       version: dependency?.version ?? null,
@@ -98,7 +105,13 @@ async function evaluateCel(
     },
   };
   try {
-    return await cel.evaluate(rule.expression, bindings, inputs.deadline, claim.value.type === 'integer');
+    return await cel.evaluate(
+      rule.expression,
+      bindings,
+      inputs.deadline,
+      claim.value.type === 'integer',
+      doubles,
+    );
   } catch (error) {
     if (error instanceof CelEvaluationError) throw ruleFailed(`cel.${error.reason}`, error.message);
     throw error;

@@ -24,6 +24,19 @@ function toCelValue(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Makes the `value` of each of `aliases` in the `claims` input (as toCelInput made it) a double when it became an
+ * int: a whole number whose claim declares `number`.
+ */
+export function claimValuesAsDoubles(claims: unknown, aliases: readonly string[]): void {
+  if (!(claims instanceof Map)) return;
+  for (const alias of aliases) {
+    const claim: unknown = claims.get(alias);
+    if (claim instanceof Map && typeof claim.get('value') === 'bigint')
+      claim.set('value', Number(claim.get('value')));
+  }
+}
+
 function isJsonObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

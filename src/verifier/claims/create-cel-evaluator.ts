@@ -22,13 +22,15 @@ export interface CelEvaluator {
   /**
    * Resolves with the JSON result; rejects with a CelEvaluationError on any failure or limit. `deadline`: the
    * request is answered by then, so a task still queued then is not run, and a running one is stopped.
-   * `wantsInt`: the claim's value is an integer, and a double result is refused.
+   * `wantsInt`: the claim's value is an integer, and a double result is refused. `doubleClaims`: the aliases of
+   * `claims` whose value is a `number` sub-claim's, read as a double even when whole.
    */
   evaluate(
     expression: string,
     bindings: Readonly<Record<string, unknown>>,
     deadline?: Deadline,
     wantsInt?: boolean,
+    doubleClaims?: readonly string[],
   ): Promise<unknown>;
   /**
    * Looks at the deadlines of the tasks again, now: one was brought forward (its client went away). A running task
@@ -308,7 +310,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
   return {
     maxResultBytes: limits.max_result_json_bytes,
     warm: start,
-    evaluate(expression, bindings, deadline, wantsInt) {
+    evaluate(expression, bindings, deadline, wantsInt, doubleClaims) {
       if (closed)
         return Promise.reject(new CelEvaluationError('worker_failed', 'the CEL evaluator is closed'));
       const inputs = serialise(bindings);
@@ -322,7 +324,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
           ),
         );
       }
-      const task = { id: nextId++, expression, bindings: inputs.json, wantsInt };
+      const task = { id: nextId++, expression, bindings: inputs.json, wantsInt, doubleClaims };
       if (runsInline(expression)) {
         // As a queued task would be: not run once its request has been answered.
         if (deadline !== undefined && deadline.at <= performance.now()) {

@@ -1,7 +1,7 @@
 // Evaluates requested claims over their dependency graph: each claim once, independent claims and bindings
 // in parallel (bounded), identical source reads shared within one evaluation.
 import type { Deadline } from '../../platform/deadline.ts';
-import type { SourceBindingConfig } from '../config/schema.ts';
+import type { SourceBindingConfig, ValueType } from '../config/schema.ts';
 import { createSemaphore, type Semaphore } from '../connectors/create-semaphore.ts';
 import type { ReadTrace, SourceReader } from '../connectors/source-reader.ts';
 import { type EvaluationTarget, lookupValue } from '../evaluation/parse-evaluation-request.ts';
@@ -14,6 +14,8 @@ export interface ClaimOutcome {
   readonly claimId: string;
   readonly version: string;
   readonly value: unknown;
+  /** The claim's declared `value.type`: a parent's CEL rule reads the value as that type. */
+  readonly valueType: ValueType;
   /** Distinct sources (connection/dataset/entity) behind the value, dependencies' included. */
   readonly sources: ReadonlySet<string>;
 }
@@ -212,7 +214,7 @@ class ClaimGraphRun {
       },
       this.engine.cel,
     );
-    return { claimId: id, version: claim.version, value, sources };
+    return { claimId: id, version: claim.version, value, valueType: claim.value.type, sources };
   }
 }
 

@@ -4,7 +4,7 @@
 import { type CelInput, isCelError, parse, plan } from '@bufbuild/cel';
 import { startBytesBudget } from './cel-bytes.ts';
 import { createCelEnv } from './cel-env.ts';
-import { fromCelValue, toCelInput } from './cel-values.ts';
+import { claimValuesAsDoubles, fromCelValue, toCelInput } from './cel-values.ts';
 
 export interface CelTask {
   readonly id: number;
@@ -13,6 +13,8 @@ export interface CelTask {
   readonly bindings: string;
   /** The claim's value is an integer: a double result (even `3.0`) is refused, since JSON cannot tell them apart. */
   readonly wantsInt?: boolean | undefined;
+  /** Aliases of `claims` whose `value` is a double, even when whole (JSON wrote 100.0 as 100). */
+  readonly doubleClaims?: readonly string[] | undefined;
   /**
    * In a worker: when its request is answered (process.hrtime, ns). A task reached later is not run: its answer is
    * no longer wanted, and it would hold the worker meanwhile.
@@ -61,6 +63,7 @@ export function runCelTask(task: CelTask, limits: Omit<CelWorkerData, 'progress'
     ({ id: task.id, ok: false, reason, message }) as const;
   try {
     const bindings = toCelInput(JSON.parse(task.bindings)) as Record<string, CelInput>;
+    if (task.doubleClaims) claimValuesAsDoubles(bindings.claims, task.doubleClaims);
     startBytesBudget(limits.maxBytesMade);
     const result = programFor(task.expression)(bindings);
     if (isCelError(result)) return failed(result.message);
