@@ -141,7 +141,7 @@ export const RELAY_PROBLEMS = {
     status: 502,
     title: 'Data source row invalid',
     description:
-      'A row read live does not fit the declared schema (for example a NaN in a number column, or a null in a non-nullable field); `detail` names the field.',
+      'A row read live does not fit the declared schema (for example a NaN in a number column, a null in a non-nullable field, or a primary key the next row repeats); `detail` names the field.',
   },
   'admin.unknown_resource': {
     status: 404,

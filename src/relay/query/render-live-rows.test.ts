@@ -5,7 +5,7 @@ import type { CatalogField } from '../catalog/catalog.ts';
 import type { FieldType } from '../config/schema.ts';
 import { LiveRowInvalid } from '../sources/postgres/live-read-problems.ts';
 import { coerceValue, INVALID } from '../store/coerce-cell.ts';
-import { cellRenderer, liveLayout, liveRowJson } from './render-live-rows.ts';
+import { cellRenderer, checkDistinctKeys, liveLayout, liveRowJson } from './render-live-rows.ts';
 
 const field = (name: string, type: FieldType, nullable = true) =>
   ({ name, column: name, type, nullable }) as unknown as CatalogField;
@@ -130,5 +130,40 @@ describe('live cell rendering', () => {
     for (const cell of [null, '', 'x', '9007199254740993']) {
       assert.throws(() => liveRowJson(layout, ['2001-09-09', cell]), LiveRowInvalid, String(cell));
     }
+  });
+});
+
+describe('checkDistinctKeys', () => {
+  const refuses = (type: FieldType, keys: (string | null)[]) => {
+    const layout = liveLayout([field('label', 'string')], field('id', type, false));
+    try {
+      checkDistinctKeys(
+        layout,
+        keys.map((key) => ['x', key]),
+      );
+      return false;
+    } catch (error) {
+      assert.ok(error instanceof LiveRowInvalid);
+      assert.equal(error.field, 'id');
+      return true;
+    }
+  };
+
+  it('refuses a key the next row repeats, as the database compares it', () => {
+    assert.equal(refuses('string', ['a', 'b', 'b']), true);
+    assert.equal(refuses('number', ['1.0', '1.00']), true);
+    assert.equal(refuses('number', ['10', '10.000']), true);
+    assert.equal(refuses('number', ['-0', '0']), true);
+    assert.equal(refuses('number', ['0.0', '0']), true);
+  });
+
+  it('passes keys that differ, however alike their text', () => {
+    assert.equal(refuses('string', ['a', 'a ', 'A', 'b']), false);
+    assert.equal(refuses('string', ['1.0', '1.00']), false);
+    assert.equal(refuses('number', ['1', '10', '100', '1e+100', '1.5e+100']), false);
+    assert.equal(refuses('number', ['0.1', '0.10000000000000000001']), false);
+    assert.equal(refuses('integer', ['0', '100']), false);
+    // Rows without a key are refused by the rendering, not here.
+    assert.equal(refuses('string', [null, null]), false);
   });
 });

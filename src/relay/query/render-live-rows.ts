@@ -24,6 +24,7 @@ export interface LiveLayout {
    * UNIQUE index, empty) is refused whatever the projection, and a page never ends on a key it cannot continue from.
    */
   readonly keyCheck: CellRenderer | undefined;
+  readonly keyField: CatalogField;
 }
 
 export function liveLayout(fields: readonly CatalogField[], primaryKey: CatalogField): LiveLayout {
@@ -42,7 +43,37 @@ export function liveLayout(fields: readonly CatalogField[], primaryKey: CatalogF
     keys: fields.map((field, index) => `${index === 0 ? '{' : ','}${JSON.stringify(field.name)}:`),
     renderers: fields.map(cellRenderer),
     keyCheck: keyShown ? undefined : cellRenderer(primaryKey),
+    keyField: primaryKey,
   };
+}
+
+/**
+ * Refuses rows that repeat a key, as a snapshot load does (a view may give them: a join with one row per match).
+ * Rows come in key order, so a repeat is the next row; pages are cut by key, so one would show an id twice or skip
+ * the repeat after its last row, which is the look-ahead row `rows` includes. Keys the database holds equal have
+ * one text, but for a numeric's scale (`1.0`, `1.00`) and a double's sign of zero.
+ */
+export function checkDistinctKeys(layout: LiveLayout, rows: readonly LiveRow[]): void {
+  const { keyField, keyPosition } = layout;
+  let previous: string | null | undefined;
+  for (const row of rows) {
+    let key = row[keyPosition] ?? null;
+    if (key !== null && keyField.type === 'number') key = numberKey(key);
+    if (key !== null && key === previous) {
+      throw new LiveRowInvalid(
+        keyField.name,
+        keyField.column,
+        'a key another row holds too (a primary key is unique)',
+      );
+    }
+    previous = key;
+  }
+}
+
+/** A number's text without the zeros that end its fraction, and 0 without its sign (`-0`, `1.50` read `0`, `1.5`). */
+function numberKey(text: string): string {
+  const plain = /^-?\d+\.\d+$/.test(text) ? text.replace(/\.?0+$/, '') : text;
+  return plain === '-0' ? '0' : plain;
 }
 
 /** A row as the JSON object of the layout's fields. */

@@ -8,7 +8,7 @@ import type { CatalogEntity, CatalogField } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import { filterIntent, intentDigest } from '../query/cursor.ts';
 import type { CollectionQuery } from '../query/parse-collection-query.ts';
-import { type LiveLayout, liveLayout, liveRowJson } from '../query/render-live-rows.ts';
+import { checkDistinctKeys, type LiveLayout, liveLayout, liveRowJson } from '../query/render-live-rows.ts';
 import type { RelayAuditFacts, RelayRuntime } from '../relay-runtime.ts';
 import type { LiveTable } from '../sources/postgres/live-table.ts';
 import { parseFilterValue } from '../store/coerce-cell.ts';
@@ -75,6 +75,7 @@ export async function sendLiveCollection(
       after,
       limit: query.limit,
       wanted: stillWanted(request),
+      checkRows: (rows) => checkDistinctKeys(layout, rows),
     },
     (row) => liveRowJson(layout, row),
   );

@@ -50,6 +50,8 @@ export interface LivePageRequest {
   readonly limit: number;
   /** False once nobody waits for the page any more: a read still waiting for a connection is then dropped. */
   readonly wanted?: (() => boolean) | undefined;
+  /** Checks every row read, the look-ahead row included (it may throw LiveRowInvalid), before any is rendered. */
+  readonly checkRows?: ((rows: readonly LiveRow[]) => void) | undefined;
 }
 
 /** What one live statement cost, for metrics. */
@@ -363,6 +365,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       return run(
         build,
         (rows) => {
+          request.checkRows?.(rows);
           const hasMore = rows.length > request.limit;
           if (hasMore) rows.pop();
           return { rows, items: rows.map(render), hasMore };

@@ -1,0 +1,103 @@
+// A view served live whose key repeats (a join that gives one row per match): a snapshot of it fails to load
+// (ingest.duplicate_primary_key), and pages cut by key would skip the repeats that fall after a page's last row or
+// show one id twice. Such a page answers datasource.row_invalid instead, whatever its size and projection.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { TestDatabase } from '../helpers/postgres-harness.ts';
+import { type PostgresRelay, startPostgresRelay, startupFailure } from '../helpers/postgres-relay.ts';
+import { ITEMS, liveDataset, openLiveTestDatabase } from './postgres-live-fixture.ts';
+
+const STRING_KEY = '{ name: id, type: string }, { name: label, type: string }';
+const KEY_FILTER = '{ field: id, ops: [gte] }';
+
+/** The ids a walk of `query` page by page serves, or the first error it meets (`502 datasource.row_invalid`). */
+async function walk(relay: PostgresRelay, query: string): Promise<string[]> {
+  const seen: string[] = [];
+  let next = `${ITEMS}?${query}`;
+  for (let page = 0; page < 20 && next !== ''; page++) {
+    const response = await relay.get(next);
+    if (response.statusCode !== 200) return [...seen, `${response.statusCode} ${response.json().code}`];
+    const body = response.json();
+    seen.push(...body.data.map((row: { id?: unknown; label: string }) => String(row.id ?? row.label)));
+    next = body.pagination.has_more
+      ? `${ITEMS}?${query}&cursor=${encodeURIComponent(body.pagination.next_cursor)}`
+      : '';
+  }
+  return seen;
+}
+
+describe('a live view whose key repeats', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await openLiveTestDatabase();
+    await db.query('CREATE TABLE people (id text PRIMARY KEY, name text)');
+    await db.query('CREATE TABLE tags (person text, tag text)');
+    await db.query(`INSERT INTO people VALUES ('a', 'A'), ('b', 'B'), ('c', 'C')`);
+    await db.query(`INSERT INTO tags VALUES ('a', 't1'), ('b', 't2'), ('b', 't3'), ('c', 't4')`);
+    await db.query(
+      'CREATE VIEW tagged AS SELECT p.id, t.tag AS label FROM people p JOIN tags t ON t.person = p.id',
+    );
+  });
+  after(() => db.close());
+
+  it('is refused by a snapshot, and answers row_invalid live where a page would skip or repeat it', async () => {
+    const refused = await startupFailure(
+      db.url,
+      liveDataset('tagged', STRING_KEY).replace('materialization: live', 'materialization: snapshot'),
+    );
+    assert.equal(refused.code, 'ingest.duplicate_primary_key');
+    const relay = await startPostgresRelay(liveDataset('tagged', STRING_KEY, '', KEY_FILTER), db.url);
+    try {
+      const failed = '502 datasource.row_invalid';
+      // One row a page: the page of `b` would continue after `b`, past its second row.
+      assert.deepEqual(await walk(relay, 'limit=1'), ['a', failed]);
+      assert.deepEqual(await walk(relay, 'limit=1&fields=label'), ['t1', failed]);
+      // A page ending on `b`, whose repeat is the row read to learn whether there is more.
+      assert.deepEqual(await walk(relay, 'limit=2'), [failed]);
+      // Both rows on one page: the same id twice.
+      assert.deepEqual(await walk(relay, 'limit=10'), [failed]);
+      // Pages that reach no repeated key are served.
+      assert.deepEqual(await walk(relay, 'limit=1&id.gte=c'), ['c']);
+      const response = await relay.get(`${ITEMS}?limit=2`);
+      assert.match(response.json().detail, /`id`/);
+    } finally {
+      await relay.close();
+    }
+  });
+
+  it('numeric keys that the database holds equal, whatever their scale, count as one key', async () => {
+    await db.query(`CREATE VIEW amounts AS SELECT * FROM (VALUES (1.0::numeric, 'x'), (1.00::numeric, 'y'),
+      (2::numeric, 'z'), ('-0.0'::numeric, 'w')) AS v(id, label)`);
+    await db.query(`CREATE VIEW doubles AS SELECT * FROM (VALUES ('-0'::float8, 'x'), ('0'::float8, 'y'),
+      (1::float8, 'z')) AS v(id, label)`);
+    for (const [view, above] of [
+      ['amounts', ['2']],
+      ['doubles', []],
+    ] as const) {
+      const relay = await startPostgresRelay(
+        liveDataset(view, '{ name: id, type: number }, { name: label, type: string }', '', KEY_FILTER),
+        db.url,
+      );
+      try {
+        assert.deepEqual(await walk(relay, 'limit=10'), ['502 datasource.row_invalid'], view);
+        assert.deepEqual(await walk(relay, 'limit=1&id.gte=1.5'), above, view);
+      } finally {
+        await relay.close();
+      }
+    }
+  });
+
+  it('keys that differ in the database but show as one number are served, as before', async () => {
+    await db.query('CREATE TABLE close_amounts (id numeric PRIMARY KEY, label text)');
+    await db.query(`INSERT INTO close_amounts VALUES (0.1, 'x'), (0.10000000000000000001, 'y'), (0.2, 'z')`);
+    const relay = await startPostgresRelay(
+      liveDataset('close_amounts', '{ name: id, type: number }, { name: label, type: string }'),
+      db.url,
+    );
+    try {
+      assert.deepEqual(await walk(relay, 'limit=1&fields=label'), ['x', 'y', 'z']);
+    } finally {
+      await relay.close();
+    }
+  });
+});
