@@ -3,6 +3,7 @@ import { after, describe, it } from 'node:test';
 import { fingerprintOf } from '../../platform/auth/api-key.ts';
 import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
 import { applyRule, type RuleInputs } from './apply-rule.ts';
+import { ONE_WORKER_CEL } from './cel-test-support.ts';
 import { createCelEvaluator } from './create-cel-evaluator.ts';
 
 const TEXT = `
@@ -56,13 +57,7 @@ const inputs: RuleInputs = {
 };
 
 describe('a CEL rule sees only the binding fields', () => {
-  const cel = createCelEvaluator({
-    eval_timeout: 2000,
-    worker_count: 1,
-    worker_memory_mb: 64,
-    max_binding_json_bytes: 4096,
-    max_result_json_bytes: 1024,
-  });
+  const cel = createCelEvaluator(ONE_WORKER_CEL);
   after(() => cel.close());
 
   it('binds source.<alias> to the listed fields, not the lookup field or extra columns', async () => {

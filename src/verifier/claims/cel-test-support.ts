@@ -12,3 +12,12 @@ export async function rejection(promise: Promise<unknown>): Promise<CelEvaluatio
   }
   assert.fail('expected a rejection');
 }
+
+/** CEL limits with one worker, for tests of rules rather than of the pool. */
+export const ONE_WORKER_CEL = {
+  eval_timeout: 2000,
+  worker_count: 1,
+  worker_memory_mb: 64,
+  max_binding_json_bytes: 4096,
+  max_result_json_bytes: 1024,
+};

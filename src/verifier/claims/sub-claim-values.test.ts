@@ -7,6 +7,7 @@ import { fixedDeadline } from '../../platform/deadline.ts';
 import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
 import type { SourceReader } from '../connectors/source-reader.ts';
 import { buildClaimCatalog } from './build-claim-catalog.ts';
+import { ONE_WORKER_CEL } from './cel-test-support.ts';
 import { createCelEvaluator } from './create-cel-evaluator.ts';
 import { EvaluationTrace, evaluateClaims } from './evaluate-claims.ts';
 
@@ -54,13 +55,7 @@ function readerOf(row: Record<string, unknown>): SourceReader {
 }
 
 describe('sub-claim values in a parent CEL rule', () => {
-  const cel = createCelEvaluator({
-    eval_timeout: 2000,
-    worker_count: 1,
-    worker_memory_mb: 64,
-    max_binding_json_bytes: 4096,
-    max_result_json_bytes: 1024,
-  });
+  const cel = createCelEvaluator(ONE_WORKER_CEL);
   after(() => cel.close());
 
   const evaluate = async (claimId: string, row: Record<string, unknown>) => {
