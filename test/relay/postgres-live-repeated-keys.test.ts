@@ -1,6 +1,7 @@
 // A view served live whose key repeats (a join that gives one row per match): a snapshot of it fails to load
 // (ingest.duplicate_primary_key), and pages cut by key would skip the repeats that fall after a page's last row or
-// show one id twice. Such a page answers datasource.row_invalid instead, whatever its size and projection.
+// show one id twice. Such a page answers datasource.row_invalid instead, whatever its size and projection, and so
+// does a record read of a repeated key.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { TestDatabase } from '../helpers/postgres-harness.ts';
@@ -60,6 +61,11 @@ describe('a live view whose key repeats', () => {
       assert.deepEqual(await walk(relay, 'limit=1&id.gte=c'), ['c']);
       const response = await relay.get(`${ITEMS}?limit=2`);
       assert.match(response.json().detail, /`id`/);
+      // The record route too: `b` names two records, neither of which is the record.
+      const record = await relay.get(`${ITEMS}/b`);
+      assert.equal(record.statusCode, 502, record.body);
+      assert.equal(record.json().code, 'datasource.row_invalid');
+      assert.deepEqual((await relay.get(`${ITEMS}/a?fields=label`)).json(), { label: 't1' });
     } finally {
       await relay.close();
     }

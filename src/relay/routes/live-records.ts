@@ -111,6 +111,7 @@ export async function sendLiveRecord(
       key.value,
       (row) => liveRowJson(layout, row),
       stillWanted(request),
+      (rows) => checkDistinctKeys(layout, rows),
     );
   } catch (error) {
     // An id the column's type refuses (not a uuid, say) names no record.

@@ -168,7 +168,7 @@ describe('buildLiveSelect', () => {
     assert.ok(byKey);
     assert.equal(
       byKey.text,
-      'SELECT "id", "at" FROM "t" WHERE "at" >= $1::pg_catalog.timestamptz AND "at" < $2::pg_catalog.timestamptz ORDER BY "at" LIMIT 1',
+      'SELECT "id", "at" FROM "t" WHERE "at" >= $1::pg_catalog.timestamptz AND "at" < $2::pg_catalog.timestamptz ORDER BY "at" LIMIT 2',
     );
     assert.deepEqual(byKey.values, ['2024-01-02T03:04:05.006Z', '2024-01-02T03:04:05.007Z']);
   });
@@ -217,7 +217,7 @@ describe('buildLiveSelect', () => {
   it('reads a record by the key it shows, compared as an `eq` filter compares it', () => {
     const text = buildKeySelect('"t"', ['id', 'label'], { column: 'id', pgType: 'text' }, 'p1');
     assert.deepEqual(text, {
-      text: 'SELECT "id", "label" FROM "t" WHERE "id" = $1::pg_catalog.text ORDER BY "id" LIMIT 1',
+      text: 'SELECT "id", "label" FROM "t" WHERE "id" = $1::pg_catalog.text ORDER BY "id" LIMIT 2',
       values: ['p1'],
     });
     // A numeric key shown as 0.1 is any numeric that reads as that double.
@@ -225,7 +225,7 @@ describe('buildLiveSelect', () => {
     assert.ok(numeric);
     assert.equal(
       numeric.text,
-      'SELECT "id" FROM "t" WHERE "id" >= $1::pg_catalog.numeric AND "id" <= $2::pg_catalog.numeric ORDER BY "id" LIMIT 1',
+      'SELECT "id" FROM "t" WHERE "id" >= $1::pg_catalog.numeric AND "id" <= $2::pg_catalog.numeric ORDER BY "id" LIMIT 2',
     );
     // A bigint served as number, beyond 2^53: the bigints that read as the double.
     const rounded = buildKeySelect('"t"', ['id'], { column: 'id', pgType: ROUNDED_INT8 }, 2 ** 53);

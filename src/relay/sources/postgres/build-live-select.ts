@@ -182,10 +182,12 @@ export function buildKeySelect(
   const filter: LiveFilter = { column: primaryKey.column, type: 'string', op: 'eq', values: [key] };
   const condition = filterCondition(filter, primaryKey.pgType, param);
   if (condition === 'FALSE') return undefined;
-  // Several rows may read as one key (a snapshot of them would hold a duplicate key): the first is the record.
+  // Several rows may read as one key: distinct keys of the column that parse alike (numerics past a double's
+  // precision), the first of which is the record, or one key a view repeats, which the caller refuses as a page's
+  // repeat is refused; two rows tell the cases apart.
   const column = quoteIdentifier(primaryKey.column);
   return {
-    text: `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${relation} WHERE ${condition} ORDER BY ${column} LIMIT 1`,
+    text: `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${relation} WHERE ${condition} ORDER BY ${column} LIMIT 2`,
     values,
   };
 }

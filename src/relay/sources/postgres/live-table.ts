@@ -88,12 +88,13 @@ export interface LiveTable {
   probe(): Promise<void>;
   /** One page in primary-key order; rejects with a `datasource.*` or `filter.invalid_value` problem. */
   readPage<T>(request: LivePageRequest, render: LiveRowRenderer<T>): Promise<LivePage<T>>;
-  /** The row with this primary key as rendered, or undefined; `wanted` as for `readPage`. */
+  /** The row with this primary key as rendered, or undefined; `wanted` and `checkRows` as for `readPage`. */
   readByKey<T>(
     columns: readonly string[],
     key: CellKey,
     render: LiveRowRenderer<T>,
     wanted?: () => boolean,
+    checkRows?: (rows: readonly LiveRow[]) => void,
   ): Promise<T | undefined>;
   close(): Promise<void>;
 }
@@ -299,16 +300,9 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
 
   /** The database's data, not the caller's request, is at fault: the operator hears which column (not its value). */
   function rowInvalid(error: LiveRowInvalid) {
-    deps.logger.warn(
-      {
-        dataset_id: deps.datasetId,
-        table_id: table.id,
-        column: error.column,
-        field: error.field,
-        reason: error.reason,
-      },
-      'live read: a row does not fit the declared schema',
-    );
+    const { column, field, reason } = error;
+    const where = { dataset_id: deps.datasetId, table_id: table.id, column, field, reason };
+    deps.logger.warn(where, 'live read: a row does not fit the declared schema');
     return relayProblem('datasource.row_invalid', error.message);
   }
 
@@ -373,7 +367,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         request.wanted,
       );
     },
-    async readByKey(columns, key, render, wanted) {
+    async readByKey(columns, key, render, wanted, checkRows) {
       const keyType = table.schema.fields.find((field) => field.name === table.primary_key)?.type ?? 'string';
       const build = () => {
         const pgType = comparedType(columnTypes.get(table.primary_key) ?? 'text', keyType);
@@ -381,7 +375,11 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
       };
       // No row of the column can hold that key: nothing to read.
       if (build() === undefined) return undefined;
-      return run(build, (rows) => (rows[0] === undefined ? undefined : render(rows[0])), wanted);
+      const first = (rows: readonly LiveRow[]) => {
+        checkRows?.(rows);
+        return rows[0] === undefined ? undefined : render(rows[0]);
+      };
+      return run(build, first, wanted);
     },
     async close() {
       await pool.end();
