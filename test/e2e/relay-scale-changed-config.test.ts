@@ -4,8 +4,18 @@
 // edited into one that is not a valid config is refused the same way: the primary logs why, the worker prints nothing.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { describe, it } from 'node:test';
-import { call, PEOPLE, until, useServedWorkers, workerPids } from './relay-scale-fixture.ts';
+import { after, before, describe, it } from 'node:test';
+import { createReloadFixture, type ReloadFixture } from '../relay/reload-fixture.ts';
+import {
+  call,
+  PEOPLE,
+  type Served,
+  serve,
+  until,
+  useServedWorkers,
+  workerPids,
+} from './relay-scale-fixture.ts';
+import { freePort } from './stop-while-starting.ts';
 
 const READER_SCOPES = '["people:metadata","people:rows","people:aggregate"]';
 
@@ -64,5 +74,37 @@ describe('ambit relay serve --workers 2 when its config file changes and a worke
       writeFileSync(served.fixture.configPath, original);
     }
     await until(async () => (await gauge('ambit_relay_processes')) === 2, 'the worker is back', true);
+  });
+});
+
+describe('ambit relay serve --workers 2 --bind, its admin_bind edited onto that address', () => {
+  let fixture: ReloadFixture;
+  let relay: Served;
+  before(async () => {
+    fixture = createReloadFixture({ adminBind: '127.0.0.1:0' });
+    relay = await serve(fixture, ['--workers', '2', '--bind', `127.0.0.1:${await freePort()}`], {
+      AMBIT_LOG_LEVEL: 'info',
+    });
+  });
+  after(async () => {
+    await relay?.stop();
+    fixture?.remove();
+  });
+
+  it('refuses the worker through the primary, which says the config differs; the worker prints nothing', async () => {
+    const original = readFileSync(fixture.configPath, 'utf8');
+    const bind = /--bind (\S+)/.exec(relay.child.spawnargs.join(' '))?.[1] as string;
+    const before = relay.output().length;
+    const since = () => relay.output().slice(before);
+    writeFileSync(fixture.configPath, original.replace('admin_bind: 127.0.0.1:0', `admin_bind: ${bind}`));
+    try {
+      const [first] = workerPids(relay);
+      process.kill(first as number, 'SIGKILL');
+      await until(() => /restart failed; trying again/.test(since()), 'the restart failed');
+      assert.match(since(), /config differs from the one the relay started with/);
+      assert.doesNotMatch(since(), /is the admin listener's address/);
+    } finally {
+      writeFileSync(fixture.configPath, original);
+    }
   });
 });

@@ -54,7 +54,10 @@ export const relayServe: Command = async (args, io) => {
   let workerStarted = false;
   try {
     const loaded = loadRelayConfig(path, resolveEnv(io.env, flags.envFile));
-    const clash = bindFlagClash(bind, loaded.config.server.admin_bind);
+    // A worker runs with the primary's flags on the config the primary checked: one edited since is refused by the
+    // worker's config check (startRelayWorker) and reported by the primary, not printed here.
+    const clash =
+      workerIndex === undefined ? bindFlagClash(bind, loaded.config.server.admin_bind) : undefined;
     if (clash !== undefined) {
       io.err(clash);
       return 2;
