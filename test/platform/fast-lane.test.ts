@@ -238,7 +238,7 @@ describe('fast lane JSON POST routes', () => {
             )
         );
       },
-      64,
+      { bodyLimit: 64 },
     );
     let served = 0;
     app.fastLane?.onResponse(() => {
@@ -340,7 +340,7 @@ describe('aborted request bodies', () => {
         handled++;
         return reply.send(Buffer.from('{"ok":true}'));
       },
-      64,
+      { bodyLimit: 64 },
     );
     let reachedErrorHandler: () => void = () => {};
     const errored = new Promise<void>((resolve) => {

@@ -44,7 +44,9 @@ const statusLines = (text: string) => [...text.matchAll(/^HTTP\/1\.1 (\d{3})/gm)
 
 describe('a response sent before the request body has arrived', () => {
   const app = bareApp(200);
-  addJsonPostRoute(app, '/lane/:id', async (_request, reply) => reply.send(Buffer.from('{}')), 4096);
+  addJsonPostRoute(app, '/lane/:id', async (_request, reply) => reply.send(Buffer.from('{}')), {
+    bodyLimit: 4096,
+  });
   app.post('/fastify', async () => ({}));
   addGetRoute(app, '/read/:id', async (_request, reply) => reply.send(Buffer.from('{}')));
   let port = 0;

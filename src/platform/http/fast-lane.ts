@@ -15,13 +15,18 @@ import { readJsonBody } from './read-json-body.ts';
 import type { RequestContext } from './request-context.ts';
 import type { RouteHandler, RouteReply, RouteRequest } from './route-types.ts';
 
+/**
+ * Runs before a POST body is read (authentication): what it throws is answered at once, and the body is never read.
+ */
+export type BeforeBody = (request: RouteRequest) => unknown;
+
 /** Called after each lane response is written (request metrics). */
 export type LaneResponseListener = (request: RouteRequest, reply: RouteReply, durationMs: number) => void;
 
 export interface FastLane {
   add(path: string, handler: RouteHandler): void;
   /** A POST route whose body is JSON of at most `bodyLimit` bytes (others go to Fastify, which refuses them). */
-  addJsonPost(path: string, handler: RouteHandler, bodyLimit: number): void;
+  addJsonPost(path: string, handler: RouteHandler, bodyLimit: number, beforeBody?: BeforeBody): void;
   /** Serves the request when a lane route matches; false hands it to Fastify untouched. */
   handle(request: IncomingMessage, response: ServerResponse): boolean;
   onResponse(listener: LaneResponseListener): void;
@@ -36,6 +41,7 @@ interface LaneMatch {
   readonly handler: RouteHandler;
   /** POST routes only. */
   readonly bodyLimit: number | undefined;
+  readonly beforeBody: BeforeBody | undefined;
   /** The route pattern. */
   readonly path: string;
   readonly params: unknown;
@@ -55,10 +61,16 @@ export function createFastLane(pipeline: ResponsePipeline): FastLane {
     if (found !== undefined) return found;
     const routed = router.find(method, url);
     if (routed === null) return undefined;
-    const route = routed.store as { handler: RouteHandler; path: string; bodyLimit?: number };
+    const route = routed.store as {
+      handler: RouteHandler;
+      path: string;
+      bodyLimit?: number;
+      beforeBody?: BeforeBody;
+    };
     found = Object.freeze({
       handler: route.handler,
       bodyLimit: route.bodyLimit,
+      beforeBody: route.beforeBody,
       path: route.path,
       params: Object.freeze(routed.params),
       query: Object.freeze(routed.searchParams),
@@ -81,8 +93,8 @@ export function createFastLane(pipeline: ResponsePipeline): FastLane {
       router.on('GET', path, () => {}, { handler, path });
       recent.clear();
     },
-    addJsonPost(path, handler, bodyLimit) {
-      router.on('POST', path, () => {}, { handler, path, bodyLimit });
+    addJsonPost(path, handler, bodyLimit, beforeBody) {
+      router.on('POST', path, () => {}, { handler, path, bodyLimit, beforeBody });
       recent.clear();
     },
     onResponse(listener) {
@@ -107,16 +119,19 @@ export function createFastLane(pipeline: ResponsePipeline): FastLane {
       const length = plainJsonLength(raw.headers, found.bodyLimit as number);
       if (length === undefined) return false;
       const { request, reply } = start(raw, response, found);
-      readJsonBody(raw, length, (error, body) => {
-        // A body that arrived after the time-out answer runs nothing: its client has had its 504.
-        if (reply.sent) return;
-        if (error !== undefined) {
-          pipeline.sendProblem(request, reply, error);
-          return;
-        }
-        request.body = body;
-        run(found.handler, request, reply, pipeline);
-      });
+      const readBody = () =>
+        readJsonBody(raw, length, (error, body) => {
+          // A body that arrived after the time-out answer runs nothing: its client has had its 504.
+          if (reply.sent) return;
+          if (error !== undefined) {
+            pipeline.sendProblem(request, reply, error);
+            return;
+          }
+          request.body = body;
+          run(found.handler, request, reply, pipeline);
+        });
+      if (found.beforeBody === undefined) readBody();
+      else beforeBodyThen(found.beforeBody, request, reply, pipeline, readBody);
       return true;
     },
   };
@@ -136,10 +151,17 @@ export function addJsonPostRoute(
   app: FastifyInstance,
   path: string,
   handler: RouteHandler,
-  bodyLimit: number = app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT,
+  options: { bodyLimit?: number; beforeBody?: BeforeBody } = {},
 ): void {
-  app.post(path, { bodyLimit }, handler);
-  app.fastLane?.addJsonPost(path, handler, bodyLimit);
+  const bodyLimit = options.bodyLimit ?? app.initialConfig.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const { beforeBody } = options;
+  // Fastify's onRequest hooks run before its content parser reads the body, as the lane runs `beforeBody`.
+  app.post(
+    path,
+    { bodyLimit, ...(beforeBody ? { onRequest: async (request) => beforeBody(request) } : {}) },
+    handler,
+  );
+  app.fastLane?.addJsonPost(path, handler, bodyLimit, beforeBody);
 }
 
 const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -162,6 +184,33 @@ function plainJsonLength(headers: IncomingHttpHeaders, limit: number): number | 
   if (type === undefined) return undefined;
   // Only the common spellings: any other goes to Fastify, whose parser decides (and refuses `app lication/json`).
   return PLAIN_JSON.test(type) ? length : undefined;
+}
+
+/** `next` once `beforeBody` has passed; what it throws (or rejects with) is the answer, and `next` never runs. */
+function beforeBodyThen(
+  beforeBody: BeforeBody,
+  request: LaneRequest,
+  reply: LaneReply,
+  pipeline: ResponsePipeline,
+  next: () => void,
+): void {
+  const fail = (error: unknown) => {
+    if (!reply.sent) pipeline.sendProblem(request, reply, pipeline.toProblem(error, request));
+  };
+  let passed: unknown;
+  try {
+    passed = beforeBody(request);
+  } catch (error) {
+    fail(error);
+    return;
+  }
+  if (passed !== null && typeof (passed as Promise<unknown>)?.then === 'function') {
+    (passed as Promise<unknown>).then(() => {
+      if (!reply.sent) next();
+    }, fail);
+  } else {
+    next();
+  }
 }
 
 function run(

@@ -16,6 +16,7 @@ import { runBatch } from '../evaluation/run-batch.ts';
 import { verifierProblem } from '../problems.ts';
 import type { EvaluationStore, IdempotencyOutcome } from '../state/evaluation-store.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
+import { authenticated, authenticateFirst } from './authenticate-first.ts';
 import { checkStoreAvailable, evaluationDeadline } from './evaluations.ts';
 
 const ROUTE = '/v1/batch-evaluations';
@@ -30,11 +31,11 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
   // Retries waiting to release a key stop with the service: the store they would ask is being closed.
   app.addHook('onClose', async () => releases.stop());
 
-  app.post(ROUTE, async (request, reply) => {
+  // The credential before the body (authenticate-first.ts).
+  const onRequest = authenticateFirst(runtime, 'batch_evaluate', 'batch_evaluate_denied');
+  app.post(ROUTE, { onRequest }, async (request, reply) => {
     const facts = auditFacts(request);
-    facts.endpointKind = 'batch_evaluate';
-    facts.decision = 'batch_evaluate_denied';
-    const principal = await runtime.authenticate(request);
+    const principal = await authenticated(runtime, request);
     const key = readIdempotencyKey(request.headers);
     const count = countItems(request.body);
     if (count > config.evidence.inline_batch_limit) {

@@ -15,6 +15,7 @@ import { readOptionalPurpose } from '../evaluation/plan-evaluation.ts';
 import { verifierProblem } from '../problems.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import { auditFacts, type VerifierAuditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
+import { authenticated, authenticateFirst } from './authenticate-first.ts';
 import { resultsResponse } from './send-results.ts';
 import { useStrictJsonParser } from './strict-json-parser.ts';
 
@@ -48,11 +49,11 @@ export function registerRenderRoutes(app: FastifyInstance, runtime: VerifierRunt
 function registerRenderRoute(app: FastifyInstance, runtime: VerifierRuntime): void {
   app.post<{ Params: { evaluation_id: string } }>(
     '/v1/evaluations/:evaluation_id/render',
+    // The credential before the body (authenticate-first.ts).
+    { onRequest: authenticateFirst(runtime, 'render', 'render_failed') },
     async (request, reply) => {
       const facts = auditFacts(request);
-      facts.endpointKind = 'render';
-      facts.decision = 'render_failed';
-      const principal = await runtime.authenticate(request);
+      const principal = await authenticated(runtime, request);
       // Only a missing (or blank) body stands for no options; a JSON `null` is refused as any non-object is.
       const body = parseOrReject(renderBodySchema, request.body === undefined ? {} : request.body);
       const id = request.params.evaluation_id;
