@@ -39,7 +39,9 @@ describe('ambit relay serve --workers 2 with a table refreshed by mtime', () => 
       .split('\n')
       .find((candidate) => ROUND_DONE.test(candidate));
     assert.match(String(line), /"trigger":"mtime"/);
-    assert.match(String(line), /"processes":2,"changed":2/);
+    // Both workers usually load it in the same round; one that read the file a moment before it was written loads
+    // it in the next, and the primary says so only once both serve it.
+    assert.match(String(line), /"processes":2,"changed":[12]/);
     // Every connection, whichever worker it reaches, serves the new file from the moment the round is reported.
     for (let i = 0; i < 8; i++) assert.equal(await districtOf(1), 'moved');
     // Each worker said it reloaded; no worker polled on a timer of its own before the round.

@@ -4,7 +4,7 @@ import { createLogger } from '../../platform/log.ts';
 import type { RelayConfig } from '../config/schema.ts';
 import type { Every } from '../reload/refresh-scheduler.ts';
 import type { ReloadOutcome } from '../reload/reloader.ts';
-import { startRefreshRounds } from './refresh-rounds.ts';
+import { type RefreshAnswer, startRefreshRounds } from './refresh-rounds.ts';
 
 /** Table `m` polled by mtime every 2 s, `i` reloaded every 5 s (its dataset's default), `x` manual. */
 const CONFIG = {
@@ -21,16 +21,21 @@ const CONFIG = {
   ],
 } as unknown as RelayConfig;
 
-const loaded = (version: string): ReloadOutcome => ({
-  ok: true,
-  changed: true,
-  counts: { total: 1, succeeded: 1, failed: 0 },
-  failures: [],
-  generation: 'g',
-  versions: [{ dataset_id: 'd', table_id: 'm', version }],
+/** A worker's answer: it loaded `version` (swapping it in), or reloaded nothing and still serves `version`. */
+const loaded = (version: string): RefreshAnswer => ({
+  outcome: {
+    ok: true,
+    changed: true,
+    counts: { total: 1, succeeded: 1, failed: 0 },
+    failures: [],
+    generation: 'g',
+    versions: [{ dataset_id: 'd', table_id: 'm', version }],
+  } satisfies ReloadOutcome,
+  version,
 });
+const unchanged = (version: string): RefreshAnswer => ({ outcome: null, version });
 
-function rounds(answer: (worker: string, tableId: string) => Promise<ReloadOutcome | null>) {
+function rounds(answer: (worker: string, tableId: string) => Promise<RefreshAnswer>) {
   const timers = new Map<number, () => void>();
   const every: Every = (ms, run) => {
     timers.set(ms, run);
@@ -57,7 +62,7 @@ function rounds(answer: (worker: string, tableId: string) => Promise<ReloadOutco
 
 describe('refresh rounds under --workers', () => {
   it('runs each scheduled table at its interval in every worker at once, never a manual one', async () => {
-    const { timers, asked, running, settle } = rounds(async () => null);
+    const { timers, asked, running, settle } = rounds(async () => unchanged('v1'));
     assert.deepEqual([...timers.keys()].sort(), [2000, 5000]);
     timers.get(2000)?.();
     timers.get(5000)?.();
@@ -70,7 +75,7 @@ describe('refresh rounds under --workers', () => {
   it('does not stack a round on one still running, and stop waits for it', async () => {
     const finishers: (() => void)[] = [];
     const { timers, asked, running, settle } = rounds(
-      () => new Promise((resolve) => finishers.push(() => resolve(null))),
+      () => new Promise((resolve) => finishers.push(() => resolve(unchanged('v1')))),
     );
     timers.get(2000)?.();
     timers.get(2000)?.();
@@ -86,38 +91,54 @@ describe('refresh rounds under --workers', () => {
     await stopping;
   });
 
-  it('says at info that every worker reloaded, and warns when they serve different versions', async () => {
-    let versions = ['v2', 'v2'];
-    const { timers, lines, running, settle } = rounds(async (worker) =>
-      loaded(worker === 'w1' ? (versions[0] as string) : (versions[1] as string)),
-    );
-    timers.get(2000)?.();
-    await settle();
-    await settle();
+  it('says at info that every worker serves the change, and warns while they serve different versions', async () => {
+    let answers: Record<string, RefreshAnswer> = { w1: loaded('v2'), w2: loaded('v2') };
+    const { timers, lines, running, settle } = rounds(async (worker) => answers[worker] as RefreshAnswer);
+    const round = async () => {
+      timers.get(2000)?.();
+      await settle();
+      await settle();
+    };
+    await round();
     assert.equal(lines.at(-1)?.msg, 'refresh reloaded the table in every relay process');
     assert.equal(lines.at(-1)?.level, 30);
     assert.deepEqual(
       [lines.at(-1)?.table_id, lines.at(-1)?.trigger, lines.at(-1)?.processes, lines.at(-1)?.changed],
       ['m', 'mtime', 2, 2],
     );
-    versions = ['v2', 'v3'];
-    timers.get(2000)?.();
-    await settle();
-    await settle();
+    // The change reached one worker in this round (the other read the file a moment before it was written): not
+    // said to be everywhere; the next round brings the other, and then it is.
+    answers = { w1: loaded('v3'), w2: unchanged('v2') };
+    await round();
     assert.equal(lines.at(-1)?.level, 40);
     assert.match(String(lines.at(-1)?.msg), /different data after a refresh/);
+    answers = { w1: unchanged('v3'), w2: loaded('v3') };
+    await round();
+    assert.equal(lines.at(-1)?.level, 30);
+    assert.equal(lines.at(-1)?.changed, 1);
+    // Every worker loaded, but not the same data (the file changed between their reads).
+    answers = { w1: loaded('v4'), w2: loaded('v5') };
+    await round();
+    assert.equal(lines.at(-1)?.level, 40);
     await running.stop();
   });
 
   it('says nothing for a round that reloaded nothing, and survives a worker that does not answer', async () => {
+    let first = unchanged('v1');
     const { timers, lines, running, settle } = rounds(async (worker) => {
       if (worker === 'w2') throw new Error('worker 2 exited');
-      return null;
+      return first;
     });
     timers.get(2000)?.();
     await settle();
     await settle();
     assert.deepEqual(lines, []);
+    // A change loaded by the worker that answered is not said to be everywhere.
+    first = loaded('v2');
+    timers.get(2000)?.();
+    await settle();
+    await settle();
+    assert.equal(lines.at(-1)?.level, 40);
     await running.stop();
   });
 });

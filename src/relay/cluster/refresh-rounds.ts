@@ -13,9 +13,15 @@ export interface RefreshRoundsOptions<W> {
   readonly logger: Logger;
   /** The workers serving now: one loading (started again) reads the sources as they are once it has loaded. */
   workers(): readonly W[];
-  /** One round of the table in one worker: its reload's outcome, or null when it reloaded nothing. */
-  refresh(worker: W, datasetId: string, tableId: string): Promise<ReloadOutcome | null>;
+  /** One round of the table in one worker. */
+  refresh(worker: W, datasetId: string, tableId: string): Promise<RefreshAnswer>;
   readonly every?: Every;
+}
+
+/** A worker's round: its reload's outcome (null when it reloaded nothing), and the version it serves after it. */
+export interface RefreshAnswer {
+  readonly outcome: ReloadOutcome | null;
+  readonly version: string | null;
 }
 
 export interface RefreshRounds {
@@ -38,27 +44,20 @@ export function startRefreshRounds<W>(options: RefreshRoundsOptions<W>): Refresh
         const answers = await Promise.allSettled(
           workers.map((worker) => options.refresh(worker, dataset.id, table.id)),
         );
-        const ran = answers.flatMap((answer) =>
-          answer.status === 'fulfilled' && answer.value !== null ? [answer.value] : [],
-        );
-        const changed = ran.filter((outcome) => outcome.changed === true).length;
+        const answered = answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
+        const changed = answered.filter((answer) => answer.outcome?.changed === true).length;
         if (changed === 0) return;
-        // A worker that read the source just before it changed loads the change at the next round.
-        const served = new Set(
-          ran.flatMap((outcome) =>
-            (outcome.versions ?? []).flatMap((version) =>
-              version.dataset_id === dataset.id && version.table_id === table.id ? [version.version] : [],
-            ),
-          ),
-        );
+        // Said to serve the change everywhere only when every worker answered with the same version: a worker that
+        // read the source just before it changed (or still found it being written) loads it at the next round.
+        const served = new Set(answered.map((answer) => answer.version));
         const fields = { ...ids, trigger: refresh.mode, processes: workers.length, changed };
-        if (served.size > 1) {
+        if (served.size === 1 && answered.length === workers.length) {
+          options.logger.info(fields, 'refresh reloaded the table in every relay process');
+        } else {
           options.logger.warn(
             fields,
-            'relay processes serve different data after a refresh; the next round reloads them',
+            'relay processes serve different data after a refresh (or did not answer); the next round reloads them',
           );
-        } else {
-          options.logger.info(fields, 'refresh reloaded the table in every relay process');
         }
       };
       cancels.push(

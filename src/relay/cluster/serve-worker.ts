@@ -2,11 +2,18 @@
 // with this process's own backend and refresh scheduler (and its pings, which say it is alive).
 import type { RelayAdminBackend } from '../admin/admin-backend.ts';
 import type { RefreshScheduler } from '../reload/refresh-scheduler.ts';
+import type { RefreshAnswer } from './refresh-rounds.ts';
+
+/** A worker's refresh rounds, and the version of a table it serves. */
+export interface WorkerRefresh extends Pick<RefreshScheduler, 'runTable'> {
+  versionOf(datasetId: string, tableId: string): string | undefined;
+}
+
 import { asPrimaryMessage, type WorkerMessage, type WorkerOperation } from './cluster-messages.ts';
 
 export function answerPrimary(
   backend: RelayAdminBackend,
-  refresh: Pick<RefreshScheduler, 'runTable'>,
+  refresh: WorkerRefresh,
   send: (message: WorkerMessage) => void,
 ): () => void {
   const listener = (value: unknown) => {
@@ -29,7 +36,7 @@ export function answerPrimary(
 
 async function perform(
   backend: RelayAdminBackend,
-  refresh: Pick<RefreshScheduler, 'runTable'>,
+  refresh: WorkerRefresh,
   operation: WorkerOperation,
 ): Promise<unknown> {
   switch (operation.op) {
@@ -37,9 +44,13 @@ async function perform(
       return backend.reloadAll(operation.trigger);
     case 'reload-table':
       return backend.reloadTable(operation.datasetId, operation.tableId);
-    case 'refresh-table':
-      // JSON has no undefined: null says the round reloaded nothing.
-      return (await refresh.runTable(operation.datasetId, operation.tableId)) ?? null;
+    case 'refresh-table': {
+      const { datasetId, tableId } = operation;
+      // JSON has no undefined: null says the round reloaded nothing (or nothing is served yet).
+      const outcome = (await refresh.runTable(datasetId, tableId)) ?? null;
+      const answer: RefreshAnswer = { outcome, version: refresh.versionOf(datasetId, tableId) ?? null };
+      return answer;
+    }
     case 'metrics':
       return (await backend.metrics())[0] ?? [];
     case 'status':

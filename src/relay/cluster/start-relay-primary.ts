@@ -28,7 +28,7 @@ import {
 import { CONFIG_DIGEST_ENV, configDigest } from './config-digest.ts';
 import { MissedReloads, type ReloadOperation } from './missed-reloads.ts';
 import { notReady, notRunningFamilies } from './not-running.ts';
-import { startRefreshRounds } from './refresh-rounds.ts';
+import { type RefreshAnswer, startRefreshRounds } from './refresh-rounds.ts';
 import { reloadEverywhere } from './reload-everywhere.ts';
 import { restartDelay, STABLE_RUN_MS } from './restart-delay.ts';
 import { startFailureError } from './start-failure.ts';
@@ -373,7 +373,8 @@ export async function startRelayPrimary(
     config,
     logger,
     workers: listening,
-    refresh: (slot, datasetId, tableId) => ask(slot, { op: 'refresh-table', datasetId, tableId }),
+    refresh: (slot, datasetId, tableId) =>
+      ask<RefreshAnswer>(slot, { op: 'refresh-table', datasetId, tableId }),
   });
   // Workers that read a source at different moments of it as they started are brought together once all serve.
   const agreeing = new AbortController();

@@ -6,6 +6,7 @@ import type { Logger } from '../../platform/log.ts';
 import type { Random } from '../../platform/random.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import { type RunningRelay, startRelay } from '../start-relay.ts';
+import { tableKey } from '../store/generation.ts';
 import { type WorkerMessage, workerAuditPath } from './cluster-messages.ts';
 import { CONFIG_DIGEST_ENV, configMismatch } from './config-digest.ts';
 import { answerPrimary } from './serve-worker.ts';
@@ -62,7 +63,16 @@ export async function startRelayWorker(
     tellPrimaryStartFailed(error);
     throw error;
   }
-  const stop = answerPrimary(running.relay.backend, running.relay.refresh, send);
+  const { refresh, runtime } = running.relay;
+  const stop = answerPrimary(
+    running.relay.backend,
+    {
+      runTable: (datasetId, tableId) => refresh.runTable(datasetId, tableId),
+      versionOf: (datasetId, tableId) =>
+        runtime.state.generation?.tables.get(tableKey(datasetId, tableId))?.version,
+    },
+    send,
+  );
   send({ kind: 'ambit:listening', url: running.url });
   return {
     ...running,
