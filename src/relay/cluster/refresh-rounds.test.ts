@@ -132,7 +132,7 @@ describe('refresh rounds under --workers', () => {
     timers.get(2000)?.();
     await settle();
     await settle();
-    assert.deepEqual(lines, []);
+    assert.equal(lines.length, 0);
     // A change loaded by the worker that answered is not said to be everywhere.
     first = loaded('v2');
     timers.get(2000)?.();
