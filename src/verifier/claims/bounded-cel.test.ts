@@ -115,3 +115,19 @@ describe('CEL evaluator: bounded expressions on the calling thread', () => {
     }
   });
 });
+
+describe('CEL evaluator: large inputs go to a worker, however bounded the expression', () => {
+  // An operator may allow larger inputs than the default: a conversion of a long text (`int()` of a digit string
+  // grows faster than its length) must then run where the time limit can stop it, not on the request thread.
+  const cel = createCelEvaluator({ ...LIMITS, max_binding_json_bytes: 4 * 1024 * 1024 });
+  after(() => cel.close());
+
+  it('runs a bounded expression inline on small inputs, in a worker on inputs past 64 KiB', async () => {
+    const small = cel.evaluate('size(source.r.text) > 0', { source: { r: { text: 'x'.repeat(1_000) } } });
+    assert.equal(await settlesAtOnce(small), true);
+    assert.equal(await small, true);
+    const large = cel.evaluate('size(source.r.text) > 0', { source: { r: { text: 'x'.repeat(70_000) } } });
+    assert.equal(await settlesAtOnce(large), false);
+    assert.equal(await large, true);
+  });
+});

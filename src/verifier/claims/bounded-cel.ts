@@ -7,6 +7,13 @@
 import { parse } from '@bufbuild/cel';
 import { walkCel } from './walk-cel.ts';
 
+/**
+ * Inputs larger than this (as JSON text; the default `cel.max_binding_json_bytes`) go to a worker even for a bounded
+ * expression: its functions are about linear in their arguments, not all exactly (`int()` of a digit string grows
+ * faster), and on inputs an operator allowed to be large only a worker's time limit stops it.
+ */
+export const MAX_INLINE_INPUT_CHARS = 65_536;
+
 /** Nodes at most: a claim's comparison of a few fields is 5 to 30. */
 export const MAX_BOUNDED_NODES = 64;
 

@@ -2,7 +2,7 @@
 // bounded by their size (bounded-cel.ts) run on the request thread, through the same task runner, instead.
 import { Worker } from 'node:worker_threads';
 import type { Deadline } from '../../platform/deadline.ts';
-import { isBoundedCel } from './bounded-cel.ts';
+import { isBoundedCel, MAX_INLINE_INPUT_CHARS } from './bounded-cel.ts';
 import { type CelTask, type CelTaskResult, type CelWorkerData, runCelTask } from './run-cel-task.ts';
 import { serialise } from './serialise-cel-bindings.ts';
 
@@ -325,7 +325,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
         );
       }
       const task = { id: nextId++, expression, bindings: inputs.json, wantsInt, doubleClaims };
-      if (runsInline(expression)) {
+      if (inputs.json.length <= MAX_INLINE_INPUT_CHARS && runsInline(expression)) {
         // As a queued task would be: not run once its request has been answered.
         if (deadline !== undefined && deadline.at <= performance.now()) {
           return Promise.reject(
