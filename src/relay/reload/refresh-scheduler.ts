@@ -3,6 +3,7 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { DatasetConfig, RefreshConfig, RelayConfig, TableConfig } from '../config/schema.ts';
+import { tableKey } from '../store/generation.ts';
 import { type ChangeTokenSource, FILE_SETTLE_MS, readChangeToken, unreadableCode } from './change-token.ts';
 import type { Reloader, ReloadOutcome } from './reloader.ts';
 
@@ -142,7 +143,7 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
         return current;
       };
       jobs.push({
-        key: `${dataset.id}/${table.id}`,
+        key: tableKey(dataset.id, table.id),
         interval: refresh.interval,
         tick() {
           if (running === undefined) void run();
@@ -174,7 +175,7 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
       await Promise.all(jobs.map((job) => job.runAfterCurrent()));
     },
     async runTable(datasetId, tableId) {
-      return jobs.find((job) => job.key === `${datasetId}/${tableId}`)?.runAfterCurrent();
+      return jobs.find((job) => job.key === tableKey(datasetId, tableId))?.runAfterCurrent();
     },
   };
 }

@@ -1,17 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { fingerprintOf } from '../../platform/auth/api-key.ts';
-import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
 import { applyRule, type RuleInputs } from './apply-rule.ts';
-import { ONE_WORKER_CEL } from './cel-test-support.ts';
+import { claimsConfig, ONE_WORKER_CEL } from './cel-test-support.ts';
 import { createCelEvaluator } from './create-cel-evaluator.ts';
 
-const TEXT = `
-auth: { mode: api_key, api_keys: [{ id: c, fingerprint: { provider: env, name: H } }] }
-audit: { sink: stdout, hash_secret_env: S }
-evidence:
-  service_id: t
-  claims:
+const CLAIMS = `
     - { id: whole, title: W, version: "1", subject_type: p, value: { type: any },
         source_bindings: { p: { connector: registry_data_api, connection: c, dataset: d, entity: e,
           lookup: { input: target.id, field: national_id }, fields: [deceased, birth_date] } },
@@ -42,7 +35,7 @@ evidence:
         rule: { type: extract, source: p, field: birth_date } }
 `;
 
-const { config } = loadVerifierConfigText(TEXT, { H: fingerprintOf('k'), S: 's'.repeat(32) }, '/tmp');
+const config = claimsConfig(CLAIMS);
 const claim = (id: string) => config.evidence.claims.find((entry) => entry.id === id) as never;
 
 /** What a relay may answer: the declared field, the lookup field it is always asked for, and more. */

@@ -1,23 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fingerprintOf } from '../../platform/auth/api-key.ts';
 import { fixedDeadline } from '../../platform/deadline.ts';
 import { isProblem } from '../../platform/problem/problem.ts';
-import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
 import type { SourceLookup, SourceReader } from '../connectors/source-reader.ts';
 import { buildClaimCatalog } from './build-claim-catalog.ts';
+import { claimsConfig } from './cel-test-support.ts';
 import type { CelEvaluator } from './create-cel-evaluator.ts';
 import { checkLookupInputs, EvaluationTrace, evaluateClaims } from './evaluate-claims.ts';
 
 const binding = (connection: string, dataset: string) =>
   `connector: registry_data_api, connection: ${connection}, dataset: ${dataset}, entity: e, lookup: { input: target.id, field: id }, fields: [ok]`;
 
-const TEXT = `
-auth: { mode: api_key, api_keys: [{ id: c, fingerprint: { provider: env, name: H } }] }
-audit: { sink: stdout, hash_secret_env: S }
-evidence:
-  service_id: t
-  claims:
+const CLAIMS = `
     - { id: a, title: A, version: "1", subject_type: p, value: { type: boolean },
         source_bindings: { s: {${binding('one', 'd1')} } }, rule: { type: extract, source: s, field: ok } }
     - { id: b, title: B, version: "1", subject_type: p, value: { type: boolean },
@@ -35,8 +29,7 @@ evidence:
 `;
 
 function setup() {
-  const loaded = loadVerifierConfigText(TEXT, { H: fingerprintOf('k'), S: 's'.repeat(32) }, '/tmp');
-  const catalog = buildClaimCatalog(loaded.config);
+  const catalog = buildClaimCatalog(claimsConfig(CLAIMS));
   let inFlight = 0;
   let peak = 0;
   const lookups: SourceLookup[] = [];

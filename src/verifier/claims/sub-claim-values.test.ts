@@ -2,24 +2,17 @@
 // whatever the value happens to be.
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { fingerprintOf } from '../../platform/auth/api-key.ts';
 import { fixedDeadline } from '../../platform/deadline.ts';
-import { loadVerifierConfigText } from '../config/load-verifier-config.ts';
 import type { SourceReader } from '../connectors/source-reader.ts';
 import { buildClaimCatalog } from './build-claim-catalog.ts';
-import { ONE_WORKER_CEL } from './cel-test-support.ts';
+import { claimsConfig, ONE_WORKER_CEL } from './cel-test-support.ts';
 import { createCelEvaluator } from './create-cel-evaluator.ts';
 import { EvaluationTrace, evaluateClaims } from './evaluate-claims.ts';
 
 const binding = (field: string) =>
   `{ connector: registry_data_api, connection: c, dataset: d, entity: e, lookup: { input: target.id, field: id }, fields: [${field}] }`;
 
-const TEXT = `
-auth: { mode: api_key, api_keys: [{ id: c, fingerprint: { provider: env, name: H } }] }
-audit: { sink: stdout, hash_secret_env: S }
-evidence:
-  service_id: t
-  claims:
+const CLAIMS = `
     - { id: income, title: I, version: "1", subject_type: p, value: { type: number },
         source_bindings: { r: ${binding('income')} }, rule: { type: extract, source: r, field: income } }
     - { id: monthly, title: M, version: "1", subject_type: p, value: { type: number },
@@ -34,7 +27,7 @@ evidence:
         rule: { type: cel, expression: "claims.size.value / 2" } }
 `;
 
-const { config } = loadVerifierConfigText(TEXT, { H: fingerprintOf('k'), S: 's'.repeat(32) }, '/tmp');
+const config = claimsConfig(CLAIMS);
 const catalog = buildClaimCatalog(config);
 const CONTEXT = {
   target: { type: 'p', id: 'x1', identifiers: new Map<string, string>(), attributes: {} },
