@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: one test writes config text with a ${VAR} reference.
 // Posture members a client of the admin listener reads by name: the public identity of the instance and which
 // standards artefacts the relay serves.
 import assert from 'node:assert/strict';
@@ -53,6 +54,27 @@ describe('posture members', () => {
       shacl: true,
       json_schema: true,
     });
+  });
+
+  it('hashes the config as written: a value a ${VAR} brings in is not covered, so it cannot be guessed from it', async () => {
+    const hashOf = async (owner: string) =>
+      (
+        (await postureOf(
+          loadWithInstance('{ id: relay-1, owner: "${OWNER}" }', { OWNER: owner }),
+        )) as unknown as {
+          configuration: { last_config_hash: string };
+        }
+      ).configuration.last_config_hash;
+    const first = await hashOf('Registry Office');
+    assert.match(first, /^sha256:[0-9a-f]{64}$/);
+    assert.equal(await hashOf('Another Office'), first);
+    // An edit of the file itself does move it.
+    const edited = (await postureOf(
+      loadWithInstance('{ id: relay-2, owner: "${OWNER}" }', { OWNER: 'x' }),
+    )) as unknown as {
+      configuration: { last_config_hash: string };
+    };
+    assert.notEqual(edited.configuration.last_config_hash, first);
   });
 
   it('follows the metadata manifest when it withdraws DCAT and SHACL', () => {

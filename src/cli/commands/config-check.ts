@@ -56,7 +56,7 @@ export const configCheck: Command = async (args, io) => {
       io.out(checkVerifier(file.raw, path, env));
       return 0;
     }
-    const loaded = loadRelayConfigValue(file.raw, env, dirname(resolve(path)));
+    const loaded = loadRelayConfigValue(file.raw, env, dirname(resolve(path)), file.sourceDigest);
     io.out(relaySummary(path, loaded));
     return flags.connect ? await connectSources(loaded, io) : 0;
   } catch (error) {

@@ -1,4 +1,5 @@
 // Reads a YAML config file: env files, `${VAR}` expansion, then YAML parsing with located syntax errors.
+import { createHash } from 'node:crypto';
 import { checkSubstitutions } from './check-substitutions.ts';
 import { ConfigError, type ConfigIssue } from './config-error.ts';
 import { expandEnv } from './expand-env.ts';
@@ -12,6 +13,8 @@ export interface LoadedConfigFile {
   readonly path: string;
   readonly raw: unknown;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** sha256 (hex) of the file's bytes as written: its `${VAR}` references, never the values they bring in. */
+  readonly sourceDigest: string;
 }
 
 export function loadConfigFile(
@@ -26,7 +29,12 @@ export function loadConfigFile(
   }
   const decoded = decodeUtf8(read.bytes);
   if (!decoded.ok) throw new ConfigError([decoded.issue]);
-  return { path, raw: parseConfigText(decoded.text, env), env };
+  return { path, raw: parseConfigText(decoded.text, env), env, sourceDigest: sourceDigestOf(read.bytes) };
+}
+
+/** What a config's posture and digest name it by: the text as written, as `sha256sum` prints it for the file. */
+export function sourceDigestOf(text: string | Uint8Array): string {
+  return createHash('sha256').update(text).digest('hex');
 }
 
 export function parseConfigText(text: string, env: Readonly<Record<string, string | undefined>>): unknown {

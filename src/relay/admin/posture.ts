@@ -1,6 +1,5 @@
 // The operational posture and the admin capabilities: what an operator may know about a running relay, and
 // nothing more. No secret, no file path, no address, no connection string, no environment variable name.
-import { createHash } from 'node:crypto';
 import { PACKAGE_INFO } from '../../platform/package-root.ts';
 import type { LoadedRelayConfig } from '../config/load-relay-config.ts';
 import type { RelayConfig } from '../config/schema.ts';
@@ -74,7 +73,9 @@ export function buildPosture(
     instance: instanceOf(config.instance),
     configuration: {
       source: 'file',
-      last_config_hash: `sha256:${createHash('sha256').update(JSON.stringify(config)).digest('hex')}`,
+      // The file as written (what `sha256sum` prints for it): a value a `${VAR}` brings in is not covered, so a
+      // weak secret expanded into the config cannot be guessed offline from this digest.
+      last_config_hash: `sha256:${loaded.sourceDigest}`,
       // Keys and configuration apply at start; data reloads without a restart.
       dynamic_reload_supported: false,
       data_reload_supported: true,

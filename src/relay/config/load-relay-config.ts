@@ -2,7 +2,7 @@
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../../platform/config/config-error.ts';
 import { withLines } from '../../platform/config/issue-lines.ts';
-import { loadConfigFile, parseConfigText } from '../../platform/config/load-config-file.ts';
+import { loadConfigFile, parseConfigText, sourceDigestOf } from '../../platform/config/load-config-file.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
 import { loadBoundManifest } from '../metadata/load-bound-manifest.ts';
 import type { LoadedManifest } from '../metadata/load-manifest.ts';
@@ -21,30 +21,42 @@ export interface LoadedRelayConfig {
   readonly manifest: LoadedManifest | undefined;
   /** What the config declares and may start with, but its operator should hear about; no values, ids only. */
   readonly warnings: readonly string[];
+  /** sha256 (hex) of the config text as written (posture's `last_config_hash`); no `${VAR}` value is in it. */
+  readonly sourceDigest: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 export function loadRelayConfig(path: string, env: Env): LoadedRelayConfig {
   const file = loadConfigFile(path, env);
-  return loadRelayConfigValue(file.raw, env, dirname(resolve(path)));
+  return loadRelayConfigValue(file.raw, env, dirname(resolve(path)), file.sourceDigest);
 }
 
 export function loadRelayConfigText(text: string, env: Env, baseDir: string): LoadedRelayConfig {
-  return loadRelayConfigValue(parseConfigText(text, env), env, baseDir);
+  return loadRelayConfigValue(parseConfigText(text, env), env, baseDir, sourceDigestOf(text));
 }
 
 /** A config already read and parsed (`ambit config check` reads the file once to tell its kind). */
-export function loadRelayConfigValue(raw: unknown, env: Env, baseDir: string): LoadedRelayConfig {
+export function loadRelayConfigValue(
+  raw: unknown,
+  env: Env,
+  baseDir: string,
+  sourceDigest: string,
+): LoadedRelayConfig {
   try {
-    return checkedRelayConfig(raw, env, baseDir);
+    return checkedRelayConfig(raw, env, baseDir, sourceDigest);
   } catch (error) {
     if (error instanceof ConfigError) throw new ConfigError(withLines(raw, error.issues));
     throw error;
   }
 }
 
-function checkedRelayConfig(raw: unknown, env: Env, baseDir: string): LoadedRelayConfig {
+function checkedRelayConfig(
+  raw: unknown,
+  env: Env,
+  baseDir: string,
+  sourceDigest: string,
+): LoadedRelayConfig {
   const config = validateConfig(relayConfigSchema, raw, LEGACY_KEYS);
   const issues = checkRelayConfig(config);
   const metadata = loadBoundManifest(config, baseDir, issues.length === 0);
@@ -57,6 +69,7 @@ function checkedRelayConfig(raw: unknown, env: Env, baseDir: string): LoadedRela
     baseDir,
     manifest: metadata.manifest,
     warnings: relayConfigWarnings(config),
+    sourceDigest,
   };
 }
 
