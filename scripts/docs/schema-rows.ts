@@ -221,10 +221,13 @@ function constraintsOf(node: z.ZodType): string[] {
   const { pattern, minLength, maxLength, minimum, maximum, exclusiveMinimum, exclusiveMaximum, minItems } =
     json;
   if (typeof pattern === 'string') parts.push(`must match \`${pattern}\``);
-  if (minLength === 1 && maxLength === undefined) parts.push('not empty');
-  else if (typeof minLength === 'number' && minLength === maxLength)
+  if (typeof minLength === 'number' && minLength === maxLength)
     parts.push(`exactly ${plural(minLength, 'character')}`);
-  else if (typeof minLength === 'number') parts.push(`at least ${plural(minLength, 'character')}`);
+  else {
+    if (minLength === 1) parts.push('not empty');
+    else if (typeof minLength === 'number') parts.push(`at least ${plural(minLength, 'character')}`);
+    if (typeof maxLength === 'number') parts.push(`at most ${plural(maxLength, 'character')}`);
+  }
   if (typeof exclusiveMinimum === 'number') parts.push(`> ${exclusiveMinimum}`);
   else if (typeof minimum === 'number') parts.push(`>= ${minimum}`);
   if (typeof exclusiveMaximum === 'number') parts.push(`< ${exclusiveMaximum}`);

@@ -29,7 +29,7 @@ import { registerOpenApiRoutes } from './routes/openapi.ts';
 import { registerRecordRoutes } from './routes/records.ts';
 import { registerRelationshipRoutes } from './routes/relationships.ts';
 import { createPostgresSources } from './sources/postgres/postgres-sources.ts';
-import { retryWhileUnavailable } from './sources/postgres/wait-for-database.ts';
+import { retryWhileUnavailable, waitingLog } from './sources/postgres/wait-for-database.ts';
 import type { SourceError } from './sources/source-error.ts';
 import { tableKey } from './store/generation.ts';
 import { loadTable } from './store/load-generation.ts';
@@ -128,6 +128,7 @@ export function createRelayApp(
   const waitingForSources = new Promise<void>((resolve) => {
     signalWaiting = resolve;
   });
+  const logWaiting = waitingLog(deps.logger, deps.clock);
   const waitForDatabase = {
     retryMs: deps.sourceRetryMs ?? 5000,
     signal: closing.signal,
@@ -136,10 +137,7 @@ export function createRelayApp(
     onWaiting(datasetId: string, tableId: string, error: SourceError) {
       state.readiness.waiting ??= new Map();
       state.readiness.waiting.set(tableKey(datasetId, tableId), { datasetId, tableId, code: error.code });
-      deps.logger.warn(
-        { dataset_id: datasetId, table_id: tableId, err_code: error.code, err_message: error.message },
-        'waiting for the database of a table',
-      );
+      logWaiting(datasetId, tableId, error);
       signalWaiting();
     },
   };

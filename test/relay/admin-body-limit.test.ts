@@ -87,6 +87,17 @@ describe('admin listener request bodies', () => {
     assert.match(within, /^HTTP\/1\.1 200 /);
   });
 
+  it('answers a POST reload without a credential 401 before its body, never asking for it', async () => {
+    for (const path of ['/admin/v1/reload', '/admin/v1/datasets/people/tables/people_table/reload']) {
+      const head = `POST ${path} HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\n`;
+      const text = await exchange(port, `${head}content-length: 2\r\nexpect: 100-continue\r\n\r\n`);
+      assert.match(text, /^HTTP\/1\.1 401 /, text.slice(0, 200));
+      assert.match(text, /"code":"auth\.missing_credential"/);
+      const large = await h.admin.inject({ method: 'POST', url: path, payload: BIG });
+      assertProblem(large, 401, 'auth.missing_credential');
+    }
+  });
+
   it('refuses a POST reload body over the limit without reading it either', async () => {
     const head = `POST /admin/v1/reload HTTP/1.1\r\nhost: a\r\nauthorization: Bearer ${RELOAD_KEYS.operator}\r\n`;
     const text = await exchange(port, `${head}content-length: ${64 * 1024 * 1024}\r\n\r\n`);

@@ -6,6 +6,7 @@ export const auditConfigSchema = z.strictObject({
   sink: z.enum(['stdout', 'file', 'jsonl']),
   path: z
     .string()
+    .max(4096)
     .optional()
     .describe('Audit file for the `file` and `jsonl` sinks, relative to the config file.'),
   hash_secret_env: envVarName().describe('Environment variable holding the audit HMAC secret (>= 32 bytes).'),
@@ -13,7 +14,14 @@ export const auditConfigSchema = z.strictObject({
   write_policy: z.enum(['fail_closed', 'availability_first']).default('fail_closed'),
   rotate: z
     .strictObject({
-      max_size_mb: z.number().positive().default(100),
+      // About 1 KB at least (a record or two per file, for trying rotation out): below it every record would
+      // rotate the file, renaming every kept file each time.
+      max_size_mb: z
+        .number()
+        .min(0.001)
+        .max(1_048_576)
+        .default(100)
+        .describe('Size in MB (MiB) past which the file rotates (0.001, about 1 KB, to 1048576, 1 TiB).'),
       // Each rotation renames every kept file in turn, synchronously: an unbounded count would stall the process.
       max_files: z.number().int().positive().max(1000).default(10),
     })

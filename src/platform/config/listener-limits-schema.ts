@@ -14,6 +14,7 @@ export function maxConnectionsSchema(more = '') {
     .number()
     .int()
     .positive()
+    .max(1_000_000)
     .default(1024)
     .describe(
       'Client connections the listener of `server.bind` holds open at once; it closes further ones as they arrive (the admin listener allows 64 of its own).' +

@@ -1,6 +1,7 @@
 // Aggregate execution: GET with query parameters and POST .../query with a JSON body, as JSON, CSV or SDMX-JSON.
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { authenticated, authenticateFirst } from '../../platform/auth/authenticate-first.ts';
 import { codedBodyProblem, hasContentCoding } from '../../platform/http/content-coding.ts';
 import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
 import { isNotModified } from '../../platform/http/etag.ts';
@@ -63,13 +64,24 @@ export function registerAggregateQueryRoutes(app: FastifyInstance, runtime: Rela
     runAggregate(runtime, baseUrl, request, reply, 'GET', undefined),
   );
 
-  // The body is read raw in this scope and parsed only after authentication, scopes and purpose, so a
-  // caller without rights learns nothing from body errors.
+  // The credential is checked before the body is read (onRequest runs before the content parser): a caller
+  // without one is answered 401 whatever it sends. The body is read raw in this scope and parsed only after the
+  // scopes and purpose too, so a caller without rights learns nothing from body errors.
+  const authenticate = authenticateFirst(runtime.authenticate, (request) => {
+    aggregateAuditFacts(request).endpointKind = 'aggregate';
+  });
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    scope.post<{ Params: AggregateParams }>(QUERY_PATH, (request, reply) =>
-      runAggregate(runtime, baseUrl, request, reply, 'POST', request.body),
+    scope.post<{ Params: AggregateParams }>(
+      QUERY_PATH,
+      {
+        onRequest: async (request, reply) => {
+          addVary(reply, 'Accept');
+          await authenticate(request);
+        },
+      },
+      (request, reply) => runAggregate(runtime, baseUrl, request, reply, 'POST', request.body),
     );
   });
 }
@@ -80,14 +92,14 @@ async function runAggregate(
   request: RouteRequest,
   reply: RouteReply,
   method: 'GET' | 'POST',
-  /** The raw POST body (a string, read after authentication); undefined for a GET. */
+  /** The raw POST body (a Buffer, read after authentication); undefined for a GET. */
   rawBody: unknown,
 ): Promise<RouteReply> {
   const facts = aggregateAuditFacts(request);
   facts.endpointKind = 'aggregate';
   // Every answer, errors included, may depend on Accept.
   addVary(reply, 'Accept');
-  const principal = await runtime.authenticate(request);
+  const principal = await authenticated(runtime.authenticate, request);
   const { dataset_id: datasetId, aggregate_id: aggregateId } = request.params as AggregateParams;
   const aggregate = lookupAggregate(runtime.catalog, principal, datasetId, aggregateId, 'aggregate');
   // Before the execution scopes: their 403 would confirm what discovery hides.

@@ -3,11 +3,15 @@
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import type { DatasetConfig, RefreshConfig, RelayConfig, TableConfig } from '../config/schema.ts';
+import { POSTGRES_LOAD_CODES } from '../sources/postgres/postgres-load-error.ts';
 import { tableKey } from '../store/generation.ts';
 import { type ChangeTokenSource, FILE_SETTLE_MS, readChangeToken, unreadableCode } from './change-token.ts';
 import type { Reloader, ReloadOutcome } from './reloader.ts';
 
 const MANUAL: RefreshConfig = { mode: 'manual', interval: 60_000 };
+
+/** The code of a change token whose query ran past the source's `query_timeout`. */
+const TOKEN_TIMEOUT = POSTGRES_LOAD_CODES.timeout;
 
 /** The table's own `refresh`, else its dataset's `defaults.refresh`, else manual. */
 export function refreshOf(dataset: DatasetConfig, table: TableConfig): RefreshConfig {
@@ -87,6 +91,15 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
           // Once recorded, an unreadable token stops further reloads: the source's changes go unseen until it
           // reads again, so say so (once, not at every poll).
           const unreadable = token === undefined ? undefined : unreadableCode(token);
+          // A token query that ran into its timeout (a lock a migration holds, say) says nothing about the data,
+          // and a load would likely wait on the same lock: the round ends here, and the next poll asks again.
+          if (unreadable === TOKEN_TIMEOUT) {
+            logger[token === previous ? 'debug' : 'warn'](
+              { dataset_id: dataset.id, table_id: table.id, err_code: unreadable },
+              'change token timed out: this refresh round reloads nothing, the next poll reads it again',
+            );
+            return undefined;
+          }
           if (unreadable !== undefined && token !== previous) {
             logger.warn(
               { dataset_id: dataset.id, table_id: table.id, err_code: unreadable },

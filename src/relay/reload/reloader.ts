@@ -11,7 +11,8 @@ import { tableKey } from '../store/generation.ts';
 import { assembleGeneration } from '../store/load-generation.ts';
 import type { TableSnapshot } from '../store/table-snapshot.ts';
 import { type ChangeTokenSource, readChangeToken, unreadableCode } from './change-token.ts';
-import { codeOf, whereOf } from './reload-failure-details.ts';
+import { codeOf } from './reload-failure-details.ts';
+import { createReloadFailureLog } from './reload-failure-log.ts';
 import type { ReloadFailure, ReloadOutcome, TableVersion } from './reload-outcome.ts';
 import { refreshGroups, refuseMixedReads, sharedFileWatcher } from './shared-file-tables.ts';
 
@@ -83,9 +84,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
   const groups = refreshGroups(options.config);
   const watchFiles = sharedFileWatcher(options.config, options.fileToken);
   const tokens = new Map<string, string>();
-  // Tables whose reloads fail, by key: the last code and how many failed in a row. A refresh that meets the same
-  // failure at every poll (a deleted file, a database away) logs it once at error, the repeats at debug.
-  const failing = new Map<string, { code: string; failures: number }>();
+  const failures = createReloadFailureLog(logger);
   let starting = true;
 
   // One load at a time: a reload always starts from the generation the previous one left behind.
@@ -166,73 +165,43 @@ export function createReloader(options: ReloaderOptions): Reloader {
     trigger: LoadTrigger,
     changed: boolean,
   ): ReloadOutcome {
-    const failures = loaded.filter((result) => !result.ok).map((result) => failureOf(result));
-    const ok = failures.length === 0;
+    const failed = loaded.filter((result) => !result.ok).map((result) => failureOf(result));
+    const ok = failed.length === 0;
     metrics.recordReload(scope, trigger, ok ? 'ok' : 'failed');
     const generation = state.generation?.version;
     if (ok) {
-      for (const result of loaded) recovered(result.ref, trigger);
+      for (const result of loaded) failures.recovered(result.ref, trigger);
       // A refresh that found nothing new is routine; one an operator asked for is answered either way.
       const level = changed || trigger === 'admin' ? 'info' : 'debug';
       logger[level]({ scope, trigger, tables: loaded.length, generation, changed }, 'reload applied');
     } else {
-      for (const result of loaded) if (!result.ok) reportFailure(result, scope, trigger, generation);
+      for (const result of loaded) {
+        if (!result.ok) failures.failed(result.ref, result.error, scope, trigger, generation);
+      }
     }
     return {
       ok,
-      counts: { total: loaded.length, succeeded: loaded.length - failures.length, failed: failures.length },
-      failures,
+      counts: { total: loaded.length, succeeded: loaded.length - failed.length, failed: failed.length },
+      failures: failed,
       generation,
       ...(changed ? { changed: true as const } : {}),
       ...(ok ? { versions: loaded.map((result) => versionServed(result.ref)) } : {}),
     };
   }
 
-  function reportFailure(
-    result: Extract<Loaded, { ok: false }>,
-    scope: 'all' | 'table',
+  /**
+   * Every table's change token. Read before the generation's moment begins: the data is read at that moment, and a
+   * token read later could name a change the data lacks, which every later poll would then skip.
+   */
+  function readTokens(): Promise<{ ref: TableRef; read: Awaited<ReturnType<typeof readToken>> }[]> {
+    return Promise.all([...refs.values()].map(async (ref) => ({ ref, read: await readToken(ref) })));
+  }
+
+  async function reloadEverything(
     trigger: LoadTrigger,
-    generation: string | undefined,
-  ): void {
-    const code = codeOf(result.error);
-    const previous = failing.get(result.ref.key);
-    failing.set(result.ref.key, { code, failures: (previous?.failures ?? 0) + 1 });
-    // The same failure again, met by a refresh rather than asked for, is no news.
-    const repeat = previous?.code === code && trigger !== 'admin';
-    logger[repeat ? 'debug' : 'error'](
-      {
-        scope,
-        trigger,
-        dataset_id: result.ref.datasetId,
-        table_id: result.ref.table.id,
-        err_code: code,
-        ...whereOf(result.error),
-      },
-      generation === undefined
-        ? 'reload failed: nothing is served yet (the first load failed too)'
-        : result.ref.table.materialization === 'live'
-          ? 'reload failed: live reads continue against the database'
-          : 'reload failed: the previous data is still served',
-    );
-  }
-
-  /** Ends the table's run of failed reloads, if any, saying how long it was. */
-  function recovered(ref: TableRef, trigger: LoadTrigger): void {
-    const streak = failing.get(ref.key);
-    if (streak === undefined) return;
-    failing.delete(ref.key);
-    logger.info(
-      { trigger, dataset_id: ref.datasetId, table_id: ref.table.id, failed_reloads: streak.failures },
-      'reload recovered',
-    );
-  }
-
-  async function reloadEverything(trigger: LoadTrigger): Promise<ReloadOutcome> {
-    // Every token is read before the generation's moment begins: the data is read at that moment, and a token read
-    // later could name a change the data lacks, which every later poll would then skip.
-    const reads = await Promise.all(
-      [...refs.values()].map(async (ref) => ({ ref, read: await readToken(ref) })),
-    );
+    read?: Awaited<ReturnType<typeof readTokens>>,
+  ): Promise<ReloadOutcome> {
+    const reads = read ?? (await readTokens());
     const changedFiles = await watchFiles([...refs.keys()]);
     const generation = await options.beginGeneration?.();
     let loaded: Awaited<ReturnType<typeof loadOne>>[];
@@ -330,15 +299,20 @@ export function createReloader(options: ReloaderOptions): Reloader {
     isStarting() {
       return starting;
     },
-    reloadAll(trigger) {
-      if (starting) return Promise.resolve(refused('all', trigger));
-      return exclusive(() => reloadEverything(trigger));
+    // Change tokens are read before the reload takes its turn: a `change_token_sql` waiting for a lock (until the
+    // source's query_timeout) then holds up no other table's reload.
+    async reloadAll(trigger) {
+      if (starting) return refused('all', trigger);
+      const reads = await readTokens();
+      return exclusive(() => reloadEverything(trigger, reads));
     },
-    reloadTable(datasetId, tableId, trigger, seen) {
-      if (starting) return Promise.resolve(refused('table', trigger));
+    async reloadTable(datasetId, tableId, trigger, seen) {
+      if (starting) return refused('table', trigger);
+      const ref = refs.get(tableKey(datasetId, tableId));
+      if (!ref) throw new TypeError(`no table ${datasetId}/${tableId} in the config`);
+      // A poll's reload loads what its token names; a re-read in turn is a stat, for a file that may be settling.
+      const early = seen === undefined ? await readToken(ref) : { readAt: seen.readAt, token: seen.token };
       return exclusive(async () => {
-        const ref = refs.get(tableKey(datasetId, tableId));
-        if (!ref) throw new TypeError(`no table ${datasetId}/${tableId} in the config`);
         // Without a generation there is nothing to patch: everything loads, as at startup.
         if (state.generation === undefined) return reloadEverything(trigger);
         // The change the poll found was read by a load that ran meanwhile (an admin reload, say): the data served
@@ -351,9 +325,14 @@ export function createReloader(options: ReloaderOptions): Reloader {
           return skipped();
         }
         // The poll found the file still, but this reload waited its turn: a file being written again since may be
-        // half written, and the next polls load it once it holds still.
-        const read = seen === undefined ? undefined : await readToken(ref);
-        if (read?.token !== undefined && read.token !== seen?.token && ref.tokens?.settling?.(read.token)) {
+        // half written, and the next polls load it once it holds still. Other tokens are not read in turn.
+        const read = seen !== undefined && ref.tokens?.settling !== undefined ? await readToken(ref) : early;
+        if (
+          read !== early &&
+          read.token !== undefined &&
+          read.token !== seen?.token &&
+          ref.tokens?.settling?.(read.token)
+        ) {
           logger.debug(
             { trigger, dataset_id: datasetId, table_id: tableId },
             'reload deferred: source changing',

@@ -12,6 +12,7 @@ export function isAbsoluteIri(value: string): boolean {
 
 export const absoluteIri = z
   .string()
+  .max(2048)
   .refine(
     isAbsoluteIri,
     'must be an absolute IRI such as https://example.org/requirements/r1 or urn:example:r1 (a scheme, no spaces, none of <>"{}|\\^`)',

@@ -8,11 +8,14 @@ function hasExtras(url: URL, text: string): boolean {
   return url.username !== '' || url.password !== '' || /[?#]/.test(text);
 }
 
-export const publicBaseUrl = z.url().superRefine((text, ctx) => {
-  const url = new URL(text);
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    ctx.addIssue({ code: 'custom', message: 'must be an http or https URL' });
-  } else if (hasExtras(url, text)) {
-    ctx.addIssue({ code: 'custom', message: 'must not carry a query, fragment or credentials' });
-  }
-});
+export const publicBaseUrl = z
+  .url()
+  .max(2048)
+  .superRefine((text, ctx) => {
+    const url = new URL(text);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+      ctx.addIssue({ code: 'custom', message: 'must be an http or https URL' });
+    } else if (hasExtras(url, text)) {
+      ctx.addIssue({ code: 'custom', message: 'must not carry a query, fragment or credentials' });
+    }
+  });

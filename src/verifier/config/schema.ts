@@ -18,6 +18,8 @@ import { state } from './state-schema.ts';
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
 const CLAIM_ID_RULE = 'claim id must match ^[a-z][a-z0-9_.-]*$ and be at most 128 characters';
 export const KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
+/** Three years: a credential is evidence of a moment, not a permanent title. */
+export const MAX_CREDENTIAL_VALIDITY_SECONDS = 3 * 365 * 86_400;
 const key = (what: string) => z.string().regex(KEY_PATTERN, `${what} must match ^[a-z][a-z0-9_]*$`);
 
 export const DISCLOSURE_LEVELS = ['value', 'predicate', 'redacted'] as const;
@@ -177,13 +179,13 @@ const disclosure = z.strictObject({
 
 const claim = z.strictObject({
   id: z.string().regex(CLAIM_ID_PATTERN, CLAIM_ID_RULE),
-  title: z.string().min(1),
-  description: z.string().optional(),
+  title: z.string().min(1).max(512),
+  description: z.string().max(4096).optional(),
   // At most what a request may name (a claim reference's `version`, `target.type`): a longer one could not be asked for.
   version: z.string().min(1).max(64),
   subject_type: z.string().min(1).max(128),
   value: z
-    .strictObject({ type: z.enum(VALUE_TYPES).default('any'), unit: z.string().optional() })
+    .strictObject({ type: z.enum(VALUE_TYPES).default('any'), unit: z.string().max(64).optional() })
     .default({ type: 'any' }),
   purpose: purposeText.optional().describe('When set, the only purpose this claim is evaluated for.'),
   required_scopes: z.array(scopeToken).default([]),
@@ -214,14 +216,14 @@ const claim = z.strictObject({
     .strictObject({
       // Both are @ids of the CCCEV rendering.
       requirement: absoluteIri.optional(),
-      evidence_type: z.string().optional(),
+      evidence_type: z.string().max(512).optional(),
       evidence_type_iri: absoluteIri.optional(),
     })
     .optional(),
 });
 
 const sourceConnection = z.strictObject({
-  base_url: z.url().describe('Relay base URL; https unless an allow_insecure_* flag permits http.'),
+  base_url: z.url().max(2048).describe('Relay base URL; https unless an allow_insecure_* flag permits http.'),
   token_env: envVarName().describe('Environment variable holding the bearer token sent to this source.'),
   allow_insecure_localhost: z
     .boolean()
@@ -285,18 +287,19 @@ function isHttpsUrl(value: string): boolean {
 const signingKey = z.strictObject({
   provider: z.enum(['local_jwk_env', 'file_watch']),
   alg: z.enum(['EdDSA', 'ES256']).default('EdDSA'),
-  kid: z.string().min(1),
+  // Travels in the header of every credential issued, as `vct` in its payload.
+  kid: z.string().min(1).max(512),
   status: z.enum(['active', 'publish_only', 'disabled']).default('active'),
   private_jwk_env: envVarName().optional(),
   public_jwk_env: envVarName().optional(),
-  path: z.string().min(1).optional(),
+  path: z.string().min(1).max(4096).optional(),
 });
 
 const credentialProfile = z.strictObject({
   format: z.literal(SD_JWT_MEDIA_TYPE),
   issuer: z.string().min(1),
   signing_key: key('signing key id'),
-  vct: z.string().refine(isHttpsUrl, 'must be an https URL'),
+  vct: z.string().max(2048).refine(isHttpsUrl, 'must be an https URL'),
   validity_seconds: z.number().int().min(1).default(600),
   holder_binding: z
     .strictObject({
@@ -317,12 +320,18 @@ const evidence = z.strictObject({
     .refine((enabled) => enabled, 'must be true (or left out): the verifier always serves evidence')
     .optional()
     .describe('Contract key: `true` or left out.'),
-  service_id: z.string().min(1).describe('Names this verifier in results, provenance and audit.'),
-  api_version: z.string().default('2026-05'),
+  service_id: z.string().min(1).max(256).describe('Names this verifier in results, provenance and audit.'),
+  api_version: z.string().min(1).max(64).default('2026-05').describe('The version discovery names.'),
   api_base_url: publicBaseUrl.optional().describe('Public base URL (http or https), shown in discovery.'),
   allowed_purposes: z.array(purposeText).default([]).describe('When non-empty, the only purposes accepted.'),
   inline_batch_limit: z.number().int().min(1).max(1000).default(100),
-  max_credential_validity_seconds: z.number().int().min(1).default(600),
+  max_credential_validity_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_CREDENTIAL_VALIDITY_SECONDS)
+    .default(600)
+    .describe('Ceiling of a credential profile `validity_seconds` (at most three years).'),
   concurrency: z
     .strictObject({
       subjects: z.number().int().min(1).max(256).default(16),
@@ -340,13 +349,18 @@ const cel = z.strictObject({
   worker_count: z.number().int().min(1).max(64).default(2),
   worker_memory_mb: z.number().int().min(16).max(4096).default(128),
   max_expression_bytes: z.number().int().min(16).max(1_048_576).default(8_192),
-  max_binding_json_bytes: z.number().int().min(256).default(65_536),
-  max_result_json_bytes: z.number().int().min(16).default(16_384),
+  // At most 1 MiB: `int()` of a digit string takes time growing with the square of its length (a quarter second at
+  // 1 MiB, seconds at a few).
+  max_binding_json_bytes: z.number().int().min(256).max(1_048_576).default(65_536),
+  max_result_json_bytes: z.number().int().min(16).max(1_048_576).default(16_384),
 });
 
 export const verifierConfigSchema = z.strictObject({
   instance: z
-    .strictObject({ id: z.string().default('ambit-verifier-local'), environment: z.string().optional() })
+    .strictObject({
+      id: z.string().max(256).default('ambit-verifier-local'),
+      environment: z.string().max(256).optional(),
+    })
     .optional(),
   server: server.prefault({}),
   auth,

@@ -3,6 +3,10 @@ import { z } from 'zod';
 import { durationMs } from '../../platform/config/duration.ts';
 import { envVarName } from '../../platform/config/env-var-name.ts';
 
+// The memory store's ceilings: far past what one process holds, so a value over them is a typo (a digit too many).
+const MAX_MEMORY_RECORDS = 10_000_000;
+const MAX_MEMORY_BYTES = 64 * 1024 * 1024 * 1024;
+
 export const state = z.strictObject({
   storage: z.enum(['memory', 'postgresql']).default('memory'),
   evaluation_retention: durationMs({ min: 1000, max: 86_400_000 })
@@ -12,12 +16,14 @@ export const state = z.strictObject({
     .number()
     .int()
     .min(1)
+    .max(MAX_MEMORY_RECORDS)
     .default(100_000)
     .describe('Memory store: oldest dropped past this.'),
   max_memory_evaluation_bytes: z
     .number()
     .int()
     .min(1_048_576)
+    .max(MAX_MEMORY_BYTES)
     .default(268_435_456)
     .describe(
       'Memory store: estimated bytes of stored evaluations (mostly their values) kept at most; oldest dropped past this.',
@@ -26,12 +32,14 @@ export const state = z.strictObject({
     .number()
     .int()
     .min(1)
+    .max(MAX_MEMORY_RECORDS)
     .default(10_000)
     .describe('Memory store: idempotency records kept at most; oldest dropped past this.'),
   max_memory_idempotency_bytes: z
     .number()
     .int()
     .min(65_536)
+    .max(MAX_MEMORY_BYTES)
     .default(67_108_864)
     .describe(
       'Memory store: bytes of idempotency records (their stored responses) kept at most; oldest dropped past this.',

@@ -92,4 +92,20 @@ describe('verifier signing config', () => {
       'config.validation_error @ evidence.credential_profiles.p1.vct: must be an https URL',
     ]);
   });
+
+  it('limits a kid to 512 characters and a vct to 2048: both travel in every credential', () => {
+    const kid = (n: number) => `did:web:v.example#${'k'.repeat(n - 18)}`;
+    const vct = (n: number) => `https://v.example/${'c'.repeat(n - 18)}`;
+    const sized = (kidLength: number, vctLength: number) =>
+      issuing((text) =>
+        text
+          .replace('kid: "did:web:v.example#k1"', `kid: "${kid(kidLength)}"`)
+          .replace('vct: https://v.example/credentials/alive/v1', `vct: "${vct(vctLength)}"`),
+      );
+    assert.deepEqual(messages(sized(513, 2049)), [
+      'config.validation_error @ evidence.signing_keys.k1.kid: must be at most 512 characters',
+      'config.validation_error @ evidence.credential_profiles.p1.vct: must be at most 2048 characters',
+    ]);
+    assert.doesNotThrow(() => loadVerifierConfigText(sized(512, 2048), SIGNING_ENV, '/tmp'));
+  });
 });

@@ -1,6 +1,6 @@
-// The credential of a POST route, checked before its body is read: a caller without one is answered 401 whatever it
-// sends (its body, however large or broken, is never read), and a body refused afterwards is audited with its
-// caller. The handler then takes the principal found here.
+// The verifier's POST routes check the credential before the body (platform/auth/authenticate-first.ts); a refused
+// caller's audit event says which route refused it.
+import * as first from '../../platform/auth/authenticate-first.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import type { RouteRequest } from '../../platform/http/route-types.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
@@ -11,15 +11,14 @@ export function authenticateFirst(
   endpointKind: string,
   denied: string,
 ): (request: RouteRequest) => Promise<void> {
-  return async (request) => {
+  return first.authenticateFirst(runtime.authenticate, (request) => {
     const facts = auditFacts(request);
     facts.endpointKind = endpointKind;
     facts.decision = denied;
-    await runtime.authenticate(request);
-  };
+  });
 }
 
 /** The principal `authenticateFirst` found (a request reaching a handler passed it), else found now. */
-export async function authenticated(runtime: VerifierRuntime, request: RouteRequest): Promise<Principal> {
-  return request.ctx.principal ?? (await runtime.authenticate(request));
+export function authenticated(runtime: VerifierRuntime, request: RouteRequest): Promise<Principal> {
+  return first.authenticated(runtime.authenticate, request);
 }

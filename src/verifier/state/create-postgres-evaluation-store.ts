@@ -16,6 +16,7 @@ import type {
   StoredEvaluation,
   StoredResponse,
 } from './evaluation-store.ts';
+import { errorCode, migrationFailureLog } from './migration-failure-log.ts';
 import { migrateStateSchema, STATE_SCHEMA } from './postgres-migrations.ts';
 
 export interface PostgresStoreOptions {
@@ -89,19 +90,18 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
 
   // Cancels a migration still running when the store closes: a long rewrite must not hold the shutdown up.
   const closing = new AbortController();
+  const failureLog = migrationFailureLog(clock, logger);
   const migrate = (): Promise<void> => {
     migrating ??= migrateStateSchema(pool, options.operationTimeoutMs, closing.signal)
       .then((applied) => {
         migrated = true;
         if (applied.length > 0) logger.info({ versions: applied }, 'state store migrated');
+        failureLog.succeeded();
       })
       .catch((error: unknown) => {
         lastFailureAt = clock.now();
         lastFailure = error;
-        logger.warn(
-          { err_code: errorCode(error), detail: migrationFailureDetail(error) },
-          'state store unavailable: migrations not applied',
-        );
+        failureLog.failed(error);
         throw error;
       })
       .finally(() => {
@@ -353,19 +353,6 @@ class MigrationRunningError extends Error {
   constructor() {
     super('the state schema is being migrated');
   }
-}
-
-function errorCode(error: unknown): string {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' ? code : error instanceof Error ? error.name : 'unknown';
-}
-
-/** What the operator reads in the log when the migrations fail, with the remedy where there is one. */
-function migrationFailureDetail(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error);
-  return errorCode(error) === '42501'
-    ? `${message}: this role may not change the state schema; start this version once with the owner's URL`
-    : message;
 }
 
 function unavailable(error: unknown) {

@@ -2,6 +2,7 @@
 // pushed down as one parameterized SELECT each (behind a read-only guard, in one implicit transaction: one round
 // trip).
 import { createHash } from 'node:crypto';
+import { createFailureLogGate } from '../../../platform/failure-log-gate.ts';
 import type { Logger } from '../../../platform/log.ts';
 import type { PostgresSourceConfig, TableConfig } from '../../config/schema.ts';
 import { relayProblem } from '../../problems.ts';
@@ -10,7 +11,6 @@ import { SourceError } from '../source-error.ts';
 import { buildKeySelect, buildLiveSelect, type LiveFilter, type SqlStatement } from './build-live-select.ts';
 import { comparedType } from './live-comparison.ts';
 import { type LiveConnection, openLiveConnection } from './live-connection.ts';
-import { createFailureLogGate } from './live-failure-log.ts';
 import { createLivePool } from './live-pool.ts';
 import { LiveRowInvalid, readProblem } from './live-read-problems.ts';
 import { preparedStatementTrouble } from './prepared-trouble.ts';
@@ -25,6 +25,9 @@ import {
   qualifiedName,
 } from './read-only-session.ts';
 import type { TrackedClients } from './tracked-clients.ts';
+
+/** A live read failing for the reason of the last one logged, this soon after it, is counted, not logged. */
+const REPEATED_FAILURE_LOG_MS = 10_000;
 
 /** A row as PostgreSQL's text output (null for NULL), aligned with the requested columns. */
 export type LiveRow = readonly (string | null)[];
@@ -150,7 +153,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     idleTimeoutMs: 30_000,
   });
   const guard = liveGuard(source);
-  const failureLog = createFailureLogGate();
+  const failureLog = createFailureLogGate(REPEATED_FAILURE_LOG_MS);
   // Each column's PostgreSQL type, once the probe has read them: filters are shaped by them.
   let columnTypes: ReadonlyMap<string, string> = new Map();
   const version = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 32);

@@ -1,9 +1,6 @@
-// The warning of a failed live read, held back when it repeats: while a database is away every read of its table
-// fails for the same reason, and a line per read would flood the log at the request rate. The metrics still count
-// each failure.
-
-/** A failure with the reason of the last one logged, this soon after it, is counted rather than logged. */
-export const REPEATED_FAILURE_LOG_MS = 10_000;
+// A warning held back while it repeats: a database away makes every live read, every wait for a first load and
+// every state-store migration attempt fail for the same reason, and a line per attempt would flood the log. The
+// same reason is written at most once an interval, saying how many were left out since; a new reason at once.
 
 export interface FailureLogGate {
   /**
@@ -16,7 +13,8 @@ export interface FailureLogGate {
   ): { readonly log: true; readonly suppressed: number } | { readonly log: false };
 }
 
-export function createFailureLogGate(intervalMs = REPEATED_FAILURE_LOG_MS): FailureLogGate {
+/** A failure with the reason of the last one logged, less than `intervalMs` after it, is counted, not logged. */
+export function createFailureLogGate(intervalMs: number): FailureLogGate {
   let lastReason: string | undefined;
   let lastAt = 0;
   let suppressed = 0;

@@ -1,0 +1,138 @@
+// Every number in a verifier config has a lower and an upper bound, and every free-text string a length limit: a
+// value outside them is refused at load, at its path, rather than loading and misbehaving once it is used.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { loadVerifierConfigText } from './load-verifier-config.ts';
+import { BASE, ENV, issuesAt } from './verifier-config-test-support.ts';
+
+const MIB = 1024 * 1024;
+const FILE_AUDIT = 'audit: { sink: file, path: audit.jsonl, hash_secret_env: AUDIT_SECRET';
+const withRotate = (rotate: string) =>
+  BASE.replace(
+    'audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }',
+    `${FILE_AUDIT}, rotate: { ${rotate} } }`,
+  );
+/** BASE with `block` (YAML lines at the top level) added. */
+const withBlock = (block: string) => `${BASE}${block}\n`;
+/** BASE with `line` added to the `evidence` block. */
+const withEvidence = (line: string) =>
+  BASE.replace('  service_id: test.verifier', `  service_id: test.verifier\n  ${line}`);
+/** BASE with `line` added to its one claim. */
+const withClaimKey = (line: string) =>
+  BASE.replace('      subject_type: person', `      subject_type: person\n      ${line}`);
+
+const loads = (text: string) => assert.doesNotThrow(() => loadVerifierConfigText(text, ENV, '/tmp'));
+const refusedAt = (text: string, path: string, message: string) =>
+  assert.deepEqual(issuesAt(text, path), [{ code: 'config.validation_error', message }], path);
+
+describe('verifier config bounds', () => {
+  it('rotates the audit file at about 1 KB at least and 1 TiB at most', () => {
+    // A size of a few bytes would rotate at every record, renaming every kept file each time.
+    refusedAt(withRotate('max_size_mb: 1e-9'), 'audit.rotate.max_size_mb', 'must be >= 0.001');
+    refusedAt(withRotate('max_size_mb: 0.0009'), 'audit.rotate.max_size_mb', 'must be >= 0.001');
+    refusedAt(withRotate('max_size_mb: 1e12'), 'audit.rotate.max_size_mb', 'must be <= 1048576');
+    loads(withRotate('max_size_mb: 0.001'));
+    loads(withRotate('max_size_mb: 1'));
+    loads(withRotate('max_size_mb: 1.5'));
+    loads(withRotate('max_size_mb: 1048576'));
+  });
+
+  it('caps the memory store at 10 million records and 64 GiB', () => {
+    const state = (key: string, value: number) => withBlock(`state: { ${key}: ${value} }`);
+    for (const key of ['max_memory_evaluations', 'max_memory_idempotency_records']) {
+      refusedAt(state(key, 10_000_001), `state.${key}`, 'must be <= 10000000');
+      loads(state(key, 10_000_000));
+    }
+    for (const key of ['max_memory_evaluation_bytes', 'max_memory_idempotency_bytes']) {
+      refusedAt(state(key, 64 * 1024 * MIB + 1), `state.${key}`, 'must be <= 68719476736');
+      loads(state(key, 64 * 1024 * MIB));
+    }
+  });
+
+  it('caps the CEL input and result sizes at 1 MiB', () => {
+    // `int()` of one digit string takes time growing with the square of its length: seconds at a few MiB.
+    for (const key of ['max_binding_json_bytes', 'max_result_json_bytes']) {
+      refusedAt(withBlock(`cel: { ${key}: ${MIB + 1} }`), `cel.${key}`, `must be <= ${MIB}`);
+      loads(withBlock(`cel: { ${key}: ${MIB} }`));
+    }
+  });
+
+  it('caps the credential validity at three years', () => {
+    const max = 3 * 365 * 86_400;
+    refusedAt(
+      withEvidence(`max_credential_validity_seconds: ${max + 1}`),
+      'evidence.max_credential_validity_seconds',
+      `must be <= ${max}`,
+    );
+    loads(withEvidence(`max_credential_validity_seconds: ${max}`));
+  });
+
+  it('caps the connections a listener holds at one million', () => {
+    const text = (value: number) => withBlock(`server: { max_connections: ${value} }`);
+    refusedAt(text(1_000_001), 'server.max_connections', 'must be <= 1000000');
+    loads(text(1_000_000));
+  });
+
+  it('refuses an empty api_version: discovery would name no version', () => {
+    refusedAt(withEvidence('api_version: ""'), 'evidence.api_version', 'must not be empty');
+    refusedAt(
+      withEvidence(`api_version: ${'v'.repeat(65)}`),
+      'evidence.api_version',
+      'must be at most 64 characters',
+    );
+    loads(withEvidence(`api_version: ${'v'.repeat(64)}`));
+  });
+
+  it('limits the length of names, texts and addresses the verifier shows', () => {
+    /** `value(n)`: a valid value of exactly n characters. */
+    const x = (n: number) => 'x'.repeat(n);
+    const url = (n: number) => `https://v.example/${x(n - 18)}`;
+    const cases: [
+      text: (value: string) => string,
+      value: (n: number) => string,
+      path: string,
+      max: number,
+    ][] = [
+      [(v) => BASE.replace('service_id: test.verifier', `service_id: ${v}`), x, 'evidence.service_id', 256],
+      [(v) => BASE.replace('title: Alive', `title: ${v}`), x, 'evidence.claims.0.title', 512],
+      [(v) => withClaimKey(`description: ${v}`), x, 'evidence.claims.0.description', 4096],
+      [
+        (v) => BASE.replace('value: { type: boolean }', `value: { type: boolean, unit: ${v} }`),
+        x,
+        'evidence.claims.0.value.unit',
+        64,
+      ],
+      [
+        (v) => withClaimKey(`cccev: { evidence_type: ${v} }`),
+        x,
+        'evidence.claims.0.cccev.evidence_type',
+        512,
+      ],
+      [
+        (v) => withClaimKey(`cccev: { requirement: "${v}" }`),
+        url,
+        'evidence.claims.0.cccev.requirement',
+        2048,
+      ],
+      [(v) => withEvidence(`api_base_url: "${v}"`), url, 'evidence.api_base_url', 2048],
+      [
+        (v) => BASE.replace('base_url: "http://127.0.0.1:4242"', `base_url: "${v}"`),
+        url,
+        'evidence.source_connections.relay.base_url',
+        2048,
+      ],
+      [(v) => withBlock(`instance: { id: ${v} }`), x, 'instance.id', 256],
+      [(v) => withBlock(`instance: { environment: ${v} }`), x, 'instance.environment', 256],
+      [
+        (v) => BASE.replace('audit: { sink: stdout', `audit: { sink: file, path: ${v}`),
+        x,
+        'audit.path',
+        4096,
+      ],
+    ];
+    for (const [text, value, path, max] of cases) {
+      refusedAt(text(value(max + 1)), path, `must be at most ${max} characters`);
+      loads(text(value(max)));
+    }
+  });
+});
