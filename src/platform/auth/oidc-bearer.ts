@@ -15,6 +15,7 @@ import { platformProblem } from '../problem/platform-problems.ts';
 import { isProblem, type Problem, withAdded } from '../problem/problem.ts';
 import { createOidcKeySource } from './oidc-key-source.ts';
 import type { Principal } from './principal.ts';
+import { repeatedJsonMember } from './repeated-json-member.ts';
 import { shownHeaderValue } from './shown-header-value.ts';
 import { VerifiedTokenCache } from './verified-token-cache.ts';
 
@@ -169,7 +170,7 @@ function withInvalidTokenChallenge(error: unknown): unknown {
   return withAdded(error, { headers: { 'www-authenticate': INVALID_TOKEN_CHALLENGE } });
 }
 
-/** Header checks that need no key: shape, then algorithm, then token type. */
+/** Header checks that need no key: shape (one meaning for every member), then algorithm, then token type. */
 function checkHeader(token: string, algorithms: ReadonlySet<string>, tokenTypes: ReadonlySet<string>) {
   let header: JWSHeaderParameters;
   try {
@@ -180,6 +181,19 @@ function checkHeader(token: string, algorithms: ReadonlySet<string>, tokenTypes:
     throw platformProblem('auth.malformed_credential', 'The bearer token is not a well-formed JWT.', {
       cause,
     });
+  }
+  const [headerPart = '', payloadPart = ''] = token.split('.');
+  for (const [part, where] of [
+    [headerPart, 'header names'],
+    [payloadPart, 'claims name'],
+  ] as const) {
+    const name = repeatedJsonMember(Buffer.from(part, 'base64url').toString('utf8'));
+    if (name !== undefined) {
+      throw platformProblem(
+        'auth.malformed_credential',
+        `The bearer token ${where} ${shownHeaderValue(name)} more than once.`,
+      );
+    }
   }
   if (typeof header.alg !== 'string' || !algorithms.has(header.alg)) {
     throw platformProblem(

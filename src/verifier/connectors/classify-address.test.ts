@@ -66,6 +66,10 @@ describe('which addresses a connection may reach over http and https', () => {
     ['100.64.0.1', 'https:', { allow_insecure_private_network: false }, false],
     ['100.128.0.1', 'http:', {}, false],
     ['fe80::1', 'https:', {}, false],
+    // A resolver may report a link-local address with its zone: still link-local.
+    ['fe80::1%eth0', 'https:', {}, false],
+    ['fe80::1%2', 'http:', { allow_link_local: true }, true],
+    ['::ffff:169.254.169.254%1', 'https:', {}, false],
     ['169.254.169.254', 'https:', {}, false],
     // Unspecified (0.0.0.0 reaches this host), multicast and future-use addresses: never, whatever the flags.
     ['0.0.0.0', 'https:', ALL, false],
@@ -152,5 +156,48 @@ describe('a source base URL at config load', () => {
     ]);
     // A name is judged by what it resolves to, at each connect.
     assert.deepEqual(baseUrlIssues(`base_url: "http://relay.internal:4242", ${FLAGS}`), []);
+  });
+
+  it('refuses the metadata address however the URL spells it', () => {
+    for (const host of [
+      '2852039166',
+      '0251.0376.0251.0376',
+      '0xa9fea9fe',
+      '169.254.43518',
+      '169.16689662',
+      '169.254.169.254.',
+      '[::ffff:169.254.169.254]',
+      '[::ffff:a9fe:a9fe]',
+      '[0:0:0:0:0:ffff:a9fe:a9fe]',
+      '[fd00:ec2::254]',
+    ]) {
+      assert.deepEqual(
+        baseUrlIssues(`base_url: "https://${host}", ${FLAGS}`),
+        ['metadata addresses need allow_link_local'],
+        host,
+      );
+    }
+    // A link-local address with a zone is no URL at all.
+    assert.deepEqual(baseUrlIssues('base_url: "https://[fe80::1%25eth0]"'), ['must be an absolute URL']);
+    for (const host of ['0', '0.0.0.0', '[::]']) {
+      assert.match(
+        baseUrlIssues(`base_url: "https://${host}"`)[0] ?? '',
+        /unspecified addresses are never reached/,
+      );
+    }
+  });
+
+  it('refuses credentials in the URL without quoting them', () => {
+    for (const url of [
+      'https://user:s3cr3t@relay.example',
+      'https://:s3cr3t@relay.example',
+      'https://s3cr3t@relay.example',
+    ]) {
+      const issues = baseUrlIssues(`base_url: "${url}"`);
+      assert.deepEqual(issues, ['must not carry a query, fragment or credentials'], url);
+    }
+    // Nor when the URL is refused for another reason.
+    const bad = baseUrlIssues('base_url: "https://user:s3cr3t@relay.example:99999"');
+    assert.deepEqual(bad, ['must be an absolute URL']);
   });
 });
