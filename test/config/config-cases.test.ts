@@ -219,6 +219,15 @@ describe('the demo config', () => {
     assert.equal(loaded.secrets.cursorSecretDerived, false);
   });
 
+  it('refuses a cursor secret that is the audit secret: one key would sign both', () => {
+    const env = demoEnv();
+    const error = loadError(() =>
+      loadRelayConfig(demoConfig, { ...env, AMBIT_DEMO_CURSOR_SECRET: env.AMBIT_DEMO_AUDIT_SECRET }),
+    );
+    assert.deepEqual(error.issues.map(key), ['config.validation_error @ server.cursor_secret_env']);
+    assert.match(error.issues[0]?.message ?? '', /audit secret/);
+  });
+
   it('names every missing persona fingerprint at once', () => {
     const env = { AMBIT_DEMO_AUDIT_SECRET: demoEnv().AMBIT_DEMO_AUDIT_SECRET ?? '' };
     const error = loadError(() => loadRelayConfig(demoConfig, env));

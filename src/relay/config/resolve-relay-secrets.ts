@@ -86,6 +86,14 @@ export function resolveRelaySecrets(
   const cursorSecret = cursorEnv
     ? readSecretEnv(env, cursorEnv, 'server.cursor_secret_env', issues)
     : undefined;
+  // One key for both would let a cursor's signature stand for an audit hash of the same bytes, and the reverse.
+  if (cursorSecret !== undefined && auditSecret !== undefined && cursorSecret.equals(auditSecret)) {
+    issues.push({
+      path: 'server.cursor_secret_env',
+      code: 'config.validation_error',
+      message: `${cursorEnv} holds the audit secret (${config.audit.hash_secret_env}): give cursors a secret of their own, or leave cursor_secret_env out to derive one from the audit secret`,
+    });
+  }
   const sources = resolveSourceUrls(config, env);
   issues.push(...sources.issues);
   return {

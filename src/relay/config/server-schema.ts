@@ -57,7 +57,7 @@ export const server = z.strictObject({
   cursor_secret_env: envVarName()
     .optional()
     .describe(
-      'Environment variable holding the cursor signing secret (>= 32 bytes); derived from the audit secret if unset, so every process of one deployment accepts cursors issued by the others.',
+      'Environment variable holding the cursor signing secret (>= 32 bytes, not the audit secret itself); derived from the audit secret if unset, so every process of one deployment accepts cursors issued by the others.',
     ),
   cors: corsSchema(),
   trust_proxy: trustProxySchema().describe('X-Forwarded-For is honoured only from these addresses or CIDRs.'),
