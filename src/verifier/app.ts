@@ -39,6 +39,8 @@ export interface VerifierDeps {
   readonly transportFor?: (connection: SourceConnectionConfig) => HttpTransport;
   /** Defaults to the store `state` configures. */
   readonly store?: EvaluationStore;
+  /** The script CEL worker threads run; tests give one that fails to load. */
+  readonly celWorkerSource?: string;
 }
 
 export interface VerifierApp {
@@ -53,7 +55,12 @@ export function createVerifierApp(loaded: LoadedVerifierConfig, deps: VerifierDe
   const { config } = loaded;
   const catalog = buildClaimCatalog(config);
 
-  const cel = createCelEvaluator(config.cel);
+  const cel = createCelEvaluator(config.cel, {
+    ...(deps.celWorkerSource === undefined ? {} : { workerSource: deps.celWorkerSource }),
+    // Each failed start is followed by a pause that doubles up to 30 s, so this is said a few times a minute at most.
+    onWorkerStartFailed: (message, retryInMs) =>
+      deps.logger.error({ err_message: message, retry_in_ms: retryInMs }, 'CEL worker failed to start'),
+  });
   // Workers take a moment to start; start them with the service when any claim needs them.
   if (catalog.ordered.some((claim) => claim.config.rule.type === 'cel')) cel.warm();
   // What has started so far, stopped in reverse if the rest fails (an unopenable audit sink, a bad proxy list):

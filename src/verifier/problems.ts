@@ -121,7 +121,8 @@ export const VERIFIER_PROBLEMS = {
   'readiness.not_ready': {
     status: 503,
     title: 'Not ready',
-    description: 'The verifier cannot serve evaluations yet: its state store is unreachable or not migrated.',
+    description:
+      'The verifier cannot serve evaluations yet: its state store is unreachable or not migrated, or none of its CEL workers could start.',
   },
   'source.unavailable': {
     status: 503,

@@ -89,6 +89,35 @@ describe('ambit config check (verifier)', () => {
     assert.equal((await runCli(['verifier', 'serve'], {})).code, 2);
   });
 
+  it('verifier serve says on which line of the file each problem is, as config check does', async () => {
+    const bad = join(dir, 'bad-lines.yaml');
+    const text = CONFIG.replace('admin_bind: 127.0.0.1:0 }', 'admin_bind: 127.0.0.1:0, bnd: x }')
+      .replace('      title: Registered\n', '      title: Registered\n      extra: 1\n')
+      .replace('cli.verifier', 'cli.verifier\n  concurrency: { bindings: 0 }');
+    writeFileSync(bad, text);
+    const line = (needle: string) => text.split('\n').findIndex((row) => row.includes(needle)) + 1;
+    const result = await runCli(['verifier', 'serve', '--config', bad], ENV);
+    assert.equal(result.code, 1);
+    const err = result.err.join('\n');
+    assert.match(err, /^config has 3 problems:/);
+    assert.match(err, new RegExp(`at server\\.bnd: .*\\(line ${line('bnd: x')}\\)`));
+    assert.match(err, new RegExp(`at evidence\\.claims\\.1\\.extra: .*\\(line ${line('extra: 1')}\\)`));
+    assert.match(
+      err,
+      new RegExp(`at evidence\\.concurrency\\.bindings: .*\\(line ${line('concurrency:')}\\)`),
+    );
+    // The semantic checks, after the shape is right: a missing secret is reported at the key that names it.
+    const secretless = await runCli(['verifier', 'serve', '--config', path], {
+      CALLER_HASH: ENV.CALLER_HASH,
+    });
+    assert.match(
+      secretless.err.join('\n'),
+      new RegExp(
+        `config\\.missing_secret at audit\\.hash_secret_env: .*\\(line ${line('hash_secret_env')}\\)`,
+      ),
+    );
+  });
+
   it('refuses a --bind that is the admin listener address, before listening on either', async () => {
     const clash = join(dir, 'clash.yaml');
     writeFileSync(clash, CONFIG.replace('admin_bind: 127.0.0.1:0', 'admin_bind: 127.0.0.1:18399'));

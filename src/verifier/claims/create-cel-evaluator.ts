@@ -1,10 +1,14 @@
 // CEL evaluation: a small worker pool with a time limit, a memory cap and size limits; expressions whose cost is
 // bounded by their size (bounded-cel.ts) run on the request thread, through the same task runner, instead.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Deadline } from '../../platform/deadline.ts';
 import { isBoundedCel, MAX_INLINE_INPUT_CHARS } from './bounded-cel.ts';
-import { type CelTask, type CelTaskResult, type CelWorkerData, runCelTask } from './run-cel-task.ts';
+import { CelEvaluationError, cannotStart } from './cel-evaluation-error.ts';
+import { type CelTask, type CelTaskResult, runCelTask } from './run-cel-task.ts';
 import { serialise } from './serialise-cel-bindings.ts';
+import { CEL_WORKER_SOURCE, restartDelayMs, retire, spawnCelWorker } from './spawn-cel-worker.ts';
+
+export { CelEvaluationError, retire };
 
 export interface CelLimits {
   readonly eval_timeout: number;
@@ -39,16 +43,16 @@ export interface CelEvaluator {
   recheck(): void;
   /** Whether `expression` runs on the request thread (bounded-cel.ts) rather than in a worker. */
   runsInline(expression: string): boolean;
+  /** Every worker failed its last start: until one starts, work that needs one is refused (`worker_failed`). */
+  workersFailing(): boolean;
   close(): Promise<void>;
 }
 
-export class CelEvaluationError extends Error {
-  readonly reason: 'error' | 'timeout' | 'too_large' | 'worker_failed';
-  constructor(reason: CelEvaluationError['reason'], message: string) {
-    super(message);
-    this.name = 'CelEvaluationError';
-    this.reason = reason;
-  }
+export interface CelPoolOptions {
+  /** The script a worker thread runs; tests give one that fails to load. */
+  readonly workerSource?: string;
+  /** A worker failed to start (it is started again after `retryInMs`). */
+  onWorkerStartFailed?(message: string, retryInMs: number): void;
 }
 
 interface Pending {
@@ -65,6 +69,10 @@ interface Pending {
 interface Slot {
   worker: Worker;
   ready: boolean;
+  /** Starts failed in a row (the worker errored or exited before it was ready); 0 once one is ready. */
+  failures: number;
+  /** The next start, while waiting after a failed one. */
+  restart: NodeJS.Timeout | undefined;
   /** The tasks handed to the worker, in the order it runs them; undefined while it is idle. */
   batch: Pending[] | undefined;
   timer: NodeJS.Timeout | undefined;
@@ -81,40 +89,12 @@ const MAX_BATCH = 32;
 /** How soon a worker is looked at again while it holds a task whose request was answered after the hand-off. */
 const RECHECK_MS = 10;
 
-// Compiled (bin/build.js), the worker is a sibling .js module; from the sources it is TypeScript, and the worker
-// registers the TypeScript loader itself (loader hooks are not inherited by worker threads).
-const COMPILED = import.meta.url.endsWith('.js');
-const WORKER_URL = new URL(COMPILED ? './cel-worker.js' : './cel-worker.ts', import.meta.url).href;
-const WORKER_BOOTSTRAP = COMPILED
-  ? `import(${JSON.stringify(WORKER_URL)});`
-  : `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
-
-function spawnWorker(limits: CelLimits, progress: BigInt64Array): Worker {
-  const memoryMb = limits.worker_memory_mb;
-  const workerData: CelWorkerData = {
-    progress: progress.buffer as SharedArrayBuffer,
-    maxResultBytes: limits.max_result_json_bytes,
-    maxBytesMade: memoryMb * 1024 * 1024,
-  };
-  const worker = new Worker(WORKER_BOOTSTRAP, {
-    eval: true,
-    workerData,
-    resourceLimits: { maxOldGenerationSizeMb: memoryMb, maxYoungGenerationSizeMb: Math.max(4, memoryMb / 8) },
-    // Kept off the process's own streams (stdout may be the audit sink), and read to nothing: a worker's output
-    // (a runtime warning) would otherwise pile up unread in the parent for the worker's whole life.
-    stdout: true,
-    stderr: true,
-  });
-  worker.stdout.resume();
-  worker.stderr.resume();
-  worker.unref();
-  return worker;
-}
-
 /** Expressions classified so far (claims name a fixed set; cleared if a caller somehow makes many). */
 const MAX_CLASSIFIED = 1000;
 
-export function createCelEvaluator(limits: CelLimits): CelEvaluator {
+export function createCelEvaluator(limits: CelLimits, options: CelPoolOptions = {}): CelEvaluator {
+  const workerSource = options.workerSource ?? CEL_WORKER_SOURCE;
+  const spawnWorker = (progress: BigInt64Array) => spawnCelWorker(limits, progress, workerSource);
   const inline = new Map<string, boolean>();
   const runsInline = (expression: string): boolean => {
     let bounded = inline.get(expression);
@@ -157,7 +137,25 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     for (const pending of rest) pending.requeued = true;
     queue.unshift(...rest);
     retire(slot.worker);
-    if (!closed) attach(slot, spawnWorker(limits, slot.progress));
+    if (!closed) attach(slot, spawnWorker(slot.progress));
+  };
+
+  const failing = () => slots.length > 0 && slots.every((slot) => !slot.ready && slot.failures > 0);
+
+  // The worker stopped before it was ready: started again after a pause (at once, a failing start would take a core
+  // in a loop). Once every worker has failed, the queued tasks are refused rather than left waiting for one.
+  const startFailed = (slot: Slot, message: string) => {
+    retire(slot.worker);
+    slot.failures++;
+    const wait = restartDelayMs(slot.failures);
+    slot.restart = setTimeout(() => {
+      slot.restart = undefined;
+      if (!closed) attach(slot, spawnWorker(slot.progress));
+    }, wait);
+    slot.restart.unref();
+    options.onWorkerStartFailed?.(message, wait);
+    if (!failing()) return;
+    for (const pending of queue.splice(0)) pending.reject(cannotStart(message));
   };
 
   /**
@@ -206,6 +204,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
     worker.on('message', (message: readonly CelTaskResult[] | { ready: true }) => {
       if ('ready' in message) {
         slot.ready = true;
+        slot.failures = 0;
         schedulePump();
         return;
       }
@@ -221,11 +220,13 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       schedulePump();
     });
     worker.on('error', (error) => {
+      if (!slot.ready) return startFailed(slot, `CEL worker failed to start: ${error.message}`);
       replace(slot, new CelEvaluationError('worker_failed', `CEL worker failed: ${error.message}`));
       schedulePump();
     });
     worker.on('exit', () => {
       if (slot.worker !== worker || closed) return;
+      if (!slot.ready) return startFailed(slot, 'CEL worker exited before it was ready');
       replace(slot, new CelEvaluationError('worker_failed', 'CEL worker exited'));
       schedulePump();
     });
@@ -298,11 +299,13 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       const slot: Slot = {
         worker: undefined as unknown as Worker,
         ready: false,
+        failures: 0,
+        restart: undefined,
         batch: undefined,
         timer: undefined,
         progress,
       };
-      attach(slot, spawnWorker(limits, progress));
+      attach(slot, spawnWorker(progress));
       slots.push(slot);
     }
   };
@@ -342,6 +345,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       }
       // Workers start on first use: a verifier without CEL claims that need them never pays for them.
       start();
+      if (failing()) return Promise.reject(cannotStart('no CEL worker could be started'));
       return new Promise((resolve, reject) => {
         queue.push({
           task,
@@ -354,6 +358,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       });
     },
     runsInline,
+    workersFailing: failing,
     recheck() {
       for (const slot of slots) {
         if (slot.batch === undefined) continue;
@@ -369,6 +374,7 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       }
       await Promise.all(
         slots.map((slot) => {
+          clearTimeout(slot.restart);
           for (const pending of takeBatch(slot)) {
             pending.reject(new CelEvaluationError('worker_failed', 'closed'));
           }
@@ -377,16 +383,6 @@ export function createCelEvaluator(limits: CelLimits): CelEvaluator {
       );
     },
   };
-}
-
-/**
- * Stops a worker whose answers are no longer wanted. It may still report an error on its way out (out of memory
- * while it was being stopped): without a listener that would be an unhandled 'error' event, fatal to the process.
- */
-export function retire(worker: Worker): Promise<number> {
-  worker.removeAllListeners();
-  worker.on('error', () => {});
-  return worker.terminate();
 }
 
 /** A worker's answer: the result is JSON text the worker has already measured against its limit. */

@@ -56,6 +56,7 @@ function setup() {
       return Object.values(claims).every((claim) => claim.value === true);
     },
     runsInline: () => false,
+    workersFailing: () => false,
     recheck() {},
     async close() {},
   };

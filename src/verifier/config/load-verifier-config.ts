@@ -1,6 +1,7 @@
 // Loads, validates and checks a verifier config file: shape errors first, then every semantic and secret issue.
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../../platform/config/config-error.ts';
+import { withLines } from '../../platform/config/issue-lines.ts';
 import { loadConfigFile, parseConfigText } from '../../platform/config/load-config-file.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
 import { checkVerifierConfig, verifierConfigWarnings } from './check-verifier-config.ts';
@@ -28,8 +29,20 @@ export function loadVerifierConfigText(text: string, env: Env, baseDir: string):
   return loadVerifierConfigValue(parseConfigText(text, env), env, baseDir);
 }
 
-/** For a config already parsed from YAML (used when `config check` has read the file to detect its kind). */
+/**
+ * For a config already parsed from YAML (used when `config check` has read the file to detect its kind). Its issues
+ * carry the line of their key, so `verifier serve` says where to look as `config check` does.
+ */
 export function loadVerifierConfigValue(raw: unknown, env: Env, baseDir: string): LoadedVerifierConfig {
+  try {
+    return checkedVerifierConfig(raw, env, baseDir);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError(withLines(raw, error.issues));
+    throw error;
+  }
+}
+
+function checkedVerifierConfig(raw: unknown, env: Env, baseDir: string): LoadedVerifierConfig {
   const config = validateConfig(verifierConfigSchema, raw, LEGACY_KEYS);
   const issues = checkVerifierConfig(config);
   const { secrets, issues: secretIssues } = resolveVerifierSecrets(config, env);

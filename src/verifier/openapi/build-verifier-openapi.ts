@@ -101,7 +101,10 @@ export function buildVerifierOpenApi(
           operationId: 'ready',
           summary: 'Readiness',
           security: [],
-          responses: { '200': jsonOf('Ready', 'Readiness'), '503': retryable('State store unavailable') },
+          responses: {
+            '200': jsonOf('Ready', 'Readiness'),
+            '503': retryable('Not ready: the state store is unavailable, or no CEL worker could be started'),
+          },
         },
       },
       '/.well-known/evidence-service': {

@@ -1,5 +1,5 @@
-// Liveness and readiness probes (unauthenticated). The verifier loads nothing; it is ready once listening and
-// its state store answers.
+// Liveness and readiness probes (unauthenticated). The verifier loads nothing; it is ready once listening, its
+// state store answers and, when CEL workers were started, not every one of them has failed to start.
 import type { FastifyInstance } from 'fastify';
 import { verifierProblem } from '../problems.ts';
 import { auditFacts, type VerifierRuntime } from '../verifier-runtime.ts';
@@ -16,9 +16,23 @@ export function registerHealthRoutes(app: FastifyInstance, runtime: VerifierRunt
   app.get('/ready', async (request) => {
     auditFacts(request).endpointKind = 'ready';
     const connections = Object.keys(runtime.config.evidence.source_connections).length;
-    if (!(await runtime.store.isReady())) {
-      throw verifierProblem('readiness.not_ready', `The ${runtime.store.kind} state store is unavailable.`, {
-        extras: { checks: { state: runtime.store.kind, state_ready: false } },
+    const stateReady = await runtime.store.isReady();
+    // Workers still starting are no reason: work waits for them. Workers that all failed to start are (the pool
+    // tries again, meanwhile claims whose rules need one are refused). Neither why nor where is told here.
+    const celFailing = runtime.engine.cel.workersFailing();
+    if (!stateReady || celFailing) {
+      const reasons = [
+        ...(stateReady ? [] : [`The ${runtime.store.kind} state store is unavailable.`]),
+        ...(celFailing ? ['No CEL worker could be started.'] : []),
+      ];
+      throw verifierProblem('readiness.not_ready', reasons.join(' '), {
+        extras: {
+          checks: {
+            state: runtime.store.kind,
+            state_ready: stateReady,
+            ...(celFailing ? { cel_workers_ready: false } : {}),
+          },
+        },
         headers: { 'retry-after': '5' },
       });
     }
