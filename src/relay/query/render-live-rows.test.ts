@@ -131,6 +131,25 @@ describe('live cell rendering', () => {
       assert.throws(() => liveRowJson(layout, ['2001-09-09', cell]), LiveRowInvalid, String(cell));
     }
   });
+
+  it('reads and checks the filtered fields the projection leaves out, without serving them', () => {
+    const key = field('id', 'integer', false);
+    const score = field('score', 'number');
+    const label = field('label', 'string');
+    const layout = liveLayout([label], key, [score, score, label, key]);
+    // Each once, after the served columns and the key; a shown or key field is not read again.
+    assert.deepEqual(layout.columns, ['label', 'id', 'score']);
+    assert.equal(liveRowJson(layout, ['a', '1', '2.5']), '{"label":"a"}');
+    assert.equal(liveRowJson(layout, ['a', '1', null]), '{"label":"a"}');
+    for (const cell of ['NaN', 'Infinity', '-Infinity', '1e+400']) {
+      assert.throws(
+        () => liveRowJson(layout, ['a', '1', cell]),
+        { name: 'LiveRowInvalid', field: 'score' },
+        cell,
+      );
+    }
+    assert.deepEqual(liveLayout([label, score], key, [score]).columns, ['label', 'score', 'id']);
+  });
 });
 
 describe('checkDistinctKeys', () => {

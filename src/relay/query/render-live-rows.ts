@@ -25,9 +25,20 @@ export interface LiveLayout {
    */
   readonly keyCheck: CellRenderer | undefined;
   readonly keyField: CatalogField;
+  /**
+   * The filtered fields no rendered field shows, each with its position in `columns`: their cells are checked like
+   * served ones. The database compares values a snapshot load refuses (NaN sorts above every number there, so
+   * `NaN >= 5` holds; `infinity` follows every date), and a row matched by one must not be served as a match.
+   */
+  readonly filterChecks: readonly { readonly position: number; readonly check: CellRenderer }[];
 }
 
-export function liveLayout(fields: readonly CatalogField[], primaryKey: CatalogField): LiveLayout {
+/** `filtered`: the fields the read filters on, whose cells are checked whether or not `fields` shows them. */
+export function liveLayout(
+  fields: readonly CatalogField[],
+  primaryKey: CatalogField,
+  filtered: readonly CatalogField[] = [],
+): LiveLayout {
   const columns: string[] = [];
   const positionOf = (column: string) => {
     let position = columns.indexOf(column);
@@ -36,14 +47,23 @@ export function liveLayout(fields: readonly CatalogField[], primaryKey: CatalogF
   };
   const positions = fields.map((field) => positionOf(field.column));
   const keyShown = fields.some((field) => field.column === primaryKey.column);
+  const keyPosition = positionOf(primaryKey.column);
+  const checked = new Set([primaryKey.name, ...fields.map((field) => field.name)]);
+  const filterChecks: { position: number; check: CellRenderer }[] = [];
+  for (const field of filtered) {
+    if (checked.has(field.name)) continue;
+    checked.add(field.name);
+    filterChecks.push({ position: positionOf(field.column), check: cellRenderer(field) });
+  }
   return {
     columns,
     positions,
-    keyPosition: positionOf(primaryKey.column),
+    keyPosition,
     keys: fields.map((field, index) => `${index === 0 ? '{' : ','}${JSON.stringify(field.name)}:`),
     renderers: fields.map(cellRenderer),
     keyCheck: keyShown ? undefined : cellRenderer(primaryKey),
     keyField: primaryKey,
+    filterChecks,
   };
 }
 
@@ -78,8 +98,9 @@ function numberKey(text: string): string {
 
 /** A row as the JSON object of the layout's fields. */
 export function liveRowJson(layout: LiveLayout, row: LiveRow): string {
-  const { keys, positions, renderers, keyCheck } = layout;
+  const { keys, positions, renderers, keyCheck, filterChecks } = layout;
   keyCheck?.(row[layout.keyPosition] ?? null);
+  for (const { position, check } of filterChecks) check(row[position] ?? null);
   let json = '';
   for (let i = 0; i < keys.length; i++) {
     json += (keys[i] as string) + (renderers[i] as CellRenderer)(row[positions[i] as number] ?? null);

@@ -26,10 +26,15 @@ export interface LiveRead {
 }
 
 // Most reads ask for every field of the entity: that layout is built once per entity, a projection's per read.
+// Every filtered field is one of the entity's, so only a projection has filtered fields to read without showing.
 const entityLayouts = new WeakMap<CatalogEntity, LiveLayout>();
 
-function layoutOf(fields: readonly CatalogField[], entity: CatalogEntity): LiveLayout {
-  if (fields !== entity.fields) return liveLayout(fields, entity.primaryKey);
+function layoutOf(
+  fields: readonly CatalogField[],
+  entity: CatalogEntity,
+  filtered: readonly CatalogField[] = [],
+): LiveLayout {
+  if (fields !== entity.fields) return liveLayout(fields, entity.primaryKey, filtered);
   let layout = entityLayouts.get(entity);
   if (layout === undefined) {
     layout = liveLayout(fields, entity.primaryKey);
@@ -62,7 +67,11 @@ export async function sendLiveCollection(
   const after =
     query.cursor === undefined ? undefined : runtime.cursors.decodeKey(query.cursor, intent, live.version);
   const fields = query.fields ?? entity.fields;
-  const layout = layoutOf(fields, entity);
+  const layout = layoutOf(
+    fields,
+    entity,
+    query.filters.map((filter) => filter.field),
+  );
   const page = await live.readPage(
     {
       columns: layout.columns,
