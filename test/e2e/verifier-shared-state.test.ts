@@ -1,5 +1,6 @@
 // Two `ambit verifier serve` processes sharing one PostgreSQL, started together: they migrate once, an evaluation
-// made on one renders on the other (for its caller only), and a batch Idempotency-Key replays across them.
+// made on one renders on the other (for its caller only), a batch Idempotency-Key replays across them, and a third
+// instance finding the schema migrated past its version refuses to use it.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
-import { MIGRATIONS } from '../../src/verifier/state/postgres-migrations.ts';
+import { MIGRATIONS, NEWEST_VERSION } from '../../src/verifier/state/postgres-migrations.ts';
 import { openTestDatabase } from '../helpers/postgres-harness.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -164,6 +165,26 @@ describe('two verifier processes sharing PostgreSQL', () => {
       const item = await post(two, `/v1/evaluations/${itemId}/render`, {});
       assert.equal(item.status, 200, item.text);
       assert.equal(JSON.parse(item.text).results[0].satisfied, false);
+
+      // A later release has migrated the database past what this version knows: a third instance of this version
+      // starts, is not ready, refuses evaluations with 503 state.unavailable and says why in its log.
+      await database.query('INSERT INTO ambit_verifier.schema_migrations (version, name) VALUES ($1, $2)', [
+        NEWEST_VERSION + 1,
+        'from a later release',
+      ]);
+      const older = await start(join(dir, 'three'), env);
+      instances.push(older);
+      const notReady = await fetch(`${older.url}/ready`);
+      assert.equal(notReady.status, 503);
+      assert.equal(((await notReady.json()) as { code?: string }).code, 'readiness.not_ready');
+      const refused = await post(older, '/v1/evaluations', { target, claims: ['is_person'] });
+      assert.equal(refused.status, 503, refused.text);
+      assert.equal(JSON.parse(refused.text).code, 'state.unavailable');
+      const warning = older
+        .output()
+        .split('\n')
+        .find((line) => line.includes('migrations not applied'));
+      assert.equal(JSON.parse(warning ?? '{}').err_code, 'schema_too_new', older.output());
     } finally {
       const codes = await Promise.all(instances.map(stop));
       await database.close();
