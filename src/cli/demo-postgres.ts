@@ -10,6 +10,8 @@ export const DEMO_POSTGRES_DATASET = 'vital_events';
 export const BIRTH_ROWS = 300;
 /** SQLSTATE lock_not_available: what lock_timeout raises. */
 const LOCK_NOT_AVAILABLE = '55P03';
+/** How long seeding waits for the server to accept a connection. */
+const CONNECT_TIMEOUT_MS = 5000;
 
 /** Grants on the demo dataset, by persona id. */
 const PERSONA_SCOPES: Record<string, readonly string[]> = {
@@ -46,16 +48,30 @@ export async function prepareDemoPostgres(
 }
 
 /**
- * Why seeding failed, without the URL (it may hold a password): a network error's code, or the SQLSTATE with the
- * server's own message (a refused password, an unknown role or database), which names no password.
+ * Why seeding failed, without the URL (it may hold a password): the SQLSTATE with the server's own message (a
+ * refused password, an unknown role or database), or where the connection failed (host and port, never the
+ * user's credentials): a bare ECONNREFUSED or "timeout expired" does not say that the server was not found.
  */
 function seedFailure(error: unknown): string {
-  const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
+  const { code, severity, address, port } = (error ?? {}) as {
+    code?: unknown;
+    severity?: unknown;
+    address?: unknown;
+    port?: unknown;
+  };
   if (code === LOCK_NOT_AVAILABLE && error instanceof Error)
     return `${code}: ${error.message}; another session holds ambit_demo.birth_registrations (an open transaction that read it?)`;
   if (typeof code === 'string' && typeof severity === 'string' && error instanceof Error)
     return `${code}: ${error.message}`;
+  if (code === 'ECONNREFUSED' && typeof address === 'string') {
+    const where =
+      typeof port === 'number' ? `${address.includes(':') ? `[${address}]` : address}:${port}` : address;
+    return `nothing accepts connections at ${where}: ECONNREFUSED`;
+  }
   if (typeof code === 'string') return code;
+  // The driver's words once connectionTimeoutMillis has passed.
+  if (error instanceof Error && error.message === 'timeout expired')
+    return `the server did not answer within ${CONNECT_TIMEOUT_MS / 1000} s`;
   return error instanceof Error ? error.message : String(error);
 }
 
@@ -70,7 +86,7 @@ export async function seedDemoPostgres(url: string): Promise<void> {
   // demo starts without it.
   const client = new pg.Client({
     connectionString: driverUrl(url),
-    connectionTimeoutMillis: 5000,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     lock_timeout: 5000,
     statement_timeout: 30_000,
     query_timeout: 35_000,

@@ -52,6 +52,26 @@ describe('demo with DATABASE_URL, while another demo serves the table', () => {
     rmSync(state, { recursive: true, force: true });
   });
 
+  it('prints requests for the snapshot and the live entity that work as printed', async () => {
+    const printed = first.output.stdout.split('\n').map((line) => line.trim());
+    const lines = printed.filter((line) => line.startsWith('curl ') && line.includes('/vital_events/'));
+    assert.equal(lines.length, 2, first.output.stdout);
+    const answers = [];
+    for (const line of lines) {
+      const header = /-H "Authorization: ([^"]+)"/.exec(line)?.[1];
+      const url = /"(http:\/\/[^"]+)"$/.exec(line)?.[1];
+      assert.ok(header && url, line);
+      const response = await fetch(url, { headers: { authorization: header } });
+      assert.equal(response.status, 200, line);
+      answers.push(await response.json());
+    }
+    const [snapshot, live] = answers as [{ data: { district: string }[] }, { registration_id: string }];
+    assert.ok(lines[0]?.includes('/births/records?'), lines[0]);
+    assert.ok(snapshot.data.length > 0 && snapshot.data.every((row) => row.district === 'lakeside'));
+    assert.ok(lines[1]?.includes('/births_live/records/'), lines[1]);
+    assert.equal(live.registration_id, 'br-20042');
+  });
+
   it('a second start over the same state folder stops before it rewrites the table', async () => {
     // A change the running demo shows live (births_live), as a user makes it to try the live entity.
     await db.query(MARK);

@@ -16,6 +16,8 @@ interface Curl {
   headers: Record<string, string>;
   body: string | undefined;
   expectStatus: number | undefined;
+  /** The problem `code` the note names after the status, if any. */
+  expectCode: string | undefined;
 }
 
 /**
@@ -30,9 +32,16 @@ function parseCurl(line: string, note: string | undefined): Curl {
   const rest = line.replace(/-H "[^"]+"/g, '').replace(/-d '[^']*'/g, '');
   const url = /(https?:\/\/[^\s"]+)/.exec(rest)?.[1];
   assert.ok(url, `no URL in ${line}`);
-  const expected = /^(\d{3})\b/.exec(note ?? '')?.[1];
+  const expected = /^(\d{3})(?: ([a-z_]+\.[a-z_.]+))?\b/.exec(note ?? '');
   const method = body !== undefined || /-X POST/.test(rest) ? 'POST' : 'GET';
-  return { method, url, headers, body, expectStatus: expected ? Number(expected) : undefined };
+  return {
+    method,
+    url,
+    headers,
+    body,
+    expectStatus: expected ? Number(expected[1]) : undefined,
+    expectCode: expected?.[2],
+  };
 }
 
 /** The evaluation id of a claim-result or CCCEV answer, if the body is one. */
@@ -127,6 +136,7 @@ describe('demo (npm start)', () => {
     );
     // A line may render the evaluation answered just before it: EVALUATION_ID stands for that evaluation's id.
     let lastEvaluationId = '';
+    let codesChecked = 0;
     for (const [index, line] of printed.entries()) {
       if (!line.startsWith('curl ')) continue;
       const comment = /^#\s*(.+)$/.exec(printed[index - 1] ?? '')?.[1];
@@ -138,10 +148,16 @@ describe('demo (npm start)', () => {
       });
       const body = await response.text();
       assert.equal(response.status, curl.expectStatus ?? 200, `${line}\n${body}`);
+      // A note that names a problem code: the answer carries that code, not only that status.
+      if (curl.expectCode !== undefined) {
+        assert.equal(JSON.parse(body).code, curl.expectCode, `${line}\n${body}`);
+        codesChecked += 1;
+      }
       if (curl.expectStatus === undefined) assert.ok(body.length > 2, `empty body for ${line}`);
       if (comment !== undefined) answers.set(comment, JSON.parse(body));
       lastEvaluationId = evaluationIdOf(body) ?? lastEvaluationId;
     }
+    assert.ok(codesChecked >= 5, `${codesChecked} printed problem codes checked`);
   });
 
   it('the verifier examples show each rule, disclosure level, the composite claim and CCCEV', () => {
