@@ -101,6 +101,35 @@ describe('connectionUrlProblem', () => {
     );
   });
 
+  it('refuses a TLS mode no client knows, and says which ones there are', () => {
+    for (const url of [
+      'postgres://relay:pw@127.0.0.1/registry?sslmode=bogus',
+      'postgres://relay:pw@127.0.0.1/registry?sslmode=',
+      'postgres://relay:pw@db.example.org/registry?sslmode=REQUIRE',
+    ]) {
+      assert.match(
+        connectionUrlProblem(url, 'DB_URL') ?? '',
+        /^DB_URL sets an unknown sslmode: use one of disable, allow, prefer, require, verify-ca, verify-full, no-verify$/,
+        url,
+      );
+    }
+    assert.equal(
+      connectionUrlProblem('postgres://relay:pw@127.0.0.1/r?sslmode=no-verify', 'DB_URL'),
+      undefined,
+    );
+  });
+
+  it('says a port out of range is the cause, not the scheme', () => {
+    for (const url of [
+      'postgres://relay:hunter2@db.example.org:99999/registry',
+      'postgres://relay:hunter2@[::1]:65536/registry',
+      'postgresql://127.0.0.1:123456',
+    ]) {
+      const problem = connectionUrlProblem(url, 'DB_URL') ?? '';
+      assert.equal(problem, 'DB_URL names a port beyond 65535', url);
+    }
+  });
+
   it('refuses what is not a postgres URL, and never quotes the URL (it holds a password)', () => {
     for (const url of [
       'host=db dbname=registry password=hunter2',

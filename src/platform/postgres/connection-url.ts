@@ -6,6 +6,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { parse } from 'pg-connection-string';
 
 const TLS_MODES = new Set(['require', 'verify-ca', 'verify-full']);
+/** Every mode libpq or the driver knows (the driver reads `no-verify` as TLS without checking the certificate). */
+const KNOWN_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full', 'no-verify'];
 
 /**
  * Why the URL is refused, or undefined. `envName` is the variable it came from, for the message. With `remoteTls`
@@ -23,6 +25,11 @@ export function connectionUrlProblem(
     // `user:pa#ss@host` reads as host `user` with port `pa`, which no URL has: the cause is the password.
     if (unencodedUserInfo(url)) return percentEncodeProblem(envName);
     // `user@/db?host=/socket` (libpq's spelling) is no URL without a host: say what is missing.
+    // `host:99999` leaves no URL either: the port is the cause, not the scheme.
+    const port = /^postgres(?:ql)?:\/\/(?:[^@/?#]*@)?(?:\[[^\]/?#]*\]|[^:/?#[\]]*):(\d+)(?:[/?#]|$)/i.exec(
+      url,
+    );
+    if (port !== null && Number(port[1]) > 65535) return `${envName} names a port beyond 65535`;
     if (/^postgres(?:ql)?:\/\/[^/?#]*@(?::\d*)?(?:[/?#]|$)/i.test(url)) {
       return `${envName} must name the server's host after the user name (for a Unix socket directory: user@localhost/db?host=/var/run/postgresql)`;
     }
@@ -40,6 +47,11 @@ export function connectionUrlProblem(
   const repeated = repeatedParameter(parsed.searchParams);
   if (repeated !== undefined)
     return `${envName} repeats the connection parameter ${repeated}: give each once`;
+  // A mode the driver does not know is not refused by it: it would try TLS and fail at the first connection.
+  const mode = parsed.searchParams.get('sslmode');
+  if (mode !== null && !KNOWN_MODES.includes(mode)) {
+    return `${envName} sets an unknown sslmode: use one of ${KNOWN_MODES.join(', ')}`;
+  }
   // libpq connects to `hostaddr` rather than `host`; the driver ignores it, so the URL would say another server.
   if (parsed.searchParams.has('hostaddr')) {
     return `${envName} sets hostaddr, which the driver ignores: name the server in the host instead`;
