@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { PACKAGE_ROOT } from '../platform/package-root.ts';
-import { DEMO_PERSONAS, ensureDemoKeys, personaVar } from './demo-keys.ts';
+import { DEMO_PERSONAS, ensureDemoKeys, personaVar, publishKeysFile } from './demo-keys.ts';
 
 describe('demo keys file', () => {
   it('is created readable by its owner only, and reused with the same keys', () => {
@@ -18,6 +18,21 @@ describe('demo keys file', () => {
       const again = ensureDemoKeys(path);
       assert.equal(again.created, false);
       assert.equal(again.env[personaVar('caseworker', 'KEY')], first.env[personaVar('caseworker', 'KEY')]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('never replaces a keys file another start wrote meanwhile: its keys are the ones in use', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ambit-demo-keys-'));
+    try {
+      const path = join(dir, 'demo-keys.env');
+      assert.equal(publishKeysFile(path, 'FIRST=1\n'), true);
+      assert.equal(publishKeysFile(path, 'SECOND=2\n'), false);
+      assert.equal(readFileSync(path, 'utf8'), 'FIRST=1\n');
+      assert.equal(statSync(path).mode & 0o777, 0o600);
+      // Nothing is left beside it.
+      assert.deepEqual(readdirSync(dir), ['demo-keys.env']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
