@@ -55,6 +55,19 @@ describe('aggregate execution (demo)', () => {
     assert.equal(new URL(self).searchParams.get('group_by'), 'cycle');
   });
 
+  it('refuses a reserved parameter sent beside its `.eq` form as a repeat, as on entity reads', async () => {
+    const { get } = setup;
+    for (const query of [
+      'group_by=cycle&f=json&f.eq=csv',
+      'group_by=cycle&group_by.eq=district',
+      'group_by=cycle&measures=total_amount&measures.eq=total_amount',
+      'group_by=cycle&max_rows=5&max_rows.eq=6',
+    ]) {
+      const response = await get(`${PAYMENTS}?${query}`);
+      assertProblem(response, 400, 'filter.invalid_value', /is repeated/);
+    }
+  });
+
   it('refuses a temporal range whose bound holds a comma, as a between filter does: its link could not say it', async () => {
     const { post } = setup;
     for (const body of [

@@ -2,7 +2,7 @@
 
 import { quoted, suggestion } from '../../platform/http/quote-client-text.ts';
 import { relayProblem } from '../problems.ts';
-import { optional, type QueryParams, single } from '../query/parse-collection-query.ts';
+import { type QueryParams, reserved, single } from '../query/parse-collection-query.ts';
 import {
   AGGREGATE_LIMITS,
   type AggregateDimension,
@@ -35,6 +35,10 @@ const BODY_MEMBERS = ['measures', 'indicators', 'group_by', 'filters', 'temporal
 
 /** `f` is read separately (format negotiation precedes query validation). */
 export function parseAggregateParams(aggregate: CatalogAggregate, params: QueryParams): AggregateQuery {
+  // Read first: `group_by.eq` beside `group_by` is that parameter repeated, not a filter.
+  const measures = reserved(params, 'measures');
+  const groupBy = reserved(params, 'group_by');
+  const maxRows = reserved(params, 'max_rows');
   const names = Object.keys(params).filter((name) => !RESERVED_PARAMS.has(name));
   checkFilterCount(names.length);
   const filters = names.map((name) => {
@@ -43,9 +47,6 @@ export function parseAggregateParams(aggregate: CatalogAggregate, params: QueryP
     const values = op === 'in' || op === 'between' ? splitList(raw) : raw.trim() === '' ? [] : [raw];
     return { name, path, op, values };
   });
-  const measures = optional(params, 'measures');
-  const groupBy = optional(params, 'group_by');
-  const maxRows = optional(params, 'max_rows');
   return buildQuery(aggregate, {
     measures: measures === undefined ? undefined : listParam('measures', measures, false),
     groupBy: groupBy === undefined ? undefined : listParam('group_by', groupBy, true),

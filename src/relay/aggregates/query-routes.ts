@@ -12,7 +12,7 @@ import type { RouteReply, RouteRequest } from '../../platform/http/route-types.t
 import { addVary } from '../../platform/http/vary.ts';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import { relayProblem } from '../problems.ts';
-import { optional, type QueryParams } from '../query/parse-collection-query.ts';
+import { type QueryParams, reserved } from '../query/parse-collection-query.ts';
 import type { RelayRuntime } from '../relay-runtime.ts';
 import { notModified } from '../routes/records.ts';
 import { readPurpose, requireGeneration } from '../routes/resolve-entity.ts';
@@ -117,7 +117,7 @@ async function runAggregate(
     if (method === 'GET') facts.query = params;
     const body = method === 'POST' ? readJsonBody(request, params, rawBody) : undefined;
     const format = negotiateFormat({
-      f: optional(params, 'f'),
+      f: reserved(params, 'f'),
       bodyFormat: method === 'POST' ? bodyFormat(body) : undefined,
       accept: request.headers.accept,
     });

@@ -37,14 +37,19 @@ export function parseCollectionQuery(entity: CatalogEntity, params: QueryParams)
       `at most ${MAX_FILTER_PARAMS} filter parameters are accepted`,
     );
   }
+  // Repeats first, reserved parameters included: `limit.eq` beside `limit` is not a filter but `limit` again.
+  const limit = reserved(params, 'limit');
+  const cursor = reserved(params, 'cursor');
+  const fields = reserved(params, 'fields');
+  const expand = reserved(params, 'expand');
   rejectEqualityTwice(names);
   const filters = names.map((name) => parseFilter(entity, name, single(params, name)));
   const query = {
     filters,
-    limit: parseLimit(params, entity.api.defaultLimit, entity.api.maxLimit),
-    cursor: optional(params, 'cursor'),
-    fields: parseFields(entity, optional(params, 'fields')),
-    expand: parseExpand(entity, optional(params, 'expand')),
+    limit: parseLimit(limit, entity.api.defaultLimit, entity.api.maxLimit),
+    cursor,
+    fields: parseFields(entity, fields),
+    expand: parseExpand(entity, expand),
   };
   // Every parameter is validated before the required-filter rule, so a malformed request is reported as such.
   checkRequiredFilters(entity, filters);
@@ -57,14 +62,26 @@ function rejectEqualityTwice(names: readonly string[]): void {
   for (const name of names) {
     const field = name.endsWith('.eq') ? name.slice(0, -'.eq'.length) : name;
     if (field.includes('.')) continue;
-    if (seen.has(field)) {
-      throw relayProblem(
-        'filter.invalid_value',
-        `parameter ${quoted(field)} is repeated (as ${quoted(field)} and ${quoted(`${field}.eq`)})`,
-      );
-    }
+    if (seen.has(field)) throw repeatedAsEq(field);
     seen.add(field);
   }
+}
+
+function repeatedAsEq(name: string) {
+  return relayProblem(
+    'filter.invalid_value',
+    `parameter ${quoted(name)} is repeated (as ${quoted(name)} and ${quoted(`${name}.eq`)})`,
+  );
+}
+
+/**
+ * A reserved parameter (`limit`, `cursor`, `fields`, `expand`) of a route that takes it. It takes no operator, but
+ * `x` and `x.eq` are one parameter, so `x.eq` sent beside it is a repeat (alone, it is a name the route refuses).
+ */
+export function reserved(params: QueryParams, name: string): string | undefined {
+  const value = optional(params, name);
+  if (value !== undefined && params[`${name}.eq`] !== undefined) throw repeatedAsEq(name);
+  return value;
 }
 
 /** A repeated parameter is ambiguous, so it is rejected rather than silently collapsed. */
@@ -94,7 +111,9 @@ function parseFilter(entity: CatalogEntity, name: string, raw: string): Filter {
   if (!ops?.has(op as FilterOp)) {
     const detail = ops
       ? `\`${fieldName}\` accepts ${[...ops].join(', ')}`
-      : `${quoted(fieldName)} is not a filter of this entity${suggestion(fieldName, allowed.keys())}`;
+      : RESERVED_QUERY_PARAMETERS.has(fieldName)
+        ? `\`${fieldName}\` takes no operator`
+        : `${quoted(fieldName)} is not a filter of this entity${suggestion(fieldName, allowed.keys())}`;
     throw relayProblem('filter.not_allowed', detail);
   }
   const field = entity.fieldByName.get(fieldName) as CatalogField;
@@ -136,10 +155,10 @@ function checkRequiredFilters(entity: CatalogEntity, filters: readonly Filter[])
   if (!satisfied) throw relayProblem('entity.filter_required', `one of: ${required.join(', ')}`);
 }
 
-export function parseLimit(params: QueryParams, defaultLimit: number, maxLimit: number): number {
-  const raw = optional(params, 'limit');
+/** `raw` is the `limit` parameter as sent: a plain decimal integer (leading zeros are still that integer). */
+export function parseLimit(raw: string | undefined, defaultLimit: number, maxLimit: number): number {
   if (raw === undefined) return defaultLimit;
-  const limit = /^\d{1,6}$/.test(raw) ? Number(raw) : Number.NaN;
+  const limit = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
   if (!(limit >= 1 && limit <= maxLimit)) {
     throw relayProblem('filter.limit_out_of_range', `limit must be an integer from 1 to ${maxLimit}`);
   }

@@ -12,11 +12,11 @@ import { filterIntent, intentDigest } from '../query/cursor.ts';
 import { expandRow, type Related, relatedOf } from '../query/expand-rows.ts';
 import {
   type CollectionQuery,
-  optional,
   parseCollectionQuery,
   parseExpand,
   parseFields,
   type QueryParams,
+  reserved,
 } from '../query/parse-collection-query.ts';
 import { rowJson, rowObject } from '../query/render-rows.ts';
 import { runCollection } from '../query/run-collection.ts';
@@ -66,7 +66,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     }
     // Expansion targets are checked as the relationship route checks them, scope then purpose, before the rest of
     // the query (docs/decisions/0003-scope-before-existence.md).
-    const expand = parseExpand(entity, optional(params, 'expand'));
+    const expand = parseExpand(entity, reserved(params, 'expand'));
     const expansions = authorizeExpansions(runtime, principal.scopes, entity, expand);
     const purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
     const query = parseCollectionQuery(entity, params);
@@ -124,10 +124,12 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     facts.recordId = id;
     // Purpose, then the expansion targets' scopes and purposes, precede parameter checks, as on the collection route.
     readPurpose(request, [entity]);
-    const expand = parseExpand(entity, optional(params, 'expand'));
+    const expand = parseExpand(entity, reserved(params, 'expand'));
     const expansions = authorizeExpansions(runtime, principal.scopes, entity, expand);
     facts.purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
     requireReadableById(entity);
+    // Read before the names are checked: `fields.eq` beside `fields` is a repeat, not another parameter.
+    const fieldsParam = reserved(params, 'fields');
     for (const name of Object.keys(params)) {
       if (name !== 'fields' && name !== 'expand') {
         throw relayProblem(
@@ -136,7 +138,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
         );
       }
     }
-    const fields = parseFields(entity, optional(params, 'fields'));
+    const fields = parseFields(entity, fieldsParam);
     facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
     const generation = requireGeneration(runtime.state);
     const live = runtime.postgres.liveTable(entity.datasetId, entity.tableId);

@@ -8,7 +8,7 @@ import type { CatalogEntity } from '../catalog/catalog.ts';
 import { relayProblem } from '../problems.ts';
 import { intentDigest } from '../query/cursor.ts';
 import { type Related, relatedOf, relatedRows } from '../query/expand-rows.ts';
-import { optional, parseLimit, type QueryParams } from '../query/parse-collection-query.ts';
+import { parseLimit, type QueryParams, reserved } from '../query/parse-collection-query.ts';
 import { rowJson } from '../query/render-rows.ts';
 import { firstAfter } from '../query/run-collection.ts';
 import { auditFacts, type RelayRuntime } from '../relay-runtime.ts';
@@ -55,6 +55,9 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
       // The source record is read by its id, as on the record route.
       requireReadableById(entity);
       const many = related.relationship.kind === 'has_many';
+      // Read before the names are checked: `limit.eq` beside `limit` is a repeat, not another parameter.
+      const limitParam = many ? reserved(params, 'limit') : undefined;
+      const cursor = many ? reserved(params, 'cursor') : undefined;
       for (const param of Object.keys(params)) {
         if (!many || (param !== 'limit' && param !== 'cursor')) {
           throw relayProblem(
@@ -63,8 +66,7 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
           );
         }
       }
-      const limit = parseLimit(params, related.target.api.defaultLimit, related.target.api.maxLimit);
-      const cursor = optional(params, 'cursor');
+      const limit = parseLimit(limitParam, related.target.api.defaultLimit, related.target.api.maxLimit);
       const generation = requireGeneration(runtime.state);
       const row = findRow(entity, generation, id);
       const target = generation.table(related.target.datasetId, related.target.tableId);
