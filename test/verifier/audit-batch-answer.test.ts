@@ -1,6 +1,7 @@
 // The item events of a batch say what its caller received. A batch whose result is replaced after its items ended
-// (its own audit record could not be written, or its Idempotency-Key could not be completed) answered nobody with
-// those items: the trail must not hold them as evaluations answered with 200.
+// (its own audit record could not be written) answered nobody with those items: the trail must not hold them as
+// evaluations answered with 200. One whose Idempotency-Key could not be kept for replay once its records were
+// written answers as they say.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
@@ -13,31 +14,31 @@ import { startTestVerifier, type TestVerifier } from '../helpers/verifier-harnes
 const TARGET = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] };
 const BATCH = { items: [{ target: TARGET }, { target: TARGET }], claims: ['person_alive'] };
 
-type CompleteIdempotent = (...args: unknown[]) => Promise<void>;
+type StoreCall = (...args: unknown[]) => Promise<void>;
 
 describe('audit of a batch answered otherwise than with its result', () => {
   let upstream: FakeUpstream;
   let verifier: TestVerifier;
-  let store: { completeIdempotent: CompleteIdempotent };
-  let complete: CompleteIdempotent;
+  let store: { putMany: StoreCall };
+  let putMany: StoreCall;
   before(async () => {
     upstream = await startFakeUpstream(oneLivingPerson);
     verifier = await startTestVerifier({ relays: { civil: upstream.url } });
-    store = verifier.verifier.runtime.store as unknown as { completeIdempotent: CompleteIdempotent };
-    complete = store.completeIdempotent.bind(store);
+    store = verifier.verifier.runtime.store as unknown as { putMany: StoreCall };
+    putMany = store.putMany.bind(store);
   });
   after(async () => {
-    store.completeIdempotent = complete;
+    store.putMany = putMany;
     await verifier?.close();
     await upstream.close();
   });
 
   it('writes no item event of a batch whose own record could not be written', async () => {
-    // Once the batch's items have ended, its audit file goes away and its path can no longer be opened (a
-    // directory stands there): every later write fails. What the file held by then is kept to be read.
+    // Once the batch's items have ended (and are stored), its audit file goes away and its path can no longer be
+    // opened (a directory stands there): every later write fails. What the file held by then is kept to be read.
     let trail = '';
-    store.completeIdempotent = async (...args) => {
-      await complete(...args);
+    store.putMany = async (...args) => {
+      await putMany(...args);
       trail = readFileSync(verifier.auditPath, 'utf8');
       unlinkSync(verifier.auditPath);
       mkdirSync(verifier.auditPath);
@@ -58,14 +59,55 @@ describe('audit of a batch answered otherwise than with its result', () => {
   });
 });
 
-describe('audit of a batch whose key could not be completed', () => {
+describe('audit of a batch whose key could not be kept for replay', () => {
   let upstream: FakeUpstream;
   let verifier: TestVerifier;
   before(async () => {
     upstream = await startFakeUpstream(oneLivingPerson);
     verifier = await startTestVerifier({ relays: { civil: upstream.url } });
-    const store = verifier.verifier.runtime.store as unknown as { completeIdempotent: CompleteIdempotent };
+    const store = verifier.verifier.runtime.store as unknown as { completeIdempotent: StoreCall };
     store.completeIdempotent = async () => {
+      throw verifierProblem('state.unavailable', 'The state store is unavailable; retry later.');
+    };
+  });
+  after(async () => {
+    await verifier?.close();
+    await upstream.close();
+  });
+
+  it('answers what its records say: the result, each item answered', async () => {
+    // The key is kept only once the records are written: the answer they record is the one sent.
+    const answer = await verifier.post('/v1/batch-evaluations', BATCH, {
+      headers: { 'idempotency-key': 'audit-batch-answer-2' },
+    });
+    assert.equal(answer.statusCode, 200, answer.body);
+    const records = verifier.auditRecords();
+    const batch = records.find((record) => record.endpoint_kind === 'batch_evaluate');
+    assert.equal(batch?.status, 200);
+    assert.equal(batch?.batch_id, JSON.parse(answer.body).batch_id);
+    const items = records.filter((record) => record.endpoint_kind === 'batch_item');
+    assert.equal(items.length, 2);
+    for (const item of items) {
+      assert.equal(item.status, 200, `item ${item.input_index}`);
+      assert.equal(item.decision, 'evaluate', `item ${item.input_index}`);
+      assert.equal(item.source_read_count, 1, `item ${item.input_index} keeps its reads`);
+    }
+    // The items come first, then the batch: one chain, in that order.
+    assert.deepEqual(
+      records.map((record) => record.endpoint_kind),
+      ['batch_item', 'batch_item', 'batch_evaluate'],
+    );
+  });
+});
+
+describe('audit of a batch whose evaluations could not be stored', () => {
+  let upstream: FakeUpstream;
+  let verifier: TestVerifier;
+  before(async () => {
+    upstream = await startFakeUpstream(oneLivingPerson);
+    verifier = await startTestVerifier({ relays: { civil: upstream.url } });
+    const store = verifier.verifier.runtime.store as unknown as { putMany: StoreCall };
+    store.putMany = async () => {
       throw verifierProblem('state.unavailable', 'The state store is unavailable; retry later.');
     };
   });
@@ -76,7 +118,7 @@ describe('audit of a batch whose key could not be completed', () => {
 
   it('records every item with the answer the batch was given', async () => {
     const answer = await verifier.post('/v1/batch-evaluations', BATCH, {
-      headers: { 'idempotency-key': 'audit-batch-answer-2' },
+      headers: { 'idempotency-key': 'audit-batch-answer-3' },
     });
     assertProblem(answer, 503, 'state.unavailable');
     const records = verifier.auditRecords();
@@ -90,7 +132,6 @@ describe('audit of a batch whose key could not be completed', () => {
       assert.equal(item.problem_code, 'state.unavailable', `item ${item.input_index}`);
       assert.equal(item.source_read_count, 1, `item ${item.input_index} keeps its reads`);
     }
-    // The items come first, then the batch: one chain, in that order.
     assert.deepEqual(
       records.map((record) => record.endpoint_kind),
       ['batch_item', 'batch_item', 'batch_evaluate'],

@@ -134,29 +134,44 @@ describe('a batch whose state store fails while its Idempotency-Key is claimed o
     });
   }
 
-  for (const [lost, key, title] of [
-    [{ begin: true }, 'claim-answer-lost', 'frees a key the store took before its answer was lost'],
-    [{ complete: true }, 'completion-lost', 'frees the key when the response cannot be kept for replay'],
-  ] as const) {
-    it(`${title}, and audits the precise reason`, async () => {
-      const verifier = await batchOn(losingStore(lost));
-      try {
-        const headers = { 'idempotency-key': key };
-        assertProblem(
-          await verifier.post('/v1/batch-evaluations', BODY, { headers }),
-          503,
-          'state.unavailable',
-        );
-        const refused = verifier
-          .auditRecords()
-          .findLast((record) => record.endpoint_kind === 'batch_evaluate');
-        assert.equal(refused?.error_code, 'state.econnreset');
-        // The key is free again: the retry runs rather than being told to wait.
-        const retry = await verifier.post('/v1/batch-evaluations', BODY, { headers });
-        assert.equal(retry.statusCode, 200, retry.body);
-      } finally {
-        await verifier.close();
-      }
-    });
-  }
+  it('frees a key the store took before its answer was lost, and audits the precise reason', async () => {
+    const verifier = await batchOn(losingStore({ begin: true }));
+    try {
+      const headers = { 'idempotency-key': 'claim-answer-lost' };
+      assertProblem(
+        await verifier.post('/v1/batch-evaluations', BODY, { headers }),
+        503,
+        'state.unavailable',
+      );
+      const refused = verifier.auditRecords().findLast((record) => record.endpoint_kind === 'batch_evaluate');
+      assert.equal(refused?.error_code, 'state.econnreset');
+      // The key is free again: the retry runs rather than being told to wait.
+      const retry = await verifier.post('/v1/batch-evaluations', BODY, { headers });
+      assert.equal(retry.statusCode, 200, retry.body);
+    } finally {
+      await verifier.close();
+    }
+  });
+
+  it('answers as audited when the response cannot be kept for replay, and frees the key', async () => {
+    // The key is completed once the batch's records are written: they say 200, and so does the answer.
+    const verifier = await batchOn(losingStore({ complete: true }));
+    try {
+      const headers = { 'idempotency-key': 'completion-lost' };
+      const first = await verifier.post('/v1/batch-evaluations', BODY, { headers });
+      assert.equal(first.statusCode, 200, first.body);
+      const recorded = verifier
+        .auditRecords()
+        .findLast((record) => record.endpoint_kind === 'batch_evaluate');
+      assert.equal(recorded?.status, 200);
+      assert.equal(recorded?.idempotency, 'new');
+      // The key is free again: the retry runs afresh rather than being told to wait, or replaying.
+      const retry = await verifier.post('/v1/batch-evaluations', BODY, { headers });
+      assert.equal(retry.statusCode, 200, retry.body);
+      assert.equal(retry.headers['idempotent-replayed'], undefined);
+      assert.notEqual(JSON.parse(retry.body).batch_id, JSON.parse(first.body).batch_id);
+    } finally {
+      await verifier.close();
+    }
+  });
 });

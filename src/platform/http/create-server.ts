@@ -8,6 +8,7 @@ import { platformProblem } from '../problem/platform-problems.ts';
 import type { Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import type { Random } from '../random.ts';
+import { afterCommit } from './after-commit.ts';
 import { unansweredProblem, unroutedBodyProblem } from './allowed-methods.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { compileTrustedProxies, pinClientAddress } from './client-address.ts';
@@ -217,6 +218,8 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       return;
     }
     if (request.ctx) request.ctx.responding = true;
+    // Taken now: one the route sets later belongs to a response of its own, which is dropped (above).
+    const committed = request.ctx?.onCommitted;
     for (const name in SECURITY_HEADERS) {
       if (!reply.hasHeader(name)) reply.header(name, SECURITY_HEADERS[name] as string);
     }
@@ -231,7 +234,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       }
     }
     if (!options.commitResponse) {
-      done(closingIfBodyPending(request, reply, payload));
+      afterCommit(committed, () => done(closingIfBodyPending(request, reply, payload)));
       return;
     }
     // A time-out or client-gone answer waits for its commit while the handler may still run: what it sets on the
@@ -240,8 +243,9 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     try {
       options.commitResponse(request, reply, (error) => {
         restore?.();
-        const out = error === undefined ? payload : replaceWithProblem(request, reply, error);
-        done(closingIfBodyPending(request, reply, out));
+        if (error === undefined)
+          afterCommit(committed, () => done(closingIfBodyPending(request, reply, payload)));
+        else done(closingIfBodyPending(request, reply, replaceWithProblem(request, reply, error)));
       });
     } catch (error) {
       done(closingIfBodyPending(request, reply, replaceWithProblem(request, reply, error)));

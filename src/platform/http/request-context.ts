@@ -19,6 +19,12 @@ export interface RequestContext {
    */
   onReplaced?: (() => void) | undefined;
   /**
+   * Run once the response the route sent is committed (its audit records written, or their failure let pass under
+   * `availability_first`), before it is written, which waits for it: what the route keeps for later (a response for
+   * idempotent replay) is kept only once its record stands. Never run for a response replaced by a problem.
+   */
+  onCommitted?: (() => Promise<void>) | undefined;
+  /**
    * Set when a response enters the response pipeline (headers, audit, commit). A later one, such as a handler
    * finishing after its time-out answer, is dropped there: its route is told through `onReplaced`.
    */

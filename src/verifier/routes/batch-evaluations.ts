@@ -1,5 +1,6 @@
 // POST /v1/batch-evaluations: authenticate -> size -> parse -> plan the whole batch (no reads) -> idempotency
-// key -> run the items -> store -> one audit event per item and one for the batch.
+// key -> run the items -> store -> one audit event per item and one for the batch -> the key's response kept for
+// replay -> the answer written.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { keyedHash } from '../../platform/audit/keyed-hash.ts';
@@ -175,16 +176,26 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
         held = undefined;
         await releases.release(unanswered);
       } else if (held) {
-        const completed = held;
-        // Replaced by a problem (the batch's audit record not written): no retry may replay what nobody received.
-        request.ctx.onReplaced = () => void releases.release(completed);
-        await store.completeIdempotent(
-          held.scope,
-          held.owner,
-          { status: 200, content_type: 'application/json', body: text },
-          // The replay lives as long as the evaluations it names.
-          startedAt + config.state.evaluation_retention,
-        );
+        const owned = held;
+        // Kept for replay only once the batch's audit records are written, and before the answer goes out (it
+        // waits): a request with the key meanwhile is told the first is still running, never handed a response
+        // the trail might not record. Replaced by a problem (those records failed), the key is released instead:
+        // a retry runs afresh.
+        request.ctx.onReplaced = () => void releases.release(owned);
+        request.ctx.onCommitted = async () => {
+          try {
+            await store.completeIdempotent(
+              owned.scope,
+              owned.owner,
+              { status: 200, content_type: 'application/json', body: text },
+              // The replay lives as long as the evaluations it names.
+              startedAt + config.state.evaluation_retention,
+            );
+          } catch {
+            // The answer and its record stand; the key is freed so that a retry runs rather than waits.
+            void releases.release(owned);
+          }
+        };
       }
       facts.decision = 'batch_evaluate';
       return reply

@@ -291,7 +291,7 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
       run(async () => {
         await pool.query(
           // The owner token stays: the request that completed the key may still withdraw it (abandonIdempotent)
-          // when its response is replaced by a problem after all.
+          // when this statement's answer is lost.
           `UPDATE ${T.idempotency} SET response = $3::jsonb, lease_until = NULL, expires_at = $4
            WHERE scope = $1 AND owner = $2`,
           [scope, owner, JSON.stringify(response), at(expiresAt)],

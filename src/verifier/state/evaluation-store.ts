@@ -80,8 +80,8 @@ export interface EvaluationStore {
     expiresAt: number,
   ): Promise<void>;
   /**
-   * Releases an owned key whose request failed, so a retry runs afresh; also a key it completed, when its response
-   * was replaced by a problem (its audit record could not be written) after all.
+   * Releases an owned key whose request failed, so a retry runs afresh; also one it may have completed, when the
+   * store's answer to the completion was lost.
    */
   abandonIdempotent(scope: string, owner: string): Promise<void>;
   /** Removes expired evaluations and idempotency records; returns how many. */
