@@ -218,8 +218,17 @@ function constraintsOf(node: z.ZodType): string[] {
   if (isDuration(node)) return [];
   const json = z.toJSONSchema(node, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   const parts: string[] = [];
-  const { pattern, minLength, maxLength, minimum, maximum, exclusiveMinimum, exclusiveMaximum, minItems } =
-    json;
+  const {
+    pattern,
+    minLength,
+    maxLength,
+    minimum,
+    maximum,
+    exclusiveMinimum,
+    exclusiveMaximum,
+    minItems,
+    maxItems,
+  } = json;
   if (typeof pattern === 'string') parts.push(`must match \`${pattern}\``);
   if (typeof minLength === 'number' && minLength === maxLength)
     parts.push(`exactly ${plural(minLength, 'character')}`);
@@ -233,6 +242,7 @@ function constraintsOf(node: z.ZodType): string[] {
   if (typeof exclusiveMaximum === 'number') parts.push(`< ${exclusiveMaximum}`);
   else if (typeof maximum === 'number' && maximum < Number.MAX_SAFE_INTEGER) parts.push(`<= ${maximum}`);
   if (typeof minItems === 'number' && minItems > 0) parts.push(`at least ${plural(minItems, 'item')}`);
+  if (typeof maxItems === 'number') parts.push(`at most ${plural(maxItems, 'item')}`);
   return parts;
 }
 

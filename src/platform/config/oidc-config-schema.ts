@@ -4,19 +4,32 @@ import { isAllowedFetchUrl } from '../auth/is-loopback-url.ts';
 import type { ConfigIssue } from './config-error.ts';
 import { durationMs } from './duration.ts';
 
+// Generous limits, so only a value pasted by mistake is refused: the lists are searched for every token checked.
+const URL_MAX = 2048;
+const SCOPE_MAX = 256;
+const LIST_MAX = 1000;
+const scopeName = z.string().max(SCOPE_MAX);
+
 export const oidcConfigSchema = z.strictObject({
   issuer: z
     .url()
+    .max(URL_MAX)
     .describe(
       'The `iss` tokens must carry; https (http only on loopback with allow_dev_insecure_fetch_urls).',
     ),
-  audiences: z.array(z.string().min(1)).min(1).describe('A token must name one of these in `aud`.'),
+  audiences: z
+    .array(z.string().min(1).max(URL_MAX))
+    .min(1)
+    .max(LIST_MAX)
+    .describe('A token must name one of these in `aud`.'),
   jwks_url: z
     .url()
+    .max(URL_MAX)
     .optional()
     .describe('The issuer key set; exactly one of jwks_url and discovery_url; https as for issuer.'),
   discovery_url: z
     .url()
+    .max(URL_MAX)
     .optional()
     .describe(
       'OpenID discovery document naming the key set (its `issuer` must match, its `jwks_uri` follows the same https rule).',
@@ -38,22 +51,32 @@ export const oidcConfigSchema = z.strictObject({
     .string()
     .trim()
     .min(1)
+    .max(SCOPE_MAX)
     .default('scope')
     .describe('The token claim holding the granted scopes; not `aud`.'),
   scope_map: z
     .record(
-      z.string(),
-      z.union([z.string(), z.array(z.string())], { error: 'must be a scope name or a list of scope names' }),
+      scopeName,
+      z
+        .union([scopeName, z.array(scopeName)], { error: 'must be a scope name or a list of scope names' })
+        // After the union: a list too long inside it would be reported as neither a name nor a list.
+        .refine((mapped) => typeof mapped === 'string' || mapped.length <= LIST_MAX, {
+          message: `must list at most ${LIST_MAX} items`,
+        }),
     )
+    .refine((map) => Object.keys(map).length <= LIST_MAX, `must map at most ${LIST_MAX} scope names`)
     .default({})
-    .describe('Renames a token scope to one scope or several; a scope not listed is kept as it is.'),
+    .describe(
+      `Renames a token scope to one scope or several; a scope not listed is kept as it is. At most ${LIST_MAX} names, each mapped to at most ${LIST_MAX} scopes of at most ${SCOPE_MAX} characters.`,
+    ),
   allowed_clients: z
-    .array(z.string().min(1))
+    .array(z.string().min(1).max(URL_MAX))
+    .max(LIST_MAX)
     .default([])
     .describe(
       'When not empty, the token `azp` or `client_id` must be one of these (else 403 auth.client_not_allowed).',
     ),
-  allowed_token_types: z.array(z.string().min(1)).min(1).default(['JWT', 'at+jwt']),
+  allowed_token_types: z.array(z.string().min(1).max(128)).min(1).max(16).default(['JWT', 'at+jwt']),
   allow_dev_insecure_fetch_urls: z
     .boolean()
     .default(false)

@@ -7,4 +7,5 @@ export const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
 
 export const scopeToken = z
   .string()
+  .max(256)
   .regex(SCOPE_TOKEN, 'must be a scope token: visible ASCII, no space, `"` or `\\` (RFC 6749)');

@@ -1,11 +1,14 @@
 // The `datasets[].aggregates[]` part of the relay config schema: declared statistics over one source entity.
 import { z } from 'zod';
-import { FILTER_OPS, id } from './schema-parts.ts';
+import { FILTER_OPS, id, text } from './schema-parts.ts';
 
 // `field` or `relationship.field`: a field of an aggregate's source entity, or one reached through belongs_to.
 const fieldPath = z
   .string()
   .regex(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$/, 'must be `field` or `relationship.field`');
+
+/** Past a million rows a group is not a small cell: a larger minimum would only suppress every group there is. */
+const MAX_MIN_CELL_SIZE = 1_000_000;
 
 export const AGGREGATE_FUNCTIONS = [
   'count',
@@ -20,23 +23,23 @@ export const AGGREGATE_FUNCTIONS = [
 
 const aggregateDimension = z.strictObject({
   id: id('dimension id'),
-  label: z.string().optional(),
-  description: z.string().optional(),
+  label: text('title').optional(),
+  description: text('description').optional(),
   field: fieldPath.describe(
     'Field of the source entity, or `relationship.field` through one of its belongs_to relationships.',
   ),
-  codelist: z.string().optional(),
+  codelist: text('iri').optional(),
 });
 
 const aggregateIndicator = z.strictObject({
   id: id('measure id'),
-  label: z.string().optional(),
-  description: z.string().optional(),
+  label: text('title').optional(),
+  description: text('description').optional(),
   function: z.enum(AGGREGATE_FUNCTIONS).describe('`stddev` is the sample standard deviation.'),
   column: fieldPath
     .optional()
     .describe('Field (or `relationship.field`) aggregated; `count` without it counts rows.'),
-  unit_measure: z.string().optional(),
+  unit_measure: text('short').optional(),
   unit_mult: z
     .number()
     .int()
@@ -45,17 +48,16 @@ const aggregateIndicator = z.strictObject({
     .optional()
     .describe('Power-of-ten multiplier of the unit (SDMX UNIT_MULT).'),
   decimals: z.number().int().min(0).max(15).optional().describe('Results are rounded to this many decimals.'),
-  frequency: z.string().optional(),
-  definition_uri: z
-    .string()
+  frequency: text('short').optional(),
+  definition_uri: text('iri')
     .optional()
     .describe('IRI defining the measure (absolute or a vocabularies prefix).'),
 });
 
 export const aggregate = z.strictObject({
   id: id('aggregate id'),
-  title: z.string().optional(),
-  description: z.string().default(''),
+  title: text('title').optional(),
+  description: text('description').default(''),
   source_entity: id('entity name'),
   dimensions: z.array(aggregateDimension).default([]),
   indicators: z.array(aggregateIndicator).min(1).max(20).describe('The measures, computed per group.'),
@@ -96,9 +98,16 @@ export const aggregate = z.strictObject({
         .number()
         .int()
         .min(1)
+        .max(MAX_MIN_CELL_SIZE)
         .default(5)
         .describe('Groups of fewer source rows are suppressed.'),
-      min_group_size: z.number().int().min(1).optional().describe('Overrides `min_cell_size` when set.'),
+      min_group_size: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_MIN_CELL_SIZE)
+        .optional()
+        .describe('Overrides `min_cell_size` when set.'),
       suppression: z
         .enum(['omit', 'mask', 'null'])
         .default('omit')

@@ -12,3 +12,17 @@ export const RESERVED_QUERY_PARAMETERS: ReadonlySet<string> = new Set([
 ]);
 
 export const id = (what: string) => z.string().regex(ID_PATTERN, `${what} must match ^[a-z][a-z0-9_]*$`);
+
+/**
+ * Upper lengths of the free text a config writes into metadata pages, logs and posture: generous for any real value,
+ * so only a value pasted by mistake (a file's content, a runaway template) is refused at load.
+ */
+export const TEXT_MAX = {
+  title: 512,
+  description: 4096,
+  name: 512,
+  iri: 2048,
+  path: 4096,
+  short: 256,
+} as const;
+export const text = (kind: keyof typeof TEXT_MAX) => z.string().max(TEXT_MAX[kind]);

@@ -7,7 +7,7 @@ import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { AGGREGATE_FUNCTIONS, aggregate } from './aggregate-schema.ts';
 import { accessRights, sensitivity, updateFrequency } from './dataset-classification.ts';
 import { postgresSource } from './postgres-source-schema.ts';
-import { FILTER_OPS, id } from './schema-parts.ts';
+import { FILTER_OPS, id, text } from './schema-parts.ts';
 import { server } from './server-schema.ts';
 
 export { LEGACY_KEYS } from './legacy-keys.ts';
@@ -19,17 +19,18 @@ export const SCOPE_LEVELS = ['metadata', 'rows', 'evidence_verification', 'aggre
 export const ADMIN_SCOPES = ['relay:admin', 'relay:ops_read', 'relay:metrics_read'] as const;
 
 const catalog = z.strictObject({
-  title: z.string().min(1),
-  description: z.string().optional(),
+  title: text('title').min(1),
+  description: text('description').optional(),
   base_url: z
     .url({ abort: true })
+    .max(2048)
     .refine((url) => /^https?:/i.test(url), 'must be an http or https URL')
     .describe('Public base URL of this relay, used in links (http or https).'),
-  publisher: z.string().min(1),
-  participant_id: z.string().optional(),
-  publisher_iri: z.string().optional(),
-  authority_type: z.string().optional(),
-  default_spatial_coverage: z.string().optional(),
+  publisher: text('name').min(1),
+  participant_id: text('iri').optional(),
+  publisher_iri: text('iri').optional(),
+  authority_type: text('iri').optional(),
+  default_spatial_coverage: text('iri').optional(),
 });
 
 const apiKey = z.strictObject({
@@ -46,7 +47,8 @@ const apiKey = z.strictObject({
       ),
   }),
   scopes: z
-    .array(z.string())
+    .array(z.string().max(256))
+    .max(1000)
     .default([])
     .describe("`relay:*` admin scopes, `<dataset>:<level>`, or a scope the dataset's `access` blocks name."),
 });
@@ -94,14 +96,15 @@ const csvFormat = z
     'CSV, as is a `.csv` or `.tsv` (tab-delimited) path without `format`: UTF-8 text (a BOM is allowed, other encodings are refused), records ending with CRLF, LF or CR, mixed freely. A quoted field ends at its closing quote: text after it (`"a"b`) is refused (`ingest.parse_error`, the message gives the line); a quote that does not open a field is text (`12" pipe`).',
   );
 const xlsxFormat = z.strictObject({
-  sheet: z.string().optional(),
+  sheet: text('short').optional(),
   header_row: z
     .number()
     .int()
     .positive()
+    .max(1_048_576)
     .default(1)
     .describe(
-      'The sheet row naming the columns; an empty header cell is `column_<n>` (its position in the region).',
+      'The sheet row naming the columns; an empty header cell is `column_<n>` (its position in the region). 1048576 is the last row a sheet has.',
     ),
   data_range: z
     .string()
@@ -129,7 +132,7 @@ const sourceFormat = z
 
 const fileSource = z.strictObject({
   type: z.literal('file'),
-  path: z.string().min(1).describe('Relative to the config file.'),
+  path: text('path').min(1).describe('Relative to the config file.'),
   format: sourceFormat.optional().describe('Inferred from the file extension when omitted.'),
 });
 
@@ -156,11 +159,11 @@ const tableField = z.strictObject({
     ),
   nullable: z.boolean().default(true),
   sensitive: z.boolean().default(false),
-  concept_uri: z.string().optional(),
-  codelist: z.string().optional(),
-  unit: z.string().optional(),
-  language: z.string().optional(),
-  description: z.string().optional(),
+  concept_uri: text('iri').optional(),
+  codelist: text('iri').optional(),
+  unit: text('short').optional(),
+  language: text('short').optional(),
+  description: text('description').optional(),
 });
 
 const materialization = z.enum(['snapshot', 'live']);
@@ -190,11 +193,11 @@ const entityField = z.strictObject({
   name: id('field name'),
   from: z.string().optional().describe('Table column; defaults to the field name.'),
   sensitive: z.boolean().optional().describe('Overrides the table column flag. Redacts audit values only.'),
-  concept_uri: z.string().optional(),
-  codelist: z.string().optional(),
-  unit: z.string().optional(),
-  language: z.string().optional(),
-  description: z.string().optional(),
+  concept_uri: text('iri').optional(),
+  codelist: text('iri').optional(),
+  unit: text('short').optional(),
+  language: text('short').optional(),
+  description: text('description').optional(),
 });
 
 const relationship = z.strictObject({
@@ -202,15 +205,15 @@ const relationship = z.strictObject({
   kind: z.enum(['belongs_to', 'has_many', 'has_one']),
   target: id('target entity'),
   foreign_key: z.string().min(1).describe('belongs_to: field of this entity; has_*: field of the target.'),
-  concept_uri: z.string().optional(),
+  concept_uri: text('iri').optional(),
 });
 
 const entity = z.strictObject({
   name: id('entity name'),
-  title: z.string().optional(),
-  description: z.string().optional(),
+  title: text('title').optional(),
+  description: text('description').optional(),
   table: id('table id'),
-  concept_uri: z.string().optional(),
+  concept_uri: text('iri').optional(),
   fields: z
     .array(entityField)
     .optional()
@@ -271,16 +274,16 @@ const entity = z.strictObject({
 
 const dataset = z.strictObject({
   id: id('dataset id'),
-  title: z.string().min(1),
-  description: z.string().default(''),
-  owner: z.string().optional(),
+  title: text('title').min(1),
+  description: text('description').default(''),
+  owner: text('name').optional(),
   sensitivity,
   access_rights: accessRights,
   update_frequency: updateFrequency,
-  conforms_to: z.array(z.string()).default([]),
-  applicable_legislation: z.array(z.string()).default([]),
-  spatial_coverage: z.string().optional(),
-  status: z.string().optional(),
+  conforms_to: z.array(text('iri')).default([]),
+  applicable_legislation: z.array(text('iri')).default([]),
+  spatial_coverage: text('iri').optional(),
+  status: text('iri').optional(),
   defaults: z
     .strictObject({
       refresh: refresh.optional(),
@@ -297,8 +300,7 @@ const dataset = z.strictObject({
 
 const metadata = z.strictObject({
   source: z.strictObject({
-    path: z
-      .string()
+    path: text('path')
       .min(1)
       .describe('Metadata manifest (`schema_version: registry-manifest/v1`), relative to the config file.'),
     digest: z
@@ -311,15 +313,15 @@ const metadata = z.strictObject({
 export const relayConfigSchema = z.strictObject({
   instance: z
     .strictObject({
-      id: z.string().default('ambit-relay-local'),
-      environment: z.string().optional(),
-      owner: z.string().optional(),
-      jurisdiction: z.string().optional(),
+      id: text('short').default('ambit-relay-local'),
+      environment: text('short').optional(),
+      owner: text('name').optional(),
+      jurisdiction: text('iri').optional(),
     })
     .optional(),
   server,
   catalog,
-  vocabularies: z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.url()).default({}),
+  vocabularies: z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.url().max(2048)).default({}),
   auth,
   audit,
   metadata: metadata

@@ -8,6 +8,7 @@ import { maxConnectionsSchema, requestTimeoutSchema } from '../../platform/confi
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 
 const MIB = 1024 * 1024;
+const GIB = 1024 * MIB;
 
 const bindAddress = bindAddressSchema('127.0.0.1:4242');
 
@@ -25,14 +26,17 @@ export const server = z.strictObject({
     .number()
     .int()
     .positive()
+    .max(1024 * GIB)
     .default(256 * MIB)
-    .describe('Largest CSV or Parquet file loaded.'),
+    .describe('Largest CSV or Parquet file loaded (at most 1 TiB).'),
+  // An XLSX file is read whole into one buffer, which Node caps at 4 GiB; half that leaves room for its XML.
   xlsx_max_file_bytes: z
     .number()
     .int()
     .positive()
+    .max(2 * GIB)
     .default(256 * MIB)
-    .describe('Largest XLSX file loaded.'),
+    .describe('Largest XLSX file loaded (at most 2 GiB: it is read whole into memory).'),
   request_timeout: requestTimeoutSchema(),
   // Node checks both deadlines once a second, so a value under 1s acts as up to 1s.
   http1_header_read_timeout: durationMs({ min: 1, max: 300_000 })
@@ -50,6 +54,7 @@ export const server = z.strictObject({
   ),
   cache_dir: z
     .string()
+    .max(4096)
     .optional()
     .describe(
       'Accepted for compatibility with existing configs, without effect: the relay writes no cache files.',

@@ -18,9 +18,16 @@ import { state } from './state-schema.ts';
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
 const CLAIM_ID_RULE = 'claim id must match ^[a-z][a-z0-9_.-]*$ and be at most 128 characters';
 export const KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
+/** Ids and mapping keys are at most as long as a claim id: they are named in logs, audit records and problems. */
+const KEY_MAX = 128;
+const keyName = z.string().max(KEY_MAX).regex(KEY_PATTERN);
 /** Three years: a credential is evidence of a moment, not a permanent title. */
 export const MAX_CREDENTIAL_VALIDITY_SECONDS = 3 * 365 * 86_400;
-const key = (what: string) => z.string().regex(KEY_PATTERN, `${what} must match ^[a-z][a-z0-9_]*$`);
+const key = (what: string) =>
+  z.string().max(KEY_MAX).regex(KEY_PATTERN, `${what} must match ^[a-z][a-z0-9_]*$`);
+/** Generous ceilings on list lengths: an absurd config is refused rather than slowing every start and request. */
+const MAX_SCOPES = 1000;
+const MAX_CLAIMS = 10_000;
 
 export const DISCLOSURE_LEVELS = ['value', 'predicate', 'redacted'] as const;
 export const VALUE_TYPES = [
@@ -77,7 +84,7 @@ const fingerprint = z.strictObject({
 const staticCredential = z.strictObject({
   id: key('credential id'),
   fingerprint,
-  scopes: z.array(scopeToken).default([]),
+  scopes: z.array(scopeToken).max(MAX_SCOPES).default([]),
 });
 
 const oidc = oidcConfigSchema;
@@ -164,9 +171,7 @@ const rule = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('cel'),
     expression: z.string().min(1),
-    bindings: z
-      .strictObject({ claims: z.record(z.string().regex(KEY_PATTERN), claimRef).default({}) })
-      .default({ claims: {} }),
+    bindings: z.strictObject({ claims: z.record(keyName, claimRef).default({}) }).default({ claims: {} }),
   }),
   z.strictObject({ type: z.literal('plugin'), plugin: z.string().min(1) }),
 ]);
@@ -188,15 +193,15 @@ const claim = z.strictObject({
     .strictObject({ type: z.enum(VALUE_TYPES).default('any'), unit: z.string().max(64).optional() })
     .default({ type: 'any' }),
   purpose: purposeText.optional().describe('When set, the only purpose this claim is evaluated for.'),
-  required_scopes: z.array(scopeToken).default([]),
-  depends_on: z.array(z.string().regex(CLAIM_ID_PATTERN)).default([]),
+  required_scopes: z.array(scopeToken).max(MAX_SCOPES).default([]),
+  depends_on: z.array(z.string().regex(CLAIM_ID_PATTERN)).max(64).default([]),
   inputs: z
     .array(claimInput)
     .default([])
     .describe(
       'Request inputs the claim reads, with their JSON type: a request whose input has another type is refused before any read.',
     ),
-  source_bindings: z.record(z.string().regex(KEY_PATTERN), sourceBinding).default({}),
+  source_bindings: z.record(keyName, sourceBinding).default({}),
   rule,
   operations: z
     .strictObject({
@@ -308,7 +313,7 @@ const credentialProfile = z.strictObject({
       allowed_did_methods: z.array(z.literal('did:jwk')).default(['did:jwk']),
     })
     .default({ mode: 'did', proof_of_possession: 'required', allowed_did_methods: ['did:jwk'] }),
-  allowed_claims: z.array(z.string().regex(CLAIM_ID_PATTERN)).min(1),
+  allowed_claims: z.array(z.string().regex(CLAIM_ID_PATTERN)).min(1).max(MAX_CLAIMS),
   disclosure: z
     .strictObject({ allowed: z.array(z.enum(DISCLOSURE_LEVELS)).default([]) })
     .default({ allowed: [] }),
@@ -323,7 +328,11 @@ const evidence = z.strictObject({
   service_id: z.string().min(1).max(256).describe('Names this verifier in results, provenance and audit.'),
   api_version: z.string().min(1).max(64).default('2026-05').describe('The version discovery names.'),
   api_base_url: publicBaseUrl.optional().describe('Public base URL (http or https), shown in discovery.'),
-  allowed_purposes: z.array(purposeText).default([]).describe('When non-empty, the only purposes accepted.'),
+  allowed_purposes: z
+    .array(purposeText)
+    .max(1000)
+    .default([])
+    .describe('When non-empty, the only purposes accepted.'),
   inline_batch_limit: z.number().int().min(1).max(1000).default(100),
   max_credential_validity_seconds: z
     .number()
@@ -338,10 +347,10 @@ const evidence = z.strictObject({
       bindings: z.number().int().min(1).max(256).default(8),
     })
     .default({ subjects: 16, bindings: 8 }),
-  claims: z.array(claim).default([]),
-  source_connections: z.record(z.string().regex(KEY_PATTERN), sourceConnection).default({}),
-  signing_keys: z.record(z.string().regex(KEY_PATTERN), signingKey).default({}),
-  credential_profiles: z.record(z.string().regex(KEY_PATTERN), credentialProfile).default({}),
+  claims: z.array(claim).max(MAX_CLAIMS).default([]),
+  source_connections: z.record(keyName, sourceConnection).default({}),
+  signing_keys: z.record(keyName, signingKey).default({}),
+  credential_profiles: z.record(keyName, credentialProfile).default({}),
 });
 
 const cel = z.strictObject({

@@ -2,10 +2,13 @@
 // value outside them is refused at load, at its path, rather than loading and misbehaving once it is used.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadVerifierConfigText } from './load-verifier-config.ts';
+import { ConfigError } from '../../platform/config/config-error.ts';
+import { parseConfigText } from '../../platform/config/load-config-file.ts';
+import { loadVerifierConfigText, loadVerifierConfigValue } from './load-verifier-config.ts';
 import { BASE, ENV, issuesAt } from './verifier-config-test-support.ts';
 
 const MIB = 1024 * 1024;
+const CEL_TRUE = { type: 'cel', expression: 'true' };
 const FILE_AUDIT = 'audit: { sink: file, path: audit.jsonl, hash_secret_env: AUDIT_SECRET';
 const withRotate = (rotate: string) =>
   BASE.replace(
@@ -20,6 +23,19 @@ const withEvidence = (line: string) =>
 /** BASE with `line` added to its one claim. */
 const withClaimKey = (line: string) =>
   BASE.replace('      subject_type: person', `      subject_type: person\n      ${line}`);
+/** BASE with its claim offered through profile `profile`, signed by key `key`, for `allowed` claims. */
+const issuing = (profile: string, key: string, allowed = '[alive]') =>
+  `${withClaimKey(`credential_profiles: [${profile}]`)}  signing_keys:
+    ${key}: { provider: local_jwk_env, private_jwk_env: ISSUER_JWK, kid: "did:web:v.example#k1" }
+  credential_profiles:
+    ${profile}:
+      format: application/dc+sd-jwt
+      issuer: did:web:v.example
+      signing_key: ${key}
+      vct: https://v.example/credentials/alive/v1
+      allowed_claims: ${allowed}
+`;
+const SIGNING_ENV = { ...ENV, ISSUER_JWK: '{"kty":"OKP"}' };
 
 const loads = (text: string) => assert.doesNotThrow(() => loadVerifierConfigText(text, ENV, '/tmp'));
 const refusedAt = (text: string, path: string, message: string) =>
@@ -134,5 +150,97 @@ describe('verifier config bounds', () => {
       refusedAt(text(value(max + 1)), path, `must be at most ${max} characters`);
       loads(text(value(max)));
     }
+  });
+
+  it('limits ids and mapping keys to 128 characters, as claim ids are', () => {
+    const id = (n: number) => `k${'x'.repeat(n - 1)}`;
+    const connection = (v: string) =>
+      BASE.replace('    relay: {', `    ${v}: {`).replace('connection: relay', `connection: ${v}`);
+    const alias = (v: string) =>
+      BASE.replace('        p:', `        ${v}:`).replace('source.p.', `source.${v}.`);
+    const ID = 'must be at most 128 characters';
+    const KEY = `key ${ID}`;
+    const cases: [text: (value: string) => string, path: (value: string) => string, message: string][] = [
+      [(v) => BASE.replace('- { id: caller,', `- { id: ${v},`), () => 'auth.api_keys.0.id', ID],
+      [connection, (v) => `evidence.source_connections.${v}`, KEY],
+      [alias, (v) => `evidence.claims.0.source_bindings.${v}`, KEY],
+      [(v) => issuing(v, 'k1'), () => 'evidence.claims.0.credential_profiles.0', ID],
+      [(v) => issuing(v, 'k1'), (v) => `evidence.credential_profiles.${v}`, KEY],
+      [(v) => issuing('p1', v), () => 'evidence.credential_profiles.p1.signing_key', ID],
+      [(v) => issuing('p1', v), (v) => `evidence.signing_keys.${v}`, KEY],
+    ];
+    const env = SIGNING_ENV;
+    for (const [text, path, message] of cases) {
+      const over = id(129);
+      assert.deepEqual(
+        issuesAt(text(over), path(over), env),
+        [{ code: 'config.validation_error', message }],
+        path(over),
+      );
+      assert.doesNotThrow(() => loadVerifierConfigText(text(id(128)), env, '/tmp'), path(''));
+    }
+  });
+
+  it('limits scope names to 256 characters', () => {
+    const scope = (n: number) => `civil:${'x'.repeat(n - 6)}`;
+    const text = (v: string) => BASE.replace('scopes: [civil:evidence]', `scopes: [civil:evidence, ${v}]`);
+    refusedAt(text(scope(257)), 'auth.api_keys.0.scopes.1', 'must be at most 256 characters');
+    loads(text(scope(256)));
+  });
+
+  it('caps the lists a claim or key holds, so an absurd config is refused rather than slowing start-up', () => {
+    const list = (n: number, item: (i: number) => string) =>
+      `[${Array.from({ length: n }, (_, i) => item(i)).join(', ')}]`;
+    const scopes = (n: number) => list(n, (i) => `s:${i}`);
+    const purposes = (n: number) => list(n, (i) => `p${i}`);
+    const cases: [text: (n: number) => string, path: string, max: number][] = [
+      [
+        (n) => BASE.replace('scopes: [civil:evidence]', `scopes: ${scopes(n)}`),
+        'auth.api_keys.0.scopes',
+        1000,
+      ],
+      [(n) => withClaimKey(`required_scopes: ${scopes(n)}`), 'evidence.claims.0.required_scopes', 1000],
+      [(n) => withEvidence(`allowed_purposes: ${purposes(n)}`), 'evidence.allowed_purposes', 1000],
+    ];
+    for (const [text, path, max] of cases) {
+      refusedAt(text(max + 1), path, `must list at most ${max} items`);
+      loads(text(max));
+    }
+  });
+
+  it('caps a claim at 64 sub-claims and a config at 10,000 claims', () => {
+    // Built as parsed values: YAML for thousands of claims would take seconds to read.
+    const withSubClaims = (n: number, dependsOn: boolean) => {
+      const raw = parseConfigText(BASE, ENV) as { evidence: { claims: Record<string, unknown>[] } };
+      const ids = Array.from({ length: n }, (_, i) => `c${i}`);
+      for (const id of ids) {
+        raw.evidence.claims.push({ id, title: 'C', version: '1', subject_type: 'person', rule: CEL_TRUE });
+      }
+      if (dependsOn) Object.assign(raw.evidence.claims[0] as object, { depends_on: ids });
+      return raw;
+    };
+    const valueIssues = (raw: unknown) => {
+      try {
+        loadVerifierConfigValue(raw, ENV, '/tmp');
+      } catch (error) {
+        assert.ok(error instanceof ConfigError, String(error));
+        return error.issues.map(({ path, code, message }) => ({ path, code, message }));
+      }
+      return [];
+    };
+    const tooMany = (path: string, max: number) => [
+      { path, code: 'config.validation_error', message: `must list at most ${max} items` },
+    ];
+    assert.deepEqual(valueIssues(withSubClaims(65, true)), tooMany('evidence.claims.0.depends_on', 64));
+    assert.deepEqual(valueIssues(withSubClaims(64, true)), []);
+    assert.deepEqual(valueIssues(withSubClaims(10_000, false)), tooMany('evidence.claims', 10_000));
+    assert.deepEqual(valueIssues(withSubClaims(9_999, false)), []);
+    // A profile may offer every claim there can be, and no more (the same claim listed again is refused on its own).
+    const offering = (n: number) => issuing('p1', 'k1', `[${Array(n).fill('alive').join(', ')}]`);
+    const allowed = 'evidence.credential_profiles.p1.allowed_claims';
+    assert.deepEqual(issuesAt(offering(10_001), allowed, SIGNING_ENV), [
+      { code: 'config.validation_error', message: 'must list at most 10000 items' },
+    ]);
+    assert.deepEqual(issuesAt(offering(10_000), allowed, SIGNING_ENV), []);
   });
 });
