@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fingerprintOf } from '../../platform/auth/api-key.ts';
-import { ConfigError } from '../../platform/config/config-error.ts';
+import { issuesAtPath } from '../../platform/config/config-issues-test-support.ts';
 import { loadRelayConfigText } from './load-relay-config.ts';
 
 const ENV = {
@@ -73,17 +73,8 @@ function withValue(path: string, value: unknown): string {
   return JSON.stringify(config);
 }
 
-function issuesAt(text: string, path: string): { code: string; message: string }[] {
-  try {
-    loadRelayConfigText(text, ENV, '/tmp');
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, String(error));
-    return error.issues
-      .filter((issue) => issue.path === path)
-      .map(({ code, message }) => ({ code, message }));
-  }
-  return [];
-}
+const issuesAt = (text: string, path: string) =>
+  issuesAtPath(() => loadRelayConfigText(text, ENV, '/tmp'), path);
 
 const refusedAt = (text: string, path: string, message: string) =>
   assert.deepEqual(issuesAt(text, path), [{ code: 'config.validation_error', message }], path);

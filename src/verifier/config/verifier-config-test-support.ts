@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { fingerprintOf } from '../../platform/auth/api-key.ts';
 import { ConfigError } from '../../platform/config/config-error.ts';
+import { issuesAtPath } from '../../platform/config/config-issues-test-support.ts';
 import { loadVerifierConfigText } from './load-verifier-config.ts';
 
 export const ENV = {
@@ -53,15 +54,7 @@ export function issuesAt(
   path: string,
   env: Record<string, string> = ENV,
 ): { code: string; message: string }[] {
-  try {
-    loadVerifierConfigText(text, env, '/tmp');
-  } catch (error) {
-    assert.ok(error instanceof ConfigError, String(error));
-    return error.issues
-      .filter((issue) => issue.path === path)
-      .map(({ code, message }) => ({ code, message }));
-  }
-  return [];
+  return issuesAtPath(() => loadVerifierConfigText(text, env, '/tmp'), path);
 }
 
 export function issuesOf(
