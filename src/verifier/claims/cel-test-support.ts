@@ -36,3 +36,12 @@ export const ONE_WORKER_CEL = {
   max_binding_json_bytes: 4096,
   max_result_json_bytes: 1024,
 };
+
+/** CEL limits with two workers and small values, for tests of the pool itself. */
+export const TWO_WORKER_CEL = {
+  eval_timeout: 2000,
+  worker_count: 2,
+  worker_memory_mb: 64,
+  max_binding_json_bytes: 4096,
+  max_result_json_bytes: 256,
+};

@@ -2,16 +2,10 @@
 // starting new ones nor leave evaluations waiting for a worker that never comes.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { rejection } from './cel-test-support.ts';
+import { rejection, TWO_WORKER_CEL } from './cel-test-support.ts';
 import { createCelEvaluator } from './create-cel-evaluator.ts';
 
-const LIMITS = {
-  eval_timeout: 2000,
-  worker_count: 2,
-  worker_memory_mb: 64,
-  max_binding_json_bytes: 4096,
-  max_result_json_bytes: 256,
-};
+const LIMITS = TWO_WORKER_CEL;
 
 /** Goes to a worker: a comprehension is not bounded by its size (bounded-cel.ts). */
 const POOLED = '[1, 2].map(v, v * 2)[1]';

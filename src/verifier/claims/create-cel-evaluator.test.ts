@@ -2,16 +2,10 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import { fixedDeadline } from '../../platform/deadline.ts';
-import { rejection } from './cel-test-support.ts';
+import { rejection, TWO_WORKER_CEL } from './cel-test-support.ts';
 import { type CelEvaluationError, createCelEvaluator, retire } from './create-cel-evaluator.ts';
 
-const LIMITS = {
-  eval_timeout: 2000,
-  worker_count: 2,
-  worker_memory_mb: 64,
-  max_binding_json_bytes: 4096,
-  max_result_json_bytes: 256,
-};
+const LIMITS = TWO_WORKER_CEL;
 
 /**
  * The same expression through a comprehension, which sends it to a worker: bounded expressions run on the calling
