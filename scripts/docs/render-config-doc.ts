@@ -123,7 +123,10 @@ and logged as warnings when \`ambit relay serve\` starts.
 - **Strict keys.** Unknown keys are errors, reported with the closest known key (\`defualt_limit\`: did you mean
   \`default_limit\`?). Paths (sources, audit file) are relative to the config file.
 - **Durations** are a number and a unit: \`500ms\`, \`30s\`, \`10m\`, \`1h\`, \`7d\`.
-- **Ids** of datasets, tables, entities, fields, relationships and API keys match \`^[a-z][a-z0-9_]*$\`; a dataset
-  may not be called \`relay\` (\`relay:\` scopes are the admin listener's).
+- **Ids** of datasets, tables, entities, fields, relationships, aggregates, their dimensions and measures, and API
+  keys match \`^[a-z][a-z0-9_]*$\` and are at most 128 characters (they travel in paths, scopes, metrics labels,
+  audit records and cursors; a verifier binding names them within the same 128), as is a column that an entity
+  without \`fields\` serves as a public field; a dataset may not be called \`relay\` (\`relay:\` scopes are the admin
+  listener's).
 - **Required** below means required within its parent: a key of an optional mapping is needed only when the
   mapping is present. \`name\` in \`mapping of name to ...\` stands for a key you choose.`;

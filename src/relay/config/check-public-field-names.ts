@@ -3,7 +3,7 @@
 // project, or would be taken for something else.
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import type { EntityConfig, TableConfig } from './schema.ts';
-import { ID_PATTERN, RESERVED_QUERY_PARAMETERS } from './schema-parts.ts';
+import { ID_MAX, ID_PATTERN, RESERVED_QUERY_PARAMETERS } from './schema-parts.ts';
 
 export function checkPublicFieldNames(entity: EntityConfig, table: TableConfig, base: string): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
@@ -20,6 +20,13 @@ export function checkPublicFieldNames(entity: EntityConfig, table: TableConfig, 
           issue(
             `${base}.fields`,
             `column \`${field.name}\` would be a public field, whose name must match ${ID_PATTERN.source}: list the entity's \`fields\` and rename it (\`{ name: ..., from: "${field.name}" }\`)`,
+          ),
+        );
+      } else if (field.name.length > ID_MAX) {
+        issues.push(
+          issue(
+            `${base}.fields`,
+            `column \`${field.name.slice(0, 32)}...\` would be a public field, whose name must be at most ${ID_MAX} characters: list the entity's \`fields\` and rename it (\`{ name: ..., from: <column> }\`)`,
           ),
         );
       } else if (RESERVED_QUERY_PARAMETERS.has(field.name)) {

@@ -107,16 +107,53 @@ describe('relay config bounds', () => {
   it('limits an API key to 1,000 scopes of at most 256 characters, as an OIDC scope_map', () => {
     const scopes = (n: number) => Array.from({ length: n }, () => 'people:rows');
     bounded('auth.api_keys.0.scopes', scopes(1000), scopes(1001), 'must list at most 1000 items');
-    // A dataset id long enough that its scopes pass the limit.
-    const dataset = (n: number) => `d${'x'.repeat(n - 1)}`;
-    const withDataset = (id: string) =>
-      withValue('auth.api_keys.0.scopes', [`${id}:rows`]).replaceAll('"people"', `"${id}"`);
-    refusedAt(
-      withDataset(dataset(257 - ':rows'.length)),
-      'auth.api_keys.0.scopes.0',
-      'must be at most 256 characters',
-    );
-    loads(withDataset(dataset(256 - ':rows'.length)), 'auth.api_keys.0.scopes.0');
+    // A scope the entity declares, long enough to pass the limit.
+    const scope = (n: number) => `people:${'x'.repeat(n - 'people:'.length)}`;
+    const withScope = (scope: string) =>
+      withValue('auth.api_keys.0.scopes', [scope]).replace(
+        '"table":"persons"',
+        `"table":"persons","access":{"read_scope":"${scope}"}`,
+      );
+    refusedAt(withScope(scope(257)), 'auth.api_keys.0.scopes.0', 'must be at most 256 characters');
+    loads(withScope(scope(256)), 'auth.api_keys.0.scopes.0');
+  });
+
+  it('limits ids and names, which travel in paths, scopes, metrics labels and audit records, to 128 characters', () => {
+    const id = (n: number) => `i${'x'.repeat(n - 1)}`;
+    const ID = 'must be at most 128 characters';
+    /** CONFIG with every quoted `name` replaced by `value`, so that what refers to it follows. */
+    const renamed = (name: string) => (value: string) =>
+      JSON.stringify(CONFIG).replaceAll(`"${name}"`, `"${value}"`).replaceAll(`"${name}:`, `"${value}:`);
+    const at = (path: string) => (value: string) => withValue(path, value);
+    const cases: [text: (value: string) => string, path: string][] = [
+      [renamed('people'), 'datasets.0.id'],
+      [renamed('persons'), `${TABLE}.id`],
+      [renamed('person'), `${ENTITY}.name`],
+      [renamed('national_id'), `${ENTITY}.fields.0.name`],
+      [at(`${ENTITY}.relationships.0.name`), `${ENTITY}.relationships.0.name`],
+      [at(`${AGGREGATE}.id`), `${AGGREGATE}.id`],
+      [at(`${AGGREGATE}.dimensions.0.id`), `${AGGREGATE}.dimensions.0.id`],
+      [at(`${AGGREGATE}.indicators.0.id`), `${AGGREGATE}.indicators.0.id`],
+      [at('auth.api_keys.0.id'), 'auth.api_keys.0.id'],
+    ];
+    for (const [text, path] of cases) {
+      refusedAt(text(id(129)), path, ID);
+      loads(text(id(128)), path);
+    }
+  });
+
+  it('refuses a column that would be a public field under a name past 128 characters', () => {
+    const column = (n: number) => `c${'x'.repeat(n - 1)}`;
+    // The entity lists no `fields`: its one column is its one public field.
+    const text = (name: string) => {
+      const config = JSON.parse(JSON.stringify(CONFIG).replaceAll('"national_id"', `"${name}"`));
+      delete config.datasets[0].entities[0].fields;
+      return JSON.stringify(config);
+    };
+    const issues = issuesAt(text(column(129)), `${ENTITY}.fields`);
+    assert.equal(issues.length, 1, JSON.stringify(issues));
+    assert.match(issues[0]?.message ?? '', /would be a public field.*at most 128 characters/);
+    loads(text(column(128)), `${ENTITY}.fields`);
   });
 
   it('refuses an XLSX header row past the last row a sheet can have', () => {

@@ -11,7 +11,13 @@ export const RESERVED_QUERY_PARAMETERS: ReadonlySet<string> = new Set([
   'expand',
 ]);
 
-export const id = (what: string) => z.string().regex(ID_PATTERN, `${what} must match ^[a-z][a-z0-9_]*$`);
+/**
+ * Ids and names travel in paths, scopes, metrics labels, audit records and cursors: as long as a verifier may name
+ * them (and as a claim id), so a name either side accepts is one the other does too.
+ */
+export const ID_MAX = 128;
+export const id = (what: string) =>
+  z.string().max(ID_MAX).regex(ID_PATTERN, `${what} must match ^[a-z][a-z0-9_]*$`);
 
 /**
  * Upper lengths of the free text a config writes into metadata pages, logs and posture: generous for any real value,

@@ -1,5 +1,8 @@
-// Relay field names a source binding reads by (its lookup field and the fields it projects).
+// Relay names a source binding reads by: its lookup field and the fields it projects, and their length limit.
 import { z } from 'zod';
+
+/** The longest dataset id, entity name or field name a relay declares: a longer one names nothing there. */
+export const RELAY_NAME_MAX = 128;
 
 /**
  * A relay field name, as it travels in the records query: a `.` would be read as a filter operator
@@ -8,7 +11,7 @@ import { z } from 'zod';
 export const relayField = z
   .string()
   .min(1)
-  .max(128)
+  .max(RELAY_NAME_MAX)
   .regex(/^[^.,\s]+$/, 'must be a relay field name: no `.`, `,` or spaces');
 
 /** Parameters of the relay's records route: a lookup by one of them would set it instead (`limit=<value>`). */

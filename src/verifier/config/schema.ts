@@ -12,7 +12,7 @@ import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
 import { publicBaseUrl } from './public-base-url.ts';
 import { purposeText } from './purpose-text.ts';
-import { relayField, relayFilterField } from './relay-field-name.ts';
+import { RELAY_NAME_MAX, relayField, relayFilterField } from './relay-field-name.ts';
 import { state } from './state-schema.ts';
 
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
@@ -143,6 +143,7 @@ const pathSegment = (what: string) =>
   z
     .string()
     .min(1)
+    .max(RELAY_NAME_MAX)
     .refine(
       (name) => name !== '.' && name !== '..',
       `a ${what} named \`.\` or \`..\` would change the path read`,

@@ -36,6 +36,7 @@ const issuing = (profile: string, key: string, allowed = '[alive]') =>
       allowed_claims: ${allowed}
 `;
 const SIGNING_ENV = { ...ENV, ISSUER_JWK: '{"kty":"OKP"}' };
+const BINDING = 'evidence.claims.0.source_bindings.p';
 
 const loads = (text: string) => assert.doesNotThrow(() => loadVerifierConfigText(text, ENV, '/tmp'));
 const refusedAt = (text: string, path: string, message: string) =>
@@ -152,7 +153,7 @@ describe('verifier config bounds', () => {
     }
   });
 
-  it('limits ids and mapping keys to 128 characters, as claim ids are', () => {
+  it('limits ids, mapping keys and the relay names a binding reads to 128 characters, as claim ids are', () => {
     const id = (n: number) => `k${'x'.repeat(n - 1)}`;
     const connection = (v: string) =>
       BASE.replace('    relay: {', `    ${v}: {`).replace('connection: relay', `connection: ${v}`);
@@ -168,6 +169,9 @@ describe('verifier config bounds', () => {
       [(v) => issuing(v, 'k1'), (v) => `evidence.credential_profiles.${v}`, KEY],
       [(v) => issuing('p1', v), () => 'evidence.credential_profiles.p1.signing_key', ID],
       [(v) => issuing('p1', v), (v) => `evidence.signing_keys.${v}`, KEY],
+      // The relay names a binding reads: no relay declares a longer dataset id or entity name.
+      [(v) => BASE.replace('dataset: civil_registry', `dataset: ${v}`), () => `${BINDING}.dataset`, ID],
+      [(v) => BASE.replace('entity: persons', `entity: ${v}`), () => `${BINDING}.entity`, ID],
     ];
     const env = SIGNING_ENV;
     for (const [text, path, message] of cases) {
