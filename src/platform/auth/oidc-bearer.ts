@@ -10,12 +10,12 @@ import {
   jwtVerify,
 } from 'jose';
 import type { Clock } from '../clock.ts';
+import { repeatedMember } from '../http/duplicate-members.ts';
 import type { Logger } from '../log.ts';
 import { platformProblem } from '../problem/platform-problems.ts';
 import { isProblem, type Problem, withAdded } from '../problem/problem.ts';
 import { createOidcKeySource } from './oidc-key-source.ts';
 import type { Principal } from './principal.ts';
-import { repeatedJsonMember } from './repeated-json-member.ts';
 import { shownHeaderValue } from './shown-header-value.ts';
 import { VerifiedTokenCache } from './verified-token-cache.ts';
 
@@ -187,7 +187,7 @@ function checkHeader(token: string, algorithms: ReadonlySet<string>, tokenTypes:
     [headerPart, 'header names'],
     [payloadPart, 'claims name'],
   ] as const) {
-    const name = repeatedJsonMember(Buffer.from(part, 'base64url').toString('utf8'));
+    const name = repeatedMember(Buffer.from(part, 'base64url').toString('utf8'));
     if (name !== undefined) {
       throw platformProblem(
         'auth.malformed_credential',

@@ -5,6 +5,11 @@
 
 /** Whether an object in `text`, which must be valid JSON (parse it first), names a member twice. */
 export function hasDuplicateMember(text: string): boolean {
+  return repeatedMember(text) !== undefined;
+}
+
+/** The first member name an object of `text` (valid JSON: parse it first) holds twice, compared unescaped. */
+export function repeatedMember(text: string): string | undefined {
   // One entry per open container: the member names seen so far for an object, null for an array.
   const open: (Set<string> | null)[] = [];
   let expectName = false;
@@ -24,7 +29,7 @@ export function hasDuplicateMember(text: string): boolean {
       // `"a"` and `"\u0061"` name the same member.
       const name = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
       const names = open[open.length - 1] as Set<string>;
-      if (names.has(name)) return true;
+      if (names.has(name)) return name;
       names.add(name);
     } else if (char === OPEN_BRACE) {
       open.push(new Set());
@@ -38,7 +43,7 @@ export function hasDuplicateMember(text: string): boolean {
       expectName = open[open.length - 1] instanceof Set;
     }
   }
-  return false;
+  return undefined;
 }
 
 const QUOTE = 0x22;
