@@ -71,7 +71,9 @@ describe('a time-out while a response is being committed', () => {
   const answerAfter = (path: string, ms: number) =>
     app.get(path, async (request, reply) => {
       await new Promise((resolve) => setTimeout(resolve, ms));
-      request.ctx.onReplaced = () => replaced.push(path);
+      request.ctx.onReplaced = () => {
+        replaced.push(path);
+      };
       return reply.send({ path });
     });
   answerAfter('/just-in-time', 60);

@@ -11,6 +11,7 @@ import type { Random } from '../random.ts';
 import { afterCommit } from './after-commit.ts';
 import { unansweredProblem, unroutedBodyProblem } from './allowed-methods.ts';
 import { answerClientError } from './answer-client-error.ts';
+import { clearResultHeaders } from './clear-result-headers.ts';
 import { compileTrustedProxies, pinClientAddress } from './client-address.ts';
 import { limitConnections } from './connection-limit.ts';
 import { drainDeadlineMs, drainOnClose, type InFlightResponses, warnDrainCut } from './drain-server.ts';
@@ -50,14 +51,6 @@ export interface CorsHeaders {
   /** Response headers its routes set (e.g. `idempotent-replayed`). */
   readonly expose?: readonly string[];
 }
-
-/** Headers a response replaced by a problem keeps (with the CORS ones): they describe the exchange, not the result. */
-const KEPT_ON_REPLACEMENT: ReadonlySet<string> = new Set([
-  ...Object.keys(SECURITY_HEADERS),
-  'x-request-id',
-  'vary',
-  'connection',
-]);
 
 /** The longest a request's headers may take to arrive, and how often Node checks (at most the request timeout). */
 const MAX_HEADERS_WAIT_MS = 10_000;
@@ -191,18 +184,27 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     }
   };
 
-  /** The response replaced by a problem (a failed commit): nothing of the original may survive. */
-  const replaceWithProblem = (request: RouteRequest, reply: RouteReply, error: unknown): Buffer => {
-    request.ctx.onReplaced?.();
+  /**
+   * The response replaced by a problem (a failed commit): nothing of the original may survive. The problem is
+   * written once the route has undone what it recorded (`onReplaced`), so that a retry sent on seeing it finds that
+   * undone (a batch's Idempotency-Key released).
+   */
+  const answerWithProblem = <T>(
+    request: RouteRequest,
+    reply: RouteReply,
+    error: unknown,
+    done: (out: T | Buffer) => void,
+  ): void => {
+    const undone = request.ctx.onReplaced?.();
     const problem = toProblem(error, logger, request);
     request.ctx.errorCode = problem.code;
     reply.code(problem.status);
-    // Its validator, its next-page cursor and whatever else described the result the client does not get.
-    for (const name of Object.keys(reply.getHeaders())) {
-      if (!KEPT_ON_REPLACEMENT.has(name) && !name.startsWith('access-control-')) reply.removeHeader(name);
-    }
+    clearResultHeaders(reply);
     reply.header('content-type', PROBLEM_MEDIA_TYPE).header('cache-control', cacheControl);
-    return Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
+    const body = Buffer.from(JSON.stringify(renderProblemJson(problem, request.id)));
+    const write = () => done(closingIfBodyPending(request, reply, body));
+    if (undone instanceof Promise) undone.then(write, write);
+    else write();
   };
 
   const finishResponse = <T>(
@@ -214,7 +216,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     // One response per request: a second (the handler's, after the watchdog answered 504) never reaches the
     // socket, where it would write over the first. Its route learns that what it sent was not delivered.
     if (request.ctx?.responding) {
-      request.ctx.onReplaced?.();
+      void request.ctx.onReplaced?.();
       return;
     }
     if (request.ctx) request.ctx.responding = true;
@@ -229,7 +231,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
       try {
         options.beforeSend(request, reply);
       } catch (error) {
-        done(closingIfBodyPending(request, reply, replaceWithProblem(request, reply, error)));
+        answerWithProblem(request, reply, error, done);
         return;
       }
     }
@@ -245,10 +247,10 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
         restore?.();
         if (error === undefined)
           afterCommit(committed, () => done(closingIfBodyPending(request, reply, payload)));
-        else done(closingIfBodyPending(request, reply, replaceWithProblem(request, reply, error)));
+        else answerWithProblem(request, reply, error, done);
       });
     } catch (error) {
-      done(closingIfBodyPending(request, reply, replaceWithProblem(request, reply, error)));
+      answerWithProblem(request, reply, error, done);
     }
   };
 

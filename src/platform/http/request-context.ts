@@ -15,9 +15,9 @@ export interface RequestContext {
   /**
    * Told when the response the route sent could not be committed (its audit record was not written under
    * `fail_closed`) and was replaced by a problem: what the route recorded as answered (an idempotent replay) is
-   * undone here.
+   * undone here. The problem is written once what it returns settles.
    */
-  onReplaced?: (() => void) | undefined;
+  onReplaced?: (() => void | Promise<void>) | undefined;
   /**
    * Run once the response the route sent is committed (its audit records written, or their failure let pass under
    * `availability_first`), before it is written, which waits for it: what the route keeps for later (a response for

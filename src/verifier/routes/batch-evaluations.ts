@@ -179,9 +179,9 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
         const owned = held;
         // Kept for replay only once the batch's audit records are written, and before the answer goes out (it
         // waits): a request with the key meanwhile is told the first is still running, never handed a response
-        // the trail might not record. Replaced by a problem (those records failed), the key is released instead:
-        // a retry runs afresh.
-        request.ctx.onReplaced = () => void releases.release(owned);
+        // the trail might not record. Replaced by a problem (those records failed), the key is released instead,
+        // before the problem goes out: a retry runs afresh.
+        request.ctx.onReplaced = () => releases.release(owned);
         request.ctx.onCommitted = async () => {
           try {
             await store.completeIdempotent(
@@ -192,8 +192,9 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
               startedAt + config.state.evaluation_retention,
             );
           } catch {
-            // The answer and its record stand; the key is freed so that a retry runs rather than waits.
-            void releases.release(owned);
+            // The answer and its record stand; the key is freed (before the answer goes out) so that a retry runs
+            // rather than waits.
+            await releases.release(owned);
           }
         };
       }
