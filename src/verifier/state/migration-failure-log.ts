@@ -25,12 +25,8 @@ export function migrationFailureLog(clock: Clock, logger: Logger): MigrationFail
     failed(error) {
       failedAttempts++;
       const fields = { err_code: errorCode(error), detail: migrationFailureDetail(error) };
-      const admitted = gate.admit(`${fields.err_code}\n${fields.detail}`, clock.now());
-      if (!admitted.log) return;
-      logger.warn(
-        admitted.suppressed > 0 ? { ...fields, suppressed: admitted.suppressed } : fields,
-        'state store unavailable: migrations not applied',
-      );
+      const reason = `${fields.err_code}\n${fields.detail}`;
+      gate.warn(logger, reason, clock.now(), fields, 'state store unavailable: migrations not applied');
     },
     succeeded() {
       if (failedAttempts === 0) return;

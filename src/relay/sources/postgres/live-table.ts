@@ -315,12 +315,10 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     return readProblem(error);
   }
 
-  /** A warning every failing read would repeat: held back while it repeats (live-failure-log.ts). */
+  /** A warning every failing read would repeat: held back while it repeats (platform/failure-log-gate.ts). */
   function warnRepeated(reason: string, message: string, finding: Record<string, unknown> = {}) {
-    const gate = failureLog.admit(reason, deps.now());
-    if (!gate.log) return;
     const fields = { dataset_id: deps.datasetId, table_id: table.id, reason, ...finding };
-    deps.logger.warn(gate.suppressed > 0 ? { ...fields, suppressed: gate.suppressed } : fields, message);
+    failureLog.warn(deps.logger, reason, deps.now(), fields, message);
   }
 
   function report(

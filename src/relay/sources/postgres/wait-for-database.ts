@@ -54,16 +54,17 @@ export function waitingLog(
       gate = createFailureLogGate(WAITING_LOG_MS);
       gates.set(table, gate);
     }
-    const admitted = gate.admit(`${error.code}\n${error.message}`, clock.now());
-    if (!admitted.log) return;
     const fields = {
       dataset_id: datasetId,
       table_id: tableId,
       err_code: error.code,
       err_message: error.message,
     };
-    logger.warn(
-      admitted.suppressed > 0 ? { ...fields, suppressed: admitted.suppressed } : fields,
+    gate.warn(
+      logger,
+      `${error.code}\n${error.message}`,
+      clock.now(),
+      fields,
       'waiting for the database of a table',
     );
   };
