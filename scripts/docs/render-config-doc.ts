@@ -128,5 +128,10 @@ and logged as warnings when \`ambit relay serve\` starts.
   audit records and cursors; a verifier binding names them within the same 128), as is a column that an entity
   without \`fields\` serves as a public field; a dataset may not be called \`relay\` (\`relay:\` scopes are the admin
   listener's).
+- **Limits** of texts, numbers and lists are given in their rows; values past theirs are all reported at load,
+  each at its path. A list of declarations (datasets, tables, entities, relationships, aggregates, dimensions, API
+  keys, vocabularies prefixes) holds at most 1,000 entries; the fields of a table or an entity, and the lists of
+  names that must each match one (filters), at most 10,000. A scope an entity or aggregate requires is at most 256
+  characters, as a scope a key can hold.
 - **Required** below means required within its parent: a key of an optional mapping is needed only when the
   mapping is present. \`name\` in \`mapping of name to ...\` stands for a key you choose.`;

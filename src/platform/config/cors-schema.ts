@@ -27,12 +27,13 @@ function isOrigin(text: string): boolean {
 // The message never quotes the entry: like any value it may have come from an expanded variable.
 const origin = z
   .string()
+  .max(2048)
   .refine(isOrigin, 'must be an origin: http or https, a host and an optional port, without a path')
   .overwrite((text) => parseUrl(text)?.origin ?? text);
 
 export function corsSchema() {
   return z
-    .strictObject({ allowed_origins: z.array(origin).default([]) })
+    .strictObject({ allowed_origins: z.array(origin).max(1000).default([]) })
     .default({ allowed_origins: [] })
     .describe('CORS is denied unless the origin is listed (`https://app.example.org`, no path).');
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 export const ENV_VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export function envVarName() {
-  return z.string().regex(ENV_VAR_NAME, {
+  return z.string().max(256).regex(ENV_VAR_NAME, {
     message:
       'must name an environment variable (letters, digits and _), not hold its value: write the name, not its expansion',
   });

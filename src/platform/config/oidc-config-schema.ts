@@ -37,6 +37,7 @@ export const oidcConfigSchema = z.strictObject({
   allowed_algorithms: z
     .array(z.enum(['RS256', 'ES256', 'EdDSA', 'Ed25519']))
     .min(1)
+    .max(4)
     .default(['RS256', 'ES256', 'EdDSA', 'Ed25519'])
     .describe(
       'The algorithms a token may be signed with (its `alg`); `EdDSA` also admits `Ed25519`, the same signature by its fully-specified name (RFC 9864).',

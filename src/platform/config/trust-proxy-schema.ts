@@ -17,8 +17,10 @@ export function isTrustedProxy(entry: string): boolean {
 }
 
 // The message never quotes the entry: like any value it may have come from an expanded variable.
+// At most 128 characters: the longest address with a prefix or netmask is about 50.
 const trustedProxy = z
   .string()
+  .max(128)
   .refine(
     isTrustedProxy,
     'must be an IP address, a CIDR range with a valid prefix length (10.0.0.0/8, fd00::/8), or loopback, linklocal or uniquelocal',
@@ -30,6 +32,7 @@ export function trustProxySchema() {
       enabled: z.boolean().default(false),
       trusted_proxies: z
         .array(trustedProxy)
+        .max(1000)
         .default([])
         .describe(
           'IP addresses or CIDR ranges (`10.0.0.0/8`, `fd00::/8`), or `loopback`, `linklocal`, `uniquelocal`.',

@@ -149,6 +149,7 @@ function describeBound(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig)
   }
   if (issue.origin === 'array' || issue.origin === 'set') {
     if (small && limit === 1) return 'must list at least one item';
+    if (!small && limit === 1) return 'must list at most one item';
     return `must list at ${small ? 'least' : 'most'} ${limit} items`;
   }
   const operator = small ? (issue.inclusive ? '>=' : '>') : issue.inclusive ? '<=' : '<';

@@ -23,13 +23,16 @@ const issue = (path: string, message: string, code = 'config.validation_error'):
 });
 
 export function checkAggregateConfig(config: RelayConfig): ConfigIssue[] {
-  return config.datasets.flatMap((dataset, d) => [
-    ...checkAggregateIds(dataset, `datasets.${d}.aggregates`),
-    ...dataset.aggregates.flatMap((aggregate, a) =>
-      checkAggregate(config, dataset, aggregate, `datasets.${d}.aggregates.${a}`),
-    ),
-    ...checkSharedDefinitions(dataset, `datasets.${d}.aggregates`),
-  ]);
+  return config.datasets.flatMap((dataset, d) => {
+    const fieldsOf = publicFieldTypes(dataset);
+    return [
+      ...checkAggregateIds(dataset, `datasets.${d}.aggregates`),
+      ...dataset.aggregates.flatMap((aggregate, a) =>
+        checkAggregate(config, dataset, fieldsOf, aggregate, `datasets.${d}.aggregates.${a}`),
+      ),
+      ...checkSharedDefinitions(dataset, `datasets.${d}.aggregates`),
+    ];
+  });
 }
 
 function checkAggregateIds(dataset: DatasetConfig, base: string): ConfigIssue[] {
@@ -61,6 +64,7 @@ function checkAggregateIds(dataset: DatasetConfig, base: string): ConfigIssue[] 
 function checkAggregate(
   config: RelayConfig,
   dataset: DatasetConfig,
+  fieldsOf: FieldsOf,
   aggregate: AggregateConfig,
   base: string,
 ): ConfigIssue[] {
@@ -72,7 +76,7 @@ function checkAggregate(
     return [issue(`${base}.source_entity`, `unknown entity \`${name}\`${hint(name, names)}`)];
   }
   const typeOf = (path: string, at: string): FieldType | undefined => {
-    const resolved = resolvePath(dataset, source, path);
+    const resolved = resolvePath(dataset, fieldsOf, source, path);
     if (typeof resolved === 'string') issues.push(issue(at, resolved));
     return typeof resolved === 'string' ? undefined : resolved.type;
   };
@@ -161,11 +165,12 @@ const isNumeric = (type: FieldType) => type === 'number' || type === 'integer';
 /** The field's type, or why the path does not resolve. */
 function resolvePath(
   dataset: DatasetConfig,
+  fieldsOf: FieldsOf,
   source: EntityConfig,
   path: string,
 ): { type: FieldType | undefined } | string {
   const dot = path.indexOf('.');
-  if (dot < 0) return fieldType(dataset, source, path);
+  if (dot < 0) return fieldType(fieldsOf, source, path);
   const name = path.slice(0, dot);
   const relationship = source.relationships.find((rel) => rel.name === name);
   if (!relationship) {
@@ -176,24 +181,46 @@ function resolvePath(
     return `\`${name}\` is ${relationship.kind}: only belongs_to relationships can be followed`;
   const target = dataset.entities.find((entity) => entity.name === relationship.target);
   // An unknown target is reported on the relationship itself.
-  return target ? fieldType(dataset, target, path.slice(dot + 1)) : { type: undefined };
+  return target ? fieldType(fieldsOf, target, path.slice(dot + 1)) : { type: undefined };
 }
 
 function fieldType(
-  dataset: DatasetConfig,
+  fieldsOf: FieldsOf,
   entity: EntityConfig,
   name: string,
 ): { type: FieldType | undefined } | string {
-  const table = dataset.tables.find((candidate) => candidate.id === entity.table);
-  const columns = new Map(table?.schema.fields.map((field) => [field.name, field.type]));
-  const fields =
-    entity.fields ?? table?.schema.fields.map((field) => ({ name: field.name, from: undefined })) ?? [];
-  const field = fields.find((candidate) => candidate.name === name);
-  if (!field) {
-    const names = fields.map((candidate) => candidate.name);
-    return `entity \`${entity.name}\` has no field \`${name}\`${hint(name, names)}`;
+  const fields = fieldsOf(entity);
+  if (!fields.has(name)) {
+    return `entity \`${entity.name}\` has no field \`${name}\`${hint(name, [...fields.keys()])}`;
   }
-  return { type: columns.get(field.from ?? field.name) };
+  return { type: fields.get(name) };
+}
+
+/** An entity's public fields, each with the type of the column it serves (`undefined` for an unknown column). */
+type FieldsOf = (entity: EntityConfig) => ReadonlyMap<string, FieldType | undefined>;
+
+/**
+ * Built once per entity of the dataset: an aggregate may resolve as many filters and dimensions as its entity has
+ * fields, and rebuilding the map for each would take the time of their product.
+ */
+function publicFieldTypes(dataset: DatasetConfig): FieldsOf {
+  const built = new Map<EntityConfig, Map<string, FieldType | undefined>>();
+  return (entity) => {
+    let fields = built.get(entity);
+    if (fields === undefined) {
+      const table = dataset.tables.find((candidate) => candidate.id === entity.table);
+      const columns = new Map(table?.schema.fields.map((field) => [field.name, field.type]));
+      const listed =
+        entity.fields ?? table?.schema.fields.map((field) => ({ name: field.name, from: undefined })) ?? [];
+      fields = new Map();
+      for (const field of listed) {
+        // The first of two fields of one name, as a search would find.
+        if (!fields.has(field.name)) fields.set(field.name, columns.get(field.from ?? field.name));
+      }
+      built.set(entity, fields);
+    }
+    return fields;
+  };
 }
 
 /** Discovery merges measures by id across a dataset's aggregates, so one measure id means one computation. */

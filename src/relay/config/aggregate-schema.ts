@@ -1,6 +1,6 @@
 // The `datasets[].aggregates[]` part of the relay config schema: declared statistics over one source entity.
 import { z } from 'zod';
-import { FILTER_OPS, id, text } from './schema-parts.ts';
+import { filterOps, id, list, scopeName, text } from './schema-parts.ts';
 
 // `field` or `relationship.field`: a field of an aggregate's source entity, or one reached through belongs_to.
 const fieldPath = z
@@ -9,6 +9,8 @@ const fieldPath = z
 
 /** Past a million rows a group is not a small cell: a larger minimum would only suppress every group there is. */
 const MAX_MIN_CELL_SIZE = 1_000_000;
+
+const DISCLOSURE_METHODS = ['k-anonymity'] as const;
 
 export const AGGREGATE_FUNCTIONS = [
   'count',
@@ -59,18 +61,15 @@ export const aggregate = z.strictObject({
   title: text('title').optional(),
   description: text('description').default(''),
   source_entity: id('entity name'),
-  dimensions: z.array(aggregateDimension).default([]),
+  dimensions: list(aggregateDimension).default([]),
   indicators: z.array(aggregateIndicator).min(1).max(20).describe('The measures, computed per group.'),
   default_group_by: z
     .array(z.string())
     .max(5)
     .default([])
     .describe('Dimension ids grouped when a query names none.'),
-  allowed_filters: z
-    .array(z.strictObject({ field: fieldPath, ops: z.array(z.enum(FILTER_OPS)).min(1) }))
-    .default([]),
-  required_filters: z
-    .array(z.string())
+  allowed_filters: list(z.strictObject({ field: fieldPath, ops: filterOps() }), 'fields').default([]),
+  required_filters: list(z.string(), 'fields')
     .default([])
     .describe('A query needs an equality filter on one of these allowed filter fields.'),
   temporal_field: fieldPath
@@ -78,8 +77,8 @@ export const aggregate = z.strictObject({
     .describe('Field a query `temporal` range applies to; needs an allowed range filter.'),
   access: z
     .strictObject({
-      metadata_scope: z.string().optional().describe('Discovery scope; default `<dataset>:metadata`.'),
-      aggregate_scope: z.string().optional().describe('Execution scope; default `<dataset>:aggregate`.'),
+      metadata_scope: scopeName().optional().describe('Discovery scope; default `<dataset>:metadata`.'),
+      aggregate_scope: scopeName().optional().describe('Execution scope; default `<dataset>:aggregate`.'),
       aggregate_only_execution: z
         .boolean()
         .default(false)
@@ -91,9 +90,11 @@ export const aggregate = z.strictObject({
   disclosure_control: z
     .strictObject({
       method: z
-        .array(z.enum(['k-anonymity']))
+        .array(z.enum(DISCLOSURE_METHODS))
         .min(1)
-        .default(['k-anonymity']),
+        .max(DISCLOSURE_METHODS.length)
+        .default(['k-anonymity'])
+        .describe('Each method at most once.'),
       min_cell_size: z
         .number()
         .int()

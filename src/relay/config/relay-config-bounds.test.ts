@@ -2,95 +2,19 @@
 // its path, rather than loading and misbehaving (or filling every metadata page) once it is used. The limit loads.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fingerprintOf } from '../../platform/auth/api-key.ts';
-import { issuesAtPath } from '../../platform/config/config-issues-test-support.ts';
-import { loadRelayConfigText } from './load-relay-config.ts';
-
-const ENV = {
-  READER_HASH: fingerprintOf('reader-key'),
-  AUDIT_SECRET: 'audit-secret-for-bounds-tests-0123456',
-};
-
-const CONFIG = {
-  instance: { id: 'relay-1' },
-  server: { bind: '127.0.0.1:4242' },
-  catalog: { title: 'T', base_url: 'https://relay.example.org', publisher: 'P' },
-  auth: {
-    mode: 'api_key',
-    api_keys: [
-      { id: 'reader', fingerprint: { provider: 'env', name: 'READER_HASH' }, scopes: ['people:rows'] },
-    ],
-  },
-  audit: { sink: 'stdout', hash_secret_env: 'AUDIT_SECRET' },
-  datasets: [
-    {
-      id: 'people',
-      title: 'People',
-      tables: [
-        {
-          id: 'persons',
-          source: { type: 'file', path: 'persons.csv' },
-          primary_key: 'national_id',
-          schema: { fields: [{ name: 'national_id', type: 'string', nullable: false }] },
-        },
-        {
-          id: 'sheet',
-          source: { type: 'file', path: 'people.xlsx', format: { xlsx: { sheet: 'People' } } },
-          primary_key: 'national_id',
-          schema: { fields: [{ name: 'national_id', type: 'string', nullable: false }] },
-        },
-      ],
-      entities: [
-        {
-          name: 'person',
-          table: 'persons',
-          fields: [{ name: 'national_id' }],
-          relationships: [{ name: 'same', kind: 'belongs_to', target: 'person', foreign_key: 'national_id' }],
-        },
-      ],
-      aggregates: [
-        {
-          id: 'counts',
-          source_entity: 'person',
-          dimensions: [{ id: 'who', field: 'national_id' }],
-          indicators: [{ id: 'people', function: 'count' }],
-        },
-      ],
-    },
-  ],
-};
-
-/** CONFIG with `value` at the dotted `path` (objects on the way are created); JSON is YAML. */
-function withValue(path: string, value: unknown): string {
-  const config = structuredClone(CONFIG) as Record<string, unknown>;
-  const keys = path.split('.');
-  let node = config;
-  for (const key of keys.slice(0, -1)) {
-    node[key] ??= {};
-    node = node[key] as Record<string, unknown>;
-  }
-  node[keys.at(-1) as string] = value;
-  return JSON.stringify(config);
-}
-
-const issuesAt = (text: string, path: string) =>
-  issuesAtPath(() => loadRelayConfigText(text, ENV, '/tmp'), path);
-
-const refusedAt = (text: string, path: string, message: string) =>
-  assert.deepEqual(issuesAt(text, path), [{ code: 'config.validation_error', message }], path);
-const loads = (text: string, path: string) =>
-  assert.doesNotThrow(() => loadRelayConfigText(text, ENV, '/tmp'), path);
-/** `path` refuses `over` and loads `limit`. */
-const bounded = (path: string, limit: unknown, over: unknown, message: string) => {
-  refusedAt(withValue(path, over), path, message);
-  loads(withValue(path, limit), path);
-};
-
-const GIB = 1024 ** 3;
-const TABLE = 'datasets.0.tables.0';
-const FIELD = `${TABLE}.schema.fields.0`;
-const ENTITY = 'datasets.0.entities.0';
-const AGGREGATE = 'datasets.0.aggregates.0';
+import {
+  AGGREGATE,
+  bounded,
+  CONFIG,
+  ENTITY,
+  FIELD,
+  GIB,
+  issuesAt,
+  loads,
+  refusedAt,
+  TABLE,
+  withValue,
+} from './relay-config-test-support.ts';
 
 describe('relay config bounds', () => {
   it('caps a CSV or Parquet source at 1 TiB and an XLSX source, read whole into memory, at 2 GiB', () => {
@@ -116,6 +40,55 @@ describe('relay config bounds', () => {
       );
     refusedAt(withScope(scope(257)), 'auth.api_keys.0.scopes.0', 'must be at most 256 characters');
     loads(withScope(scope(256)), 'auth.api_keys.0.scopes.0');
+  });
+
+  it('refuses a scope an entity or aggregate requires past 256 characters, which no key could hold', () => {
+    const scope = (n: number) => `people:${'x'.repeat(n - 'people:'.length)}`;
+    const keys = ['metadata_scope', 'read_scope', 'aggregate_scope', 'evidence_verification_scope'];
+    const paths = [
+      ...keys.map((key) => `${ENTITY}.access.${key}`),
+      ...['metadata_scope', 'aggregate_scope'].map((key) => `${AGGREGATE}.access.${key}`),
+    ];
+    for (const path of paths) bounded(path, scope(256), scope(257), 'must be at most 256 characters');
+  });
+
+  it('reports every value past its bound at once, each at its path', () => {
+    const config = JSON.parse(withValue(`${ENTITY}.access.read_scope`, `people:${'x'.repeat(250)}`));
+    config.datasets[0].aggregates[0].access = { aggregate_scope: `people:${'x'.repeat(250)}` };
+    config.vocabularies = { [`v${'x'.repeat(128)}`]: 'https://v.example/' };
+    const text = JSON.stringify(config);
+    assert.equal(issuesAt(text, `${ENTITY}.access.read_scope`).length, 1);
+    assert.equal(issuesAt(text, `${AGGREGATE}.access.aggregate_scope`).length, 1);
+    assert.equal(issuesAt(text, `vocabularies.v${'x'.repeat(128)}`).length, 1);
+  });
+
+  it('limits a vocabularies prefix to 128 characters, as an id', () => {
+    const prefix = (n: number) => `v${'x'.repeat(n - 1)}`;
+    const text = (name: string) => withValue('vocabularies', { [name]: 'https://v.example/' });
+    refusedAt(text(prefix(129)), `vocabularies.${prefix(129)}`, 'key must be at most 128 characters');
+    loads(text(prefix(128)), 'vocabularies');
+  });
+
+  it('limits a declared column name, which the names referring to it must match, to 512 characters', () => {
+    const column = (n: number) => `c${'x'.repeat(n - 1)}`;
+    // The sheet table, which no entity serves: its column names no public field.
+    const text = (name: string) => {
+      const config = JSON.parse(withValue('datasets.0.tables.1.primary_key', name));
+      config.datasets[0].tables[1].schema.fields[0].name = name;
+      return JSON.stringify(config);
+    };
+    const path = 'datasets.0.tables.1.schema.fields.0.name';
+    refusedAt(text(column(513)), path, 'must be at most 512 characters');
+    loads(text(column(512)), path);
+  });
+
+  it('refuses an XLSX data_range reaching past the last column or row a sheet has', () => {
+    const path = 'datasets.0.tables.1.source.format.xlsx.data_range';
+    const message = 'must lie within a sheet: columns A to XFD, rows 1 to 1048576';
+    for (const range of ['A1:XFE2', 'A1:B1048577', 'A0:B2', `A1:B${'9'.repeat(400)}`, 'AAAAAAAA1:B2']) {
+      refusedAt(withValue(path, range), path, message);
+    }
+    loads(withValue(path, 'A1:XFD1048576'), path);
   });
 
   it('limits ids and names, which travel in paths, scopes, metrics labels and audit records, to 128 characters', () => {

@@ -32,3 +32,19 @@ export const TEXT_MAX = {
   short: 256,
 } as const;
 export const text = (kind: keyof typeof TEXT_MAX) => z.string().max(TEXT_MAX[kind]);
+
+/** As long as a scope an API key or an OIDC `scope_map` may grant: a longer one required could never be held. */
+export const SCOPE_MAX = 256;
+export const scopeName = () => z.string().max(SCOPE_MAX);
+
+/**
+ * Most entries of a config list, generous for any real deployment, so only a list generated or pasted by mistake is
+ * refused at load: `fields` for the columns of a table or entity and the lists of names that must each match one
+ * (more than a PostgreSQL table or a spreadsheet sheet has), `items` for every other list of declarations.
+ */
+export const COUNT_MAX = { fields: 10_000, items: 1000 } as const;
+export const list = <T extends z.ZodType>(item: T, kind: keyof typeof COUNT_MAX = 'items') =>
+  z.array(item).max(COUNT_MAX[kind]);
+
+/** A filter's operators: each at most once, so no more than there are. */
+export const filterOps = () => z.array(z.enum(FILTER_OPS)).min(1).max(FILTER_OPS.length);

@@ -7,8 +7,9 @@ import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { AGGREGATE_FUNCTIONS, aggregate } from './aggregate-schema.ts';
 import { accessRights, sensitivity, updateFrequency } from './dataset-classification.ts';
 import { postgresSource } from './postgres-source-schema.ts';
-import { FILTER_OPS, id, text } from './schema-parts.ts';
+import { COUNT_MAX, type FILTER_OPS, filterOps, ID_MAX, id, list, scopeName, text } from './schema-parts.ts';
 import { server } from './server-schema.ts';
+import { SHEET_ROWS, sheetRange } from './sheet-range-schema.ts';
 
 export { LEGACY_KEYS } from './legacy-keys.ts';
 export { FILTER_OPS, ID_PATTERN } from './schema-parts.ts';
@@ -46,9 +47,7 @@ const apiKey = z.strictObject({
         'Binds the key id to the fingerprint, as `ambit keys generate` prints it; one the reference relay (`registry-relay`) printed for the same id and fingerprint is accepted too.',
       ),
   }),
-  scopes: z
-    .array(z.string().max(256))
-    .max(1000)
+  scopes: list(scopeName())
     .default([])
     .describe("`relay:*` admin scopes, `<dataset>:<level>`, or a scope the dataset's `access` blocks name."),
 });
@@ -57,7 +56,7 @@ const oidc = oidcConfigSchema;
 
 const auth = z.strictObject({
   mode: z.enum(['api_key', 'oidc']),
-  api_keys: z.array(apiKey).optional(),
+  api_keys: list(apiKey).optional(),
   oidc: oidc.optional(),
 });
 
@@ -101,15 +100,12 @@ const xlsxFormat = z.strictObject({
     .number()
     .int()
     .positive()
-    .max(1_048_576)
+    .max(SHEET_ROWS)
     .default(1)
     .describe(
       'The sheet row naming the columns; an empty header cell is `column_<n>` (its position in the region). 1048576 is the last row a sheet has.',
     ),
-  data_range: z
-    .string()
-    .regex(/^[A-Z]+[0-9]+:[A-Z]+[0-9]+$/, 'must be an A1 range such as A5:E10')
-    .optional(),
+  data_range: sheetRange().optional(),
 });
 const sourceFormat = z
   .strictObject({
@@ -151,7 +147,8 @@ const refresh = z
   .describe('When the table is reloaded; a reload that fails keeps the previous data.');
 
 const tableField = z.strictObject({
-  name: z.string().min(1),
+  // Every name referring to a column (primary and foreign keys, `from`, filters) must match one: this bounds them all.
+  name: text('name').min(1),
   type: z
     .enum(FIELD_TYPES)
     .describe(
@@ -185,7 +182,7 @@ const table = z.strictObject({
       .boolean()
       .default(true)
       .describe('Reject source columns not declared here (else they are dropped).'),
-    fields: z.array(tableField).min(1),
+    fields: list(tableField, 'fields').min(1),
   }),
 });
 
@@ -214,33 +211,28 @@ const entity = z.strictObject({
   description: text('description').optional(),
   table: id('table id'),
   concept_uri: text('iri').optional(),
-  fields: z
-    .array(entityField)
+  fields: list(entityField, 'fields')
     .optional()
     .describe(
       'Public fields; all table columns when omitted (each column name then must match `^[a-z][a-z0-9_]*$` like a field name). No field may be named `limit`, `cursor`, `fields` or `expand` (query parameters of the records route).',
     ),
-  relationships: z.array(relationship).default([]),
+  relationships: list(relationship).default([]),
   access: z
     .strictObject({
-      metadata_scope: z
-        .string()
+      metadata_scope: scopeName()
         .optional()
         .describe('Schema and metadata scope; default `<dataset>:metadata`. Must start with `<dataset>:`.'),
-      read_scope: z
-        .string()
+      read_scope: scopeName()
         .optional()
         .describe(
           'Scope of the records, record and relationship routes; default `<dataset>:rows`. Must start with `<dataset>:`.',
         ),
-      aggregate_scope: z
-        .string()
+      aggregate_scope: scopeName()
         .optional()
         .describe(
           'Accepted for compatibility with existing configs, without effect: an aggregate runs under its own `access.aggregate_scope` (default `<dataset>:aggregate`).',
         ),
-      evidence_verification_scope: z
-        .string()
+      evidence_verification_scope: scopeName()
         .optional()
         .describe('Accepted for compatibility with existing configs, without effect: no route reads it.'),
     })
@@ -250,17 +242,15 @@ const entity = z.strictObject({
       default_limit: z.number().int().min(1).max(10_000).default(50),
       max_limit: z.number().int().min(1).max(10_000).default(1000),
       require_purpose_header: z.boolean().default(false),
-      required_filters: z
-        .array(z.string())
+      required_filters: list(z.string(), 'fields')
         .default([])
         .describe(
           'A read needs an equality filter on one of these allowed filter fields; a read by id only when the primary key is one of them, and a relationship into the entity must join on one.',
         ),
-      allowed_filters: z
-        .array(z.strictObject({ field: z.string(), ops: z.array(z.enum(FILTER_OPS)).min(1) }))
+      allowed_filters: list(z.strictObject({ field: z.string(), ops: filterOps() }), 'fields')
         .default([])
         .describe('Each field once, with all its operators.'),
-      allowed_expansions: z.array(z.string()).default([]),
+      allowed_expansions: list(z.string()).default([]),
     })
     .default({
       default_limit: 50,
@@ -280,8 +270,8 @@ const dataset = z.strictObject({
   sensitivity,
   access_rights: accessRights,
   update_frequency: updateFrequency,
-  conforms_to: z.array(text('iri')).default([]),
-  applicable_legislation: z.array(text('iri')).default([]),
+  conforms_to: list(text('iri')).default([]),
+  applicable_legislation: list(text('iri')).default([]),
   spatial_coverage: text('iri').optional(),
   status: text('iri').optional(),
   defaults: z
@@ -293,9 +283,9 @@ const dataset = z.strictObject({
     })
     .default({})
     .describe('Settings every table of the dataset inherits unless it sets its own.'),
-  tables: z.array(table).default([]),
-  entities: z.array(entity).default([]),
-  aggregates: z.array(aggregate).default([]).describe('Declared statistics over one source entity.'),
+  tables: list(table).default([]),
+  entities: list(entity).default([]),
+  aggregates: list(aggregate).default([]).describe('Declared statistics over one source entity.'),
 });
 
 const metadata = z.strictObject({
@@ -321,13 +311,25 @@ export const relayConfigSchema = z.strictObject({
     .optional(),
   server,
   catalog,
-  vocabularies: z.record(z.string().regex(/^[a-z][a-z0-9_-]*$/), z.url().max(2048)).default({}),
+  vocabularies: z
+    .record(
+      z
+        .string()
+        .max(ID_MAX)
+        .regex(/^[a-z][a-z0-9_-]*$/),
+      z.url().max(2048),
+    )
+    .refine((prefixes) => Object.keys(prefixes).length <= COUNT_MAX.items, {
+      message: `must map at most ${COUNT_MAX.items} prefixes`,
+    })
+    .default({})
+    .describe(`Prefixes of compact IRIs (\`prefix:term\`): at most ${COUNT_MAX.items}.`),
   auth,
   audit,
   metadata: metadata
     .optional()
     .describe('Portable metadata manifest; without it /metadata/* is rendered from this config.'),
-  datasets: z.array(dataset),
+  datasets: list(dataset),
 });
 
 export type RelayConfig = z.infer<typeof relayConfigSchema>;

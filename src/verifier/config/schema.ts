@@ -10,36 +10,29 @@ import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { scopeToken } from '../../platform/config/scope-token.ts';
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
+import { claimInput, MAX_CLAIM_INPUTS, sourceBinding, VALUE_TYPES } from './claim-reads-schema.ts';
+import { boundedRecord, CLAIM_ID_PATTERN, KEY_PATTERN, key } from './config-key.ts';
 import { publicBaseUrl } from './public-base-url.ts';
 import { purposeText } from './purpose-text.ts';
-import { RELAY_NAME_MAX, relayField, relayFilterField } from './relay-field-name.ts';
+import { RELAY_NAME_MAX } from './relay-field-name.ts';
 import { state } from './state-schema.ts';
 
-export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
+export { CLAIM_ID_PATTERN, KEY_PATTERN, VALUE_TYPES };
+
 const CLAIM_ID_RULE = 'claim id must match ^[a-z][a-z0-9_.-]*$ and be at most 128 characters';
-export const KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
-/** Ids and mapping keys are at most as long as a claim id: they are named in logs, audit records and problems. */
-const KEY_MAX = 128;
-const keyName = z.string().max(KEY_MAX).regex(KEY_PATTERN);
 /** Three years: a credential is evidence of a moment, not a permanent title. */
 export const MAX_CREDENTIAL_VALIDITY_SECONDS = 3 * 365 * 86_400;
-const key = (what: string) =>
-  z.string().max(KEY_MAX).regex(KEY_PATTERN, `${what} must match ^[a-z][a-z0-9_]*$`);
 /** Generous ceilings on list lengths: an absurd config is refused rather than slowing every start and request. */
 const MAX_SCOPES = 1000;
 const MAX_CLAIMS = 10_000;
+/** Credentials of one kind, connections, signing keys and credential profiles: each compared or loaded at start. */
+const MAX_ENTRIES = 1000;
+/** A claim's source bindings and bound sub-claims, as its `depends_on`: each is read on every evaluation. */
+const MAX_CLAIM_PARTS = 64;
+/** A DID or an https origin, as long as an IRI may be. */
+const MAX_IRI = 2048;
 
 export const DISCLOSURE_LEVELS = ['value', 'predicate', 'redacted'] as const;
-export const VALUE_TYPES = [
-  'boolean',
-  'integer',
-  'number',
-  'string',
-  'date',
-  'object',
-  'array',
-  'any',
-] as const;
 export const CLAIM_RESULT_MEDIA_TYPE = 'application/vnd.ambit.claim-result+json';
 export const CCCEV_MEDIA_TYPE = 'application/ld+json; profile="cccev"';
 export const SD_JWT_MEDIA_TYPE = 'application/dc+sd-jwt';
@@ -95,91 +88,43 @@ const auth = z.strictObject({
     .describe('`api_key`: static API keys and bearer tokens by fingerprint; `oidc`: JWT access tokens.'),
   api_keys: z
     .array(staticCredential)
+    .max(MAX_ENTRIES)
     .default([])
     .describe('Accepted in `x-api-key` or `Authorization: Bearer`.'),
-  bearer_tokens: z.array(staticCredential).default([]).describe('Accepted in `Authorization: Bearer` only.'),
+  bearer_tokens: z
+    .array(staticCredential)
+    .max(MAX_ENTRIES)
+    .default([])
+    .describe('Accepted in `Authorization: Bearer` only.'),
   oidc: oidc.optional(),
 });
 
 const audit = auditConfigSchema;
 
-const requestPath = z
-  .string()
-  .regex(
-    /^target\.(id|identifiers\.[A-Za-z0-9_.:-]+|attributes\.[A-Za-z0-9_]+)$/,
-    'must be target.id, target.identifiers.<scheme> or target.attributes.<name>',
-  );
-
-/**
- * A request input the claim reads and its JSON type (contract: `inputs[{name, type}]`). A target attribute of
- * another type is refused before any read (400 `request.invalid`), where a rule would otherwise fail on it (500).
- */
-const claimInput = z
-  .strictObject({
-    name: requestPath,
-    type: z.enum(VALUE_TYPES),
-  })
-  .refine(
-    (input) => !/^target\.(id$|identifiers\.)/.test(input.name) || ['string', 'any'].includes(input.type),
-    {
-      message: 'an id or identifier is always a string',
-      path: ['type'],
-    },
-  );
-
-const lookup = z.strictObject({
-  input: requestPath,
-  field: relayFilterField.describe('Relay filter field the input is matched against (equality).'),
-  // Contract keys with the only values there are: a config that spells them out loads.
-  op: z.literal('eq').optional().describe('Only `eq`: the lookup is an equality match.'),
-  cardinality: z.literal('one').optional().describe('Only `one`: a claim rests on exactly one record.'),
-});
-
-/**
- * A name the records path carries as one segment: `.` and `..` would be read as dot segments by a relay or proxy
- * that normalises paths (encoded or not), so the read would go to another resource.
- */
-const pathSegment = (what: string) =>
-  z
-    .string()
-    .min(1)
-    .max(RELAY_NAME_MAX)
-    .refine(
-      (name) => name !== '.' && name !== '..',
-      `a ${what} named \`.\` or \`..\` would change the path read`,
-    );
-
-const sourceBinding = z.strictObject({
-  connector: z.literal('registry_data_api'),
-  connection: key('connection id').describe('A key of `evidence.source_connections`.'),
-  required_scope: scopeToken.optional().describe('Caller scope needed to evaluate (and see) the claim.'),
-  dataset: pathSegment('dataset'),
-  entity: pathSegment('entity'),
-  lookup,
-  fields: z
-    .array(relayField, {
-      error: 'must be a list of field names (a mapping of aliases to fields is not supported)',
-    })
-    .default([])
-    .describe('Fields read from the record (`fields=` upstream).'),
-});
-
 const claimRef = z.strictObject({ claim: z.string().regex(CLAIM_ID_PATTERN) });
 
 const rule = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('exists'), source: key('binding alias') }),
-  z.strictObject({ type: z.literal('extract'), source: key('binding alias'), field: z.string().min(1) }),
+  z.strictObject({
+    type: z.literal('extract'),
+    source: key('binding alias'),
+    // One of the binding's `fields`, so no longer than a relay field name.
+    field: z.string().min(1).max(RELAY_NAME_MAX),
+  }),
   z.strictObject({
     type: z.literal('cel'),
+    // Bounded at load by `cel.max_expression_bytes`.
     expression: z.string().min(1),
-    bindings: z.strictObject({ claims: z.record(keyName, claimRef).default({}) }).default({ claims: {} }),
+    bindings: z
+      .strictObject({ claims: boundedRecord(claimRef, MAX_CLAIM_PARTS, 'sub-claims').default({}) })
+      .default({ claims: {} }),
   }),
-  z.strictObject({ type: z.literal('plugin'), plugin: z.string().min(1) }),
+  z.strictObject({ type: z.literal('plugin'), plugin: z.string().min(1).max(RELAY_NAME_MAX) }),
 ]);
 
 const disclosure = z.strictObject({
   default: z.enum(DISCLOSURE_LEVELS).default('redacted'),
-  allowed: z.array(z.enum(DISCLOSURE_LEVELS)).min(1).default(['redacted']),
+  allowed: z.array(z.enum(DISCLOSURE_LEVELS)).min(1).max(DISCLOSURE_LEVELS.length).default(['redacted']),
   downgrade: z.enum(['deny', 'default', 'redacted']).default('deny'),
 });
 
@@ -198,11 +143,12 @@ const claim = z.strictObject({
   depends_on: z.array(z.string().regex(CLAIM_ID_PATTERN)).max(64).default([]),
   inputs: z
     .array(claimInput)
+    .max(MAX_CLAIM_INPUTS)
     .default([])
     .describe(
       'Request inputs the claim reads, with their JSON type: a request whose input has another type is refused before any read.',
     ),
-  source_bindings: z.record(keyName, sourceBinding).default({}),
+  source_bindings: boundedRecord(sourceBinding, MAX_CLAIM_PARTS, 'source bindings').default({}),
   rule,
   operations: z
     .strictObject({
@@ -216,8 +162,12 @@ const claim = z.strictObject({
     })
     .default({ evaluate: { enabled: true }, batch_evaluate: { enabled: false, max_subjects: 100 } }),
   disclosure: disclosure.default({ default: 'redacted', allowed: ['redacted'], downgrade: 'deny' }),
-  formats: z.array(z.enum(CLAIM_FORMATS)).min(1).default([CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE]),
-  credential_profiles: z.array(key('credential profile id')).default([]),
+  formats: z
+    .array(z.enum(CLAIM_FORMATS))
+    .min(1)
+    .max(CLAIM_FORMATS.length)
+    .default([CLAIM_RESULT_MEDIA_TYPE, CCCEV_MEDIA_TYPE]),
+  credential_profiles: z.array(key('credential profile id')).max(MAX_ENTRIES).default([]),
   cccev: z
     .strictObject({
       // Both are @ids of the CCCEV rendering.
@@ -303,7 +253,7 @@ const signingKey = z.strictObject({
 
 const credentialProfile = z.strictObject({
   format: z.literal(SD_JWT_MEDIA_TYPE),
-  issuer: z.string().min(1),
+  issuer: z.string().min(1).max(MAX_IRI),
   signing_key: key('signing key id'),
   vct: z.string().max(2048).refine(isHttpsUrl, 'must be an https URL'),
   validity_seconds: z.number().int().min(1).default(600),
@@ -311,12 +261,12 @@ const credentialProfile = z.strictObject({
     .strictObject({
       mode: z.enum(['none', 'did']).default('did'),
       proof_of_possession: z.enum(['required', 'optional']).default('required'),
-      allowed_did_methods: z.array(z.literal('did:jwk')).default(['did:jwk']),
+      allowed_did_methods: z.array(z.literal('did:jwk')).max(1).default(['did:jwk']),
     })
     .default({ mode: 'did', proof_of_possession: 'required', allowed_did_methods: ['did:jwk'] }),
   allowed_claims: z.array(z.string().regex(CLAIM_ID_PATTERN)).min(1).max(MAX_CLAIMS),
   disclosure: z
-    .strictObject({ allowed: z.array(z.enum(DISCLOSURE_LEVELS)).default([]) })
+    .strictObject({ allowed: z.array(z.enum(DISCLOSURE_LEVELS)).max(DISCLOSURE_LEVELS.length).default([]) })
     .default({ allowed: [] }),
 });
 
@@ -349,9 +299,9 @@ const evidence = z.strictObject({
     })
     .default({ subjects: 16, bindings: 8 }),
   claims: z.array(claim).max(MAX_CLAIMS).default([]),
-  source_connections: z.record(keyName, sourceConnection).default({}),
-  signing_keys: z.record(keyName, signingKey).default({}),
-  credential_profiles: z.record(keyName, credentialProfile).default({}),
+  source_connections: boundedRecord(sourceConnection, MAX_ENTRIES, 'connections').default({}),
+  signing_keys: boundedRecord(signingKey, MAX_ENTRIES, 'signing keys').default({}),
+  credential_profiles: boundedRecord(credentialProfile, MAX_ENTRIES, 'credential profiles').default({}),
 });
 
 const cel = z.strictObject({
