@@ -42,6 +42,20 @@ describe('relay config bounds', () => {
     loads(withScope(scope(256)), 'auth.api_keys.0.scopes.0');
   });
 
+  it('caps a PostgreSQL query and change token statement at 16,384 characters', () => {
+    // Padded with spaces, which the statement checks let through.
+    const statement = (n: number) => `SELECT national_id FROM persons${' '.repeat(n - 31)}`;
+    for (const key of ['query', 'change_token_sql']) {
+      const path = `${TABLE}.source.${key}`;
+      const source = (text: string) =>
+        withValue(`${TABLE}.source`, { type: 'postgres', connection_env: 'PG_URL', [key]: text });
+      assert.deepEqual(issuesAt(source(statement(16_384)), path), [], path);
+      assert.deepEqual(issuesAt(source(statement(16_385)), path), [
+        { code: 'config.validation_error', message: 'must be at most 16384 characters' },
+      ]);
+    }
+  });
+
   it('refuses a scope an entity or aggregate requires past 256 characters, which no key could hold', () => {
     const scope = (n: number) => `people:${'x'.repeat(n - 'people:'.length)}`;
     const keys = ['metadata_scope', 'read_scope', 'aggregate_scope', 'evidence_verification_scope'];
