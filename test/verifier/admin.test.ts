@@ -321,6 +321,8 @@ describe('verifier admin listener configuration', () => {
         method: 'POST',
         headers: { 'x-api-key': OPERATOR_KEY },
       }),
+      // Refused at connect: not some other failure of the request.
+      (error: unknown) => (error as { cause?: { code?: string } }).cause?.code === 'ECONNREFUSED',
       'the admin listener no longer accepts connections',
     );
     assert.equal(drained, false, 'the public request is still draining');

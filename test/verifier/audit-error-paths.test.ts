@@ -1,6 +1,7 @@
 // The audit trail and the logs on the verifier's failure paths: a source that fails in every way (errors, refusals,
 // redirects, bodies that are not records, silence, a cut connection), echoing what it was sent (the identifier in
-// its query, the connection's bearer token, the caller's x-request-id), and request bodies refused before any read.
+// its query, the connection's bearer token, the caller's x-request-id), a refused bulk read (which is logged), and
+// request bodies refused before any read.
 // Each request still writes its one event, with a reason code, and nothing sent or echoed reaches a record or a log.
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -62,6 +63,11 @@ function source(request: IncomingMessage, response: ServerResponse): void {
     authorization: request.headers.authorization,
     request_id: request.headers['x-request-id'],
   });
+  // The bulk form is refused, the refusal's code echoing the request: the verifier logs bulk refusals.
+  if (request.url?.includes('.in=')) {
+    answer(response, 400, 'application/problem+json', JSON.stringify({ code: echo, detail: echo }));
+    return;
+  }
   const id = IDS.find((candidate) => request.url?.includes(candidate));
   if (id !== undefined) (FAILURES[id] as (typeof FAILURES)[string])(echo, response, request);
   else answer(response, 500, 'application/json', echo);
@@ -72,6 +78,7 @@ const target = (value: string) => ({ type: 'person', identifiers: [{ scheme: 'na
 describe('audit trail and logs on failure paths', () => {
   let upstream: FakeUpstream;
   let verifier: TestVerifier;
+  let bulk: TestVerifier;
   const log = capturedLog('trace');
   const requestIds: string[] = [];
 
@@ -122,11 +129,25 @@ describe('audit trail and logs on failure paths', () => {
       [400, 400, 415, 415, 400],
     );
     for (const response of refused) requestIds.push(String(response.headers['x-request-id']));
+    // A connection reading batches with `.in`, whose source refuses that form: its values are then read singly.
+    bulk = await startTestVerifier({
+      relays: { civil: upstream.url },
+      bulk: true,
+      deps: { logger: log.logger },
+    });
+    const bulkBatch = await bulk.post(
+      '/v1/batch-evaluations',
+      { items: IDS.slice(0, 2).map((id) => ({ target: target(id) })), claims: ['person_alive'] },
+      { headers },
+    );
+    assert.equal(bulkBatch.statusCode, 200, bulkBatch.body);
     // Closed: every record is in the file before it is read.
     await verifier.verifier.close();
+    await bulk.verifier.close();
   });
   after(async () => {
     await verifier?.close();
+    await bulk?.close();
     await upstream?.close();
   });
 
@@ -148,8 +169,10 @@ describe('audit trail and logs on failure paths', () => {
   });
 
   it('keeps identifiers, echoed requests, tokens and keys out of the audit file and the logs', () => {
-    const audit = JSON.stringify(verifier.auditRecords()).toLowerCase();
+    const audit = JSON.stringify([...verifier.auditRecords(), ...bulk.auditRecords()]).toLowerCase();
     const logs = log.lines.join('').toLowerCase();
+    // The refused bulk read was logged: the logs checked below are the verifier's, and not empty.
+    assert.match(logs, /source refuses bulk reads/);
     for (const value of [...IDS, ...REFUSED, CLIENT_REQUEST_ID, ...SECRETS]) {
       for (const form of [value, encodeURIComponent(value), Buffer.from(value).toString('base64')]) {
         assert.ok(!audit.includes(form.toLowerCase()), `${value} is in the audit file`);

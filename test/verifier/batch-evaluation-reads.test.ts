@@ -166,6 +166,7 @@ describe('batch evaluations', () => {
     assert.equal(response.statusCode, 200, response.body);
     const body = JSON.parse(response.body);
     assert.deepEqual(body.summary, { succeeded: 0, failed: 2 });
+    assert.equal(body.items.length, 2);
     for (const item of body.items as Item[]) {
       assert.deepEqual(item.errors, [
         {

@@ -235,6 +235,8 @@ describe('verifier in OIDC mode: hostile and borderline tokens (real IdP)', () =
     const audit = readFileSync(verifier.auditPath, 'utf8');
     const logs = log.lines.join('');
     assert.ok(audit.length > 0 && presented.length > 40);
+    // The issuer outage above was logged: the logs checked below are the verifier's, and not empty.
+    assert.match(logs, /issuer keys could not be fetched/);
     for (const presentedToken of presented) {
       const signature = presentedToken.split('.')[2] ?? '';
       for (const [where, text] of [
