@@ -109,7 +109,16 @@ describe('metric labels under made-up requests', () => {
   });
 
   it('takes every route label from the route templates and every method from the registered ones', async () => {
+    await send();
     const labels = [...(await series()).keys()].map((key) => JSON.parse(key.slice(key.indexOf('{'))));
+    // The made-up requests are among those counted: their series carry route and method labels to check.
+    assert.ok(
+      labels.some(
+        ({ route, method }) =>
+          route === '/v1/datasets/:dataset_id/entities/:entity/records' && method === 'GET',
+      ),
+      JSON.stringify(labels),
+    );
     for (const { route, method } of labels) {
       if (route !== undefined) assert.doesNotMatch(route, /x[0-9a-f]{32}|%|"|\\/, route);
       if (method !== undefined) assert.ok(['GET', 'HEAD', 'POST'].includes(method), method);

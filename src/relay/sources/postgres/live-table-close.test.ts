@@ -3,7 +3,11 @@
 // connection closed, rather than holding the process and a backend until the statement's own time limit.
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
-import { type FakeBackend, startFakeBackend } from '../../../../test/helpers/fake-postgres-backend.ts';
+import {
+  type FakeBackend,
+  liveReadReplies,
+  startFakeBackend,
+} from '../../../../test/helpers/fake-postgres-backend.ts';
 import type { Logger } from '../../../platform/log.ts';
 import { AS_IS, itemsTable, PAGE } from './live-connection-test-support.ts';
 import { createLiveTable } from './live-table.ts';
@@ -45,15 +49,26 @@ describe('closing a live table', () => {
     }
   });
 
-  it('closes an idle connection without a cancel', async () => {
+  it('closes an idle connection without a cancel', { timeout: 10_000 }, async () => {
     backend = await startFakeBackend({ backendKey: { processID: 4242, secretKey: 987_654_321 } });
-    const live = createLiveTable(itemsTable({ connect_timeout: '2s' }), backend.url, {
+    const server = backend;
+    // The read is answered: its connection stays open in the pool, idle.
+    server.onMessage = (message, socket) => {
+      if (message.type === 'S') socket.write(liveReadReplies({ rows: [['a']], parses: server.readParses }));
+    };
+    const live = createLiveTable(itemsTable({ connect_timeout: '2s' }), server.url, {
       datasetId: 'registry',
       logger,
       now: Date.now,
     });
-    await live.probe().catch(() => {});
+    assert.deepEqual((await live.readPage(PAGE, AS_IS)).rows, [['a']]);
+    assert.equal(server.sockets.length, 1);
+    assert.equal(server.sockets[0]?.destroyed, false, 'the connection is kept open while idle');
+
     await live.close();
-    assert.equal(backend.cancels.length, 0);
+    while (server.sockets.some((socket) => !socket.destroyed)) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    assert.equal(server.cancels.length, 0);
   });
 });

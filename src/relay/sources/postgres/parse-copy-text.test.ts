@@ -76,8 +76,8 @@ describe('COPY text decoding', () => {
         fc.integer({ min: 0, max: 8 }),
         (units, scale) => {
           const text = scale === 0 ? String(units) : (units / 10 ** scale).toFixed(scale);
-          const value = plainNumber(bytes(text), 0, text.length);
-          if (value !== undefined) assert.equal(value, Number(text), text);
+          // At most 15 significant digits: always read, never left to the slow path.
+          assert.equal(plainNumber(bytes(text), 0, text.length), Number(text), text);
         },
       ),
     );
