@@ -28,13 +28,16 @@ import {
   unavailable,
 } from './relay-answers.ts';
 import { parseRetryAfter, retryDelay } from './retry-delay.ts';
+import { createSourceOutageLog } from './source-outage-log.ts';
 import {
   type BulkLookup,
   type BulkOutcome,
   type ReadTrace,
   type RequestCounter,
   requestTimedOut,
+  type SourceLookup,
   type SourceReader,
+  type SourceRecord,
 } from './source-reader.ts';
 
 export interface RelayConnectorDeps {
@@ -43,7 +46,7 @@ export interface RelayConnectorDeps {
   /** Waits between attempts; injected so tests need not wait. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly transportFor?: (connection: SourceConnectionConfig) => HttpTransport;
-  /** Told, once per binding and reason, that a source refuses the bulk form (its values are then read singly). */
+  /** Told that a source refuses the bulk form (once per binding and reason), and of sources that fail reads. */
   readonly logger?: Logger;
 }
 
@@ -326,41 +329,58 @@ export function createRelayConnector(
     return connection;
   };
 
+  const outages = createSourceOutageLog(deps.logger, () => deps.clock.now());
+  /** Tells the outage log how a read of `binding`'s connection went. */
+  const watched = async <T>(binding: SourceBindingConfig, read: () => Promise<T>): Promise<T> => {
+    try {
+      const result = await read();
+      outages.answered(binding.connection);
+      return result;
+    } catch (error) {
+      if (isProblem(error) && error.code === 'evidence.not_available') outages.answered(binding.connection);
+      else outages.failed(binding.connection, error);
+      throw error;
+    }
+  };
+
   return {
-    async read(lookup) {
-      const connection = connectionOf(lookup.binding);
-      const path = recordsPath(
-        connection.basePath,
-        lookup.binding,
-        lookup.binding.lookup.field,
-        lookup.value,
-        2,
-      );
-      const response = await fetchWithRetries(connection, {
-        path,
-        purpose: lookup.purpose,
-        requestId: lookup.requestId,
-        get deadline() {
-          return lookup.deadline;
-        },
-        trace: lookup.trace,
-        requests: lookup.requests,
-        onPause: lookup.onPause,
-      });
-      return singleRecord(response, lookup);
-    },
+    read: (lookup) => watched(lookup.binding, () => readOne(lookup)),
     bulkLimit(binding) {
       const config = open.get(binding.connection)?.config;
       return config?.bulk_mode === 'rda_in_filter' ? config.bulk_max_values : 0;
     },
-    async readMany(lookup) {
-      const connection = connectionOf(lookup.binding);
-      return (await bulkRead(connection, lookup, [...new Set(lookup.values)], lookup.trace)) ?? new Map();
-    },
+    readMany: (lookup) =>
+      watched(lookup.binding, async () => {
+        const connection = connectionOf(lookup.binding);
+        return (await bulkRead(connection, lookup, [...new Set(lookup.values)], lookup.trace)) ?? new Map();
+      }),
     close() {
       for (const connection of open.values()) connection.transport.close();
     },
   };
+
+  async function readOne(lookup: SourceLookup): Promise<SourceRecord> {
+    const connection = connectionOf(lookup.binding);
+    const path = recordsPath(
+      connection.basePath,
+      lookup.binding,
+      lookup.binding.lookup.field,
+      lookup.value,
+      2,
+    );
+    const response = await fetchWithRetries(connection, {
+      path,
+      purpose: lookup.purpose,
+      requestId: lookup.requestId,
+      get deadline() {
+        return lookup.deadline;
+      },
+      trace: lookup.trace,
+      requests: lookup.requests,
+      onPause: lookup.onPause,
+    });
+    return singleRecord(response, lookup);
+  }
 }
 
 /** An attempt cut short by the request's deadline timed out: the request has timed out, not the source. */
