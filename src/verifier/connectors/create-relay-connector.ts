@@ -104,6 +104,23 @@ export function createRelayConnector(
     readonly onPause: (() => void) | undefined;
   }
 
+  /** The upstream request of a lookup (single or bulk) for `path`; its deadline read from the lookup each time. */
+  const requestOf = (
+    lookup: SourceLookup | BulkLookup,
+    path: string,
+    trace: ReadTrace | undefined,
+  ): Request => ({
+    path,
+    purpose: lookup.purpose,
+    requestId: lookup.requestId,
+    get deadline() {
+      return lookup.deadline;
+    },
+    trace,
+    requests: lookup.requests,
+    onPause: lookup.onPause,
+  });
+
   /**
    * One attempt: waits for a permit (no later than the deadline), then sends, within `timeout` and the time the
    * request has left. The first attempt that leaves tells the trace; every request sent tells the request counter.
@@ -226,17 +243,7 @@ export function createRelayConnector(
     );
     let answer: ReturnType<typeof bulkRecords>;
     try {
-      const response = await fetchWithRetries(connection, {
-        path,
-        purpose: lookup.purpose,
-        requestId: lookup.requestId,
-        get deadline() {
-          return lookup.deadline;
-        },
-        trace,
-        requests: lookup.requests,
-        onPause: lookup.onPause,
-      });
+      const response = await fetchWithRetries(connection, requestOf(lookup, path, trace));
       // The source refused the credential, or has no such collection: so it would each single read (a revoked token
       // or a misnamed entity must not cost one request per subject), and the values all fail as a single read would.
       if (response.status === 401 || response.status === 403 || response.status === 404) parsePage(response);
@@ -368,17 +375,7 @@ export function createRelayConnector(
       lookup.value,
       2,
     );
-    const response = await fetchWithRetries(connection, {
-      path,
-      purpose: lookup.purpose,
-      requestId: lookup.requestId,
-      get deadline() {
-        return lookup.deadline;
-      },
-      trace: lookup.trace,
-      requests: lookup.requests,
-      onPause: lookup.onPause,
-    });
+    const response = await fetchWithRetries(connection, requestOf(lookup, path, lookup.trace));
     return singleRecord(response, lookup);
   }
 }
