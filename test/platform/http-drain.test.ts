@@ -229,8 +229,12 @@ describe('closing with a large response still being written to a slow client', (
 });
 
 describe('closing with an idle keep-alive connection', () => {
-  it('closes the connection at once, without waiting for the keep-alive timeout', async () => {
+  it('closes the connection at once, without waiting for the keep-alive timeout', {
+    timeout: 20_000,
+  }, async () => {
     const app = bareApp(60_000);
+    // Past this test's time limit, as the drain deadline (twice the request timeout) is: the close must not wait.
+    app.server.keepAliveTimeout = 120_000;
     app.get('/small', async () => ({ ok: true }));
     const client = await openClient(await listenLocal(app));
     client.socket.write('GET /small HTTP/1.1\r\nhost: a\r\n\r\n');
@@ -238,11 +242,8 @@ describe('closing with an idle keep-alive connection', () => {
     assert.equal(response?.statusCode, 200);
     assert.equal(response.headers.connection, 'keep-alive');
 
-    const started = performance.now();
     await app.close();
     await client.closedByServer;
-    // Node's keep-alive timeout would close it after 5 s; the drain deadline (twice the request timeout) far later.
-    assert.ok(performance.now() - started < 4_000, 'the idle connection was held open');
   });
 });
 
