@@ -38,7 +38,7 @@ export const postgresSource = z.strictObject({
     .min(1)
     .optional()
     .describe(
-      'A read-only SELECT returning one value that changes when the data does (for `refresh.mode: mtime`), e.g. `SELECT max(updated_at) FROM people`. Same rules as `query`.',
+      'A read-only SELECT whose answer (one row, of one or more values) changes when the data does (for `refresh.mode: mtime`), e.g. `SELECT max(updated_at), count(*) FROM people` (the count also sees deletes). Same rules as `query`.',
     ),
   connect_timeout: durationMs({ min: 1, max: 300_000 })
     .default(5000)
