@@ -120,7 +120,10 @@ async function connectSources(loaded: LoadedRelayConfig, io: Parameters<Command>
     if (check.problem === undefined) io.out(`  ok: ${name}`);
     else io.err(`  ${name}: ${check.problem.code}: ${check.problem.detail}`);
   }
-  const failed = checks.filter((check) => check.problem !== undefined).length;
+  const failed = checks.filter((check) => check.problem !== undefined && !check.tokenOnly).length;
+  const stale = checks.filter((check) => check.tokenOnly).length;
   if (failed > 0) io.err(`${failed} of ${checks.length} PostgreSQL tables would fail to serve`);
-  return failed > 0 ? 1 : 0;
+  if (stale > 0)
+    io.err(`${stale} of ${checks.length} PostgreSQL tables would serve data no refresh would ever update`);
+  return failed + stale > 0 ? 1 : 0;
 }

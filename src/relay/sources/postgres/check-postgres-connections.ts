@@ -16,6 +16,8 @@ export interface PostgresSourceCheck {
   readonly materialization: 'live' | 'snapshot';
   /** What serving would fail with: the load error code and its detail (no connection string, no value). */
   readonly problem?: { readonly code: string; readonly detail: string };
+  /** The problem is the `change_token_sql`'s only: a start would serve the table, and no poll would see it change. */
+  readonly tokenOnly?: true;
 }
 
 /** Checks every PostgreSQL table of the config, one after another; never rejects. */
@@ -53,7 +55,11 @@ export async function checkPostgresConnections(loaded: LoadedRelayConfig): Promi
         } catch (error) {
           // A start would load the table, then find every poll's token unreadable: say which statement failed.
           const problem = problemOf(error);
-          checks.push({ ...check, problem: { ...problem, detail: `change_token_sql: ${problem.detail}` } });
+          checks.push({
+            ...check,
+            problem: { ...problem, detail: `change_token_sql: ${problem.detail}` },
+            tokenOnly: true,
+          });
         }
       }
     }
