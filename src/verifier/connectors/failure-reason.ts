@@ -32,5 +32,9 @@ const LASTING_REASONS = new Set([
 /** Whether retrying the same read can only fail the same way (see `LASTING_REASONS`). */
 export function failsAgain(error: unknown): boolean {
   const code = auditCodeOf(error);
-  return code !== undefined && LASTING_REASONS.has(code);
+  return code !== undefined && isLastingReason(code);
+}
+
+export function isLastingReason(code: string): boolean {
+  return LASTING_REASONS.has(code);
 }

@@ -4,7 +4,7 @@ import { isUtf8 } from 'node:buffer';
 import type { SourceBindingConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
 import type { HttpResponse } from './create-http-transport.ts';
-import { FailureReason } from './failure-reason.ts';
+import { FailureReason, isLastingReason } from './failure-reason.ts';
 import { type BulkOutcome, type SourceLookup, type SourceRecord, sourceIdOf } from './source-reader.ts';
 
 interface Page {
@@ -362,7 +362,11 @@ function dayOf(text: string): number | undefined {
 }
 
 export function unavailable(code: string, message: string) {
-  return verifierProblem('source.unavailable', 'A source is unavailable; retry later.', {
+  // A 503 reads as "retry": say so only when a retry can pass (a batch item's `retryable` tells the same).
+  const detail = isLastingReason(code)
+    ? 'A source cannot answer this read; a retry would fail again.'
+    : 'A source is unavailable; retry later.';
+  return verifierProblem('source.unavailable', detail, {
     cause: new FailureReason(code, message),
   });
 }

@@ -76,6 +76,17 @@ describe('parseEvaluationRequest refusals', () => {
     assert.deepEqual(read, [], 'no attribute value is read');
   });
 
+  it('says what a claim reference must be when it is neither an id nor {id, version} of text', () => {
+    for (const claim of [{ id: 'person_alive', version: 1 }, { version: '1' }, 5]) {
+      const problem = rejected({ target, claims: [claim] });
+      assert.equal(problem.code, 'request.invalid');
+      assert.equal(
+        problem.detail,
+        '`claims.0`: Invalid input: expected a claim id, or {"id": ..., "version": ...} with both as text',
+      );
+    }
+  });
+
   it('keeps short problems as they are', () => {
     const problem = rejected({ target, claims: ['person_alive'], extra: 1 });
     assert.equal(problem.detail, 'Unrecognized key: "extra"');

@@ -69,10 +69,14 @@ function isObject(value: unknown): value is object {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-export const claimRefSchema = z.union([
-  z.string().min(1).max(128),
-  z.strictObject({ id: z.string().min(1).max(128), version: z.string().min(1).max(64).optional() }),
-]);
+/** A claim as a request names it. Neither form fitting, the union alone would say only "Invalid input". */
+export const claimRefSchema = z.union(
+  [
+    z.string().min(1).max(128),
+    z.strictObject({ id: z.string().min(1).max(128), version: z.string().min(1).max(64).optional() }),
+  ],
+  { error: 'Invalid input: expected a claim id, or {"id": ..., "version": ...} with both as text' },
+);
 
 /** The whole body; the runtime OpenAPI document describes it from this schema. */
 export const evaluationBodySchema = z.strictObject({

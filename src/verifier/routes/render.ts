@@ -10,7 +10,7 @@ import { DISCLOSURE_LEVELS, type DisclosureLevel } from '../config/schema.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
 import { principalHash } from '../evaluation/evaluate-target.ts';
 import { acceptableFormats } from '../evaluation/negotiate-format.ts';
-import { parseOrReject } from '../evaluation/parse-evaluation-request.ts';
+import { claimRefSchema, parseOrReject } from '../evaluation/parse-evaluation-request.ts';
 import { readOptionalPurpose } from '../evaluation/plan-evaluation.ts';
 import { verifierProblem } from '../problems.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
@@ -23,17 +23,8 @@ const EVALUATION_ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 
 export const renderBodySchema = z.strictObject({
   format: z.string().min(1).max(256).optional(),
-  claims: z
-    .array(
-      z.union([
-        z.string().min(1).max(128),
-        // As the evaluation request names them: a version, when given, must be the one evaluated.
-        z.strictObject({ id: z.string().min(1).max(128), version: z.string().min(1).max(64).optional() }),
-      ]),
-    )
-    .min(1)
-    .max(32)
-    .optional(),
+  // As the evaluation request names them: a version, when given, must be the one evaluated.
+  claims: z.array(claimRefSchema).min(1).max(32).optional(),
   disclosure: z.enum([...DISCLOSURE_LEVELS, 'mixed']).optional(),
   purpose: z.string().min(1).max(512).optional(),
 });
