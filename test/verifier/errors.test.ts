@@ -37,6 +37,13 @@ describe('verifier error table: requests refused', () => {
       },
       // A body not sent as JSON is 415, as the OpenAPI document and the relay say, text/plain included.
       {
+        name: 'a form (what curl -d sends by default)',
+        body: valid,
+        type: 'application/x-www-form-urlencoded',
+        status: 415,
+        code: 'http.unsupported_media_type',
+      },
+      {
         name: 'text/plain',
         body: valid,
         type: 'text/plain',
@@ -90,6 +97,8 @@ describe('verifier error table: requests refused', () => {
       for (const response of [lane, fastify]) assertProblem(response, status, code);
       const detail = (response: typeof lane) => JSON.parse(response.body).detail;
       assert.equal(detail(lane), detail(fastify), `${name}: the same detail on both paths`);
+      // What to send instead (curl -d sends a form's media type unless told otherwise).
+      if (status === 415) assert.match(detail(lane), /application\/json/, name);
     }
     assert.equal(table.requests.length, 2, 'only the two valid evaluations read their source');
   });

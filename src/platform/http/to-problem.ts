@@ -6,7 +6,8 @@ import type { RouteRequest } from './route-types.ts';
 
 const FASTIFY_CODES: Record<string, () => Problem> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => platformProblem('internal.payload_too_large'),
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: () => platformProblem('http.unsupported_media_type'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    platformProblem('http.unsupported_media_type', 'Send the body as `Content-Type: application/json`.'),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () => platformProblem('http.invalid_body', 'Invalid Content-Length.'),
   FST_ERR_CTP_EMPTY_JSON_BODY: () => platformProblem('http.invalid_body', 'The JSON body is empty.'),
   FST_ERR_CTP_INVALID_JSON_BODY: () => platformProblem('http.invalid_body', 'The body is not valid JSON.'),
