@@ -47,6 +47,15 @@ export function verifierExamples(url: string, adminUrl: string, keys: VerifierEx
     );
   };
   const cw = keys.caseworker;
+  // Two people in one request; sent twice with the same Idempotency-Key, the second is the first answer replayed.
+  const batch =
+    `curl -s -H "x-api-key: ${cw}" -H "Data-Purpose: ${PURPOSE}" -H "Content-Type: application/json"` +
+    ` -H "Idempotency-Key: demo-batch-1" -d '${JSON.stringify({
+      items: [ELIGIBLE, DECEASED_HEAD].map((identifiers) => ({
+        target: { type: 'person', identifiers: identifiers.slice(0, 1) },
+      })),
+      claims: ['person-is-alive'],
+    })}' "${url}/v1/batch-evaluations"`;
   return [
     ...noted(`curl -s "${url}/ready"`),
     ...noted(`curl -s -H "x-api-key: ${cw}" "${url}/v1/claims"`),
@@ -78,6 +87,11 @@ export function verifierExamples(url: string, adminUrl: string, keys: VerifierEx
     ...noted(
       `curl -s -X POST -H "x-api-key: ${cw}" -H "Accept: ${CCCEV_ACCEPT}" "${url}/v1/evaluations/EVALUATION_ID/render"`,
       'the stored CCCEV evaluation again (EVALUATION_ID: its dcterms:identifier)',
+    ),
+    ...noted(batch, 'batch: one result per person, with its own evaluation id'),
+    ...noted(
+      batch,
+      'the same batch again: its first answer replayed (curl -i shows idempotent-replayed: true)',
     ),
     ...noted(
       evaluate(cw, NOT_A_HEAD, ['household-is-enrolled']),

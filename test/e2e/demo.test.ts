@@ -160,7 +160,7 @@ describe('demo (npm start)', () => {
     assert.ok(codesChecked >= 5, `${codesChecked} printed problem codes checked`);
   });
 
-  it('the verifier examples show each rule, disclosure level, the composite claim and CCCEV', () => {
+  it('the verifier examples show each rule, disclosure level, the composite claim, CCCEV and a replayed batch', () => {
     type Result = {
       value: unknown;
       satisfied: unknown;
@@ -194,6 +194,20 @@ describe('demo (npm start)', () => {
     // The render answers the stored CCCEV evaluation byte for byte in content: same nodes, same ids.
     const rendered = [...answers].find(([comment]) => comment.startsWith('the stored CCCEV'))?.[1];
     assert.deepEqual(rendered, cccev);
+    // The batch answers per person (alive, then a death registered); sent again with its key, the same answer.
+    const batch = [...answers].find(([comment]) => comment.startsWith('batch:'))?.[1] as {
+      batch_id: string;
+      items: { status: string; claim_results: { satisfied: unknown }[] }[];
+    };
+    assert.deepEqual(
+      batch.items.map((item) => [item.status, item.claim_results[0]?.satisfied]),
+      [
+        ['succeeded', true],
+        ['succeeded', false],
+      ],
+    );
+    const replayed = [...answers].find(([comment]) => comment.startsWith('the same batch again'))?.[1];
+    assert.deepEqual(replayed, batch);
     const reload = [...answers].find(([comment]) => comment.startsWith('a no-op'))?.[1];
     assert.deepEqual(reload, {
       reloaded: false,
