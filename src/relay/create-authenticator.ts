@@ -10,6 +10,11 @@ import { platformProblem } from '../platform/problem/platform-problems.ts';
 import type { RelaySecrets } from './config/resolve-relay-secrets.ts';
 import type { RelayConfig } from './config/schema.ts';
 
+const API_KEY_HEADERS = {
+  missingDetail: 'Send `Authorization: Bearer <key>` or `x-api-key: <key>`.',
+};
+const TOKEN_HEADER = { missingDetail: 'Send `Authorization: Bearer <access token>`.' };
+
 export function createAuthenticator(
   config: RelayConfig,
   secrets: RelaySecrets,
@@ -19,14 +24,14 @@ export function createAuthenticator(
     const check = createApiKeyAuthenticator(secrets.apiKeys);
     // Synchronous: a key check needs no I/O, and every request would otherwise pay for a promise.
     return (request) => {
-      const principal = check(readCredential(request.headers).secret, request.socket);
+      const principal = check(readCredential(request.headers, API_KEY_HEADERS).secret, request.socket);
       request.ctx.principal = principal;
       return principal;
     };
   }
   const oidc = createOidcAuthenticator(config.auth.oidc as NonNullable<RelayConfig['auth']['oidc']>, deps);
   return async (request) => {
-    const credential = readCredential(request.headers);
+    const credential = readCredential(request.headers, TOKEN_HEADER);
     if (credential.header !== 'authorization') {
       // OIDC deployments take bearer tokens only; an API-key header is a credential of the wrong kind.
       throw platformProblem(

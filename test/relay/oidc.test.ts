@@ -175,8 +175,11 @@ describe('relay in OIDC mode (real IdP)', () => {
       assert.equal(refused.headers['www-authenticate'], 'Bearer realm="ambit", error="invalid_token"');
     }
     const none = await relay.inject({ method: 'GET', url: HOUSEHOLDS });
-    assertProblem(none, 401, 'auth.missing_credential');
+    const problem = assertProblem(none, 401, 'auth.missing_credential');
     assert.equal(none.headers['www-authenticate'], 'Bearer realm="ambit"');
+    // Only what this relay takes: an access token, never an API key.
+    assert.match(String(problem.detail), /Authorization: Bearer <access token>/);
+    assert.doesNotMatch(String(problem.detail), /x-api-key/);
   });
 
   it('refuses an x-api-key header with 401 auth.malformed_credential, whatever it holds', async () => {

@@ -9,7 +9,11 @@ export interface PresentedCredential {
 
 export function readCredential(
   headers: IncomingHttpHeaders,
-  options: { rejectBoth?: boolean } = {},
+  options: {
+    rejectBoth?: boolean;
+    /** What the 401 for no credential says to send: the headers the deployment's auth mode takes. */
+    missingDetail?: string;
+  } = {},
 ): PresentedCredential {
   // A header given twice arrives as an array (repeated-headers.ts): two credentials, whichever they are.
   const authorization = headers.authorization as string | string[] | undefined;
@@ -35,5 +39,8 @@ export function readCredential(
     if (secret === '') throw platformProblem('auth.malformed_credential', 'The x-api-key header is empty.');
     return { secret, header: 'x-api-key' };
   }
-  throw platformProblem('auth.missing_credential', 'Send `Authorization: Bearer <credential>`.');
+  throw platformProblem(
+    'auth.missing_credential',
+    options.missingDetail ?? 'Send `Authorization: Bearer <credential>`.',
+  );
 }
