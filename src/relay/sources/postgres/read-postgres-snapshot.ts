@@ -23,6 +23,7 @@ import {
   RAW_TEXT,
 } from './read-only-session.ts';
 import { rewrittenSinceSnapshot } from './rewritten-since-snapshot.ts';
+import { checkSnapshotColumnTypes } from './snapshot-column-types.ts';
 import type { TrackedClients } from './tracked-clients.ts';
 
 export interface PostgresSnapshotRows {
@@ -95,6 +96,7 @@ export async function openPostgresSnapshot(
       table,
       probe.fields.map((field) => field.name),
     );
+    checkSnapshotColumnTypes(table, probe.fields);
   } catch (error) {
     await cancelTimedOut(client, error, source);
     await client.end().catch(() => {});
