@@ -73,6 +73,36 @@ describe('GET /openapi.json', () => {
     const text = (await relay.get('/openapi.json', { as: 'caseworker' })).body;
     for (const column of STORAGE_ONLY) assert.ok(!text.includes(column), column);
   });
+
+  it('declares every member a dataset summary and an entity schema carry', async () => {
+    // A client generated from the document reads only the members it declares.
+    const document = (await relay.get('/openapi.json', { as: 'caseworker' })).json();
+    const declared = (schema: { properties?: object }, where: string) => {
+      assert.ok(schema.properties, `${where} declares no properties`);
+      return Object.keys(schema.properties);
+    };
+    const summary = document.components.schemas.DatasetSummary;
+    const datasets = (await relay.get('/v1/datasets', { as: 'caseworker' })).json();
+    for (const name of Object.keys(datasets.data[0])) {
+      assert.ok(declared(summary, 'DatasetSummary').includes(name), `DatasetSummary lacks ${name}`);
+    }
+    const path = '/v1/datasets/social_protection/entities/households/schema';
+    const schema = document.paths[path].get.responses['200'].content['application/json'].schema;
+    const body = (await relay.get(path, { as: 'caseworker' })).json();
+    for (const name of Object.keys(body)) {
+      assert.ok(declared(schema, 'entity schema').includes(name), `entity schema lacks ${name}`);
+    }
+    for (const [member, item] of [
+      ['fields', body.fields[0]],
+      ['filters', body.filters[0]],
+      ['relationships', body.relationships[0]],
+    ]) {
+      const items = schema.properties[member].items;
+      for (const name of Object.keys(item)) {
+        assert.ok(declared(items, member).includes(name), `entity schema ${member} lack ${name}`);
+      }
+    }
+  });
 });
 
 describe('openapi_requires_auth: false', () => {

@@ -1,12 +1,12 @@
 // OpenAPI path items of one entity: schema, collection (with its filters), record and relationships.
 import { type CatalogEntity, isReadableById } from '../catalog/catalog.ts';
+import { entitySchemaSchema } from './dataset-paths.ts';
 import {
   ETAG_HEADER,
   fieldSchema,
   jsonResponse,
   NEXT_LINK_HEADER,
   NOT_MODIFIED,
-  objectWith,
   problemResponse,
   SOURCE_UNAVAILABLE,
   schemaName,
@@ -73,11 +73,7 @@ export function entityPaths(
         operationId: `${tag}.schema`,
         summary: `Schema of ${entity.name}`,
         responses: {
-          200: jsonResponse(
-            'Entity schema',
-            objectWith('dataset_id', 'entity', 'primary_key', 'fields', 'relationships'),
-            ETAG_HEADER,
-          ),
+          200: jsonResponse('Entity schema', entitySchemaSchema(), ETAG_HEADER),
           304: NOT_MODIFIED,
           ...errors,
         },
