@@ -151,6 +151,62 @@ describe('postgresql state store, in its environment', () => {
     }
   });
 
+  it('takes a database that refuses new sessions as down: evaluations refused before their reads, then resumed', async (t) => {
+    const database = await freshDatabase();
+    if (database.kind === 'pglite') return t.skip('PGlite has one database, no roles and no backends to end');
+    // PostgreSQL does not let a session shut its own database: another database on the server does it.
+    const elsewhere = await freshDatabase();
+    const name = new URL(database.url).pathname.slice(1);
+    const role = `${name}_role`;
+    await database.query(`CREATE ROLE ${role} LOGIN`);
+    await database.query(`GRANT CREATE ON DATABASE ${name} TO ${role}`);
+    const url = new URL(database.url);
+    url.username = role;
+    // Each refusal the server gives a session that asks to start, with how to lift it.
+    const refusals = [
+      // ALLOW_CONNECTIONS false: 55000, "database is not currently accepting connections".
+      {
+        cut: `ALTER DATABASE ${name} ALLOW_CONNECTIONS false`,
+        lift: `ALTER DATABASE ${name} ALLOW_CONNECTIONS true`,
+      },
+      // Its role may no longer log in: 28000.
+      { cut: `ALTER ROLE ${role} NOLOGIN`, lift: `ALTER ROLE ${role} LOGIN` },
+    ];
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = storeOn(url.toString(), clock);
+    try {
+      assert.equal(await store.prepare(), true);
+      for (const [index, { cut, lift }] of refusals.entries()) {
+        await elsewhere.query(cut);
+        try {
+          // Its open sessions end too (an administrator's pg_terminate_backend, a restart), so it must start others.
+          await database.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1', [
+            role,
+          ]);
+          await assert.rejects(
+            store.put(evaluation(`01J00000000000000000000CU${index}`, clock.now(), 60_000)),
+            (error: unknown) => isProblem(error) && error.code === 'state.unavailable',
+          );
+          // A registry is not consulted for a result that could not be kept.
+          assert.throws(
+            () => store.checkAvailable(),
+            (error: unknown) => isProblem(error) && error.code === 'state.unavailable',
+            cut,
+          );
+        } finally {
+          await elsewhere.query(lift);
+        }
+        clock.advance(1_000);
+        store.checkAvailable();
+        await store.put(evaluation(`01J00000000000000000000UP${index}`, clock.now(), 60_000));
+      }
+    } finally {
+      await store.close();
+      await database.query(`DROP OWNED BY ${role}`);
+      await database.query(`DROP ROLE ${role}`);
+    }
+  });
+
   it('refuses a database whose encoding cannot hold every character, naming it, and creates nothing there', async (t) => {
     const database = await freshDatabase();
     if (database.kind === 'pglite') return t.skip('PGlite has one database, in UTF8');

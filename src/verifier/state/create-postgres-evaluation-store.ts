@@ -327,8 +327,9 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
 /**
  * Whether a failure says the database cannot be used now, as opposed to one statement failing (a timeout, a
  * constraint): no connection or no answer on it, the server refusing connections (SQLSTATE class 08, shutting down
- * 57P01-57P03, too many connections 53300), or a database that takes no writes (25006: a demoted primary, a
- * standby), where no evaluation could be kept.
+ * 57P01-57P03, too many connections 53300, the database closed to new sessions 55000, the role no longer let
+ * in: class 28), or a database that takes no writes (25006: a demoted primary, a standby), where no
+ * evaluation could be kept. The store's own statements raise neither 55000 nor class 28.
  */
 function isOutage(error: unknown): boolean {
   // The driver's own time limit on a statement, which the server's statement_timeout (the same) races: one slow
@@ -336,7 +337,12 @@ function isOutage(error: unknown): boolean {
   if (isClientTimeout(error)) return false;
   if (!(error instanceof pg.DatabaseError)) return true;
   const code = error.code ?? '';
-  return code.startsWith('08') || /^57P0[123]$/.test(code) || code === '53300' || code === '25006';
+  return (
+    code.startsWith('08') ||
+    code.startsWith('28') ||
+    /^57P0[123]$/.test(code) ||
+    ['53300', '55000', '25006'].includes(code)
+  );
 }
 
 /**
