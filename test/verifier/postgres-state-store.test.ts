@@ -163,6 +163,9 @@ describe('postgresql state store', () => {
         assert.equal(error.code, 'state.unavailable');
         assert.ok(error.cause instanceof FailureReason);
         assert.equal(error.cause.code, 'state.schema_too_new');
+        // Only its operator can mend it: the answer does not invite a retry a second later.
+        assert.match(String(error.detail), /a retry would fail again/);
+        assert.equal(error.headers['retry-after'], undefined);
         return true;
       });
       const { rows } = await database.query<{ n: number }>(

@@ -361,10 +361,23 @@ class MigrationRunningError extends Error {
   }
 }
 
+/**
+ * Failures only the store's operator can mend: a schema a newer release migrated, a role without the rights the
+ * store needs (42501). Answered without inviting a retry a second later.
+ */
+const LASTING_CODES = new Set(['schema_too_new', '42501']);
+
 function unavailable(error: unknown) {
   const code = errorCode(error);
   const message = error instanceof Error ? error.message : 'the state store failed';
   const reason = /timeout/i.test(message) ? 'state.timeout' : `state.${code.toLowerCase()}`;
+  if (LASTING_CODES.has(code)) {
+    return verifierProblem(
+      'state.unavailable',
+      'The state store cannot be used as it is set up; a retry would fail again until its operator acts.',
+      { cause: new FailureReason(reason, message) },
+    );
+  }
   return verifierProblem('state.unavailable', 'The state store is unavailable; retry later.', {
     cause: new FailureReason(reason, message),
     headers: { 'retry-after': '1' },
