@@ -4,6 +4,7 @@ import { ConfigError } from '../../platform/config/config-error.ts';
 import { withLines } from '../../platform/config/issue-lines.ts';
 import { loadConfigFile, parseConfigText } from '../../platform/config/load-config-file.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
+import { connectionUrlProblem } from '../../platform/postgres/connection-url.ts';
 import { checkVerifierConfig, verifierConfigWarnings } from './check-verifier-config.ts';
 import { LEGACY_KEYS } from './legacy-keys.ts';
 import { resolveVerifierSecrets, type VerifierSecrets } from './resolve-verifier-secrets.ts';
@@ -48,5 +49,15 @@ function checkedVerifierConfig(raw: unknown, env: Env, baseDir: string): LoadedV
   const { secrets, issues: secretIssues } = resolveVerifierSecrets(config, env);
   issues.push(...secretIssues);
   if (issues.length > 0) throw new ConfigError(issues);
-  return { config, secrets, baseDir, warnings: verifierConfigWarnings(config) };
+  const warnings = verifierConfigWarnings(config);
+  const stateUrl = config.state.postgresql?.url_env;
+  // Loaded without TLS on purpose (a private network, a proxy beside the service), but never silently.
+  if (stateUrl !== undefined && secrets.stateUrl !== undefined) {
+    if (connectionUrlProblem(secrets.stateUrl, stateUrl) !== undefined) {
+      warnings.push(
+        `state.postgresql: the server named in ${stateUrl} is not on a loopback address and is reached without TLS: stored evaluations, which may hold disclosed values, cross the network in clear (sslmode=require, verify-ca or verify-full)`,
+      );
+    }
+  }
+  return { config, secrets, baseDir, warnings };
 }

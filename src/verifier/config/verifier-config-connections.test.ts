@@ -207,3 +207,25 @@ state: { storage: postgresql }
     );
   });
 });
+
+describe('verifier state URL in clear to another host', () => {
+  const load = (url: string) =>
+    loadVerifierConfigText(
+      BASE.concat('state: { storage: postgresql, postgresql: { url_env: STATE_URL } }\n'),
+      { ...ENV, STATE_URL: url },
+      '/tmp',
+    ).warnings.filter((warning) => warning.startsWith('state.postgresql'));
+
+  it('loads, with a warning that stored evaluations would cross the network in clear', () => {
+    const [warning, ...more] = load('postgres://v:secret@db.example.org:5432/v');
+    assert.equal(more.length, 0);
+    assert.match(warning ?? '', /STATE_URL .*not on a loopback address.*without TLS/);
+    assert.doesNotMatch(warning ?? '', /secret|db\.example\.org/, 'the URL is never quoted');
+  });
+
+  it('warns of nothing over TLS or on this machine', () => {
+    assert.deepEqual(load('postgres://v:secret@db.example.org:5432/v?sslmode=verify-full'), []);
+    assert.deepEqual(load('postgres://v:secret@127.0.0.1:5432/v'), []);
+    assert.deepEqual(load('postgres://v@localhost/v?host=/var/run/postgresql'), []);
+  });
+});
