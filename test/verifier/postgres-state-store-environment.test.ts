@@ -173,7 +173,8 @@ describe('postgresql state store, in its environment', () => {
       { cut: `ALTER ROLE ${role} NOLOGIN`, lift: `ALTER ROLE ${role} LOGIN` },
     ];
     const clock = fixedClock('2026-01-01T00:00:00Z');
-    const store = storeOn(url.toString(), clock);
+    const log = capturedLog();
+    const store = storeOn(url.toString(), clock, log.logger);
     try {
       assert.equal(await store.prepare(), true);
       for (const [index, { cut, lift }] of refusals.entries()) {
@@ -200,6 +201,18 @@ describe('postgresql state store, in its environment', () => {
         store.checkAvailable();
         await store.put(evaluation(`01J00000000000000000000UP${index}`, clock.now(), 60_000));
       }
+      // Each outage was logged with its reason (a code: the session ended by pg_terminate_backend is what the
+      // write met), and each recovery once, with the operations it failed.
+      const told = log
+        .records()
+        .filter((line) => /^state store (unavailable|available again)$/.test(String(line.msg)))
+        .map(({ msg, err_code, failed_operations }) => [msg, err_code, failed_operations]);
+      assert.deepEqual(told, [
+        ['state store unavailable', 'state.57p01', undefined],
+        ['state store available again', undefined, 1],
+        ['state store unavailable', 'state.57p01', undefined],
+        ['state store available again', undefined, 1],
+      ]);
     } finally {
       await store.close();
       await database.query(`DROP OWNED BY ${role}`);

@@ -5,10 +5,11 @@
 import pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
+import { createOutageLog } from '../../platform/outage-log.ts';
 import { isClientTimeout } from '../../platform/postgres/client-timeout.ts';
 import { driverUrl } from '../../platform/postgres/connection-url.ts';
 import { isProblem } from '../../platform/problem/problem.ts';
-import { FailureReason } from '../connectors/failure-reason.ts';
+import { auditCodeOf, FailureReason } from '../connectors/failure-reason.ts';
 import { verifierProblem } from '../problems.ts';
 import type {
   EvaluationStore,
@@ -30,6 +31,8 @@ export interface PostgresStoreOptions {
   readonly purgeChunkRows?: number;
 }
 
+/** The outage log's key: the store is one thing that fails or answers. */
+const STORE = 'state';
 /** A failed migration attempt is not repeated sooner than this, so an outage does not become a connect storm. */
 const MIGRATION_RETRY_MS = 1_000;
 
@@ -91,6 +94,12 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
   // Cancels a migration still running when the store closes: a long rewrite must not hold the shutdown up.
   const closing = new AbortController();
   const failureLog = migrationFailureLog(clock, logger);
+  // Outages while serving (the migrations' own are told by failureLog).
+  const outages = createOutageLog(logger, () => clock.now(), {
+    failed: 'state store unavailable',
+    recovered: 'state store available again',
+    countField: 'failed_operations',
+  });
   const migrate = (): Promise<void> => {
     migrating ??= migrateStateSchema(pool, options.operationTimeoutMs, closing.signal)
       .then((applied) => {
@@ -161,14 +170,18 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     try {
       const result = await migratedRun(operation);
       outageAt = Number.NEGATIVE_INFINITY;
+      outages.answered(STORE, {});
       return result;
     } catch (error) {
       if (isProblem(error)) throw error;
+      const problem = unavailable(error);
       if (isOutage(error)) {
         outageAt = clock.now();
         outage = error;
+        const reason = auditCodeOf(problem) ?? 'state.unavailable';
+        outages.failed(STORE, reason, { err_code: reason });
       }
-      throw unavailable(error);
+      throw problem;
     }
   };
 
