@@ -5,12 +5,12 @@
 import { createFailureLogGate, type FailureLogGate } from './failure-log-gate.ts';
 import type { Logger } from './log.ts';
 
-/** How often one reason is told while it repeats. */
+/** How often one reason is told while it repeats, unless the options say. */
 const REPEATED_FAILURE_LOG_MS = 60_000;
 
 export interface OutageLog {
-  /** An operation on `key` failed for `reason`: a warning with `fields`, unless held back. */
-  failed(key: string, reason: string, fields: Record<string, unknown>): void;
+  /** An operation on `key` failed for `reason`: a warning with `fields` (and `message`), unless held back. */
+  failed(key: string, reason: string, fields: Record<string, unknown>, message?: string): void;
   /** `key` answered: after failures, one line with `fields` and how many failed since it last answered. */
   answered(key: string, fields: Record<string, unknown>): void;
 }
@@ -20,6 +20,7 @@ export interface OutageLogOptions {
   readonly recovered: string;
   /** The field counting the failed operations in the recovery line (`failed_reads`). */
   readonly countField: string;
+  readonly intervalMs?: number;
 }
 
 export function createOutageLog(
@@ -30,15 +31,15 @@ export function createOutageLog(
   // One entry per key failing now: the keys are the config's (its connections, its one store).
   const failing = new Map<string, { gate: FailureLogGate; count: number }>();
   return {
-    failed(key, reason, fields) {
+    failed(key, reason, fields, message = options.failed) {
       if (logger === undefined) return;
       let state = failing.get(key);
       if (state === undefined) {
-        state = { gate: createFailureLogGate(REPEATED_FAILURE_LOG_MS), count: 0 };
+        state = { gate: createFailureLogGate(options.intervalMs ?? REPEATED_FAILURE_LOG_MS), count: 0 };
         failing.set(key, state);
       }
       state.count++;
-      state.gate.warn(logger, reason, now(), fields, options.failed);
+      state.gate.warn(logger, reason, now(), fields, message);
     },
     answered(key, fields) {
       // The usual case, nothing failing: one map lookup.

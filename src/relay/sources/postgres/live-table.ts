@@ -2,8 +2,8 @@
 // pushed down as one parameterized SELECT each (behind a read-only guard, in one implicit transaction: one round
 // trip).
 import { createHash } from 'node:crypto';
-import { createFailureLogGate } from '../../../platform/failure-log-gate.ts';
 import type { Logger } from '../../../platform/log.ts';
+import { createOutageLog } from '../../../platform/outage-log.ts';
 import type { PostgresSourceConfig, TableConfig } from '../../config/schema.ts';
 import { relayProblem } from '../../problems.ts';
 import type { CellKey } from '../../store/column.ts';
@@ -25,9 +25,6 @@ import {
   qualifiedName,
 } from './read-only-session.ts';
 import type { TrackedClients } from './tracked-clients.ts';
-
-/** A live read failing for the reason of the last one logged, this soon after it, is counted, not logged. */
-const REPEATED_FAILURE_LOG_MS = 10_000;
 
 /** A row as PostgreSQL's text output (null for NULL), aligned with the requested columns. */
 export type LiveRow = readonly (string | null)[];
@@ -153,7 +150,13 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     idleTimeoutMs: 30_000,
   });
   const guard = liveGuard(source);
-  const failureLog = createFailureLogGate(REPEATED_FAILURE_LOG_MS);
+  // A read failing for the reason of the last one logged, less than 10 s after it, is counted, not logged.
+  const outages = createOutageLog(deps.logger, deps.now, {
+    failed: 'live read failed',
+    recovered: 'live table answering again',
+    countField: 'failed_reads',
+    intervalMs: 10_000,
+  });
   // Each column's PostgreSQL type, once the probe has read them: filters are shaped by them.
   let columnTypes: ReadonlyMap<string, string> = new Map();
   const version = createHash('sha256').update(JSON.stringify(table)).digest('hex').slice(0, 32);
@@ -297,6 +300,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         throw invalid ? rowInvalid(error) : error;
       }
       report('ok', started, acquired, count, bytes, finished);
+      outages.answered(table.id, { dataset_id: deps.datasetId, table_id: table.id });
       return rendered;
     }
   }
@@ -315,10 +319,10 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     return readProblem(error);
   }
 
-  /** A warning every failing read would repeat: held back while it repeats (platform/failure-log-gate.ts). */
+  /** A warning every failing read would repeat: held back while it repeats (platform/outage-log.ts). */
   function warnRepeated(reason: string, message: string, finding: Record<string, unknown> = {}) {
     const fields = { dataset_id: deps.datasetId, table_id: table.id, reason, ...finding };
-    failureLog.warn(deps.logger, reason, deps.now(), fields, message);
+    outages.failed(table.id, reason, fields, message);
   }
 
   function report(
