@@ -11,8 +11,8 @@ const REPEATED_FAILURE_LOG_MS = 60_000;
 export interface OutageLog {
   /** An operation on `key` failed for `reason`: a warning with `fields` (and `message`), unless held back. */
   failed(key: string, reason: string, fields: Record<string, unknown>, message?: string): void;
-  /** `key` answered: after failures, one line with `fields` and how many failed since it last answered. */
-  answered(key: string, fields: Record<string, unknown>): void;
+  /** `key` answered: after failures, one line naming it and how many failed since it last answered. */
+  answered(key: string): void;
 }
 
 export interface OutageLogOptions {
@@ -20,6 +20,8 @@ export interface OutageLogOptions {
   readonly recovered: string;
   /** The field counting the failed operations in the recovery line (`failed_reads`). */
   readonly countField: string;
+  /** The fields naming `key` in the recovery line (made only when one is written). */
+  readonly fieldsOf: (key: string) => Record<string, unknown>;
   readonly intervalMs?: number;
 }
 
@@ -41,12 +43,12 @@ export function createOutageLog(
       state.count++;
       state.gate.warn(logger, reason, now(), fields, message);
     },
-    answered(key, fields) {
+    answered(key) {
       // The usual case, nothing failing: one map lookup.
       const state = failing.get(key);
       if (state === undefined || logger === undefined) return;
       failing.delete(key);
-      logger.info({ ...fields, [options.countField]: state.count }, options.recovered);
+      logger.info({ ...options.fieldsOf(key), [options.countField]: state.count }, options.recovered);
     },
   };
 }

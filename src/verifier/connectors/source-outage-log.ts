@@ -17,6 +17,7 @@ export function createSourceOutageLog(logger: Logger | undefined, now: () => num
     failed: 'source read failed',
     recovered: 'source answering again',
     countField: 'failed_reads',
+    fieldsOf: (connection) => ({ connection }),
   });
   return {
     failed(connection, error) {
@@ -24,7 +25,7 @@ export function createSourceOutageLog(logger: Logger | undefined, now: () => num
       const reason = auditCodeOf(error) ?? 'source.unavailable';
       log.failed(connection, reason, { connection, reason });
     },
-    answered: (connection) => log.answered(connection, { connection }),
+    answered: (connection) => log.answered(connection),
   };
 }
 

@@ -99,6 +99,7 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     failed: 'state store unavailable',
     recovered: 'state store available again',
     countField: 'failed_operations',
+    fieldsOf: () => ({}),
   });
   const migrate = (): Promise<void> => {
     migrating ??= migrateStateSchema(pool, options.operationTimeoutMs, closing.signal)
@@ -170,7 +171,7 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     try {
       const result = await migratedRun(operation);
       outageAt = Number.NEGATIVE_INFINITY;
-      outages.answered(STORE, {});
+      outages.answered(STORE);
       return result;
     } catch (error) {
       if (isProblem(error)) throw error;

@@ -155,6 +155,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
     failed: 'live read failed',
     recovered: 'live table answering again',
     countField: 'failed_reads',
+    fieldsOf: () => ({ dataset_id: deps.datasetId, table_id: table.id }),
     intervalMs: 10_000,
   });
   // Each column's PostgreSQL type, once the probe has read them: filters are shaped by them.
@@ -300,7 +301,7 @@ export function createLiveTable(table: TableConfig, url: string, deps: LiveTable
         throw invalid ? rowInvalid(error) : error;
       }
       report('ok', started, acquired, count, bytes, finished);
-      outages.answered(table.id, { dataset_id: deps.datasetId, table_id: table.id });
+      outages.answered(table.id);
       return rendered;
     }
   }
