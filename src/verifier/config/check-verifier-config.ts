@@ -1,10 +1,12 @@
 // Cross-field rules of the verifier config, each a small named check; all issues are collected.
+
 import { parse as parseCel } from '@bufbuild/cel';
 import { bindsMayClash } from '../../platform/config/bind-address.ts';
 import { checkAuditBlock } from '../../platform/config/check-audit-block.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
+import { buildClaimCatalog } from '../claims/build-claim-catalog.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
 import {
   dependencyCycles,
@@ -54,6 +56,20 @@ export function verifierConfigWarnings(config: VerifierConfig): string[] {
     }
     if (claim.rule.type === 'plugin') {
       warnings.push(`claim ${claim.id}: plugin rules are not implemented; evaluations answer 501`);
+    }
+  }
+  // A claim is gated by the scopes of everything it evaluates: one reading a registry behind no scope at all is
+  // open to every credential, which is seldom what the operator meant.
+  for (const claim of buildClaimCatalog(config).ordered) {
+    const reads = claim.closure.some(
+      (id) =>
+        Object.keys(config.evidence.claims.find((member) => member.id === id)?.source_bindings ?? {}).length >
+        0,
+    );
+    if (reads && claim.requiredScopes.length === 0) {
+      warnings.push(
+        `claim ${claim.id} reads a source and requires no scope: any credential of this verifier may evaluate it (set required_scopes, or required_scope on its bindings)`,
+      );
     }
   }
   return warnings;

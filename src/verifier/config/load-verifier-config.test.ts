@@ -31,6 +31,16 @@ describe('verifier config', () => {
     assert.match(warnings[0] as string, /connection relay, which is not configured/);
   });
 
+  it('warns of a claim any credential may evaluate though it reads a source (no scope on it or its parts)', () => {
+    const text = BASE.replace('          required_scope: civil:evidence\n', '');
+    const { warnings } = loadVerifierConfigText(text, ENV, '/tmp');
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(
+      warnings[0] as string,
+      /^claim \S+ reads a source and requires no scope: any credential of this verifier may evaluate it/,
+    );
+  });
+
   it('rejects unknown keys with a hint, and lists every problem at once', () => {
     const text = BASE.replace(
       'service_id: test.verifier',

@@ -74,7 +74,10 @@ evidence:
 describe('verifier config against the contract', () => {
   it('loads the contract skeleton, `evidence.enabled: true` and an explicit eq/one lookup included', () => {
     const { config, warnings } = loadVerifierConfigText(SKELETON, SKELETON_ENV, '/tmp');
-    assert.deepEqual(warnings, []);
+    // `enrolled` reads the social relay behind no scope (`combined` needs alive's civil:evidence).
+    assert.deepEqual(warnings, [
+      'claim enrolled reads a source and requires no scope: any credential of this verifier may evaluate it (set required_scopes, or required_scope on its bindings)',
+    ]);
     assert.equal(config.evidence.service_id, 'civil.notary');
     assert.equal(config.evidence.claims.length, 3);
     assert.equal(config.evidence.claims[0]?.source_bindings.p?.lookup.field, 'national_id');
