@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
+import { inflateRawSync } from 'node:zlib';
 import { isProblem } from '../../platform/problem/problem.ts';
 import { createCursorCodec, MAX_CURSOR_LENGTH } from './cursor.ts';
 
@@ -14,6 +15,15 @@ function scrambled(alphabet: string, length: number): string {
       text += alphabet[byte % alphabet.length];
   }
   return text.slice(0, length);
+}
+
+/** What raw-inflating `bytes` gives, or nothing when they are not a deflate stream. */
+function inflated(bytes: Buffer): string {
+  try {
+    return inflateRawSync(bytes).toString('latin1');
+  } catch {
+    return '';
+  }
 }
 
 function code(run: () => unknown): string | undefined {
@@ -33,6 +43,30 @@ describe('cursor codec', () => {
     const key = codec.encodeKey({ i: 'intent', g: 'gen', k: 'F0424242' });
     assert.equal(codec.decodeKey(key, 'intent', 'gen'), 'F0424242');
     assert.notEqual(codec.encode({ i: 'intent', g: 'gen', p: 21 }), first);
+  });
+
+  it('reveals nothing of what it carries: not a position, a key, an intent or a generation', () => {
+    const cursors = [
+      codec.encode({ i: 'intent-digest', g: 'generation-9', p: 30 }),
+      codec.encodeKey({ i: 'intent-digest', g: 'generation-9', k: 'hh-1031' }),
+      codec.encodeKey({ i: 'intent-digest', g: 'generation-9', k: 'k'.repeat(600) }),
+    ];
+    for (const cursor of cursors) {
+      const body = cursor.split('.')[0] as string;
+      const bytes = Buffer.from(body, 'base64url');
+      for (const text of [bytes.toString('latin1'), body]) {
+        assert.doesNotMatch(text, /intent-digest|generation-9|hh-1031|kkkk|"p"|"k"|"i"/, cursor);
+      }
+      // Nor when deflated: inflating the body (whole, or past a prefix) gives nothing back.
+      for (let skip = 0; skip < 3; skip++) {
+        assert.doesNotMatch(inflated(bytes.subarray(skip)), /intent-digest|hh-1031|kkkk/, cursor);
+      }
+    }
+    // Pages of one query differ in every character that could count rows.
+    const [a, b] = [29, 30].map(
+      (p) => codec.encode({ i: 'intent-digest', g: 'generation-9', p }).split('.')[0],
+    );
+    assert.notEqual(a?.slice(0, 10), b?.slice(0, 10));
   });
 
   it('keeps verifying after many distinct cursors have been signed', () => {

@@ -1,5 +1,8 @@
-// Signed opaque cursors bound to the query intent and the data generation.
-import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+// Signed, sealed cursors bound to the query intent and the data generation. The payload is encrypted: a snapshot
+// cursor's position counts the rows of the whole table before it (rows the caller may not list), and a live one
+// carries a primary key; neither is the client's to read. The encryption is deterministic (its IV derived from the
+// payload), so that replicas sharing the secret issue the same cursor for the same page (the same ETag).
+import { createCipheriv, createDecipheriv, createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { relayProblem } from '../problems.ts';
 import type { Filter } from './parse-collection-query.ts';
@@ -38,8 +41,10 @@ export interface CursorCodec {
 // as a PostgreSQL unique index holds uncompressed (2,704 bytes) fits in base64 whatever its characters, as a long
 // payload is deflated (JSON spells a control character in six, and an index holds a repetitive key compressed).
 export const MAX_CURSOR_LENGTH = 6144;
-/** Marks a deflated body: a plain one is base64url of JSON, `{"…`, so it always begins `eyJ`. */
-const DEFLATED = 'z';
+/** The first sealed byte: the JSON as it is, or deflated. */
+const PLAIN = 0;
+const DEFLATED = 1;
+const IV_BYTES = 16;
 /** Payloads shorter than this are left plain (every snapshot cursor, most keys): deflating them gains nothing. */
 const DEFLATE_FROM = 256;
 /** Bound on an inflated payload: JSON of the longest key an index holds compressed, every character escaped. */
@@ -52,13 +57,14 @@ const SIGNED_CURSORS = 1024;
 
 export function createCursorCodec(secret: Buffer): CursorCodec {
   const tag = (body: string) => createHmac('sha256', secret).update(body).digest().subarray(0, TAG_BYTES);
+  const sealing = sealingKeys(secret);
   // The first page of a popular query ends at the same position every time: its cursor is signed once.
   const signed = new Map<string, string>();
   const sign = (payload: CursorPayload | KeyCursorPayload) => {
     const json = JSON.stringify(payload);
     let cursor = signed.get(json);
     if (cursor === undefined) {
-      const body = bodyOf(json);
+      const body = seal(json, sealing);
       cursor = `${body}.${tag(body).toString('base64url')}`;
       if (signed.size >= SIGNED_CURSORS) signed.clear();
       signed.set(json, cursor);
@@ -66,7 +72,7 @@ export function createCursorCodec(secret: Buffer): CursorCodec {
     return cursor;
   };
   const check = (cursor: string, intent: string, generation: string) => {
-    const payload = verify(cursor, tag);
+    const payload = verify(cursor, tag, sealing);
     if (payload.i !== intent || payload.g !== generation) {
       throw relayProblem(
         'pagination.cursor_invalidated',
@@ -96,7 +102,11 @@ function malformedCursor() {
   return relayProblem('pagination.cursor_malformed', 'the cursor is not one this relay issued');
 }
 
-function verify(cursor: string, tag: (body: string) => Buffer): CursorPayload | KeyCursorPayload {
+function verify(
+  cursor: string,
+  tag: (body: string) => Buffer,
+  sealing: SealingKeys,
+): CursorPayload | KeyCursorPayload {
   const malformed = malformedCursor;
   if (cursor.length > MAX_CURSOR_LENGTH) throw malformed();
   const [body, signature, extra] = cursor.split('.');
@@ -108,7 +118,7 @@ function verify(cursor: string, tag: (body: string) => Buffer): CursorPayload | 
   if (!timingSafeEqual(Buffer.from(signature, 'latin1'), Buffer.from(expected, 'latin1'))) throw malformed();
   let payload: unknown;
   try {
-    payload = JSON.parse(payloadText(body));
+    payload = JSON.parse(unseal(body, sealing));
   } catch {
     throw malformed();
   }
@@ -122,19 +132,40 @@ function verify(cursor: string, tag: (body: string) => Buffer): CursorPayload | 
   return { i: p.i, g: p.g, k: p.k };
 }
 
-/** The payload as base64url, deflated when that is shorter. */
-function bodyOf(json: string): string {
-  const plain = Buffer.from(json).toString('base64url');
-  if (json.length < DEFLATE_FROM) return plain;
-  const deflated = DEFLATED + deflateRawSync(json).toString('base64url');
-  return deflated.length < plain.length ? deflated : plain;
+interface SealingKeys {
+  readonly cipher: Buffer;
+  readonly iv: Buffer;
+}
+
+/** Keys of their own for the cipher and its IVs, derived from the cursor secret (the signature uses it as it is). */
+function sealingKeys(secret: Buffer): SealingKeys {
+  const derive = (purpose: string) => createHmac('sha256', secret).update(purpose).digest();
+  return { cipher: derive('ambit-relay cursor cipher key'), iv: derive('ambit-relay cursor iv key') };
+}
+
+/** The payload encrypted, as base64url: deflated first when that is shorter. */
+function seal(json: string, keys: SealingKeys): string {
+  const text = Buffer.from(json);
+  let content = Buffer.concat([Buffer.of(PLAIN), text]);
+  if (json.length >= DEFLATE_FROM) {
+    const deflated = Buffer.concat([Buffer.of(DEFLATED), deflateRawSync(text)]);
+    if (deflated.length < content.length) content = deflated;
+  }
+  // A synthetic IV: the same payload gives the same cursor, two payloads never share an IV.
+  const iv = createHmac('sha256', keys.iv).update(content).digest().subarray(0, IV_BYTES);
+  const cipher = createCipheriv('aes-256-ctr', keys.cipher, iv);
+  return Buffer.concat([iv, cipher.update(content), cipher.final()]).toString('base64url');
 }
 
 /** The JSON of a body whose signature was verified (only this relay's own output is ever inflated). */
-function payloadText(body: string): string {
-  if (!body.startsWith(DEFLATED)) return Buffer.from(body, 'base64url').toString('utf8');
-  const bytes = Buffer.from(body.slice(DEFLATED.length), 'base64url');
-  return inflateRawSync(bytes, { maxOutputLength: MAX_PAYLOAD_BYTES }).toString('utf8');
+function unseal(body: string, keys: SealingKeys): string {
+  const bytes = Buffer.from(body, 'base64url');
+  if (bytes.length <= IV_BYTES) throw malformedCursor();
+  const decipher = createDecipheriv('aes-256-ctr', keys.cipher, bytes.subarray(0, IV_BYTES));
+  const content = Buffer.concat([decipher.update(bytes.subarray(IV_BYTES)), decipher.final()]);
+  if (content[0] === PLAIN) return content.subarray(1).toString('utf8');
+  if (content[0] !== DEFLATED) throw malformedCursor();
+  return inflateRawSync(content.subarray(1), { maxOutputLength: MAX_PAYLOAD_BYTES }).toString('utf8');
 }
 
 /** A short digest of everything a cursor must not outlive. */
