@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openTestDatabase, type TestDatabase } from '../helpers/postgres-harness.ts';
 import { URL_ENV } from '../helpers/postgres-relay.ts';
+import { until } from '../helpers/wait-until.ts';
 import { call, DRAWS_TABLE, manualPeopleConfig, type Served, serve } from './relay-scale-fixture.ts';
 
 function configText(): string {
@@ -50,7 +51,10 @@ describe('an admin reload after which the workers serve different data', () => {
     assert.equal(body.status, 'ok');
     assert.deepEqual(body.counts, { total: 2, succeeded: 2, failed: 0 });
     assert.deepEqual(body.differing_tables, [{ dataset_id: 'people', table_id: 'draws' }]);
-    assert.match(relay.output(), /relay processes serve different data after the reload/);
+    // Logged before the answer, but read from the relay's standard error through a pipe: it may come after it.
+    await until('the reload warns that the workers differ', () =>
+      /relay processes serve different data after the reload/.test(relay.output()),
+    );
 
     const one = await reload('/admin/v1/datasets/people/tables/draws/reload');
     assert.equal(one.status, 200, one.body);
