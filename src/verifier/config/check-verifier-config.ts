@@ -60,13 +60,13 @@ export function verifierConfigWarnings(config: VerifierConfig): string[] {
   }
   // A claim is gated by the scopes of everything it evaluates: one reading a registry behind no scope at all is
   // open to every credential, which is seldom what the operator meant.
+  const reading = new Set(
+    config.evidence.claims
+      .filter((claim) => Object.keys(claim.source_bindings).length > 0)
+      .map((claim) => claim.id),
+  );
   for (const claim of buildClaimCatalog(config).ordered) {
-    const reads = claim.closure.some(
-      (id) =>
-        Object.keys(config.evidence.claims.find((member) => member.id === id)?.source_bindings ?? {}).length >
-        0,
-    );
-    if (reads && claim.requiredScopes.length === 0) {
+    if (claim.requiredScopes.length === 0 && claim.closure.some((id) => reading.has(id))) {
       warnings.push(
         `claim ${claim.id} reads a source and requires no scope: any credential of this verifier may evaluate it (set required_scopes, or required_scope on its bindings)`,
       );

@@ -337,34 +337,36 @@ export function createRelayConnector(
   };
 
   const outages = createSourceOutageLog(deps.logger, () => deps.clock.now());
-  /** Tells the outage log how a read of `binding`'s connection went. */
-  const watched = async <T>(binding: SourceBindingConfig, read: () => Promise<T>): Promise<T> => {
-    try {
-      const result = await read();
-      outages.answered(binding.connection);
-      return result;
-    } catch (error) {
-      if (isProblem(error) && error.code === 'evidence.not_available') outages.answered(binding.connection);
-      else outages.failed(binding.connection, error);
-      throw error;
-    }
-  };
+  /** Tells the outage log how a read of `connection` went. */
+  const watched = <T>(connection: string, reading: Promise<T>): Promise<T> =>
+    reading.then(
+      (result) => {
+        outages.answered(connection);
+        return result;
+      },
+      (error: unknown) => {
+        if (isProblem(error) && error.code === 'evidence.not_available') outages.answered(connection);
+        else outages.failed(connection, error);
+        throw error;
+      },
+    );
 
   return {
-    read: (lookup) => watched(lookup.binding, () => readOne(lookup)),
+    read: (lookup) => watched(lookup.binding.connection, readOne(lookup)),
     bulkLimit(binding) {
       const config = open.get(binding.connection)?.config;
       return config?.bulk_mode === 'rda_in_filter' ? config.bulk_max_values : 0;
     },
-    readMany: (lookup) =>
-      watched(lookup.binding, async () => {
-        const connection = connectionOf(lookup.binding);
-        return (await bulkRead(connection, lookup, [...new Set(lookup.values)], lookup.trace)) ?? new Map();
-      }),
+    readMany: (lookup) => watched(lookup.binding.connection, readAll(lookup)),
     close() {
       for (const connection of open.values()) connection.transport.close();
     },
   };
+
+  async function readAll(lookup: BulkLookup): Promise<Map<string, BulkOutcome>> {
+    const connection = connectionOf(lookup.binding);
+    return (await bulkRead(connection, lookup, [...new Set(lookup.values)], lookup.trace)) ?? new Map();
+  }
 
   async function readOne(lookup: SourceLookup): Promise<SourceRecord> {
     const connection = connectionOf(lookup.binding);
