@@ -1,7 +1,13 @@
 // Who may discover and run aggregates: scopes per persona, aggregate-only execution, purpose, discovery filtering.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type Persona, PURPOSE, startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
+import {
+  type Persona,
+  PURPOSE,
+  startDemoRelay,
+  TEST_KEYS,
+  type TestRelay,
+} from '../helpers/relay-harness.ts';
 import { assertProblem } from './assert-problem.ts';
 
 const PAYMENTS = '/v1/datasets/social_protection/aggregates/payments_by_district';
@@ -21,6 +27,32 @@ describe('aggregate access (demo)', () => {
   it('runs aggregate-only aggregates with the aggregate scope alone', async () => {
     for (const path of [PAYMENTS, PERSONS, BEDS])
       assert.equal((await get(path, 'analyst')).statusCode, 200, path);
+  });
+
+  it('gives the aggregate-only analyst no filter that singles out one person in persons_by_district', async () => {
+    // A masked group keeps its keys: any filter narrowing the persons to one would name that person's district,
+    // sex and deceased flag. Only the coarse deceased filter is offered.
+    const body = (await get(`${PERSONS}`, 'analyst')).json();
+    assert.ok(body.observations.length > 0, 'the aggregate answers');
+    for (const query of [
+      'birth_date.gte=1990-01-01&birth_date.lte=1990-01-01',
+      'birth_date.between=1990-01-01,1990-01-01',
+      'person_id=per-10001',
+      'national_id=FAKE-412781',
+    ])
+      assertProblem(await get(`${PERSONS}?${query}`, 'analyst'), 400, 'filter.not_allowed');
+    const temporal = await relay.inject({
+      method: 'POST',
+      url: `${PERSONS}/query`,
+      headers: {
+        authorization: `Bearer ${TEST_KEYS.analyst}`,
+        'content-type': 'application/json',
+        'data-purpose': PURPOSE,
+      },
+      payload: JSON.stringify({ temporal: { from: '1990-01-01', to: '1990-01-01' } }),
+    });
+    assert.equal(temporal.statusCode, 400, temporal.body);
+    assert.equal((await get(`${PERSONS}?deceased=true`, 'analyst')).statusCode, 200);
   });
 
   it('denies execution without the aggregate scope, whatever else the caller holds', async () => {
