@@ -98,8 +98,10 @@ without serving by \`ambit config check --config FILE\`. Problems are reported e
 code (see [Issue codes](#issue-codes)) and the line of the file it stands on (a missing key: the line of the
 mapping that lacks it), every problem of a stage at once: first the file itself (YAML errors and
 \`\${...}\` references that cannot be expanded), then the shape (unknown keys, types, ranges), then what needs a
-valid shape (references between parts, secrets, sources, the metadata manifest). The relay does not start while any
-remains. What loads but deserves attention (an aggregate that lists the values of a field its entity guards with
+valid shape (references between parts, secrets, sources, the metadata manifest). Source files are not opened: a
+missing file, a sheet or column it lacks, or a cell that does not fit its type is found when \`ambit relay serve\` loads
+it (see [Data load codes](#data-load-codes)), and a PostgreSQL source only with \`--connect\`. The relay does not start
+while any remains. What loads but deserves attention (an aggregate that lists the values of a field its entity guards with
 \`api.required_filters\`, see [relay-api.md](relay-api.md)) is printed after the \`ok\` line as \`warning:\` lines,
 and logged as warnings when \`ambit relay serve\` starts.
 

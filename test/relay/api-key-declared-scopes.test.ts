@@ -52,6 +52,20 @@ describe('API keys holding a scope an entity declares', () => {
     assert.equal(body.detail, `required scope: ${CUSTOM}`);
   });
 
+  it('name the scopes there are when a refused one is near none of them', () => {
+    const text = demoConfigText('/dev/null', (source) =>
+      customReadScope(source).replace(`        - ${CUSTOM}\n`, '        - relay:reload\n'),
+    );
+    assert.throws(
+      () => loadRelayConfigText(text, demoEnv(), DEMO_DIR),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.issues.length === 1 &&
+        error.issues[0]?.message ===
+          'unknown admin scope `relay:reload`: admin scopes are `relay:admin`, `relay:ops_read`, `relay:metrics_read`',
+    );
+  });
+
   it('still refuse a level no entity or aggregate of the dataset declares', () => {
     const text = demoConfigText('/dev/null', (source) =>
       customReadScope(source).replace(`        - ${CUSTOM}\n`, '        - social_protection:casewrok\n'),

@@ -261,9 +261,13 @@ describe('collection query errors', () => {
   });
 
   describe('required filters and purpose', () => {
-    const required = { headers: WITH_PURPOSE, detail: 'one of: person_id, national_id' };
+    const required = {
+      headers: WITH_PURPOSE,
+      detail:
+        'entity persons needs an equality filter (field=value) on one of: person_id, national_id; an .in list or a range does not count',
+    };
 
-    it('needs an equality on person_id or national_id', async () => {
+    it('needs an equality on person_id or national_id, and says an .in or a range does not count', async () => {
       for (const query of [
         '',
         '?district=lakeside',

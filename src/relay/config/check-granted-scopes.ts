@@ -36,7 +36,8 @@ function scopeProblem(
 ): string | undefined {
   if ((ADMIN_SCOPES as readonly string[]).includes(scope) || declared.has(scope)) return undefined;
   const [datasetId, level, ...rest] = scope.split(':');
-  if (datasetId === 'relay') return `unknown admin scope \`${scope}\`${hint(scope, ADMIN_SCOPES)}`;
+  if (datasetId === 'relay')
+    return `unknown admin scope \`${scope}\`${hintOrList(scope, ADMIN_SCOPES, 'admin scopes are')}`;
   const reference = referenceScopeProblem(scope, datasetIds);
   if (reference) return reference;
   if (rest.length > 0 || !datasetId || !level) return `\`${scope}\` is not of the form <dataset_id>:<level>`;
@@ -45,9 +46,22 @@ function scopeProblem(
   if (!(SCOPE_LEVELS as readonly string[]).includes(level)) {
     const prefix = `${datasetId}:`;
     const ownLevels = [...declared].filter((s) => s.startsWith(prefix)).map((s) => s.slice(prefix.length));
-    return `unknown scope level \`${level}\`${hint(level, [...SCOPE_LEVELS, ...ownLevels])}`;
+    const near = hint(level, [...SCOPE_LEVELS, ...ownLevels]);
+    return `unknown scope level \`${level}\`${near || listed([...ROUTE_LEVELS, ...ownLevels], 'a level is one of')}`;
   }
   return undefined;
+}
+
+/** The levels the data routes check; the others `SCOPE_LEVELS` accepts grant nothing here, so none is suggested. */
+const ROUTE_LEVELS = ['metadata', 'rows', 'aggregate'];
+
+/** The near name when there is one, else every name there is: a guess far from all of them still learns the set. */
+function hintOrList(input: string, names: readonly string[], lead: string): string {
+  return hint(input, names) || listed(names, lead);
+}
+
+function listed(names: readonly string[], lead: string): string {
+  return `: ${lead} ${names.map((name) => `\`${name}\``).join(', ')}`;
 }
 
 /** Scopes as the reference relay names them, with the name this relay gives them or why there is none. */
@@ -57,7 +71,7 @@ function referenceScopeProblem(scope: string, datasetIds: ReadonlySet<string>): 
     const ours = `relay:${[level, ...rest].join(':')}`;
     return (ADMIN_SCOPES as readonly string[]).includes(ours)
       ? `the reference admin scope \`${scope}\` is named \`${ours}\` here: use \`${ours}\``
-      : `unknown admin scope \`${scope}\`: admin scopes are ${ADMIN_SCOPES.map((s) => `\`${s}\``).join(', ')}`;
+      : `unknown admin scope \`${scope}\`${listed(ADMIN_SCOPES, 'admin scopes are')}`;
   }
   if (!datasetIds.has(datasetId)) return undefined;
   if (level === 'verify' && rest.length === 0) {

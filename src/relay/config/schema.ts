@@ -49,7 +49,9 @@ const apiKey = z.strictObject({
   }),
   scopes: list(scopeName())
     .default([])
-    .describe("`relay:*` admin scopes, `<dataset>:<level>`, or a scope the dataset's `access` blocks name."),
+    .describe(
+      "The admin listener's `relay:admin` (reloads), `relay:ops_read` (capabilities, posture) and `relay:metrics_read` (`/metrics`); `<dataset>:metadata`, `<dataset>:rows` or `<dataset>:aggregate` (see relay-api.md); or a scope the dataset's `access` blocks name.",
+    ),
 });
 
 const oidc = oidcConfigSchema;
@@ -103,7 +105,7 @@ const xlsxFormat = z.strictObject({
     .max(SHEET_ROWS)
     .default(1)
     .describe(
-      'The sheet row naming the columns; an empty header cell is `column_<n>` (its position in the region). 1048576 is the last row a sheet has.',
+      'The sheet row naming the columns, the data being the rows below it; with `data_range`, whichever of this row and the first row of the range is further down the sheet. An empty header cell is `column_<n>` (its position in the region). 1048576 is the last row a sheet has.',
     ),
   data_range: sheetRange().optional(),
 });

@@ -24,4 +24,6 @@ export const sheetRange = () =>
     .string()
     .regex(/^[A-Z]+[0-9]+:[A-Z]+[0-9]+$/, 'must be an A1 range such as A5:E10')
     .refine(withinSheet, `must lie within a sheet: columns A to XFD, rows 1 to ${SHEET_ROWS}`)
-    .describe(`Cells of columns A to XFD and rows 1 to ${SHEET_ROWS}.`);
+    .describe(
+      `The cells read, header row included: \`B3:E8\` takes the column names from B3:E3 (from row \`header_row\` when that is further down) and the data from rows 4 to 8, leaving out a title above, a total below and columns beside it. Cells of columns A to XFD and rows 1 to ${SHEET_ROWS}.`,
+    );

@@ -152,7 +152,12 @@ function checkRequiredFilters(entity: CatalogEntity, filters: readonly Filter[])
   const required = entity.api.requiredFilters;
   if (required.length === 0) return;
   const satisfied = filters.some((filter) => filter.op === 'eq' && required.includes(filter.field.name));
-  if (!satisfied) throw relayProblem('entity.filter_required', `one of: ${required.join(', ')}`);
+  if (!satisfied) {
+    throw relayProblem(
+      'entity.filter_required',
+      `entity ${entity.name} needs an equality filter (field=value) on one of: ${required.join(', ')}; an .in list or a range does not count`,
+    );
+  }
 }
 
 /** `raw` is the `limit` parameter as sent: a plain decimal integer (leading zeros are still that integer). */
