@@ -101,7 +101,9 @@ export const aggregate = z.strictObject({
         .min(1)
         .max(MAX_MIN_CELL_SIZE)
         .default(5)
-        .describe('Groups of fewer source rows are suppressed.'),
+        .describe(
+          'Groups of fewer source rows are suppressed. It counts rows, not people, and protects each answer on its own: see what it does not prevent in relay-api.md.',
+        ),
       min_group_size: z
         .number()
         .int()
@@ -117,7 +119,7 @@ export const aggregate = z.strictObject({
         .boolean()
         .optional()
         .describe(
-          'Report how many groups were suppressed; by default reported except on personal, confidential and secret datasets.',
+          'Report how many groups were suppressed; by default reported except on personal, confidential and secret datasets. A reported count tells whether a filter matched any row, even under `omit`.',
         ),
     })
     .default({ method: ['k-anonymity'], min_cell_size: 5, suppression: 'omit' }),
