@@ -132,9 +132,11 @@ describe('aggregate execution (demo)', () => {
     });
     try {
       const missing = await edited.get(PAYMENTS, { as: 'analyst' });
-      assertProblem(missing, 400, 'aggregate.filter_required', 'one of: payment_status');
+      const needs =
+        'aggregate payments_by_district needs an equality filter (field=value) on one of: payment_status; an .in list or a range does not count';
+      assertProblem(missing, 400, 'aggregate.filter_required', needs);
       const inOnly = await edited.get(`${PAYMENTS}?payment_status.in=paid,failed`, { as: 'analyst' });
-      assertProblem(inOnly, 400, 'aggregate.filter_required');
+      assertProblem(inOnly, 400, 'aggregate.filter_required', needs);
       assert.equal((await edited.get(`${PAYMENTS}?payment_status=paid`, { as: 'analyst' })).statusCode, 200);
     } finally {
       await edited.close();

@@ -135,7 +135,10 @@ function buildQuery(
   // Every member is validated before the required-filter rule, so a malformed query is reported as such.
   const required = aggregate.requiredFilters;
   if (required.length > 0 && !filters.some((f) => f.op === 'eq' && required.includes(f.path.path))) {
-    throw relayProblem('aggregate.filter_required', `one of: ${required.join(', ')}`);
+    throw relayProblem(
+      'aggregate.filter_required',
+      `aggregate ${aggregate.id} needs an equality filter (field=value) on one of: ${required.join(', ')}; an .in list or a range does not count`,
+    );
   }
   return { measures, groupBy, filters, maxRows };
 }
