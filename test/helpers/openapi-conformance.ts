@@ -5,12 +5,17 @@ import assert from 'node:assert/strict';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-type Header = { required?: boolean; schema?: object };
+type Header = { required?: boolean; schema?: object; $ref?: string };
+type Parameter = { name: string; in: string; required?: boolean; schema?: object };
 type DeclaredResponse = {
   headers?: Record<string, Header>;
   content?: Record<string, { schema?: object }>;
 };
-type Operation = { responses: Record<string, DeclaredResponse> };
+type Operation = {
+  parameters?: Parameter[];
+  requestBody?: { content?: Record<string, { schema?: object }> };
+  responses: Record<string, DeclaredResponse>;
+};
 export type OpenApiDocument = {
   paths: Record<string, Record<string, Operation>>;
   components?: Record<string, unknown>;
@@ -24,11 +29,19 @@ export interface Answer {
 }
 
 /**
- * Headers a client acts on (conditional requests, paging, the auth challenge, retry timing, replays, the services' own
- * `x-ambit-*`): when a response carries one, the operation must declare it for that status, or generated clients
- * never read it. (`Cache-Control` is on every answer; it is checked where an operation declares it.)
+ * Headers a client acts on (conditional requests, paging, caching, the auth challenge, retry timing, replays, the
+ * services' own `x-ambit-*`): when a response carries one, the operation must declare it for that status, or
+ * generated clients and caches never read it.
  */
-const ACTIONABLE_HEADERS = ['etag', 'link', 'www-authenticate', 'retry-after', 'idempotent-replayed'];
+const ACTIONABLE_HEADERS = [
+  'etag',
+  'link',
+  'vary',
+  'cache-control',
+  'www-authenticate',
+  'retry-after',
+  'idempotent-replayed',
+];
 const isActionable = (name: string) => ACTIONABLE_HEADERS.includes(name) || name.startsWith('x-ambit-');
 
 const DOCUMENT_ID = 'https://openapi.test/document';
@@ -67,6 +80,18 @@ const isJson = (mediaType: string) => /^application\/([\w.-]+\+)?json$/.test(par
 export interface ConformanceChecker {
   /** Checks `answer` against `method docPath` of the document; returns the parsed body (JSON) or its text. */
   check(method: string, docPath: string, answer: Answer, label?: string): unknown;
+  /**
+   * Checks a request the service accepted against `method docPath`: every query parameter of `url` is declared and
+   * its value fits the declared schema, every required query or header parameter was sent, and a JSON `body` fits
+   * the declared request body; so a client generated from the document can make the same request.
+   */
+  checkRequest(
+    method: string,
+    docPath: string,
+    url: string,
+    headers?: Record<string, string>,
+    body?: unknown,
+  ): void;
   /** The compiled validator of a declared body schema, to show it rejects what it should. */
   validator(method: string, docPath: string, status: number, mediaType: string): ValidateFunction;
 }
@@ -85,6 +110,14 @@ export function conformanceChecker(document: OpenApiDocument): ConformanceChecke
     }
     return validate;
   };
+  /** A header as declared, or the `components.headers` entry it refers to. */
+  const resolveHeader = (spec: Header): Header => {
+    if (spec.$ref === undefined) return spec;
+    const name = spec.$ref.replace(/^#\/components\/headers\//, '');
+    const found = (document.components?.headers as Record<string, Header> | undefined)?.[name];
+    assert.ok(found, `header ${spec.$ref} is declared`);
+    return found;
+  };
   const operation = (method: string, docPath: string) => {
     const found = document.paths[docPath]?.[method.toLowerCase()];
     assert.ok(found, `${method.toUpperCase()} ${docPath} is documented`);
@@ -101,7 +134,10 @@ export function conformanceChecker(document: OpenApiDocument): ConformanceChecke
         return Array.isArray(value) ? value.join(', ') : value === undefined ? undefined : String(value);
       };
       const documentedHeaders = new Map(
-        Object.entries(declared.headers ?? {}).map(([name, spec]) => [name.toLowerCase(), spec]),
+        Object.entries(declared.headers ?? {}).map(([name, spec]) => [
+          name.toLowerCase(),
+          resolveHeader(spec),
+        ]),
       );
       for (const [name, spec] of documentedHeaders) {
         const value = header(name);
@@ -139,12 +175,52 @@ export function conformanceChecker(document: OpenApiDocument): ConformanceChecke
       }
       return body;
     },
+    checkRequest(method, docPath, url, headers = {}, body = undefined) {
+      const where = `${method.toUpperCase()} ${url}`;
+      const declared = operation(method, docPath);
+      const parameters = declared.parameters ?? [];
+      const query = new URL(url, 'http://relay.test').searchParams;
+      for (const [name, value] of query) {
+        const declared = parameters.find((each) => each.in === 'query' && each.name === name);
+        assert.ok(declared, `${where}: query parameter ${name} not declared`);
+        if (declared.schema) {
+          const validate = compile(declared.schema);
+          assert.ok(
+            queryValues(value).some((candidate) => validate(candidate)),
+            `${where}: ${name}=${value}: ${ajv.errorsText(validate.errors)}`,
+          );
+        }
+      }
+      const sentHeaders = new Set(Object.keys(headers).map((name) => name.toLowerCase()));
+      for (const each of parameters) {
+        if (!each.required || each.in === 'path') continue;
+        const sent = each.in === 'query' ? query.has(each.name) : sentHeaders.has(each.name.toLowerCase());
+        assert.ok(sent, `${where}: required ${each.in} parameter ${each.name} not sent`);
+      }
+      if (body !== undefined) {
+        const schema = declared.requestBody?.content?.['application/json']?.schema;
+        assert.ok(schema, `${where}: no JSON request body declared`);
+        const validate = compile(schema);
+        assert.ok(validate(body), `${where}: request body: ${ajv.errorsText(validate.errors)}`);
+      }
+    },
     validator(method, docPath, status, mediaType) {
       const schema = operation(method, docPath).responses[String(status)]?.content?.[mediaType]?.schema;
       assert.ok(schema, `${method} ${docPath} ${status} ${mediaType} has a schema`);
       return compile(schema);
     },
   };
+}
+
+/**
+ * What a query string value may stand for in a typed client: the text itself, or the number or boolean it spells
+ * (never `null`: a query string has no null, the text `null` is a string).
+ */
+function queryValues(text: string): unknown[] {
+  const values: unknown[] = [text];
+  if (text.trim() !== '' && Number.isFinite(Number(text))) values.push(Number(text));
+  if (text === 'true' || text === 'false') values.push(text === 'true');
+  return values;
 }
 
 /**

@@ -31,6 +31,15 @@ describe('relay aggregates and metadata against the runtime OpenAPI document', (
   }
   async function get(docPath: string, url: string, options: Options = {}) {
     const response = await conformance.relay.get(url, { as: options.as, headers: options.headers });
+    // What the relay accepted, a client generated from the document must be able to send.
+    if (response.statusCode < 400) {
+      (await documentOf(options.documentAs ?? options.as ?? 'analyst')).checkRequest(
+        'GET',
+        docPath,
+        url,
+        options.headers,
+      );
+    }
     return { response, body: await check('GET', docPath, response, options, url) };
   }
   async function post(docPath: string, url: string, payload: string, options: Options = {}) {
@@ -44,6 +53,15 @@ describe('relay aggregates and metadata against the runtime OpenAPI document', (
       },
       payload,
     });
+    if (response.statusCode < 400) {
+      (await documentOf(options.documentAs ?? options.as ?? 'analyst')).checkRequest(
+        'POST',
+        docPath,
+        url,
+        options.headers,
+        JSON.parse(payload),
+      );
+    }
     return { response, body: await check('POST', docPath, response, options, url) };
   }
 
@@ -82,6 +100,10 @@ describe('relay aggregates and metadata against the runtime OpenAPI document', (
       headers: { 'if-none-match': String(json.response.headers.etag) },
       status: 304,
     });
+    await get(PAYMENTS, `${PAYMENTS}?group_by=district&cycle.eq=2026-03&household.district.eq=lakeside`, {
+      as: 'analyst',
+      status: 200,
+    });
     const csv = await get(PAYMENTS, `${PAYMENTS}?f=csv`, { as: 'analyst', status: 200 });
     assert.match(String(csv.response.headers['content-type']), /^text\/csv/);
     await get(PAYMENTS, PAYMENTS, { as: 'analyst', headers: { accept: SDMX }, status: 200 });
@@ -96,6 +118,9 @@ describe('relay aggregates and metadata against the runtime OpenAPI document', (
       { group_by: ['payment_status'], filters: { cycle: { from: '2026-02', to: '2026-04' } } },
       { format: 'csv' },
       { format: 'sdmx-json', measures: ['payments'] },
+      // `indicators`, the old name of `measures`, is still read.
+      { indicators: ['payments'], group_by: [] },
+      { filters: { cycle: ['2026-02', '2026-03'], payment_status: 'paid' }, temporal: { from: '2026-01' } },
     ]) {
       await post(query, query, JSON.stringify(body), { as: 'analyst', status: 200 });
     }

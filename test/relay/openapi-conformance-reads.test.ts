@@ -9,6 +9,7 @@ import { useConformanceRelay } from './openapi-conformance-fixture.ts';
 const SP = '/v1/datasets/social_protection';
 const HOUSEHOLDS = `${SP}/entities/households`;
 const MEMBERS = `${SP}/entities/members`;
+const PAYMENTS = `${SP}/entities/payments`;
 const PERSONS = '/v1/datasets/civil_registry/entities/persons';
 
 describe('relay entity reads against the runtime OpenAPI document', () => {
@@ -24,6 +25,8 @@ describe('relay entity reads against the runtime OpenAPI document', () => {
     const response = await conformance.relay.get(url, { as: options.as, headers: options.headers });
     if (options.status !== undefined) assert.equal(response.statusCode, options.status, response.body);
     const checker = await documentOf(options.documentAs ?? options.as ?? 'caseworker');
+    // What the relay accepted, a client generated from the document must be able to send.
+    if (response.statusCode < 400) checker.checkRequest('GET', docPath, url, options.headers);
     return { response, body: checker.check('GET', docPath, response, `GET ${url}`) };
   }
 
@@ -32,6 +35,7 @@ describe('relay entity reads against the runtime OpenAPI document', () => {
     for (const query of [
       'limit=2',
       'district=lakeside&limit=3',
+      'district.eq=lakeside&household_size.eq=3&limit=3',
       'district.in=lakeside,redfield&household_size.gte=3&limit=2',
       'household_size.between=2,5&fields=household_id,district',
       'limit=1&expand=members,payments',
@@ -53,6 +57,21 @@ describe('relay entity reads against the runtime OpenAPI document', () => {
       headers: { 'data-purpose': PURPOSE },
       status: 200,
     });
+    await get(`${PERSONS}/records`, `${PERSONS}/records?national_id.eq=FAKE-412781&deceased.eq=false`, {
+      as: 'caseworker',
+      headers: { 'data-purpose': PURPOSE },
+      status: 200,
+    });
+    // Ranges over a nullable date: the bounds are dates, never null.
+    await get(
+      `${PAYMENTS}/records`,
+      `${PAYMENTS}/records?paid_on.gte=2026-01-01&paid_on.lte=2026-12-31&limit=2`,
+      {
+        as: 'caseworker',
+        headers: { 'data-purpose': PURPOSE },
+        status: 200,
+      },
+    );
   });
 
   it('describes one record, projected and expanded, and its 304', async () => {

@@ -1,7 +1,13 @@
 // Runtime OpenAPI: auth-gated by default, limited to what the caller may see, public when configured.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { loadingDemoRelay, startDemoRelay, TEST_KEYS, type TestRelay } from '../helpers/relay-harness.ts';
+import {
+  loadingDemoRelay,
+  PURPOSE,
+  startDemoRelay,
+  TEST_KEYS,
+  type TestRelay,
+} from '../helpers/relay-harness.ts';
 
 const STORAGE_ONLY = [
   'street_address',
@@ -67,6 +73,47 @@ describe('GET /openapi.json', () => {
       headers: { 'x-api-key': TEST_KEYS.caseworker },
     });
     assert.equal(viaHeader.statusCode, 200, viaHeader.body);
+  });
+
+  it('types filter values as the field, never null, nullable fields and both equality spellings included', async () => {
+    const document = (await relay.get('/openapi.json', { as: 'caseworker' })).json();
+    type Parameter = { name: string; in: string; schema: { type: string | string[]; format?: string } };
+    const filters = (entity: string) =>
+      new Map(
+        (
+          document.paths[`/v1/datasets/social_protection/entities/${entity}/records`].get
+            .parameters as Parameter[]
+        )
+          .filter((parameter) => parameter.in === 'query')
+          .map((parameter) => [parameter.name, parameter.schema]),
+      );
+    const payments = filters('payments');
+    // `paid_on` is nullable, but a bound is a date: the relay refuses any other value.
+    for (const name of ['paid_on.gte', 'paid_on.lte']) {
+      const { type, format } = payments.get(name) ?? {};
+      assert.deepEqual({ type, format }, { type: 'string', format: 'date' }, name);
+    }
+    for (const [path, item] of Object.entries(document.paths) as [
+      string,
+      { get?: { parameters?: Parameter[] } },
+    ][]) {
+      for (const parameter of item.get?.parameters ?? []) {
+        const types = [parameter.schema.type].flat();
+        assert.ok(!types.includes('null'), `${path} ${parameter.name} takes null`);
+      }
+    }
+    const households = filters('households');
+    assert.deepEqual(households.get('household_size.eq'), households.get('household_size'));
+    assert.equal(households.get('household_size')?.type, 'integer');
+    const refused = await relay.get(
+      '/v1/datasets/social_protection/entities/payments/records?paid_on.gte=null',
+      {
+        as: 'caseworker',
+        headers: { 'data-purpose': PURPOSE },
+      },
+    );
+    assert.equal(refused.statusCode, 400, refused.body);
+    assert.equal(refused.json().code, 'filter.invalid_value');
   });
 
   it('never names storage-only columns', async () => {

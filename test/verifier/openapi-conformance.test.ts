@@ -27,15 +27,25 @@ describe('verifier answers against its runtime OpenAPI document', () => {
     }
     return document;
   }
+  /** What each answer of `post` was a reply to: a request the verifier accepted must fit the document too. */
+  const requests = new WeakMap<Response, { url: string; body: unknown; headers?: Record<string, string> }>();
   async function check(method: string, docPath: string, response: Response, status: number, label: string) {
     assert.equal(response.statusCode, status, `${label}: ${response.body.slice(0, 300)}`);
+    const request = requests.get(response);
+    if (request && status < 400) {
+      (await checker()).checkRequest(method, docPath, request.url, request.headers, request.body);
+    }
     return (await checker()).check(method, docPath, response, label);
   }
-  const post = (
+  const post = async (
     path: string,
     body: unknown,
     options: { as?: Caller; headers?: Record<string, string> } = {},
-  ) => setup.verifier.post(path, body, options);
+  ) => {
+    const response = await setup.verifier.post(path, body, options);
+    requests.set(response, { url: path, body, headers: options.headers });
+    return response;
+  };
   const raw = (path: string, headers: Record<string, string>, payload: string) =>
     setup.verifier.inject({ method: 'POST', url: path, headers, payload });
 

@@ -1,5 +1,8 @@
 // Responses every operation of a runtime OpenAPI document shares because they are given before any route runs
-// (the URI length limit) or by the token check (auth/oidc-openapi-responses.ts): added to each operation's own.
+// (the URI length limit) or by the token check (auth/oidc-openapi-responses.ts): added to each operation's own; and
+// the caching headers every answer carries.
+import { DEFAULT_CACHE_CONTROL } from './security-headers.ts';
+
 export type OpenApiOperation = {
   readonly security?: readonly unknown[];
   readonly responses?: Record<string, unknown>;
@@ -78,4 +81,71 @@ export function withAuthChallenges(paths: Record<string, unknown>): Record<strin
     }
     return { ...operation, responses };
   });
+}
+
+type Response = { readonly headers?: Record<string, unknown> };
+
+/** A response header declared once, in the document's `components.headers`. */
+export const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+/** How a `Vary` description notes the CORS echo, which names `Origin` first on every answer. */
+export const ORIGIN_FIRST = ' (after `Origin` where CORS origins are configured)';
+
+/** The `components.headers` of what every answer carries unless its route says more (`CACHE_HEADERS`). */
+export const CACHE_HEADER_COMPONENTS = {
+  CacheControl: {
+    required: true,
+    description:
+      'No shared cache may keep the answer; a client cache revalidates it (by its ETag, where it has one)',
+    schema: { type: 'string', const: DEFAULT_CACHE_CONTROL },
+  },
+  Vary: {
+    description: '`Origin`, on every answer, where CORS origins are configured',
+    schema: { type: 'string' },
+  },
+};
+/** What every answer carries unless its operation declares more (`withResponseHeaders`). */
+export const CACHE_HEADERS = { 'Cache-Control': headerRef('CacheControl'), Vary: headerRef('Vary') };
+
+/** `response` with each of `headers` it does not declare itself (header names compare in any case). */
+function withHeaders(response: Response, headers: Record<string, unknown>): Response {
+  const declared = new Set(Object.keys(response.headers ?? {}).map((name) => name.toLowerCase()));
+  const missing = Object.entries(headers).filter(([name]) => !declared.has(name.toLowerCase()));
+  return missing.length === 0
+    ? response
+    : { ...response, headers: { ...response.headers, ...Object.fromEntries(missing) } };
+}
+
+/**
+ * `operation` with `headers` on each of its responses but a 414, answered before any route runs. For what a route
+ * sets before it checks anything (its `Vary`), so every answer of the route carries it, refusals included.
+ */
+export function withOperationHeaders<T extends OpenApiOperation>(
+  operation: T,
+  headers: Record<string, unknown>,
+): T {
+  const responses = Object.entries(operation.responses ?? {}).map(([status, response]) => [
+    status,
+    status === '414' ? response : withHeaders(response as Response, headers),
+  ]);
+  return { ...operation, responses: Object.fromEntries(responses) };
+}
+
+/**
+ * `paths` with `headers` on every response, the `default` included, that does not declare them itself: what the
+ * server puts on every answer (`Cache-Control`, the CORS `Vary: Origin`). Applied last, after the shared responses.
+ */
+export function withResponseHeaders(
+  paths: Record<string, unknown>,
+  headers: Record<string, unknown>,
+): Record<string, unknown> {
+  return mapOperations(paths, (operation) => ({
+    ...operation,
+    responses: Object.fromEntries(
+      Object.entries(operation.responses ?? {}).map(([status, response]) => [
+        status,
+        withHeaders(response as Response, headers),
+      ]),
+    ),
+  }));
 }

@@ -1,6 +1,7 @@
 // OpenAPI path items of the aggregates the caller may discover: the dataset's list, measures and dimensions,
 // each aggregate's structure, and its execution by GET (query parameters) and POST (JSON body).
 import type { Principal } from '../../platform/auth/principal.ts';
+import { withOperationHeaders } from '../../platform/http/openapi-operations.ts';
 import { AGGREGATE_LIMITS, type CatalogAggregate } from '../aggregates/aggregate-model.ts';
 import { canDiscover } from '../aggregates/authorize-aggregate.ts';
 import { AGGREGATE_FORMATS } from '../aggregates/negotiate-format.ts';
@@ -16,6 +17,8 @@ import {
   problemResponse,
   SOURCE_UNAVAILABLE,
   URI_TOO_LONG,
+  VARY_ACCEPT,
+  VARY_CREDENTIAL,
 } from './openapi-schemas.ts';
 
 const SCALAR = { type: ['string', 'number', 'boolean'] };
@@ -35,10 +38,13 @@ const csvHeader = (what: string) => ({
   schema: { type: 'string', contentMediaType: 'application/json' },
 });
 const RESULT_HEADERS = {
+  // Absolute, under the configured `base_url`, as the body's `links.structure`; a collection's `rel="next"` is
+  // relative (its path and query), as the relay contract gives it.
   Link: {
-    description: 'The aggregate structure: `<...>; rel="describedby"`',
+    description:
+      'The aggregate structure, an absolute URL under the relay `base_url`: `<https://.../structure>; rel="describedby"`',
     required: true,
-    schema: { type: 'string' },
+    schema: { type: 'string', pattern: '^<[A-Za-z][A-Za-z0-9+.-]*://[^>]+/structure>; rel="describedby"$' },
   },
   'X-Ambit-Completeness': csvHeader('completeness'),
   'X-Ambit-Disclosure-Control': csvHeader('disclosure control'),
@@ -51,17 +57,30 @@ const errors = {
   404: problemResponse('Unknown dataset or aggregate'),
 };
 // Lists answer `{data: [...]}`, single items (one measure, dimension or structure) an object with its `id`.
-const discovery = (summary: string, operationId: string, tag: string, body: Record<string, unknown>) => ({
-  get: {
-    tags: [tag],
-    operationId,
-    summary,
-    responses: {
-      200: jsonResponse(summary, body, ETAG_HEADER),
-      304: NOT_MODIFIED,
-      ...errors,
+/**
+ * What the lists, measures and dimensions show depends on the caller's scopes, so every answer of theirs names the
+ * credential headers in `Vary`; a structure is the same for every caller allowed to see it (`vary` empty).
+ */
+const discovery = (
+  summary: string,
+  operationId: string,
+  tag: string,
+  body: Record<string, unknown>,
+  vary: Record<string, unknown> = VARY_CREDENTIAL,
+) => ({
+  get: withOperationHeaders(
+    {
+      tags: [tag],
+      operationId,
+      summary,
+      responses: {
+        200: jsonResponse(summary, body, ETAG_HEADER),
+        304: NOT_MODIFIED,
+        ...errors,
+      },
     },
-  },
+    vary,
+  ),
 });
 const LIST = objectWith('data');
 
@@ -111,19 +130,24 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
     schema: { type: 'string' },
   };
   const list = (names: Iterable<string>) => `Comma-separated, from: ${[...names].join(', ')}`;
+  // Equality is spelled `field` or `field.eq`, as on entity collections.
   const filters = [...aggregate.allowedFilters].flatMap(([name, rule]) =>
-    [...rule.ops].map((op) => ({
-      name: op === 'eq' ? name : `${name}.${op}`,
-      in: 'query',
-      required: false,
-      schema: { type: 'string' },
-      description:
-        op === 'in'
-          ? 'Comma-separated values'
-          : op === 'between'
-            ? 'lower,upper (inclusive)'
-            : `${op} filter`,
-    })),
+    [...rule.ops].flatMap((op) =>
+      (op === 'eq' ? [name, `${name}.eq`] : [`${name}.${op}`]).map((parameter) => ({
+        name: parameter,
+        in: 'query',
+        required: false,
+        schema: { type: 'string' },
+        description:
+          op === 'in'
+            ? 'Comma-separated values'
+            : op === 'between'
+              ? 'lower,upper (inclusive)'
+              : parameter === name
+                ? 'eq filter'
+                : `eq filter, the same as \`${name}\` (send one of the two)`,
+      })),
+    ),
   );
   // The body's `filters`: field -> a value (eq), a list (in) or {from, to} (gte, lte, between), as allowed.
   const bodyFilters = {
@@ -170,66 +194,80 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
       `${operationId}.structure`,
       tag,
       objectWith('aggregate_id', 'dataset_id', 'dimensions', 'measures'),
+      {},
     ),
+    // Every answer of an execution, refusals included, may depend on Accept.
     [path]: {
-      get: {
-        tags: [tag],
-        operationId,
-        summary: aggregate.title,
-        description: `${aggregate.description}${required}`.trim() || undefined,
-        parameters: [
-          purpose,
-          { name: 'f', in: 'query', schema: { type: 'string', enum: ['json', 'csv', 'sdmx-json'] } },
-          {
-            name: 'measures',
-            in: 'query',
-            schema: { type: 'string' },
-            description: list(aggregate.measures.keys()),
-          },
-          {
-            name: 'group_by',
-            in: 'query',
-            schema: { type: 'string' },
-            description: list(aggregate.dimensions.keys()),
-          },
-          { name: 'max_rows', in: 'query', schema: maxRows },
-          ...filters,
-        ],
-        responses: { ...responses, ...URI_TOO_LONG },
-      },
+      get: withOperationHeaders(
+        {
+          tags: [tag],
+          operationId,
+          summary: aggregate.title,
+          description: `${aggregate.description}${required}`.trim() || undefined,
+          parameters: [
+            purpose,
+            { name: 'f', in: 'query', schema: { type: 'string', enum: ['json', 'csv', 'sdmx-json'] } },
+            {
+              name: 'measures',
+              in: 'query',
+              schema: { type: 'string' },
+              description: list(aggregate.measures.keys()),
+            },
+            {
+              name: 'group_by',
+              in: 'query',
+              schema: { type: 'string' },
+              description: list(aggregate.dimensions.keys()),
+            },
+            { name: 'max_rows', in: 'query', schema: maxRows },
+            ...filters,
+          ],
+          responses: { ...responses, ...URI_TOO_LONG },
+        },
+        VARY_ACCEPT,
+      ),
     },
     [`${path}/query`]: {
-      post: {
-        tags: [tag],
-        operationId: `${operationId}.query`,
-        summary: `${aggregate.title} (query in the body)`,
-        parameters: [purpose],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                additionalProperties: false,
-                properties: {
-                  measures: { type: 'array', items: { enum: [...aggregate.measures.keys()] } },
-                  group_by: { type: 'array', items: { enum: [...aggregate.dimensions.keys()] } },
-                  filters: bodyFilters,
-                  ...(aggregate.temporal ? { temporal: range(`Range on ${aggregate.temporal.path}`) } : {}),
-                  max_rows: maxRows,
-                  format: { type: 'string', enum: [...AGGREGATE_FORMATS] },
+      post: withOperationHeaders(
+        {
+          tags: [tag],
+          operationId: `${operationId}.query`,
+          summary: `${aggregate.title} (query in the body)`,
+          parameters: [purpose],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  additionalProperties: false,
+                  properties: {
+                    measures: { type: 'array', items: { enum: [...aggregate.measures.keys()] } },
+                    indicators: {
+                      type: 'array',
+                      items: { enum: [...aggregate.measures.keys()] },
+                      deprecated: true,
+                      description: 'The old name of `measures`: send one of the two',
+                    },
+                    group_by: { type: 'array', items: { enum: [...aggregate.dimensions.keys()] } },
+                    filters: bodyFilters,
+                    ...(aggregate.temporal ? { temporal: range(`Range on ${aggregate.temporal.path}`) } : {}),
+                    max_rows: maxRows,
+                    format: { type: 'string', enum: [...AGGREGATE_FORMATS] },
+                  },
                 },
+                example: { group_by: aggregate.defaultGroupBy },
               },
-              example: { group_by: aggregate.defaultGroupBy },
             },
           },
+          responses: {
+            ...responses,
+            413: problemResponse('Body too large'),
+            415: problemResponse('Body not application/json'),
+          },
         },
-        responses: {
-          ...responses,
-          413: problemResponse('Body too large'),
-          415: problemResponse('Body not application/json'),
-        },
-      },
+        VARY_ACCEPT,
+      ),
     },
   };
 }

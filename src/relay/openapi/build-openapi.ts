@@ -2,8 +2,12 @@
 import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import {
+  CACHE_HEADER_COMPONENTS,
+  CACHE_HEADERS,
   withAuthChallenges,
   withDefaultProblem,
+  withOperationHeaders,
+  withResponseHeaders,
   withUriTooLong,
 } from '../../platform/http/openapi-operations.ts';
 import type { Catalog, CatalogEntity } from '../catalog/catalog.ts';
@@ -22,6 +26,8 @@ import {
   recordSchema,
   schemaName,
   URI_TOO_LONG,
+  VARY_CREDENTIAL,
+  VARY_HEADER_COMPONENTS,
 } from './openapi-schemas.ts';
 
 /** The metadata surface to describe: its route table and the (unscoped) model it renders from. */
@@ -85,15 +91,19 @@ export function buildOpenApi(
     security: apiKeys ? [{ bearer: [] }, { apiKey: [] }] : [{ bearer: [] }],
     // An overlong URI is refused before routing (414 on every route); in OIDC mode the token check adds its own
     // 403 and 503 to every route that authenticates; 401s and 403s carry the Bearer challenge.
-    paths: withDefaultProblem(
-      withAuthChallenges(
-        catalog.config.auth.mode === 'oidc'
-          ? withOidcAuthResponses(withUriTooLong(paths, URI_TOO_LONG[414]), problemResponse)
-          : withUriTooLong(paths, URI_TOO_LONG[414]),
+    // Every answer, the refusals included, carries `Cache-Control` and, where CORS is configured, `Vary: Origin`.
+    paths: withResponseHeaders(
+      withDefaultProblem(
+        withAuthChallenges(
+          catalog.config.auth.mode === 'oidc'
+            ? withOidcAuthResponses(withUriTooLong(paths, URI_TOO_LONG[414]), problemResponse)
+            : withUriTooLong(paths, URI_TOO_LONG[414]),
+        ),
+        problemResponse(
+          'Any other error: 500 `internal.unhandled`, 503 `audit.write_failed`, 504 `internal.timeout`',
+        ),
       ),
-      problemResponse(
-        'Any other error: 500 `internal.unhandled`, 503 `audit.write_failed`, 504 `internal.timeout`',
-      ),
+      CACHE_HEADERS,
     ),
     components: {
       // Only schemes that can succeed: an OIDC relay refuses `x-api-key`, and the docs page offers every scheme.
@@ -104,6 +114,7 @@ export function buildOpenApi(
           }
         : { bearer: { type: 'http', scheme: 'bearer', description: 'OIDC access token' } },
       schemas,
+      headers: { ...CACHE_HEADER_COMPONENTS, ...VARY_HEADER_COMPONENTS },
     },
   };
 }
@@ -178,18 +189,21 @@ function commonPaths() {
       },
     },
     '/v1/datasets': {
-      get: {
-        operationId: 'listDatasets',
-        summary: 'Datasets visible to the caller',
-        responses: {
-          200: jsonResponse('Dataset summaries', {
-            type: 'object',
-            required: ['data'],
-            properties: { data: { type: 'array', items: { $ref: '#/components/schemas/DatasetSummary' } } },
-          }),
-          401: problemResponse('Not authenticated'),
+      get: withOperationHeaders(
+        {
+          operationId: 'listDatasets',
+          summary: 'Datasets visible to the caller',
+          responses: {
+            200: jsonResponse('Dataset summaries', {
+              type: 'object',
+              required: ['data'],
+              properties: { data: { type: 'array', items: { $ref: '#/components/schemas/DatasetSummary' } } },
+            }),
+            401: problemResponse('Not authenticated'),
+          },
         },
-      },
+        VARY_CREDENTIAL,
+      ),
     },
   };
 }

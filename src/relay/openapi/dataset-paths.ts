@@ -1,25 +1,30 @@
 // OpenAPI of dataset discovery: the path items of `GET /v1/datasets/{dataset_id}`, listed once per dataset with a
 // visible entity, and the bodies of a dataset summary and an entity schema.
+
+import { withOperationHeaders } from '../../platform/http/openapi-operations.ts';
 import { accessRights, sensitivity, updateFrequency } from '../config/dataset-classification.ts';
 import { FIELD_TYPES } from '../config/schema.ts';
 import { FILTER_OPS } from '../config/schema-parts.ts';
-import { jsonResponse, problemResponse } from './openapi-schemas.ts';
+import { jsonResponse, problemResponse, VARY_CREDENTIAL } from './openapi-schemas.ts';
 
 export function datasetPaths(datasetIds: ReadonlySet<string>): Record<string, unknown> {
   const paths: Record<string, unknown> = {};
   for (const id of datasetIds) {
     paths[`/v1/datasets/${id}`] = {
-      get: {
-        tags: [id],
-        operationId: `${id}.dataset`,
-        summary: `Dataset ${id}`,
-        responses: {
-          200: jsonResponse('Dataset summary', { $ref: '#/components/schemas/DatasetSummary' }),
-          401: problemResponse('Not authenticated'),
-          // An unknown dataset is refused like a hidden one.
-          403: problemResponse('Scope denied'),
+      get: withOperationHeaders(
+        {
+          tags: [id],
+          operationId: `${id}.dataset`,
+          summary: `Dataset ${id}`,
+          responses: {
+            200: jsonResponse('Dataset summary', { $ref: '#/components/schemas/DatasetSummary' }),
+            401: problemResponse('Not authenticated'),
+            // An unknown dataset is refused like a hidden one.
+            403: problemResponse('Scope denied'),
+          },
         },
-      },
+        VARY_CREDENTIAL,
+      ),
     };
   }
   return paths;

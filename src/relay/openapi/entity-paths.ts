@@ -1,4 +1,5 @@
 // OpenAPI path items of one entity: schema, collection (with its filters), record and relationships.
+import { withOperationHeaders } from '../../platform/http/openapi-operations.ts';
 import { type CatalogEntity, isReadableById } from '../catalog/catalog.ts';
 import { entitySchemaSchema } from './dataset-paths.ts';
 import {
@@ -11,6 +12,8 @@ import {
   SOURCE_UNAVAILABLE,
   schemaName,
   URI_TOO_LONG,
+  VARY_CREDENTIAL,
+  VARY_PAGE,
 } from './openapi-schemas.ts';
 
 const errors = {
@@ -68,36 +71,42 @@ export function entityPaths(
   const tag = `${entity.datasetId}.${entity.name}`;
   const paths: Record<string, unknown> = {
     [`${base}/schema`]: {
-      get: {
-        tags: [tag],
-        operationId: `${tag}.schema`,
-        summary: `Schema of ${entity.name}`,
-        responses: {
-          200: jsonResponse('Entity schema', entitySchemaSchema(), ETAG_HEADER),
-          304: NOT_MODIFIED,
-          ...errors,
+      get: withOperationHeaders(
+        {
+          tags: [tag],
+          operationId: `${tag}.schema`,
+          summary: `Schema of ${entity.name}`,
+          responses: {
+            200: jsonResponse('Entity schema', entitySchemaSchema(), ETAG_HEADER),
+            304: NOT_MODIFIED,
+            ...errors,
+          },
         },
-      },
+        VARY_CREDENTIAL,
+      ),
     },
     [`${base}/records`]: {
-      get: {
-        tags: [tag],
-        operationId: `${tag}.records`,
-        summary: `List ${entity.title}`,
-        description: entity.api.requiredFilters.length
-          ? `Requires an equality filter on one of: ${entity.api.requiredFilters.join(', ')}.`
-          : undefined,
-        parameters: [purpose, ...pagingParameters(entity, expand), ...filterParameters(entity)],
-        responses: {
-          200: jsonResponse('A page of records', page(ref), { ...etag, ...NEXT_LINK_HEADER }),
-          ...notModified,
-          413: problemResponse('Too many filter values'),
-          ...URI_TOO_LONG,
-          ...errors,
-          ...SOURCE_UNAVAILABLE,
-          ...liveFailures,
+      get: withOperationHeaders(
+        {
+          tags: [tag],
+          operationId: `${tag}.records`,
+          summary: `List ${entity.title}`,
+          description: entity.api.requiredFilters.length
+            ? `Requires an equality filter on one of: ${entity.api.requiredFilters.join(', ')}.`
+            : undefined,
+          parameters: [purpose, ...pagingParameters(entity, expand), ...filterParameters(entity)],
+          responses: {
+            200: jsonResponse('A page of records', page(ref), { ...etag, ...NEXT_LINK_HEADER }),
+            ...notModified,
+            413: problemResponse('Too many filter values'),
+            ...URI_TOO_LONG,
+            ...errors,
+            ...SOURCE_UNAVAILABLE,
+            ...liveFailures,
+          },
         },
-      },
+        VARY_PAGE,
+      ),
     },
   };
   // A record (and so its relationships) is read by its id only when the key is among the required filters, if any:
@@ -133,41 +142,44 @@ export function entityPaths(
     if (target === undefined) continue;
     const related = { $ref: `#/components/schemas/${schemaName(target)}` };
     paths[`${base}/records/{id}/relationships/${rel.name}`] = {
-      get: {
-        tags: [tag],
-        operationId: `${tag}.${rel.name}`,
-        summary: `${rel.kind} ${rel.target}`,
-        parameters: [
-          { name: 'id', in: 'path', required: true, schema: fieldSchema(entity.primaryKey) },
-          // The read needs a purpose when either end of the relationship requires one.
-          { ...purpose, required: entity.api.requirePurpose || target.api.requirePurpose },
-          ...(rel.kind === 'has_many'
-            ? [
-                {
-                  name: 'limit',
-                  in: 'query',
-                  schema: {
-                    type: 'integer',
-                    minimum: 1,
-                    maximum: target.api.maxLimit,
-                    default: target.api.defaultLimit,
+      get: withOperationHeaders(
+        {
+          tags: [tag],
+          operationId: `${tag}.${rel.name}`,
+          summary: `${rel.kind} ${rel.target}`,
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: fieldSchema(entity.primaryKey) },
+            // The read needs a purpose when either end of the relationship requires one.
+            { ...purpose, required: entity.api.requirePurpose || target.api.requirePurpose },
+            ...(rel.kind === 'has_many'
+              ? [
+                  {
+                    name: 'limit',
+                    in: 'query',
+                    schema: {
+                      type: 'integer',
+                      minimum: 1,
+                      maximum: target.api.maxLimit,
+                      default: target.api.defaultLimit,
+                    },
                   },
-                },
-                { name: 'cursor', in: 'query', schema: { type: 'string' } },
-              ]
-            : []),
-        ],
-        responses: {
-          // has_many answers a page; belongs_to and has_one the related record.
-          200:
-            rel.kind === 'has_many'
-              ? jsonResponse('Related records', page(related), { ...ETAG_HEADER, ...NEXT_LINK_HEADER })
-              : jsonResponse('The related record', related, ETAG_HEADER),
-          304: NOT_MODIFIED,
-          ...errors,
-          ...SOURCE_UNAVAILABLE,
+                  { name: 'cursor', in: 'query', schema: { type: 'string' } },
+                ]
+              : []),
+          ],
+          responses: {
+            // has_many answers a page; belongs_to and has_one the related record.
+            200:
+              rel.kind === 'has_many'
+                ? jsonResponse('Related records', page(related), { ...ETAG_HEADER, ...NEXT_LINK_HEADER })
+                : jsonResponse('The related record', related, ETAG_HEADER),
+            304: NOT_MODIFIED,
+            ...errors,
+            ...SOURCE_UNAVAILABLE,
+          },
         },
-      },
+        VARY_PAGE,
+      ),
     };
   }
   return paths;
@@ -203,20 +215,40 @@ function expandParameter(names: readonly string[]) {
   ];
 }
 
+/**
+ * A filter parameter per allowed operator, and for equality both spellings the relay reads, `field` and `field.eq`.
+ * A value is the field's type, never null: a query string has no null, and the relay refuses an empty value.
+ */
 function filterParameters(entity: CatalogEntity) {
   return [...entity.api.allowedFilters].flatMap(([name, ops]) => {
     const field = entity.fieldByName.get(name);
     if (!field) return [];
-    return [...ops].map((op) => ({
-      name: op === 'eq' ? name : `${name}.${op}`,
-      in: 'query',
-      schema: op === 'in' || op === 'between' ? { type: 'string' } : fieldSchema(field),
-      description:
-        op === 'in'
-          ? 'Comma-separated values (at most 100)'
-          : op === 'between'
-            ? 'lower,upper (inclusive)'
-            : `${op} filter`,
-    }));
+    const value = fieldSchema({ ...field, nullable: false });
+    return [...ops].flatMap((op) => {
+      if (op === 'eq') {
+        return [
+          { name, in: 'query', schema: value, description: 'eq filter' },
+          {
+            name: `${name}.eq`,
+            in: 'query',
+            schema: value,
+            description: `eq filter, the same as \`${name}\` (send one of the two)`,
+          },
+        ];
+      }
+      return [
+        {
+          name: `${name}.${op}`,
+          in: 'query',
+          schema: op === 'in' || op === 'between' ? { type: 'string' } : value,
+          description:
+            op === 'in'
+              ? 'Comma-separated values (at most 100)'
+              : op === 'between'
+                ? 'lower,upper (inclusive)'
+                : `${op} filter`,
+        },
+      ];
+    });
   });
 }

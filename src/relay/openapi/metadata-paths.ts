@@ -2,7 +2,7 @@
 // dataset or entity are listed once per visible one (like the entity routes), other parameters stay templated.
 import type { MetadataModel } from '../metadata/model/metadata-model.ts';
 import { isAvailable, type MetadataRoute, type RouteParams } from '../metadata/routes/metadata-route.ts';
-import { problemResponse } from './openapi-schemas.ts';
+import { problemResponse, VARY_ACCEPT, VARY_METADATA } from './openapi-schemas.ts';
 
 /** What the caller's metadata scopes reveal: `dataset/entity` keys. */
 export interface MetadataVisibility {
@@ -14,6 +14,7 @@ const SCOPED = new Set(['dataset_id', 'entity']);
 const SCOPED_HEADERS = {
   ETag: { required: true, schema: { type: 'string' } },
   'Cache-Control': { required: true, schema: { type: 'string', const: 'private, no-store' } },
+  ...VARY_METADATA,
 };
 
 export function metadataPaths(
@@ -98,7 +99,10 @@ function operation(route: MetadataRoute, path: string) {
       401: problemResponse('Not authenticated'),
       403: problemResponse('No metadata scope on this dataset'),
       404: problemResponse('Unknown resource'),
-      406: problemResponse(`Accept permits no form of this document (it is sent as ${route.mediaType})`),
+      406: {
+        ...problemResponse(`Accept permits no form of this document (it is sent as ${route.mediaType})`),
+        headers: VARY_ACCEPT,
+      },
     },
   };
 }

@@ -1,4 +1,5 @@
 // Reusable OpenAPI schema fragments: field types, entity records and problem responses.
+import { headerRef, ORIGIN_FIRST } from '../../platform/http/openapi-operations.ts';
 import type { CatalogEntity, CatalogField } from '../catalog/catalog.ts';
 import type { FieldType } from '../config/schema.ts';
 
@@ -59,9 +60,49 @@ export const NOT_MODIFIED = {
   description: 'Not modified (If-None-Match matched the ETag)',
   headers: { ETag: { ...ETAG_HEADER.ETag, required: true } },
 };
+/**
+ * The next page, as the relay contract has it: a relative reference (the path and query of the next page, the other
+ * parameters sorted by name), resolved against the URL requested.
+ */
 export const NEXT_LINK_HEADER = {
-  Link: { description: 'The next page: `<...>; rel="next"`, while `has_more`', schema: { type: 'string' } },
+  Link: {
+    description:
+      'The next page, while `has_more`: `</v1/...?...&cursor=...>; rel="next"`, a relative reference (path and query) to resolve against the URL requested',
+    schema: { type: 'string', pattern: '^</[^>]*[?&]cursor=[^>]*>; rel="next"$' },
+  },
 };
+
+/** `components.headers` of the relay's `Vary`s, beside the shared `CACHE_HEADER_COMPONENTS`. */
+export const VARY_HEADER_COMPONENTS = {
+  VaryCredential: {
+    required: true,
+    description: `\`Authorization, X-Api-Key\`${ORIGIN_FIRST}: the answer depends on the caller's scopes`,
+    schema: { type: 'string' },
+  },
+  VaryPage: {
+    required: true,
+    description: `\`Authorization, X-Api-Key, Data-Purpose\`${ORIGIN_FIRST}: a page binds its cursors to the caller and the purpose`,
+    schema: { type: 'string' },
+  },
+  VaryAccept: {
+    required: true,
+    description: `\`Accept\`${ORIGIN_FIRST}: the format is negotiated`,
+    schema: { type: 'string' },
+  },
+  VaryMetadata: {
+    required: true,
+    description: `\`Authorization, Accept\`${ORIGIN_FIRST}: the caller's view of the document, in an accepted type`,
+    schema: { type: 'string' },
+  },
+};
+/** The `Vary` of routes whose answers depend on the caller's scopes (lists, schemas, aggregate discovery). */
+export const VARY_CREDENTIAL = { Vary: headerRef('VaryCredential') };
+/** The `Vary` of record pages and relationship reads. */
+export const VARY_PAGE = { Vary: headerRef('VaryPage') };
+/** The `Vary` of aggregate results, in whichever format. */
+export const VARY_ACCEPT = { Vary: headerRef('VaryAccept') };
+/** The `Vary` of a metadata document and its 304. */
+export const VARY_METADATA = { Vary: headerRef('VaryMetadata') };
 
 export const problemResponse = (description: string) => ({
   description,

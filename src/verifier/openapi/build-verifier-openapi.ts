@@ -2,8 +2,14 @@
 import { withOidcAuthResponses } from '../../platform/auth/oidc-openapi-responses.ts';
 import type { Principal } from '../../platform/auth/principal.ts';
 import {
+  CACHE_HEADER_COMPONENTS,
+  CACHE_HEADERS,
+  headerRef,
+  ORIGIN_FIRST,
   withAuthChallenges,
   withDefaultProblem,
+  withOperationHeaders,
+  withResponseHeaders,
   withUriTooLong,
 } from '../../platform/http/openapi-operations.ts';
 import { PROBLEM_MEDIA_TYPE } from '../../platform/problem/render-problem-json.ts';
@@ -54,18 +60,50 @@ const POST_ERRORS = {
   '504': problem('Request timed out'),
 };
 
+/** `components.headers` of the verifier's caching headers, beside the shared `CACHE_HEADER_COMPONENTS`. */
+const HEADER_COMPONENTS = {
+  CacheControlPrivate: {
+    required: true,
+    description: 'The answer depends on the credential: no cache may keep it',
+    schema: { type: 'string', const: 'private, no-store' },
+  },
+  CacheControlNoStore: {
+    required: true,
+    description: 'Evaluation results are never stored by any cache',
+    schema: { type: 'string', const: 'no-store' },
+  },
+  VaryCredential: {
+    required: true,
+    description: `\`Authorization, x-api-key\`${ORIGIN_FIRST}: the answer depends on the caller's claims`,
+    schema: { type: 'string' },
+  },
+  VaryAccept: {
+    required: true,
+    description: `\`Accept\`${ORIGIN_FIRST}: the result format is negotiated`,
+    schema: { type: 'string' },
+  },
+};
+/** Discovery answers, refusals included (routes/discovery.ts `privateView`). */
+const PRIVATE_VIEW = { 'Cache-Control': headerRef('CacheControlPrivate'), Vary: headerRef('VaryCredential') };
+/** Claim results, as an evaluation or a render sends them (routes/send-results.ts). */
+const RESULT_HEADERS = { 'Cache-Control': headerRef('CacheControlNoStore'), Vary: headerRef('VaryAccept') };
+
 /**
  * What every route may answer besides its own: 414 `request.uri_too_long`, and in OIDC mode the token check's 403
- * and 503 on every route that authenticates; its 401s and 403s carry the Bearer challenge.
+ * and 503 on every route that authenticates; its 401s and 403s carry the Bearer challenge. Every answer carries
+ * `Cache-Control` and, where CORS is configured, `Vary: Origin`.
  */
 function withSharedResponses(
   config: VerifierConfig,
   paths: Record<string, unknown>,
 ): Record<string, unknown> {
   const all = withUriTooLong(paths, problem('URI too long'));
-  return withDefaultProblem(
-    withAuthChallenges(config.auth.mode === 'oidc' ? withOidcAuthResponses(all, problem) : all),
-    problem('Any other error: 500 `internal.unhandled`, 503 `state.unavailable`, 504 `internal.timeout`'),
+  return withResponseHeaders(
+    withDefaultProblem(
+      withAuthChallenges(config.auth.mode === 'oidc' ? withOidcAuthResponses(all, problem) : all),
+      problem('Any other error: 500 `internal.unhandled`, 503 `state.unavailable`, 504 `internal.timeout`'),
+    ),
+    CACHE_HEADERS,
   );
 }
 
@@ -108,37 +146,49 @@ export function buildVerifierOpenApi(
         },
       },
       '/.well-known/evidence-service': {
-        get: {
-          operationId: 'evidenceService',
-          summary: 'Capability envelope: claims and capabilities',
-          responses: { '200': jsonOf('Service document', 'ServiceDocument'), ...COMMON_ERRORS },
-        },
+        get: withOperationHeaders(
+          {
+            operationId: 'evidenceService',
+            summary: 'Capability envelope: claims and capabilities',
+            responses: { '200': jsonOf('Service document', 'ServiceDocument'), ...COMMON_ERRORS },
+          },
+          PRIVATE_VIEW,
+        ),
       },
       '/v1/claims': {
-        get: {
-          operationId: 'listClaims',
-          summary: 'Claims the caller may evaluate',
-          responses: { '200': jsonOf('Claim list', 'ClaimList'), ...COMMON_ERRORS },
-        },
+        get: withOperationHeaders(
+          {
+            operationId: 'listClaims',
+            summary: 'Claims the caller may evaluate',
+            responses: { '200': jsonOf('Claim list', 'ClaimList'), ...COMMON_ERRORS },
+          },
+          PRIVATE_VIEW,
+        ),
       },
       '/v1/claims/{claim_id}': {
-        get: {
-          operationId: 'getClaim',
-          summary: 'One claim',
-          parameters: [{ name: 'claim_id', in: 'path', required: true, schema: claimId }],
-          responses: {
-            '200': jsonOf('Claim', 'ClaimSummary'),
-            '404': problem('Unknown or not visible'),
-            ...COMMON_ERRORS,
+        get: withOperationHeaders(
+          {
+            operationId: 'getClaim',
+            summary: 'One claim',
+            parameters: [{ name: 'claim_id', in: 'path', required: true, schema: claimId }],
+            responses: {
+              '200': jsonOf('Claim', 'ClaimSummary'),
+              '404': problem('Unknown or not visible'),
+              ...COMMON_ERRORS,
+            },
           },
-        },
+          PRIVATE_VIEW,
+        ),
       },
       '/v1/formats': {
-        get: {
-          operationId: 'listFormats',
-          summary: 'Result formats',
-          responses: { '200': jsonOf('Formats', 'FormatList'), ...COMMON_ERRORS },
-        },
+        get: withOperationHeaders(
+          {
+            operationId: 'listFormats',
+            summary: 'Result formats',
+            responses: { '200': jsonOf('Formats', 'FormatList'), ...COMMON_ERRORS },
+          },
+          PRIVATE_VIEW,
+        ),
       },
       '/v1/evaluations': {
         post: {
@@ -155,6 +205,7 @@ export function buildVerifierOpenApi(
           responses: {
             '200': {
               description: 'Claim results',
+              headers: RESULT_HEADERS,
               content: RESULT_CONTENT,
             },
             ...COMMON_ERRORS,
@@ -194,6 +245,7 @@ export function buildVerifierOpenApi(
             '200': {
               ...jsonOf('Per-item outcomes', 'BatchEvaluationResponse'),
               headers: {
+                'Cache-Control': headerRef('CacheControlNoStore'),
                 'Idempotent-Replayed': {
                   description: 'The stored answer to an earlier request with the same Idempotency-Key',
                   schema: { const: 'true' },
@@ -226,6 +278,7 @@ export function buildVerifierOpenApi(
           responses: {
             '200': {
               description: 'The stored claim results',
+              headers: RESULT_HEADERS,
               content: RESULT_CONTENT,
             },
             ...COMMON_ERRORS,
@@ -266,6 +319,7 @@ export function buildVerifierOpenApi(
         ...RESULT_SCHEMAS,
         ...requestSchemas(claimIds, config.evidence.inline_batch_limit),
       },
+      headers: { ...CACHE_HEADER_COMPONENTS, ...HEADER_COMPONENTS },
     },
   };
 }
