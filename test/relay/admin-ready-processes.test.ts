@@ -84,7 +84,7 @@ describe('admin /ready over several relay processes', () => {
       response,
       503,
       'schema.resource_unavailable',
-      /^0 of 3 tables loaded; 1 of 3 relay processes not running or not answering \(being started again, or stopped\), counted as none loaded$/,
+      /^0 of 3 tables loaded; 1 of 3 relay processes not running or not answering \(starting, being started again, or stopped\), counted as none loaded$/,
     );
     assert.equal(response.json().loaded_count, 0);
   });

@@ -7,7 +7,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createReloadFixture, type ReloadFixture, reloadEnv } from '../../../test/relay/reload-fixture.ts';
+import { freePort } from '../../../test/e2e/stop-while-starting.ts';
+import {
+  createReloadFixture,
+  RELOAD_KEYS,
+  type ReloadFixture,
+  reloadEnv,
+} from '../../../test/relay/reload-fixture.ts';
 import { systemClock } from '../../platform/clock.ts';
 import { ConfigError } from '../../platform/config/config-error.ts';
 import { createLogger } from '../../platform/log.ts';
@@ -17,12 +23,12 @@ import { startRelayPrimary } from './start-relay-primary.ts';
 
 /**
  * A worker that says it listens and answers nothing else. `STUB_CRASH_RESTARTED=1`: a worker started again exits
- * (code 3) as soon as it has said so.
+ * (code 3) as soon as it has said so. `STUB_LOADING=1`: it never says so, as a worker still loading its sources.
  */
 const STUB = `
 const restarted = process.env.AMBIT_RELAY_WORKER_RESTARTED === '1';
 process.on('SIGTERM', () => process.exit(0));
-process.send({ kind: 'ambit:listening', url: 'http://127.0.0.1:9' }, () => {
+if (process.env.STUB_LOADING !== '1') process.send({ kind: 'ambit:listening', url: 'http://127.0.0.1:9' }, () => {
   if (restarted && process.env.STUB_CRASH_RESTARTED === '1') process.exit(3);
 });
 setInterval(() => {}, 60_000);
@@ -109,6 +115,60 @@ describe('the --workers primary with stand-in workers', () => {
     } finally {
       withAdmin.remove();
     }
+  });
+
+  it('opens the admin listener while the workers load their sources at the first start', async () => {
+    // A large source takes minutes to load: meanwhile probes and scrapes reach the admin listener, as with one process.
+    process.env.STUB_LOADING = '1';
+    const port = await freePort();
+    const withAdmin = createReloadFixture({ adminBind: `127.0.0.1:${port}` });
+    const logger = createLogger({ name: 'primary-test', level: 'silent' });
+    const stop = new AbortController();
+    const starting = startRelayPrimary(
+      loadRelayConfig(withAdmin.configPath, reloadEnv()),
+      2,
+      { logger, clock: systemClock, random: systemRandom },
+      stop.signal,
+    );
+    const stopped = starting.then(
+      () => assert.fail('the start went on although no worker said it listens'),
+      (error: unknown) => error,
+    );
+    const admin = `http://127.0.0.1:${port}`;
+    const operator = { authorization: `Bearer ${RELOAD_KEYS.operator}` };
+    try {
+      // Refused connections until the listener opens; the start itself never completes here.
+      const deadline = Date.now() + 20_000;
+      let healthz: Response | undefined;
+      while (healthz === undefined) {
+        assert.ok(Date.now() < deadline, 'timed out waiting until the admin listener answered');
+        healthz = await fetch(`${admin}/healthz`).catch(() => undefined);
+        if (healthz === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(healthz.status, 200);
+      const ready = await fetch(`${admin}/ready`);
+      assert.equal(ready.status, 503);
+      const problem = (await ready.json()) as { code: string; detail: string; loaded_count: number };
+      assert.equal(problem.code, 'schema.resource_unavailable');
+      assert.equal(problem.loaded_count, 0);
+      assert.match(problem.detail, /2 of 2 relay processes .*starting/);
+      const metrics = await fetch(`${admin}/metrics`, { headers: operator });
+      assert.equal(metrics.status, 200);
+      assert.match(await metrics.text(), /^ambit_relay_processes 0$/m);
+      // Nothing is queued before the first load is over, as with one process.
+      const reload = await fetch(`${admin}/admin/v1/reload`, { method: 'POST', headers: operator });
+      assert.equal(reload.status, 503);
+      assert.equal(reload.headers.get('retry-after'), '5');
+      assert.match(((await reload.json()) as { detail: string }).detail, /first load is not over/);
+    } finally {
+      delete process.env.STUB_LOADING;
+      stop.abort();
+      await stopped;
+      withAdmin.remove();
+    }
+    // Stopped while starting: no worker is left, and the admin port is free again.
+    assert.deepEqual(Object.keys(cluster.workers ?? {}), []);
+    await assert.rejects(fetch(`${admin}/healthz`));
   });
 
   it('retries a restart whose fork fails, whether the failure is thrown or reported later', async () => {

@@ -27,7 +27,7 @@ import {
 } from './cluster-messages.ts';
 import { CONFIG_DIGEST_ENV, configDigest } from './config-digest.ts';
 import { MissedReloads, type ReloadOperation } from './missed-reloads.ts';
-import { notReady, notRunningFamilies } from './not-running.ts';
+import { firstLoadRunning, notReady, notRunningFamilies } from './not-running.ts';
 import { type RefreshAnswer, startRefreshRounds } from './refresh-rounds.ts';
 import { reloadEverywhere } from './reload-everywhere.ts';
 import { restartDelay, STABLE_RUN_MS } from './restart-delay.ts';
@@ -281,8 +281,7 @@ export async function startRelayPrimary(
     cluster.off('message', onMessage);
   };
 
-  // The primary's own audit chain holds the admin requests; each worker has its own (workerAuditPath). Opened
-  // before any worker is forked: a file that cannot be written fails the start with no worker left serving.
+  // The primary's audit chain (admin requests; each worker has its own), opened before any worker is forked.
   const adminAudit =
     config.server.admin_bind === undefined
       ? undefined
@@ -292,16 +291,6 @@ export async function startRelayPrimary(
           ...deps,
         });
 
-  let url: string;
-  try {
-    await untilAborted(Promise.all(Array.from({ length: workers }, (_, k) => fork(k + 1, false))), signal);
-    url = slots[0]?.url ?? '';
-  } catch (error) {
-    await stopWorkers();
-    await adminAudit?.close();
-    throw error;
-  }
-
   const scrape = (slot: Slot): Promise<MetricFamily[][]> =>
     scrapeSlot(
       slot,
@@ -309,8 +298,11 @@ export async function startRelayPrimary(
       () => notRunningFamilies(loaded),
     );
 
-  // Workers that are loading (started again, or catching up) run the reload once they have loaded.
+  // Until every worker has started nothing is queued (each first load reads every source); after that, workers
+  // that are loading (started again, or catching up) run the reload once they have loaded.
+  let firstStartOver = false;
   const reload = (operation: ReloadOperation): Promise<ReloadOutcome> => {
+    if (!firstStartOver) return Promise.resolve(firstLoadRunning(loaded));
     const loading = slots.filter(
       (slot) => !slot.listening && !slot.worker.isDead() && slot.restart === undefined,
     );
@@ -364,10 +356,20 @@ export async function startRelayPrimary(
       signal?.throwIfAborted();
     } catch (error) {
       await closeAdmin();
-      await stopWorkers();
       throw error;
     }
   }
+
+  // Forked once the admin listener answers, so that probes and scrapes reach it while the workers load.
+  let url: string;
+  try {
+    await untilAborted(Promise.all(Array.from({ length: workers }, (_, k) => fork(k + 1, false))), signal);
+    url = slots[0]?.url ?? '';
+  } catch (error) {
+    await Promise.all([stopWorkers(), closeAdmin()]);
+    throw error;
+  }
+  firstStartOver = true;
 
   const rounds = startRefreshRounds({
     config,

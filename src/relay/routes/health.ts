@@ -60,7 +60,7 @@ export function notReadyProblem(
   const down = options.processes;
   if (down !== undefined && down.notRunning > 0)
     parts.push(
-      `${down.notRunning} of ${down.total} relay processes not running or not answering (being started again, or stopped), counted as none loaded`,
+      `${down.notRunning} of ${down.total} relay processes not running or not answering (starting, being started again, or stopped), counted as none loaded`,
     );
   const detail = parts.join('; ');
   return relayProblem('schema.resource_unavailable', detail, {
