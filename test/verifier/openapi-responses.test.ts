@@ -63,6 +63,37 @@ describe('verifier runtime OpenAPI against real responses', () => {
     assertDefaultProblems(JSON.parse((await verifier.get('/openapi.json', { as: 'full' })).body), 5);
   });
 
+  it('declares the extension members of the problems clients act on', async () => {
+    const document = JSON.parse((await verifier.get('/openapi.json', { as: 'full' })).body);
+    const declared = Object.keys(document.components.schemas.Problem.properties);
+    const person = { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-000001' }] };
+    const refusals = [
+      // request.invalid lists where the body went wrong in `errors`.
+      await verifier.evaluate({ target: person, claims: ['person_alive'], extra: 1 }),
+      // batch.too_large says how many items fit, past the service's limit and past a claim's.
+      await verifier.post('/v1/batch-evaluations', {
+        items: Array.from({ length: 101 }, () => ({ target: person })),
+        claims: ['person_alive'],
+      }),
+      await verifier.post('/v1/batch-evaluations', {
+        items: Array.from({ length: 4 }, () => ({ target: person })),
+        claims: ['person_registered'],
+      }),
+    ];
+    assert.deepEqual(
+      refusals.map((response) => response.statusCode),
+      [400, 413, 413],
+    );
+    for (const response of refusals) {
+      const members = Object.keys(JSON.parse(response.body));
+      const undeclared = members.filter((member) => !declared.includes(member));
+      assert.deepEqual(undeclared, [], `${response.body}: every member is in the Problem schema`);
+    }
+    const { errors, max_items } = document.components.schemas.Problem.properties;
+    assert.equal(errors.items.properties.path.type, 'string');
+    assert.equal(max_items.type, 'integer');
+  });
+
   it('describes the probes and the refusals', async () => {
     for (const path of ['/healthz', '/ready']) {
       const validate = await conforms(undefined, path, path);

@@ -5,7 +5,8 @@ export const PLATFORM_PROBLEMS = {
   'auth.missing_credential': {
     status: 401,
     title: 'Missing credential',
-    description: 'No `Authorization: Bearer` or `x-api-key` credential was sent.',
+    description:
+      'No `Authorization: Bearer` or `x-api-key` credential was sent; the verifier answers it also for a static credential that is malformed or unknown (which keys exist is not told).',
   },
   'auth.malformed_credential': {
     status: 401,
@@ -16,7 +17,8 @@ export const PLATFORM_PROBLEMS = {
   'auth.invalid_credential': {
     status: 401,
     title: 'Invalid credential',
-    description: 'The API key or token is not recognised.',
+    description:
+      'The API key or token is not recognised (relay; the verifier answers `auth.missing_credential`).',
   },
   'auth.multiple_credentials': {
     status: 400,
@@ -78,7 +80,8 @@ export const PLATFORM_PROBLEMS = {
   'auth.purpose_required': {
     status: 400,
     title: 'Purpose required',
-    description: 'The `Data-Purpose` header is missing or blank where the entity or aggregate requires it.',
+    description:
+      'The `Data-Purpose` header is missing or blank where the entity or aggregate requires it; on the verifier, an evaluation, a batch or one of its items has no purpose (no `Data-Purpose` header, body or item `purpose`).',
   },
   'http.not_found': { status: 404, title: 'Not found', description: 'No route matches the path.' },
   'http.method_not_allowed': {

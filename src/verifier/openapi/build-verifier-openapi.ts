@@ -313,6 +313,25 @@ export function buildVerifierOpenApi(
               description:
                 'The claim, as requested, whose check or evaluation failed; absent for the whole request.',
             },
+            errors: {
+              type: 'array',
+              maxItems: 10,
+              description: '`request.invalid` of a body: where it went wrong (`items.3.target.id`), and how.',
+              items: {
+                type: 'object',
+                required: ['path', 'message'],
+                properties: { path: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
+            max_items: {
+              type: 'integer',
+              minimum: 1,
+              description: '`batch.too_large`: the most items a batch of these claims may hold.',
+            },
+            checks: {
+              type: 'object',
+              description: '`readiness.not_ready`: the state store and whether CEL workers could start.',
+            },
           },
         },
         ...DISCOVERY_SCHEMAS,
