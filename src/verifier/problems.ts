@@ -116,7 +116,7 @@ export const VERIFIER_PROBLEMS = {
     status: 503,
     title: 'State store unavailable',
     description:
-      'The state store (PostgreSQL) cannot be reached or did not answer in time; nothing was stored, retry later.',
+      'The state store (PostgreSQL) cannot be reached or did not answer in time, or is set up so that it cannot be used; nothing was stored. `retryable` says whether the same request can pass later.',
   },
   'readiness.not_ready': {
     status: 503,
@@ -128,7 +128,7 @@ export const VERIFIER_PROBLEMS = {
     status: 503,
     title: 'Source unavailable',
     description:
-      'A source the claim reads is not configured, refused the read, or stayed unavailable after retries or for as long as the request could wait; retry later.',
+      'A source the claim reads is not configured, refused the read, or stayed unavailable after retries or for as long as the request could wait; `retryable` says whether the same request can pass later.',
   },
 } as const satisfies ProblemCatalog;
 

@@ -50,6 +50,8 @@ describe('verifier error table: source outcomes', () => {
     table.handler = (_request, response) => json(response, 400, { code: 'filter.unknown_field' });
     const response = await table.verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });
     const problem = assertProblem(response, 503, 'source.unavailable');
+    // The answer says so where a client can branch on it, not only in its detail.
+    assert.equal(problem.retryable, false);
     assert.equal(table.requests.length, 1);
     assert.deepEqual(table.sleeps, []);
     const record = table.verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
@@ -106,6 +108,7 @@ describe('verifier error table: source outcomes', () => {
     table.handler = (_request, response) => json(response, 503, {}, { 'retry-after': '2' });
     const response = await table.verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });
     const problem = assertProblem(response, 503, 'source.unavailable');
+    assert.equal(problem.retryable, true);
     assert.equal(table.requests.length, 3);
     assert.deepEqual(table.sleeps, [2000, 2000]);
     assert.equal(response.headers['retry-after'], '2');
@@ -127,6 +130,7 @@ describe('verifier error table: source outcomes', () => {
   it('503 source.unavailable for a claim whose source is not configured (the service still started)', async () => {
     const response = await table.verifier.evaluate({ target: ALIVE, claims: ['ledger_entry'] });
     const problem = assertProblem(response, 503, 'source.unavailable');
+    assert.equal(problem.retryable, false);
     assert.equal(table.requests.length, 0);
     const record = table.verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
     assert.equal(record?.error_code, 'source.not_configured');

@@ -166,6 +166,7 @@ describe('postgresql state store', () => {
         // Only its operator can mend it: the answer does not invite a retry a second later.
         assert.match(String(error.detail), /a retry would fail again/);
         assert.equal(error.headers['retry-after'], undefined);
+        assert.equal(error.extras.retryable, false);
         return true;
       });
       const { rows } = await database.query<{ n: number }>(

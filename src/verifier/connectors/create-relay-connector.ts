@@ -209,6 +209,7 @@ export function createRelayConnector(
         throw verifierProblem('source.unavailable', 'A source is unavailable; retry later.', {
           cause: failure,
           headers,
+          extras: { retryable: true },
         });
       }
       lookup.onPause?.();

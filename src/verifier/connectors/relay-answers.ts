@@ -362,12 +362,14 @@ function dayOf(text: string): number | undefined {
 }
 
 export function unavailable(code: string, message: string) {
-  // A 503 reads as "retry": say so only when a retry can pass (a batch item's `retryable` tells the same).
-  const detail = isLastingReason(code)
+  // A 503 reads as "retry": say so only when a retry can pass, in `retryable` as a batch item does.
+  const lasting = isLastingReason(code);
+  const detail = lasting
     ? 'A source cannot answer this read; a retry would fail again.'
     : 'A source is unavailable; retry later.';
   return verifierProblem('source.unavailable', detail, {
     cause: new FailureReason(code, message),
+    extras: { retryable: !lasting },
   });
 }
 

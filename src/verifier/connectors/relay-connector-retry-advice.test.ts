@@ -31,6 +31,7 @@ describe('registry_data_api connector: the advice a source.unavailable detail gi
         [503, 'source.unavailable', reason],
       );
       assert.equal(problem.detail, 'A source cannot answer this read; a retry would fail again.');
+      assert.equal(problem.extras.retryable, false, reason);
     }
   });
 
@@ -41,5 +42,6 @@ describe('registry_data_api connector: the advice a source.unavailable detail gi
     reader.close();
     assert.equal(auditCodeOf(problem), 'source.http_503');
     assert.equal(problem.detail, 'A source is unavailable; retry later.');
+    assert.equal(problem.extras.retryable, true);
   });
 });

@@ -328,6 +328,11 @@ export function buildVerifierOpenApi(
               minimum: 1,
               description: '`batch.too_large`: the most items a batch of these claims may hold.',
             },
+            retryable: {
+              type: 'boolean',
+              description:
+                '`source.unavailable`, `state.unavailable`: whether the same request can pass later (false: it fails again until an operator acts).',
+            },
             checks: {
               type: 'object',
               description: '`readiness.not_ready`: the state store and whether CEL workers could start.',

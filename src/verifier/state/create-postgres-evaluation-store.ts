@@ -389,11 +389,12 @@ function unavailable(error: unknown) {
     return verifierProblem(
       'state.unavailable',
       'The state store cannot be used as it is set up; a retry would fail again until its operator acts.',
-      { cause: new FailureReason(reason, message) },
+      { cause: new FailureReason(reason, message), extras: { retryable: false } },
     );
   }
   return verifierProblem('state.unavailable', 'The state store is unavailable; retry later.', {
     cause: new FailureReason(reason, message),
     headers: { 'retry-after': '1' },
+    extras: { retryable: true },
   });
 }
