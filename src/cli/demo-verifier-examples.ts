@@ -106,6 +106,10 @@ export function verifierExamples(url: string, adminUrl: string, keys: VerifierEx
       '403 auth.scope_denied',
     ),
     ...noted(
+      `curl -s -H "x-api-key: ${keys.healthPlanner}" "${url}/v1/claims"`,
+      'discovery without a verifier scope: no claim listed',
+    ),
+    ...noted(
       `curl -s -X POST -H "x-api-key: ${keys.operator}" "${adminUrl}/admin/v1/reload"`,
       'a no-op: restart to apply changes',
     ),

@@ -208,6 +208,11 @@ describe('demo (npm start)', () => {
     );
     const replayed = [...answers].find(([comment]) => comment.startsWith('the same batch again'))?.[1];
     assert.deepEqual(replayed, batch);
+    // A key without a verifier scope is shown no claim at all, the plugin claim (which reads nothing) included.
+    const unscoped = [...answers].find(([comment]) => comment.startsWith('discovery without'))?.[1] as {
+      data: unknown[];
+    };
+    assert.deepEqual(unscoped.data, []);
     const reload = [...answers].find(([comment]) => comment.startsWith('a no-op'))?.[1];
     assert.deepEqual(reload, {
       reloaded: false,
