@@ -266,10 +266,15 @@ describe('live PostgreSQL tables: failures and the startup probe', () => {
   });
 
   it('the probe refuses types the database compares otherwise than their text (char, name, real)', async () => {
+    // A type of another schema named like a built-in one is not that type: `padded = 'a'::varchar` compares as
+    // char(5), trailing spaces ignored, so a live `eq=a` would match the row a snapshot holds as `a    `.
+    await db.query('CREATE SCHEMA lookalike');
+    await db.query('CREATE DOMAIN lookalike."varchar" AS char(5)');
     for (const [column, sqlType, type] of [
       ['code', 'char(5)', 'string'],
       ['tag', 'name', 'string'],
       ['ratio', 'real', 'number'],
+      ['padded', 'lookalike."varchar"', 'string'],
     ] as const) {
       await db.query(
         `CREATE TABLE with_${column} (id integer PRIMARY KEY, label text, ${column} ${sqlType})`,

@@ -46,7 +46,12 @@ export async function probeLiveTable(
     await client.connect();
     await client.query(beginReadOnly(source));
     const columns = await client.query<ProbedColumn>({
-      text: `SELECT a.attname AS name, t.typname AS type, format_type(a.atttypid, a.atttypmod) AS shown,
+      // A type is named by its schema too unless it is a built-in one: a domain `public."varchar"` over char(n) is
+      // no varchar, and compares as char(n) does (trailing spaces ignored).
+      text: `SELECT a.attname AS name,
+                    CASE WHEN t.typnamespace = 'pg_catalog'::regnamespace THEN t.typname
+                         ELSE t.typnamespace::regnamespace::text || '.' || t.typname END AS type,
+                    format_type(a.atttypid, a.atttypmod) AS shown,
                     c.collname AS collation, coalesce(c.collisdeterministic, true) AS deterministic
                FROM pg_attribute a JOIN pg_type t ON t.oid = a.atttypid
                LEFT JOIN pg_collation c ON c.oid = a.attcollation
