@@ -69,6 +69,12 @@ const SHAPES: Record<string, readonly string[]> = {
   'metadata/dcat.bregdcat-ap.jsonld': ['bregdcat-ap/2.0.0/BRegDCAT-AP_shacl_shapes_2.00.ttl', FULL_TEMPLATE],
   'metadata/cpsv-ap.jsonld': ['cpsv-ap/3.2.0/shacl/cpsv-ap-SHACL.ttl'],
 };
+/** What each document holds for its shapes to check (an empty graph conforms to any shapes): class, count. */
+const HOLDS: Record<string, readonly [string, number]> = {
+  'metadata/dcat.jsonld': ['http://www.w3.org/ns/dcat#Dataset', 2],
+  'metadata/dcat.bregdcat-ap.jsonld': ['http://www.w3.org/ns/dcat#Dataset', 2],
+  'metadata/cpsv-ap.jsonld': ['http://purl.org/vocab/cpsv#PublicService', 2],
+};
 /** RFC 3987: no spaces, controls or <>"{}|\\^` in an IRI, and at most one `#`. */
 const IRI = /^[A-Za-z][A-Za-z0-9+.-]*:[^\s<>"{}|\\^`#\p{Cc}]*(?:#[^\s<>"{}|\\^`#\p{Cc}]*)?$/u;
 const DCT = 'http://purl.org/dc/terms/';
@@ -88,6 +94,7 @@ describe('documents of an unusual manifest', () => {
   it('every JSON-LD file expands in safe mode to absolute IRIs and meets its official shapes', async () => {
     const jsonLd = [...files.keys()].filter((path) => path.endsWith('.jsonld'));
     assert.ok(jsonLd.length >= 8, jsonLd.join());
+    for (const path of Object.keys(SHAPES)) assert.ok(jsonLd.includes(path), `${path} is published`);
     for (const path of jsonLd) {
       const data = await jsonLdToDataset(file(path));
       for (const quad of data)
@@ -96,6 +103,8 @@ describe('documents of an unusual manifest', () => {
       for (const shapes of [SHAPES[path] ?? []].filter((list) => list.length > 0)) {
         const report = await validateShacl(data, turtleToDataset(...shapes));
         assert.deepEqual(violations(report), [], `${path}:\n${describeResults(violations(report))}`);
+        const [type, count] = HOLDS[path] as readonly [string, number];
+        assert.equal(instancesOf(data, type).length, count, `${path}: ${type}`);
       }
     }
   });

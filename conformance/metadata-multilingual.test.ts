@@ -47,6 +47,12 @@ const SHAPES: Record<string, readonly string[]> = {
   'metadata/dcat.bregdcat-ap.jsonld': ['bregdcat-ap/2.0.0/BRegDCAT-AP_shacl_shapes_2.00.ttl', FULL_TEMPLATE],
   'metadata/cpsv-ap.jsonld': ['cpsv-ap/3.2.0/shacl/cpsv-ap-SHACL.ttl'],
 };
+/** What each document holds for its shapes to check (an empty graph conforms to any shapes): class, count. */
+const HOLDS: Record<string, readonly [string, number]> = {
+  'metadata/dcat.jsonld': ['http://www.w3.org/ns/dcat#Dataset', 2],
+  'metadata/dcat.bregdcat-ap.jsonld': ['http://www.w3.org/ns/dcat#Dataset', 2],
+  'metadata/cpsv-ap.jsonld': ['http://purl.org/vocab/cpsv#PublicService', 1],
+};
 const DCT_TITLE = 'http://purl.org/dc/terms/title';
 const DISTRIBUTION = 'http://www.w3.org/ns/dcat#Distribution';
 const DATA_SERVICE = 'http://www.w3.org/ns/dcat#DataService';
@@ -69,6 +75,8 @@ describe('a catalogue in French first, with unusual concept IRIs', () => {
       const data = await jsonLdToDataset(JSON.parse(file.body.toString('utf8')));
       const report = await validateShacl(data, turtleToDataset(...shapes));
       assert.deepEqual(violations(report), [], `${path}:\n${describeResults(violations(report))}`);
+      const [type, count] = HOLDS[path] as readonly [string, number];
+      assert.equal(instancesOf(data, type).length, count, `${path}: ${type}`);
     }
   });
 

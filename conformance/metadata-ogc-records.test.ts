@@ -74,6 +74,11 @@ describe('OGC API Records bodies', () => {
     const model = buildModelFromManifest(loadManifestFile(join(DEMO_DIR, 'relay.metadata.yaml')).manifest);
     const collection = renderOgcRecordCollection(model);
     assert.equal(validateEnvelope(collection), true, JSON.stringify(validateEnvelope.errors));
+    assert.deepEqual(
+      collection.features.map((record) => record.id),
+      model.datasets.map((dataset) => dataset.id),
+    );
+    assert.equal(collection.features.length, 3);
     for (const record of collection.features)
       assert.ok(validateRecord?.(record), JSON.stringify(validateRecord?.errors));
   });

@@ -196,7 +196,12 @@ describe('CCCEV rendering of evaluations', () => {
       );
       const evidence = checkEvidence(data);
       assert.equal(evidence.length, (body.claims as string[]).length);
-      if (body.disclosure === 'redacted') assert.equal(instancesOf(data, `${CV}SupportedValue`).length, 0);
+      // A redacted claim carries no value; each disclosed one carries its value.
+      assert.equal(
+        instancesOf(data, `${CV}SupportedValue`).length,
+        body.disclosure === 'redacted' ? 0 : evidence.length,
+        JSON.stringify(body),
+      );
     }
   });
 });

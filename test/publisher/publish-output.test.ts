@@ -142,10 +142,19 @@ describe('ambit metadata publish', () => {
       offering.verification_request_schema_url,
       'https://metadata.example.org/metadata/schema/civil_registry/persons/schema.json',
     );
-    assert.doesNotMatch(
-      readFileSync(join(out('moved'), 'metadata/catalog.json'), 'utf8'),
-      /127\.0\.0\.1:4242\/metadata/,
-    );
+    // Every published file but the manifest copy: the relay's data API keeps its address, the metadata moves.
+    const files = filesUnder(out('moved')).filter((file) => file !== 'metadata/metadata.yaml');
+    assert.ok(files.length >= 30, `only ${files.length} files`);
+    for (const file of files)
+      assert.doesNotMatch(
+        readFileSync(join(out('moved'), file), 'utf8'),
+        /127\.0\.0\.1:4242\/(metadata|\.well-known)/,
+        file,
+      );
+    const catalog = JSON.parse(readFileSync(join(out('moved'), '.well-known/api-catalog'), 'utf8')) as {
+      linkset: { anchor: string }[];
+    };
+    assert.equal(catalog.linkset[0]?.anchor, 'https://metadata.example.org/.well-known/api-catalog');
   });
 
   it('types a file named for an id `schema` as what it is, not as a JSON Schema', async () => {
