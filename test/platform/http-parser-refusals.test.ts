@@ -116,6 +116,17 @@ describe('requests the HTTP parser refuses', () => {
     assert.match(text, /http\.malformed_request/);
   });
 
+  it('answers a request whose transfer coding does not end in chunked once, not a second time for its body', async () => {
+    // Refused from its headers, before the parser finds that its body has no framing: one request, one answer.
+    for (const codings of ['gzip', 'banana']) {
+      const { text, statuses } = await pipelined(
+        `POST /echo HTTP/1.1\r\nhost: a\r\ncontent-type: application/json\r\ntransfer-encoding: ${codings}\r\n\r\n{}`,
+      );
+      assert.deepEqual(statuses, [400], codings);
+      assert.match(text, /send the body uncompressed/);
+    }
+  });
+
   it('answers a request ahead of one whose body breaks off malformed before the refusal', async () => {
     const { text, statuses } = await pipelined(
       'GET /slow HTTP/1.1\r\nhost: a\r\n\r\n' +

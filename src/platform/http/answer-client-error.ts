@@ -37,27 +37,34 @@ export function answerClientError(
   answering.add(socket);
   // Bytes that fail while a request's body is still being read belong to that request: it can never complete, and
   // its answer is not waited for (the connection cut ends its handler's wait for the body). The requests before it
-  // are: written first, the problem would be read as the answer to the first of them.
-  const ahead = [...inFlight].filter((response) => response.req.complete);
+  // are: written first, the problem would be read as the answer to the first of them. A request already answered
+  // from its headers (a transfer coding refused, a credential checked before the body) keeps that answer: a second
+  // one would be read as the answer to the client's next request.
+  const answered = [...inFlight].some((response) => !response.req.complete && response.headersSent);
+  const ahead = [...inFlight].filter((response) => answered || response.req.complete);
+  const finish = () => writeProblem(error, socket, answered ? undefined : requestId);
   if (ahead.length === 0) {
-    writeProblem(error, socket, requestId);
+    finish();
     return;
   }
   let waiting = ahead.length;
   for (const response of ahead) {
     response.once('close', () => {
-      if (--waiting === 0) writeProblem(error, socket, requestId);
+      if (--waiting === 0) finish();
     });
   }
 }
 
-function writeProblem(error: Error, socket: Duplex, requestId: string): void {
+/** Writes the problem (none when `requestId` is undefined: the request has its answer), then closes. */
+function writeProblem(error: Error, socket: Duplex, requestId: string | undefined): void {
   if (socket.destroyed) return;
   if (!socket.writable) {
     socket.destroy(error);
     return;
   }
-  socket.write(rawProblemResponse(problemFor((error as { code?: unknown }).code), requestId));
+  if (requestId !== undefined) {
+    socket.write(rawProblemResponse(problemFor((error as { code?: unknown }).code), requestId));
+  }
   if (socket.writableLength === 0) {
     socket.destroy(error);
     return;
