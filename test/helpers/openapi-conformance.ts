@@ -13,7 +13,7 @@ type DeclaredResponse = {
 };
 type Operation = {
   parameters?: Parameter[];
-  requestBody?: { content?: Record<string, { schema?: object }> };
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: object }> };
   responses: Record<string, DeclaredResponse>;
 };
 export type OpenApiDocument = {
@@ -197,7 +197,12 @@ export function conformanceChecker(document: OpenApiDocument): ConformanceChecke
         const sent = each.in === 'query' ? query.has(each.name) : sentHeaders.has(each.name.toLowerCase());
         assert.ok(sent, `${where}: required ${each.in} parameter ${each.name} not sent`);
       }
-      if (body !== undefined) {
+      if (body === undefined) {
+        assert.ok(
+          !declared.requestBody?.required,
+          `${where}: accepted without the body it declares required`,
+        );
+      } else {
         const schema = declared.requestBody?.content?.['application/json']?.schema;
         assert.ok(schema, `${where}: no JSON request body declared`);
         const validate = compile(schema);

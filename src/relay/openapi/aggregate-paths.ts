@@ -235,7 +235,8 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
           summary: `${aggregate.title} (query in the body)`,
           parameters: [purpose],
           requestBody: {
-            required: true,
+            // No body is the empty query: the aggregate's defaults.
+            required: false,
             content: {
               'application/json': {
                 schema: {
