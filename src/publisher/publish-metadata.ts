@@ -8,6 +8,8 @@ export interface PublishOptions {
   /** Overrides the manifest `catalog.base_url` (where the directory will be hosted). */
   readonly baseUrl?: string | undefined;
   readonly onWritten?: (artefact: StaticArtefact) => void;
+  /** A staging folder left in DIR (hidden, never served): the publication itself is complete. */
+  readonly onWarning?: (message: string) => void;
 }
 
 /** Throws ConfigError (manifest problems, each with its code) or PublishError (output directory). */
@@ -19,6 +21,6 @@ export function publishMetadata(
   const loaded = loadManifestFile(manifestPath);
   const model = buildModelFromManifest(loaded.manifest, { baseUrl: options.baseUrl });
   const artefacts = buildStaticArtefacts(model, { manifest: loaded.bytes });
-  writePublication(outDir, artefacts, options.onWritten);
+  writePublication(outDir, artefacts, options.onWritten, options.onWarning);
   return artefacts;
 }

@@ -34,15 +34,21 @@ const STAGING_PREFIX = '.ambit-publish-';
 /** In a staging folder, where the commit moves the previous trees (removed with it). */
 const PREVIOUS = '.previous';
 
+/**
+ * `onWarning` hears of a staging folder that could not be removed (a folder of the previous publication the
+ * user may not delete, say): hidden, it is never served, and the publication is complete without it.
+ */
 export function writePublication(
   outDir: string,
   artefacts: readonly StaticArtefact[],
   onWritten: (artefact: StaticArtefact) => void = () => {},
+  onWarning: (message: string) => void = () => {},
 ): void {
   const root = resolve(outDir);
   checkPaths(artefacts);
-  const created = prepareRoot(root, outDir);
+  const created = prepareRoot(root, outDir, onWarning);
   let staging: string | undefined;
+  let committed = false;
   try {
     staging = mkdtempSync(join(root, STAGING_PREFIX));
     for (const artefact of artefacts) {
@@ -52,19 +58,31 @@ export function writePublication(
       onWritten(artefact);
     }
     commit(root, staging);
+    committed = true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === undefined) throw error;
     const kept = created ? 'nothing was published' : 'the directory was left as it was';
     throw new PublishError(`cannot write to ${outDir}: ${(error as Error).message} (${kept})`);
   } finally {
-    if (staging !== undefined) rmSync(staging, { recursive: true, force: true });
+    if (staging !== undefined) {
+      removeStaging(staging, committed ? 'the previous publication, moved aside' : 'unfinished', onWarning);
+    }
     if (created) removeIfEmpty(root);
   }
 }
 
+/** Removes a staging folder; one that cannot be removed is left, said so, and retried by the next run. */
+function removeStaging(path: string, what: string, onWarning: (message: string) => void): void {
+  try {
+    rmSync(path, { recursive: true, force: true });
+  } catch (error) {
+    onWarning(`could not remove ${path} (${what}): ${(error as Error).message}; remove it by hand`);
+  }
+}
+
 /** Checks (or creates) the output directory; true when this run created it. */
-function prepareRoot(root: string, outDir: string): boolean {
+function prepareRoot(root: string, outDir: string, onWarning: (message: string) => void): boolean {
   if (!existsSync(root)) {
     try {
       createDirectory(root);
@@ -88,7 +106,7 @@ function prepareRoot(root: string, outDir: string): boolean {
       `${outDir} is neither empty nor a previous publication (no metadata/index.json of ${PUBLICATION_SCHEMA_VERSION}): refusing to write into it`,
     );
   }
-  for (const name of leftovers) rmSync(join(root, name), { recursive: true, force: true });
+  for (const name of leftovers) removeStaging(join(root, name), 'left by an earlier run', onWarning);
   return false;
 }
 

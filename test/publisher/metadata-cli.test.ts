@@ -65,6 +65,50 @@ describe('metadata CLI commands', () => {
     assert.match(notary.errors.join('\n'), /runtime\.binding\.unsupported_evidence_offering/);
   });
 
+  it('validate says a missing title is required, and what a title may be', async () => {
+    const source = readFileSync(MANIFEST, 'utf8');
+    const title = '  title:\n    en: Ambit demo registries\n    fr: Registres de démonstration Ambit\n';
+    assert.ok(source.includes(title));
+    const cases: [edit: string, message: string][] = [
+      ['', 'is required'],
+      ['  title: 42\n', 'must be a text, or texts by language tag such as { en: ..., fr: ... }'],
+      [
+        '  title: { en_GB: Registries }\n',
+        'must be a text, or texts by language tag such as { en: ..., fr: ... }',
+      ],
+    ];
+    for (const [edit, message] of cases) {
+      const file = join(tmp, 'title.yaml');
+      writeFileSync(file, source.replace(title, edit));
+      const io = captureIo();
+      assert.equal(await main(['metadata', 'validate', '--manifest', file], io), 1, edit);
+      assert.deepEqual(
+        io.errors,
+        [`${file}: 1 problem`, `  metadata.manifest.validation_failed at manifest.catalog.title: ${message}`],
+        edit,
+      );
+    }
+  });
+
+  it('validate refuses a catalog base_url with a query, a fragment or credentials', async () => {
+    const source = readFileSync(MANIFEST, 'utf8');
+    for (const baseUrl of [
+      'http://127.0.0.1:4242/?lang=en',
+      'http://127.0.0.1:4242/#top',
+      'http://me:pw@127.0.0.1:4242',
+    ]) {
+      const file = join(tmp, 'base-url.yaml');
+      writeFileSync(file, source.replace('base_url: http://127.0.0.1:4242', `base_url: ${baseUrl}`));
+      const io = captureIo();
+      assert.equal(await main(['metadata', 'validate', '--manifest', file], io), 1, baseUrl);
+      assert.match(
+        io.errors.join('\n'),
+        /at manifest\.catalog\.base_url: must have no query, fragment or user name/,
+        baseUrl,
+      );
+    }
+  });
+
   it('validate and publish report a broken alias as a located parse problem, without a stack trace', async () => {
     const broken = join(tmp, 'alias.yaml');
     writeFileSync(broken, 'schema_version: registry-manifest/v1\ncatalog: *nope\n');
@@ -98,6 +142,11 @@ describe('metadata CLI commands', () => {
       'https://x.example/a"<b>',
       'https://x.example/{id}',
       'https://x.example/a|b',
+      // Links are the base URL, then a path: a query or a fragment would swallow the path, and credentials would
+      // be published in every file.
+      'https://x.example/registries?lang=en',
+      'https://x.example/registries#top',
+      'https://user:secret@x.example/registries',
     ]) {
       const out = join(tmp, 'never-written');
       const io = captureIo();

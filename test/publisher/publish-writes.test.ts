@@ -1,6 +1,6 @@
 // `ambit metadata publish` writing safely: whole replacements, foreign files kept, optional RDF, bad input.
 import assert from 'node:assert/strict';
-import {
+import fs, {
   mkdirSync,
   readdirSync,
   readFileSync,
@@ -10,13 +10,15 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { main } from '../../src/cli/main.ts';
 import { ConfigError } from '../../src/platform/config/config-error.ts';
 import { publishMetadata } from '../../src/publisher/publish-metadata.ts';
 import { PublishError, writePublication } from '../../src/publisher/write-publication.ts';
 import { runToEnd } from '../helpers/run-to-end.ts';
-import { filesUnder, MANIFEST, useTempDir } from './publisher-fixture.ts';
+import { captureIo, filesUnder, MANIFEST, useTempDir } from './publisher-fixture.ts';
 
 describe('ambit metadata publish', () => {
   const tmp = useTempDir('ambit-publish-');
@@ -98,6 +100,50 @@ describe('ambit metadata publish', () => {
     writeFileSync(join(other, 'important.txt'), 'keep me');
     assert.throws(() => publishMetadata(MANIFEST, other), PublishError);
     assert.deepEqual(filesUnder(other), ['important.txt']);
+  });
+
+  it('still publishes when a staging folder cannot be removed, says which one is left, and removes it later', async (t) => {
+    const dir = out('undeletable');
+    publishMetadata(MANIFEST, dir);
+    writeFileSync(join(dir, 'metadata', 'stale.json'), '{}');
+    // As a folder of the previous publication the publishing user may not delete (one another user made).
+    const rmSync = fs.rmSync;
+    t.mock.method(fs, 'rmSync', (path: fs.PathLike, options?: fs.RmOptions) => {
+      if (String(path).includes('.ambit-publish-')) {
+        throw Object.assign(new Error(`EACCES: permission denied, rmdir '${String(path)}'`), {
+          code: 'EACCES',
+        });
+      }
+      rmSync(path, options);
+    });
+    syncBuiltinESMExports();
+    const first = captureIo();
+    const second = captureIo();
+    let codes: number[];
+    try {
+      codes = [
+        await main(['metadata', 'publish', '--manifest', MANIFEST, '--out', dir], first),
+        // The next run cannot remove the folder either, and publishes all the same.
+        await main(['metadata', 'publish', '--manifest', MANIFEST, '--out', dir], second),
+      ];
+    } finally {
+      t.mock.restoreAll();
+      syncBuiltinESMExports();
+    }
+    assert.deepEqual(codes, [0, 0]);
+    assert.match(first.lines.at(-1) ?? '', /^published \d+ files to /);
+    assert.equal(first.errors.length, 1, first.errors.join('\n'));
+    assert.match(
+      first.errors[0] ?? '',
+      /^warning: could not remove .*undeletable\/\.ambit-publish-\w+ \(the previous publication, moved aside\): EACCES: [^\n]*; remove it by hand$/,
+    );
+    assert.ok(!filesUnder(join(dir, 'metadata')).includes('stale.json'));
+    assert.match(
+      second.errors.join('\n'),
+      /^warning: could not remove .*\.ambit-publish-\w+ \(left by an earlier run\): EACCES: /,
+    );
+    publishMetadata(MANIFEST, dir);
+    assert.deepEqual(readdirSync(dir).sort(), ['.well-known', 'metadata']);
   });
 
   it('replaces a symbolic link in place of a tree, never what it points at', () => {

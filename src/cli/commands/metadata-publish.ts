@@ -2,7 +2,7 @@
 import { ConfigError, formatIssue } from '../../platform/config/config-error.ts';
 import { publishMetadata } from '../../publisher/publish-metadata.ts';
 import { PublishError } from '../../publisher/write-publication.ts';
-import { url } from '../../relay/metadata/manifest-service-schema.ts';
+import { baseUrl as baseUrlRule } from '../../relay/metadata/manifest-service-schema.ts';
 import type { Command } from '../cli-io.ts';
 import { parseFlags, reportFlagError } from '../parse-flags.ts';
 
@@ -23,9 +23,9 @@ export const metadataPublish: Command = async (args, io) => {
   const baseUrl = flags['base-url'];
   // The rule of the manifest's catalog.base_url, which this replaces: every link and IRI is built on it, and a
   // quote or a bracket in it would make the RDF documents' IRIs invalid.
-  if (baseUrl !== undefined && !url.safeParse(baseUrl).success) {
+  if (baseUrl !== undefined && !baseUrlRule.safeParse(baseUrl).success) {
     io.err(
-      '--base-url must be an absolute http(s) URL without spaces, quotes or <>{}|\\^` (percent-encode them)',
+      '--base-url must be an absolute http(s) URL without spaces, quotes or <>{}|\\^` (percent-encode them), and without a query, a fragment or a user name',
     );
     return 2;
   }
@@ -33,6 +33,7 @@ export const metadataPublish: Command = async (args, io) => {
     const artefacts = publishMetadata(flags.manifest, flags.out, {
       baseUrl,
       onWritten: (artefact) => io.out(`wrote ${artefact.path} (${artefact.body.length} bytes)`),
+      onWarning: (message) => io.err(`warning: ${message}`),
     });
     io.out(`published ${artefacts.length} files to ${flags.out}`);
     return 0;

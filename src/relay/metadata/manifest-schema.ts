@@ -4,6 +4,7 @@ import { accessRights, sensitivity, updateFrequency } from '../config/dataset-cl
 import { isDateText } from '../store/coerce-cell.ts';
 import {
   authority,
+  baseUrl,
   dataService,
   form,
   iri,
@@ -242,7 +243,7 @@ export const manifestSchema = z.strictObject({
   schema_version: z.literal(MANIFEST_SCHEMA_VERSION),
   catalog: z.strictObject({
     id: safeId,
-    base_url: url.describe('Public base URL the published files and relay links resolve against.'),
+    base_url: baseUrl.describe('Public base URL the published files and relay links resolve against.'),
     title: localizedText,
     description: localizedText.optional(),
     publisher: authority.omit({ id: true }),

@@ -2,15 +2,24 @@
 import { z } from 'zod';
 
 /** A plain string, or a map of language tag to text (`{ en: ..., fr: ... }`). */
-export const localizedText = z.union([
-  z.string().min(1),
-  z
-    .record(
-      z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en'),
-      z.string(),
-    )
-    .refine((texts) => Object.keys(texts).length > 0, 'must hold at least one language'),
-]);
+export const localizedText = z.union(
+  [
+    z.string().min(1),
+    z
+      .record(
+        z.string().regex(/^[a-z]{2,3}(-[A-Za-z0-9]{1,8})*$/, 'must be a language tag such as en'),
+        z.string(),
+      )
+      .refine((texts) => Object.keys(texts).length > 0, 'must hold at least one language'),
+  ],
+  {
+    // The library's own message for a union is "Invalid input", whether the text is missing or malformed.
+    error: (issue) =>
+      issue.input === undefined
+        ? 'is required'
+        : 'must be a text, or texts by language tag such as { en: ..., fr: ... }',
+  },
+);
 
 /** An absolute IRI or a compact one (`prefix:term`) over the manifest `vocabularies`. */
 export const iri = z.string().min(1);
@@ -24,6 +33,18 @@ export const url = z
     (value) => !IRI_FORBIDDEN.test(value),
     'must not hold spaces, quotes or <>{}|\\^` (percent-encode them)',
   );
+
+/** A base URL: links are built by adding a path to it, so a query or a fragment would swallow that path, and
+ * credentials would be shown in every published document. */
+export const baseUrl = url.refine((value) => {
+  if (/[?#]/.test(value)) return false;
+  try {
+    const parsed = new URL(value);
+    return parsed.username === '' && parsed.password === '';
+  } catch {
+    return true; // reported by `url`
+  }
+}, 'must have no query, fragment or user name (links add a path to it)');
 
 /** Ids that become URL path segments and file names: no slashes, no leading dot. */
 export const safeId = z
