@@ -3,7 +3,7 @@
 // a source changes). AMBIT_FROM_SOURCE=1, or a build that cannot be made, runs the TypeScript sources through tsx.
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ensureBuild } from './build.js';
+import { buildFailureReason, ensureBuild } from './build.js';
 
 // A reader that goes away early (`ambit keys generate | head -1`) ends the output, not in a stack trace: stop quietly
 // with the status a Unix tool killed by SIGPIPE has (128 + 13), so `set -o pipefail` still sees it.
@@ -22,7 +22,7 @@ if (process.env.AMBIT_FROM_SOURCE !== '1') {
     entry = pathToFileURL(join(await ensureBuild(), 'cli', 'main.js')).href;
   } catch (error) {
     process.stderr.write(
-      `ambit: running from the TypeScript sources (no compiled build: ${error.message})\n`,
+      `ambit: running from the TypeScript sources (no compiled build: ${buildFailureReason(error)})\n`,
     );
   }
 }

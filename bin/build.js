@@ -94,6 +94,19 @@ export async function ensureBuild() {
   return dir;
 }
 
+/**
+ * One line saying why no build could be made. esbuild's own message lists every error, one per module: an install
+ * whose cache cannot be written would print hundreds of lines before the CLI runs from the sources.
+ */
+export function buildFailureReason(error) {
+  const errors = Array.isArray(error?.errors) ? error.errors : [];
+  if (errors.length > 0) {
+    const first = String(errors[0]?.text ?? 'unknown error').split('\n')[0];
+    return errors.length === 1 ? first : `${first} (and ${errors.length - 1} more like it)`;
+  }
+  return String(error?.message ?? error).split('\n')[0];
+}
+
 function isComplete(dir) {
   try {
     statSync(join(dir, COMPLETE));

@@ -1,12 +1,13 @@
 // The compiled build the CLI runs (bin/build.js): complete, plain JavaScript, cached, safe to build concurrently.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 // @ts-expect-error: bin/build.js is plain JavaScript without declarations.
-import { ensureBuild } from '../../bin/build.js';
+import { buildFailureReason, ensureBuild } from '../../bin/build.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -82,5 +83,34 @@ describe('compiled build', () => {
     const built = await import(pathToFileURL(join(dir, 'platform', 'package-root.js')).href);
     assert.equal(join(built.PACKAGE_ROOT, '/'), join(ROOT, '/'));
     assert.equal(built.PACKAGE_INFO.name, 'ambit');
+  });
+});
+
+describe('a build that cannot be made', () => {
+  it('is said in one line, however many modules failed', async () => {
+    const esbuild = await import('esbuild');
+    const dir = mkdtempSync(join(tmpdir(), 'ambit-build-fail-'));
+    try {
+      const broken = ['a.ts', 'b.ts', 'c.ts'].map((name) => {
+        writeFileSync(join(dir, name), 'export const = ;\n');
+        return join(dir, name);
+      });
+      const failure = await esbuild
+        .build({ entryPoints: broken, outdir: join(dir, 'out'), logLevel: 'silent' })
+        .then(
+          () => assert.fail('the build was expected to fail'),
+          (error: unknown) => error,
+        );
+      assert.match(String((failure as Error).message), /\n/, 'esbuild lists each error on its own line');
+      const reason: string = buildFailureReason(failure);
+      assert.doesNotMatch(reason, /\n/);
+      assert.match(reason, /^Expected identifier but found "=" \(and 2 more like it\)$/);
+      assert.equal(
+        buildFailureReason(new Error('EACCES: permission denied\nmore')),
+        'EACCES: permission denied',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
