@@ -174,4 +174,66 @@ describe('ambit audit verify', () => {
     }
     assert.equal((await verify(path, '--rotated', '--genesis')).code, 0);
   });
+
+  it('--anchor takes a last record_hash printed before: the file grown since verifies, one cut back before it does not', async (t) => {
+    const path = join(makeTempDir(t), 'audit.jsonl');
+    const writeMore = async (from: number, count: number) => {
+      // A new writer resumes the chain from the file's last record, as a restarted service does.
+      const writer = createAuditWriter({
+        sink: 'jsonl',
+        path,
+        secret: Buffer.from(SECRET),
+        writePolicy: 'fail_closed',
+        clock: systemClock,
+        random: sequenceRandom(),
+        logger: recordingLogger().logger,
+      });
+      for (let n = from; n < from + count; n++) writer.write({ n });
+      await writer.close();
+    };
+    const lastHashOf = (out: string) => /^last record_hash ([0-9a-f]{64}) /m.exec(out)?.[1] as string;
+    await writeMore(1, 5);
+    const noted = lastHashOf((await verify(path)).out);
+    await writeMore(6, 3);
+
+    // The file the anchor was noted from, grown by the records written since: the noted record is still in it.
+    const grown = await verify(path, '--anchor', noted);
+    assert.equal(grown.code, 0, grown.err);
+    assert.match(grown.out, /^ok: 8 records verified, from the start of the chain\n/);
+
+    // Records removed from the end, the noted one among them, and the service restarted: the chain verifies again,
+    // from its start, and only the anchor shows the records that are gone.
+    const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1);
+    writeFileSync(
+      path,
+      lines
+        .slice(0, 3)
+        .map((line) => `${line}\n`)
+        .join(''),
+    );
+    await writeMore(9, 2);
+    assert.equal((await verify(path, '--genesis')).code, 0);
+    const cut = await verify(path, '--anchor', noted);
+    assert.equal(cut.code, 1, cut.out);
+    assert.equal(cut.out, '');
+    assert.match(
+      cut.err,
+      new RegExp(`the --anchor record ${noted} is not in this file, nor do its records continue from it`),
+    );
+  });
+
+  it('--anchor with --rotated finds the noted record in whichever file rotation moved it to', async (t) => {
+    const dir = makeTempDir(t);
+    const path = join(dir, 'audit.jsonl');
+    const [, second] = (await writeRotated(path, 8)) as [string, string];
+    const noted = JSON.parse(readFileSync(second, 'utf8').split('\n')[0] as string).record_hash as string;
+    const found = await verify(path, '--rotated', '--anchor', noted);
+    assert.equal(found.code, 0, found.err);
+    assert.match(found.out, /^ok: 8 records verified, from the start of the chain\n/);
+    // The files from the noted record on, removed: what is left verifies, but does not hold the noted record.
+    for (const file of [second, `${path}.1`, path]) rmSync(file);
+    const gone = await verify(path, '--rotated', '--anchor', noted);
+    assert.equal(gone.code, 1, gone.out);
+    assert.match(gone.err, /the --anchor record [0-9a-f]{64} is not in these files/);
+  });
 });

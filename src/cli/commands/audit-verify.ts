@@ -1,6 +1,7 @@
 // `ambit audit verify --file F --secret-env VAR [--rotated] [--genesis | --anchor HASH]`: checks an audit file's
 // hash chain, and says where it starts: a file whose first records were removed still verifies on its own, so the
-// answer tells the start of the chain from a continuation, and --genesis or --anchor make either a requirement.
+// answer tells the start of the chain from a continuation; --genesis requires the start, and --anchor a record noted
+// from an earlier run, in the files or just before them (records removed from the end are seen no other way).
 
 import { verifyAuditFile } from '../../platform/audit/audit-cli.ts';
 import { HASH_PATTERN } from '../../platform/audit/audit-envelope.ts';
@@ -64,7 +65,7 @@ export const auditVerify: Command = async (args, io) => {
     result = verifyAuditFile(flags.file, Buffer.from(secret, 'utf8'), {
       includeRotated: flags.rotated ?? false,
       ...(flags.genesis ? { startPrevHash: null } : {}),
-      ...(flags.anchor !== undefined ? { startPrevHash: flags.anchor } : {}),
+      ...(flags.anchor !== undefined ? { anchor: flags.anchor } : {}),
     });
   } catch (error) {
     // A mistyped path or a folder: say which file (a rotated one, maybe), not a stack trace.

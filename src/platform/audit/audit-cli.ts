@@ -16,7 +16,7 @@ export type AuditFileVerification =
       /** The prev_hash the verified records continue from: null when they start the chain. */
       startsFrom: string | null;
     }
-  /** `line` 0: the files hold no record at all. */
+  /** `line` 0: a finding about the files as a whole (no record at all, the anchor record missing). */
   | { ok: false; line: number; reason: string; file: string };
 
 export interface VerifyAuditFileOptions {
@@ -24,6 +24,12 @@ export interface VerifyAuditFileOptions {
   readonly includeRotated?: boolean;
   /** Anchor for the first record (see verifyAuditChain); by default the oldest file's first prev_hash. */
   readonly startPrevHash?: string | null;
+  /**
+   * A record_hash noted from an earlier run: the verified records must hold that record or continue from it. A file
+   * keeps growing after its last hash is noted, so the record is usually inside it, not before its first line;
+   * records removed from the end (that record among them) leave a chain that verifies, and only this shows them.
+   */
+  readonly anchor?: string;
   /** Runs once each file is verified, before the next is read: where tests rotate files as a running service may. */
   readonly afterFile?: (file: string) => void;
 }
@@ -57,11 +63,15 @@ function verifyOpened(
   let count = 0;
   const verified: string[] = [];
   let startsFrom: string | null | undefined;
+  let holdsAnchor = false;
+  const onRecord = (recordHash: string) => {
+    if (recordHash === options.anchor) holdsAnchor = true;
+  };
   for (const { path: file, fd } of opened) {
     const lines = new LineReader(fd);
     let result: ReturnType<typeof verifyAuditChain>;
     try {
-      result = verifyAuditChain(lines, secret, anchor);
+      result = verifyAuditChain(lines, secret, anchor, options.anchor === undefined ? undefined : onRecord);
     } catch (error) {
       if (!(error instanceof UnreadableLine)) throw error;
       return { ok: false, line: error.line, reason: error.message, file };
@@ -92,6 +102,15 @@ function verifyOpened(
       ok: false,
       line: 0,
       reason: `no audit record in the file${where}: nothing verified`,
+      file: path,
+    };
+  }
+  if (options.anchor !== undefined && !holdsAnchor && startsFrom !== options.anchor) {
+    const where = withRotated ? 'these files, nor do their' : 'this file, nor do its';
+    return {
+      ok: false,
+      line: 0,
+      reason: `the --anchor record ${options.anchor} is not in ${where} records continue from it: records were removed from the end, or it was in a file no longer kept, or it is from another chain`,
       file: path,
     };
   }

@@ -176,11 +176,13 @@ function checkShape(value: unknown): string | undefined {
  * chain: a hash or null (the first line must then be a genesis record); when omitted, the first line's
  * prev_hash is accepted as found, which is what a file whose predecessors were rotated away needs.
  * A single trailing empty line (a final newline split off) is ignored; an empty line inside the chain is not.
+ * `onRecord` sees each record_hash once its line has verified.
  */
 export function verifyAuditChain(
   lines: Iterable<string>,
   secret: Buffer,
   startPrevHash?: string | null,
+  onRecord?: (recordHash: string) => void,
 ): AuditChainResult {
   let expected = startPrevHash;
   let lastHash: string | null = startPrevHash ?? null;
@@ -206,6 +208,7 @@ export function verifyAuditChain(
       return { ok: false, line: lineNumber, reason };
     }
     if (count === 0) firstPrevHash = prev_hash;
+    onRecord?.(record_hash);
     expected = record_hash;
     lastHash = record_hash;
     count++;
