@@ -7,6 +7,7 @@ import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
 import { buildClaimCatalog } from '../claims/build-claim-catalog.ts';
+import { orderComparisonWarning } from '../claims/cel-order-comparisons.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
 import {
   dependencyCycles,
@@ -41,7 +42,7 @@ export function checkVerifierConfig(config: VerifierConfig): ConfigIssue[] {
   return VERIFIER_CONFIG_CHECKS.flatMap((check) => check(config));
 }
 
-/** Things that start but deserve a line in the log: claims whose source is not configured, plugin rules. */
+/** Things that start but deserve a line in the log: claims whose source is not configured, plugin rules... */
 export function verifierConfigWarnings(config: VerifierConfig): string[] {
   const warnings: string[] = [];
   for (const claim of config.evidence.claims) {
@@ -57,6 +58,10 @@ export function verifierConfigWarnings(config: VerifierConfig): string[] {
     if (claim.rule.type === 'plugin') {
       warnings.push(`claim ${claim.id}: plugin rules are not implemented; evaluations answer 501`);
     }
+    // Each answer is judged alone: an ordering of caller input against a record value bisects the value.
+    const ordering =
+      claim.rule.type === 'cel' ? orderComparisonWarning(claim.id, claim.rule.expression) : undefined;
+    if (ordering) warnings.push(ordering);
   }
   // A claim is gated by the scopes of everything it evaluates: one reading a registry behind no scope at all is
   // open to every credential, which is seldom what the operator meant.
