@@ -26,6 +26,12 @@ describe('audit of a batch whose client went away', () => {
     const batch = batchEvent() as Record<string, unknown>;
     assert.equal(batch.status, 499);
     assert.equal(batch.problem_code, 'http.client_closed');
+    // The requests sent before it was answered count (the held one reached the relay), as its reads do.
+    assert.ok(
+      Number(batch.upstream_request_count) >= 1,
+      `upstream_request_count ${batch.upstream_request_count}`,
+    );
+    assert.equal(batch.upstream_request_count, batch.source_read_count);
 
     // The held read is answered now: both items end (one with its record read before the client left).
     answerLivingPerson(setup.held[0] as ServerResponse, 'FAKE-HELD');

@@ -26,13 +26,15 @@ interface SharedRead {
   readonly trace: SharedReadTrace;
 }
 
-export function createBatchReader(base: SourceReader): BatchReader {
+/** `counter`, when given, is told of each request as well (as it leaves: an answer given meanwhile counts it). */
+export function createBatchReader(base: SourceReader, counter?: RequestCounter): BatchReader {
   const reads = new Map<string, SharedRead>();
   let upstreamRequests = 0;
   // Told by the connector as each request leaves: a read never sent is not counted, a retried one as often as sent.
   const requests: RequestCounter = {
     requestSent() {
       upstreamRequests++;
+      counter?.requestSent();
     },
   };
 

@@ -9,7 +9,12 @@ import { checkLookupInputs, EvaluationTrace } from '../claims/evaluate-claims.ts
 import { createBatchReader } from '../connectors/create-batch-reader.ts';
 import { createSemaphore, PermitTimeout } from '../connectors/create-semaphore.ts';
 import { auditCodeOf, failsAgain } from '../connectors/failure-reason.ts';
-import { type ReadTrace, requestTimedOut, type SourceLookup } from '../connectors/source-reader.ts';
+import {
+  type ReadTrace,
+  type RequestCounter,
+  requestTimedOut,
+  type SourceLookup,
+} from '../connectors/source-reader.ts';
 import type { StoredEvaluation } from '../state/evaluation-store.ts';
 import type { VerifierAuditFacts, VerifierRuntime } from '../verifier-runtime.ts';
 import type { ClaimResult } from './build-claim-result.ts';
@@ -28,6 +33,8 @@ export interface BatchContext {
   readonly deadline: Deadline;
   /** Told of every item's reads as well. */
   readonly reads?: ReadTrace;
+  /** Told of every upstream request as it leaves. */
+  readonly requests?: RequestCounter;
   /** Whether the request was answered meanwhile (its client went away, or it timed out). */
   readonly answered?: () => boolean;
 }
@@ -67,7 +74,7 @@ export async function runBatch(
   context: BatchContext,
 ): Promise<BatchRun> {
   const claimIds = plan.claims.map((claim) => claim.id);
-  const reader = createBatchReader(runtime.engine.reader);
+  const reader = createBatchReader(runtime.engine.reader, context.requests);
   const engine = { ...runtime.engine, reader };
 
   // Targets that cannot be evaluated fail now; the others announce their reads.

@@ -142,6 +142,12 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
         deadline: evaluationDeadline(request),
         // The items' reads, counted into the audit facts as they leave (a 504 is audited with those made so far).
         reads: new EvaluationTrace(facts),
+        // And the requests: a batch answered before its items ended (499, 504) is audited with those sent so far.
+        requests: {
+          requestSent() {
+            facts.upstreamRequestCount = (facts.upstreamRequestCount ?? 0) + 1;
+          },
+        },
         answered: () => request.ctx.responding === true,
       });
       facts.upstreamRequestCount = run.upstreamRequests;
