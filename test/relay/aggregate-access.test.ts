@@ -112,6 +112,32 @@ describe('aggregate access (demo)', () => {
     assert.equal((await relay.get(PAYMENTS, { as: 'analyst' })).statusCode, 200);
   });
 
+  it('requires Data-Purpose when a related entity the aggregate reads through a dimension requires it', async () => {
+    // payments_by_district reads households through its household.district dimension and filter.
+    const gated = await startDemoRelay({
+      edit: (text) => {
+        const api = '          default_limit: 25\n';
+        const at = text.indexOf(api, text.indexOf('      - name: households\n')) + api.length;
+        assert.ok(at > api.length, 'households api block found');
+        return `${text.slice(0, at)}          require_purpose_header: true\n${text.slice(at)}`;
+      },
+    });
+    try {
+      for (const path of [PAYMENTS, `${PAYMENTS}?group_by=cycle`]) {
+        assertProblem(
+          await gated.get(path, { as: 'analyst' }),
+          400,
+          'auth.purpose_required',
+          /entity households requires the Data-Purpose header/,
+        );
+        const answered = await gated.get(path, { as: 'analyst', headers: { 'data-purpose': PURPOSE } });
+        assert.equal(answered.statusCode, 200, answered.body);
+      }
+    } finally {
+      await gated.close();
+    }
+  });
+
   it('without aggregate-only execution, also needs the rows scope of the entities read', async () => {
     const edited = await startDemoRelay({
       edit: (text) =>

@@ -218,10 +218,16 @@ describe('relay audit records', () => {
     ];
     // A route that matched, with a dataset the relay does not serve (and no credential): its name is not written.
     probes.push(await relay.get(`/v1/datasets/${nationalId}/entities/x/records`));
+    // An aggregate id the dataset does not declare, asked by a caller who may see the dataset: not written either.
+    probes.push(
+      await relay.get(`/v1/datasets/social_protection/aggregates/${nationalId}`, { as: 'analyst' }),
+    );
     for (const response of probes) assert.ok(response.statusCode >= 400, response.body);
     const records = probes.map((response) => recordOf(relay, response));
     for (const record of records.slice(0, 3)) assert.equal(record.path, '(no route)');
     assert.equal(records[5]?.path, '/v1/datasets/{dataset_id}/entities/{entity}/records');
+    assert.equal(records[6]?.error_code, 'schema.unknown_aggregate');
+    assert.equal(records[6]?.path, '/v1/datasets/{dataset_id}/aggregates/{aggregate_id}');
     assert.deepEqual(Object.values(records[3]?.query_params as object), [
       { op: 'unknown', value_hash: keyedHash(SECRET, 'query:civil_registry:persons:#unknown', '') },
     ]);
@@ -237,6 +243,42 @@ describe('relay audit records', () => {
     const size = JSON.stringify(record).length;
     assert.ok(size < 16 * 1024, `a ${names.length}-character query made a ${size}-character record`);
     assert.ok(Object.keys(record.query_params as object).length > 1);
+  });
+
+  it('keeps the value of an aggregate filter on a sensitive field only as a keyed hash', async () => {
+    // payment_channel marked sensitive: the payments_by_district aggregate still allows filtering on it.
+    const sensitive = await startDemoRelay({
+      edit: (text) => {
+        const plain = '{ name: payment_channel, type: string, nullable: false }';
+        assert.ok(text.includes(plain));
+        return text.replace(
+          plain,
+          '{ name: payment_channel, type: string, nullable: false, sensitive: true }',
+        );
+      },
+    });
+    try {
+      const response = await sensitive.get(
+        '/v1/datasets/social_protection/aggregates/payments_by_district?payment_channel=mobile_money&payment_status=paid',
+        { as: 'analyst' },
+      );
+      assert.equal(response.statusCode, 200, response.body);
+      const record = recordOf(sensitive, response);
+      assert.deepEqual(record.query_params, {
+        'payment_channel.eq': {
+          op: 'eq',
+          value_hash: keyedHash(SECRET, 'query:social_protection:payments:payment_channel', 'mobile_money'),
+        },
+        'payment_status.eq': { op: 'eq' },
+        f: { op: 'param' },
+        measures: { op: 'param' },
+        group_by: { op: 'param' },
+        max_rows: { op: 'param' },
+      });
+      assert.ok(!readFileSync(sensitive.auditPath, 'utf8').includes('mobile_money'));
+    } finally {
+      await sensitive.close();
+    }
   });
 
   it('writes a relationship name only when the entity declares it, never the text of an unknown one', async () => {

@@ -77,19 +77,26 @@ describe('cursors and ETags', () => {
     it('are bound to the purpose', async () => {
       const { relay } = setup;
       const headers = { 'data-purpose': PURPOSE };
-      const cursor = await cursorOf(`${HOUSEHOLDS}?limit=5`, { headers });
       const others: Record<string, string>[] = [
         {},
         { 'data-purpose': `${PURPOSE}/other` },
         { 'data-purpose': ' ' },
       ];
-      for (const other of others) {
-        assertProblem(
-          await relay.get(`${HOUSEHOLDS}?limit=5&cursor=${cursor}`, { as: 'caseworker', headers: other }),
-          400,
-          'pagination.cursor_invalidated',
+      for (const path of [`${HOUSEHOLDS}?limit=5`, `${HOUSEHOLDS}/hh-1033/relationships/members?limit=3`]) {
+        const cursor = await cursorOf(path, { headers });
+        for (const other of others) {
+          assertProblem(
+            await relay.get(withCursor(path, cursor), { as: 'caseworker', headers: other }),
+            400,
+            'pagination.cursor_invalidated',
+          );
+        }
+        assert.equal(
+          (await relay.get(withCursor(path, cursor), { as: 'caseworker', headers })).statusCode,
+          200,
         );
       }
+      const cursor = await cursorOf(`${HOUSEHOLDS}?limit=5`, { headers });
       // The purpose is compared trimmed, as it is validated.
       const next = await page(`${HOUSEHOLDS}?limit=5&cursor=${cursor}`, {
         headers: { 'data-purpose': ` ${PURPOSE} ` },
@@ -99,6 +106,14 @@ describe('cursors and ETags', () => {
 
     it('are bound to the credential, whichever header carries it', async () => {
       const { relay } = setup;
+      const related = `${HOUSEHOLDS}/hh-1033/relationships/members?limit=3`;
+      const relatedCursor = await cursorOf(related);
+      assertProblem(
+        await relay.get(withCursor(related, relatedCursor), { as: 'verifier_service' }),
+        400,
+        'pagination.cursor_invalidated',
+      );
+      await page(withCursor(related, relatedCursor));
       const cursor = await cursorOf(`${HOUSEHOLDS}?limit=5`);
       assertProblem(
         await relay.get(`${HOUSEHOLDS}?limit=5&cursor=${cursor}`, { as: 'verifier_service' }),

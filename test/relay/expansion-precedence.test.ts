@@ -63,7 +63,16 @@ describe('expansion targets are checked before the query', () => {
         'auth.purpose_required',
         'entity kids requires the Data-Purpose header',
       );
+      // As the relationship route answers: its target's purpose is required before its parameters.
+      assertProblem(
+        await family.get(`${PARENTS}/p1/relationships/kids?${query}`, 'reader'),
+        400,
+        'auth.purpose_required',
+        'entity kids requires the Data-Purpose header',
+      );
     }
+    const related = await family.get(`${PARENTS}/p1/relationships/kids`, 'reader', PURPOSE);
+    assert.equal(related.statusCode, 200, related.body);
     assertProblem(
       await family.get(`${PARENTS}/p1?expand=kids&fields=nope`, 'reader'),
       400,

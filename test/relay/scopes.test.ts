@@ -224,12 +224,19 @@ describe('scopes and precedence', () => {
     it('then the purpose, then the parameters, then the required filters', async () => {
       for (const as of ['caseworker', 'verifier_service'] as const) {
         assertProblem(await relay.get(`${PERSONS}?limit=0`, { as }), 400, 'auth.purpose_required');
+        // An expansion is a parameter too, on the collection and on a record: the purpose comes first.
+        for (const path of [`${PERSONS}?expand=nope`, `${PERSONS}/per-10001?expand=nope`]) {
+          assertProblem(await relay.get(path, { as }), 400, 'auth.purpose_required');
+        }
         const headers = { 'data-purpose': PURPOSE };
         assertProblem(
           await relay.get(`${PERSONS}?limit=0`, { as, headers }),
           400,
           'filter.limit_out_of_range',
         );
+        for (const path of [`${PERSONS}?expand=nope`, `${PERSONS}/per-10001?expand=nope`]) {
+          assertProblem(await relay.get(path, { as, headers }), 400, 'expand.not_allowed');
+        }
         assertProblem(await relay.get(PERSONS, { as, headers }), 400, 'entity.filter_required');
         const ok = await relay.get(`${PERSONS}?national_id=FAKE-412781`, { as, headers });
         assert.equal(ok.statusCode, 200);
