@@ -28,7 +28,6 @@ export interface RelayAuditFacts {
   recordId?: string;
   scopesUsed?: string[];
   query?: Readonly<Record<string, string | string[] | undefined>>;
-  purpose?: string;
   rowCount?: number;
 }
 

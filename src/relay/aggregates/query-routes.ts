@@ -108,7 +108,7 @@ async function runAggregate(
   facts.aggregate = aggregate;
   facts.entity = aggregate.source;
   facts.scopesUsed = requireExecution(principal, aggregate);
-  facts.purpose = readPurpose(request, aggregate.entitiesRead);
+  readPurpose(request, aggregate.entitiesRead);
   const params = request.query as QueryParams;
   const current = runtime.state.generation;
   const key = method === 'GET' && current !== undefined ? requestKey(aggregate, request) : undefined;

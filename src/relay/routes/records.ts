@@ -56,7 +56,6 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     const current = runtime.state.generation;
     const hit = key === undefined || current === undefined ? undefined : cachedPage(current, key);
     if (hit) {
-      facts.purpose = entityPurpose;
       facts.scopesUsed = [entity.scopes.rows];
       if (isNotModified(request, hit.etag)) return notModified(reply, hit.etag);
       facts.rowCount = hit.rowCount;
@@ -70,7 +69,6 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     const expansions = authorizeExpansions(runtime, principal.scopes, entity, expand);
     const purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
     const query = parseCollectionQuery(entity, params);
-    facts.purpose = purpose;
     facts.scopesUsed = [entity.scopes.rows, ...expansions.map((related) => related.target.scopes.rows)];
     const generation = requireGeneration(runtime.state);
     const live = runtime.postgres.liveTable(entity.datasetId, entity.tableId);
@@ -126,7 +124,7 @@ export function registerRecordRoutes(app: FastifyInstance, runtime: RelayRuntime
     readPurpose(request, [entity]);
     const expand = parseExpand(entity, reserved(params, 'expand'));
     const expansions = authorizeExpansions(runtime, principal.scopes, entity, expand);
-    facts.purpose = readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
+    readPurpose(request, [entity, ...expansions.map((related) => related.target)]);
     requireReadableById(entity);
     // Read before the names are checked: `fields.eq` beside `fields` is a repeat, not another parameter.
     const fieldsParam = reserved(params, 'fields');

@@ -51,7 +51,6 @@ export function registerRelationshipRoutes(app: FastifyInstance, runtime: RelayR
       const params = request.query as QueryParams;
       facts.query = params;
       const purpose = readPurpose(request, [entity, related.target]);
-      facts.purpose = purpose;
       // The source record is read by its id, as on the record route.
       requireReadableById(entity);
       const many = related.relationship.kind === 'has_many';
