@@ -17,19 +17,47 @@ export class KeyFetchError extends Error {
   }
 }
 
-/** A JSON document from the issuer: no redirect, at most 1 MiB, within `timeoutMs`; else a KeyFetchError. */
+/**
+ * A JSON document from the issuer: no redirect, at most 1 MiB, within `timeoutMs` from the request to the last byte;
+ * else a KeyFetchError. The deadline is kept here, not left to the fetch signal alone: Node's fetch can lose the abort
+ * for a body still arriving once the request behind the response was garbage-collected, and a body dripping a byte at
+ * a time would then be read for as long as the issuer (or anyone between) cares to send it.
+ */
 export async function fetchJson(
   fetchFn: typeof fetch,
   url: string,
   what: string,
   timeoutMs: number,
 ): Promise<unknown> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const late = new KeyFetchError(url, 'timeout', `${what} ${url} took longer than ${timeoutMs} ms`);
+      controller.abort(late);
+      reject(late);
+    }, timeoutMs);
+    timer.unref?.();
+  });
+  try {
+    return await Promise.race([fetchWithin(fetchFn, url, what, controller.signal), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function fetchWithin(
+  fetchFn: typeof fetch,
+  url: string,
+  what: string,
+  signal: AbortSignal,
+): Promise<unknown> {
   try {
     const response = await fetchFn(url, {
       headers: { accept: 'application/json' },
       // A redirect could lead off the https origin the configuration was checked against.
       redirect: 'error',
-      signal: AbortSignal.timeout(timeoutMs),
+      signal,
     });
     if (!response.ok) {
       void response.body?.cancel().catch(() => {});
@@ -37,7 +65,7 @@ export async function fetchJson(
         status: response.status,
       });
     }
-    const text = await readLimited(response, url, what);
+    const text = await readLimited(response, url, what, signal);
     try {
       return JSON.parse(text) as unknown;
     } catch (cause) {
@@ -45,14 +73,23 @@ export async function fetchJson(
     }
   } catch (error) {
     if (error instanceof KeyFetchError) throw error;
+    if (signal.aborted && signal.reason instanceof KeyFetchError) throw signal.reason;
     throw new KeyFetchError(url, fetchErrorCode(error), `${what} ${url} could not be fetched`, {
       cause: error,
     });
   }
 }
 
-/** The body as text, read in chunks and abandoned once it passes MAX_DOCUMENT_BYTES (counted in bytes). */
-async function readLimited(response: Response, url: string, what: string): Promise<string> {
+/**
+ * The body as text, read in chunks and abandoned once it passes MAX_DOCUMENT_BYTES (counted in bytes) or `signal`
+ * aborts (the body is then cancelled, which closes the connection).
+ */
+async function readLimited(
+  response: Response,
+  url: string,
+  what: string,
+  signal: AbortSignal,
+): Promise<string> {
   const tooLarge = () => new KeyFetchError(url, 'too_large', `${what} ${url} is larger than 1 MiB`);
   const announced = Number(response.headers.get('content-length'));
   if (announced > MAX_DOCUMENT_BYTES) {
@@ -61,19 +98,25 @@ async function readLimited(response: Response, url: string, what: string): Promi
   }
   if (response.body === null) return '';
   const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > MAX_DOCUMENT_BYTES) {
-      void reader.cancel().catch(() => {});
-      throw tooLarge();
+  const cancel = () => void reader.cancel().catch(() => {});
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    const chunks: Uint8Array[] = [];
+    let total = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.byteLength;
+      if (total > MAX_DOCUMENT_BYTES) {
+        cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+    return new TextDecoder().decode(Buffer.concat(chunks));
+  } finally {
+    signal.removeEventListener('abort', cancel);
   }
-  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 /** A stable code for a failed fetch (never its message, which may quote the server). */

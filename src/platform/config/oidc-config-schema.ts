@@ -77,7 +77,14 @@ export const oidcConfigSchema = z.strictObject({
     .describe(
       'When not empty, the token `azp` or `client_id` must be one of these (else 403 auth.client_not_allowed).',
     ),
-  allowed_token_types: z.array(z.string().min(1).max(128)).min(1).max(16).default(['JWT', 'at+jwt']),
+  allowed_token_types: z
+    .array(z.string().min(1).max(128))
+    .min(1)
+    .max(16)
+    .default(['JWT', 'at+jwt'])
+    .describe(
+      'The token header `typ` values accepted (case-insensitive, `application/` optional; no `typ` counts as `JWT`). `[at+jwt]` alone also refuses ID tokens, where the issuer marks its access tokens so (RFC 9068).',
+    ),
   allow_dev_insecure_fetch_urls: z
     .boolean()
     .default(false)
