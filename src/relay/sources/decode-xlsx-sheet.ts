@@ -4,6 +4,7 @@
 import { readSheet } from 'read-excel-file/node';
 import { coerceValue, Date1904Number, excelSerialMs } from '../store/coerce-cell.ts';
 import {
+  columnLetters,
   findMergedCell,
   findRefusedCell,
   laidOutCells,
@@ -36,7 +37,7 @@ export async function decodeXlsxSheet(
   region: SheetRegion,
 ): Promise<DecodedSheet> {
   const { sheetName, date1904, isoDates, decodable } = checkedSheet(file, bytes, sheet, region);
-  const decoded = await decodeSheet(file, decodable, sheetName);
+  const decoded = await decodeSheet(file, decodable, sheetName, region);
   // read-excel-file takes only date1904="1" for the 1904 system, not "true": such workbooks are read again too.
   if (datesToReread(decoded, region, isoDates || date1904))
     rereadDates(file, bytes, sheetName, decoded, region, date1904);
@@ -199,11 +200,38 @@ function rereadDates(
   }
 }
 
-async function decodeSheet(file: SourceFile, bytes: Buffer, sheetName: string): Promise<unknown[][]> {
+/** What read-excel-file's complaint about one cell (`<c/> at row 2, col 3: VALUE_INVALID`) says. */
+const CELL_PROBLEM = /^<c\/> at row (\d+), col (\d+): ([A-Z_]+)$/;
+const CELL_PROBLEMS: Readonly<Record<string, string>> = {
+  VALUE_INVALID:
+    'holds a value that cannot be read as its type (such as a shared string index past the shared strings, or a number that is not one)',
+  VALUE_MISSING: 'has a type that needs a value, and none',
+  FORMAT_INVALID: 'refers to a style the workbook does not hold',
+  TYPE_INVALID: 'has a cell type XLSX does not define',
+};
+
+async function decodeSheet(
+  file: SourceFile,
+  bytes: Buffer,
+  sheetName: string,
+  region: SheetRegion,
+): Promise<unknown[][]> {
   try {
     // Strings as stored: read-excel-file trims them by default (and so reads " " as empty), where CSV keeps them.
     return (await readSheet(bytes, sheetName, { trim: false })) as unknown[][];
   } catch (error) {
+    const [, row, column, problem] = CELL_PROBLEM.exec(error instanceof Error ? error.message : '') ?? [];
+    if (row !== undefined && column !== undefined && problem !== undefined) {
+      const cell = `${columnLetters(Number(column))}${row}`;
+      const dataRow = Number(row) - region.firstRow;
+      const what = CELL_PROBLEMS[problem] ?? `cannot be read (${problem})`;
+      const detail = `${file.displayPath} is not a readable XLSX file: sheet ${JSON.stringify(sheetName)} cannot be decoded: cell ${cell} ${what}`;
+      throw sourceError(file, 'ingest.parse_error', detail, {
+        cell,
+        ...(dataRow > 0 ? { row: dataRow } : {}),
+        cause: error,
+      });
+    }
     const name = error instanceof Error ? error.name : '';
     const why =
       name === 'InvalidInputError'

@@ -121,10 +121,12 @@ const CDATA_OPEN = '<![CDATA[';
  * neither (the usual case, told by a substring search). read-excel-file reads only plain text nodes: it would read
  * `<t><![CDATA[Ada]]></t>` as empty, and `<t>Ada<!-- x -->Lovelace</t>` as `Lovelace`. `<` starts markup wherever
  * it occurs outside these (text and attribute values cannot hold it), so the scan only looks at `<!` and `<?`.
- * Throws an Error saying why for a section not closed, or for a `<!DOCTYPE>` (whose entities are not read).
+ * Throws an Error saying why for a section not closed, or for a `<!DOCTYPE>`: its entities are not read, so a
+ * reference to one would be served as its name (and one naming a file is never opened).
  */
 export function plainXml(xml: string): string | undefined {
-  if (!xml.includes(CDATA_OPEN) && !xml.includes('<!--')) return undefined;
+  // `<!` opens a CDATA section, a comment or a declaration, and nothing else.
+  if (!xml.includes('<!')) return undefined;
   const pieces: string[] = [];
   let from = 0;
   const markup = /<[!?]/g;
@@ -260,8 +262,11 @@ function parseXml(
 ): void {
   const parser = new Parser();
   parser.on('openTag', (name, attributes) => onElement(name.slice(name.indexOf(':') + 1), attributes()));
+  const xml = text(file, part, bytes);
+  // saxen skips a <!DOCTYPE> and leaves references to its entities as they are: refused, as in the sheet.
+  plainPart(file, part, xml);
   try {
-    parser.parse(text(file, part, bytes));
+    parser.parse(xml);
   } catch (error) {
     throw corrupt(file, `${part} is not well-formed XML`, error);
   }

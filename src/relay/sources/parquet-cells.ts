@@ -3,6 +3,8 @@
 import type { ParquetParsers, SchemaElement } from 'hyparquet';
 import { NOT_UTF8, ParquetTimeOfDay } from '../store/coerce-cell.ts';
 import { decimalText } from '../store/decimal-text.ts';
+import type { SourceError } from './source-error.ts';
+import { type SourceFile, sourceError } from './source-file.ts';
 
 /**
  * The unscaled integer of a DECIMAL cell as stored: INT32 (number), INT64 (bigint), or FIXED_LEN_BYTE_ARRAY and
@@ -130,4 +132,30 @@ export function timeOfDayText(count: number | bigint, unit: TimeUnit): string | 
   const two = (n: number) => String(n).padStart(2, '0');
   const text = `${two(Math.floor(seconds / 3600))}:${two(Math.floor(seconds / 60) % 60)}:${two(seconds % 60)}`;
   return fraction === 0n ? text : `${text}.${String(fraction).padStart(unit.digits, '0')}`;
+}
+
+/**
+ * The error for the first cell hyparquet left undefined in a top-level leaf column of the row group starting at
+ * data row `groupStart + 1`, or undefined. It gives a value whose dictionary index lies past its dictionary (or
+ * one its page ran out of) as undefined, where a null is null: served, it would be an empty cell the file never
+ * held. Typed arrays hold no such cell.
+ */
+export function unreadCell(
+  file: SourceFile,
+  groupIndex: number,
+  groupStart: number,
+  column: string,
+  cells: ArrayLike<unknown>,
+): SourceError | undefined {
+  if (ArrayBuffer.isView(cells)) return undefined;
+  for (let index = 0; index < cells.length; index++) {
+    if (cells[index] !== undefined) continue;
+    return sourceError(
+      file,
+      'ingest.parse_error',
+      `${file.displayPath} is not a readable Parquet file: row group ${groupIndex + 1}, column ${JSON.stringify(column)}: its cell refers to no entry of its dictionary (or its page holds fewer values than it declares)`,
+      { row: groupStart + index + 1, column },
+    );
+  }
+  return undefined;
 }

@@ -200,6 +200,7 @@ function checkChunkPages(
 ): PageProblem | undefined {
   const reader: Reader = { bytes, offset: 0 };
   let values = 0;
+  let dictionary = false;
   // A flat column ends once it has the row group's values, as hyparquet reads it; a nested one with its chunk.
   for (let page = 1; reader.offset < bytes.length - 1; page++) {
     if (extent.flat && values >= extent.maxValues) break;
@@ -208,6 +209,14 @@ function checkChunkPages(
       header = readStruct(reader);
     } catch {
       return { code: 'ingest.parse_error', why: `the header of page ${page} cannot be decoded` };
+    }
+    dictionary ||= field(header, 1) === DICTIONARY_PAGE;
+    // Without a dictionary hyparquet hands over the indices themselves as the column's values.
+    if (!dictionary && DICTIONARY_ENCODINGS.has(pageEncoding(header))) {
+      return {
+        code: 'ingest.parse_error',
+        why: `page ${page} is dictionary-encoded, but its column chunk has no dictionary page before it`,
+      };
     }
     const problem =
       checkPage(header, extent, bytes.length - reader.offset, extent.maxValues - values) ??
@@ -354,6 +363,16 @@ function pageValues(header: Struct): number {
   const type = field(header, 1);
   const body = header.get(type === DATA_PAGE ? 5 : type === DATA_PAGE_V2 ? 8 : -1);
   return body instanceof Map ? field(body, 1) : 0;
+}
+
+/** PLAIN_DICTIONARY and RLE_DICTIONARY: values given as indices into the chunk's dictionary page. */
+const DICTIONARY_ENCODINGS = new Set([2, 8]);
+
+/** The encoding of a data page's values (-1 for other pages). */
+function pageEncoding(header: Struct): number {
+  const type = field(header, 1);
+  const body = header.get(type === DATA_PAGE ? 5 : type === DATA_PAGE_V2 ? 8 : -1);
+  return body instanceof Map ? field(body, type === DATA_PAGE ? 2 : 4) : -1;
 }
 
 function dictionaryEntries(header: Struct): number {

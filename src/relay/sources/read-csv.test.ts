@@ -320,8 +320,12 @@ describe('readCsv', () => {
     assert.deepEqual(await rowsOf(source), await rowsOf(source));
   });
 
-  it('caps columns at 65,536 and cells at 10,000,000 by default', () => {
-    assert.deepEqual(CSV_LIMITS, { maxColumns: 65_536, maxCells: 10_000_000 });
+  it('caps columns at 65,536, cells at 10,000,000 and records at 64 MiB by default', () => {
+    assert.deepEqual(CSV_LIMITS, {
+      maxColumns: 65_536,
+      maxCells: 10_000_000,
+      maxRecordBytes: 64 * 1024 * 1024,
+    });
   });
 
   it('refuses too many columns before reading any row', async () => {

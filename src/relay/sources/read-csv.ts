@@ -16,9 +16,18 @@ import { lineAt, utf8Guard } from './utf8-guard.ts';
 export interface CsvLimits {
   readonly maxColumns: number;
   readonly maxCells: number;
+  /**
+   * Bytes of one record's cells (CSV_LIMITS' when left out): the parser holds a record whole until it ends, so a
+   * line that never ends (no newline, or a quote never closed) would otherwise grow until the process dies.
+   */
+  readonly maxRecordBytes?: number;
 }
 
-export const CSV_LIMITS: CsvLimits = { maxColumns: 65_536, maxCells: 10_000_000 };
+export const CSV_LIMITS = {
+  maxColumns: 65_536,
+  maxCells: 10_000_000,
+  maxRecordBytes: 64 * 1024 * 1024,
+} as const satisfies CsvLimits;
 
 /**
  * Cells are strings exactly as in the file (an empty field stays ''); no trimming, no type casting. The file is
@@ -30,7 +39,8 @@ export async function readCsv(
   format: CsvFormat,
   limits: CsvLimits = CSV_LIMITS,
 ): Promise<SourceRows> {
-  const first = await readFirstRecord(file, format);
+  const recordBytes = limits.maxRecordBytes ?? CSV_LIMITS.maxRecordBytes;
+  const first = await readFirstRecord(file, format, recordBytes);
   if (first !== undefined && first.length > limits.maxColumns) {
     throw sourceError(
       file,
@@ -46,7 +56,9 @@ export async function readCsv(
   return {
     columns,
     byteSize: file.byteSize,
-    batches: { [Symbol.asyncIterator]: () => iterateBatches(file, format, header, limits.maxCells) },
+    batches: {
+      [Symbol.asyncIterator]: () => iterateBatches(file, format, header, limits.maxCells, recordBytes),
+    },
   };
 }
 
@@ -55,7 +67,12 @@ interface OpenParser {
   close(): void;
 }
 
-async function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly = false): Promise<OpenParser> {
+async function openParser(
+  file: SourceFile,
+  format: CsvFormat,
+  maxRecordBytes: number,
+  firstRecordOnly = false,
+): Promise<OpenParser> {
   const parser: Parser = parse({
     ...(firstRecordOnly ? { to: 1 } : {}),
     delimiter: format.delimiter,
@@ -71,6 +88,7 @@ async function openParser(file: SourceFile, format: CsvFormat, firstRecordOnly =
     // A stray quote inside an unquoted field is kept as text; unclosed quotes still fail, and so does text after a
     // closing quote (csvQuoteGuard), which relax_quotes would keep with the quotes.
     relax_quotes: true,
+    max_record_size: maxRecordBytes,
   });
   if (file.byteSize === 0) {
     parser.end();
@@ -133,13 +151,17 @@ async function errorAt(
   return sourceError(file, code, `${file.displayPath} ${problem(where)}`);
 }
 
-async function readFirstRecord(file: SourceFile, format: CsvFormat): Promise<string[] | undefined> {
-  const { parser, close } = await openParser(file, format, true);
+async function readFirstRecord(
+  file: SourceFile,
+  format: CsvFormat,
+  maxRecordBytes: number,
+): Promise<string[] | undefined> {
+  const { parser, close } = await openParser(file, format, maxRecordBytes, true);
   try {
     for await (const record of parser as AsyncIterable<string[]>) return record;
     return undefined;
   } catch (error) {
-    throw csvError(file, error, format.header_row, 0);
+    throw csvError(file, error, format.header_row, 0, maxRecordBytes);
   } finally {
     close();
   }
@@ -151,10 +173,11 @@ async function* iterateBatches(
   format: CsvFormat,
   first: readonly string[],
   maxCells: number,
+  maxRecordBytes: number,
 ): AsyncGenerator<unknown[][]> {
   if (first.length === 0) return;
   await assertUnchanged(file);
-  const { parser, close } = await openParser(file, format);
+  const { parser, close } = await openParser(file, format, maxRecordBytes);
   const maxRows = Math.floor(maxCells / first.length);
   let seen = 0;
   let dataRows = 0;
@@ -185,7 +208,7 @@ async function* iterateBatches(
     await assertUnchanged(file);
     if (batch.length > 0) yield batch;
   } catch (error) {
-    throw csvError(file, error, format.header_row, dataRows);
+    throw csvError(file, error, format.header_row, dataRows, maxRecordBytes);
   } finally {
     close();
   }
@@ -202,14 +225,19 @@ const CSV_PROBLEMS: Readonly<Record<string, string>> = {
   CSV_RECORD_INCONSISTENT_COLUMNS: 'the number of fields differs from the first row',
   CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by something other than a delimiter or line end',
   CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: 'a closing quote is followed by unexpected characters',
-  CSV_MAX_RECORD_SIZE: 'a record is too large',
 };
 
 /**
  * csv-parse errors carry the offending record; only their code and position are kept so no cell value reaches
  * a log. `dataRowsSoFar` locates errors raised by this reader itself.
  */
-function csvError(file: SourceFile, error: unknown, headerRow: boolean, dataRowsSoFar: number): SourceError {
+function csvError(
+  file: SourceFile,
+  error: unknown,
+  headerRow: boolean,
+  dataRowsSoFar: number,
+  maxRecordBytes: number,
+): SourceError {
   if (error instanceof SourceError) return error;
   const parsed = error as { code?: unknown; records?: unknown; lines?: unknown } | undefined;
   const code = typeof parsed?.code === 'string' ? parsed.code : undefined;
@@ -218,7 +246,10 @@ function csvError(file: SourceFile, error: unknown, headerRow: boolean, dataRows
   }
   const recordsBefore = typeof parsed?.records === 'number' ? parsed.records : undefined;
   const line = typeof parsed?.lines === 'number' ? ` at line ${parsed.lines}` : '';
-  const what = CSV_PROBLEMS[code] ?? `malformed record (${code})`;
+  const what =
+    code === 'CSV_MAX_RECORD_SIZE'
+      ? `a record holds more than ${maxRecordBytes} bytes, the limit of one record`
+      : (CSV_PROBLEMS[code] ?? `malformed record (${code})`);
   if (recordsBefore === undefined) {
     return sourceError(file, 'ingest.parse_error', `${file.displayPath} is not valid CSV${line}: ${what}`);
   }

@@ -160,6 +160,30 @@ describe('readParquet level and index runs', () => {
     );
   });
 
+  it('refuses dictionary indices past the dictionary, which would be served as nulls, naming the row', async () => {
+    const past = Buffer.from([4, ...rleRun(3, 9, 4)]);
+    for (const codec of [Codec.UNCOMPRESSED, Codec.GZIP]) {
+      const pages = [dictionaryPage(2, int32s([10, 20])), dataPageV1(3, Encoding.RLE_DICTIONARY, past)];
+      const leaf: Leaf = { name: 'id', type: 1, repetition: 0, codec, pages };
+      const error = await sourceErrorOf(() => load(`past-${codec}.parquet`, leafFile(3, [leaf])));
+      assert.equal(error.code, 'ingest.parse_error');
+      assert.equal(error.row, 1);
+      assert.equal(error.column, 'id');
+      assert.match(error.message, /row group 1, column "id": its cell refers to no entry of its dictionary/);
+    }
+  });
+
+  it('refuses a dictionary-encoded page in a column chunk without a dictionary, whose indices would be served', async () => {
+    const page = dataPageV1(3, Encoding.RLE_DICTIONARY, Buffer.from([1, ...rleRun(3, 1, 1)]));
+    const leaf: Leaf = { name: 'id', type: 1, repetition: 0, codec: Codec.UNCOMPRESSED, pages: [page] };
+    const error = await sourceErrorOf(() => load('no-dictionary.parquet', leafFile(3, [leaf])));
+    assert.equal(error.code, 'ingest.parse_error');
+    assert.match(
+      error.message,
+      /column "id", page 1 is dictionary-encoded, but its column chunk has no dictionary/,
+    );
+  });
+
   it('refuses a V2 page declaring more bytes of levels than it holds', async () => {
     const counts = { values: 3, nulls: 0, rows: 3, encoding: Encoding.PLAIN, definitionBytes: 4096 };
     const levels = { repetition: Buffer.alloc(0), definition: Buffer.from(rleRun(3, 1, 1)) };

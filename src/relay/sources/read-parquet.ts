@@ -18,6 +18,7 @@ import {
   type TimeUnit,
   timesOfDay,
   timeUnitOf,
+  unreadCell,
 } from './parquet-cells.ts';
 import { CompressedPages, checkingCompressors } from './parquet-compressed-pages.ts';
 import { checkPages, chunkExtents, nestedValueCount, pageError } from './parquet-pages.ts';
@@ -72,6 +73,7 @@ export async function readParquet(file: SourceFile): Promise<SourceRows> {
     file,
     metadata,
     columns: children.map((child) => child.element.name),
+    flat: children.map(({ children: nested }) => nested.length === 0),
     epochDays: children.map(({ element, children: nested }) => nested.length === 0 && isPlainDate(element)),
     decimalScales,
     timeUnits: children.map(({ element, children: nested }) =>
@@ -170,13 +172,14 @@ async function readMetadata(file: SourceFile, handle: FileHandle): Promise<FileM
 }
 
 /**
- * What every pass over the file needs: top-level column names, which of them are read as day numbers, which
- * are DECIMAL (their scale), read from `unscaledMetadata`, and which are TIME (their unit).
+ * What every pass over the file needs: top-level column names, which are leaves (`flat`, see unreadCell), which
+ * are read as day numbers, which are DECIMAL (their scale), read from `unscaledMetadata`, and which are TIME.
  */
 interface FileLayout {
   readonly file: SourceFile;
   readonly metadata: FileMetaData;
   readonly columns: readonly string[];
+  readonly flat: readonly boolean[];
   readonly epochDays: readonly boolean[];
   readonly decimalScales: readonly (number | undefined)[];
   readonly timeUnits: readonly (TimeUnit | undefined)[];
@@ -295,6 +298,8 @@ async function readRowGroup(
         `row group ${groupIndex + 1} does not hold one value per row for column ${JSON.stringify(name)}`,
       );
     }
+    const unread = layout.flat[c] ? unreadCell(file, groupIndex, groupStart, name, cells) : undefined;
+    if (unread !== undefined) throw unread;
     const scale = decimalScales[c];
     const unit = timeUnits[c];
     if (unit !== undefined) return timesOfDay(cells, unit);
