@@ -12,7 +12,7 @@ import {
   type SheetRegion,
   walkCells,
 } from './find-formula-cell.ts';
-import { decodableWorkbook, openXlsxPackage } from './open-xlsx-package.ts';
+import { decodableWorkbook, isStringTooLong, openXlsxPackage, partTooLarge } from './open-xlsx-package.ts';
 import { SHEET_MAX_TAG_CHARS, SHEET_MAX_TEXT_CHARS, sheetMarkupFault } from './scan-sheet-markup.ts';
 import type { SourceError } from './source-error.ts';
 import { type SourceFile, sourceError } from './source-file.ts';
@@ -232,6 +232,8 @@ async function decodeSheet(
         cause: error,
       });
     }
+    // read-excel-file decodes every XML part of the workbook; those read here already fit in a string.
+    if (isStringTooLong(error)) throw partTooLarge(file, 'one of its XML parts', error);
     const name = error instanceof Error ? error.name : '';
     const why =
       name === 'InvalidInputError'

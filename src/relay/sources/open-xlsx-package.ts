@@ -1,5 +1,6 @@
 // Opens an XLSX zip (fflate, by its central directory) far enough to list its sheets and hand back one sheet's XML,
 // and gives read-excel-file a copy of the workbook made of the parts that directory lists.
+import { constants } from 'node:buffer';
 import { posix } from 'node:path';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { decode, Parser } from 'saxen';
@@ -9,16 +10,16 @@ import { type SourceFile, sourceError } from './source-file.ts';
 
 /** Declared uncompressed size of the XML parts read-excel-file inflates; refuses zip bombs cheaply. */
 export const XLSX_MAX_UNCOMPRESSED_BYTES = 1024 * 1024 * 1024;
+/** V8's longest string, in UTF-16 code units: the most text one XML part can be decoded to. */
+export const XLSX_MAX_PART_CHARS = constants.MAX_STRING_LENGTH;
 
 const WORKBOOK = 'xl/workbook.xml';
 const WORKBOOK_RELS = 'xl/_rels/workbook.xml.rels';
 const SHARED_STRINGS = 'xl/sharedStrings.xml';
-const SHARED_STRINGS_TYPES = new Set(
-  [
-    'http://schemas.openxmlformats.org/officeDocument/2006/',
-    'http://purl.oclc.org/ooxml/officeDocument/',
-  ].map((base) => `${base}relationships/sharedStrings`),
-);
+const RELATIONSHIP_BASES = [
+  'http://schemas.openxmlformats.org/officeDocument/2006/',
+  'http://purl.oclc.org/ooxml/officeDocument/',
+].map((base) => `${base}relationships/`);
 /** A cell that may be a shared string: `t="s"`, prefixed or not, or spelled with a character reference. */
 const MAY_HOLD_SHARED_STRING = /[\s:]t\s*=\s*(["'])(?:s|&[^"'<]*)\1/;
 
@@ -68,11 +69,15 @@ export function openXlsxPackage(file: SourceFile, bytes: Uint8Array, sheet: stri
     );
   }
   const rels = parts.get(WORKBOOK_RELS);
-  const { targets, sharedStrings } =
-    rels === undefined ? { targets: new Map() } : relationshipTargets(file, rels);
-  const target = targets.get(chosen.relationId);
-  if (target === undefined) throw corrupt(file, `sheet ${JSON.stringify(chosen.name)} has no worksheet part`);
-  const sheetPath = target.startsWith('/') ? target.slice(1) : posix.normalize(`xl/${target}`);
+  const { byId, sharedStrings, styles } =
+    rels === undefined ? { byId: new Map<string, Relationship>() } : relationships(file, rels);
+  const relationship = byId.get(chosen.relationId);
+  if (relationship === undefined) {
+    throw corrupt(file, `sheet ${JSON.stringify(chosen.name)} has no worksheet part`);
+  }
+  const sheetPath = partPath(file, relationship, `the worksheet of sheet ${JSON.stringify(chosen.name)}`);
+  const sharedStringsPath = sharedStrings && partPath(file, sharedStrings, 'the shared strings');
+  if (styles !== undefined) partPath(file, styles, 'the styles');
   const sheetXml = unzip(file, bytes, (name) => name === sheetPath).get(sheetPath);
   if (sheetXml === undefined)
     throw corrupt(file, `the worksheet part of sheet ${JSON.stringify(chosen.name)} is missing`);
@@ -86,7 +91,7 @@ export function openXlsxPackage(file: SourceFile, bytes: Uint8Array, sheet: stri
     sheetPath,
     sheetXml: referenced ?? plain ?? stored,
     sheetRewritten: referenced !== undefined || plain !== undefined,
-    sharedStringsPath: sharedStrings ?? SHARED_STRINGS,
+    sharedStringsPath: sharedStringsPath ?? SHARED_STRINGS,
     date1904,
   };
 }
@@ -235,22 +240,55 @@ function readWorkbook(
   return { sheets, date1904: date1904 ?? false };
 }
 
-/** Targets by relationship id, and the shared strings part as read-excel-file takes it (the last one named). */
-function relationshipTargets(
+/** A relationship of the workbook: its Id, if any, and its target as written. */
+interface Relationship {
+  readonly id: string | undefined;
+  readonly target: string;
+}
+
+/**
+ * The workbook's relationships by id, and its shared strings and styles relationships as read-excel-file takes
+ * them (the last one of each type).
+ */
+function relationships(
   file: SourceFile,
   rels: Uint8Array,
-): { targets: Map<string, string>; sharedStrings?: string } {
-  const targets = new Map<string, string>();
-  let sharedStrings: string | undefined;
+): { byId: Map<string, Relationship>; sharedStrings?: Relationship; styles?: Relationship } {
+  const byId = new Map<string, Relationship>();
+  const typed: { sharedStrings?: Relationship; styles?: Relationship } = {};
   parseXml(file, WORKBOOK_RELS, rels, (name, attributes) => {
     if (name !== 'Relationship' || attributes.Target === undefined) return;
-    const target = decode(attributes.Target);
-    if (attributes.Id !== undefined) targets.set(decode(attributes.Id), target);
-    if (SHARED_STRINGS_TYPES.has(decode(attributes.Type ?? ''))) {
-      sharedStrings = target.startsWith('/') ? target.slice(1) : `xl/${target}`;
-    }
+    const id = attributes.Id === undefined ? undefined : decode(attributes.Id);
+    const relationship = { id, target: decode(attributes.Target) };
+    if (id !== undefined) byId.set(id, relationship);
+    const type = decode(attributes.Type ?? '');
+    const base = RELATIONSHIP_BASES.find((prefix) => type.startsWith(prefix));
+    const kind = base === undefined ? undefined : type.slice(base.length);
+    if (kind === 'sharedStrings' || kind === 'styles') typed[kind] = relationship;
   });
-  return { targets, ...(sharedStrings === undefined ? {} : { sharedStrings }) };
+  return { byId, ...typed };
+}
+
+/**
+ * The part a workbook relationship names, found as read-excel-file finds it: from the package root for a target
+ * starting with `/`, else under `xl/`, either way as written. A target with `.` or `..` segments is refused, as
+ * read-excel-file would look for it unresolved and miss the part (a sheet it cannot decode, shared strings or
+ * styles it takes for absent); `role` says what the relationship is for.
+ */
+function partPath(file: SourceFile, { id, target }: Relationship, role: string): string {
+  const path = target.startsWith('/') ? target.slice(1) : `xl/${target}`;
+  if (!path.split('/').some((segment) => segment === '.' || segment === '..')) return path;
+  const relationship =
+    id === undefined ? 'a relationship without an Id' : `relationship ${JSON.stringify(id)}`;
+  const named = `${relationship} in ${WORKBOOK_RELS} (${role}) has the target ${JSON.stringify(target)}`;
+  const resolved = posix.normalize(path);
+  if (resolved === '..' || resolved.startsWith('../')) {
+    throw corrupt(file, `${named}, which points outside the package`);
+  }
+  throw corrupt(
+    file,
+    `${named}, which is read as written, as ${path}, not resolved to ${resolved}: a target with "." or ".." segments is refused; write it as ${JSON.stringify(`/${resolved}`)}`,
+  );
 }
 
 /** Calls `onElement` with each element's local name (namespace prefix dropped) and raw attributes. */
@@ -274,13 +312,32 @@ function parseXml(
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** A part's text. Bytes that are not UTF-8 are refused, as in CSV and Parquet, never served as U+FFFD. */
+/**
+ * A part's text. Bytes that are not UTF-8 are refused, as in CSV and Parquet, never served as U+FFFD; a part whose
+ * text would be longer than a string can be is refused as too large.
+ */
 function text(file: SourceFile, part: string, bytes: Uint8Array): string {
   try {
     return UTF8.decode(bytes);
   } catch (error) {
+    if (isStringTooLong(error)) throw partTooLarge(file, part, error);
     throw corrupt(file, `${part} is not UTF-8 text`, error);
   }
+}
+
+/**
+ * Whether `error` says a string would be longer than XLSX_MAX_PART_CHARS: Node's ERR_STRING_TOO_LONG (thrown by
+ * TextDecoder and Buffer#toString before any text is made), or V8's own RangeError (joining or repeating strings).
+ */
+export function isStringTooLong(error: unknown): boolean {
+  if (error instanceof RangeError) return error.message === 'Invalid string length';
+  return error instanceof Error && (error as { code?: unknown }).code === 'ERR_STRING_TOO_LONG';
+}
+
+/** The refusal of a part (`part` names it, or says which parts) whose text is longer than a string can be. */
+export function partTooLarge(file: SourceFile, part: string, cause: unknown): SourceError {
+  const detail = `${file.displayPath} is too large to read: ${part} expands to more than ${XLSX_MAX_PART_CHARS} characters of text, the most one XML part may hold`;
+  return sourceError(file, 'ingest.file_too_large', detail, { cause });
 }
 
 function corrupt(file: SourceFile, why: string, cause?: unknown): SourceError {

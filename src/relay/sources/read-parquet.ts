@@ -20,6 +20,7 @@ import {
   timeUnitOf,
   unreadCell,
 } from './parquet-cells.ts';
+import { withReadableCodecs } from './parquet-codecs.ts';
 import { CompressedPages, checkingCompressors } from './parquet-compressed-pages.ts';
 import { checkPages, chunkExtents, nestedValueCount, pageError } from './parquet-pages.ts';
 import { SourceError } from './source-error.ts';
@@ -165,8 +166,9 @@ async function readMetadata(file: SourceFile, handle: FileHandle): Promise<FileM
   if (footerLength > size - 12) throw notParquet(file, 'its footer length points outside the file');
   const footer = await readExactly(handle, size - 8 - footerLength, footerLength + 8);
   try {
-    return parquetMetadata(footer, { geoparquet: false });
+    return withReadableCodecs(file, parquetMetadata(footer, { geoparquet: false }), footer, compressors);
   } catch (error) {
+    if (error instanceof SourceError) throw error;
     throw notParquet(file, 'its footer cannot be decoded', error);
   }
 }
@@ -392,8 +394,6 @@ function notParquet(file: SourceFile, why: string, cause?: unknown): SourceError
     file,
     'ingest.parse_error',
     `${file.displayPath} is not a readable Parquet file: ${why}`,
-    {
-      cause,
-    },
+    { cause },
   );
 }

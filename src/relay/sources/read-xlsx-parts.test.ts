@@ -1,5 +1,6 @@
-// The XML parts of a workbook besides its cells: a <!DOCTYPE> in any part read, and shared string references the
-// shared strings do not hold, must fail the load with a coded error naming the part or the cell.
+// The XML parts of a workbook besides its cells: a <!DOCTYPE> in any part read, shared string references the
+// shared strings do not hold, and relationship targets the decoder would not find as written must fail the load
+// with a coded error naming the part, the cell or the relationship.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -93,5 +94,61 @@ describe('readXlsx workbook parts', () => {
       error.message,
       /cell B2 holds a value that cannot be read as its type \(such as a shared string/,
     );
+  });
+
+  it('refuses a relationship target with a ".." segment, naming the relationship, the target and why', async () => {
+    const rels = (type: string, target: string) =>
+      `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC_RELS}/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId9" Type="${DOC_RELS}/${type}" Target="${target}"/></Relationships>`;
+    const rows = `<row r="1">${inline('A1', 'name')}</row><row r="2"><c r="A2" t="s"><v>0</v></c></row>`;
+    const strings = `<?xml version="1.0"?><sst xmlns="${MAIN}"><si><t>Ada</t></si></sst>`;
+    const styles = `<?xml version="1.0"?><styleSheet xmlns="${MAIN}"/>`;
+    // Each part is in the zip where the target points once ".." is resolved; the decoder looks for it unresolved.
+    await writeRawXlsx('rel-sheet.xlsx', sheetXml(rows), {
+      'xl/_rels/workbook.xml.rels': `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC_RELS}/worksheet" Target="../sheet1.xml"/></Relationships>`,
+      'sheet1.xml': sheetXml(rows),
+      'xl/sharedStrings.xml': strings,
+    });
+    await writeRawXlsx('rel-strings.xlsx', sheetXml(rows), {
+      'xl/_rels/workbook.xml.rels': rels('sharedStrings', '../strings.xml'),
+      'strings.xml': strings,
+    });
+    await writeRawXlsx('rel-styles.xlsx', sheetXml(rows), {
+      'xl/_rels/workbook.xml.rels': rels('styles', 'theme/../../styles.xml'),
+      'xl/sharedStrings.xml': strings,
+      'styles.xml': styles,
+    });
+    await writeRawXlsx('rel-outside.xlsx', sheetXml(rows), {
+      'xl/_rels/workbook.xml.rels': rels('sharedStrings', '../../strings.xml'),
+    });
+    const cases = [
+      [
+        'rel-sheet.xlsx',
+        'relationship "rId1" in xl/_rels/workbook.xml.rels (the worksheet of sheet "Data") has the target "../sheet1.xml", which is read as written, as xl/../sheet1.xml, not resolved to sheet1.xml: a target with "." or ".." segments is refused; write it as "/sheet1.xml"',
+      ],
+      [
+        'rel-strings.xlsx',
+        'relationship "rId9" in xl/_rels/workbook.xml.rels (the shared strings) has the target "../strings.xml", which is read as written, as xl/../strings.xml, not resolved to strings.xml: a target with "." or ".." segments is refused; write it as "/strings.xml"',
+      ],
+      [
+        'rel-styles.xlsx',
+        'relationship "rId9" in xl/_rels/workbook.xml.rels (the styles) has the target "theme/../../styles.xml", which is read as written, as xl/theme/../../styles.xml, not resolved to styles.xml: a target with "." or ".." segments is refused; write it as "/styles.xml"',
+      ],
+      [
+        'rel-outside.xlsx',
+        'relationship "rId9" in xl/_rels/workbook.xml.rels (the shared strings) has the target "../../strings.xml", which points outside the package',
+      ],
+    ] as const;
+    for (const [name, why] of cases) {
+      const error = await sourceErrorOf(async () => rowsOf(await openXlsx(name)));
+      assert.equal(error.code, 'ingest.parse_error', name);
+      assert.equal(error.detail, `${name} is not a readable XLSX file: ${why}`);
+    }
+    // The same parts under targets written without ".." are read.
+    await writeRawXlsx('rel-absolute.xlsx', sheetXml(rows), {
+      'xl/_rels/workbook.xml.rels': `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC_RELS}/worksheet" Target="/sheet1.xml"/><Relationship Id="rId9" Type="${DOC_RELS}/sharedStrings" Target="/strings.xml"/></Relationships>`,
+      'sheet1.xml': sheetXml(rows),
+      'strings.xml': strings,
+    });
+    assert.deepEqual(await rowsOf(await openXlsx('rel-absolute.xlsx')), [['Ada']]);
   });
 });
