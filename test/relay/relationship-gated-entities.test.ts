@@ -58,7 +58,7 @@ describe('required filters are not bypassed by other reads of the entity', () =>
     await assert.rejects(startDemoRelay({ edit: gateMembers }), (error: unknown) => {
       assert.match(
         String((error as Error).message),
-        /relationships\.0\.target.*`members` requires an equality filter on one of member_id.*household_id/,
+        /relationships\.0\.target.*`members` requires an equality filter on one of member_id.*household_id`: drop the relationship, or add that field to its required_filters \(then any caller with its rows scope may read a record by that field alone/,
       );
       return true;
     });

@@ -342,7 +342,7 @@ function requiredFilterBypass(
   return [
     issue(
       `${path}.target`,
-      `\`${target.name}\` requires an equality filter on one of ${required.join(', ')}, and this relationship reads it by \`${joinField ?? 'its primary key'}\`: add that field to its required_filters, or drop the relationship`,
+      `\`${target.name}\` requires an equality filter on one of ${required.join(', ')}, and this relationship reads it by \`${joinField ?? 'its primary key'}\`: drop the relationship, or add that field to its required_filters (then any caller with its rows scope may read a record by that field alone, so only where its values are as hard to guess as the filters it requires now)`,
     ),
   ];
 }
