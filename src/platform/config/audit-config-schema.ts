@@ -1,9 +1,13 @@
 // The `audit` config block both services accept: sink, file, HMAC secret, health records and write policy.
 import { z } from 'zod';
+import { enumWithHints } from './enum-with-hints.ts';
 import { envVarName } from './env-var-name.ts';
 
 export const auditConfigSchema = z.strictObject({
-  sink: z.enum(['stdout', 'file', 'jsonl']),
+  sink: enumWithHints(['stdout', 'file', 'jsonl'], {
+    syslog:
+      'there is no syslog sink: use `stdout` (for the service manager or container runtime to collect) or `file`/`jsonl` (a file the service writes)',
+  }),
   path: z
     .string()
     .max(4096)

@@ -119,6 +119,8 @@ function describe(issue: z.core.$ZodIssue): string {
     return `key ${describe(inner)}`;
   }
   if (issue.code === 'invalid_value' && 'values' in issue) {
+    // A schema's own message for a value it names (`enumWithHints`) says what to write instead.
+    if (issue.input !== undefined && !issue.message.startsWith('Invalid')) return issue.message;
     const listed = issue.values.map((v) => JSON.stringify(v)).join(', ');
     // A missing enum (or literal) key is reported as such, not as a wrong value.
     if (issue.input === undefined) return `is required (one of ${listed})`;

@@ -69,6 +69,22 @@ export const LEGACY_KEYS = [
       '`scope_object_required_keys` is not supported: an object-valued scope claim grants each of its keys whose value is a mapping, whatever organisation it names. Issue the scopes in a string or list claim (`scope_claim`), renamed with `scope_map` where needed, then remove this key',
   },
   {
+    at: 'auth.api_keys.*',
+    key: 'hash_env',
+    message: '`hash_env` moved to `fingerprint: {provider: env, name}` (the same variable, as `name`)',
+  },
+  {
+    at: 'metadata',
+    key: 'manifest_path',
+    message: '`manifest_path` moved to `source: {path}` (relative to the config file, as before)',
+  },
+  {
+    at: 'datasets.*',
+    key: 'evidence_offerings',
+    message:
+      'evidence offerings are described in the metadata manifest: move them to its `datasets[].evidence_offerings` (the file at `metadata.source.path`)',
+  },
+  {
     at: 'auth.api_keys.*.fingerprint',
     key: 'path',
     message:

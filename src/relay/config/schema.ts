@@ -75,13 +75,23 @@ const audit = auditConfigSchema.extend({
 // CR and LF end records wherever they stand outside quotes: as a delimiter or a quote they would split or merge rows.
 const csvCharacter = (what: string) =>
   z
-    .string()
+    .string({
+      error: (issue) =>
+        typeof issue.input === 'number'
+          ? `write the ${what} as the character itself, quoted (\`${what === 'quote' ? `"'"` : '";"'}\`), not as its byte number`
+          : undefined,
+    })
     .length(1)
     .refine((char) => char !== '\r' && char !== '\n', `a ${what} cannot be a line break (CR or LF)`);
 const csvFormat = z
   .strictObject({
     header_row: z
-      .boolean()
+      .boolean({
+        error: (issue) =>
+          typeof issue.input === 'number'
+            ? 'is `true` or `false`, not a row number: `header_row: true` when the first record names the columns (a header further down is not read)'
+            : undefined,
+      })
       .default(true)
       .describe(
         'The first record names the columns; an empty name is `column_<n>` (its position), as are all of them when false.',
@@ -115,13 +125,13 @@ const sourceFormat = z
     xlsx: xlsxFormat
       .optional()
       .describe(
-        'XLSX, as is a `.xlsx` path without `format`. Its sheet and shared strings must be UTF-8 (as Excel writes them); other bytes are refused (`ingest.parse_error`), as in CSV. A cell without a reference (`<c>` with no `r`, as the format allows) follows the cell before it in its row, the first in column A, and a row without one follows the row before it; a cell that would so come at or before the cell before it is refused (`ingest.parse_error`, naming both cells). A `<!DOCTYPE>` in the workbook, its relationships, the sheet or its shared strings is refused (`ingest.parse_error`): no entity is expanded and no external one read. A cell the decoder cannot read as its type, such as a shared string index past the shared strings, is refused (`ingest.parse_error`, naming the cell). The XML parts may together expand to at most 1 GiB (`ingest.file_too_large`).',
+        'XLSX, as is a `.xlsx` path without `format`. Its sheet and shared strings must be UTF-8 (as Excel writes them); other bytes are refused (`ingest.parse_error`), as in CSV. A cell without a reference (`<c>` with no `r`, as the format allows) follows the cell before it in its row, the first in column A, and a row without one follows the row before it; a cell that would so come at or before the cell before it is refused (`ingest.parse_error`, naming both cells). A `<!DOCTYPE>` in the workbook, its relationships, the sheet or its shared strings is refused (`ingest.parse_error`): no entity is expanded and no external one read. A cell the decoder cannot read as its type, such as a shared string index past the shared strings, is refused (`ingest.parse_error`, naming the cell). A relationship target of the sheet, the shared strings or the styles with `.` or `..` segments is refused (`ingest.parse_error`, naming the relationship and its target), as the decoder reads targets as written: write it relative to `xl/` or from the root of the package (`/xl/worksheets/sheet1.xml`). The XML parts may together expand to at most 1 GiB, and one part to at most 536,870,888 characters of text, the longest string the runtime makes (`ingest.file_too_large`, naming the part).',
       ),
     parquet: z
       .strictObject({})
       .optional()
       .describe(
-        'Parquet, as is a `.parquet` path without `format`. A DECIMAL column is read exactly: a `string` field serves its decimal text (`0.57`, trailing zeros dropped), a `number` field the double nearest it, an `integer` field a whole value within ±(2^53 - 1). Timestamps finer than a millisecond are floored to the millisecond, as text timestamps are. Strings, and JSON columns, are served as the text stored; one whose bytes are not UTF-8 is refused (`ingest.type_mismatch`), as in CSV. An INT64 past ±(2^53 - 1) is served exactly in a `string` field, as the double nearest it in a `number` field, and refused in an `integer` field. A TIME column (MILLIS, MICROS or NANOS, whether marked adjusted to UTC or not) is served in a `string` field as its time of day, `HH:MM:SS` with the fraction of a second in all the digits of its unit when not zero (`01:00:00`, `01:00:00.120`, `01:00:00.123456`), no offset written; declared as any other type, and for a count outside the day, it is refused (`ingest.type_mismatch`). A dictionary-encoded page in a column chunk without a dictionary page, and a dictionary index past its dictionary, are refused (`ingest.parse_error`, the latter naming the row and column) rather than served as indices or nulls.',
+        'Parquet, as is a `.parquet` path without `format`. A DECIMAL column is read exactly: a `string` field serves its decimal text (`0.57`, trailing zeros dropped), a `number` field the double nearest it, an `integer` field a whole value within ±(2^53 - 1). Timestamps finer than a millisecond are floored to the millisecond, as text timestamps are. Strings, and JSON columns, are served as the text stored; one whose bytes are not UTF-8 is refused (`ingest.type_mismatch`), as in CSV. An INT64 past ±(2^53 - 1) is served exactly in a `string` field, as the double nearest it in a `number` field, and refused in an `integer` field. A TIME column (MILLIS, MICROS or NANOS, whether marked adjusted to UTC or not) is served in a `string` field as its time of day, `HH:MM:SS` with the fraction of a second in all the digits of its unit when not zero (`01:00:00`, `01:00:00.120`, `01:00:00.123456`), no offset written; declared as any other type, and for a count outside the day, it is refused (`ingest.type_mismatch`). A dictionary-encoded page in a column chunk without a dictionary page, and a dictionary index past its dictionary, are refused (`ingest.parse_error`, the latter naming the row and column) rather than served as indices or nulls. Column chunks may be stored uncompressed or compressed with SNAPPY, GZIP, BROTLI, ZSTD, LZ4 or LZ4_RAW; a file with a chunk in another codec (LZO, or a number the format does not define) is refused when it is opened, before any row is read (`ingest.parse_error`, naming the column and the codec).',
       ),
   })
   .refine((f) => [f.csv, f.xlsx, f.parquet].filter((x) => x !== undefined).length === 1, {

@@ -1,5 +1,6 @@
 // What a claim reads: the request inputs it declares and the source bindings that read a relay.
 import { z } from 'zod';
+import { enumWithHints } from '../../platform/config/enum-with-hints.ts';
 import { scopeToken } from '../../platform/config/scope-token.ts';
 import { key } from './config-key.ts';
 import { RELAY_NAME_MAX, relayField, relayFilterField } from './relay-field-name.ts';
@@ -14,6 +15,21 @@ export const VALUE_TYPES = [
   'array',
   'any',
 ] as const;
+
+const named = (ours: string) => `is named \`${ours}\` here`;
+/** A claim value or input type; the reference's other spellings are refused with the name to write. */
+export const valueType = enumWithHints(VALUE_TYPES, {
+  bool: named('boolean'),
+  int: named('integer'),
+  float: named('number'),
+  double: named('number'),
+  list: named('array'),
+  unknown: named('any'),
+  datetime: `${named('string')} (a date-time is checked as a string)`,
+  'date-time': `${named('string')} (a date-time is checked as a string)`,
+  uri: `${named('string')} (a URI is checked as a string)`,
+  null: 'is not a claim type here: use `any`',
+});
 
 /** At most what a request may carry: 1 id, 20 identifiers and 32 attributes. */
 export const MAX_CLAIM_INPUTS = 64;
@@ -34,7 +50,10 @@ function fitsRequest(path: string): boolean {
 
 const requestPath = z
   .string()
-  .regex(REQUEST_PATH, 'must be target.id, target.identifiers.<scheme> or target.attributes.<name>')
+  .regex(
+    REQUEST_PATH,
+    'must be target.id, target.identifiers.<scheme> or target.attributes.<name> (requester, relationship and dependent `sources.` inputs are not supported)',
+  )
   .refine(
     fitsRequest,
     `an identifier scheme is at most ${MAX_SCHEME} characters and an attribute name at most ${MAX_ATTRIBUTE}, as a request sends them`,
@@ -47,7 +66,7 @@ const requestPath = z
 export const claimInput = z
   .strictObject({
     name: requestPath,
-    type: z.enum(VALUE_TYPES),
+    type: valueType,
   })
   .refine(
     (input) => !/^target\.(id$|identifiers\.)/.test(input.name) || ['string', 'any'].includes(input.type),
@@ -80,7 +99,11 @@ const pathSegment = (what: string) =>
     );
 
 export const sourceBinding = z.strictObject({
-  connector: z.literal('registry_data_api'),
+  connector: enumWithHints(['registry_data_api'], {
+    dci: 'the SP-DCI connector is not supported: a binding reads a relay (`registry_data_api`)',
+    source_adapter_sidecar:
+      'the source-adapter sidecar is not supported: a binding reads a relay (`registry_data_api`)',
+  }),
   connection: key('connection id').describe('A key of `evidence.source_connections`.'),
   required_scope: scopeToken.optional().describe('Caller scope needed to evaluate (and see) the claim.'),
   dataset: pathSegment('dataset'),

@@ -139,6 +139,65 @@ export const LEGACY_KEYS = [
     key,
     message: `discovery URLs are not configurable: they are \`api_base_url\` followed by /v1/${key.slice(0, -4)}`,
   })),
+  // Connectors and settings of the reference contract beyond relay reads, and blocks of its later versions.
+  {
+    at: 'evidence.source_connections.*',
+    key: 'dci',
+    message:
+      'the SP-DCI connector is not supported: a connection reads a relay (`connector: registry_data_api`)',
+  },
+  {
+    at: 'evidence.source_connections.*',
+    key: 'expected_sidecar',
+    message:
+      'the source-adapter sidecar is not supported: a connection reads a relay (`connector: registry_data_api`)',
+  },
+  {
+    at: 'evidence.source_connections.*',
+    key: 'source_auth',
+    message:
+      'not supported (no OAuth client credentials): the connection sends the bearer token held in `token_env`',
+  },
+  {
+    at: 'evidence.claims.*',
+    key: 'evidence_mode',
+    message:
+      'not supported: a claim reads relays through its `source_bindings` (`connector: registry_data_api`), gated by `required_scope`',
+  },
+  {
+    at: 'auth',
+    key: 'access_token_signing',
+    message: 'not built in this verifier (no OID4VCI): remove the block',
+  },
+  { at: '', key: 'subject_access', message: 'not built in this verifier: remove the block' },
+  ...(['module_path', 'token_label', 'pin_env', 'key_label', 'key_id_hex'] as const).map((key) => ({
+    at: 'evidence.signing_keys.*',
+    key,
+    message: 'PKCS#11 keys are not supported: use `provider: local_jwk_env` or `file_watch`',
+  })),
+  {
+    at: 'evidence.signing_keys.*',
+    key: 'publish_until_unix_seconds',
+    message:
+      'not supported (a publication does not end by date): remove it, and set `status: disabled` when the key is no longer to be published',
+  },
+  ...(['issuer_key_env', 'issuer_kid'] as const).map((key) => ({
+    at: 'evidence.credential_profiles.*',
+    key,
+    message:
+      'moved to `evidence.signing_keys` (`provider: local_jwk_env`, `private_jwk_env`, `kid`), named by the profile `signing_key`',
+  })),
+  ...(['api_keys', 'bearer_tokens'] as const).map((list) => ({
+    at: `auth.${list}.*.fingerprint`,
+    key: 'path',
+    message:
+      'fingerprints are read from the environment only: put it in a variable and name that with `provider: env` and `name`',
+  })),
+  {
+    at: 'evidence.claims.*.cccev',
+    key: 'requirement_type',
+    message: 'use `requirement` (the IRI of the requirement, the @id of the CCCEV rendering)',
+  },
   { at: 'cel', key: 'eval_timeout_ms', message: 'use `eval_timeout` (a duration such as `2s`)' },
   { at: 'cel', key: 'worker_memory_bytes', message: 'use `worker_memory_mb` (mebibytes)' },
   ...(

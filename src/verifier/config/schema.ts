@@ -4,13 +4,14 @@ import { auditConfigSchema } from '../../platform/config/audit-config-schema.ts'
 import { bindAddressSchema } from '../../platform/config/bind-address.ts';
 import { corsSchema } from '../../platform/config/cors-schema.ts';
 import { durationMs } from '../../platform/config/duration.ts';
+import { enumWithHints } from '../../platform/config/enum-with-hints.ts';
 import { envVarName } from '../../platform/config/env-var-name.ts';
 import { maxConnectionsSchema, requestTimeoutSchema } from '../../platform/config/listener-limits-schema.ts';
 import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { scopeToken } from '../../platform/config/scope-token.ts';
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
-import { claimInput, MAX_CLAIM_INPUTS, sourceBinding, VALUE_TYPES } from './claim-reads-schema.ts';
+import { claimInput, MAX_CLAIM_INPUTS, sourceBinding, VALUE_TYPES, valueType } from './claim-reads-schema.ts';
 import { boundedRecord, CLAIM_ID_PATTERN, KEY_PATTERN, key } from './config-key.ts';
 import { publicBaseUrl } from './public-base-url.ts';
 import { purposeText } from './purpose-text.ts';
@@ -136,7 +137,7 @@ const claim = z.strictObject({
   version: z.string().min(1).max(64),
   subject_type: z.string().min(1).max(128),
   value: z
-    .strictObject({ type: z.enum(VALUE_TYPES).default('any'), unit: z.string().max(64).optional() })
+    .strictObject({ type: valueType.default('any'), unit: z.string().max(64).optional() })
     .default({ type: 'any' }),
   purpose: purposeText.optional().describe('When set, the only purpose this claim is evaluated for.'),
   required_scopes: z.array(scopeToken).max(MAX_SCOPES).default([]),
@@ -207,8 +208,11 @@ const sourceConnection = z.strictObject({
         .describe('A longer `Retry-After` is not waited for: the read fails at once.'),
     })
     .default({ max_attempts: 3, base_delay: 100, max_delay: 2_000, max_retry_after: 5_000 }),
-  bulk_mode: z
-    .enum(['none', 'rda_in_filter'])
+  bulk_mode: enumWithHints(['none', 'rda_in_filter'], {
+    dci_batched_search: 'not supported (there is no SP-DCI connector): use `rda_in_filter` or `none`',
+    source_adapter_sidecar_batch:
+      'not supported (there is no sidecar connector): use `rda_in_filter` or `none`',
+  })
     .default('none')
     .describe(
       '`rda_in_filter`: batch evaluations read many subjects in one request with `<lookup field>.in=a,b,...`.',
@@ -241,8 +245,14 @@ function isHttpsUrl(value: string): boolean {
 }
 
 const signingKey = z.strictObject({
-  provider: z.enum(['local_jwk_env', 'file_watch']),
-  alg: z.enum(['EdDSA', 'ES256']).default('EdDSA'),
+  provider: enumWithHints(['local_jwk_env', 'file_watch'], {
+    pkcs11: 'PKCS#11 keys are not supported: use `local_jwk_env` or `file_watch`',
+    local_pkcs12_file: 'PKCS#12 files are not supported: use `local_jwk_env` or `file_watch` (a JWK)',
+  }),
+  alg: enumWithHints(['EdDSA', 'ES256'], {
+    RS256:
+      'not supported for signing (it served eSignet client assertions, which are not made here): use `EdDSA` or `ES256`',
+  }).default('EdDSA'),
   // Travels in the header of every credential issued, as `vct` in its payload.
   kid: z.string().min(1).max(512),
   status: z.enum(['active', 'publish_only', 'disabled']).default('active'),

@@ -141,3 +141,112 @@ describe('reference verifier keys', () => {
     );
   });
 });
+
+describe('reference verifier keys without a bare "unknown key"', () => {
+  const noBareUnknown = (messages: Map<string, string>, expected: Record<string, RegExp>) => {
+    for (const [path, pattern] of Object.entries(expected)) {
+      const message = messages.get(path) ?? '';
+      assert.match(message, pattern, path);
+      assert.doesNotMatch(message, /unknown key|did you mean/, path);
+    }
+  };
+
+  it('says there is no syslog audit sink, and what to use', () => {
+    const messages = messagesOf(
+      BASE.replace(
+        'audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }',
+        'audit: { sink: syslog, hash_secret_env: AUDIT_SECRET }',
+      ),
+    );
+    noBareUnknown(messages, { 'audit.sink': /no syslog sink.*`stdout`/ });
+  });
+
+  it('says that other connectors, their connection settings and retirement-era blocks are not supported', () => {
+    const text = BASE.replace(
+      'relay: { base_url: "http://127.0.0.1:4242", token_env: RELAY_TOKEN, allow_insecure_localhost: true }',
+      'relay: { base_url: "http://127.0.0.1:4242", token_env: RELAY_TOKEN, allow_insecure_localhost: true, bulk_mode: dci_batched_search, dci: { search_path: /registry/sync/search }, expected_sidecar: {}, source_auth: { type: oauth2_client_credentials } }',
+    )
+      .replace('          connector: registry_data_api\n', '          connector: dci\n')
+      .replace(
+        '      subject_type: person\n',
+        '      subject_type: person\n      evidence_mode: { type: registry_backed }\n',
+      );
+    const messages = messagesOf(
+      `${text.replace('auth:\n  mode: api_key\n', 'auth:\n  mode: api_key\n  access_token_signing: { enabled: false }\n')}\nsubject_access: { enabled: false }\n`,
+    );
+    noBareUnknown(messages, {
+      'evidence.source_connections.relay.bulk_mode': /not supported.*`rda_in_filter`/,
+      'evidence.source_connections.relay.dci': /SP-DCI.*not supported/,
+      'evidence.source_connections.relay.expected_sidecar': /sidecar.*not supported/,
+      'evidence.source_connections.relay.source_auth': /not supported.*`token_env`/,
+      'evidence.claims.0.source_bindings.p.connector': /SP-DCI.*not supported.*`registry_data_api`/,
+      'evidence.claims.0.evidence_mode': /not supported.*`source_bindings`/,
+      'auth.access_token_signing': /not built/,
+      subject_access: /not built/,
+    });
+  });
+
+  it('names the signing settings to use instead of PKCS#11, RS256 and the early profile key fields', () => {
+    const text = `${BASE}  signing_keys:
+    k1: { provider: pkcs11, alg: RS256, kid: "did:web:v.example#k1", module_path: /lib/p.so, token_label: t, pin_env: PIN, key_label: k, key_id_hex: "01", publish_until_unix_seconds: 1900000000 }
+  credential_profiles:
+    p1: { format: application/dc+sd-jwt, issuer: "did:web:v.example", signing_key: k1, vct: https://v.example/vct, allowed_claims: [alive], issuer_key_env: ISSUER_JWK, issuer_kid: "did:web:v.example#k1" }
+`;
+    const messages = messagesOf(text);
+    const keyPath = 'evidence.signing_keys.k1';
+    noBareUnknown(messages, {
+      [`${keyPath}.provider`]: /PKCS#11.*`local_jwk_env` or `file_watch`/,
+      [`${keyPath}.alg`]: /`EdDSA` or `ES256`/,
+      [`${keyPath}.module_path`]: /PKCS#11/,
+      [`${keyPath}.key_id_hex`]: /PKCS#11/,
+      [`${keyPath}.publish_until_unix_seconds`]: /`status: disabled`/,
+      'evidence.credential_profiles.p1.issuer_key_env': /`evidence\.signing_keys`/,
+      'evidence.credential_profiles.p1.issuer_kid': /`evidence\.signing_keys`/,
+    });
+  });
+
+  it('points a fingerprint file to an environment variable', () => {
+    const messages = messagesOf(
+      BASE.replace(
+        'fingerprint: { provider: env, name: CALLER_HASH }',
+        'fingerprint: { provider: env, name: CALLER_HASH, path: /run/secrets/caller }',
+      ),
+    );
+    noBareUnknown(messages, { 'auth.api_keys.0.fingerprint.path': /environment only.*`name`/ });
+  });
+
+  it('names the value types the reference spelled otherwise, and `cccev.requirement`', () => {
+    const expected: Record<string, RegExp> = {
+      bool: /`boolean`/,
+      int: /`integer`/,
+      double: /`number`/,
+      list: /`array`/,
+      unknown: /`any`/,
+      'date-time': /`string`/,
+      null: /`any`/,
+    };
+    for (const [type, pattern] of Object.entries(expected)) {
+      const messages = messagesOf(
+        BASE.replace('value: { type: boolean }', `value: { type: "${type}" }`).replace(
+          'disclosure: { default: predicate, allowed: [predicate, redacted] }',
+          'disclosure: { default: redacted, allowed: [redacted] }',
+        ),
+      );
+      noBareUnknown(messages, { 'evidence.claims.0.value.type': pattern });
+    }
+    const messages = messagesOf(
+      BASE.replace(
+        '      subject_type: person\n',
+        '      subject_type: person\n      cccev: { requirement_type: https://x.example/r }\n',
+      ),
+    );
+    noBareUnknown(messages, { 'evidence.claims.0.cccev.requirement_type': /use `requirement`/ });
+  });
+
+  it('says which lookup inputs are read, naming requester and dependent inputs as not supported', () => {
+    const messages = messagesOf(BASE.replace('input: target.identifiers.national_id', 'input: requester.id'));
+    noBareUnknown(messages, {
+      'evidence.claims.0.source_bindings.p.lookup.input': /target\.id.*requester.*not supported/,
+    });
+  });
+});
