@@ -168,4 +168,33 @@ describe('ambit keys generate', () => {
       /\^\[a-z\]\[a-z0-9_\]\*\$/,
     );
   });
+
+  it('takes an id with a hyphen for the verifier, whose credential ids allow one (the reference writes caller-a)', async () => {
+    const generated = await runCli(['keys', 'generate', '--id', 'caller-a', '--for', 'verifier']);
+    assert.equal(generated.code, 0, generated.err.join('\n'));
+    const value = (name: string) =>
+      generated.out.find((line) => line.startsWith(`${name}=`))?.slice(name.length + 1) ?? '';
+    assert.equal(value('api_key_id'), 'caller-a');
+    const loaded = loadVerifierConfigValue(
+      {
+        auth: {
+          mode: 'api_key',
+          api_keys: [
+            {
+              id: 'caller-a',
+              fingerprint: { provider: 'env', name: 'A_HASH', commitment: value('commitment') },
+            },
+          ],
+        },
+        audit: { sink: 'stdout', hash_secret_env: 'AUDIT_SECRET' },
+        evidence: { service_id: 'keys.test', claims: [] },
+      },
+      { A_HASH: value('fingerprint'), AUDIT_SECRET },
+      process.cwd(),
+    );
+    assert.equal(loaded.config.auth.api_keys[0]?.id, 'caller-a');
+    const bad = await runCli(['keys', 'generate', '--id', 'Caller-a', '--for', 'verifier']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err.join('\n'), /\^\[a-z\]\[a-z0-9_-\]\*\$/);
+  });
 });

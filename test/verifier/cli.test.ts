@@ -208,12 +208,14 @@ describe('ambit config check (verifier)', () => {
       assert.match(output, /SIGHUP ignored: the verifier has nothing to reload/);
       assert.equal((await fetch(`${url}/healthz`)).status, 200);
     } finally {
-      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      const exited = new Promise<string>((resolve) =>
+        child.on('exit', (code, signal) => resolve(signal === null ? `exit ${code}` : `signal ${signal}`)),
+      );
       // A second SIGTERM (a process group signalled twice) does not cut the drain short.
       child.kill('SIGTERM');
       await new Promise((resolve) => setTimeout(resolve, 10));
       child.kill('SIGTERM');
-      assert.equal(await exited, 0, output);
+      assert.equal(await exited, 'exit 0', output);
       // As the relay says it: the way out of a long drain is a second Ctrl-C.
       assert.match(output, /shutting down: draining in-flight requests \(a second Ctrl-C exits at once\)/);
     }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { commitmentOf, fingerprintOf } from '../../platform/auth/api-key.ts';
 import { RELAY_PRODUCT } from '../../relay/config/resolve-relay-secrets.ts';
 import { ID_PATTERN } from '../../relay/config/schema.ts';
+import { CREDENTIAL_ID_PATTERN } from '../../verifier/config/config-key.ts';
 import { VERIFIER_PRODUCT } from '../../verifier/config/resolve-verifier-secrets.ts';
 import type { Command } from '../cli-io.ts';
 import { parseFlags, reportFlagError } from '../parse-flags.ts';
@@ -19,14 +20,19 @@ export const keysGenerate: Command = async (args, io) => {
   } catch (error) {
     return reportFlagError(io, error);
   }
-  if (!flags.id || !ID_PATTERN.test(flags.id)) {
-    return reportFlagError(io, '--id is required and must match ^[a-z][a-z0-9_]*$');
-  }
   const service = flags.for ?? 'relay';
   const product = Object.hasOwn(PRODUCTS, service) ? PRODUCTS[service] : undefined;
   if (product === undefined) {
     io.err('--for must be relay or verifier (the service whose config takes the commitment; default relay)');
     return 2;
+  }
+  // Each service's config takes the ids its own pattern allows: the verifier's admit `-` as well.
+  const [pattern, shown] =
+    service === 'verifier'
+      ? [CREDENTIAL_ID_PATTERN, '^[a-z][a-z0-9_-]*$']
+      : [ID_PATTERN, '^[a-z][a-z0-9_]*$'];
+  if (!flags.id || !pattern.test(flags.id)) {
+    return reportFlagError(io, `--id is required and must match ${shown}`);
   }
   const key = randomBytes(32).toString('base64url');
   const fingerprint = fingerprintOf(key);

@@ -3,6 +3,8 @@ import { z } from 'zod';
 
 export const CLAIM_ID_PATTERN = /^[a-z][a-z0-9_.-]{0,127}$/;
 export const KEY_PATTERN = /^[a-z][a-z0-9_]*$/;
+/** A credential id may hold `-` too, as the reference verifier's own example configs write them (`caller-a`). */
+export const CREDENTIAL_ID_PATTERN = /^[a-z][a-z0-9_-]*$/;
 /** Ids and mapping keys are at most as long as a claim id: they are named in logs, audit records and problems. */
 const KEY_MAX = 128;
 export const keyName = z.string().max(KEY_MAX).regex(KEY_PATTERN);

@@ -12,7 +12,7 @@ import { scopeToken } from '../../platform/config/scope-token.ts';
 import { trustProxySchema } from '../../platform/config/trust-proxy-schema.ts';
 import { absoluteIri } from './absolute-iri.ts';
 import { claimInput, MAX_CLAIM_INPUTS, sourceBinding, VALUE_TYPES, valueType } from './claim-reads-schema.ts';
-import { boundedRecord, CLAIM_ID_PATTERN, KEY_PATTERN, key } from './config-key.ts';
+import { boundedRecord, CLAIM_ID_PATTERN, CREDENTIAL_ID_PATTERN, KEY_PATTERN, key } from './config-key.ts';
 import { publicBaseUrl } from './public-base-url.ts';
 import { purposeText } from './purpose-text.ts';
 import { RELAY_NAME_MAX } from './relay-field-name.ts';
@@ -76,7 +76,7 @@ const fingerprint = z.strictObject({
 });
 
 const staticCredential = z.strictObject({
-  id: key('credential id'),
+  id: z.string().max(128).regex(CREDENTIAL_ID_PATTERN, 'credential id must match ^[a-z][a-z0-9_-]*$'),
   fingerprint,
   scopes: z.array(scopeToken).max(MAX_SCOPES).default([]),
 });
