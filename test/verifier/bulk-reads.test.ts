@@ -298,6 +298,28 @@ describe('bulk reads from a relay whose answers can be refused', () => {
     assert.equal(batchEvent(verifier, body.batch_id)?.upstream_request_count, 7);
   });
 
+  it('fails only the subject whose record holds a key twice, whichever value a reader would keep', async () => {
+    // Read with JSON.parse's last value, FAKE-3 was answered deceased in the `.in` answer: `satisfied: false`.
+    const twice = '{"national_id":"FAKE-3","deceased":false,"deceased":true}';
+    const rows = Array.from({ length: 4 }, (_, index) =>
+      index === 3 ? { national_id: 'FAKE-3', raw: twice } : { national_id: `FAKE-${index}`, deceased: false },
+    );
+    handler = table(rows);
+    const response = await verifier.post(BATCH, {
+      items: rows.map((row) => ({ target: byNationalId(row.national_id as string) })),
+      claims: ['person_alive'],
+    });
+    assert.equal(response.statusCode, 200, response.body);
+    const body = JSON.parse(response.body) as { items: Item[] };
+    assert.deepEqual(
+      body.items.map((item) => item.status),
+      ['succeeded', 'succeeded', 'succeeded', 'failed'],
+    );
+    assert.deepEqual(body.items[3]?.errors, [
+      { code: 'source.unavailable', title: 'Source unavailable', retryable: false, claim_id: 'person_alive' },
+    ]);
+  });
+
   it('counts every request sent in upstream_request_count, retries included', async () => {
     let calls = 0;
     const rows = [

@@ -171,6 +171,35 @@ describe('verifier error table: source outcomes', () => {
     }
   });
 
+  it('never a result from an answer that says two things: a key twice, has_more as text, a coded body', async () => {
+    // Each was read as one deceased record of the subject: `satisfied: false` (or an item's `false`).
+    const answers: [string, Record<string, string>][] = [
+      ['{"data":[{"national_id":"FAKE-1","deceased":false,"deceased":true}]}', {}],
+      ['{"data":[{"national_id":"FAKE-1","deceased":true}],"pagination":{"has_more":"true"}}', {}],
+      ['{"data":[{"national_id":"FAKE-1","deceased":true}]}', { 'content-encoding': 'br' }],
+    ];
+    for (const [body, headers] of answers) {
+      table.handler = (_request, response) => {
+        response.writeHead(200, { 'content-type': 'application/json', ...headers });
+        response.end(body);
+      };
+      const problem = assertProblem(
+        await table.verifier.evaluate({ target: ALIVE, claims: ['person_alive'] }),
+        503,
+        'source.unavailable',
+      );
+      assert.equal(problem.retryable, false, body);
+      const record = table.verifier.auditRecords().find((entry) => entry.request_id === problem.request_id);
+      assert.equal(record?.error_code, 'source.invalid_response', body);
+      const batch = await table.verifier.post('/v1/batch-evaluations', {
+        items: [{ target: ALIVE }],
+        claims: ['person_alive'],
+      });
+      assert.equal(batch.statusCode, 200, batch.body);
+      assert.equal(JSON.parse(batch.body).items[0].errors[0].code, 'source.unavailable', body);
+    }
+  });
+
   it('500 claim.rule_evaluation_failed when the source lacks a field, with a generic detail', async () => {
     table.handler = (_request, response) => json(response, 200, { data: [{ other: 'x' }] });
     const response = await table.verifier.evaluate({ target: ALIVE, claims: ['person_alive'] });

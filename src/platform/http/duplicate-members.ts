@@ -16,18 +16,17 @@ export function repeatedMember(text: string): string | undefined {
   for (let i = 0; i < text.length; i++) {
     const char = text.charCodeAt(i);
     if (char === QUOTE) {
+      // Skipped to its closing quote at once (a quote preceded by an odd run of backslashes is escaped).
+      let end = text.indexOf('"', i + 1);
+      while (end > 0 && isEscaped(text, end)) end = text.indexOf('"', end + 1);
+      if (end < 0) return undefined; // Not valid JSON: nothing more can be read of it.
       const start = i;
-      let escaped = false;
-      for (i++; text.charCodeAt(i) !== QUOTE; i++) {
-        if (text.charCodeAt(i) === BACKSLASH) {
-          escaped = true;
-          i++;
-        }
-      }
+      i = end;
       if (!expectName) continue;
       expectName = false;
       // `"a"` and `"\u0061"` name the same member.
-      const name = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i);
+      const raw = text.slice(start + 1, end);
+      const name = raw.includes('\\') ? (JSON.parse(text.slice(start, end + 1)) as string) : raw;
       const names = open[open.length - 1] as Set<string>;
       if (names.has(name)) return name;
       names.add(name);
@@ -44,6 +43,13 @@ export function repeatedMember(text: string): string | undefined {
     }
   }
   return undefined;
+}
+
+/** Whether the quote at `at` is escaped: an odd number of backslashes just before it. */
+function isEscaped(text: string, at: number): boolean {
+  let count = 0;
+  for (let index = at - 1; text.charCodeAt(index) === BACKSLASH; index--) count++;
+  return count % 2 === 1;
 }
 
 const QUOTE = 0x22;

@@ -1,10 +1,13 @@
 // What a relay's records answer means for the lookups it served: its envelope checked, one record for a single
 // read, and for an `.in` read each value's record, ambiguity or absence where the answer proves it.
 import { isUtf8 } from 'node:buffer';
+import { hasContentCoding } from '../../platform/http/content-coding.ts';
+import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
 import type { SourceBindingConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
 import type { HttpResponse } from './create-http-transport.ts';
 import { FailureReason, isLastingReason } from './failure-reason.ts';
+import { rowFault } from './record-fault.ts';
 import { type BulkOutcome, type SourceLookup, type SourceRecord, sourceIdOf } from './source-reader.ts';
 
 interface Page {
@@ -26,15 +29,24 @@ export function parsePage(response: HttpResponse): Page {
     // A proxy's or portal's page could still parse as JSON: only the relay's JSON answer is read as records.
     throw unavailable('source.invalid_response', 'the source response is not application/json');
   }
+  // None is asked for: bytes sent in a coding (gzip, br) are no JSON, even when they happen to parse as some.
+  if (hasContentCoding(response.headers)) {
+    throw unavailable('source.invalid_response', 'the source response has a content coding');
+  }
   // JSON is UTF-8: other bytes would be read as U+FFFD, a value the source never held (`José` in Latin-1).
   if (!isUtf8(response.body)) {
     throw unavailable('source.invalid_response', 'the source response is not UTF-8');
   }
-  let body: { data?: unknown; pagination?: { has_more?: unknown } } | null;
+  const text = response.body.toString('utf8');
+  let body: { data?: unknown; pagination?: unknown } | null;
   try {
-    body = JSON.parse(response.body.toString('utf8'));
+    body = JSON.parse(text);
   } catch {
     throw unavailable('source.invalid_response', 'the source response is not JSON');
+  }
+  // JSON.parse keeps a key's last value, another reader its first: neither is what the source answered.
+  if (hasDuplicateMember(text)) {
+    throw unavailable('source.invalid_response', 'the source response holds a key twice in an object');
   }
   const data = body?.data;
   if (
@@ -48,11 +60,21 @@ export function parsePage(response: HttpResponse): Page {
     if (fault !== undefined)
       throw unavailable('source.invalid_response', `a record in the source response ${fault}`);
   }
-  const hasMore = body?.pagination?.has_more;
-  return {
-    rows: data as Record<string, unknown>[],
-    hasMore: typeof hasMore === 'boolean' ? hasMore : undefined,
-  };
+  return { rows: data as Record<string, unknown>[], hasMore: hasMoreOf(body?.pagination) };
+}
+
+/**
+ * `pagination.has_more`, or undefined when not sent. Pagination sent as anything but an object, or `has_more` as
+ * anything but a boolean (`"true"`, `1`, null), is refused: read as not said, more records would go unseen.
+ */
+function hasMoreOf(pagination: unknown): boolean | undefined {
+  if (pagination === undefined) return undefined;
+  if (pagination === null || typeof pagination !== 'object' || Array.isArray(pagination)) {
+    throw unavailable('source.invalid_response', 'the source response has a `pagination` that is no object');
+  }
+  const hasMore = (pagination as { has_more?: unknown }).has_more;
+  if (hasMore === undefined || typeof hasMore === 'boolean') return hasMore;
+  throw unavailable('source.invalid_response', 'the source response has a `has_more` that is no boolean');
 }
 
 /**
@@ -100,41 +122,6 @@ export function problemCodeOf(body: Buffer): string | undefined {
     }
   } catch {
     // Not JSON: nothing says the value was the problem.
-  }
-  return undefined;
-}
-
-/**
- * How deep arrays and objects may nest inside a record: far beyond any registry record, and shallow enough for
- * everything downstream (the rule evaluator serialises bindings recursively) to handle it.
- */
-const MAX_ROW_DEPTH = 32;
-
-// Unpaired in `u` mode: a pair is one code point, outside this range.
-const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
-
-/**
- * What makes a record unreadable, or undefined: nesting deeper than `MAX_ROW_DEPTH`, or a key or text holding a lone
- * surrogate (JSON can escape one, `"\ud800"`; it is no character, and would pass on to results and CCCEV as such).
- * Walked with an explicit stack: a recursive check could itself overflow on the rows it is meant to refuse.
- */
-function rowFault(row: object): string | undefined {
-  const containers: object[] = [row];
-  const depths: number[] = [0];
-  for (let container = containers.pop(); container !== undefined; container = containers.pop()) {
-    const depth = (depths.pop() as number) + 1;
-    for (const key of Object.keys(container)) {
-      const value = (container as Record<string, unknown>)[key];
-      if (LONE_SURROGATE.test(key)) return 'holds a lone surrogate';
-      if (typeof value === 'string') {
-        if (LONE_SURROGATE.test(value)) return 'holds a lone surrogate';
-        continue;
-      }
-      if (value === null || typeof value !== 'object') continue;
-      if (depth > MAX_ROW_DEPTH) return `nests deeper than ${MAX_ROW_DEPTH} levels`;
-      containers.push(value);
-      depths.push(depth);
-    }
   }
   return undefined;
 }

@@ -1,5 +1,6 @@
 // Relay answers that parse but must not be read as the subject's record: more records announced than sent, text
-// that is not UTF-8 or not Unicode, and a record for another lookup value than the one asked.
+// that is not UTF-8 or not Unicode, a record for another lookup value than the one asked, and answers that say two
+// things at once (a key twice, a number beyond a double, `has_more` that is no boolean, a coded body).
 import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
@@ -143,5 +144,91 @@ describe('registry_data_api connector: answers that are not the record asked for
     assert.deepEqual(outcome(page), INVALID);
     assert.deepEqual(outcome(more), INVALID);
     assert.deepEqual(outcome(ambiguous), [409, 'evidence.not_available', 'target.match_ambiguous']);
+  });
+});
+
+describe('registry_data_api connector: answers that say two things at once', () => {
+  const upstream = useConnectorUpstream();
+
+  const refusedAndRead = async (refused: readonly string[], read: readonly string[]) => {
+    const reader = upstream.connector();
+    const problems: Problem[] = [];
+    for (const body of refused) {
+      upstream.handler = bytes(Buffer.from(body));
+      problems.push(await failure(reader.read(LOOKUP)));
+    }
+    const records = [];
+    for (const body of read) {
+      upstream.handler = bytes(Buffer.from(body));
+      records.push(await reader.read(LOOKUP));
+    }
+    reader.close();
+    for (const [index, problem] of problems.entries()) {
+      assert.deepEqual(outcome(problem), INVALID, refused[index]);
+    }
+    return records;
+  };
+
+  it('refuses an answer holding a key twice, in a record or its envelope, rather than read one of them', async () => {
+    // JSON.parse keeps the last: `{"deceased": false, "deceased": true}` was read as deceased.
+    const records = await refusedAndRead(
+      [
+        '{"data":[{"national_id":"FAKE-1","deceased":false,"deceased":true}]}',
+        '{"data":[{"national_id":"FAKE-1","deceased":false,"dec\\u0065ased":true}]}',
+        '{"data":[{"national_id":"FAKE-2","national_id":"FAKE-1","deceased":true}]}',
+        '{"data":[{"national_id":"FAKE-1","names":[{"given":"A","given":"B"}]}]}',
+        '{"data":[],"data":[{"national_id":"FAKE-1","deceased":true}]}',
+        '{"data":[{"national_id":"FAKE-1"}],"pagination":{"has_more":true,"has_more":false}}',
+      ],
+      [
+        // One key in several objects, or a value spelling a key, is no key held twice.
+        '{"data":[{"national_id":"FAKE-1","deceased":true,"parent":{"deceased":false,"national_id":"X"}}]}',
+        '{"data":[{"national_id":"FAKE-1","note":"deceased","deceased":true,"q":"\\"deceased\\":"}]}',
+      ],
+    );
+    for (const record of records) assert.equal(record.row.deceased, true);
+  });
+
+  it('refuses a record holding a number no double can hold, rather than read it as infinite or null', async () => {
+    // `1e400` parses as Infinity, which a result or a rule's input writes as null.
+    const [record] = await refusedAndRead(
+      [
+        '{"data":[{"national_id":"FAKE-1","income":1e400}]}',
+        '{"data":[{"national_id":"FAKE-1","incomes":[{"amount":-1e400}]}]}',
+      ],
+      ['{"data":[{"national_id":"FAKE-1","income":1e308,"zero":-0,"tiny":1e-400}]}'],
+    );
+    assert.equal(record?.row.income, 1e308);
+  });
+
+  it('refuses pagination that is not an object with a boolean has_more, rather than read it as absent', async () => {
+    // `"has_more": "true"` was read as "not said", and the one record as the subject's.
+    const [record] = await refusedAndRead(
+      [
+        '{"data":[{"national_id":"FAKE-1"}],"pagination":{"has_more":"true"}}',
+        '{"data":[{"national_id":"FAKE-1"}],"pagination":{"has_more":1}}',
+        '{"data":[{"national_id":"FAKE-1"}],"pagination":{"has_more":null}}',
+        '{"data":[{"national_id":"FAKE-1"}],"pagination":"more"}',
+        '{"data":[{"national_id":"FAKE-1"}],"pagination":[true]}',
+      ],
+      ['{"data":[{"national_id":"FAKE-1"}],"pagination":{"next_cursor":"abc"}}'],
+    );
+    assert.equal(record?.row.national_id, 'FAKE-1');
+  });
+
+  it('refuses a body in a content coding it never asked for, even one that parses as it is', async () => {
+    const reader = upstream.connector();
+    const coded = (coding: string) => (_request: IncomingMessage, response: ServerResponse) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': coding });
+      response.end('{"data":[{"national_id":"FAKE-1","deceased":true}]}');
+    };
+    upstream.handler = coded('br');
+    const brotli = await failure(reader.read(LOOKUP));
+    upstream.handler = coded('Identity');
+    const identity = await reader.read(LOOKUP);
+    reader.close();
+    assert.deepEqual(outcome(brotli), INVALID);
+    assert.equal(identity.row.deceased, true);
+    assert.equal(upstream.requests[0]?.headers['accept-encoding'], undefined);
   });
 });
