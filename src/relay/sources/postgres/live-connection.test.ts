@@ -241,6 +241,51 @@ describe('a live connection', () => {
     assert.equal(live.inFlight, 0);
   });
 
+  it('a read that fails after sending rows gets none of them, nor does a read after it: each gets its own answer', async () => {
+    const { backend } = setup;
+    const parsedSelect = (...rows: string[][]) => [
+      backendMessage('1'),
+      backendMessage('2'),
+      ...rows.map(dataRowMessage),
+      commandComplete(`SELECT ${rows.length}`),
+    ];
+    // The first batch: `a` answers, `boom` sends two rows and then fails (division by zero while it runs), so the
+    // server skips `c` (and its twin) to the Sync. The second batch, pipelined behind it, arrives in the same chunk.
+    const first = Buffer.concat([
+      ...parsedSelect(['on']),
+      ...parsedSelect(['a1']),
+      ...parsedSelect(['boom1'], ['boom2']).slice(0, 4),
+      errorResponse('22012', 'division by zero'),
+      readyForQuery('I'),
+    ]);
+    let syncs = 0;
+    backend.onMessage = (message, socket) => {
+      if (message.type !== 'S') return;
+      syncs += 1;
+      if (syncs === 2) {
+        socket.write(Buffer.concat([first, liveBatchReplies(backend.batch, () => ({ rows: [['d1']] }))]));
+      } else if (syncs === 3) {
+        socket.write(liveBatchReplies(backend.batch, () => ({ rows: [['c1']] })));
+      }
+    };
+    const live = await open();
+    const read = (value: string) => live.read(GUARD, 'SELECT $1::text', [value]);
+    const batched = [read('a'), read('boom'), read('c'), read('c')];
+    await nextTurn();
+    const behind = read('d');
+    assert.deepEqual(await batched[0], [['a1']]);
+    await assert.rejects(batched[1] as Promise<unknown>, (error: Error & { code?: string }) => {
+      assert.equal(error.code, '22012');
+      assert.equal(classifyPgError(error), 'failed');
+      return true;
+    });
+    assert.deepEqual(await behind, [['d1']]);
+    assert.deepEqual(await Promise.all(batched.slice(2)), [[['c1']], [['c1']]]);
+    assert.equal(syncs, 3, 'the skipped read and its twin went out again once, in a batch of their own');
+    assert.equal(live.usable, true);
+    assert.equal(live.inFlight, 0);
+  });
+
   it('a guard the server refuses fails every read of its batch, and the next batch runs', async () => {
     const { backend } = setup;
     let syncs = 0;
