@@ -158,6 +158,39 @@ describe('CEL evaluator (worker pool)', () => {
     }
   });
 
+  it('keeps the worker memory cap for long strings an expression builds: the rule fails, the server stays up', async () => {
+    // Each level doubles the caller's 1 KB text: 64 million characters after 16, where the first read of it (a
+    // conversion, its size, the result) needs one block of memory four times the cap, more than a worker can be
+    // allowed past its cap while it is stopped.
+    const doubled = (levels: number, use: string) => {
+      let body = use.replaceAll('S', `s${levels}`);
+      for (let level = levels; level > 0; level--)
+        body = `[s${level - 1} + s${level - 1}].all(s${level}, ${body})`;
+      return `[ctx.target.attributes.s].all(s0, ${body})`;
+    };
+    const bindings = { ctx: { target: { attributes: { s: '1'.repeat(1024) } } } };
+    const small = createCelEvaluator({
+      ...LIMITS,
+      worker_memory_mb: 16,
+      eval_timeout: 30_000,
+      worker_count: 1,
+    });
+    try {
+      for (const use of ['int(S) > 0', 'timestamp(S) > timestamp(0)', 'size(S) > 0', "bytes(S) == b''"]) {
+        const error = await rejection(small.evaluate(doubled(16, use), bindings));
+        assert.equal(error.reason, 'error', use);
+        assert.match(error.message, /memory/, use);
+      }
+      // Strings a rule may build well within the cap are answered as before.
+      assert.equal(await small.evaluate(doubled(8, 'size(S) == 262144'), bindings), true);
+      // Two million characters: counted without an array of them, which would take eight bytes each.
+      assert.equal(await small.evaluate(doubled(11, 'size(S) == 2097152'), bindings), true);
+      assert.equal(await small.evaluate(pooled("size(ctx.target.attributes.s + '!')"), bindings), 1025);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('stops a runaway expression at the time limit and keeps serving afterwards', async () => {
     const slow = createCelEvaluator({ ...LIMITS, eval_timeout: 150, worker_count: 1 });
     try {

@@ -319,8 +319,7 @@ const cel = z.strictObject({
   worker_count: z.number().int().min(1).max(64).default(2),
   worker_memory_mb: z.number().int().min(16).max(4096).default(128),
   max_expression_bytes: z.number().int().min(16).max(1_048_576).default(8_192),
-  // At most 1 MiB: `int()` of a digit string takes time growing with the square of its length (a quarter second at
-  // 1 MiB, seconds at a few).
+  // At most 1 MiB: the inputs are copied to a worker as JSON text, and parsed there, for every evaluation.
   max_binding_json_bytes: z.number().int().min(256).max(1_048_576).default(65_536),
   max_result_json_bytes: z.number().int().min(16).max(1_048_576).default(16_384),
 });

@@ -67,7 +67,7 @@ describe('verifier config bounds', () => {
   });
 
   it('caps the CEL input and result sizes at 1 MiB', () => {
-    // `int()` of one digit string takes time growing with the square of its length: seconds at a few MiB.
+    // The inputs are copied to a worker as JSON text, and parsed there, for every evaluation.
     for (const key of ['max_binding_json_bytes', 'max_result_json_bytes']) {
       refusedAt(withBlock(`cel: { ${key}: ${MIB + 1} }`), `cel.${key}`, `must be <= ${MIB}`);
       loads(withBlock(`cel: { ${key}: ${MIB} }`));
