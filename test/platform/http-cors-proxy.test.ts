@@ -135,7 +135,18 @@ describe('configured CORS origins and trusted proxies', () => {
   });
 
   it('refuses an unlisted origin, including look-alikes', async () => {
-    for (const origin of [UNLISTED, `${LISTED}.evil.net`, 'http://app.example.org', `${LISTED}:8443`]) {
+    for (const origin of [
+      UNLISTED,
+      `${LISTED}.evil.net`,
+      'https://evilapp.example.org',
+      'http://app.example.org',
+      `${LISTED}:8443`,
+      `${LISTED}/`,
+      `${LISTED}/portal`,
+      'https://APP.example.org',
+      'null',
+      `${LISTED}, ${LISTED}`,
+    ]) {
       assertProblem(await preflight(relay, origin), 403, 'http.cors_denied');
       const get = await relay.get('/v1/datasets', { as: 'caseworker', headers: { origin } });
       assert.equal(get.statusCode, 200);
@@ -192,6 +203,37 @@ describe('configured CORS origins and trusted proxies', () => {
       assert.equal(await auditedAddress(relay, '10.0.0.5', odd), '10.0.0.5', odd);
     }
     assert.equal(await auditedAddress(relay, '10.0.0.5', 'junk, 2001:db8::7'), '2001:db8::7');
+  });
+
+  it('builds absolute URLs from the configuration, never from forwarded host headers', async () => {
+    const response = await relay.inject({
+      method: 'GET',
+      url: '/openapi.json',
+      remoteAddress: '127.0.0.1',
+      headers: {
+        ...CASEWORKER,
+        'x-forwarded-for': '203.0.113.7',
+        'x-forwarded-host': 'evil.example.net',
+        'x-forwarded-proto': 'https',
+        forwarded: 'for=198.51.100.1;host=evil.example.net;proto=https',
+      },
+    });
+    assert.equal(response.statusCode, 200);
+    // The OpenAPI `servers` is `catalog.base_url`, whatever host the request claims to have come through.
+    assert.ok(JSON.parse(response.body).servers[0].url);
+    assert.doesNotMatch(response.body, /evil\.example\.net/);
+  });
+
+  it('reads neither Forwarded nor X-Real-IP', async () => {
+    const response = await relay.inject({
+      method: 'GET',
+      url: '/v1/datasets',
+      remoteAddress: '127.0.0.1',
+      headers: { ...CASEWORKER, forwarded: 'for=203.0.113.7', 'x-real-ip': '203.0.113.8' },
+    });
+    assert.equal(response.statusCode, 200);
+    const id = assertRequestId(response);
+    assert.equal(relay.auditRecords().find((entry) => entry.request_id === id)?.remote_addr, '127.0.0.1');
   });
 
   it('records the same address on a request Fastify serves', async () => {

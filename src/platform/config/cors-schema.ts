@@ -24,10 +24,18 @@ function isOrigin(text: string): boolean {
   );
 }
 
+/** `*` or a `*.` host: entries are compared exactly, so one would match nothing while reading as a wildcard. */
+const hasWildcard = (text: string): boolean => text.includes('*');
+
 // The message never quotes the entry: like any value it may have come from an expanded variable.
 const origin = z
   .string()
   .max(2048)
+  .refine((text) => !hasWildcard(text), {
+    message:
+      'must be an origin: http or https, a host and an optional port, without a path; no wildcard: list each origin',
+    abort: true,
+  })
   .refine(isOrigin, 'must be an origin: http or https, a host and an optional port, without a path')
   .overwrite((text) => parseUrl(text)?.origin ?? text);
 

@@ -4,6 +4,7 @@ import { checkAuditBlock } from '../../platform/config/check-audit-block.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
+import { checkTrustProxyBlock } from '../../platform/config/trust-proxy-schema.ts';
 import { checkAggregateConfig } from '../aggregates/check-aggregate-config.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
 import { fileFormatOf, unknownFormatDetail } from '../sources/file-format.ts';
@@ -25,7 +26,7 @@ export const RELAY_CONFIG_CHECKS: readonly Check[] = [
   checkIriPrefixes,
   checkTables,
   checkEntities,
-  checkTrustProxy,
+  (config) => checkTrustProxyBlock(config.server.trust_proxy),
   checkAdminBind,
   (config) => checkAuditBlock(config.audit),
   // Dataset aggregates: paths, functions, filters, scopes and disclosure rules.
@@ -345,13 +346,6 @@ function requiredFilterBypass(
       `\`${target.name}\` requires an equality filter on one of ${required.join(', ')}, and this relationship reads it by \`${joinField ?? 'its primary key'}\`: drop the relationship, or add that field to its required_filters (then any caller with its rows scope may read a record by that field alone, so only where its values are as hard to guess as the filters it requires now)`,
     ),
   ];
-}
-
-function checkTrustProxy(config: RelayConfig): ConfigIssue[] {
-  const proxy = config.server.trust_proxy;
-  return proxy.enabled && proxy.trusted_proxies.length === 0
-    ? [issue('server.trust_proxy.trusted_proxies', 'list the proxies to trust when trust_proxy is enabled')]
-    : [];
 }
 
 /** The admin listener needs an address of its own (port 0 asks for a free one, so two of those never clash). */

@@ -6,6 +6,7 @@ import { checkAuditBlock } from '../../platform/config/check-audit-block.ts';
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
+import { checkTrustProxyBlock } from '../../platform/config/trust-proxy-schema.ts';
 import { buildClaimCatalog } from '../claims/build-claim-catalog.ts';
 import { orderComparisonWarning } from '../claims/cel-order-comparisons.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
@@ -25,6 +26,7 @@ type Check = (config: VerifierConfig) => ConfigIssue[];
 
 export const VERIFIER_CONFIG_CHECKS: readonly Check[] = [
   checkAdminBind,
+  (config) => checkTrustProxyBlock(config.server.trust_proxy),
   checkAuthMode,
   checkCredentialIds,
   (config) => checkAuditBlock(config.audit),

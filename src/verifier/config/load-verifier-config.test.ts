@@ -117,6 +117,21 @@ describe('verifier config', () => {
       '["10.0.0.1", "10.0.0.0/255.0.0.0", "fd00::/8", "::1", loopback, linklocal, uniquelocal]';
     const { config } = loadVerifierConfigText(withProxies(accepted), ENV, '/tmp');
     assert.equal(config.server.trust_proxy.trusted_proxies.length, 7);
+    // What the address parser would read otherwise: 8.0.0.0/8 (octal), 0.0.0.1 (not a hop count), 127.0.0.1.
+    const odd = issuesOf(withProxies('["010.0.0.0/8", "1", "127.1", "0x0a.0.0.0/8", "10.0.0.0/08"]'));
+    assert.deepEqual(
+      odd.map((i) => i.path),
+      [0, 1, 2, 3, 4].map((at) => `server.trust_proxy.trusted_proxies.${at}`),
+    );
+  });
+
+  it('refuses trust_proxy enabled without a proxy, as the relay does', () => {
+    const text = `server: { bind: "127.0.0.1:8081", trust_proxy: { enabled: true } }\n${BASE}`;
+    const issues = issuesOf(text);
+    assert.deepEqual(
+      issues.map((i) => `${i.path}: ${i.message}`),
+      ['server.trust_proxy.trusted_proxies: list the proxies to trust when trust_proxy is enabled'],
+    );
   });
 
   it('rotates only the file sink, and requires the path of a file or jsonl sink', () => {
