@@ -11,6 +11,7 @@ import {
   type ReadTrace,
   type RequestCounter,
   requestTimedOut,
+  type ServedReads,
   SharedReadTrace,
   type SourceLookup,
   type SourceReader,
@@ -126,6 +127,7 @@ export function createCoalescingReader(
         settle(waiting, single);
         read = single;
       } else {
+        const byValue = new Map(chunk.map((lookup, index) => [lookup.value, sent[index] as Waiting[]]));
         const answer = base.readMany({
           binding: first.lookup.binding,
           values: chunk.map((lookup) => lookup.value),
@@ -136,6 +138,12 @@ export function createCoalescingReader(
           trace: sharedTrace(sent),
           requests: sharedRequests(sent),
           onPause: release,
+          // So does each request asking some of its values again, and it counts for their evaluations only.
+          servedBy: (values) =>
+            servedBy(
+              values.map((value) => byValue.get(value) ?? []),
+              first.lookup.requestId,
+            ),
         });
         const outcomes = chunk.map((lookup, index) => {
           const waiting = sent[index] as Waiting[];
@@ -226,6 +234,12 @@ function sharedTrace(sent: readonly (readonly Waiting[])[]): ReadTrace {
   const trace = new SharedReadTrace();
   for (const waiting of sent) for (const entry of waiting) trace.add(entry.lookup.trace);
   return trace;
+}
+
+/** The correlation id (the first evaluation's) and request counters of a request serving these lookups. */
+function servedBy(sent: readonly (readonly Waiting[])[], otherwise: string): ServedReads {
+  const first = sent.find((waiting) => waiting.length > 0)?.[0];
+  return { requestId: first?.lookup.requestId ?? otherwise, requests: sharedRequests(sent) };
 }
 
 /** The request counters of the lookups a read serves (a batch's), each told of every request sent for it. */

@@ -35,6 +35,7 @@ import {
   type ReadTrace,
   type RequestCounter,
   requestTimedOut,
+  type ServedReads,
   type SourceLookup,
   type SourceReader,
   type SourceRecord,
@@ -104,20 +105,24 @@ export function createRelayConnector(
     readonly onPause: (() => void) | undefined;
   }
 
-  /** The upstream request of a lookup (single or bulk) for `path`; its deadline read from the lookup each time. */
+  /**
+   * The upstream request of a lookup (single or bulk) for `path`, on behalf of `served` (by default the lookup's
+   * own); its deadline read from the lookup each time.
+   */
   const requestOf = (
     lookup: SourceLookup | BulkLookup,
     path: string,
     trace: ReadTrace | undefined,
+    served: ServedReads = lookup,
   ): Request => ({
     path,
     purpose: lookup.purpose,
-    requestId: lookup.requestId,
+    requestId: served.requestId,
     get deadline() {
       return lookup.deadline;
     },
     trace,
-    requests: lookup.requests,
+    requests: served.requests,
     onPause: lookup.onPause,
   });
 
@@ -244,7 +249,8 @@ export function createRelayConnector(
     );
     let answer: ReturnType<typeof bulkRecords>;
     try {
-      const response = await fetchWithRetries(connection, requestOf(lookup, path, trace));
+      const served = lookup.servedBy?.(values);
+      const response = await fetchWithRetries(connection, requestOf(lookup, path, trace, served));
       // The source refused the credential, or has no such collection: so it would each single read (a revoked token
       // or a misnamed entity must not cost one request per subject), and the values all fail as a single read would.
       if (response.status === 401 || response.status === 403 || response.status === 404) parsePage(response);

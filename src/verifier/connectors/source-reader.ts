@@ -89,6 +89,18 @@ export interface BulkLookup {
   readonly requests?: RequestCounter | undefined;
   /** As for `SourceLookup`: told when a request of the read pauses before another attempt. */
   readonly onPause?: (() => void) | undefined;
+  /**
+   * Reads of several requests (coalesced): the correlation id and request counter of the reads that some of
+   * `values` serve, for a request asking those values only (the read asked again in parts). Without it, every
+   * request carries `requestId` and tells `requests`.
+   */
+  readonly servedBy?: ((values: readonly string[]) => ServedReads) | undefined;
+}
+
+/** Whom a request serves: forwarded as its `x-request-id`, and told of it when it is sent. */
+export interface ServedReads {
+  readonly requestId: string;
+  readonly requests?: RequestCounter | undefined;
 }
 
 /** What one value of a bulk read came to: its record, or the problem a single read would have raised. */
