@@ -1,10 +1,13 @@
 // Every /metadata route under every demo persona: what each sees, that a hidden dataset answers exactly like an
 // unknown one, that no body mentions what the caller cannot see, and conditional requests per scoped view.
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Response } from 'light-my-request';
 import { assertProblem } from '../helpers/http-checks.ts';
-import { type Persona, startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
+import { DEMO_DIR, type Persona, startDemoRelay, type TestRelay } from '../helpers/relay-harness.ts';
 
 type DatasetId = 'civil_registry' | 'social_protection' | 'health_facilities';
 
@@ -227,5 +230,55 @@ describe('metadata route scoping', () => {
     }
     const stale = await relay.get(path, { as: 'caseworker', headers: { 'if-none-match': '"sha256:00"' } });
     assert.equal(stale.statusCode, 200);
+  });
+});
+
+describe('metadata answers of a caller do not depend on datasets it cannot see', () => {
+  // A catalog-level item no dataset reaches (a codelist nothing uses), and a relay that adds a dataset hidden from
+  // the catalog viewer. The viewer sees every dataset of the first relay but not of the second: its answers and
+  // ETags must be the same on both, or they would tell it that another dataset exists (or changed).
+  const dir = mkdtempSync(join(tmpdir(), 'ambit-metadata-hidden-'));
+  const demoManifest = readFileSync(join(DEMO_DIR, 'relay.metadata.yaml'), 'utf8').replace(
+    /^codelists:\n/m,
+    'codelists:\n  - { id: unused-scale, scheme_iri: demo:codelists/unused-scale, title: Unused, concepts: [{ code: one }] }\n',
+  );
+  // A copy of the health facilities dataset (the last of both files) under another id and scope, held by no key.
+  const hide = (block: string) =>
+    block
+      .replaceAll('health_facilities:', 'zz_hidden_registry:')
+      .replace('id: health_facilities', 'id: zz_hidden_registry')
+      .replaceAll('hf_facilities', 'zz_hidden_table');
+  const lastDataset = (text: string) => text.slice(text.indexOf('  - id: health_facilities'));
+  writeFileSync(join(dir, 'alone.yaml'), demoManifest);
+  writeFileSync(join(dir, 'beside.yaml'), `${demoManifest}\n${hide(lastDataset(demoManifest))}`);
+  const withManifest = (name: string) => (text: string) =>
+    text.replace('path: relay.metadata.yaml', `path: ${join(dir, name)}`);
+  const withHiddenDataset = (text: string) =>
+    `${withManifest('beside.yaml')(text)}\n${hide(lastDataset(text))}`;
+  let alone: TestRelay;
+  let beside: TestRelay;
+  before(async () => {
+    alone = await startDemoRelay({ edit: withManifest('alone.yaml') });
+    beside = await startDemoRelay({ edit: withHiddenDataset });
+  });
+  after(async () => {
+    await alone.close();
+    await beside.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers every catalog-wide document byte for byte the same, with the same ETag', async () => {
+    // The copy is served, and described to nobody.
+    assert.ok(beside.relay.runtime.catalog.datasets.has('zz_hidden_registry'));
+    assert.ok(!alone.relay.runtime.catalog.datasets.has('zz_hidden_registry'));
+    for (const persona of ['catalog_viewer', 'analyst', 'health_planner'] as const) {
+      for (const path of CATALOG_ROUTES) {
+        const one = await alone.get(path, { as: persona });
+        const other = await beside.get(path, { as: persona });
+        assert.equal(one.statusCode, 200, `${persona} ${path}`);
+        assert.equal(other.body, one.body, `${persona} ${path}`);
+        assert.equal(other.headers.etag, one.headers.etag, `${persona} ${path}`);
+      }
+    }
   });
 });

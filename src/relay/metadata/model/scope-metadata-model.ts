@@ -12,17 +12,14 @@ export interface MetadataVisibility {
 
 /**
  * Nothing about an invisible dataset survives: its entities, offerings and schemas go, references to it are
- * dropped from services, and catalog-level items only it reached are left out.
+ * dropped from services, and only the catalog-level items the visible datasets reach are kept. A view therefore
+ * depends on the visible datasets alone, never on which other datasets exist.
  */
 export function scopeMetadataModel(model: MetadataModel, visibility: MetadataVisibility): MetadataModel {
-  // A caller who sees every dataset sees the whole catalog, items no dataset reaches included.
-  const everything = model.datasets.every(
-    (dataset) =>
-      visibility.dataset(dataset.id) &&
-      dataset.entities.every((entity) => visibility.entity(dataset.id, entity.name)) &&
-      dataset.aggregates.every((aggregate) => visibility.aggregate(dataset.id, aggregate.id)),
-  );
-  if (everything) return model;
+  // Only a static publication keeps items no dataset reaches. A caller who happens to see every dataset gets what
+  // they reach, like any other caller: otherwise adding a dataset it cannot see would drop those items from its
+  // answers (and change their ETags), telling it that the dataset exists.
+  if (visibility === EVERYTHING_VISIBLE) return model;
   const datasets = model.datasets
     .filter((dataset) => visibility.dataset(dataset.id))
     .map((dataset) => {
