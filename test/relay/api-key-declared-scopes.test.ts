@@ -66,6 +66,20 @@ describe('API keys holding a scope an entity declares', () => {
     );
   });
 
+  it('list each level once when a refused one is near none, the declared ones included', () => {
+    // The demo's access blocks name `social_protection:metadata` and `:aggregate` too: listed once each.
+    const text = demoConfigText('/dev/null', (source) =>
+      customReadScope(source).replace(`        - ${CUSTOM}\n`, '        - social_protection:xyzzy\n'),
+    );
+    assert.throws(
+      () => loadRelayConfigText(text, demoEnv(), DEMO_DIR),
+      (error: unknown) =>
+        error instanceof ConfigError &&
+        error.issues[0]?.message ===
+          'unknown scope level `xyzzy`: a level is one of `metadata`, `rows`, `aggregate`, `casework`',
+    );
+  });
+
   it('still refuse a level no entity or aggregate of the dataset declares', () => {
     const text = demoConfigText('/dev/null', (source) =>
       customReadScope(source).replace(`        - ${CUSTOM}\n`, '        - social_protection:casewrok\n'),

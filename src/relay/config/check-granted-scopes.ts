@@ -47,7 +47,7 @@ function scopeProblem(
     const prefix = `${datasetId}:`;
     const ownLevels = [...declared].filter((s) => s.startsWith(prefix)).map((s) => s.slice(prefix.length));
     const near = hint(level, [...SCOPE_LEVELS, ...ownLevels]);
-    return `unknown scope level \`${level}\`${near || listed([...ROUTE_LEVELS, ...ownLevels], 'a level is one of')}`;
+    return `unknown scope level \`${level}\`${near || listed([...new Set([...ROUTE_LEVELS, ...ownLevels])], 'a level is one of')}`;
   }
   return undefined;
 }
