@@ -5,7 +5,8 @@ export const RELAY_PROBLEMS = {
   'schema.unknown_resource': {
     status: 404,
     title: 'Unknown resource',
-    description: 'The entity, record or relationship does not exist in a dataset the caller can see.',
+    description:
+      'The entity, record or relationship does not exist in a dataset the caller can see, or the metadata document does not (a form, profile, catalog record or DCAT profile id, a dataset without a policy, a document this catalogue does not publish).',
   },
   'schema.unknown_aggregate': {
     status: 404,
@@ -17,7 +18,7 @@ export const RELAY_PROBLEMS = {
     status: 503,
     title: 'Resource unavailable',
     description:
-      'The relay has not finished loading its sources (see `/ready`), or an admin reload was asked before its first load was over (nothing is queued; `waiting` names the tables waiting for their database); retry after `Retry-After`.',
+      'The relay has not loaded every table yet: `/ready` answers it with counts (`loaded_count`, `failed_count`, `not_ready_count`, `waiting_count`, `unresolved_count`), and reads of data until the first load is over. An admin reload answers it when asked before the first load was over (nothing is queued; `waiting` names the tables waiting for their database) or when no relay process answered it (`--workers`; it may not have run). Retry after `Retry-After`.',
   },
   'entity.filter_required': {
     status: 400,
@@ -49,7 +50,7 @@ export const RELAY_PROBLEMS = {
   'filter.unknown_field': {
     status: 400,
     title: 'Unknown field',
-    description: 'A `fields` projection names a field the entity does not expose.',
+    description: 'A `fields` projection is empty or names a field the entity does not expose.',
   },
   'filter.invalid_value': {
     status: 400,
@@ -102,7 +103,7 @@ export const RELAY_PROBLEMS = {
     status: 400,
     title: 'Invalid aggregate query',
     description:
-      'The query body is not an object of `measures`, `group_by`, `filters`, `temporal`, `max_rows` and `format`, or a member is malformed or repeated.',
+      'The query body is not an object of `measures` (or its old name `indicators`), `group_by`, `filters`, `temporal`, `max_rows` and `format`, or a member is malformed, empty or repeated; or `temporal` is sent for an aggregate without a `temporal_field`, or a POST carries a query parameter other than `f`.',
   },
   'aggregate.unknown_measure': {
     status: 400,

@@ -25,7 +25,7 @@ export const VERIFIER_PROBLEMS = {
     status: 400,
     title: 'Invalid request',
     description:
-      'The request body does not match the schema, a purpose is not 1 to 512 visible ASCII characters, the `Data-Purpose` header and body `purpose` differ, or an `Idempotency-Key` is malformed or was sent to a route that takes none.',
+      'The request body does not match the schema (also: a target identifier scheme sent twice, or two differing only by case; a target attribute not of the type a requested claim reads), a purpose is not 1 to 512 visible ASCII characters, `Data-Purpose` is sent twice or differs from the body `purpose` (or an item `purpose` from the batch one), or an `Idempotency-Key` is malformed, sent twice or sent to a route that takes none.',
   },
   'target.identifier_missing': {
     status: 400,
@@ -104,7 +104,7 @@ export const VERIFIER_PROBLEMS = {
     status: 404,
     title: 'Evaluation not found',
     description:
-      'No stored evaluation with this id belongs to the caller: unknown, created by another caller, or past its retention.',
+      'No stored evaluation with this id belongs to the caller: unknown, created by another caller, past its retention, or made with a claim no longer configured.',
   },
   'evaluation.binding_mismatch': {
     status: 403,

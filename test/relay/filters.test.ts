@@ -281,6 +281,18 @@ describe('collection query errors', () => {
       }
     });
 
+    it('comes after every other parameter: a malformed one is reported first (decision 0003)', async () => {
+      const malformed: [string, string][] = [
+        ['?fields=no_such_field', 'filter.unknown_field'],
+        ['?limit=0', 'filter.limit_out_of_range'],
+        ['?no_such_field=1', 'filter.not_allowed'],
+        ['?district.like=lake', 'filter.unsupported_op'],
+      ];
+      for (const [query, code] of malformed) {
+        await expectError(`${PERSONS}${query}`, 400, code, { headers: WITH_PURPOSE });
+      }
+    });
+
     it('is satisfied by bare or .eq equality on either field', async () => {
       for (const query of [
         'person_id=per-10001',
