@@ -196,7 +196,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
     done: (out: T | Buffer) => void,
   ): void => {
     const undone = request.ctx.onReplaced?.();
-    const problem = toProblem(error, logger, request);
+    const problem = problemOf(error, request);
     request.ctx.errorCode = problem.code;
     reply.code(problem.status);
     clearResultHeaders(reply);
