@@ -245,42 +245,6 @@ describe('relay audit records', () => {
     assert.ok(Object.keys(record.query_params as object).length > 1);
   });
 
-  it('keeps the value of an aggregate filter on a sensitive field only as a keyed hash', async () => {
-    // payment_channel marked sensitive: the payments_by_district aggregate still allows filtering on it.
-    const sensitive = await startDemoRelay({
-      edit: (text) => {
-        const plain = '{ name: payment_channel, type: string, nullable: false }';
-        assert.ok(text.includes(plain));
-        return text.replace(
-          plain,
-          '{ name: payment_channel, type: string, nullable: false, sensitive: true }',
-        );
-      },
-    });
-    try {
-      const response = await sensitive.get(
-        '/v1/datasets/social_protection/aggregates/payments_by_district?payment_channel=mobile_money&payment_status=paid',
-        { as: 'analyst' },
-      );
-      assert.equal(response.statusCode, 200, response.body);
-      const record = recordOf(sensitive, response);
-      assert.deepEqual(record.query_params, {
-        'payment_channel.eq': {
-          op: 'eq',
-          value_hash: keyedHash(SECRET, 'query:social_protection:payments:payment_channel', 'mobile_money'),
-        },
-        'payment_status.eq': { op: 'eq' },
-        f: { op: 'param' },
-        measures: { op: 'param' },
-        group_by: { op: 'param' },
-        max_rows: { op: 'param' },
-      });
-      assert.ok(!readFileSync(sensitive.auditPath, 'utf8').includes('mobile_money'));
-    } finally {
-      await sensitive.close();
-    }
-  });
-
   it('writes a relationship name only when the entity declares it, never the text of an unknown one', async () => {
     const { nationalId } = firstPerson();
     const probe = await relay.get(`${HOUSEHOLDS}/hh-1001/relationships/${nationalId}`, { as: 'caseworker' });

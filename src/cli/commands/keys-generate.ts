@@ -27,12 +27,9 @@ export const keysGenerate: Command = async (args, io) => {
     return 2;
   }
   // Each service's config takes the ids its own pattern allows: the verifier's admit `-` as well.
-  const [pattern, shown] =
-    service === 'verifier'
-      ? [CREDENTIAL_ID_PATTERN, '^[a-z][a-z0-9_-]*$']
-      : [ID_PATTERN, '^[a-z][a-z0-9_]*$'];
+  const pattern = service === 'verifier' ? CREDENTIAL_ID_PATTERN : ID_PATTERN;
   if (!flags.id || !pattern.test(flags.id)) {
-    return reportFlagError(io, `--id is required and must match ${shown}`);
+    return reportFlagError(io, `--id is required and must match ${pattern.source}`);
   }
   const key = randomBytes(32).toString('base64url');
   const fingerprint = fingerprintOf(key);

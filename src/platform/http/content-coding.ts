@@ -8,10 +8,18 @@ import type { Problem } from '../problem/problem.ts';
 
 /** Whether the request sends a body in a content coding other than `identity`. */
 export function hasContentCoding(headers: IncomingHttpHeaders): boolean {
-  const coding = headers['content-encoding'];
-  if (coding === undefined || /^\s*identity\s*$/i.test(coding)) return false;
+  if (!namesContentCoding(headers)) return false;
   const length = headers['content-length'];
   return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * Whether `Content-Encoding` names a coding other than `identity`, whatever the body. For a response, whose body may
+ * be delimited by its connection closing (no length, no chunks), the bytes received tell whether there is one.
+ */
+export function namesContentCoding(headers: IncomingHttpHeaders): boolean {
+  const coding = headers['content-encoding'];
+  return coding !== undefined && !/^\s*identity\s*$/i.test(coding);
 }
 
 export function codedBodyProblem(): Problem {

@@ -76,7 +76,10 @@ const fingerprint = z.strictObject({
 });
 
 const staticCredential = z.strictObject({
-  id: z.string().max(128).regex(CREDENTIAL_ID_PATTERN, 'credential id must match ^[a-z][a-z0-9_-]*$'),
+  id: z
+    .string()
+    .max(128)
+    .regex(CREDENTIAL_ID_PATTERN, `credential id must match ${CREDENTIAL_ID_PATTERN.source}`),
   fingerprint,
   scopes: z.array(scopeToken).max(MAX_SCOPES).default([]),
 });

@@ -1,7 +1,7 @@
 // What a relay's records answer means for the lookups it served: its envelope checked, one record for a single
 // read, and for an `.in` read each value's record, ambiguity or absence where the answer proves it.
 import { isUtf8 } from 'node:buffer';
-import { hasContentCoding } from '../../platform/http/content-coding.ts';
+import { namesContentCoding } from '../../platform/http/content-coding.ts';
 import { hasDuplicateMember } from '../../platform/http/duplicate-members.ts';
 import type { SourceBindingConfig } from '../config/schema.ts';
 import { verifierProblem } from '../problems.ts';
@@ -29,8 +29,9 @@ export function parsePage(response: HttpResponse): Page {
     // A proxy's or portal's page could still parse as JSON: only the relay's JSON answer is read as records.
     throw unavailable('source.invalid_response', 'the source response is not application/json');
   }
-  // None is asked for: bytes sent in a coding (gzip, br) are no JSON, even when they happen to parse as some.
-  if (hasContentCoding(response.headers)) {
+  // None is asked for: bytes sent in a coding (gzip, br) are no JSON, even when they happen to parse as some. The
+  // bytes received say whether there is a body: an answer's length may be its connection closing.
+  if (response.body.length > 0 && namesContentCoding(response.headers)) {
     throw unavailable('source.invalid_response', 'the source response has a content coding');
   }
   // JSON is UTF-8: other bytes would be read as U+FFFD, a value the source never held (`José` in Latin-1).

@@ -231,4 +231,16 @@ describe('registry_data_api connector: answers that say two things at once', () 
     assert.equal(identity.row.deceased, true);
     assert.equal(upstream.requests[0]?.headers['accept-encoding'], undefined);
   });
+
+  it('refuses a coded body whose length the closing connection gives (no Content-Length, no chunks)', async () => {
+    const reader = upstream.connector();
+    upstream.handler = (request) =>
+      request.socket.end(
+        'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-encoding: br\r\nconnection: close\r\n\r\n' +
+          '{"data":[{"national_id":"FAKE-1","deceased":true}]}',
+      );
+    const coded = await failure(reader.read(LOOKUP));
+    reader.close();
+    assert.deepEqual(outcome(coded), INVALID);
+  });
 });
