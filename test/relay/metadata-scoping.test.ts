@@ -196,13 +196,13 @@ describe('metadata route scoping', () => {
         const etag = first.headers.etag as string;
         assert.match(etag, /^"sha256:[0-9a-f]{64}"$/, path);
         assert.equal(first.headers['cache-control'], 'private, no-store');
-        assert.equal(first.headers.vary, 'Authorization, Accept');
+        assert.equal(first.headers.vary, 'Authorization, X-Api-Key, Accept');
         const again = await relay.get(path, { as: persona, headers: { 'if-none-match': etag } });
         assert.equal(again.statusCode, 304, path);
         assert.equal(again.body, '');
         assert.equal(again.headers.etag, etag);
         assert.equal(again.headers['cache-control'], 'private, no-store');
-        assert.equal(again.headers.vary, 'Authorization, Accept');
+        assert.equal(again.headers.vary, 'Authorization, X-Api-Key, Accept');
       }
     });
   }

@@ -91,7 +91,7 @@ export const VARY_HEADER_COMPONENTS = {
   },
   VaryMetadata: {
     required: true,
-    description: `\`Authorization, Accept\`${ORIGIN_FIRST}: the caller's view of the document, in an accepted type`,
+    description: `\`Authorization, X-Api-Key, Accept\`${ORIGIN_FIRST}: the caller's view of the document, in an accepted type`,
     schema: { type: 'string' },
   },
 };

@@ -6,7 +6,7 @@ import { acceptsMediaType } from '../../../platform/http/accept-media-type.ts';
 import { etagOfBody, isNotModified } from '../../../platform/http/etag.ts';
 import { addGetRoute } from '../../../platform/http/fast-lane.ts';
 import type { RouteReply, RouteRequest } from '../../../platform/http/route-types.ts';
-import { addVary } from '../../../platform/http/vary.ts';
+import { addVary, CREDENTIAL_HEADERS } from '../../../platform/http/vary.ts';
 import { platformProblem } from '../../../platform/problem/platform-problems.ts';
 import { relayProblem } from '../../problems.ts';
 import { auditFacts, type RelayRuntime } from '../../relay-runtime.ts';
@@ -127,7 +127,7 @@ function send(
     // The view depends on the credential: only the caller may reuse it, and only after revalidating. Whether it
     // is sent at all depends on Accept (406 otherwise).
     reply.header('cache-control', 'private, no-store');
-    addVary(reply, 'Authorization');
+    addVary(reply, ...CREDENTIAL_HEADERS);
     addVary(reply, 'Accept');
   }
   if (isNotModified(request, document.etag)) return reply.code(304).send();
