@@ -131,7 +131,7 @@ describe('configured CORS origins and trusted proxies', () => {
       headers: { origin: LISTED },
     });
     assert.equal(scopedMetadata.statusCode, 200, scopedMetadata.body);
-    assert.deepEqual(varyOf(scopedMetadata), ['accept', 'authorization', 'origin']);
+    assert.deepEqual(varyOf(scopedMetadata), ['accept', 'authorization', 'origin', 'x-api-key']);
   });
 
   it('refuses an unlisted origin, including look-alikes', async () => {

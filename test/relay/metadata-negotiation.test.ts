@@ -78,7 +78,7 @@ describe('Accept on the metadata routes', () => {
 
   it('says the answer depends on Accept as well as the credential', async () => {
     const response = await get('/metadata/dcat');
-    assert.deepEqual(varyOf(response), ['accept', 'authorization']);
+    assert.deepEqual(varyOf(response), ['accept', 'authorization', 'x-api-key']);
   });
 
   it('refuses the credential and the unknown document first, whatever is accepted', async () => {
@@ -96,7 +96,7 @@ describe('Accept on the metadata routes', () => {
       accept: 'application/ld+json',
     });
     assert.equal(revalidated.statusCode, 304);
-    assert.deepEqual(varyOf(revalidated), ['accept', 'authorization']);
+    assert.deepEqual(varyOf(revalidated), ['accept', 'authorization', 'x-api-key']);
     assertProblem(
       await get('/metadata/shacl', { 'if-none-match': etag, accept: 'text/turtle' }),
       406,
