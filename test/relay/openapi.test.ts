@@ -267,6 +267,10 @@ describe('OpenAPI Data-Purpose on relationship reads', () => {
       });
       assert.equal(refused.statusCode, 400, refused.body);
       assert.equal(refused.json().code, 'entity.filter_required');
+      assert.equal(
+        refused.json().detail,
+        'a record of persons is not read by its id: read the collection with an equality filter (field=value) on one of: national_id',
+      );
       for (const path of [
         `${households}/schema`,
         `${households}/records`,

@@ -67,7 +67,7 @@ export function requireReadableById(entity: CatalogEntity): void {
   if (!isReadableById(entity)) {
     throw relayProblem(
       'entity.filter_required',
-      `one of: ${entity.api.requiredFilters.join(', ')} (a record of ${entity.name} is not read by its id)`,
+      `a record of ${entity.name} is not read by its id: read the collection with an equality filter (field=value) on one of: ${entity.api.requiredFilters.join(', ')}`,
     );
   }
 }
