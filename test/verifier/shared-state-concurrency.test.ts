@@ -16,16 +16,25 @@ const ROUNDS = 12;
 
 const person = (id: string) => ({ type: 'person', identifiers: [{ scheme: 'national_id', value: id }] });
 
-/** Answers every read with a living person of the asked national id, counting the reads of each id. */
+/**
+ * Answers every read with a living person of the asked national id, counting the reads of each id. The first read
+ * of an id given to `hold` gets no answer until `release` (a request that never ends, as seen from outside).
+ */
 function countingRelay() {
   const reads = new Map<string, number>();
-  const handler = (request: IncomingMessage, response: ServerResponse) => {
+  const held = new Set<string>();
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const handler = async (request: IncomingMessage, response: ServerResponse) => {
     const id = new URL(request.url ?? '', 'http://x').searchParams.get('national_id') ?? '';
     reads.set(id, (reads.get(id) ?? 0) + 1);
+    if (held.delete(id)) await released;
     response.writeHead(200, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ data: [{ national_id: id, deceased: false }] }));
   };
-  return { handler, reads: (id: string) => reads.get(id) ?? 0 };
+  return { handler, reads: (id: string) => reads.get(id) ?? 0, hold: (id: string) => held.add(id), release };
 }
 
 const onPostgres =
@@ -183,6 +192,42 @@ describe('two verifier instances sharing a PostgreSQL state store', () => {
         'evaluation.not_found',
       );
     } finally {
+      await stopPair();
+    }
+  });
+
+  it('lets another instance take over the key of one that went silent mid-batch once its lease ends, and not before', async () => {
+    const start = Date.parse('2026-04-01T10:00:00Z');
+    const clocks = [fixedClock(new Date(start).toISOString()), fixedClock(new Date(start).toISOString())];
+    const [a, b] = await startPair({ clocks });
+    const silent = relay;
+    try {
+      const body = { items: [{ target: person('SILENT-1') }], claims: ['person_alive'] };
+      const headers = { 'idempotency-key': 'silent-owner' };
+      // A claims the key, then goes silent as an instance killed mid-batch does: nothing releases the key.
+      silent.hold('SILENT-1');
+      const first = a.post(BATCH, body, { headers });
+      while (silent.reads('SILENT-1') === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      // Until the lease ends (server.request_timeout, 30 s here, plus 5 s), B refuses the key as still running.
+      clocks[1]?.advance(34_000);
+      const waiting = await b.post(BATCH, body, { headers });
+      assert.match(String(assertProblem(waiting, 409, 'idempotency.conflict').detail), /still running/);
+      assert.equal(waiting.headers['retry-after'], '1');
+      assert.equal(silent.reads('SILENT-1'), 1);
+      // Then B takes the key over and runs the batch.
+      clocks[1]?.advance(2_000);
+      const taken = await b.post(BATCH, body, { headers });
+      assert.equal(taken.statusCode, 200, taken.body);
+      assert.equal(taken.headers['idempotent-replayed'], undefined);
+      assert.equal(silent.reads('SILENT-1'), 2);
+      // The first owner answering late does not replace what B keeps for replay.
+      silent.release();
+      assert.equal((await first).statusCode, 200);
+      const replay = await a.post(BATCH, body, { headers });
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.body, taken.body);
+    } finally {
+      silent.release();
       await stopPair();
     }
   });
