@@ -6,7 +6,14 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { launchChromium } from '../helpers/chromium.ts';
 import { loadDocs, openApiPaths, pasteKey } from '../helpers/docs-page.ts';
-import { CALLER_KEYS, startTestVerifier, type TestVerifier } from '../helpers/verifier-harness.ts';
+import {
+  ALWAYS_TRUE_CLAIM_LINES,
+  CALLER_KEYS,
+  CCCEV,
+  EVIDENCE_PURPOSE,
+  startTestVerifier,
+  type TestVerifier,
+} from '../helpers/verifier-harness.ts';
 
 describe('verifier /docs in Chromium', { timeout: 60_000 }, () => {
   let verifier: TestVerifier;
@@ -100,5 +107,57 @@ describe('verifier /docs in Chromium', { timeout: 60_000 }, () => {
     assert.ok(await page.getByLabel('API key or token').isVisible());
     assert.equal(await page.locator('.opblock').count(), 0);
     await context.close();
+  });
+
+  it('"Try it out" evaluates on the page\'s own origin when evidence.api_base_url names another', async () => {
+    // The document names https://verifier.test; the page's CSP lets it call its own origin only.
+    const published = await startTestVerifier({
+      edit: (text) => text.replace('  claims:\n', `  claims:\n${ALWAYS_TRUE_CLAIM_LINES.join('\n')}\n`),
+    });
+    try {
+      await published.verifier.app.listen({ host: '127.0.0.1', port: 0 });
+      const here = `http://127.0.0.1:${(published.verifier.app.server.address() as AddressInfo).port}`;
+      const { context, page } = await loadDocs(browser, here, CALLER_KEYS.full);
+      const consoleErrors: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') consoleErrors.push(message.text());
+      });
+      const sent: Array<{ url: string; headers: Record<string, string>; body: string | null }> = [];
+      page.on('request', (request) => {
+        if (new URL(request.url()).pathname === '/v1/evaluations') {
+          sent.push({ url: request.url(), headers: request.headers(), body: request.postData() });
+        }
+      });
+
+      const operation = page.locator('.opblock-post', { has: page.locator('[data-path="/v1/evaluations"]') });
+      await operation.locator('.opblock-summary').click();
+      await operation.getByRole('button', { name: 'Try it out' }).click();
+      const body = JSON.stringify({
+        target: { type: 'person', identifiers: [{ scheme: 'national_id', value: 'FAKE-1' }] },
+        claims: ['always'],
+      });
+      await operation.locator('tr[data-param-name="Data-Purpose"] input').fill(EVIDENCE_PURPOSE);
+      await operation.locator('textarea.body-param__text').fill(body);
+      await operation.locator('.response-control-media-type select').first().selectOption(CCCEV);
+      await operation.getByRole('button', { name: 'Execute' }).click();
+      const status = operation.locator('.live-responses-table tbody .response-col_status').first();
+      await status.waitFor({ timeout: 10_000 });
+
+      assert.equal((await status.textContent())?.trim(), '200');
+      assert.equal(sent.length, 1);
+      assert.equal(sent[0]?.url, `${here}/v1/evaluations`);
+      assert.equal(sent[0]?.headers.authorization, `Bearer ${CALLER_KEYS.full}`);
+      assert.equal(sent[0]?.headers['data-purpose'], EVIDENCE_PURPOSE);
+      assert.equal(sent[0]?.headers.accept, CCCEV);
+      assert.equal(sent[0]?.body, body);
+      const shown = await operation
+        .locator('.live-responses-table tbody .response-col_description')
+        .innerText();
+      assert.match(shown, /cccev:Evidence/);
+      assert.deepEqual(consoleErrors, []);
+      await context.close();
+    } finally {
+      await published.close();
+    }
   });
 });

@@ -55,10 +55,24 @@
     });
   }
 
+  // "Try it out" can reach this page's own origin only (CSP connect-src 'self'), where the same service answers. A
+  // document naming its public address on another origin (catalog.base_url or evidence.api_base_url seen through
+  // another host name, a 0.0.0.0 bind, a proxy's address) is shown with this origin as its server, so the calls
+  // still work; the named address stays in the server's description.
+  function reachableServers(servers) {
+    if (!Array.isArray(servers) || servers.length === 0) return servers;
+    if (servers.some((server) => server && typeof server.url === 'string' && sameOrigin(server.url)))
+      return servers;
+    const named = servers.map((server) => String(server?.url)).join(', ');
+    return [
+      { url: window.location.origin, description: `This page's server (the API is published at ${named})` },
+    ];
+  }
+
   function render(spec) {
     uiNode.replaceChildren();
     window.SwaggerUIBundle({
-      spec,
+      spec: { ...spec, servers: reachableServers(spec.servers) },
       domNode: uiNode,
       presets: [window.SwaggerUIBundle.presets.apis],
       layout: 'BaseLayout',
