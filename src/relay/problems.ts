@@ -23,7 +23,8 @@ export const RELAY_PROBLEMS = {
   'entity.filter_required': {
     status: 400,
     title: 'Filter required',
-    description: 'A collection read omitted every required filter; `detail` lists the alternatives.',
+    description:
+      'A collection read omitted every required filter (an equality on one of them), or a record or its relationships were read by id in an entity whose id is not one of them; `detail` lists the alternatives.',
   },
   'pagination.cursor_invalidated': {
     status: 400,

@@ -79,6 +79,10 @@ describe('relay /docs in Chromium', { timeout: 60_000 }, () => {
       /"district": "lakeside"/,
     );
     assert.deepEqual(consoleErrors, []);
+    // The curl command shown names the call but not the pasted key (docs/relay-api.md).
+    const curl = await operation.locator('.curl-command').first().innerText();
+    assert.match(curl, /district\.eq=lakeside/);
+    assert.ok(!curl.includes(TEST_KEYS.caseworker), `the key is shown in ${curl}`);
     // The pasted key stays in the page's memory: nothing in web storage or cookies (docs/relay-api.md).
     const kept = await page.evaluate('[localStorage.length, sessionStorage.length, document.cookie]');
     assert.deepEqual(kept, [0, 0, '']);

@@ -82,4 +82,17 @@ describe('answers that depend on the caller', () => {
     assert.equal(refused.statusCode, 401);
     assertVaries(refused, PAGE, 'refused page');
   });
+
+  it('name the credential on /openapi.json, which lists what the caller may see', async () => {
+    const callers: Record<string, string>[] = [
+      { 'x-api-key': TEST_KEYS.caseworker },
+      { 'x-api-key': TEST_KEYS.analyst },
+      {},
+    ];
+    for (const headers of callers) {
+      const answer = await relay.get('/openapi.json', { headers });
+      assert.equal(answer.statusCode, 'x-api-key' in headers ? 200 : 401, answer.body);
+      assertVaries(answer, CREDENTIAL, `/openapi.json (${answer.statusCode})`);
+    }
+  });
 });

@@ -81,6 +81,9 @@
       queryConfigEnabled: false,
       persistAuthorization: false,
       deepLinking: false,
+      // The curl command and request URL shown are the call as the reader built it, without the key added below:
+      // the pasted key is not written back into the page.
+      showMutatedRequest: false,
       // "Try it out" calls to this server reuse the credential unless the reader authorised explicitly.
       requestInterceptor: (request) => {
         if (credential !== '' && sameOrigin(request.url) && !hasCredential(request.headers)) {
