@@ -135,5 +135,10 @@ and logged as warnings when \`ambit relay serve\` starts.
   keys, vocabularies prefixes) holds at most 1,000 entries; the fields of a table or an entity, and the lists of
   names that must each match one (filters), at most 10,000. A scope an entity or aggregate requires is at most 256
   characters, as a scope a key can hold.
+- **IRIs** (\`concept_uri\`, \`codelist\`, \`conforms_to\`, \`spatial_coverage\`, \`definition_uri\`, the catalog's IRIs),
+  the \`vocabularies\` URLs and \`catalog.base_url\` hold no white space, control character or any of
+  \`<>"{}|\\^\` and the backquote: percent-encode them (\`%20\` for a space). A JSON-LD reader of the DCAT-AP and
+  SHACL documents drops such an IRI with every statement that names it, so the relay refuses it at load. Other
+  characters, non-ASCII ones included, are published as written.
 - **Required** below means required within its parent: a key of an optional mapping is needed only when the
   mapping is present. \`name\` in \`mapping of name to ...\` stands for a key you choose.`;

@@ -1,6 +1,6 @@
 // The `datasets[].aggregates[]` part of the relay config schema: declared statistics over one source entity.
 import { z } from 'zod';
-import { filterOps, id, list, scopeName, text } from './schema-parts.ts';
+import { filterOps, id, iriText, list, scopeName, text } from './schema-parts.ts';
 
 // `field` or `relationship.field`: a field of an aggregate's source entity, or one reached through belongs_to.
 const fieldPath = z
@@ -30,7 +30,7 @@ const aggregateDimension = z.strictObject({
   field: fieldPath.describe(
     'Field of the source entity, or `relationship.field` through one of its belongs_to relationships.',
   ),
-  codelist: text('iri').optional(),
+  codelist: iriText().optional(),
 });
 
 const aggregateIndicator = z.strictObject({
@@ -51,7 +51,7 @@ const aggregateIndicator = z.strictObject({
     .describe('Power-of-ten multiplier of the unit (SDMX UNIT_MULT).'),
   decimals: z.number().int().min(0).max(15).optional().describe('Results are rounded to this many decimals.'),
   frequency: text('short').optional(),
-  definition_uri: text('iri')
+  definition_uri: iriText()
     .optional()
     .describe('IRI defining the measure (absolute or a vocabularies prefix).'),
 });

@@ -33,6 +33,19 @@ export const TEXT_MAX = {
 } as const;
 export const text = (kind: keyof typeof TEXT_MAX) => z.string().max(TEXT_MAX[kind]);
 
+/** Characters no IRI may hold (RFC 3987): JSON-LD reads an `@id` with one as relative and drops it. */
+export const IRI_FORBIDDEN = /[\s<>"{}|\\^`\p{Cc}]/u;
+
+/**
+ * An IRI the metadata publishes (absolute or `prefix:term`): one holding a space, a quote or `<>` would be dropped by
+ * every JSON-LD reader of the DCAT-AP and SHACL documents, with each statement naming it, so it is refused at load.
+ */
+export const iriText = () =>
+  text('iri').refine(
+    (value) => !IRI_FORBIDDEN.test(value),
+    'is not an IRI: percent-encode spaces, quotes and <>{}|\\^`',
+  );
+
 /** As long as a scope an API key or an OIDC `scope_map` may grant: a longer one required could never be held. */
 export const SCOPE_MAX = 256;
 export const scopeName = () => z.string().max(SCOPE_MAX);

@@ -7,7 +7,18 @@ import { oidcConfigSchema } from '../../platform/config/oidc-config-schema.ts';
 import { AGGREGATE_FUNCTIONS, aggregate } from './aggregate-schema.ts';
 import { accessRights, sensitivity, updateFrequency } from './dataset-classification.ts';
 import { postgresSource } from './postgres-source-schema.ts';
-import { COUNT_MAX, type FILTER_OPS, filterOps, ID_MAX, id, list, scopeName, text } from './schema-parts.ts';
+import {
+  COUNT_MAX,
+  type FILTER_OPS,
+  filterOps,
+  ID_MAX,
+  IRI_FORBIDDEN,
+  id,
+  iriText,
+  list,
+  scopeName,
+  text,
+} from './schema-parts.ts';
 import { server } from './server-schema.ts';
 import { SHEET_ROWS, sheetRange } from './sheet-range-schema.ts';
 
@@ -26,12 +37,16 @@ const catalog = z.strictObject({
     .url({ abort: true })
     .max(2048)
     .refine((url) => /^https?:/i.test(url), 'must be an http or https URL')
+    .refine(
+      (url) => !IRI_FORBIDDEN.test(url),
+      'must not hold spaces, quotes or <>{}|\\^` (percent-encode them)',
+    )
     .describe('Public base URL of this relay, used in links (http or https).'),
   publisher: text('name').min(1),
-  participant_id: text('iri').optional(),
-  publisher_iri: text('iri').optional(),
-  authority_type: text('iri').optional(),
-  default_spatial_coverage: text('iri').optional(),
+  participant_id: iriText().optional(),
+  publisher_iri: iriText().optional(),
+  authority_type: iriText().optional(),
+  default_spatial_coverage: iriText().optional(),
 });
 
 const apiKey = z.strictObject({
@@ -168,8 +183,8 @@ const tableField = z.strictObject({
     ),
   nullable: z.boolean().default(true),
   sensitive: z.boolean().default(false),
-  concept_uri: text('iri').optional(),
-  codelist: text('iri').optional(),
+  concept_uri: iriText().optional(),
+  codelist: iriText().optional(),
   unit: text('short').optional(),
   language: text('short').optional(),
   description: text('description').optional(),
@@ -202,8 +217,8 @@ const entityField = z.strictObject({
   name: id('field name'),
   from: z.string().optional().describe('Table column; defaults to the field name.'),
   sensitive: z.boolean().optional().describe('Overrides the table column flag. Redacts audit values only.'),
-  concept_uri: text('iri').optional(),
-  codelist: text('iri').optional(),
+  concept_uri: iriText().optional(),
+  codelist: iriText().optional(),
   unit: text('short').optional(),
   language: text('short').optional(),
   description: text('description').optional(),
@@ -214,7 +229,7 @@ const relationship = z.strictObject({
   kind: z.enum(['belongs_to', 'has_many', 'has_one']),
   target: id('target entity'),
   foreign_key: z.string().min(1).describe('belongs_to: field of this entity; has_*: field of the target.'),
-  concept_uri: text('iri').optional(),
+  concept_uri: iriText().optional(),
 });
 
 const entity = z.strictObject({
@@ -222,7 +237,7 @@ const entity = z.strictObject({
   title: text('title').optional(),
   description: text('description').optional(),
   table: id('table id'),
-  concept_uri: text('iri').optional(),
+  concept_uri: iriText().optional(),
   fields: list(entityField, 'fields')
     .optional()
     .describe(
@@ -282,10 +297,10 @@ const dataset = z.strictObject({
   sensitivity,
   access_rights: accessRights,
   update_frequency: updateFrequency,
-  conforms_to: list(text('iri')).default([]),
-  applicable_legislation: list(text('iri')).default([]),
-  spatial_coverage: text('iri').optional(),
-  status: text('iri').optional(),
+  conforms_to: list(iriText()).default([]),
+  applicable_legislation: list(iriText()).default([]),
+  spatial_coverage: iriText().optional(),
+  status: iriText().optional(),
   defaults: z
     .strictObject({
       refresh: refresh.optional(),
@@ -318,7 +333,7 @@ export const relayConfigSchema = z.strictObject({
       id: text('short').default('ambit-relay-local'),
       environment: text('short').optional(),
       owner: text('name').optional(),
-      jurisdiction: text('iri').optional(),
+      jurisdiction: iriText().optional(),
     })
     .optional(),
   server,
@@ -329,7 +344,13 @@ export const relayConfigSchema = z.strictObject({
         .string()
         .max(ID_MAX)
         .regex(/^[a-z][a-z0-9_-]*$/),
-      z.url().max(2048),
+      z
+        .url()
+        .max(2048)
+        .refine(
+          (url) => !IRI_FORBIDDEN.test(url),
+          'must not hold spaces, quotes or <>{}|\\^` (percent-encode them)',
+        ),
     )
     .refine((prefixes) => Object.keys(prefixes).length <= COUNT_MAX.items, {
       message: `must map at most ${COUNT_MAX.items} prefixes`,

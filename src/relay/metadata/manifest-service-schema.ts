@@ -1,5 +1,6 @@
 // Manifest building blocks: texts, IRIs and ids, plus the service side (authorities, public services, forms).
 import { z } from 'zod';
+import { IRI_FORBIDDEN } from '../config/schema-parts.ts';
 
 /** A plain string, or a map of language tag to text (`{ en: ..., fr: ... }`). */
 export const localizedText = z.union(
@@ -24,8 +25,7 @@ export const localizedText = z.union(
 /** An absolute IRI or a compact one (`prefix:term`) over the manifest `vocabularies`. */
 export const iri = z.string().min(1);
 
-/** Characters no IRI may hold (RFC 3987): JSON-LD reads an `@id` with one as relative and drops it. */
-export const IRI_FORBIDDEN = /[\s<>"{}|\\^`\p{Cc}]/u;
+export { IRI_FORBIDDEN };
 
 export const url = z
   .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
