@@ -207,6 +207,24 @@ describe('metadata route scoping', () => {
     });
   }
 
+  it('names the credential headers in Vary on refusals too (401, 404 for a document out of view)', async () => {
+    const refused = [
+      await relay.get('/metadata/catalog'),
+      await relay.get('/metadata/datasets/civil_registry', { as: 'health_planner' }),
+      await relay.get('/metadata/datasets/no_such_dataset', { as: 'health_planner' }),
+    ];
+    for (const response of refused) {
+      assert.ok(response.statusCode >= 400, response.body);
+      const vary = String(response.headers.vary)
+        .split(',')
+        .map((name) => name.trim().toLowerCase());
+      assert.ok(
+        vary.includes('authorization') && vary.includes('x-api-key'),
+        `${response.statusCode}: ${vary}`,
+      );
+    }
+  });
+
   it('gives each scoped view its own ETag, shared only by callers who see the same', async () => {
     const etag = async (persona: Persona) =>
       (await relay.get('/metadata/catalog', { as: persona })).headers.etag;

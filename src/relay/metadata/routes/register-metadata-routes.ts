@@ -40,6 +40,8 @@ export function registerMetadataRoutes(
     addGetRoute(app, route.path, async (request, reply) => {
       const facts = auditFacts(request);
       facts.endpointKind = 'metadata';
+      // Every answer, refusals included, depends on the credential.
+      addVary(reply, ...CREDENTIAL_HEADERS);
       const principal = await runtime.authenticate(request);
       const view = views.forPrincipal(principal);
       const params = request.params as Record<string, string>;
