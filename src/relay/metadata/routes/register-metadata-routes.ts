@@ -126,10 +126,9 @@ function send(
 ): RouteReply {
   reply.header('etag', document.etag);
   if (scoped) {
-    // The view depends on the credential: only the caller may reuse it, and only after revalidating. Whether it
-    // is sent at all depends on Accept (406 otherwise).
+    // The view depends on the credential (named in Vary before authentication): only the caller may reuse it, and
+    // only after revalidating. Whether it is sent at all depends on Accept (406 otherwise).
     reply.header('cache-control', 'private, no-store');
-    addVary(reply, ...CREDENTIAL_HEADERS);
     addVary(reply, 'Accept');
   }
   if (isNotModified(request, document.etag)) return reply.code(304).send();
