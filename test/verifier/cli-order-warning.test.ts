@@ -4,44 +4,16 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fingerprintOf } from '../../src/platform/auth/api-key.ts';
+import { BASE, ENV } from '../../src/verifier/config/verifier-config-test-support.ts';
 import { useScratchDir } from '../cli/cli-fixture.ts';
 import { DEMO_DIR, demoEnv, TEST_KEYS } from '../helpers/relay-harness.ts';
 import { runCli } from '../helpers/run-cli.ts';
 
-const ENV = {
-  CALLER_HASH: fingerprintOf('order-warning-key-000000000000001'),
-  AUDIT_SECRET: 'order-warning-audit-secret-0123456789ab',
-  RELAY_TOKEN: 'relay-token',
-};
-
-const config = (expression: string) => `server: { bind: 127.0.0.1:0 }
-auth:
-  mode: api_key
-  api_keys: [{ id: caller, fingerprint: { provider: env, name: CALLER_HASH }, scopes: [civil:evidence] }]
-audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }
-evidence:
-  service_id: cli.verifier
-  source_connections:
-    relay: { base_url: "http://127.0.0.1:4242", token_env: RELAY_TOKEN, allow_insecure_localhost: true }
-  claims:
-    - id: born-after
-      title: Born after a date
-      version: "1"
-      subject_type: person
-      value: { type: boolean }
-      source_bindings:
-        p:
-          connector: registry_data_api
-          connection: relay
-          required_scope: civil:evidence
-          dataset: civil_registry
-          entity: persons
-          lookup: { input: target.identifiers.national_id, field: national_id }
-          fields: [birth_date]
-      rule: { type: cel, expression: "${expression}" }
-      disclosure: { default: predicate, allowed: [predicate] }
-`;
+/** The shared minimal config (claim `alive`), its claim reading `birth_date` under the given rule. */
+const config = (expression: string) =>
+  `server: { bind: 127.0.0.1:0 }\n${BASE}`
+    .replace('fields: [deceased]', 'fields: [birth_date]')
+    .replace('"!source.p.deceased"', JSON.stringify(expression));
 
 const scratch = useScratchDir();
 
@@ -54,7 +26,7 @@ describe('ambit config check: a claim ordering caller input against a record val
     assert.deepEqual(result.err, []);
     assert.deepEqual(result.out, [
       `ok: ${path} (verifier, 1 claim, 1 source connection, auth api_key)`,
-      '  warning: claim born-after compares caller input with a record value by order (source.p.birth_date >= ctx.target.attributes.born_after): a caller can find the value by repeated evaluations; compare for equality, or limit who may evaluate it (docs/verifier.md, Disclosure)',
+      '  warning: claim alive compares caller input with a record value by order (source.p.birth_date >= ctx.target.attributes.born_after): a caller can find the value by repeated evaluations; compare for equality, or limit who may evaluate it (docs/verifier.md, Disclosure)',
     ]);
   });
 
