@@ -1,13 +1,12 @@
 // A CSV record is held whole until it ends, so its size is bounded: a line that never ends (no newline, or a quote
 // never closed) must fail the load with a coded error naming its row and line, not grow until the process dies.
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readCsv } from './read-csv.ts';
-import { fileVersion, type SourceFile } from './source-file.ts';
-import { rowsOf, sourceErrorOf } from './source-test-support.ts';
+import { csvFileOf, DEFAULT_CSV, rowsOf, sourceErrorOf } from './source-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -17,18 +16,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const DEFAULT_CSV = { header_row: true, delimiter: ',', quote: '"' };
-
-async function fileOf(name: string): Promise<SourceFile> {
-  const stats = await stat(join(dir, name));
-  return {
-    tableId: 'people',
-    absolutePath: join(dir, name),
-    displayPath: name,
-    byteSize: stats.size,
-    version: fileVersion(stats),
-  };
-}
+const fileOf = (name: string) => csvFileOf(dir, name);
 
 describe('readCsv record size', () => {
   it('refuses a record over the record size limit, naming its row, without reading it whole', async () => {

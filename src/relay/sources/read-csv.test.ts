@@ -1,14 +1,14 @@
 // CSV reading: delimiters, quotes, header handling, BOM, malformed input, limits and batching.
 import assert from 'node:assert/strict';
-import { appendFile, mkdtemp, rename, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, rename, rm, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { TableConfig } from '../config/schema.ts';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
 import { CSV_LIMITS, readCsv } from './read-csv.ts';
-import { BATCH_ROWS, fileVersion, type SourceFile } from './source-file.ts';
-import { rowsOf, sourceErrorOf, withWaitingWriter } from './source-test-support.ts';
+import { BATCH_ROWS } from './source-file.ts';
+import { csvFileOf, DEFAULT_CSV, rowsOf, sourceErrorOf, withWaitingWriter } from './source-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -30,18 +30,7 @@ async function open(name: string, content: string, csv?: Csv): Promise<SourceRow
   return openFileSource('people', source, { baseDir: dir, ...LIMITS });
 }
 
-const DEFAULT_CSV = { header_row: true, delimiter: ',', quote: '"' };
-
-async function fileOf(name: string): Promise<SourceFile> {
-  const stats = await stat(join(dir, name));
-  return {
-    tableId: 'people',
-    absolutePath: join(dir, name),
-    displayPath: name,
-    byteSize: stats.size,
-    version: fileVersion(stats),
-  };
-}
+const fileOf = (name: string) => csvFileOf(dir, name);
 
 describe('readCsv', () => {
   it('reads a well-formed file with cells exactly as written', async () => {

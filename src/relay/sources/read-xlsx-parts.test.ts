@@ -6,9 +6,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { strToU8, zipSync } from 'fflate';
 import { openFileSource } from './open-file-source.ts';
-import { rowsOf, sourceErrorOf } from './source-test-support.ts';
+import { inlineCell, rawXlsx, rowsOf, sheetXmlOf, sourceErrorOf, XLSX_NS } from './source-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -18,26 +17,15 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const MAIN = 'http://schemas.openxmlformats.org/spreadsheetml/2006/main';
-const RELS = 'http://schemas.openxmlformats.org/package/2006/relationships';
-const DOC_RELS = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const { main: MAIN, rels: RELS, docRels: DOC_RELS } = XLSX_NS;
 
-/** A workbook of one sheet, "Data", written part by part; `more` adds or replaces parts. */
+/** A workbook of one sheet, "Data", written part by part; `parts` adds or replaces parts. */
 async function writeRawXlsx(
   name: string,
   sheetXml: string,
-  more: Record<string, string> = {},
+  parts: Record<string, string> = {},
 ): Promise<void> {
-  const parts: Record<string, string> = {
-    '[Content_Types].xml': `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/></Types>`,
-    '_rels/.rels': `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC_RELS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
-    'xl/workbook.xml': `<?xml version="1.0"?><workbook xmlns="${MAIN}" xmlns:r="${DOC_RELS}"><sheets><sheet name="Data" sheetId="1" r:id="rId1"/></sheets></workbook>`,
-    'xl/_rels/workbook.xml.rels': `<?xml version="1.0"?><Relationships xmlns="${RELS}"><Relationship Id="rId1" Type="${DOC_RELS}/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`,
-    'xl/worksheets/sheet1.xml': sheetXml,
-    ...more,
-  };
-  const entries = Object.fromEntries(Object.entries(parts).map(([path, text]) => [path, strToU8(text)]));
-  await writeFile(join(dir, name), zipSync(entries));
+  await writeFile(join(dir, name), rawXlsx(sheetXml, { parts }));
 }
 
 const openXlsx = (name: string) =>
@@ -50,9 +38,8 @@ const openXlsx = (name: string) =>
       xlsxMaxFileBytes: 1024 * 1024,
     },
   );
-const inline = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
-const sheetXml = (rows: string) =>
-  `<?xml version="1.0"?><worksheet xmlns="${MAIN}"><sheetData>${rows}</sheetData></worksheet>`;
+const inline = inlineCell;
+const sheetXml = sheetXmlOf;
 
 describe('readXlsx workbook parts', () => {
   it('refuses a <!DOCTYPE> in the parts it reads, whose entities would be served as their names', async () => {

@@ -11,7 +11,7 @@ import { runToEnd } from '../../../test/helpers/run-to-end.ts';
 import type { TableConfig } from '../config/schema.ts';
 import { columnLetters, columnNumber } from './find-formula-cell.ts';
 import { openFileSource, type SourceRows } from './open-file-source.ts';
-import { rowsOf, sourceErrorOf } from './source-test-support.ts';
+import { inlineCell, rawXlsx, rowsOf, sheetXmlOf, sourceErrorOf } from './source-test-support.ts';
 
 let dir = '';
 before(async () => {
@@ -37,26 +37,14 @@ function openXlsx(name: string, xlsx?: Xlsx): Promise<SourceRows> {
   return openFileSource('households', source, { baseDir: dir, ...LIMITS });
 }
 
-/** A minimal workbook written part by part, for XML that write-excel-file does not produce. */
+/** A minimal workbook written part by part (an escaped sheet name, an absolute sheet target). */
 async function writeRawXlsx(name: string, sheetXml: string): Promise<void> {
-  const parts = {
-    '[Content_Types].xml':
-      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
-    '_rels/.rels':
-      '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
-    'xl/workbook.xml':
-      '<?xml version="1.0"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Data &amp; more" sheetId="1" r:id="rId1"/></sheets></workbook>',
-    'xl/_rels/workbook.xml.rels':
-      '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="/xl/worksheets/sheet1.xml"/></Relationships>',
-    'xl/worksheets/sheet1.xml': sheetXml,
-  };
-  const entries = Object.fromEntries(Object.entries(parts).map(([path, text]) => [path, strToU8(text)]));
-  await writeFile(join(dir, name), zipSync(entries));
+  const raw = rawXlsx(sheetXml, { sheetName: 'Data &amp; more', sheetTarget: '/xl/worksheets/sheet1.xml' });
+  await writeFile(join(dir, name), raw);
 }
 
-const inline = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
-const sheetXml = (rows: string) =>
-  `<?xml version="1.0"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows}</sheetData></worksheet>`;
+const inline = inlineCell;
+const sheetXml = sheetXmlOf;
 
 describe('readXlsx', () => {
   before(async () => {
