@@ -32,6 +32,7 @@ function scheduler() {
       });
     },
     confirmUnchanged: () => false,
+    readMark: () => 0,
   } as unknown as Reloader;
   const refresh = createRefreshScheduler({
     config: INTERVAL_CONFIG,
@@ -72,6 +73,7 @@ describe('refresh scheduler', () => {
         reloads += 1;
       },
       confirmUnchanged: () => false,
+      readMark: () => 0,
     } as unknown as Reloader;
     const withSource = (source: ChangeTokenSource) =>
       createRefreshScheduler({
@@ -108,6 +110,7 @@ describe('refresh scheduler', () => {
         reloads += 1;
       },
       confirmUnchanged: () => false,
+      readMark: () => 0,
     } as unknown as Reloader;
     const every = (interval: number) =>
       createRefreshScheduler({
@@ -162,6 +165,7 @@ describe('mtime refresh with a change token that cannot be read', () => {
         recorded = 'unavailable:ingest.query_failed';
       },
       confirmUnchanged: (_dataset: string, _table: string, token: string) => token === recorded,
+      readMark: () => 0,
     } as unknown as Reloader;
     const config = {
       datasets: [

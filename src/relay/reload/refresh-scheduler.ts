@@ -79,6 +79,8 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
       let ticked: { token: string | undefined; still: number } = { token: undefined, still: 0 };
       const settleTicks = Math.ceil(FILE_SETTLE_MS / refresh.interval);
       const step = async (): Promise<ReloadOutcome | undefined> => {
+        // Loads begun after this (another table's round of the same file, an admin reload) read the source as new.
+        const since = reloader.readMark();
         // The token this poll found: the reload, queued behind another load of the table, skips when that load
         // read it too.
         let seen: { token: string; readAt: number } | undefined;
@@ -140,7 +142,7 @@ export function createRefreshScheduler(options: RefreshSchedulerOptions): Refres
             return undefined;
           }
         }
-        return reloader.reloadTable(dataset.id, table.id, refresh.mode as 'mtime' | 'interval', seen);
+        return reloader.reloadTable(dataset.id, table.id, refresh.mode as 'mtime' | 'interval', seen, since);
       };
       let running: Promise<ReloadOutcome | undefined> | undefined;
       const run = (): Promise<ReloadOutcome | undefined> => {

@@ -27,14 +27,19 @@ export interface Reloader {
   reloadAll(trigger: LoadTrigger): Promise<ReloadOutcome>;
   /**
    * One table; the others keep their snapshots. `seen` is the change token an mtime poll read (at `readAt`): when
-   * a load that ran while this one waited its turn read that same token, nothing is loaded again.
+   * a load that ran while this one waited its turn read that same token, nothing is loaded again. `since` is a
+   * `readMark()` taken when the refresh round began: when every table the refresh would load was read since, by
+   * loads that succeeded, nothing is loaded again either.
    */
   reloadTable(
     datasetId: string,
     tableId: string,
     trigger: LoadTrigger,
     seen?: { readonly token: string; readonly readAt: number },
+    since?: number,
   ): Promise<ReloadOutcome>;
+  /** Counts the loads begun so far: a load with a higher mark read its source after this one was taken. */
+  readMark(): number;
   hasTable(datasetId: string, tableId: string): boolean;
   /**
    * Whether `token`, read at `readAt` (epoch ms), is the one read just before the table's last successful load:
@@ -69,7 +74,7 @@ interface TableRef {
 }
 
 type Loaded =
-  | { ok: true; ref: TableRef; snapshot: TableSnapshot; readAt: number }
+  | { ok: true; ref: TableRef; snapshot: TableSnapshot; readAt: number; mark: number }
   | { ok: false; ref: TableRef; error: unknown };
 
 export function createReloader(options: ReloaderOptions): Reloader {
@@ -84,6 +89,9 @@ export function createReloader(options: ReloaderOptions): Reloader {
   const groups = refreshGroups(options.config);
   const watchFiles = sharedFileWatcher(options.config, options.fileToken);
   const tokens = new Map<string, string>();
+  // The loads begun so far, and for each table the mark of its last load that succeeded.
+  let marks = 0;
+  const readMarks = new Map<string, number>();
   const failures = createReloadFailureLog(logger);
   let starting = true;
 
@@ -107,10 +115,11 @@ export function createReloader(options: ReloaderOptions): Reloader {
   ): Promise<Loaded & { token?: string }> {
     const { readAt, token } = read ?? (await readToken(ref));
     const started = performance.now();
+    const mark = ++marks;
     try {
       const snapshot = await options.loadTable(ref.datasetId, ref.table);
       metrics.table(ref.datasetId, ref.table.id).recordLoad('ok', performance.now() - started);
-      return { ok: true, ref, snapshot, readAt, ...(token === undefined ? {} : { token }) };
+      return { ok: true, ref, snapshot, readAt, mark, ...(token === undefined ? {} : { token }) };
     } catch (error) {
       metrics.table(ref.datasetId, ref.table.id).recordLoad('failed', performance.now() - started);
       return { ok: false, ref, error };
@@ -140,6 +149,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
     for (const result of loaded) {
       if (!result.ok) continue;
       if (result.token !== undefined) tokens.set(result.ref.key, result.token);
+      readMarks.set(result.ref.key, result.mark);
       // A live table's snapshot is empty (reads go to the database): it has no row count to report.
       if (result.ref.table.materialization !== 'live') {
         const table = metrics.table(result.ref.datasetId, result.ref.table.id);
@@ -306,7 +316,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
       const reads = await readTokens();
       return exclusive(() => reloadEverything(trigger, reads));
     },
-    async reloadTable(datasetId, tableId, trigger, seen) {
+    async reloadTable(datasetId, tableId, trigger, seen, since) {
       if (starting) return refused('table', trigger);
       const ref = refs.get(tableKey(datasetId, tableId));
       if (!ref) throw new TypeError(`no table ${datasetId}/${tableId} in the config`);
@@ -318,6 +328,17 @@ export function createReloader(options: ReloaderOptions): Reloader {
         // The change the poll found was read by a load that ran meanwhile (an admin reload, say): the data served
         // is at least that new, and loading it again would only double the memory peak and the work.
         if (seen !== undefined && confirmUnchanged(datasetId, tableId, seen.token, seen.readAt)) {
+          logger.debug(
+            { trigger, dataset_id: datasetId, table_id: tableId },
+            'reload skipped: already loaded',
+          );
+          return skipped();
+        }
+        // A refresh reloads the tables sharing the table's file with it; an operator's reload, the table asked for.
+        const group = trigger === 'admin' ? [ref] : (groups.get(ref.key) ?? []).map((key) => refs.get(key));
+        // Each table of a file has a round of its own, and each round loads them all: the first round to run has
+        // loaded them for the others begun with it (an interval reload would otherwise load the file once per table).
+        if (since !== undefined && group.every((member) => (readMarks.get(member?.key ?? '') ?? 0) > since)) {
           logger.debug(
             { trigger, dataset_id: datasetId, table_id: tableId },
             'reload skipped: already loaded',
@@ -339,8 +360,6 @@ export function createReloader(options: ReloaderOptions): Reloader {
           );
           return skipped();
         }
-        // A refresh reloads the tables sharing the table's file with it; an operator's reload, the table asked for.
-        const group = trigger === 'admin' ? [ref] : (groups.get(ref.key) ?? []).map((key) => refs.get(key));
         // One after another, as reloads run: the sheets of a large workbook decoded at once would hold it that often.
         const changedFile = await watchFiles(group.map((member) => (member as TableRef).key));
         const loads: Loaded[] = [];
@@ -353,6 +372,7 @@ export function createReloader(options: ReloaderOptions): Reloader {
         return outcome(loaded, 'table', trigger, complete && swap(loaded));
       });
     },
+    readMark: () => marks,
     hasTable(datasetId, tableId) {
       return refs.has(tableKey(datasetId, tableId));
     },
