@@ -106,6 +106,40 @@ describe('verifier error table: requests refused', () => {
     }
   });
 
+  it('403 the same whatever purpose, format, disclosure or target names, and no hint at a hidden claim', async () => {
+    const hidden = { claims: ['person_alive', 'household_enrolled'] };
+    const variants: [Record<string, unknown>, Record<string, string>][] = [
+      [{ target: ALIVE }, {}],
+      // Each of these would be refused for itself, were the claim visible.
+      [{ target: ALIVE }, { 'data-purpose': '' }],
+      [{ target: ALIVE, purpose: 'https://elsewhere.example/purpose' }, { 'data-purpose': '' }],
+      [{ target: ALIVE, disclosure: 'value' }, {}],
+      [{ target: ALIVE, format: 'application/ld+json; profile="cccev"' }, {}],
+      [{ target: { type: 'organisation', id: 'org-1' } }, {}],
+      [{ target: { type: 'person', attributes: { newborns: 'two' } } }, {}],
+    ];
+    const answers = new Set<string>();
+    for (const [body, headers] of variants) {
+      const problem = await table.deniedBeforeReads({ ...hidden, ...body }, 403, 'auth.scope_denied', {
+        as: 'civil_only',
+        headers,
+      });
+      answers.add(`${problem.claim_id} ${problem.detail}`);
+    }
+    assert.deepEqual(
+      [...answers],
+      ['household_enrolled The credential lacks a scope claim household_enrolled requires.'],
+    );
+    // A misspelt hidden claim is an unknown one, hinted at among the visible claims only.
+    const misspelt = await table.deniedBeforeReads(
+      { target: ALIVE, claims: ['household_enroled'] },
+      404,
+      'claim.not_found',
+      { as: 'civil_only' },
+    );
+    assert.equal(misspelt.detail, 'No claim `household_enroled` is visible.');
+  });
+
   it('404 claim.not_found with a hint, and claim.version_not_found', async () => {
     const problem = await table.deniedBeforeReads(
       { target: ALIVE, claims: ['person_alvie'] },

@@ -78,8 +78,21 @@ describe('verifier in OIDC mode (real IdP)', () => {
     assert.ok(!envelope.claims.some((claim: { id: string }) => claim.id === 'person_alive'));
   });
 
-  it('grants nothing for a scope claim that is neither a string, a list nor a role object', async () => {
-    for (const scope of [{ 'civil:evidence': false }, { 'civil:evidence': true }, 7]) {
+  it('grants nothing for a scope claim that is missing, empty, or not a string, a list of strings or a role object', async () => {
+    // Missing, empty or blank; a list of lists, or of one entry holding a space (a list entry is one scope, unsplit).
+    for (const scope of [
+      { 'civil:evidence': false },
+      { 'civil:evidence': true },
+      7,
+      undefined,
+      null,
+      '',
+      '   ',
+      [],
+      [['civil:evidence']],
+      [' civil:evidence'],
+      ['other:scope civil:evidence'],
+    ]) {
       const ids = await claimIds(await idp.getToken(['civil:evidence'], { claims: { scope } }));
       assert.ok(!ids.includes('person_alive'), JSON.stringify(scope));
     }
