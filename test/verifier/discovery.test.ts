@@ -210,6 +210,29 @@ describe('verifier discovery', () => {
     assert.deepEqual((await summary('batch_only')).operations, { evaluate: false, batch_evaluate: true });
   });
 
+  it("offers no operation of a claim whose rule, or a sub-claim's, is a plugin (every evaluation is 501)", async () => {
+    for (const id of ['plugin_check', 'depends_on_plugin']) {
+      const summary = JSON.parse((await verifier.get(`/v1/claims/${id}`, { as: 'full' })).body);
+      assert.deepEqual(summary.operations, { evaluate: false, batch_evaluate: false }, id);
+      assert.equal('batch_max_subjects' in summary, false, id);
+      const response = await verifier.post(
+        '/v1/evaluations',
+        { target: { type: 'person', id: 'P1' }, claims: [id] },
+        { as: 'full' },
+      );
+      assertProblem(response, 501, 'claim.operation_unsupported');
+    }
+    // A caller whose only claims are plugin ones is offered nothing to evaluate.
+    const envelope = JSON.parse(
+      (await verifier.get('/.well-known/evidence-service', { as: 'no_scopes' })).body,
+    );
+    assert.ok(ids(envelope.claims).includes('plugin_check'));
+    assert.equal(
+      envelope.operations.evaluate,
+      envelope.claims.some((c: { operations: { evaluate: boolean } }) => c.operations.evaluate),
+    );
+  });
+
   it('names the CCCEV evidence type of a claim at the top of its summary, as its IRI is', async () => {
     const typed = await startTestVerifier({
       edit: (text) =>

@@ -243,6 +243,9 @@ describe('postgresql state store, in its environment', () => {
         assert.ok(isProblem(error) && error.code === 'state.unavailable');
         assert.ok(error.cause instanceof FailureReason);
         assert.equal(error.cause.code, 'state.database_encoding');
+        // Refused as a schema of a newer version is: only the operator can mend it, a retry would fail again.
+        assert.equal(error.extras.retryable, false);
+        assert.equal(error.headers['retry-after'], undefined);
         return true;
       });
       assert.ok(

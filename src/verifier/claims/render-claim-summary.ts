@@ -6,6 +6,14 @@ import type { CatalogClaim } from './build-claim-catalog.ts';
  * `max_subjects`; the summary states the size the batch route accepts, so a client sizing batches by it never meets
  * 413 `batch.too_large`.
  */
+/**
+ * Whether a caller can use the operation on the claim: enabled, and no rule of the claim or its sub-claims is a
+ * `plugin` (which has no implementation: every such evaluation answers 501, so discovery does not offer it).
+ */
+export function offersOperation(claim: CatalogClaim, operation: 'evaluate' | 'batch_evaluate'): boolean {
+  return claim.config.operations[operation].enabled && !claim.needsPlugin;
+}
+
 export function renderClaimSummary(claim: CatalogClaim, inlineBatchLimit: number): Record<string, unknown> {
   const config = claim.config;
   return {
@@ -17,10 +25,10 @@ export function renderClaimSummary(claim: CatalogClaim, inlineBatchLimit: number
     value: config.value,
     // Booleans, as in the contract's summary and the capability envelope: an object would read as "offered".
     operations: {
-      evaluate: config.operations.evaluate.enabled,
-      batch_evaluate: config.operations.batch_evaluate.enabled,
+      evaluate: offersOperation(claim, 'evaluate'),
+      batch_evaluate: offersOperation(claim, 'batch_evaluate'),
     },
-    ...(config.operations.batch_evaluate.enabled
+    ...(offersOperation(claim, 'batch_evaluate')
       ? { batch_max_subjects: Math.min(config.operations.batch_evaluate.max_subjects, inlineBatchLimit) }
       : {}),
     formats: config.formats,

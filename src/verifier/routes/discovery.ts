@@ -5,7 +5,7 @@ import type { Principal } from '../../platform/auth/principal.ts';
 import type { RouteReply } from '../../platform/http/route-types.ts';
 import { addVary } from '../../platform/http/vary.ts';
 import { type CatalogClaim, visibleClaims } from '../claims/build-claim-catalog.ts';
-import { renderClaimSummary } from '../claims/render-claim-summary.ts';
+import { offersOperation, renderClaimSummary } from '../claims/render-claim-summary.ts';
 import { unknownClaim } from '../claims/unknown-claim.ts';
 import {
   CCCEV_MEDIA_TYPE,
@@ -88,8 +88,8 @@ function formatsFor(runtime: VerifierRuntime, principal: Principal) {
 /** What the caller can do: an operation is offered when one of the claims it may use enables it. */
 function operationsFor(claims: ReturnType<typeof visibleClaims>) {
   return {
-    evaluate: claims.some((claim) => claim.config.operations.evaluate.enabled),
-    batch_evaluate: claims.some((claim) => claim.config.operations.batch_evaluate.enabled),
+    evaluate: claims.some((claim) => offersOperation(claim, 'evaluate')),
+    batch_evaluate: claims.some((claim) => offersOperation(claim, 'batch_evaluate')),
     // A stored evaluation is rendered whatever the claims offered now.
     render: true,
     credential_issue: false,

@@ -104,6 +104,22 @@ describe('memory evaluation store', () => {
     assert.ok(await store.get('HUGE', 'p1'));
   });
 
+  it('keeps every evaluation of one batch past max_memory_evaluation_bytes, dropping older ones for it', async () => {
+    const clock = fixedClock('2026-01-01T00:00:00Z');
+    const store = memoryStore({ clock, maxEntries: 10_000, maxEvaluationBytes: 1_048_576 });
+    await store.put(evaluation('before', clock.now(), 60_000));
+    // About 2.5 KB each: a thousand exceed 1 MiB, but the batch answer names every one of them.
+    const batch = Array.from({ length: 1000 }, (_, index) => evaluation(`B${index}`, clock.now(), 60_000));
+    await store.putMany(batch);
+    for (const stored of batch) assert.ok(await store.get(stored.evaluation_id, 'p1'), stored.evaluation_id);
+    assert.equal(await store.get('before', 'p1'), undefined);
+    // The next write makes room again, the oldest first.
+    await store.put(evaluation('after', clock.now(), 60_000));
+    assert.equal(await store.get('B0', 'p1'), undefined);
+    assert.ok(await store.get('after', 'p1'));
+    assert.ok(await store.get('B999', 'p1'));
+  });
+
   it('counts the identifier schemes and profile a target_ref echoes, once per evaluation', async () => {
     const clock = fixedClock('2026-01-01T00:00:00Z');
     // What a caller may send: 20 schemes of 128 characters and a profile, echoed in every result's target_ref.

@@ -162,15 +162,18 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): MemoryE
     return removed + expiredKeys;
   };
 
-  const put = (evaluation: StoredEvaluation) => {
+  /** Stores one evaluation of `batch` (the evaluations written together, queued last, in order). */
+  const put = (evaluation: StoredEvaluation, batch: ReadonlySet<string>) => {
     const id = evaluation.evaluation_id;
     if (entries.has(id)) dropEvaluation(id);
     else order.push(id);
     const bytes = evaluationBytes(evaluation);
-    // Oldest first, until there is room by count and by bytes (the new one itself never evicted).
+    // Oldest first, until there is room by count and by bytes. Never one of the same batch: its answer names them
+    // all, so a batch larger than the bytes is kept whole (as one evaluation larger than them is kept alone), and
+    // the next write makes room again.
     while (entries.size >= options.maxEntries || evaluationTotal + bytes > options.maxEvaluationBytes) {
       const oldest = order.peek();
-      if (oldest === undefined || oldest === id) break;
+      if (oldest === undefined || batch.has(oldest)) break;
       order.shift();
       dropEvaluation(oldest);
     }
@@ -189,11 +192,15 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): MemoryE
     checkAvailable() {},
     async put(evaluation) {
       purgeEvaluations(options.clock.now());
-      put(evaluation);
+      put(evaluation, new Set([evaluation.evaluation_id]));
     },
     async putMany(evaluations) {
       purgeEvaluations(options.clock.now());
-      for (const evaluation of evaluations) put(evaluation);
+      const batch = new Set<string>();
+      for (const evaluation of evaluations) {
+        batch.add(evaluation.evaluation_id);
+        put(evaluation, batch);
+      }
     },
     async get(evaluationId, principalHash) {
       const evaluation = entries.get(evaluationId)?.evaluation;

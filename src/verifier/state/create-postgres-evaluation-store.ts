@@ -6,11 +6,9 @@ import pg from 'pg';
 import type { Clock } from '../../platform/clock.ts';
 import type { Logger } from '../../platform/log.ts';
 import { createOutageLog } from '../../platform/outage-log.ts';
-import { isClientTimeout } from '../../platform/postgres/client-timeout.ts';
 import { driverUrl } from '../../platform/postgres/connection-url.ts';
 import { isProblem } from '../../platform/problem/problem.ts';
-import { auditCodeOf, FailureReason } from '../connectors/failure-reason.ts';
-import { verifierProblem } from '../problems.ts';
+import { auditCodeOf } from '../connectors/failure-reason.ts';
 import type {
   EvaluationStore,
   IdempotencyOutcome,
@@ -19,6 +17,7 @@ import type {
 } from './evaluation-store.ts';
 import { errorCode, migrationFailureLog } from './migration-failure-log.ts';
 import { migrateStateSchema, STATE_SCHEMA } from './postgres-migrations.ts';
+import { isOutage, isSchemaMissing, MigrationRunningError, unavailable } from './postgres-store-failures.ts';
 
 export interface PostgresStoreOptions {
   readonly url: string;
@@ -336,65 +335,4 @@ export function createPostgresEvaluationStore(options: PostgresStoreOptions): Ev
     },
     isClosed: () => closed,
   };
-}
-
-/**
- * Whether a failure says the database cannot be used now, as opposed to one statement failing (a timeout, a
- * constraint): no connection or no answer on it, the server refusing connections (SQLSTATE class 08, shutting down
- * 57P01-57P03, too many connections 53300, the database closed to new sessions 55000, the role no longer let
- * in: class 28), or a database that takes no writes (25006: a demoted primary, a standby), where no
- * evaluation could be kept. The store's own statements raise neither 55000 nor class 28.
- */
-function isOutage(error: unknown): boolean {
-  // The driver's own time limit on a statement, which the server's statement_timeout (the same) races: one slow
-  // statement, not an outage.
-  if (isClientTimeout(error)) return false;
-  if (!(error instanceof pg.DatabaseError)) return true;
-  const code = error.code ?? '';
-  return (
-    code.startsWith('08') ||
-    code.startsWith('28') ||
-    /^57P0[123]$/.test(code) ||
-    ['53300', '55000', '25006'].includes(code)
-  );
-}
-
-/**
- * A state table or the schema is missing (SQLSTATE 42P01, 3F000). Migrating again recreates them when the whole
- * schema is gone; a table dropped or renamed by hand, its migration still recorded, stays missing.
- */
-function isSchemaMissing(error: unknown): boolean {
-  return error instanceof pg.DatabaseError && (error.code === '42P01' || error.code === '3F000');
-}
-
-/** The migrations are still running (a long one): the store is not usable until they are done. */
-class MigrationRunningError extends Error {
-  readonly code = 'migrating';
-  constructor() {
-    super('the state schema is being migrated');
-  }
-}
-
-/**
- * Failures only the store's operator can mend: a schema a newer release migrated, a role without the rights the
- * store needs (42501). Answered without inviting a retry a second later.
- */
-const LASTING_CODES = new Set(['schema_too_new', '42501']);
-
-function unavailable(error: unknown) {
-  const code = errorCode(error);
-  const message = error instanceof Error ? error.message : 'the state store failed';
-  const reason = /timeout/i.test(message) ? 'state.timeout' : `state.${code.toLowerCase()}`;
-  if (LASTING_CODES.has(code)) {
-    return verifierProblem(
-      'state.unavailable',
-      'The state store cannot be used as it is set up; a retry would fail again until its operator acts.',
-      { cause: new FailureReason(reason, message), extras: { retryable: false } },
-    );
-  }
-  return verifierProblem('state.unavailable', 'The state store is unavailable; retry later.', {
-    cause: new FailureReason(reason, message),
-    headers: { 'retry-after': '1' },
-    extras: { retryable: true },
-  });
 }
