@@ -176,12 +176,30 @@ describe('checkDistinctKeys', () => {
     assert.equal(refuses('number', ['0.0', '0']), true);
   });
 
+  it('refuses keys the database holds apart that a record shows alike, as a snapshot load does', () => {
+    assert.equal(refuses('number', ['0.1', '0.10000000000000000001']), true);
+    assert.equal(refuses('number', ['9007199254740992', '9007199254740993']), true);
+    assert.equal(refuses('number', ['1e+20', '100000000000000000001']), true);
+    assert.equal(
+      refuses('timestamp', ['2024-01-01 00:00:00.123456+00', '2024-01-01 00:00:00.123789+00']),
+      true,
+    );
+    assert.equal(refuses('timestamp', ['2024-01-01 00:00:00', '2024-01-01 00:00:00.0009']), true);
+  });
+
   it('passes keys that differ, however alike their text', () => {
     assert.equal(refuses('string', ['a', 'a ', 'A', 'b']), false);
     assert.equal(refuses('string', ['1.0', '1.00']), false);
     assert.equal(refuses('number', ['1', '10', '100', '1e+100', '1.5e+100']), false);
-    assert.equal(refuses('number', ['0.1', '0.10000000000000000001']), false);
+    assert.equal(refuses('number', ['0.1', '0.1000000000000001']), false);
+    assert.equal(refuses('number', ['9007199254740992', '9007199254740994']), false);
     assert.equal(refuses('integer', ['0', '100']), false);
+    assert.equal(
+      refuses('timestamp', ['2024-01-01 00:00:00.123999+00', '2024-01-01 00:00:00.124+00']),
+      false,
+    );
+    // Keys no record could show are left to the rendering, which refuses them when a page shows them.
+    assert.equal(refuses('number', ['1', 'Infinity', 'NaN']), false);
     // Rows without a key are refused by the rendering, not here.
     assert.equal(refuses('string', [null, null]), false);
   });

@@ -70,15 +70,21 @@ export function liveLayout(
 /**
  * Refuses rows that repeat a key, as a snapshot load does (a view may give them: a join with one row per match).
  * Rows come in key order, so a repeat is the next row; pages are cut by key, so one would show an id twice or skip
- * the repeat after its last row, which is the look-ahead row `rows` includes. Keys the database holds equal have
- * one text, but for a numeric's scale (`1.0`, `1.00`) and a double's sign of zero.
+ * the repeat after its last row, which is the look-ahead row `rows` includes. Keys are compared as records show
+ * them, as a snapshot compares the values it read: keys the database holds apart may show alike (numerics or
+ * bigints past a double's precision, timestamps within one millisecond), and keys it holds equal may differ in
+ * text (a numeric's scale, `1.0` and `1.00`, and a double's sign of zero). Reading rounds and truncates in key
+ * order, so keys that show alike are neighbours there.
  */
 export function checkDistinctKeys(layout: LiveLayout, rows: readonly LiveRow[]): void {
   const { keyField, keyPosition } = layout;
-  let previous: string | null | undefined;
+  // A text key shows as its JSON text, one to one: compared as read, without rendering it on every read.
+  const shown = keyField.type === 'string' ? undefined : cellRenderer(keyField);
+  let previous: string | null = null;
   for (const row of rows) {
-    let key = row[keyPosition] ?? null;
-    if (key !== null && keyField.type === 'number') key = numberKey(key);
+    const raw = row[keyPosition] ?? null;
+    // A NULL key is the row check's to refuse (a nullable key field's nulls are no repeat).
+    const key = raw === null || shown === undefined ? raw : shownKey(shown, raw);
     if (key !== null && key === previous) {
       throw new LiveRowInvalid(
         keyField.name,
@@ -90,10 +96,17 @@ export function checkDistinctKeys(layout: LiveLayout, rows: readonly LiveRow[]):
   }
 }
 
-/** A number's text without the zeros that end its fraction, and 0 without its sign (`-0`, `1.50` read `0`, `1.5`). */
-function numberKey(text: string): string {
-  const plain = /^-?\d+\.\d+$/.test(text) ? text.replace(/\.?0+$/, '') : text;
-  return plain === '-0' ? '0' : plain;
+/**
+ * A key as its record shows it; a key no record could show (NaN) is compared by its text and left to the rendering
+ * to refuse, which a look-ahead row never reaches: the page before it is served.
+ */
+function shownKey(shown: CellRenderer, raw: string): string {
+  try {
+    return shown(raw);
+  } catch (error) {
+    if (error instanceof LiveRowInvalid) return `\0${raw}`;
+    throw error;
+  }
 }
 
 /** A row as the JSON object of the layout's fields. */

@@ -182,9 +182,9 @@ export function buildKeySelect(
   const filter: LiveFilter = { column: primaryKey.column, type: 'string', op: 'eq', values: [key] };
   const condition = filterCondition(filter, primaryKey.pgType, param);
   if (condition === 'FALSE') return undefined;
-  // Several rows may read as one key: distinct keys of the column that parse alike (numerics past a double's
-  // precision), the first of which is the record, or one key a view repeats, which the caller refuses as a page's
-  // repeat is refused; two rows tell the cases apart.
+  // Several rows may read as one key: distinct keys of the column that a record shows alike (numerics past a
+  // double's precision, timestamps within a millisecond), or one key a view repeats. Either names no one record, and
+  // the caller refuses it as a page's repeat is refused: a second row is enough to tell.
   const column = quoteIdentifier(primaryKey.column);
   return {
     text: `SELECT ${columns.map(quoteIdentifier).join(', ')} FROM ${relation} WHERE ${condition} ORDER BY ${column} LIMIT 2`,
