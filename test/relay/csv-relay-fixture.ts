@@ -37,7 +37,7 @@ export interface CsvRelay {
 /** Writes `files` (name to text) to a temp folder and starts a relay on `config` there. */
 export async function startCsvRelay(
   config: string,
-  files: Readonly<Record<string, string>>,
+  files: Readonly<Record<string, string | Uint8Array>>,
 ): Promise<CsvRelay> {
   const dir = mkdtempSync(join(tmpdir(), 'ambit-csv-relay-'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);

@@ -1,16 +1,23 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'csv-parse/sync';
+import fc from 'fast-check';
+import Papa from 'papaparse';
 import { type ItemRow, testAggregate, testCatalog, testGeneration } from './aggregate-test-support.ts';
 import { computeAggregate } from './compute-aggregate.ts';
 import { parseAggregateBody } from './parse-aggregate-request.ts';
 import { neutralise, renderAggregateCsv } from './render-aggregate-csv.ts';
+import { renderAggregateJson } from './render-aggregate-json.ts';
 import type { AggregateResponse } from './result-metadata.ts';
 
 const catalog = testCatalog();
 const LINKS = { self: 's', structure: 'st', json: 'j', csv: 'c', sdmx: 'x' };
 
-async function render(aggregateId: string, cats: readonly (string | null)[], body: Record<string, unknown>) {
+async function answer(
+  aggregateId: string,
+  cats: readonly (string | null)[],
+  body: Record<string, unknown>,
+): Promise<AggregateResponse> {
   const items: ItemRow[] = cats.map((cat, i) => ({
     id: i + 1,
     cat,
@@ -22,7 +29,7 @@ async function render(aggregateId: string, cats: readonly (string | null)[], bod
   const generation = await testGeneration(catalog, items, []);
   const aggregate = testAggregate(catalog, aggregateId);
   const query = parseAggregateBody(aggregate, body);
-  const response: AggregateResponse = {
+  return {
     aggregate,
     query,
     result: computeAggregate(generation, aggregate, query),
@@ -31,8 +38,31 @@ async function render(aggregateId: string, cats: readonly (string | null)[], bod
     digest: 'abc',
     links: LINKS,
   };
-  return renderAggregateCsv(response);
 }
+
+async function render(aggregateId: string, cats: readonly (string | null)[], body: Record<string, unknown>) {
+  return renderAggregateCsv(await answer(aggregateId, cats, body));
+}
+
+/** A CSV body read by an RFC 4180 reader of another project (Papa Parse), without its closing empty line. */
+function readCsv(body: string): string[][] {
+  const parsed = Papa.parse<string[]>(body, { delimiter: ',', newline: '\r\n' });
+  assert.deepEqual(parsed.errors, []);
+  assert.deepEqual(parsed.data.at(-1), [''], 'the body ends with CRLF');
+  return parsed.data.slice(0, -1);
+}
+
+/** What docs/relay-api.md tells a client to do with a cell: drop the one `'` the relay put before it. */
+const restore = (cell: string) => (cell.startsWith("'") ? cell.slice(1) : cell);
+
+/** Characters a CSV writer or a spreadsheet treats specially, mixed with any other code point. */
+const awkwardText = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom('=', '+', '-', '@', '\t', '\r', '\n', "'", '"', ',', ' ', '\u2028', '\uFEFF', '0', 'e'),
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }),
+  ),
+  maxLength: 6,
+});
 
 describe('renderAggregateCsv', () => {
   it('neutralises text a spreadsheet would run as a formula, and quotes as RFC 4180', async () => {
@@ -107,6 +137,32 @@ describe('renderAggregateCsv', () => {
       complete: false,
       truncated: false,
     });
+  });
+
+  it('gives back every text value of the JSON answer, row by row, once one leading apostrophe is dropped', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.option(awkwardText), { minLength: 1, maxLength: 8 }), async (cats) => {
+        const response = await answer('open', cats, { group_by: ['cat'], measures: ['rows', 'total'] });
+        const json = JSON.parse(renderAggregateJson(response)).observations as Record<string, unknown>[];
+        const rows = readCsv(renderAggregateCsv(response).body);
+        assert.deepEqual(rows[0], ['cat', 'rows', 'total', 'rows$status', 'total$status']);
+        assert.deepEqual(
+          rows.slice(1).map(([cat, rowCount, total]) => [restore(cat as string), rowCount, total]),
+          json.map((o) => [o.cat ?? '', String(o.rows), o.total === null ? '' : String(o.total)]),
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('writes a text value that starts with an apostrophe apart from the formula it would otherwise look like', async () => {
+    const csv = await render('open', ['=1+2', "'=1+2", "'plain"], { group_by: ['cat'], measures: ['rows'] });
+    assert.deepEqual(readCsv(csv.body), [
+      ['cat', 'rows'],
+      ["''=1+2", '1'],
+      ["''plain", '1'],
+      ["'=1+2", '1'],
+    ]);
   });
 
   it('neutralise leaves numbers, booleans, null and harmless text alone', () => {

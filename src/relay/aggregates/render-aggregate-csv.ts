@@ -70,7 +70,11 @@ export function renderAggregateCsv(response: AggregateResponse): RenderedCsv {
   };
 }
 
-/** Text a spreadsheet would run as a formula is prefixed with `'` (numbers are left alone). */
+/**
+ * Text a spreadsheet would run as a formula is prefixed with `'` (numbers are left alone). So is text that already
+ * starts with `'`: `'=1` and `=1` stay apart, and a reader gets every value back by dropping the first `'` of any
+ * cell starting with one (a number, boolean, status code or header never does).
+ */
 export function neutralise<T>(value: T): T | string {
-  return typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return typeof value === 'string' && /^[=+\-@\t\r']/.test(value) ? `'${value}` : value;
 }
