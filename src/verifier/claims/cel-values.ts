@@ -48,7 +48,10 @@ export class CelResultError extends Error {
   }
 }
 
-/** A CEL result as JSON; ints outside the safe integer range, bytes, types and messages are refused. */
+/**
+ * A CEL result as JSON; ints outside the safe integer range, bytes, types, messages and `__proto__` map keys are
+ * refused.
+ */
 export function fromCelValue(value: CelValue | unknown): unknown {
   if (value === null || typeof value === 'boolean' || typeof value === 'string') return value;
   if (typeof value === 'number') {
@@ -62,6 +65,9 @@ export function fromCelValue(value: CelValue | unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const [key, entry] of value) {
       if (typeof key !== 'string') throw new CelResultError('a result map key is not a string');
+      // Kept here as a member of its own, but a reader copying members by assignment (the `jsonld` expansion of a
+      // CCCEV answer among them) drops it: the value stated would not be the one evaluated.
+      if (key === '__proto__') throw new CelResultError('a result map key is `__proto__`');
       Object.defineProperty(out, key, { value: fromCelValue(entry), enumerable: true, writable: true });
     }
     return out;

@@ -12,8 +12,10 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 /**
  * What makes a record unreadable, or undefined: nesting deeper than `MAX_ROW_DEPTH`, a key or text holding a lone
  * surrogate (JSON can escape one, `"\ud800"`; it is no character, and would pass on to results and CCCEV as such),
- * or a number beyond a double (`1e400`). Walked with an explicit stack: a recursive check could itself overflow on
- * the rows it is meant to refuse.
+ * a key named `__proto__` (JSON.parse keeps it as a member, but a reader that copies members by assignment, the
+ * `jsonld` expansion of a CCCEV answer among them, drops it or takes it as the object's prototype: the value stated
+ * would not be the one the source held), or a number beyond a double (`1e400`). Walked with an explicit stack: a
+ * recursive check could itself overflow on the rows it is meant to refuse.
  */
 export function rowFault(row: object): string | undefined {
   const containers: object[] = [row];
@@ -23,6 +25,7 @@ export function rowFault(row: object): string | undefined {
     for (const key of Object.keys(container)) {
       const value = (container as Record<string, unknown>)[key];
       if (LONE_SURROGATE.test(key)) return 'holds a lone surrogate';
+      if (key === '__proto__') return 'holds a `__proto__` key';
       if (typeof value === 'string') {
         if (LONE_SURROGATE.test(value)) return 'holds a lone surrogate';
         continue;
