@@ -29,3 +29,9 @@ function listenDetails(error: unknown): Pick<StartFailure, 'listen'> {
   if (typeof syscall !== 'string' || typeof address !== 'string' || typeof port !== 'number') return {};
   return { listen: { ...(typeof code === 'string' ? { code } : {}), syscall, address, port } };
 }
+
+/** A worker that ended while starting, with no word of why: its exit status, or the signal (out of memory: SIGKILL). */
+export function endedWhileStarting(index: number, code: number | null, signal: string | null): Error {
+  const how = signal === null ? `exited with status ${code}` : `was killed by ${signal}`;
+  return new Error(`worker ${index} ${how} while starting`);
+}

@@ -31,7 +31,7 @@ import { firstLoadRunning, notReady, notRunningFamilies } from './not-running.ts
 import { type RefreshAnswer, startRefreshRounds } from './refresh-rounds.ts';
 import { reloadEverywhere } from './reload-everywhere.ts';
 import { restartDelay, STABLE_RUN_MS } from './restart-delay.ts';
-import { startFailureError } from './start-failure.ts';
+import { endedWhileStarting, startFailureError } from './start-failure.ts';
 import { STDOUT_FIRST_STALL_MS, writeWorkerBatch } from './stdout-through-primary.ts';
 import { whileAnswering } from './while-answering.ts';
 import { createWorkerRequests } from './worker-requests.ts';
@@ -186,7 +186,7 @@ export async function startRelayPrimary(
         if (slot.scraped !== undefined) slot.carried.add(slot.scraped);
         slot.scraped = undefined;
         if (!started) {
-          reject(new Error(`worker ${index} exited before listening (code ${code ?? signal})`));
+          reject(endedWhileStarting(index, code, signal));
           return;
         }
         if (closing) return;
