@@ -7,6 +7,7 @@ import { isBindAddress } from '../../platform/config/bind-address.ts';
 import { createLogger } from '../../platform/log.ts';
 import { systemRandom } from '../../platform/random.ts';
 import { WORKER_INDEX_ENV, WORKER_RESTARTED_ENV } from '../../relay/cluster/cluster-messages.ts';
+import { cpuQuota } from '../../relay/cluster/cpu-quota.ts';
 import { startRelayPrimary } from '../../relay/cluster/start-relay-primary.ts';
 import { startRelayWorker, tellPrimaryStartFailed } from '../../relay/cluster/start-relay-worker.ts';
 import { loadRelayConfig } from '../../relay/config/load-relay-config.ts';
@@ -107,7 +108,8 @@ export const relayServe: Command = async (args, io) => {
 
 function parseWorkers(value: string | undefined): number | undefined {
   if (value === undefined) return 1;
-  if (value === 'auto') return Math.min(availableParallelism(), MAX_WORKERS);
+  // The cores the process may run on, or fewer where a CPU quota allows fewer.
+  if (value === 'auto') return Math.min(availableParallelism(), cpuQuota() ?? MAX_WORKERS, MAX_WORKERS);
   if (!/^\d+$/.test(value)) return undefined;
   const count = Number(value);
   return count >= 1 && count <= MAX_WORKERS ? count : undefined;
