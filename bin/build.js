@@ -47,6 +47,30 @@ function buildKey(files, esbuildVersion) {
  * build (no esbuild, a read-only install); the caller then runs the sources.
  */
 export async function ensureBuild() {
+  const inherited = inheritedBuild(process.env);
+  if (inherited !== undefined) return inherited;
+  const dir = await currentBuild();
+  // Inherited by the relay's cluster workers (forked from this process), so that a worker started again after the
+  // sources changed (an upgrade in place) runs the code its primary and the other workers run.
+  process.env[BUILD_ENV] = dir;
+  return dir;
+}
+
+/** The variable naming the primary's build to its cluster workers. */
+export const BUILD_ENV = 'AMBIT_CLUSTER_BUILD';
+
+/**
+ * The build the primary of a `node:cluster` worker runs (a worker has `NODE_UNIQUE_ID`), while it is complete; any
+ * other process builds from the sources as they are.
+ */
+export function inheritedBuild(env) {
+  const dir = env[BUILD_ENV];
+  if (env.NODE_UNIQUE_ID === undefined || typeof dir !== 'string' || dirname(dir) !== CACHE_DIR)
+    return undefined;
+  return isComplete(dir) ? dir : undefined;
+}
+
+async function currentBuild() {
   const esbuild = await import('esbuild');
   const files = sourceFiles();
   const dir = join(CACHE_DIR, `build-${buildKey(files, esbuild.version)}`);

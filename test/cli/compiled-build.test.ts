@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 // @ts-expect-error: bin/build.js is plain JavaScript without declarations.
-import { buildFailureReason, ensureBuild } from '../../bin/build.js';
+import { BUILD_ENV, buildFailureReason, ensureBuild, inheritedBuild } from '../../bin/build.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -41,6 +41,29 @@ describe('compiled build', () => {
 
   it('is reused while the sources are unchanged', async () => {
     assert.equal(await ensureBuild(), await ensureBuild());
+  });
+
+  it("gives a relay's cluster workers the build their primary runs, even after the sources changed", async () => {
+    const dir: string = await ensureBuild();
+    // Named to the processes this one forks.
+    assert.equal(process.env[BUILD_ENV], dir);
+    // A cluster worker (NODE_UNIQUE_ID) takes it while it is complete, whatever the sources hold now.
+    assert.equal(inheritedBuild({ NODE_UNIQUE_ID: '1', [BUILD_ENV]: dir }), dir);
+    // Any other process builds from the sources as they are.
+    assert.equal(inheritedBuild({ [BUILD_ENV]: dir }), undefined);
+    const elsewhere = mkdtempSync(join(tmpdir(), 'ambit-build-'));
+    try {
+      writeFileSync(join(elsewhere, '.complete'), 'x');
+      assert.equal(
+        inheritedBuild({ NODE_UNIQUE_ID: '1', [BUILD_ENV]: elsewhere }),
+        undefined,
+        'outside the cache',
+      );
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+    const missing = join(dir, '..', 'build-0000000000000000');
+    assert.equal(inheritedBuild({ NODE_UNIQUE_ID: '1', [BUILD_ENV]: missing }), undefined, 'a pruned build');
   });
 
   it('is what the CLI runs, and processes starting together all get a complete build', async () => {
