@@ -44,6 +44,14 @@ describe('which addresses a connection may reach over http and https', () => {
     ['fd20:ce::254', 'http:', {}, false],
     ['fd20:ce::254', 'https:', { allow_link_local: true }, true],
     ['fd20:ce::253', 'http:', {}, true],
+    // Oracle Cloud's and Akamai (Linode)'s metadata servers over IPv6 too; Azure's WireServer, which hands out the
+    // instance's certificates and extension settings, sits at a public address inside every virtual network.
+    ['fd00:c1::a9fe:a9fe', 'https:', {}, false],
+    ['fd00:a9fe:a9fe::1', 'http:', {}, false],
+    ['fd00:a9fe:a9fe::1', 'https:', { allow_link_local: true }, true],
+    ['168.63.129.16', 'https:', {}, false],
+    ['::ffff:168.63.129.16', 'https:', {}, false],
+    ['168.63.129.17', 'https:', {}, true],
     ['::ffff:169.254.169.254', 'https:', {}, false],
     ['::ffff:a9fe:a9fe', 'https:', {}, false],
     // NAT64 prefixes carry an IPv4 address a translator reaches: well-known and local-use (RFC 8215) alike.

@@ -21,18 +21,22 @@ function blockList(entries: readonly string[]): BlockList {
   return list;
 }
 
-// Cloud instance-metadata and credential endpoints (AWS, GCP, Azure, Oracle: 169.254.169.254; AWS and GCP IPv6;
-// AWS ECS and EKS Pod Identity, IPv4 and IPv6; Alibaba; Scaleway IPv6). Those in private ranges stay refused
-// without allow_link_local.
+// Cloud instance-metadata and credential endpoints (AWS, GCP, Azure, Oracle: 169.254.169.254; AWS, GCP, Oracle and
+// Akamai IPv6; AWS ECS and EKS Pod Identity, IPv4 and IPv6; Alibaba; Scaleway IPv6; Azure's WireServer, a public
+// address that serves the instance's certificates). Those in private or public ranges stay refused without
+// allow_link_local.
 const METADATA = blockList([
   '169.254.169.254',
   '169.254.170.2',
   '169.254.170.23',
   'fd00:ec2::254',
   'fd20:ce::254',
+  'fd00:c1::a9fe:a9fe',
+  'fd00:a9fe:a9fe::1',
   'fd00:ec2::23',
   '100.100.100.200',
   'fd00:42::42',
+  '168.63.129.16',
 ]);
 const LOOPBACK = blockList(['127.0.0.0/8', '::1/128']);
 const LINK_LOCAL = blockList(['169.254.0.0/16', 'fe80::/10']);

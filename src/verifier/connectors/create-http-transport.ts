@@ -1,5 +1,6 @@
 // Outbound HTTP for source reads: every resolved address is checked before connecting (DNS-pinned SSRF guard),
-// redirects are never followed, and bodies and attempts are bounded.
+// redirects are never followed, no proxy from the environment is used (the guard would judge the proxy, not the
+// source), certificates are always verified, and bodies and attempts are bounded.
 //
 // One undici pool per connection, driven through `dispatch` with a handler: a read is one small JSON answer, and
 // node:http's ClientRequest/IncomingMessage streams, or undici's own `request()` body stream, cost more per read
@@ -88,7 +89,12 @@ export function createHttpTransport(
   const literalDenial = isIP(host) ? connectDenial(host, origin.protocol, policy) : undefined;
   const pool = new Pool(origin.origin, {
     connections: options.maxSockets,
-    connect: { lookup: guardedLookup(origin.protocol, policy, options.resolve ?? dnsLookup) },
+    connect: {
+      lookup: guardedLookup(origin.protocol, policy, options.resolve ?? dnsLookup),
+      // Set here, NODE_TLS_REJECT_UNAUTHORIZED=0 cannot turn certificate checks off: the bearer token would go to
+      // whoever answers. A private CA is added with NODE_EXTRA_CA_CERTS instead.
+      rejectUnauthorized: true,
+    },
     // The attempt's own timer bounds the whole exchange.
     headersTimeout: 0,
     bodyTimeout: 0,
