@@ -138,6 +138,29 @@ describe('aggregate execution (demo)', () => {
       const inOnly = await edited.get(`${PAYMENTS}?payment_status.in=paid,failed`, { as: 'analyst' });
       assertProblem(inOnly, 400, 'aggregate.filter_required', needs);
       assert.equal((await edited.get(`${PAYMENTS}?payment_status=paid`, { as: 'analyst' })).statusCode, 200);
+      // A blank value is no equality, in a body as in a query string: it never stands in for the required filter.
+      const postEdited = (body: unknown) =>
+        edited.inject({
+          method: 'POST',
+          url: `${PAYMENTS}/query`,
+          headers: { authorization: `Bearer ${TEST_KEYS.analyst}`, 'content-type': 'application/json' },
+          payload: JSON.stringify(body),
+        });
+      for (const blank of ['  ', '\t', '']) {
+        assertProblem(
+          await postEdited({ filters: { payment_status: blank } }),
+          400,
+          'filter.invalid_value',
+          '`payment_status` has no value',
+        );
+      }
+      assertProblem(
+        await edited.get(`${PAYMENTS}?payment_status=%20%20`, { as: 'analyst' }),
+        400,
+        'filter.invalid_value',
+        '`payment_status` has no value',
+      );
+      assert.equal((await postEdited({ filters: { payment_status: 'paid' } })).statusCode, 200);
     } finally {
       await edited.close();
     }

@@ -5,7 +5,7 @@ import type { FieldPath } from './aggregate-model.ts';
 import { checkFilter, type Scalar } from './parse-aggregate-filters.ts';
 
 /** A filter on a field of `type` (only the field's type and sensitivity are read). */
-const filter = (type: FieldType, values: Scalar[], op: 'gte' | 'between' = 'gte') => ({
+const filter = (type: FieldType, values: Scalar[], op: 'eq' | 'in' | 'gte' | 'between' = 'gte') => ({
   name: 'amount',
   path: { path: 'amount', field: { type, sensitive: false } } as unknown as FieldPath,
   op,
@@ -47,5 +47,24 @@ describe('checkFilter', () => {
       () => checkFilter(filter('string', ['\u{1F600}', '\uFF1D'], 'between')),
       (error: unknown) => (error as { code?: string }).code === 'filter.invalid_range',
     );
+  });
+
+  it('reads a string of blanks as no value, as the query string does, for every operator', () => {
+    for (const op of ['eq', 'gte', 'in'] as const) {
+      for (const blank of ['', '  ', '\t']) {
+        assert.throws(
+          () => checkFilter(filter('string', [blank], op)),
+          refused,
+          `${op} ${JSON.stringify(blank)}`,
+        );
+      }
+    }
+    assert.deepEqual(checkFilter(filter('string', ['paid', ' '], 'in')).values, ['paid']);
+    assert.throws(
+      () => checkFilter(filter('string', [' ', 'z'], 'between')),
+      (error: unknown) => (error as { code?: string }).code === 'filter.invalid_range',
+    );
+    // Padded text is a value, taken as sent.
+    assert.deepEqual(checkFilter(filter('string', [' paid '], 'eq')).values, [' paid ']);
   });
 });

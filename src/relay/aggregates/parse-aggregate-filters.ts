@@ -159,7 +159,9 @@ function scalars(name: string, values: readonly unknown[]): Scalar[] {
 
 export function checkFilter(raw: RawFilter): AggregateFilter {
   const { name, path, op } = raw;
-  const texts = op === 'in' ? raw.values.filter((value) => value !== '') : raw.values;
+  // A blank string says nothing, in a body as in a query string (which drops blank listed values and refuses a blank
+  // single one): never an equality, so never a required filter, and never a bound or a listed value.
+  const texts = raw.values.filter((value) => typeof value !== 'string' || value.trim() !== '');
   if (op === 'in' && texts.length > AGGREGATE_LIMITS.inValues)
     throw relayProblem(
       'filter.too_many_values',
