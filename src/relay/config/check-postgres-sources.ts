@@ -57,7 +57,7 @@ function checkTable(dataset: DatasetConfig, table: TableConfig, base: string, d:
       issues.push(
         issue(
           `${base}.source.query`,
-          `a live table reads \`source.table\`; \`query\` is for snapshot materialization only${inherited}`,
+          `a live table reads \`source.table\`; \`query\` is for snapshot materialization only (to serve a query live, create a view of it and name the view in \`table\`)${inherited}`,
         ),
       );
     }

@@ -45,14 +45,18 @@ export const postgresSource = z.strictObject({
     .describe('Longest wait for a connection (also for a free pooled one), at most 5m.'),
   query_timeout: durationMs({ min: 1, max: 3_600_000 })
     .default(30_000)
-    .describe('Statement timeout of every statement the relay runs, at most 1h.'),
+    .describe(
+      'Statement timeout of every statement the relay runs, at most 1h: it bounds a whole snapshot load; for a live table keep it below `server.request_timeout`, so the database ends a slow read first.',
+    ),
   live_max_connections: z
     .number()
     .int()
     .min(1)
     .max(100)
     .default(8)
-    .describe('Pool size of a live table (connections opened on demand).'),
+    .describe(
+      'Pool size of a live table in each relay process (connections opened on demand; `--workers N` may open N times as many).',
+    ),
   live_pipeline_depth: z
     .number()
     .int()

@@ -113,7 +113,7 @@ export async function probeLiveTable(
         // looked up, and every page reaching them would fail.
         detail:
           keyed === undefined
-            ? `live reads page by the primary key: ${relation} needs a unique index (a PRIMARY KEY or UNIQUE constraint) on ${table.primary_key} alone`
+            ? `live reads page by the primary key: ${relation} needs a unique index on ${table.primary_key} alone${missingIndexHint(kind.rows[0]?.relkind, relation, key)}`
             : `live reads page by the primary key: ${table.primary_key} of ${relation} has a unique index but may be NULL; make it NOT NULL (or a PRIMARY KEY)`,
         column: table.primary_key,
       });
@@ -125,6 +125,19 @@ export async function probeLiveTable(
   } finally {
     await client.end().catch(() => {});
   }
+}
+
+/**
+ * How to give a relation the unique key index it lacks: a materialized view takes no constraint, only an index, and a
+ * partitioned table's unique indexes must include its partition key, so one on the key alone exists only when the
+ * table is partitioned by it.
+ */
+function missingIndexHint(relkind: string | undefined, relation: string, key: string): string {
+  if (relkind === 'm') return ` (CREATE UNIQUE INDEX ON ${relation} (${key}))`;
+  if (relkind === 'p') {
+    return `, which a partitioned table can have only when it is partitioned by ${key} alone: serve it as a snapshot, or through a view when ${key} is unique all the same`;
+  }
+  return ` (a PRIMARY KEY or UNIQUE constraint)`;
 }
 
 interface ProbedColumn {
