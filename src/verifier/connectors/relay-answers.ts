@@ -8,6 +8,7 @@ import { verifierProblem } from '../problems.ts';
 import type { HttpResponse } from './create-http-transport.ts';
 import { FailureReason, isLastingReason } from './failure-reason.ts';
 import { rowFault } from './record-fault.ts';
+import { sharedDoubles } from './shared-doubles.ts';
 import { type BulkOutcome, type SourceLookup, type SourceRecord, sourceIdOf } from './source-reader.ts';
 
 interface Page {
@@ -165,7 +166,8 @@ function namesAnotherValue(cell: unknown, value: string): boolean {
  * `2020-01-01T00:00:00.000Z`; a number field `007` and `7`; a case-insensitive one `a1` and `A1`), so a value's
  * rows are found by its text only when it is the spelling the source answers with. Settled:
  * - a value with two or more rows of its text: ambiguous (its single read finds those at least);
- * - when the answer is complete and holds no row for a value not asked: a value with one row of its text, unless
+ * - when the answer is complete and holds no row for a value not asked (nor a number two values asked read as, see
+ *   shared-doubles.ts): a value with one row of its text, unless
  *   another row's text may be another spelling of it (the same but for case or accents, the same number, an instant
  *   within a day): a source comparing so would find both rows for either value;
  * - likewise, a value without a row of its text, as not found, when every row's text is a string and none could be
@@ -187,8 +189,16 @@ export function bulkRecords(
   let stray = false;
   // Every row's lookup field is text: a number or boolean may have been matched from another spelling.
   let textCells = true;
+  const shared = sharedDoubles(values);
   for (const row of rows) {
     const cell = row[field];
+    // A number two values asked both read as: the row may be either's, so it settles neither (nor, as a stray, the
+    // other values: its true text is unknown).
+    if (typeof cell === 'number' && shared.has(cell)) {
+      textCells = false;
+      stray = true;
+      continue;
+    }
     const key =
       typeof cell === 'string' || typeof cell === 'number' || typeof cell === 'boolean'
         ? String(cell)
@@ -246,6 +256,7 @@ const INSTANT_TEXT =
   /^[+-]?\d{4,6}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const MARKS = /\p{M}/gu;
+const BASE_LETTERS = new Intl.Collator('und', { sensitivity: 'base' });
 
 /**
  * The texts of a bulk answer's lookup field, compared as a lenient source might: without case or accents, as
@@ -254,6 +265,8 @@ const MARKS = /\p{M}/gu;
 class Spellings {
   private readonly texts: readonly string[];
   private folds: Map<string, number> | undefined;
+  /** The texts not of printable ASCII only. */
+  private unfolded: readonly string[] | undefined;
   private numbers: Set<number> | undefined;
   private days: Set<number> | undefined;
   private numberCounts: Map<number, number> | undefined;
@@ -268,7 +281,7 @@ class Spellings {
    * same number, or, both being dates or timestamps, an instant within a day of it.
    */
   spelledOnce(text: string): boolean {
-    if ((this.foldCounts().get(fold(text)) ?? 0) > 1) return false;
+    if ((this.foldCounts().get(fold(text)) ?? 0) > 1 || this.collates(text, true)) return false;
     const number = numberOf(text);
     if (number !== undefined) {
       this.numberCounts ??= countBy(this.texts, numberOf);
@@ -287,7 +300,7 @@ class Spellings {
 
   /** Whether a text not answered may be another spelling of one answered. */
   mayRespell(text: string): boolean {
-    if (this.foldCounts().has(fold(text))) return true;
+    if (this.foldCounts().has(fold(text)) || this.collates(text, false)) return true;
     const number = numberOf(text);
     if (number !== undefined) {
       this.numbers ??= new Set(this.texts.map(numberOf).filter((entry) => entry !== undefined));
@@ -298,6 +311,19 @@ class Spellings {
       this.days ??= new Set(this.texts.map(dayOf).filter((entry) => entry !== undefined));
       // An offset, or a time read in another zone, moves the day of an instant by one at most.
       if (this.days.has(day - 1) || this.days.has(day) || this.days.has(day + 1)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Whether a text answered (another one, with `others`) is `text` to a source comparing by the root collation at
+   * base strength (PostgreSQL's `und-u-ks-level1`): letters `fold` keeps apart (`ø` and `o`, `æ` and `ae`), and
+   * characters it ignores (a zero-width space). Two texts of printable ASCII are one there only as `fold` has it.
+   */
+  private collates(text: string, others: boolean): boolean {
+    this.unfolded ??= this.texts.filter((entry) => !PRINTABLE_ASCII.test(entry));
+    for (const entry of PRINTABLE_ASCII.test(text) ? this.unfolded : this.texts) {
+      if (!(others && entry === text) && BASE_LETTERS.compare(entry, text) === 0) return true;
     }
     return false;
   }
