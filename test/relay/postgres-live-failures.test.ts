@@ -192,6 +192,46 @@ describe('live PostgreSQL tables: failures and the startup probe', () => {
     }
   });
 
+  it('a read refused a connection while the one open is full waits for its room: no 503', async (t) => {
+    if (db.kind === 'pglite') return t.skip('connection limits need a real server');
+    await db.query('CREATE TABLE capped (id integer PRIMARY KEY, label text)');
+    await db.query("INSERT INTO capped VALUES (1, 'slow'), (2, 'fast')");
+    await db.query(`CREATE FUNCTION pause_if_capped(label text) RETURNS boolean LANGUAGE sql AS $body$
+      SELECT CASE WHEN label = 'slow' THEN pg_sleep(0.5) IS NOT NULL ELSE true END $body$`);
+    await db.query('CREATE VIEW capped_view AS SELECT id, label FROM capped WHERE pause_if_capped(label)');
+    const role = `ambit_capped_${randomBytes(6).toString('hex')}`;
+    // One connection for the role, one read on it at a time: the second read finds no room anywhere.
+    await db.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
+    await db.query(`GRANT SELECT ON capped, capped_view TO ${role}`);
+    const url = new URL(db.url);
+    url.username = role;
+    const relay = await startPostgresRelay(
+      liveDataset('capped_view', ID_AND_LABEL, 'live_max_connections: 4, live_pipeline_depth: 1'),
+      url.toString(),
+    );
+    try {
+      assert.equal((await relay.get(`${ITEMS}/2`)).statusCode, 200);
+      const slow = relay.get(`${ITEMS}/1`);
+      await eventually(
+        async () =>
+          (
+            await db.query(
+              `SELECT 1 FROM pg_stat_activity WHERE usename = '${role}' AND wait_event = 'PgSleep'`,
+            )
+          ).rows.length === 1,
+        'the slow read to be running',
+      );
+      const fast = await relay.get(`${ITEMS}/2`);
+      assert.equal(fast.statusCode, 200, fast.body);
+      assert.deepEqual(fast.json(), { id: 2, label: 'fast' });
+      assert.deepEqual((await slow).json(), { id: 1, label: 'slow' });
+    } finally {
+      await relay.close();
+      await db.query(`DROP OWNED BY ${role}`);
+      await db.query(`DROP ROLE ${role}`);
+    }
+  });
+
   it('fast reads do not queue behind a slow one: its connection is passed over', async () => {
     await db.query('CREATE TABLE mixed (id integer PRIMARY KEY, label text)');
     await db.query("INSERT INTO mixed VALUES (1, 'slow'), (2, 'fast')");

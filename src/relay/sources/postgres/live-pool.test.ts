@@ -80,12 +80,37 @@ describe('the live connection pool', () => {
     await live.end();
   });
 
-  it('a failed open still fails the read when no open connection has room', async () => {
+  it('a failed open leaves the read waiting for room on the open connections when none has any', async () => {
+    // A role whose CONNECTION LIMIT is below live_max_connections: its connections work, and a read beyond their
+    // room waits its turn instead of answering 503.
     let refuse = false;
-    const { live } = pool({ max: 2, depth: 1, fail: () => refuse });
+    const { live, opened } = pool({ max: 2, depth: 1, fail: () => refuse });
+    const first = await live.acquire();
+    refuse = true;
+    const waiting = live.acquire();
+    let settled = false;
+    void waiting.then(
+      () => {
+        settled = true;
+      },
+      () => {
+        settled = true;
+      },
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(settled, false, 'the read waits while the open connection is busy');
+    live.release(first);
+    assert.equal((await waiting).id, 1, 'room on the open connection serves it');
+    assert.equal(opened.length, 1);
+    await live.end();
+  });
+
+  it('a read waiting after a failed open fails as unavailable when no room comes in time', async () => {
+    let refuse = false;
+    const { live } = pool({ max: 2, depth: 1, acquireTimeoutMs: 20, fail: () => refuse });
     await live.acquire();
     refuse = true;
-    await assert.rejects(live.acquire(), { code: 'ECONNREFUSED' });
+    await assert.rejects(live.acquire(), (error: Error) => classifyPgError(error) === 'unavailable');
     await live.end();
   });
 

@@ -128,14 +128,35 @@ export function createLivePool<C extends PooledConnection>(options: LivePoolOpti
 
   /**
    * Opens a connection for a read that `place` sent to a new one; when the server refuses it (too many clients,
-   * 53300, or any failure to connect) the read takes room on an open connection instead, a stalled one included:
-   * behind a slow read beats a 503 while the connections already open still work.
+   * 53300, or any failure to connect) the read takes room on an open connection instead, a stalled one included,
+   * or waits for room on one when none has any (a role whose connection limit is below `max`): behind a slow read
+   * beats a 503 while the connections already open still work. A read that found none open fails.
    */
   function openOrFallBack(): Promise<C> {
+    const usable = () => entries.some((entry) => entry.connection.usable);
+    const hadOpen = usable();
     return openOne().catch((error: unknown) => {
+      if (ended) throw error;
       const fallback = entries.find((entry) => entry.connection.usable && entry.reads < options.depth);
-      if (fallback === undefined || ended) throw error;
-      return take(fallback);
+      if (fallback !== undefined) return take(fallback);
+      if (!hadOpen || !usable()) throw error;
+      return waitForRoom();
+    });
+  }
+
+  /** A read for which every place is taken: served in arrival order as room appears, else failed at the timeout. */
+  function waitForRoom(): Promise<C> {
+    return new Promise<C>((resolve, reject) => {
+      const waiter: Waiter<C> = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          const index = waiters.indexOf(waiter);
+          if (index >= 0) waiters.splice(index, 1);
+          reject(new Error(ACQUIRE_TIMEOUT_MESSAGE));
+        }, options.acquireTimeoutMs),
+      };
+      waiters.push(waiter);
     });
   }
 
@@ -160,18 +181,7 @@ export function createLivePool<C extends PooledConnection>(options: LivePoolOpti
       const target = place();
       if (target === 'open') return openOrFallBack();
       if (target !== undefined) return Promise.resolve(take(target));
-      return new Promise<C>((resolve, reject) => {
-        const waiter: Waiter<C> = {
-          resolve,
-          reject,
-          timer: setTimeout(() => {
-            const index = waiters.indexOf(waiter);
-            if (index >= 0) waiters.splice(index, 1);
-            reject(new Error(ACQUIRE_TIMEOUT_MESSAGE));
-          }, options.acquireTimeoutMs),
-        };
-        waiters.push(waiter);
-      });
+      return waitForRoom();
     },
     release(connection) {
       const entry = byConnection.get(connection);
