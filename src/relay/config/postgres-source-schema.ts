@@ -38,7 +38,7 @@ export const postgresSource = z.strictObject({
     .min(1)
     .optional()
     .describe(
-      'A read-only SELECT whose answer (one row, of one or more values) changes when the data does (for `refresh.mode: mtime`), e.g. `SELECT max(updated_at), count(*) FROM people` (the count also sees deletes). Same rules as `query`.',
+      'A read-only SELECT whose answer changes when the data does (for `refresh.mode: mtime`), e.g. `SELECT max(updated_at), count(*) FROM people` (the count also sees deletes): usually one row; of several, the first 100 count, in the order returned (so give them an `ORDER BY`). Same rules as `query`. Snapshot tables only: a live table reads the database on every request.',
     ),
   connect_timeout: durationMs({ min: 1, max: 300_000 })
     .default(5000)
