@@ -101,9 +101,10 @@ mapping that lacks it), every problem of a stage at once: first the file itself 
 valid shape (references between parts, secrets, sources, the metadata manifest). Source files are not opened: a
 missing file, a sheet or column it lacks, or a cell that does not fit its type is found when \`ambit relay serve\` loads
 it (see [Data load codes](#data-load-codes)), and a PostgreSQL source only with \`--connect\`. The relay does not start
-while any remains. What loads but deserves attention (an aggregate that lists the values of a field its entity guards with
-\`api.required_filters\`, see [relay-api.md](relay-api.md)) is printed after the \`ok\` line as \`warning:\` lines,
-and logged as warnings when \`ambit relay serve\` starts.
+while any remains. What loads but deserves attention is printed after the \`ok\` line as \`warning:\` lines, and logged
+as warnings when \`ambit relay serve\` starts: values an entity guards with \`api.required_filters\` that an aggregate
+lists as group keys or shows as a \`min\`, \`max\` or \`median\`, and relationships into such an entity from one
+listed without a filter (see Required filters and Grouping by a required-filter field in [relay-api.md](relay-api.md)).
 
 - **Environment.** \`\${VAR}\` is replaced by the variable's value before the YAML is parsed; \`\${VAR:-default}\`
   uses \`default\` when \`VAR\` is unset or empty; \`\${VAR:?message}\` fails the load with \`message\`; a default or

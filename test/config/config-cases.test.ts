@@ -217,6 +217,8 @@ describe('the demo config', () => {
     );
     assert.equal(loaded.secrets.apiKeys.length, 6);
     assert.equal(loaded.secrets.cursorSecretDerived, false);
+    // Only civil registry persons require a filter, and no relationship or aggregate reaches their ids.
+    assert.deepEqual(loaded.warnings, []);
   });
 
   it('refuses a cursor secret that is the audit secret: one key would sign both', () => {

@@ -1,83 +1,8 @@
-// The warnings a relay config loads with: aggregates whose groups list the values an entity guards with
-// `api.required_filters`.
+// The warnings a relay config loads with: aggregates whose group keys or one-row measures show the values an entity
+// guards with `api.required_filters`.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fingerprintOf } from '../../platform/auth/api-key.ts';
-import { loadRelayConfigText } from './load-relay-config.ts';
-
-const ENV = {
-  READER_HASH: fingerprintOf('reader-key'),
-  AUDIT_SECRET: 'audit-secret-for-warning-tests-0123456',
-};
-
-interface Case {
-  /** The `disclosure_control` mapping of the aggregate, as YAML flow text. */
-  readonly control?: string;
-  /** The dimension's field. */
-  readonly field?: string;
-  /** The `api.required_filters` of the person entity. */
-  readonly personRequires?: readonly string[];
-  /** The `api.required_filters` of the household entity. */
-  readonly householdRequires?: readonly string[];
-  readonly noAggregates?: boolean;
-}
-
-function configText(c: Case): string {
-  const personRequires = c.personRequires ?? ['national_id'];
-  const householdRequires = c.householdRequires ?? ['household_id'];
-  const filters = (fields: readonly string[]) =>
-    `{ required_filters: [${fields.join(', ')}], allowed_filters: [${fields.map((f) => `{ field: ${f}, ops: [eq] }`).join(', ')}] }`;
-  const aggregates = c.noAggregates
-    ? ''
-    : `    aggregates:
-      - id: by_person
-        source_entity: person
-        dimensions:
-          - { id: who, field: ${c.field ?? 'national_id'} }
-          - { id: area, field: district }
-        indicators:
-          - { id: people, function: count }
-        disclosure_control: ${c.control ?? '{ min_cell_size: 1 }'}
-`;
-  return `server: { bind: 127.0.0.1:4242 }
-catalog: { title: T, base_url: https://relay.example.org, publisher: P }
-auth:
-  mode: api_key
-  api_keys:
-    - { id: reader, fingerprint: { provider: env, name: READER_HASH }, scopes: [people:rows, people:aggregate] }
-audit: { sink: stdout, hash_secret_env: AUDIT_SECRET }
-datasets:
-  - id: people
-    title: People
-    tables:
-      - id: persons
-        source: { type: file, path: persons.csv }
-        primary_key: national_id
-        schema:
-          fields:
-            - { name: national_id, type: string, nullable: false }
-            - { name: household_id, type: string }
-            - { name: district, type: string }
-      - id: households
-        source: { type: file, path: households.csv }
-        primary_key: household_id
-        schema:
-          fields:
-            - { name: household_id, type: string, nullable: false }
-            - { name: district, type: string }
-    entities:
-      - name: person
-        table: persons
-        api: ${filters(personRequires)}
-        relationships:
-          - { name: household, kind: belongs_to, target: household, foreign_key: household_id }
-      - name: household
-        table: households
-        api: ${filters(householdRequires)}
-${aggregates}`;
-}
-
-const warningsOf = (c: Case) => loadRelayConfigText(configText(c), ENV, '/tmp').warnings;
+import { warningsOf } from './relay-config-warnings-test-support.ts';
 
 describe('relay config warnings: aggregates grouping by a required-filter field', () => {
   it('warns when the minimum cell size is 1, naming ids and field only', () => {
@@ -170,5 +95,157 @@ describe('relay config warnings: aggregates grouping by a required-filter field'
 
   it('does not warn without aggregates', () => {
     assert.deepEqual(warningsOf({ noAggregates: true }), []);
+  });
+});
+
+describe('relay config warnings: a dimension whose values several rows share', () => {
+  it('warns on a required foreign key even when small groups are omitted: every value that many rows hold is a group key', () => {
+    const warnings = warningsOf({
+      field: 'household_id',
+      control: '{ min_cell_size: 5, suppression: omit }',
+    });
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    const warning = warnings[0] as string;
+    assert.match(
+      warning,
+      /dimension who groups by household_id, and entity household requires an equality filter on household_id/,
+    );
+    assert.match(warning, /groups of 5 or more rows show their keys/);
+    assert.match(warning, /list every household_id of household that 5 or more rows of person hold/);
+    assert.match(warning, /drop the dimension/);
+    assert.doesNotMatch(warning, /2 or more with suppression omit/);
+  });
+
+  it('warns on a required field of the source that is not its primary key, under omit', () => {
+    const warnings = warningsOf({
+      field: 'household_id',
+      personRequires: ['household_id'],
+      householdRequires: [],
+      control: '{ min_cell_size: 3 }',
+    });
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0] as string, /entity person requires an equality filter on household_id/);
+    assert.match(warnings[0] as string, /every household_id of person that 3 or more rows of person hold/);
+  });
+
+  it('warns on relationship.field under omit: many persons share one household', () => {
+    const warnings = warningsOf({ field: 'household.household_id', control: '{}' });
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0] as string, /groups of 5 or more rows show their keys/);
+  });
+
+  it('advises dropping the dimension, not a larger minimum, when the minimum is also 1', () => {
+    const warnings = warningsOf({ field: 'household_id', control: '{ min_cell_size: 1 }' });
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0] as string, /as min_cell_size is 1, .*: drop the dimension/);
+    assert.doesNotMatch(warnings[0] as string, /2 or more with suppression omit/);
+  });
+});
+
+describe('relay config warnings: a field served from the column of a required filter', () => {
+  // A table's primary key is served by exactly one field, so only other columns can have a second name.
+  const aliases = ['{ name: hh, from: household_id }'];
+
+  it('warns on a dimension over another name of the required column, naming both', () => {
+    const warnings = warningsOf({
+      personAliases: aliases,
+      personRequires: ['national_id', 'household_id'],
+      householdRequires: [],
+      field: 'hh',
+    });
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(
+      warnings[0] as string,
+      /dimension who groups by hh \(served from the column of household_id\), and entity person requires an equality filter on household_id/,
+    );
+    assert.match(warnings[0] as string, /list every household_id of person/);
+  });
+
+  it('warns on another name of a belongs_to foreign key whose target requires its key', () => {
+    const warnings = warningsOf({ personAliases: aliases, field: 'hh', control: '{}' });
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(
+      warnings[0] as string,
+      /groups by hh \(served from the column of household_id\), and entity household requires an equality filter on household_id/,
+    );
+  });
+
+  it('does not warn on another name of a column no required filter reads', () => {
+    assert.deepEqual(warningsOf({ personAliases: ['{ name: area2, from: district }'], field: 'area2' }), []);
+    assert.deepEqual(warningsOf({ personAliases: aliases, field: 'hh', householdRequires: [] }), []);
+  });
+});
+
+describe('relay config warnings: min, max and median of a required-filter field', () => {
+  const integerIds = { householdIdType: 'integer' as const, control: '{}', field: 'district' };
+
+  for (const fn of ['min', 'max', 'median']) {
+    it(`warns on ${fn} of the foreign key whose target requires its key, whatever the disclosure control`, () => {
+      const warnings = warningsOf({
+        ...integerIds,
+        control: '{ min_cell_size: 10, suppression: omit }',
+        measures: [`{ id: some_household, function: ${fn}, column: household_id }`],
+      });
+      assert.equal(warnings.length, 1, warnings.join('\n'));
+      const warning = warnings[0] as string;
+      assert.match(
+        warning,
+        new RegExp(
+          `dataset people, aggregate by_person: measure some_household is the ${fn} of household_id, and entity household requires an equality filter on household_id \\(api\\.required_filters\\)`,
+        ),
+      );
+      assert.match(warning, /one row's value/);
+      assert.match(
+        warning,
+        /anyone with the aggregate scope can read a household_id of household for every group shown/,
+      );
+      assert.match(warning, /drop the measure/);
+    });
+  }
+
+  it('warns on a measure through a belongs_to and on another name of the column', () => {
+    const warnings = warningsOf({
+      ...integerIds,
+      personAliases: ['{ name: hh, from: household_id }'],
+      measures: [
+        '{ id: top_household, function: max, column: household.household_id }',
+        '{ id: low_household, function: min, column: hh }',
+      ],
+    });
+    assert.equal(warnings.length, 2, warnings.join('\n'));
+    assert.match(
+      warnings[0] as string,
+      /measure top_household is the max of household\.household_id, and entity household/,
+    );
+    assert.match(
+      warnings[1] as string,
+      /measure low_household is the min of hh \(served from the column of household_id\), and entity household/,
+    );
+  });
+
+  it('warns on a required field of the source entity itself', () => {
+    const warnings = warningsOf({
+      ...integerIds,
+      personRequires: ['household_id'],
+      householdRequires: [],
+      measures: ['{ id: some_household, function: median, column: household_id }'],
+    });
+    assert.equal(warnings.length, 1, warnings.join('\n'));
+    assert.match(warnings[0] as string, /entity person requires an equality filter on household_id/);
+  });
+
+  it("does not warn on measures that are not one row's value, or on fields no entity requires", () => {
+    const measures = ['sum', 'avg', 'count', 'count_distinct', 'stddev'].map(
+      (fn) => `{ id: m_${fn}, function: ${fn}, column: household_id }`,
+    );
+    assert.deepEqual(warningsOf({ ...integerIds, measures }), []);
+    assert.deepEqual(
+      warningsOf({
+        ...integerIds,
+        householdRequires: [],
+        measures: ['{ id: top_household, function: max, column: household_id }'],
+      }),
+      [],
+    );
   });
 });
