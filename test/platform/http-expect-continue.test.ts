@@ -73,6 +73,7 @@ describe('Expect: 100-continue', () => {
     { onRequest: (_request, _reply, done) => done(platformProblem('auth.invalid_credential')) },
     async (request) => request.body,
   );
+  app.get('/read', async () => ({}));
   addJsonPostRoute(app, '/lane/:id', async (request, reply) => reply.send(JSON.stringify(request.body)));
   const server = useListening(app);
 
@@ -100,12 +101,15 @@ describe('Expect: 100-continue', () => {
     });
   }
 
-  // A route that checks the credential before its body (as the admin routes do), and a target refused before routing.
+  // A route that checks the credential before its body (as the admin routes do), a target refused before routing,
+  // and targets no route takes: an unknown path, a method the path does not answer.
   for (const [path, status, code] of [
     ['/guarded', 401, 'auth.invalid_credential'],
     ['/echo?q=%zz', 400, 'http.invalid_query'],
+    ['/nope', 404, 'http.not_found'],
+    ['/read', 405, 'http.method_not_allowed'],
   ] as const) {
-    it(`answers ${code} without asking for the body`, async () => {
+    it(`answers ${code} without asking for the body (${path})`, async () => {
       const connection = open(server.port);
       connection.socket.write(head(path, 7));
       assert.deepEqual(await connection.statuses(1), [status]);

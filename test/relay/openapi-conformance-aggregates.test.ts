@@ -126,6 +126,10 @@ describe('relay aggregates and metadata against the runtime OpenAPI document', (
     }
     // No body, or blanks only: the empty query, so the document may not call the body required.
     for (const blank of ['', ' \n']) await post(query, query, blank, { as: 'analyst', status: 200 });
+    // A POST whose If-None-Match matches is refused with 412, which the document declares (and no 304).
+    await post(query, query, '{}', { as: 'analyst', headers: { 'if-none-match': '*' }, status: 412 });
+    const document = (await conformance.relay.get('/openapi.json', { as: 'analyst' })).json();
+    assert.equal(document.paths[query].post.responses['304'], undefined);
   });
 
   it('describes aggregate refusals: 400, 401, 403, 413, 414, 415', async () => {

@@ -26,6 +26,21 @@ export function unansweredProblem(app: FastifyInstance, method: string, target: 
 }
 
 /**
+ * A request no route takes that asks (`Expect: 100-continue`) whether to send its body is answered 404 or 405 at
+ * once: Fastify would read the body first, so the client would upload it only to learn that nothing takes it.
+ * Registered after the server's own onRequest hook, which begins every request.
+ */
+export function refuseUnroutedUploads(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (request.is404 && request.headers.expect !== undefined && !request.raw.complete) {
+      done(unansweredProblem(app, request.method, request.url));
+      return;
+    }
+    done();
+  });
+}
+
+/**
  * Fastify's refusals of a body or content type, which it raises for requests no route takes too (a QUERY without
  * Content-Type, JSON that does not parse).
  */

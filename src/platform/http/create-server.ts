@@ -9,14 +9,16 @@ import type { Problem } from '../problem/problem.ts';
 import { PROBLEM_MEDIA_TYPE, renderProblemJson } from '../problem/render-problem-json.ts';
 import type { Random } from '../random.ts';
 import { afterCommit } from './after-commit.ts';
-import { unansweredProblem, unroutedBodyProblem } from './allowed-methods.ts';
+import { refuseUnroutedUploads, unansweredProblem, unroutedBodyProblem } from './allowed-methods.ts';
 import { answerClientError } from './answer-client-error.ts';
 import { clearResultHeaders } from './clear-result-headers.ts';
 import { compileTrustedProxies, pinClientAddress } from './client-address.ts';
 import { limitConnections } from './connection-limit.ts';
+import { cutStalledAnswers } from './cut-stalled-answers.ts';
 import { drainDeadlineMs, drainOnClose, type InFlightResponses, warnDrainCut } from './drain-server.ts';
 import { createFastLane, type FastLane } from './fast-lane.ts';
 import { frozenHead } from './frozen-head.ts';
+import { dropNotModifiedLength } from './head-not-modified.ts';
 import { registerOptionsRoute } from './options-requests.ts';
 import { isWellFormedQuery } from './query-encoding.ts';
 import { splitRepeatedHeaders } from './repeated-headers.ts';
@@ -327,6 +329,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
         dispatch,
       );
       answerUnroutableRequests(server, pipeline.newRequestId);
+      cutStalledAnswers(server, options.requestTimeoutMs);
       if (options.maxConnections) limitConnections(server, options.maxConnections);
       const deadlineMs = drainDeadlineMs(options.requestTimeoutMs);
       inFlight = drainOnClose(server, deadlineMs, clientGone, warnDrainCut(logger, deadlineMs));
@@ -335,8 +338,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   app.decorateRequest('ctx', null as unknown as RequestContext);
-  app.decorate('dispatch', dispatch);
-  app.decorate('fastLane', lane);
+  app.decorate('dispatch', dispatch).decorate('fastLane', lane);
   // While closing, new requests go to Fastify, where onRequest answers them 503 http.shutting_down.
   let closing = false;
   app.addHook('preClose', (done) => {
@@ -348,6 +350,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   // Hooks take callbacks rather than promises: they run on every request, and each promise costs a microtask.
   app.addHook('onRequest', (request, reply, done) => {
     beginRequest(request, reply);
+    if (request.raw.method === 'HEAD') dropNotModifiedLength(reply.raw);
     if (closing) {
       done(
         platformProblem('http.shutting_down', 'The service is stopping and takes no new requests; retry.'),
@@ -391,6 +394,7 @@ export function createHttpServerApp(options: HttpServerOptions): FastifyInstance
   });
 
   registerOptionsRoute(app, { allowedOrigins, allowHeaders });
+  refuseUnroutedUploads(app);
 
   return app;
 }

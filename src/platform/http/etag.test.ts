@@ -26,4 +26,11 @@ describe('isNotModified', () => {
       assert.equal(isNotModified(asking(undefined), etag), false);
     }
   });
+
+  it('takes `*` only as the whole field: in a list it names no tag (RFC 9110 §13.1.2)', () => {
+    for (const sent of ['"other", *', '*, "other"', '*,*', 'W/*']) {
+      assert.equal(isNotModified(asking(sent), strong), false, sent);
+    }
+    assert.equal(isNotModified(asking(' * '), strong), true);
+  });
 });

@@ -18,15 +18,18 @@ export function etagOfBody(prefix: string, body: string): string {
   return `"sha256:${createHash('sha256').update(prefix).update(body).digest('hex')}"`;
 }
 
-/** If-None-Match compares weakly (RFC 9110 §13.1.2): a `W/` on either tag is ignored. */
+/**
+ * If-None-Match compares weakly (RFC 9110 §13.1.2): a `W/` on either tag is ignored. `*` matches only as the whole
+ * field: inside a list it is no tag, and a client sending one has nothing a 304 could refer it to.
+ */
 export function isNotModified(request: RouteRequest, etag: string): boolean {
   const header = request.headers['if-none-match'];
   if (header === undefined) return false;
   if (header === etag) return true;
+  if (header.trim() === '*') return true;
   const opaque = opaqueTag(etag);
   for (const raw of header.split(',')) {
-    const tag = raw.trim();
-    if (tag === '*' || opaqueTag(tag) === opaque) return true;
+    if (opaqueTag(raw.trim()) === opaque) return true;
   }
   return false;
 }

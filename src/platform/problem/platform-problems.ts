@@ -112,6 +112,12 @@ export const PLATFORM_PROBLEMS = {
     description:
       'The `Accept` header of a metadata document request permits none of the media types the document is served as (a range with `q=0` excludes one); `detail` names it. Data routes do not negotiate; aggregates answer `aggregate.format_unsupported` and the verifier `claim.format_not_supported` instead.',
   },
+  'http.precondition_failed': {
+    status: 412,
+    title: 'Precondition failed',
+    description:
+      'An `If-None-Match` on a request other than GET or HEAD (an aggregate `POST .../query`) matched the ETag of its answer (or was `*`): the answer has not changed since the client received it, and it is not sent again. A GET or HEAD is answered 304 instead.',
+  },
   'http.unsupported_media_type': {
     status: 415,
     title: 'Unsupported media type',

@@ -148,7 +148,11 @@ async function runAggregate(
   const { query, format, etag } = known;
   facts.query = known.auditQuery;
   const generation = requireGeneration(runtime.state);
-  if (isNotModified(request, etag)) return notModified(reply, etag);
+  if (isNotModified(request, etag)) {
+    // RFC 9110 §13.1.2: only GET and HEAD are answered 304; a POST whose tag matches is not performed but refused.
+    if (method === 'GET') return notModified(reply, etag);
+    throw platformProblem('http.precondition_failed', 'the answer matches the If-None-Match sent');
+  }
   let answer = cachedAnswer(generation, etag);
   if (!answer) {
     answer = answerOf(generation, aggregate, query, format, {

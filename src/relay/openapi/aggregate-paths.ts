@@ -185,6 +185,7 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
     ...errors,
     ...SOURCE_UNAVAILABLE,
   };
+  const { 304: _notModified, ...postResponses } = responses;
   const required = aggregate.requiredFilters.length
     ? ` Requires a filter on one of: ${aggregate.requiredFilters.join(', ')}.`
     : '';
@@ -261,8 +262,10 @@ function executionPaths(aggregate: CatalogAggregate, base: string, tag: string):
               },
             },
           },
+          // A POST is never answered 304: a matching If-None-Match is refused (RFC 9110 §13.1.2).
           responses: {
-            ...responses,
+            ...postResponses,
+            412: problemResponse('If-None-Match matched the ETag of the answer'),
             413: problemResponse('Body too large'),
             415: problemResponse('Body not application/json'),
           },
