@@ -134,8 +134,12 @@ function composeVerifierApp(
     // Batch evaluations take an Idempotency-Key and mark a replay with idempotent-replayed.
     corsHeaders: { allow: ['idempotency-key'], expose: ['idempotent-replayed'] },
     serviceProblems: SERVICE_PROBLEMS,
-    // A rule still running for a request whose client went away is stopped, its worker freed for others.
-    onClientGone: () => cel.recheck(),
+    // A rule still running for a request whose client went away is stopped, its worker freed for others; a read
+    // on its way to a relay is dropped, its max_in_flight slot freed.
+    onClientGone: () => {
+      cel.recheck();
+      reader.recheck?.();
+    },
   });
   started.push(
     () => audit.close(),

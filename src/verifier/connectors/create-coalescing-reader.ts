@@ -187,6 +187,7 @@ export function createCoalescingReader(
     },
     bulkLimit: (binding) => base.bulkLimit(binding),
     readMany: (lookup) => base.readMany(lookup),
+    recheck: () => base.recheck?.(),
     close: () => base.close(),
   };
 }

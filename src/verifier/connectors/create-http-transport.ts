@@ -19,6 +19,13 @@ export interface HttpRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** For the whole attempt: waiting for a socket, the request, and the complete response. */
   readonly timeoutMs: number;
+  /** Given the means to drop the exchange before it ends: it then fails as timed out, its socket closed. */
+  readonly cancellable?: Cancellable | undefined;
+}
+
+/** Filled in by `send`: calling `cancel` drops the exchange (no effect once it has ended). */
+export interface Cancellable {
+  cancel: (() => void) | undefined;
 }
 
 export interface HttpResponse {
@@ -117,6 +124,7 @@ export function createHttpTransport(
       }
       return new Promise((resolve, reject) => {
         const exchange = new Exchange(request.timeoutMs, resolve, reject);
+        if (request.cancellable) request.cancellable.cancel = () => exchange.cancel();
         pool.dispatch({ path: request.path, method: 'GET', headers: request.headers }, exchange);
       });
     },
@@ -161,6 +169,11 @@ class Exchange implements Dispatcher.DispatchHandler {
     this.timer = setTimeout(() => {
       this.fail(new TransportError('timeout', `no complete response within ${timeoutMs}ms`));
     }, timeoutMs);
+  }
+
+  /** Dropped by its caller, whose answer is no longer wanted; before it was sent, it never is. */
+  cancel(): void {
+    this.fail(new TransportError('timeout', 'dropped before the response ended'));
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {

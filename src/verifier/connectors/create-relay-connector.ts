@@ -18,6 +18,7 @@ import {
 } from './create-http-transport.ts';
 import { createSemaphore, PermitTimeout, type Semaphore } from './create-semaphore.ts';
 import { FailureReason, failsAgain } from './failure-reason.ts';
+import { createReadWatch, deadlineReached, hasPassed } from './read-watch.ts';
 import { recordsPath } from './records-path.ts';
 import {
   bulkRecords,
@@ -88,6 +89,7 @@ export function createRelayConnector(
   }
 
   const fraction = () => deps.random.bytes(4).readUInt32BE(0) / 2 ** 32;
+  const watch = createReadWatch();
 
   /** What one upstream request needs besides the connection. */
   interface Request {
@@ -155,18 +157,22 @@ export function createRelayConnector(
     }
     if (first) lookup.trace?.readSent();
     lookup.requests?.requestSent();
-    const sent = connection.transport.send({
-      path: lookup.path,
-      headers: {
-        authorization: connection.authorization,
-        accept: 'application/json',
-        'data-purpose': lookup.purpose,
-        'x-request-id': lookup.requestId,
-        'user-agent': 'ambit-verifier',
-      },
-      timeoutMs,
-    });
-    return cut ? sent.catch(deadlineReached) : sent;
+    return watch
+      .attempt(lookup, (cancellable) =>
+        connection.transport.send({
+          path: lookup.path,
+          headers: {
+            authorization: connection.authorization,
+            accept: 'application/json',
+            'data-purpose': lookup.purpose,
+            'x-request-id': lookup.requestId,
+            'user-agent': 'ambit-verifier',
+          },
+          timeoutMs,
+          cancellable,
+        }),
+      )
+      .catch((error: unknown) => deadlineReached(error, cut || hasPassed(lookup)));
   };
 
   const fetchWithRetries = async (connection: Connection, lookup: Request): Promise<HttpResponse> => {
@@ -218,7 +224,9 @@ export function createRelayConnector(
         });
       }
       lookup.onPause?.();
-      await sleep(delay);
+      await watch.pause(lookup, sleep(delay));
+      // Its request was answered meanwhile (its client went away): the read ends unsent.
+      if (hasPassed(lookup)) throw requestTimedOut();
     }
   };
 
@@ -365,6 +373,7 @@ export function createRelayConnector(
       return config?.bulk_mode === 'rda_in_filter' ? config.bulk_max_values : 0;
     },
     readMany: (lookup) => watched(lookup.binding.connection, readAll(lookup)),
+    recheck: () => watch.recheck(),
     close() {
       for (const connection of open.values()) connection.transport.close();
     },
@@ -387,12 +396,4 @@ export function createRelayConnector(
     const response = await fetchWithRetries(connection, requestOf(lookup, path, lookup.trace));
     return singleRecord(response, lookup);
   }
-}
-
-/** An attempt cut short by the request's deadline timed out: the request has timed out, not the source. */
-function deadlineReached(error: unknown): never {
-  if (error instanceof TransportError && error.kind === 'timeout') {
-    throw requestTimedOut('source.timeout', 'the source did not answer before the request timed out');
-  }
-  throw error;
 }

@@ -122,6 +122,11 @@ export interface SourceReader {
    * a value with several records left unsettled. Throws 503 `source.unavailable` when the source is unavailable, as `read` would for each value.
    */
   readMany(lookup: BulkLookup): Promise<Map<string, BulkOutcome>>;
+  /**
+   * Looks at the deadlines of the reads again, now: one was brought forward (its client went away). A read whose
+   * deadline has passed stops: an attempt on its way is dropped, freeing its slot, and a pause ends.
+   */
+  recheck?(): void;
   close(): void;
 }
 
