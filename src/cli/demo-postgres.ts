@@ -50,14 +50,17 @@ export async function prepareDemoPostgres(
 /**
  * Why seeding failed, without the URL (it may hold a password): the SQLSTATE with the server's own message (a
  * refused password, an unknown role or database), or where the connection failed (host and port, never the
- * user's credentials): a bare ECONNREFUSED or "timeout expired" does not say that the server was not found.
+ * user's credentials): a bare ECONNREFUSED, ENOTFOUND or "timeout expired" does not say that the server was not
+ * found.
  */
 function seedFailure(error: unknown): string {
-  const { code, severity, address, port } = (error ?? {}) as {
+  const { code, severity, address, port, syscall, hostname } = (error ?? {}) as {
     code?: unknown;
     severity?: unknown;
     address?: unknown;
     port?: unknown;
+    syscall?: unknown;
+    hostname?: unknown;
   };
   if (code === LOCK_NOT_AVAILABLE && error instanceof Error)
     return `${code}: ${error.message}; another session holds ambit_demo.birth_registrations (an open transaction that read it?)`;
@@ -68,6 +71,9 @@ function seedFailure(error: unknown): string {
       typeof port === 'number' ? `${address.includes(':') ? `[${address}]` : address}:${port}` : address;
     return `nothing accepts connections at ${where}: ECONNREFUSED`;
   }
+  // ENOTFOUND (no such name) or EAI_AGAIN (the resolver did not answer): the host, which the bare code omits.
+  if (typeof code === 'string' && syscall === 'getaddrinfo' && typeof hostname === 'string')
+    return `the address of host ${hostname} could not be looked up: ${code}`;
   if (typeof code === 'string') return code;
   // The driver's words once connectionTimeoutMillis has passed.
   if (error instanceof Error && error.message === 'timeout expired')

@@ -1,5 +1,5 @@
-// `npm start` with a DATABASE_URL that answers nothing (a server not started, a wrong port): one line that names
-// where the demo tried, then the demo on its files alone.
+// `npm start` with a DATABASE_URL that answers nothing (a server not started, a wrong port, a host name with no
+// address): one line that names where the demo tried, then the demo on its files alone.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -21,7 +21,7 @@ function closedPort(): Promise<number> {
   });
 }
 
-describe('demo with DATABASE_URL on a port nothing listens on', () => {
+describe('demo with a DATABASE_URL whose server cannot be reached', () => {
   it('says where nothing answered, once, and starts on its files alone', async () => {
     const port = await closedPort();
     const state = mkdtempSync(join(tmpdir(), 'ambit-demo-unreachable-'));
@@ -63,6 +63,27 @@ describe('demo with DATABASE_URL on a port nothing listens on', () => {
     assert.deepEqual(errors, [
       'DATABASE_URL is set but the demo could not prepare schema ambit_demo (the server did not answer within ' +
         '5 s); starting without it.',
+    ]);
+  });
+
+  it('names a host whose address cannot be looked up', async () => {
+    // As the driver raises it: Node's getaddrinfo error, whose bare code says nothing of which host was looked up.
+    const errors: string[] = [];
+    const used = await prepareDemoPostgres(
+      'postgres://postgres:secret@db.registry.invalid/ambit?sslmode=require',
+      (line) => errors.push(line),
+      async () => {
+        throw Object.assign(new Error('getaddrinfo ENOTFOUND db.registry.invalid'), {
+          code: 'ENOTFOUND',
+          syscall: 'getaddrinfo',
+          hostname: 'db.registry.invalid',
+        });
+      },
+    );
+    assert.equal(used, false);
+    assert.deepEqual(errors, [
+      'DATABASE_URL is set but the demo could not prepare schema ambit_demo (the address of host ' +
+        'db.registry.invalid could not be looked up: ENOTFOUND); starting without it.',
     ]);
   });
 });
