@@ -2,20 +2,32 @@
 
 const MAX_DOCUMENT_BYTES = 1024 * 1024;
 
-/** A failed fetch, described by what is safe to log: the URL without its query, and a status or error code. */
+/**
+ * A failed fetch, described by what is safe to log: the URL without its query, a status or error code, and for a
+ * discovery document whose `issuer` is refused, that issuer (a public name, shortened).
+ */
 export class KeyFetchError extends Error {
   readonly url: string;
   readonly reason: string;
   readonly status: number | undefined;
+  readonly discoveredIssuer: string | undefined;
 
-  constructor(url: string, reason: string, message: string, options?: { status?: number; cause?: unknown }) {
+  constructor(
+    url: string,
+    reason: string,
+    message: string,
+    options?: { status?: number; cause?: unknown; discoveredIssuer?: string },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'KeyFetchError';
     this.url = url;
     this.reason = reason;
     this.status = options?.status;
+    this.discoveredIssuer = options?.discoveredIssuer?.slice(0, MAX_SHOWN_ISSUER);
   }
 }
+
+const MAX_SHOWN_ISSUER = 256;
 
 /**
  * A JSON document from the issuer: no redirect, at most 1 MiB, within `timeoutMs` from the request to the last byte;
@@ -138,5 +150,8 @@ export function describeFailure(cause: unknown): Record<string, unknown> {
   } catch {
     // A configured URL always parses; a discovered one is checked before it is fetched.
   }
-  return cause.status === undefined ? { url, error: cause.reason } : { url, status: cause.status };
+  if (cause.status !== undefined) return { url, status: cause.status };
+  return cause.discoveredIssuer === undefined
+    ? { url, error: cause.reason }
+    : { url, error: cause.reason, discovered_issuer: cause.discoveredIssuer };
 }

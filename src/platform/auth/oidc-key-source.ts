@@ -75,6 +75,12 @@ const DEFAULT_TIMEOUT_MS = 5_000;
 const COLD_BACKOFF_MS = 1_000;
 const MIN_RSA_BITS = 2048;
 
+/**
+ * Milliseconds from `then` to `now` on the wall clock; a clock stepped back since (an NTP correction, a restored VM)
+ * reads as a wait long over, so the next fetch is not held off until the clock has caught up again.
+ */
+const elapsed = (then: number, now: number) => (now < then ? Number.POSITIVE_INFINITY : now - then);
+
 export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKeySourceDeps): OidcKeySource {
   const cooldown = deps.refreshCooldownMs ?? DEFAULT_COOLDOWN_MS;
   const timeout = deps.fetchTimeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -100,16 +106,22 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
     const url = options.discovery_url;
     if (url === undefined) throw new Error('neither jwks_url nor discovery_url is configured');
     const document = await getJson(url, 'discovery document');
-    const invalid = (message: string) => new KeyFetchError(url, 'invalid_discovery_document', message);
-    if (typeof document !== 'object' || document === null)
-      throw invalid('discovery document is not an object');
+    if (typeof document !== 'object' || document === null || Array.isArray(document)) {
+      throw new KeyFetchError(url, 'invalid_discovery_document', 'discovery document is not an object');
+    }
     const { issuer, jwks_uri: uri } = document as { issuer?: unknown; jwks_uri?: unknown };
+    // Compared exactly (OpenID Connect Discovery §4.3): `https://idp.example/` is not `https://idp.example`.
     if (issuer !== options.issuer) {
-      throw invalid(`discovery document issuer ${JSON.stringify(issuer)} is not ${options.issuer}`);
+      const shown = typeof issuer === 'string' ? { discoveredIssuer: issuer } : {};
+      throw new KeyFetchError(url, 'discovery_issuer_mismatch', 'discovery document issuer differs', shown);
     }
     // The same rule as for a configured URL: a discovered one is not trusted more.
     if (typeof uri !== 'string' || !isAllowedFetchUrl(uri, options.allow_dev_insecure_fetch_urls ?? false)) {
-      throw invalid(`discovery document jwks_uri ${JSON.stringify(uri)} is not an allowed https URL`);
+      throw new KeyFetchError(
+        url,
+        'discovery_jwks_uri_not_allowed',
+        'discovery document jwks_uri is not an allowed https URL',
+      );
     }
     discoveredJwksUri = uri;
     return uri;
@@ -196,8 +208,8 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
     const now = deps.clock.now();
     const wait =
       keySet === undefined && failure !== undefined
-        ? coldBackoff(failure) - (now - failure.at)
-        : cooldown - (now - lastAttemptAt);
+        ? coldBackoff(failure) - elapsed(failure.at, now)
+        : cooldown - elapsed(lastAttemptAt, now);
     return platformProblem('auth.jwks_unavailable', 'The issuer keys could not be fetched.', {
       cause,
       headers: { 'retry-after': String(Math.max(1, Math.ceil(wait / 1000))) },
@@ -213,18 +225,19 @@ export function createOidcKeySource(options: OidcKeySourceOptions, deps: OidcKey
 
   // After a failed refresh, the last good keys serve until the cooldown ends rather than fetching on every request.
   const fetchDue = (now: number) =>
-    now - fetchedAt >= options.jwks_cache_ttl && (failure === undefined || now - failure.at >= cooldown);
+    elapsed(fetchedAt, now) >= options.jwks_cache_ttl &&
+    (failure === undefined || elapsed(failure.at, now) >= cooldown);
 
   /** Without any key set there is nothing to serve: wait for a fetch, but back off after failures. */
   const firstKeys = (now: number): Promise<KeySet> => {
     if (inFlight === undefined && failure !== undefined) {
-      if (now - failure.at < coldBackoff(failure)) return Promise.reject(unavailable(failure.cause));
+      if (elapsed(failure.at, now) < coldBackoff(failure)) return Promise.reject(unavailable(failure.cause));
     }
     return refresh();
   };
 
   /** A token's own need (a kid or a signature the keys in hand do not match) fetches at most once per cooldown. */
-  const refetchAllowed = () => deps.clock.now() - lastAttemptAt >= cooldown;
+  const refetchAllowed = () => elapsed(lastAttemptAt, deps.clock.now()) >= cooldown;
 
   /**
    * A key set newer than the one a token was tried against: a refresh under way (often the due one this very
