@@ -8,12 +8,14 @@ import type { Socket } from 'node:net';
 
 /** Call before the server listens. `stallMs`: how long an answer may make no progress. */
 export function cutStalledAnswers(server: Server, stallMs: number): void {
+  // One listener for every answer (`this` is the response), so a request adds no closure of its own.
+  function handedOver(this: ServerResponse): void {
+    const socket = this.socket;
+    if (socket !== null && socket.writableLength > 0) watch(this, socket, stallMs);
+  }
   server.prependListener('request', (_request: IncomingMessage, response: ServerResponse) => {
-    // Emitted once the whole answer is with the socket (for a pipelined one, once it is its turn).
-    response.once('prefinish', () => {
-      const socket = response.socket;
-      if (socket !== null && socket.writableLength > 0) watch(response, socket, stallMs);
-    });
+    // Emitted once, when the whole answer is with the socket (for a pipelined one, once it is its turn).
+    response.on('prefinish', handedOver);
   });
 }
 

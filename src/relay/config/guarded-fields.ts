@@ -53,7 +53,8 @@ export function guardedField(
 ): GuardedField | undefined {
   const dot = path.indexOf('.');
   if (dot < 0) {
-    const column = fieldColumns(dataset, source).get(path);
+    const columns = fieldColumns(dataset, source);
+    const column = columns.get(path);
     if (column === undefined) return undefined;
     const uniquePerRow = column === tableOf(dataset, source)?.primary_key;
     const own = requiredOn(dataset, source, column, path);
@@ -61,7 +62,7 @@ export function guardedField(
     // The foreign key of a belongs_to holds the target's key values: guarded when the target requires its key.
     for (const relationship of source.relationships) {
       if (relationship.kind !== 'belongs_to') continue;
-      if (fieldColumns(dataset, source).get(relationship.foreign_key) !== column) continue;
+      if (columns.get(relationship.foreign_key) !== column) continue;
       const target = dataset.entities.find((entity) => entity.name === relationship.target);
       const key = target === undefined ? undefined : tableOf(dataset, target)?.primary_key;
       const field = target === undefined || key === undefined ? undefined : requiredOn(dataset, target, key);

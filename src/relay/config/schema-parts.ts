@@ -36,6 +36,12 @@ export const text = (kind: keyof typeof TEXT_MAX) => z.string().max(TEXT_MAX[kin
 /** Characters no IRI may hold (RFC 3987): JSON-LD reads an `@id` with one as relative and drops it. */
 export const IRI_FORBIDDEN = /[\s<>"{}|\\^`\p{Cc}]/u;
 
+/** `.refine(...iriSafeUrl)`: a URL that IRIs are built on (a base URL, a vocabulary) holds none of `IRI_FORBIDDEN`. */
+export const iriSafeUrl = [
+  (url: string) => !IRI_FORBIDDEN.test(url),
+  'must not hold spaces, quotes or <>{}|\\^` (percent-encode them)',
+] as const;
+
 /**
  * An IRI the metadata publishes (absolute or `prefix:term`): one holding a space, a quote or `<>` would be dropped by
  * every JSON-LD reader of the DCAT-AP and SHACL documents, with each statement naming it, so it is refused at load.

@@ -12,8 +12,8 @@ import {
   type FILTER_OPS,
   filterOps,
   ID_MAX,
-  IRI_FORBIDDEN,
   id,
+  iriSafeUrl,
   iriText,
   list,
   scopeName,
@@ -37,10 +37,7 @@ const catalog = z.strictObject({
     .url({ abort: true })
     .max(2048)
     .refine((url) => /^https?:/i.test(url), 'must be an http or https URL')
-    .refine(
-      (url) => !IRI_FORBIDDEN.test(url),
-      'must not hold spaces, quotes or <>{}|\\^` (percent-encode them)',
-    )
+    .refine(...iriSafeUrl)
     .describe('Public base URL of this relay, used in links (http or https).'),
   publisher: text('name').min(1),
   participant_id: iriText().optional(),
@@ -347,10 +344,7 @@ export const relayConfigSchema = z.strictObject({
       z
         .url()
         .max(2048)
-        .refine(
-          (url) => !IRI_FORBIDDEN.test(url),
-          'must not hold spaces, quotes or <>{}|\\^` (percent-encode them)',
-        ),
+        .refine(...iriSafeUrl),
     )
     .refine((prefixes) => Object.keys(prefixes).length <= COUNT_MAX.items, {
       message: `must map at most ${COUNT_MAX.items} prefixes`,

@@ -2,13 +2,13 @@
 import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { unknownPrefix } from '../catalog/expand-iri.ts';
+import { IRI_FORBIDDEN } from '../config/schema-parts.ts';
 import { checkManifestForms } from './check-manifest-forms.ts';
 import { checkNodeIris } from './check-manifest-node-iris.ts';
 import { checkPublishablePaths } from './check-manifest-paths.ts';
 import { manifestIriValues } from './manifest-iri-values.ts';
 import { manifestIssue as issue, unknownReference as missing } from './manifest-issue.ts';
 import type { Manifest, ManifestDataset } from './manifest-schema.ts';
-import { IRI_FORBIDDEN } from './manifest-service-schema.ts';
 import { LICENCE_IRI } from './renderers/rdf/common-nodes.ts';
 
 /** ODRL left operands whose right operand must be an IRI, not a literal. */

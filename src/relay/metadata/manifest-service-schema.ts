@@ -1,6 +1,6 @@
 // Manifest building blocks: texts, IRIs and ids, plus the service side (authorities, public services, forms).
 import { z } from 'zod';
-import { IRI_FORBIDDEN } from '../config/schema-parts.ts';
+import { iriSafeUrl } from '../config/schema-parts.ts';
 
 /** A plain string, or a map of language tag to text (`{ en: ..., fr: ... }`). */
 export const localizedText = z.union(
@@ -25,14 +25,9 @@ export const localizedText = z.union(
 /** An absolute IRI or a compact one (`prefix:term`) over the manifest `vocabularies`. */
 export const iri = z.string().min(1);
 
-export { IRI_FORBIDDEN };
-
 export const url = z
   .url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' })
-  .refine(
-    (value) => !IRI_FORBIDDEN.test(value),
-    'must not hold spaces, quotes or <>{}|\\^` (percent-encode them)',
-  );
+  .refine(...iriSafeUrl);
 
 /** A base URL: links are built by adding a path to it, so a query or a fragment would swallow that path, and
  * credentials would be shown in every published document. */

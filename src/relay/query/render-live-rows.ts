@@ -25,6 +25,8 @@ export interface LiveLayout {
    */
   readonly keyCheck: CellRenderer | undefined;
   readonly keyField: CatalogField;
+  /** How keys are compared for repeats (`checkDistinctKeys`): as records show them; none for a text key. */
+  readonly keyShown: CellRenderer | undefined;
   /**
    * The filtered fields no rendered field shows, each with its position in `columns`: their cells are checked like
    * served ones. The database compares values a snapshot load refuses (NaN sorts above every number there, so
@@ -55,14 +57,17 @@ export function liveLayout(
     checked.add(field.name);
     filterChecks.push({ position: positionOf(field.column), check: cellRenderer(field) });
   }
+  const keyRenderer = cellRenderer(primaryKey);
   return {
     columns,
     positions,
     keyPosition,
     keys: fields.map((field, index) => `${index === 0 ? '{' : ','}${JSON.stringify(field.name)}:`),
     renderers: fields.map(cellRenderer),
-    keyCheck: keyShown ? undefined : cellRenderer(primaryKey),
+    keyCheck: keyShown ? undefined : keyRenderer,
     keyField: primaryKey,
+    // A text key shows as its JSON text, one to one: compared as read, without rendering it on every read.
+    keyShown: primaryKey.type === 'string' ? undefined : keyRenderer,
     filterChecks,
   };
 }
@@ -77,9 +82,7 @@ export function liveLayout(
  * order, so keys that show alike are neighbours there.
  */
 export function checkDistinctKeys(layout: LiveLayout, rows: readonly LiveRow[]): void {
-  const { keyField, keyPosition } = layout;
-  // A text key shows as its JSON text, one to one: compared as read, without rendering it on every read.
-  const shown = keyField.type === 'string' ? undefined : cellRenderer(keyField);
+  const { keyField, keyPosition, keyShown: shown } = layout;
   let previous: string | null = null;
   for (const row of rows) {
     const raw = row[keyPosition] ?? null;

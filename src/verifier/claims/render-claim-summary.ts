@@ -2,11 +2,6 @@
 import type { CatalogClaim } from './build-claim-catalog.ts';
 
 /**
- * `inlineBatchLimit`: the deployment's `evidence.inline_batch_limit`, which caps every batch whatever the claim's own
- * `max_subjects`; the summary states the size the batch route accepts, so a client sizing batches by it never meets
- * 413 `batch.too_large`.
- */
-/**
  * Whether a caller can use the operation on the claim: enabled, and no rule of the claim or its sub-claims is a
  * `plugin` (which has no implementation: every such evaluation answers 501, so discovery does not offer it).
  */
@@ -14,8 +9,14 @@ export function offersOperation(claim: CatalogClaim, operation: 'evaluate' | 'ba
   return claim.config.operations[operation].enabled && !claim.needsPlugin;
 }
 
+/**
+ * `inlineBatchLimit`: the deployment's `evidence.inline_batch_limit`, which caps every batch whatever the claim's own
+ * `max_subjects`; the summary states the size the batch route accepts, so a client sizing batches by it never meets
+ * 413 `batch.too_large`.
+ */
 export function renderClaimSummary(claim: CatalogClaim, inlineBatchLimit: number): Record<string, unknown> {
   const config = claim.config;
+  const batch = offersOperation(claim, 'batch_evaluate');
   return {
     id: config.id,
     title: config.title,
@@ -26,9 +27,9 @@ export function renderClaimSummary(claim: CatalogClaim, inlineBatchLimit: number
     // Booleans, as in the contract's summary and the capability envelope: an object would read as "offered".
     operations: {
       evaluate: offersOperation(claim, 'evaluate'),
-      batch_evaluate: offersOperation(claim, 'batch_evaluate'),
+      batch_evaluate: batch,
     },
-    ...(offersOperation(claim, 'batch_evaluate')
+    ...(batch
       ? { batch_max_subjects: Math.min(config.operations.batch_evaluate.max_subjects, inlineBatchLimit) }
       : {}),
     formats: config.formats,

@@ -162,8 +162,8 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): MemoryE
     return removed + expiredKeys;
   };
 
-  /** Stores one evaluation of `batch` (the evaluations written together, queued last, in order). */
-  const put = (evaluation: StoredEvaluation, batch: ReadonlySet<string>) => {
+  /** Stores one evaluation, of `batch` when given (the evaluations written together, queued last, in order). */
+  const put = (evaluation: StoredEvaluation, batch?: ReadonlySet<string>) => {
     const id = evaluation.evaluation_id;
     if (entries.has(id)) dropEvaluation(id);
     else order.push(id);
@@ -173,7 +173,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): MemoryE
     // the next write makes room again.
     while (entries.size >= options.maxEntries || evaluationTotal + bytes > options.maxEvaluationBytes) {
       const oldest = order.peek();
-      if (oldest === undefined || batch.has(oldest)) break;
+      if (oldest === undefined || oldest === id || batch?.has(oldest)) break;
       order.shift();
       dropEvaluation(oldest);
     }
@@ -192,7 +192,7 @@ export function createMemoryEvaluationStore(options: MemoryStoreLimits): MemoryE
     checkAvailable() {},
     async put(evaluation) {
       purgeEvaluations(options.clock.now());
-      put(evaluation, new Set([evaluation.evaluation_id]));
+      put(evaluation);
     },
     async putMany(evaluations) {
       purgeEvaluations(options.clock.now());
