@@ -57,7 +57,7 @@ export const VERIFIER_PROBLEMS = {
     status: 403,
     title: 'Disclosure not allowed',
     description:
-      'The requested disclosure level is not in the claim `disclosure.allowed`, and its `downgrade` is `deny`, or `default` where the default would disclose more than was asked; or a render of a stored result whose level the claim no longer allows.',
+      'The requested disclosure level is not in the claim `disclosure.allowed`, and its `downgrade` is `deny`, or `default` where the default would disclose more than was asked; or a render of a stored result, or an idempotent batch replay, whose level the claim no longer allows.',
   },
   'claim.format_not_supported': {
     status: 406,

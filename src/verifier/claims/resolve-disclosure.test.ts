@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isProblem } from '../../platform/problem/problem.ts';
 import type { ClaimConfig, DisclosureLevel } from '../config/schema.ts';
-import { resolveDisclosure, stillDisclosable, viewClaim } from './resolve-disclosure.ts';
+import {
+  checkStillDisclosable,
+  resolveDisclosure,
+  stillDisclosable,
+  viewClaim,
+} from './resolve-disclosure.ts';
 
 function claim(
   allowed: DisclosureLevel[],
@@ -102,6 +107,19 @@ describe('disclosure policy', () => {
     ];
     for (const [allowed, level, expected] of cases) {
       assert.equal(stillDisclosable(claim(allowed, allowed[0] as DisclosureLevel, 'deny'), level), expected);
+    }
+  });
+
+  it('refuses a stored level that is withdrawn or not a level at all (a record altered since), naming the claim', () => {
+    const policy = claim(['predicate'], 'predicate', 'redacted');
+    checkStillDisclosable(policy, 'predicate');
+    checkStillDisclosable(policy, 'redacted');
+    for (const level of ['value', 'everything', 'toString', undefined, null]) {
+      assert.throws(
+        () => checkStillDisclosable(policy, level),
+        (error: unknown) =>
+          isProblem(error) && error.code === 'claim.disclosure_not_allowed' && error.extras.claim_id === 'c',
+      );
     }
   });
 });

@@ -35,6 +35,25 @@ export function stillDisclosable(claim: ClaimConfig, level: DisclosureLevel): bo
   );
 }
 
+/**
+ * 403 `claim.disclosure_not_allowed` (naming the claim) unless a result made at `level` may be answered again: by a
+ * render or an idempotent replay, both answers made under an earlier configuration. A level that is not one (a
+ * stored record altered since) is refused too.
+ */
+export function checkStillDisclosable(claim: ClaimConfig, level: unknown): void {
+  if (
+    typeof level === 'string' &&
+    Object.hasOwn(REVEALS, level) &&
+    stillDisclosable(claim, level as DisclosureLevel)
+  )
+    return;
+  throw verifierProblem(
+    'claim.disclosure_not_allowed',
+    `Claim ${claim.id} no longer allows disclosure ${String(level)}.`,
+    { extras: { claim_id: claim.id } },
+  );
+}
+
 /** How much each level discloses: the value, whether it holds, nothing. */
 const REVEALS: Readonly<Record<DisclosureLevel, number>> = { value: 2, predicate: 1, redacted: 0 };
 

@@ -8,6 +8,7 @@ import { auditedClaimIds } from '../audit/audited-names.ts';
 import { holdBatchItemEvents } from '../audit/batch-item-events.ts';
 import { buildBatchItemAuditEvent } from '../audit/build-evidence-audit-event.ts';
 import { EvaluationTrace } from '../claims/evaluate-claims.ts';
+import { checkStillDisclosable } from '../claims/resolve-disclosure.ts';
 import { CLAIM_RESULT_MEDIA_TYPE } from '../config/schema.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
 import { overallDisclosure, principalHash, requestHash } from '../evaluation/evaluate-target.ts';
@@ -120,8 +121,12 @@ export function registerBatchEvaluationRoutes(app: FastifyInstance, runtime: Ver
       }
       if (outcome.kind === 'replay') {
         facts.idempotency = 'replayed';
+        const replayed = parseReplayed(outcome.response.body);
+        facts.batchId = typeof replayed?.batch_id === 'string' ? replayed.batch_id : batchId;
+        // A replay answers results made under the configuration of the first request: only while each claim still
+        // allows its results' level, as a render (the plan above judged this request's levels, not those).
+        checkReplayDisclosable(runtime, replayed);
         facts.decision = 'batch_evaluate';
-        facts.batchId = replayedBatchId(outcome.response.body) ?? batchId;
         return reply
           .code(outcome.response.status)
           .header('cache-control', 'no-store')
@@ -278,11 +283,27 @@ function readIdempotencyKey(headers: IncomingHttpHeaders): string | undefined {
   return raw;
 }
 
-function replayedBatchId(body: string): string | undefined {
+interface ReplayedBatch {
+  readonly batch_id?: unknown;
+  readonly items?: readonly { readonly claim_results?: readonly Record<string, unknown>[] }[];
+}
+
+function parseReplayed(body: string): ReplayedBatch | undefined {
   try {
-    const id = (JSON.parse(body) as { batch_id?: unknown }).batch_id;
-    return typeof id === 'string' ? id : undefined;
+    const parsed: unknown = JSON.parse(body);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as ReplayedBatch) : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** 403 `claim.disclosure_not_allowed` when a claim of the stored response no longer allows its results' level. */
+function checkReplayDisclosable(runtime: VerifierRuntime, replayed: ReplayedBatch | undefined): void {
+  for (const item of Array.isArray(replayed?.items) ? replayed.items : []) {
+    for (const result of Array.isArray(item?.claim_results) ? item.claim_results : []) {
+      const claim = runtime.catalog.claims.get(String(result.claim_id));
+      // The request named its claims, and planning it found each of them.
+      if (claim) checkStillDisclosable(claim.config, result.disclosure);
+    }
   }
 }

@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { platformProblem } from '../../platform/problem/platform-problems.ts';
 import { isClaimVisible } from '../claims/build-claim-catalog.ts';
-import { stillDisclosable } from '../claims/resolve-disclosure.ts';
-import { DISCLOSURE_LEVELS, type DisclosureLevel } from '../config/schema.ts';
+import { checkStillDisclosable } from '../claims/resolve-disclosure.ts';
+import { DISCLOSURE_LEVELS } from '../config/schema.ts';
 import { auditCodeOf } from '../connectors/failure-reason.ts';
 import { principalHash } from '../evaluation/evaluate-target.ts';
 import { acceptableFormats } from '../evaluation/negotiate-format.ts';
@@ -77,14 +77,7 @@ function registerRenderRoute(app: FastifyInstance, runtime: VerifierRuntime): vo
         for (const scope of claim.requiredScopes) scopes.add(scope);
         // Nor a level the claim no longer discloses (its policy changed since: a restart, another instance).
         for (const result of stored.results) {
-          if (result.claim_id !== claimId) continue;
-          if (!stillDisclosable(claim.config, result.disclosure as DisclosureLevel)) {
-            throw verifierProblem(
-              'claim.disclosure_not_allowed',
-              `Claim ${claimId} no longer allows disclosure ${String(result.disclosure)}.`,
-              { extras: { claim_id: claimId } },
-            );
-          }
+          if (result.claim_id === claimId) checkStillDisclosable(claim.config, result.disclosure);
         }
       }
       facts.scopesUsed = [...scopes].sort();
