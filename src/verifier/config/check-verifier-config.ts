@@ -7,8 +7,6 @@ import type { ConfigIssue } from '../../platform/config/config-error.ts';
 import { hint } from '../../platform/config/did-you-mean.ts';
 import { checkOidcBlock } from '../../platform/config/oidc-config-schema.ts';
 import { checkTrustProxyBlock } from '../../platform/config/trust-proxy-schema.ts';
-import { buildClaimCatalog } from '../claims/build-claim-catalog.ts';
-import { orderComparisonWarning } from '../claims/cel-order-comparisons.ts';
 import { checkCelReferences } from '../claims/check-cel-references.ts';
 import {
   dependencyCycles,
@@ -42,44 +40,6 @@ export const VERIFIER_CONFIG_CHECKS: readonly Check[] = [
 
 export function checkVerifierConfig(config: VerifierConfig): ConfigIssue[] {
   return VERIFIER_CONFIG_CHECKS.flatMap((check) => check(config));
-}
-
-/** Things that start but deserve a line in the log: claims whose source is not configured, plugin rules... */
-export function verifierConfigWarnings(config: VerifierConfig): string[] {
-  const warnings: string[] = [];
-  for (const claim of config.evidence.claims) {
-    for (const [alias, binding] of Object.entries(claim.source_bindings)) {
-      if (!Object.hasOwn(config.evidence.source_connections, binding.connection)) {
-        // Often a misspelt name rather than a source still to come: the closest configured one is named.
-        const near = hint(binding.connection, Object.keys(config.evidence.source_connections));
-        warnings.push(
-          `claim ${claim.id}: source ${alias} names connection ${binding.connection}, which is not configured${near}; evaluations answer source.unavailable`,
-        );
-      }
-    }
-    if (claim.rule.type === 'plugin') {
-      warnings.push(`claim ${claim.id}: plugin rules are not implemented; evaluations answer 501`);
-    }
-    // Each answer is judged alone: an ordering of caller input against a record value bisects the value.
-    const ordering =
-      claim.rule.type === 'cel' ? orderComparisonWarning(claim.id, claim.rule.expression) : undefined;
-    if (ordering) warnings.push(ordering);
-  }
-  // A claim is gated by the scopes of everything it evaluates: one reading a registry behind no scope at all is
-  // open to every credential, which is seldom what the operator meant.
-  const reading = new Set(
-    config.evidence.claims
-      .filter((claim) => Object.keys(claim.source_bindings).length > 0)
-      .map((claim) => claim.id),
-  );
-  for (const claim of buildClaimCatalog(config).ordered) {
-    if (claim.requiredScopes.length === 0 && claim.closure.some((id) => reading.has(id))) {
-      warnings.push(
-        `claim ${claim.id} reads a source and requires no scope: any credential of this verifier may evaluate it (set required_scopes, or required_scope on its bindings)`,
-      );
-    }
-  }
-  return warnings;
 }
 
 const issue = (path: string, message: string, code = 'config.validation_error'): ConfigIssue => ({

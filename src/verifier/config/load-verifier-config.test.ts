@@ -41,6 +41,27 @@ describe('verifier config', () => {
     );
   });
 
+  it('warns of a cel claim that may disclose its value over a sub-claim that never discloses its own', () => {
+    const parent = (allowed: string) => `    - id: alive_flag
+      title: Alive flag
+      version: "1"
+      subject_type: person
+      value: { type: boolean }
+      depends_on: [alive]
+      rule: { type: cel, expression: "claims.alive" }
+      disclosure: { default: predicate, allowed: [${allowed}] }
+`;
+    const warned = loadVerifierConfigText(`${BASE}${parent('value, predicate')}`, ENV, '/tmp').warnings;
+    assert.deepEqual(warned, [
+      'claim alive_flag may disclose its value and depends on alive, which never discloses a value: whatever its expression returns of them is disclosed as its own value, so make sure it returns no more than they would (or allow it predicate or redacted only)',
+    ]);
+    // Disclosing no value, it passes none on.
+    assert.deepEqual(loadVerifierConfigText(`${BASE}${parent('predicate')}`, ENV, '/tmp').warnings, []);
+    // Nor does a sub-claim that may disclose its value itself.
+    const open = BASE.replace('allowed: [predicate, redacted]', 'allowed: [value, predicate, redacted]');
+    assert.deepEqual(loadVerifierConfigText(`${open}${parent('value, predicate')}`, ENV, '/tmp').warnings, []);
+  });
+
   it('rejects unknown keys with a hint, and lists every problem at once', () => {
     const text = BASE.replace(
       'service_id: test.verifier',

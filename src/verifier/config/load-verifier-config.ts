@@ -5,10 +5,11 @@ import { withLines } from '../../platform/config/issue-lines.ts';
 import { loadConfigFile, parseConfigText } from '../../platform/config/load-config-file.ts';
 import { validateConfig } from '../../platform/config/validate-config.ts';
 import { connectionUrlProblem } from '../../platform/postgres/connection-url.ts';
-import { checkVerifierConfig, verifierConfigWarnings } from './check-verifier-config.ts';
+import { checkVerifierConfig } from './check-verifier-config.ts';
 import { LEGACY_KEYS } from './legacy-keys.ts';
 import { resolveVerifierSecrets, type VerifierSecrets } from './resolve-verifier-secrets.ts';
 import { type VerifierConfig, verifierConfigSchema } from './schema.ts';
+import { verifierConfigWarnings } from './verifier-config-warnings.ts';
 
 export interface LoadedVerifierConfig {
   readonly config: VerifierConfig;
