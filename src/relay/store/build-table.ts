@@ -63,10 +63,15 @@ export async function buildTable(input: BuildTableInput): Promise<TableSnapshot>
       heapGuard();
     }
   }
-  const order = primaryKeyOrder(config, (builders[pkField] as ColumnBuilder).keys(), rowNumber);
+  const order = primaryKeyOrder(config, (builders[pkField] as ColumnBuilder).keys(), rowNumber, (sorting) =>
+    heapGuard(finishingBytes(fields, rowCount, sorting), 'to order and lay out the rows'),
+  );
   const columns = new Map<string, Column>();
+  const finishing: (ColumnBuilder | undefined)[] = builders;
   fields.forEach((field, f) => {
-    columns.set(field.name, (builders[f] as ColumnBuilder).finish(order));
+    columns.set(field.name, (finishing[f] as ColumnBuilder).finish(order));
+    // Dropped once copied, so the copies never take more than the largest column beside the rows read.
+    finishing[f] = undefined;
   });
   return createTableSnapshot({
     config,
@@ -184,17 +189,36 @@ function repeatedColumn(
   return undefined;
 }
 
-/** Row permutation into ascending primary-key order; duplicates fail naming both source rows. */
+/**
+ * Bytes the finishing step allocates at most beside the rows read: the sort order (when the rows need sorting) and
+ * one column laid out anew (numbers copied, 9 bytes a cell with the null flag; text joined into one array of
+ * references, 8 bytes a cell, sorted in place).
+ */
+function finishingBytes(fields: TableConfig['schema']['fields'], rows: number, sorting: boolean): number {
+  let column = 0;
+  for (const { type } of fields) {
+    const cell = type === 'boolean' ? 1 : type === 'string' || type === 'date' ? 8 : 9;
+    column = Math.max(column, cell * rows);
+  }
+  return (sorting ? 4 * rows : 0) + column;
+}
+
+/**
+ * Row permutation into ascending primary-key order; duplicates fail naming both source rows. `reserve` is told,
+ * before anything is allocated, whether the rows need sorting.
+ */
 function primaryKeyOrder(
   config: TableConfig,
   keys: ArrayLike<CellKey>,
   rowNumber: (index: number) => number,
+  reserve: (sorting: boolean) => void,
 ): Int32Array | undefined {
   // Code-point order (compare-keys.ts), natively compared unless some key needs the slower comparison.
   const compare = anyHighUnits(keys) ? compareKeys : (a: CellKey, b: CellKey) => (a < b ? -1 : a > b ? 1 : 0);
   let sorted = true;
   for (let i = 1; i < keys.length && sorted; i++)
     sorted = compare(keys[i - 1] as CellKey, keys[i] as CellKey) < 0;
+  reserve(!sorted);
   if (sorted) return undefined;
   const order = new Int32Array(keys.length);
   for (let i = 0; i < order.length; i++) order[i] = i;

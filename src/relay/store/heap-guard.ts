@@ -22,16 +22,17 @@ export interface HeapGuardDeps {
 }
 
 /**
- * Called after each batch of rows, and before a large row is decoded with the bytes it is about to take
- * (`incoming`); throws SourceError `ingest.memory_limit` when the load must stop.
+ * Called after each batch of rows, and before a large allocation with the bytes it is about to take (`incoming`:
+ * a row about to be decoded, or `purpose` when given, said after its size); throws SourceError
+ * `ingest.memory_limit` when the load must stop.
  */
-export type HeapGuard = (incoming?: number) => void;
+export type HeapGuard = (incoming?: number, purpose?: string) => void;
 
 export function createHeapGuard(tableId: string, deps: HeapGuardDeps = processHeap): HeapGuard {
   // Usage at which the next full collection is made: after one that left enough room, not again until half of
   // what it left is filled, so a load close to the share does not collect after every batch.
   let collectAt = 0;
-  return (incoming = 0) => {
+  return (incoming = 0, purpose?: string) => {
     const before = deps.read();
     const allowed = before.limit * HEAP_GUARD_SHARE;
     if (before.used + incoming <= Math.max(allowed, collectAt)) return;
@@ -39,7 +40,12 @@ export function createHeapGuard(tableId: string, deps: HeapGuardDeps = processHe
     const after = deps.read();
     if (after.used + incoming > allowed) {
       // A value allocated past the limit is not refused by V8: the next collection ends the process instead.
-      const row = incoming > 0 ? `, and a row of ${mib(incoming)} MiB to read` : '';
+      const row =
+        incoming <= 0
+          ? ''
+          : purpose === undefined
+            ? `, and a row of ${mib(incoming)} MiB to read`
+            : `, and ${Math.max(1, mib(incoming))} MiB ${purpose}`;
       throw new SourceError({
         tableId,
         code: 'ingest.memory_limit',
