@@ -153,62 +153,23 @@ describe('live PostgreSQL tables: failures and the startup probe', () => {
     }
   });
 
-  it('a server refusing another connection (too many clients, 53300) leaves reads on the one open: no 503', async (t) => {
-    if (db.kind === 'pglite') return t.skip('connection limits need a real server');
-    await db.query('CREATE TABLE limited (id integer PRIMARY KEY, label text)');
-    await db.query("INSERT INTO limited VALUES (1, 'slow'), (2, 'fast')");
-    await db.query(`CREATE FUNCTION pause_if_limited(label text) RETURNS boolean LANGUAGE sql AS $body$
-      SELECT CASE WHEN label = 'slow' THEN pg_sleep(0.8) IS NOT NULL ELSE true END $body$`);
-    await db.query('CREATE VIEW limited_view AS SELECT id, label FROM limited WHERE pause_if_limited(label)');
-    const role = `ambit_limited_${randomBytes(6).toString('hex')}`;
+  /**
+   * A role of one connection reading a view whose row 1 takes `pauseS` seconds: a slow read of row 1 is held on that
+   * connection while a fast read of row 2 is asked for, which the server refuses a connection of its own.
+   */
+  async function slowThenFast(name: string, pauseS: number, extra: string) {
+    await db.query(`CREATE TABLE ${name} (id integer PRIMARY KEY, label text)`);
+    await db.query(`INSERT INTO ${name} VALUES (1, 'slow'), (2, 'fast')`);
+    await db.query(`CREATE FUNCTION pause_if_${name}(label text) RETURNS boolean LANGUAGE sql AS $body$
+      SELECT CASE WHEN label = 'slow' THEN pg_sleep(${pauseS}) IS NOT NULL ELSE true END $body$`);
+    await db.query(`CREATE VIEW ${name}_view AS SELECT id, label FROM ${name} WHERE pause_if_${name}(label)`);
+    const role = `ambit_${name}_${randomBytes(6).toString('hex')}`;
     // One connection for the role: the server refuses a second with SQLSTATE 53300.
     await db.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
-    await db.query(`GRANT SELECT ON limited, limited_view TO ${role}`);
+    await db.query(`GRANT SELECT ON ${name}, ${name}_view TO ${role}`);
     const url = new URL(db.url);
     url.username = role;
-    const relay = await startPostgresRelay(
-      liveDataset('limited_view', ID_AND_LABEL, 'live_max_connections: 4'),
-      url.toString(),
-    );
-    try {
-      assert.equal((await relay.get(`${ITEMS}/2`)).statusCode, 200);
-      const slow = relay.get(`${ITEMS}/1`);
-      await eventually(
-        async () =>
-          (
-            await db.query(
-              `SELECT 1 FROM pg_stat_activity WHERE usename = '${role}' AND wait_event = 'PgSleep'`,
-            )
-          ).rows.length === 1,
-        'the slow read to be running',
-      );
-      // Its connection is stalled: the pool tries another, which the server refuses.
-      assert.deepEqual((await relay.get(`${ITEMS}/2`)).json(), { id: 2, label: 'fast' });
-      assert.deepEqual((await slow).json(), { id: 1, label: 'slow' });
-    } finally {
-      await relay.close();
-      await db.query(`DROP OWNED BY ${role}`);
-      await db.query(`DROP ROLE ${role}`);
-    }
-  });
-
-  it('a read refused a connection while the one open is full waits for its room: no 503', async (t) => {
-    if (db.kind === 'pglite') return t.skip('connection limits need a real server');
-    await db.query('CREATE TABLE capped (id integer PRIMARY KEY, label text)');
-    await db.query("INSERT INTO capped VALUES (1, 'slow'), (2, 'fast')");
-    await db.query(`CREATE FUNCTION pause_if_capped(label text) RETURNS boolean LANGUAGE sql AS $body$
-      SELECT CASE WHEN label = 'slow' THEN pg_sleep(0.5) IS NOT NULL ELSE true END $body$`);
-    await db.query('CREATE VIEW capped_view AS SELECT id, label FROM capped WHERE pause_if_capped(label)');
-    const role = `ambit_capped_${randomBytes(6).toString('hex')}`;
-    // One connection for the role, one read on it at a time: the second read finds no room anywhere.
-    await db.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 1`);
-    await db.query(`GRANT SELECT ON capped, capped_view TO ${role}`);
-    const url = new URL(db.url);
-    url.username = role;
-    const relay = await startPostgresRelay(
-      liveDataset('capped_view', ID_AND_LABEL, 'live_max_connections: 4, live_pipeline_depth: 1'),
-      url.toString(),
-    );
+    const relay = await startPostgresRelay(liveDataset(`${name}_view`, ID_AND_LABEL, extra), url.toString());
     try {
       assert.equal((await relay.get(`${ITEMS}/2`)).statusCode, 200);
       const slow = relay.get(`${ITEMS}/1`);
@@ -230,6 +191,18 @@ describe('live PostgreSQL tables: failures and the startup probe', () => {
       await db.query(`DROP OWNED BY ${role}`);
       await db.query(`DROP ROLE ${role}`);
     }
+  }
+
+  it('a server refusing another connection (too many clients, 53300) leaves reads on the one open: no 503', async (t) => {
+    if (db.kind === 'pglite') return t.skip('connection limits need a real server');
+    // Its connection is stalled behind the slow read: the pool tries another, which the server refuses.
+    await slowThenFast('limited', 0.8, 'live_max_connections: 4');
+  });
+
+  it('a read refused a connection while the one open is full waits for its room: no 503', async (t) => {
+    if (db.kind === 'pglite') return t.skip('connection limits need a real server');
+    // One read on the connection at a time: the second read finds no room anywhere until the slow one ends.
+    await slowThenFast('capped', 0.5, 'live_max_connections: 4, live_pipeline_depth: 1');
   });
 
   it('fast reads do not queue behind a slow one: its connection is passed over', async () => {
