@@ -59,7 +59,10 @@ describe('verifier config', () => {
     assert.deepEqual(loadVerifierConfigText(`${BASE}${parent('predicate')}`, ENV, '/tmp').warnings, []);
     // Nor does a sub-claim that may disclose its value itself.
     const open = BASE.replace('allowed: [predicate, redacted]', 'allowed: [value, predicate, redacted]');
-    assert.deepEqual(loadVerifierConfigText(`${open}${parent('value, predicate')}`, ENV, '/tmp').warnings, []);
+    assert.deepEqual(
+      loadVerifierConfigText(`${open}${parent('value, predicate')}`, ENV, '/tmp').warnings,
+      [],
+    );
   });
 
   it('rejects unknown keys with a hint, and lists every problem at once', () => {
